@@ -1,0 +1,31 @@
+# hf_add_test_program(<target> SOURCES <src>... [LIBS <lib>...] [TIMEOUT <s>]
+#                     [LABELS <label>...])
+# Builds a test program linked with tests/harness.c and registers each of its
+# HF_TEST cases as its own CTest test "<target>.<case>", discovered after the
+# build by running "<target> --list" (so cases are written once, in C).
+function(hf_add_test_program target)
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  add_executable(${target} ${T_SOURCES} ${PROJECT_SOURCE_DIR}/tests/harness.c)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  target_link_libraries(${target} PRIVATE ${T_LIBS})
+  set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${CMAKE_COMMAND}
+            -DTEST_EXE=$<TARGET_FILE:${target}>
+            -DTEST_PREFIX=${target}
+            -DTEST_TIMEOUT=${T_TIMEOUT}
+            "-DTEST_LABELS=${T_LABELS}"
+            -DOUT=${ctest_file}
+            -P ${PROJECT_SOURCE_DIR}/cmake/HfTestDiscover.cmake
+    BYPRODUCTS ${ctest_file}
+    VERBATIM)
+  # Until the program is built, one failing placeholder stands for its cases.
+  if(NOT EXISTS ${ctest_file})
+    file(WRITE ${ctest_file}
+         "add_test(${target}.NOT_BUILT \"${CMAKE_COMMAND}\" -E false)\n")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${ctest_file})
+endfunction()

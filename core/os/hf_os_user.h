@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * hf_os_user.h - user-space implementation of the engine core's OS interface
+ * (see core/hf_os.h).  Also gives user-space code (the emulated card, the
+ * library, tests) the kernel helpers the shared register header uses.
+ *
+ * MMIO goes through struct hf_mmio: over the in-process emulated card a
+ * register access is a call into the model, so read-to-clear and W1S/W1C
+ * behave as on hardware; over a mapped BAR (kernel backend, later) it is a
+ * volatile load or store.
+ */
+#ifndef HF_OS_USER_H
+#define HF_OS_USER_H
+
+#include <endian.h>
+#include <linux/types.h>	/* __le32, __le64 */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>		/* snprintf */
+#include <string.h>	/* memset, memcpy, strlen */
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#ifndef BIT
+#define BIT(n)			(1u << (n))
+#endif
+#define BIT_ULL(n)		(1ull << (n))
+#define GENMASK(h, l)		(((~0u) << (l)) & (~0u >> (31 - (h))))
+#define GENMASK_ULL(h, l)	(((~0ull) << (l)) & (~0ull >> (63 - (h))))
+#define FIELD_PREP(mask, val)	(((u32)(val) << __builtin_ctz(mask)) & (mask))
+#define FIELD_GET(mask, reg)	(((u32)(reg) & (mask)) >> __builtin_ctz(mask))
+#define lower_32_bits(n)	((u32)((n) & 0xffffffffu))
+#define upper_32_bits(n)	((u32)((u64)(n) >> 32))
+
+#define min(a, b)		((a) < (b) ? (a) : (b))
+#define max(a, b)		((a) > (b) ? (a) : (b))
+#define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define ALIGN(x, a)		(((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_DOWN(x, a)	((x) & ~((__typeof__(x))(a) - 1))
+#define IS_ALIGNED(x, a)	(((x) & ((__typeof__(x))(a) - 1)) == 0)
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+
+#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+
+#define cpu_to_le32(x)		htole32(x)
+#define le32_to_cpu(x)		le32toh(x)
+
+/* Barriers: the model is another thread, so these are real fences. */
+#define wmb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define rmb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define mb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define dma_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define dma_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+
+/**
+ * struct hf_mmio - a register BAR as user space sees it.
+ * @read32: read the 32-bit register at byte offset @off; NULL for a mapped BAR
+ * @write32: write the 32-bit register at byte offset @off
+ * @ctx: first argument of @read32 and @write32
+ * @base: mapped BAR (used when @read32 is NULL)
+ * @size: size of the BAR in bytes
+ */
+struct hf_mmio {
+	u32 (*read32)(void *ctx, u32 off);
+	void (*write32)(void *ctx, u32 off, u32 val);
+	void *ctx;
+	volatile u8 *base;
+	u32 size;
+};
+
+static inline u32 hf_ioread32(const struct hf_mmio *bar, u32 off)
+{
+	if (bar->read32)
+		return bar->read32(bar->ctx, off);
+	return le32toh(*(volatile u32 *)(bar->base + off));
+}
+
+static inline void hf_iowrite32(u32 val, const struct hf_mmio *bar, u32 off)
+{
+	if (bar->write32)
+		bar->write32(bar->ctx, off, val);
+	else
+		*(volatile u32 *)(bar->base + off) = htole32(val);
+}
+
+/**
+ * struct hf_os_event - one-shot wake-up from interrupt context.
+ * @lock: protects @signalled
+ * @cond: waited on by hf_os_event_wait()
+ * @signalled: set by hf_os_event_signal(), consumed by a successful wait
+ */
+struct hf_os_event {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool signalled;
+};
+
+void hf_os_event_init(struct hf_os_event *ev);
+void hf_os_event_destroy(struct hf_os_event *ev);
+void hf_os_event_reset(struct hf_os_event *ev);
+void hf_os_event_signal(struct hf_os_event *ev);
+int hf_os_event_wait(struct hf_os_event *ev, u64 timeout_ns);
+
+u64 hf_os_now_ns(void);
+void hf_os_relax(void);
+void hf_os_sleep_us(u32 us);
+void hf_os_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* HF_OS_USER_H */

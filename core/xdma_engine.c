@@ -1,0 +1,1132 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * xdma_engine.c - the OS-neutral engine core of the XDMA IP (PG195) in AXI
+ * memory-mapped mode: descriptor chains and the SGDMA engine start, wait,
+ * stop and error-decode logic.
+ *
+ * The XDMA IP has up to four host-to-card (H2C) and four card-to-host (C2H)
+ * scatter-gather engines.  An engine fetches 32-byte descriptors from host
+ * memory (bursts of adjacent descriptors, never across a 4 KiB boundary),
+ * moves each descriptor's bytes between a bus address (host or GPU memory)
+ * and an AXI address (card memory), and stops after a descriptor with the
+ * Stop bit.  Completion is reported either by interrupt (the IRQ block raises
+ * the channel's vector when an enabled status bit is set) or by a poll-mode
+ * writeback: the engine writes its completed-descriptor count, with an error
+ * flag, to a word in host memory.
+ *
+ * This file is compiled unchanged into hellofpga.ko and into libhellofpga;
+ * everything it needs from its surroundings comes from hf_os.h.  It never
+ * allocates: descriptor storage and the writeback word belong to the caller.
+ */
+#include "xdma_engine.h"
+
+/* Poll mode: spin this long before sleeping between writeback checks. */
+#define XDMA_POLL_SPIN_NS		50000ull
+/* Poll mode: first and longest sleep between writeback checks. */
+#define XDMA_POLL_SLEEP_MIN_US		2u
+#define XDMA_POLL_SLEEP_MAX_US		100u
+/* Poll mode: while sleeping, look at the status register this often. */
+#define XDMA_POLL_HEALTH_NS		2000000ull
+/* Stopping an engine: how long to wait for busy to clear. */
+#define XDMA_STOP_WAIT_NS		10000000ull
+#define XDMA_STOP_SLEEP_US		10u
+/* Descriptors per adjacent block (Nxt_adj is at most 63). */
+#define XDMA_DESC_BLOCK_MAX		(XDMA_DESC_MAX_ADJ + 1)
+/* Longest chain whose count the writeback word and registers can report. */
+#define XDMA_CHAIN_MAX			XDMA_WB_COUNT
+
+/* Interrupt enable mask: every error plus the stop and completion events. */
+#define XDMA_IRQ_MASK_BITS						\
+	(XDMA_STAT_ERR_MASK | XDMA_STAT_DESC_STOPPED |			\
+	 XDMA_STAT_DESC_COMPLETED)
+
+static const char * const xdma_dir_name[] = {
+	[XDMA_H2C] = "H2C",
+	[XDMA_C2H] = "C2H",
+};
+
+/* ------------------------------------------------------------------------ */
+/* Scatter lists and descriptor chains                                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * struct xdma_sg_iter - walks bytes [offset, offset + len) of a scatter list
+ *	as runs of physically contiguous bus addresses.
+ * @sg: the list
+ * @nsg: number of entries
+ * @idx: entry holding the next byte
+ * @skip: bytes of entry @idx already consumed
+ * @left: bytes still to walk
+ */
+struct xdma_sg_iter {
+	const struct hf_sg *sg;
+	u32 nsg;
+	u32 idx;
+	u64 skip;
+	u64 left;
+};
+
+/**
+ * xdma_sg_check() - validate a scatter list and a byte range of it.
+ * @sg: the list
+ * @nsg: number of entries
+ * @offset: first byte of the range
+ * @len: length of the range
+ *
+ * Every entry must be non-empty and must not wrap the 64-bit bus address
+ * space; the range must be non-empty and lie within the list.
+ *
+ * Return: 0, or -EINVAL.
+ */
+static int xdma_sg_check(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len)
+{
+	u64 total = 0;
+	u32 i;
+
+	if (!sg || !nsg || !len)
+		return -EINVAL;
+	if (offset + len < offset)
+		return -EINVAL;
+	for (i = 0; i < nsg; i++) {
+		if (!sg[i].len || sg[i].addr + sg[i].len - 1 < sg[i].addr)
+			return -EINVAL;
+		if (total + sg[i].len < total)
+			return -EINVAL;
+		total += sg[i].len;
+		if (total >= offset + len)
+			return 0;
+	}
+	return -EINVAL;
+}
+
+/**
+ * xdma_sg_iter_start() - position an iterator at byte @offset of a list.
+ * @it: the iterator
+ * @sg: the list (already validated with xdma_sg_check())
+ * @nsg: number of entries
+ * @offset: first byte
+ * @len: bytes to walk
+ */
+static void xdma_sg_iter_start(struct xdma_sg_iter *it, const struct hf_sg *sg,
+			       u32 nsg, u64 offset, u64 len)
+{
+	it->sg = sg;
+	it->nsg = nsg;
+	it->idx = 0;
+	while (offset >= sg[it->idx].len) {
+		offset -= sg[it->idx].len;
+		it->idx++;
+	}
+	it->skip = offset;
+	it->left = len;
+}
+
+/**
+ * xdma_sg_next_run() - the next physically contiguous run of the range.
+ * @it: the iterator
+ * @addr: bus address of the run's first byte
+ *
+ * Adjacent entries whose bus addresses follow each other are merged into one
+ * run, whatever page or 4 KiB boundaries they cross.
+ *
+ * Return: length of the run in bytes, 0 when the range is exhausted.
+ */
+static u64 xdma_sg_next_run(struct xdma_sg_iter *it, u64 *addr)
+{
+	u64 run = 0, take;
+
+	while (it->left && it->idx < it->nsg) {
+		const struct hf_sg *s = &it->sg[it->idx];
+		u64 a = s->addr + it->skip;
+
+		if (run && *addr + run != a)
+			break;
+		if (!run)
+			*addr = a;
+		take = min(s->len - it->skip, it->left);
+		run += take;
+		it->left -= take;
+		it->skip += take;
+		if (it->skip == s->len) {
+			it->idx++;
+			it->skip = 0;
+		}
+	}
+	return run;
+}
+
+/**
+ * xdma_chain_count() - number of descriptors a byte range of a list needs.
+ * @sg: scatter list of bus-address segments
+ * @nsg: number of entries in @sg
+ * @offset: first byte of the range within the list
+ * @len: length of the range in bytes
+ *
+ * Physically contiguous neighbours are merged; a run longer than
+ * XDMA_DESC_MAX_LEN is split into descriptors of at most that length.
+ *
+ * Return: the number of descriptors, -EINVAL for an empty range, a range
+ * beyond the end of the list, an empty list, a NULL list or an empty or
+ * wrapping entry, -E2BIG when the chain would exceed what the engine counts.
+ */
+int xdma_chain_count(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len)
+{
+	struct xdma_sg_iter it;
+	u64 n = 0, run, addr;
+	int ret;
+
+	ret = xdma_sg_check(sg, nsg, offset, len);
+	if (ret)
+		return ret;
+	xdma_sg_iter_start(&it, sg, nsg, offset, len);
+	while ((run = xdma_sg_next_run(&it, &addr)) != 0)
+		n += DIV_ROUND_UP(run, (u64)XDMA_DESC_MAX_LEN);
+	if (n > XDMA_CHAIN_MAX)
+		return -E2BIG;
+	return (int)n;
+}
+
+/**
+ * xdma_chain_init() - give a chain its descriptor storage.
+ * @c: the chain
+ * @cpu: CPU address of the storage (DMA-coherent)
+ * @bus: bus address of the storage
+ * @capacity: number of 32-byte descriptors the storage holds
+ *
+ * The engine requires descriptors aligned to 32 bytes; storage that is not
+ * (at its CPU or bus address) gets capacity 0, so every build of the chain
+ * fails with -ENOSPC.
+ */
+void xdma_chain_init(struct xdma_chain *c, void *cpu, u64 bus, u32 capacity)
+{
+	memset(c, 0, sizeof(*c));
+	if (!cpu || !IS_ALIGNED((unsigned long)cpu, XDMA_DESC_SIZE) ||
+	    !IS_ALIGNED(bus, (u64)XDMA_DESC_SIZE))
+		return;
+	c->desc = cpu;
+	c->bus = bus;
+	c->capacity = capacity;
+}
+
+/**
+ * xdma_block_end() - last descriptor of the adjacent block starting at @start.
+ * @bus: bus address of descriptor 0
+ * @start: first descriptor of the block
+ * @n: descriptors in the chain
+ *
+ * A block holds at most 64 descriptors and never crosses a 4 KiB boundary of
+ * the descriptor bus addresses (PG195; the engine fetches a block in one
+ * read request).
+ *
+ * Return: index of the block's last descriptor.
+ */
+static u32 xdma_block_end(u64 bus, u32 start, u32 n)
+{
+	u64 at = bus + (u64)start * XDMA_DESC_SIZE;
+	u32 in_page = at & (XDMA_DESC_BLOCK_BOUNDARY - 1);
+	u32 room = (XDMA_DESC_BLOCK_BOUNDARY - in_page) / XDMA_DESC_SIZE;
+
+	room = min_t(u32, room, XDMA_DESC_BLOCK_MAX);
+	room = min_t(u32, room, n - start);
+	return start + room - 1;
+}
+
+/**
+ * xdma_chain_build() - write the descriptors of a transfer.
+ * @c: the chain, with storage from xdma_chain_init()
+ * @dir: XDMA_H2C (bus -> card) or XDMA_C2H (card -> bus)
+ * @sg: scatter list of bus-address segments
+ * @nsg: number of entries in @sg
+ * @offset: first byte of the range within the list
+ * @len: length of the range in bytes
+ * @card_addr: card (AXI) address of the range's first byte; card addresses
+ *	advance contiguously
+ *
+ * Allocates nothing and may be called again on a built chain (re-targeting
+ * a pinned buffer).  Descriptor i is linked to descriptor i + 1 at
+ * @c->bus + 32 * (i + 1); the last one has Stop, Completed and EOP and a next
+ * pointer of 0.  The Nxt_adj field of descriptor i counts the descriptors
+ * after descriptor i + 1 in the same adjacent block, @c->first_adj those
+ * after descriptor 0 (see xdma_block_end()).
+ *
+ * On failure the chain is left unusable (count 0).
+ *
+ * Return: 0, -EINVAL (bad range or list, see xdma_chain_count(), or a bad
+ * direction), -E2BIG, -EOVERFLOW when the card range wraps the 64-bit
+ * address space, -ENOSPC when the storage holds too few descriptors.
+ */
+int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
+		     const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
+		     u64 card_addr)
+{
+	struct xdma_sg_iter it;
+	u64 run, addr, card = card_addr;
+	u32 i = 0, n, blk_end;
+	int ret;
+
+	c->count = 0;
+	c->bytes = 0;
+	if (dir != XDMA_H2C && dir != XDMA_C2H)
+		return -EINVAL;
+	ret = xdma_chain_count(sg, nsg, offset, len);
+	if (ret < 0)
+		return ret;
+	n = ret;
+	if (len - 1 > ~0ull - card_addr)
+		return -EOVERFLOW;
+	if (!c->desc || n > c->capacity)
+		return -ENOSPC;
+
+	blk_end = xdma_block_end(c->bus, 0, n);
+	c->first_adj = blk_end;
+	xdma_sg_iter_start(&it, sg, nsg, offset, len);
+	while ((run = xdma_sg_next_run(&it, &addr)) != 0) {
+		while (run) {
+			struct xdma_desc *d = &c->desc[i];
+			u32 chunk = min_t(u64, run, XDMA_DESC_MAX_LEN);
+			u64 src = dir == XDMA_H2C ? addr : card;
+			u64 dst = dir == XDMA_H2C ? card : addr;
+			u32 ctrl = FIELD_PREP(XDMA_DESC_CTRL_MAGIC,
+					      XDMA_DESC_MAGIC);
+			u64 next = 0;
+
+			if (i + 1 < n) {
+				if (i + 1 > blk_end)
+					blk_end = xdma_block_end(c->bus, i + 1,
+								 n);
+				ctrl |= FIELD_PREP(XDMA_DESC_CTRL_NXT_ADJ,
+						   blk_end - (i + 1));
+				next = c->bus + (u64)(i + 1) * XDMA_DESC_SIZE;
+			} else {
+				ctrl |= XDMA_DESC_CTRL_STOP |
+					XDMA_DESC_CTRL_COMPLETED |
+					XDMA_DESC_CTRL_EOP;
+			}
+			d->control = cpu_to_le32(ctrl);
+			d->len = cpu_to_le32(chunk);
+			d->src_lo = cpu_to_le32(lower_32_bits(src));
+			d->src_hi = cpu_to_le32(upper_32_bits(src));
+			d->dst_lo = cpu_to_le32(lower_32_bits(dst));
+			d->dst_hi = cpu_to_le32(upper_32_bits(dst));
+			d->next_lo = cpu_to_le32(lower_32_bits(next));
+			d->next_hi = cpu_to_le32(upper_32_bits(next));
+			addr += chunk;
+			card += chunk;
+			run -= chunk;
+			i++;
+		}
+	}
+	c->count = n;
+	c->bytes = len;
+	c->card_addr = card_addr;
+	c->dir = dir;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Card probe                                                               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * xdma_id_is_mm_channel() - whether an identifier is an AXI-MM channel.
+ * @id: identifier register value
+ * @target: expected target (XDMA_TARGET_H2C or XDMA_TARGET_C2H)
+ *
+ * Return: true for an XDMA memory-mapped channel of @target.
+ */
+static bool xdma_id_is_mm_channel(u32 id, u32 target)
+{
+	return FIELD_GET(XDMA_ID_SUBSYSTEM, id) == XDMA_ID_SUBSYSTEM_VALUE &&
+	       FIELD_GET(XDMA_ID_TARGET, id) == target &&
+	       !(id & XDMA_ID_STREAM);
+}
+
+/**
+ * xdma_probe_dir() - count the channels of one direction.
+ * @bar: the DMA/config BAR
+ * @target: XDMA_TARGET_H2C or XDMA_TARGET_C2H
+ * @num: channels found (contiguous from channel 0)
+ * @first_id: identifier of channel 0
+ *
+ * Return: 0, or -ENODEV when a read returns all ones.
+ */
+static int xdma_probe_dir(const struct hf_mmio *bar, u32 target, u32 *num, u32 *first_id)
+{
+	u32 ch, id;
+
+	*num = 0;
+	*first_id = 0;
+	for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+		id = hf_ioread32(bar, XDMA_BLOCK_BASE(target, ch) + XDMA_ID);
+		if (id == XDMA_ID_DEAD)
+			return -ENODEV;
+		if (!ch)
+			*first_id = id;
+		if (!xdma_id_is_mm_channel(id, target))
+			break;
+		*num = ch + 1;
+	}
+	return 0;
+}
+
+/**
+ * xdma_dev_probe() - identify the XDMA IP behind a BAR and count its channels.
+ * @xdev: filled in
+ * @bar: the mapped DMA/config BAR
+ *
+ * Reads the identifier of H2C and C2H channels 0 to 3.  A channel is present
+ * when its identifier has subsystem 0x1fc, the right target and the
+ * memory-mapped (not stream) interface; present channels are contiguous from
+ * channel 0.
+ *
+ * Return: 0, or -ENODEV when the card does not respond (reads all ones) or
+ * has no memory-mapped channel.
+ */
+int xdma_dev_probe(struct xdma_dev *xdev, const struct hf_mmio *bar)
+{
+	u32 h2c_id, c2h_id;
+	int ret;
+
+	memset(xdev, 0, sizeof(*xdev));
+	xdev->bar = bar;
+	ret = xdma_probe_dir(bar, XDMA_TARGET_H2C, &xdev->num_h2c, &h2c_id);
+	if (!ret)
+		ret = xdma_probe_dir(bar, XDMA_TARGET_C2H, &xdev->num_c2h,
+				     &c2h_id);
+	if (ret) {
+		hf_os_log("xdma: card not responding (reads all ones): removed or link down");
+		return ret;
+	}
+	if (!xdev->num_h2c && !xdev->num_c2h) {
+		hf_os_log("xdma: no AXI-MM DMA channel (H2C0 id 0x%08x, C2H0 id 0x%08x)",
+			  h2c_id, c2h_id);
+		return -ENODEV;
+	}
+	xdev->version = FIELD_GET(XDMA_ID_VERSION,
+				  xdev->num_h2c ? h2c_id : c2h_id);
+	return 0;
+}
+
+/**
+ * xdma_dev_set_vectors() - program the IRQ block's vector numbers.
+ * @xdev: the card, probed
+ * @chan_first: vector of engine 0 (engine order: H2C channels, then C2H)
+ * @user_first: vector of user interrupt 0
+ * @shared: every engine gets @chan_first and every user interrupt
+ *	@user_first (one MSI vector, or INTx where 0 means INTA); otherwise
+ *	engine n gets @chan_first + n and user interrupt n @user_first + n
+ *	(MSI-X, or multi-vector MSI)
+ */
+void xdma_dev_set_vectors(struct xdma_dev *xdev, u32 chan_first,
+			  u32 user_first, bool shared)
+{
+	u32 n = xdev->num_h2c + xdev->num_c2h;
+	u32 reg = 0, i, vec;
+
+	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
+		vec = i < n ? (shared ? chan_first : chan_first + i) : 0;
+		reg |= (vec & XDMA_IRQ_VEC_MASK) << XDMA_IRQ_VEC_SHIFT(i);
+		if (i % 4 == 3) {
+			hf_iowrite32(reg, xdev->bar,
+				     XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(i));
+			reg = 0;
+		}
+	}
+	for (i = 0; i < XDMA_USER_IRQS; i++) {
+		vec = shared ? user_first : user_first + i;
+		reg |= (vec & XDMA_IRQ_VEC_MASK) << XDMA_IRQ_VEC_SHIFT(i);
+		if (i % 4 == 3) {
+			hf_iowrite32(reg, xdev->bar,
+				     XDMA_IRQ_BASE + XDMA_IRQ_USER_VEC(i));
+			reg = 0;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Status decoding                                                          */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * struct xdma_buf - a text buffer filled piece by piece.
+ * @buf: the buffer, always NUL terminated when @len > 0
+ * @len: its size
+ * @pos: characters written so far (may exceed @len on truncation)
+ */
+struct xdma_buf {
+	char *buf;
+	size_t len;
+	size_t pos;
+};
+
+/**
+ * xdma_buf_add() - append a string to a buffer, separating items by ", ".
+ * @b: the buffer
+ * @s: the text
+ */
+static void xdma_buf_add(struct xdma_buf *b, const char *s)
+{
+	int n;
+
+	if (b->pos >= b->len)
+		return;
+	n = snprintf(b->buf + b->pos, b->len - b->pos, "%s%s",
+		     b->pos ? ", " : "", s);
+	if (n > 0)
+		b->pos += n;
+}
+
+/**
+ * xdma_buf_add_field() - append an error field with its sub-bits by name.
+ * @b: the buffer
+ * @what: name of the field ("read error")
+ * @val: value of the field (5 bits)
+ * @names: name of each sub-bit, NULL for one the field does not define
+ */
+static void xdma_buf_add_field(struct xdma_buf *b, const char *what, u32 val,
+			       const char * const names[5])
+{
+	char tmp[160];
+	size_t pos;
+	u32 bit;
+	int n;
+
+	n = snprintf(tmp, sizeof(tmp), "%s (", what);
+	pos = n > 0 ? n : 0;
+	for (bit = 0; bit < 5 && pos < sizeof(tmp); bit++) {
+		const char *sep = bit && (val & (BIT(bit) - 1)) ? ", " : "";
+
+		if (!(val & BIT(bit)))
+			continue;
+		if (names[bit])
+			n = snprintf(tmp + pos, sizeof(tmp) - pos, "%s%s",
+				     sep, names[bit]);
+		else
+			n = snprintf(tmp + pos, sizeof(tmp) - pos,
+				     "%sundefined bit %u", sep, bit);
+		if (n > 0)
+			pos += n;
+	}
+	if (pos < sizeof(tmp))
+		snprintf(tmp + pos, sizeof(tmp) - pos, ")");
+	xdma_buf_add(b, tmp);
+}
+
+static const char * const xdma_h2c_read_err[5] = {
+	"unsupported request reading host memory",
+	"completer abort reading host memory",
+	"parity error reading host memory",
+	"poisoned data reading host memory",
+	"unexpected completion reading host memory",
+};
+
+static const char * const xdma_c2h_read_err[5] = {
+	"decode error at card address",
+	"slave error at card address",
+};
+
+static const char * const xdma_h2c_write_err[5] = {
+	"decode error at card address",
+	"slave error at card address",
+};
+
+static const char * const xdma_no_field[5];
+
+static const char * const xdma_desc_err[5] = {
+	"unsupported request",
+	"completer abort",
+	"parity error",
+	"poisoned header",
+	"unexpected completion",
+};
+
+/**
+ * xdma_decode_status() - explain a channel status register value.
+ * @dir: direction of the channel (the error sub-fields differ)
+ * @status: value of the status register
+ * @buf: receives the text, one item per bit or field set, separated by
+ *	", " ("none" when no bit is set)
+ * @len: size of @buf
+ *
+ * Return: 0 when no error bit is set, -ENODEV for an all-ones value (card
+ * gone), -EIO otherwise.
+ */
+int xdma_decode_status(enum xdma_dir dir, u32 status, char *buf, size_t len)
+{
+	struct xdma_buf b = { .buf = buf, .len = len, .pos = 0 };
+	bool h2c = dir == XDMA_H2C;
+	char tmp[32];
+	u32 bit;
+
+	if (len)
+		buf[0] = '\0';
+	if (status == XDMA_ID_DEAD) {
+		xdma_buf_add(&b, "card not responding (reads all ones)");
+		return -ENODEV;
+	}
+	if (status & XDMA_STAT_BUSY)
+		xdma_buf_add(&b, "busy");
+	if (status & XDMA_STAT_DESC_STOPPED)
+		xdma_buf_add(&b, "descriptor stopped");
+	if (status & XDMA_STAT_DESC_COMPLETED)
+		xdma_buf_add(&b, "descriptor completed");
+	if (status & XDMA_STAT_ALIGN_MISMATCH)
+		xdma_buf_add(&b, "alignment mismatch");
+	if (status & XDMA_STAT_MAGIC_STOPPED)
+		xdma_buf_add(&b, "bad descriptor magic");
+	if (status & XDMA_STAT_INVALID_LENGTH)
+		xdma_buf_add(&b, "invalid length");
+	if (status & XDMA_STAT_IDLE_STOPPED)
+		xdma_buf_add(&b, "idle stopped");
+	if (status & XDMA_STAT_READ_ERROR)
+		xdma_buf_add_field(&b, "read error",
+				   FIELD_GET(XDMA_STAT_READ_ERROR, status),
+				   h2c ? xdma_h2c_read_err : xdma_c2h_read_err);
+	if (status & XDMA_STAT_WRITE_ERROR)
+		xdma_buf_add_field(&b, "write error",
+				   FIELD_GET(XDMA_STAT_WRITE_ERROR, status),
+				   h2c ? xdma_h2c_write_err : xdma_no_field);
+	if (status & XDMA_STAT_DESC_ERROR)
+		xdma_buf_add_field(&b, "descriptor error",
+				   FIELD_GET(XDMA_STAT_DESC_ERROR, status),
+				   xdma_desc_err);
+	for (bit = 0; bit < 32; bit++) {
+		if (!(status & BIT(bit) & ~(XDMA_STAT_BUSY |
+					     XDMA_IRQ_MASK_BITS |
+					     XDMA_STAT_IDLE_STOPPED)))
+			continue;
+		snprintf(tmp, sizeof(tmp), "reserved bit %u", bit);
+		xdma_buf_add(&b, tmp);
+	}
+	if (!b.pos)
+		xdma_buf_add(&b, "none");
+	return status & XDMA_STAT_ERR_MASK ? -EIO : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Engines                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static inline u32 xdma_rd(const struct xdma_engine *e, u32 off)
+{
+	return hf_ioread32(e->xdev->bar, e->base + off);
+}
+
+static inline void xdma_wr(const struct xdma_engine *e, u32 off, u32 val)
+{
+	hf_iowrite32(val, e->xdev->bar, e->base + off);
+}
+
+static inline void xdma_sg_wr(const struct xdma_engine *e, u32 off, u32 val)
+{
+	hf_iowrite32(val, e->xdev->bar, e->sgdma_base + off);
+}
+
+static inline void xdma_irq_wr(const struct xdma_engine *e, u32 off, u32 val)
+{
+	hf_iowrite32(val, e->xdev->bar, XDMA_IRQ_BASE + off);
+}
+
+/**
+ * xdma_engine_halt_bit() - this engine's bit in the SGDMA common halt field.
+ * @e: the engine
+ *
+ * Return: the bit.
+ */
+static u32 xdma_engine_halt_bit(const struct xdma_engine *e)
+{
+	return e->dir == XDMA_H2C ? XDMA_SGDMA_HALT_H2C(e->ch) :
+				    XDMA_SGDMA_HALT_C2H(e->ch);
+}
+
+/**
+ * xdma_engine_stop() - stop a running engine after a timeout or signal.
+ * @e: the engine
+ *
+ * Clears Run, halts the engine's descriptor fetch in the SGDMA common block
+ * and waits, bounded, for busy to clear, then releases the halt.
+ *
+ * Return: the last status read (not cleared), XDMA_ID_DEAD when the card
+ * does not respond.
+ */
+static u32 xdma_engine_stop(struct xdma_engine *e)
+{
+	const struct hf_mmio *bar = e->xdev->bar;
+	u32 halt = xdma_engine_halt_bit(e);
+	u64 deadline;
+	u32 status;
+
+	xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+	hf_iowrite32(halt, bar, XDMA_SGDMA_COMMON_BASE +
+		     XDMA_SGDMA_COMMON_CTRL_W1S);
+	deadline = hf_os_now_ns() + XDMA_STOP_WAIT_NS;
+	for (;;) {
+		status = xdma_rd(e, XDMA_CHAN_STATUS);
+		if (status == XDMA_ID_DEAD || !(status & XDMA_STAT_BUSY))
+			break;
+		if (hf_os_now_ns() >= deadline)
+			break;
+		hf_os_sleep_us(XDMA_STOP_SLEEP_US);
+	}
+	hf_iowrite32(halt, bar, XDMA_SGDMA_COMMON_BASE +
+		     XDMA_SGDMA_COMMON_CTRL_W1C);
+	return status;
+}
+
+/**
+ * xdma_engine_init() - prepare one engine for transfers.
+ * @e: the engine
+ * @xdev: the card, probed with xdma_dev_probe()
+ * @dir: XDMA_H2C or XDMA_C2H
+ * @ch: channel number within the direction
+ * @poll: complete by poll-mode writeback (else by interrupt)
+ * @wb_cpu: CPU address of a 4-byte aligned DMA-coherent writeback word
+ *	(poll mode only)
+ * @wb_bus: bus address of @wb_cpu
+ *
+ * Stops the engine if it runs, clears its status, programs its interrupt
+ * mask and, in poll mode, the writeback address with the channel interrupt
+ * disabled in the IRQ block; in interrupt mode the channel interrupt is
+ * enabled in the IRQ block.  The caller installs the interrupt handler
+ * (xdma_engine_isr()) before the first run.
+ *
+ * Return: 0, -EINVAL for a channel the card lacks or a missing writeback
+ * word, -ENODEV when the card does not respond.
+ */
+int xdma_engine_init(struct xdma_engine *e, struct xdma_dev *xdev,
+		     enum xdma_dir dir, u32 ch, bool poll,
+		     void *wb_cpu, u64 wb_bus)
+{
+	u32 align, status;
+
+	memset(e, 0, sizeof(*e));
+	if (dir != XDMA_H2C && dir != XDMA_C2H)
+		return -EINVAL;
+	if (ch >= (dir == XDMA_H2C ? xdev->num_h2c : xdev->num_c2h))
+		return -EINVAL;
+	if (poll && (!wb_cpu || !IS_ALIGNED((unsigned long)wb_cpu, 4) ||
+		     !IS_ALIGNED(wb_bus, 4ull)))
+		return -EINVAL;
+
+	e->xdev = xdev;
+	e->dir = dir;
+	e->ch = ch;
+	e->index = dir == XDMA_H2C ? ch : xdev->num_h2c + ch;
+	e->base = dir == XDMA_H2C ? XDMA_H2C_BASE(ch) : XDMA_C2H_BASE(ch);
+	e->sgdma_base = dir == XDMA_H2C ? XDMA_H2C_SGDMA_BASE(ch) :
+					  XDMA_C2H_SGDMA_BASE(ch);
+	e->poll = poll;
+	e->wb = poll ? wb_cpu : NULL;
+	e->wb_bus = poll ? wb_bus : 0;
+
+	align = xdma_rd(e, XDMA_CHAN_ALIGNMENTS);
+	if (align == XDMA_ID_DEAD)
+		return -ENODEV;
+	e->addr_align = max_t(u32, FIELD_GET(XDMA_ALIGN_ADDR, align), 1);
+	e->len_gran = max_t(u32, FIELD_GET(XDMA_ALIGN_LEN_GRAN, align), 1);
+	e->addr_bits = FIELD_GET(XDMA_ALIGN_ADDR_BITS, align);
+
+	/* Left running (a crashed user, a previous driver): stop it. */
+	if (xdma_engine_stop(e) == XDMA_ID_DEAD)
+		return -ENODEV;
+	status = xdma_rd(e, XDMA_CHAN_STATUS_RC);
+	if (status == XDMA_ID_DEAD)
+		return -ENODEV;
+	xdma_wr(e, XDMA_CHAN_IRQ_MASK, XDMA_IRQ_MASK_BITS);
+	if (poll) {
+		WRITE_ONCE(*e->wb, 0);
+		xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(wb_bus));
+		xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(wb_bus));
+		xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
+	} else {
+		xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+	}
+	hf_os_event_init(&e->irq_event);
+	return 0;
+}
+
+/**
+ * xdma_engine_fini() - stop an engine and disable its interrupt.
+ * @e: the engine, initialised with xdma_engine_init()
+ *
+ * The caller frees the interrupt handler after this returns.
+ */
+void xdma_engine_fini(struct xdma_engine *e)
+{
+	if (!e->xdev)
+		return;
+	xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+	xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
+	e->prog_valid = false;
+	hf_os_event_destroy(&e->irq_event);
+	e->xdev = NULL;
+}
+
+/**
+ * xdma_engine_isr() - interrupt of one engine (its own vector, or called by
+ *	the shared handler for each bit xdma_dev_isr_pending() returned).
+ * @e: the engine
+ *
+ * Masks the engine's channel interrupt in the IRQ block (the request stays
+ * asserted until xdma_engine_run() reads the status) and wakes the waiter.
+ * Reads no register.
+ */
+void xdma_engine_isr(struct xdma_engine *e)
+{
+	xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
+	hf_os_event_signal(&e->irq_event);
+}
+
+/**
+ * xdma_dev_isr_pending() - engines requesting an interrupt (shared vector).
+ * @xdev: the card
+ *
+ * For a vector shared by all engines (single MSI, INTx): one read of the IRQ
+ * block's channel pending register (request & enable), so an engine whose
+ * interrupt its ISR already masked, or a poll-mode engine (never enabled),
+ * is not reported again.  The caller calls xdma_engine_isr() for each bit
+ * set.
+ *
+ * Return: bitmask in engine order, 0 when none (or the card is gone).
+ */
+u32 xdma_dev_isr_pending(struct xdma_dev *xdev)
+{
+	u32 n = xdev->num_h2c + xdev->num_c2h;
+	u32 pend;
+
+	if (!n)
+		return 0;
+	pend = hf_ioread32(xdev->bar, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_PEND);
+	if (pend == XDMA_ID_DEAD)
+		return 0;
+	return pend & GENMASK(n - 1, 0);
+}
+
+/**
+ * xdma_chain_done_bytes() - bytes of the first @done descriptors of a chain.
+ * @c: the chain
+ * @done: completed descriptors
+ *
+ * Return: the sum of their lengths.
+ */
+static u64 xdma_chain_done_bytes(const struct xdma_chain *c, u32 done)
+{
+	u64 bytes = 0;
+	u32 i;
+
+	if (done >= c->count)
+		return c->bytes;
+	for (i = 0; i < done; i++)
+		bytes += le32_to_cpu(c->desc[i].len) & XDMA_DESC_LEN_MASK;
+	return bytes;
+}
+
+/**
+ * xdma_engine_wait_wb() - wait for the poll-mode writeback of a run.
+ * @e: the engine
+ * @count: descriptors of the chain
+ * @start: time the engine was started
+ * @timeout_ns: how long to wait
+ *
+ * Spins on the writeback word for a short while, then sleeps between looks
+ * with a growing interval.  While sleeping it checks the status register now
+ * and then, so a card that is gone, or that stopped on an error without
+ * flagging it in the writeback, does not hold the caller until the timeout.
+ *
+ * Return: 0 when the writeback shows the chain done, -EIO when the
+ * writeback flags an error or the status register shows one, -ENODEV when
+ * the card reads all ones, -ETIMEDOUT.
+ */
+static int xdma_engine_wait_wb(struct xdma_engine *e, u32 count, u64 start,
+			       u64 timeout_ns)
+{
+	u64 now, spin_end = start + XDMA_POLL_SPIN_NS;
+	u64 deadline = start + timeout_ns, health = 0;
+	u32 sleep_us = XDMA_POLL_SLEEP_MIN_US;
+	u32 wb, status;
+
+	if (deadline < start)
+		deadline = ~0ull;
+	for (;;) {
+		wb = le32_to_cpu(READ_ONCE(*e->wb));
+		if (wb & XDMA_WB_ERR)
+			return -EIO;
+		if (FIELD_GET(XDMA_WB_COUNT, wb) >= count)
+			break;
+		now = hf_os_now_ns();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (now < spin_end) {
+			hf_os_relax();
+			continue;
+		}
+		if (!health) {
+			health = now + XDMA_POLL_HEALTH_NS;
+		} else if (now >= health) {
+			health = now + XDMA_POLL_HEALTH_NS;
+			status = xdma_rd(e, XDMA_CHAN_STATUS);
+			if (status == XDMA_ID_DEAD)
+				return -ENODEV;
+			if (status & XDMA_STAT_ERR_MASK)
+				return -EIO;
+		}
+		hf_os_sleep_us(sleep_us);
+		sleep_us = min(sleep_us * 2, XDMA_POLL_SLEEP_MAX_US);
+	}
+	dma_rmb();
+	return 0;
+}
+
+/**
+ * xdma_engine_name() - "H2C0" etc.
+ * @e: the engine
+ * @buf: receives the name
+ * @len: size of @buf
+ */
+static void xdma_engine_name(const struct xdma_engine *e, char *buf,
+			     size_t len)
+{
+	snprintf(buf, len, "%s%u", xdma_dir_name[e->dir], e->ch);
+}
+
+/**
+ * xdma_msg_end() - mark a truncated result text.
+ * @res: the result
+ * @n: what snprintf() returned for @res->msg
+ */
+static void xdma_msg_end(struct xdma_result *res, int n)
+{
+	if (n >= (int)sizeof(res->msg))
+		memcpy(res->msg + sizeof(res->msg) - 4, "...", 4);
+}
+
+/**
+ * xdma_engine_fail() - fill a result for a failed run.
+ * @e: the engine
+ * @c: the chain
+ * @res: the result, @res->status already set
+ * @err: the negative errno
+ * @timeout_ns: the run's timeout (for -ETIMEDOUT)
+ *
+ * Reads the completed-descriptor count (unless the card is gone), counts the
+ * bytes of the completed descriptors and writes the text.
+ */
+static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
+			     struct xdma_result *res, int err, u64 timeout_ns)
+{
+	char name[8], text[128];
+	const char *what;
+	u32 done = 0;
+	u64 t;
+	int n;
+
+	xdma_engine_name(e, name, sizeof(name));
+	e->prog_valid = false;
+	res->err = err;
+	if (res->status != XDMA_ID_DEAD) {
+		done = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+		if (done == XDMA_ID_DEAD) {
+			res->status = XDMA_ID_DEAD;
+			done = 0;
+		}
+	}
+	if (res->status == XDMA_ID_DEAD) {
+		res->err = -ENODEV;
+		n = snprintf(res->msg, sizeof(res->msg),
+			     "%s: card not responding (reads all ones): removed or link down",
+			     name);
+		xdma_msg_end(res, n);
+		return;
+	}
+	done = min(done, c->count);
+	res->completed = done;
+	res->bytes = xdma_chain_done_bytes(c, done);
+
+	if (err == -EIO && (res->status & XDMA_STAT_ERR_MASK)) {
+		xdma_decode_status(e->dir, res->status & XDMA_STAT_ERR_MASK,
+				   text, sizeof(text));
+		n = snprintf(res->msg, sizeof(res->msg),
+			     "%s: engine stopped: %s after %u of %u descriptors, status 0x%08x",
+			     name, text, done, c->count, res->status);
+		xdma_msg_end(res, n);
+		return;
+	}
+	xdma_decode_status(e->dir, res->status, text, sizeof(text));
+	if (err == -ETIMEDOUT) {
+		bool ms = timeout_ns >= 1000000;
+
+		t = ms ? timeout_ns / 1000000 : timeout_ns / 1000;
+		n = snprintf(res->msg, sizeof(res->msg),
+			     "%s: timed out after %llu %s: %u of %u descriptors completed, status 0x%08x (%s)",
+			     name, (unsigned long long)t, ms ? "ms" : "us",
+			     done, c->count, res->status, text);
+		xdma_msg_end(res, n);
+		return;
+	}
+	what = err == -EINTR ? "interrupted by a signal, engine stopped" :
+			       "engine stopped without finishing";
+	n = snprintf(res->msg, sizeof(res->msg),
+		     "%s: %s: %u of %u descriptors completed, status 0x%08x (%s)",
+		     name, what, done, c->count, res->status, text);
+	xdma_msg_end(res, n);
+}
+
+/**
+ * xdma_engine_run() - run a built chain on an engine and wait for it.
+ * @e: the engine
+ * @c: a chain built for @e's direction
+ * @timeout_ns: how long to wait for completion
+ * @res: the outcome (may be NULL)
+ *
+ * Hot path: writes the SGDMA first-descriptor registers only when they differ
+ * from what the engine was last programmed with, clears the writeback word
+ * (poll mode), then one write of the control register starts the engine.
+ * Completion is seen in the writeback word (poll mode) or by the interrupt
+ * (xdma_engine_isr()).  The engine is then stopped (Run cleared) and its
+ * status read once through the read-to-clear register, which also drops the
+ * interrupt request; in interrupt mode the channel interrupt the ISR masked
+ * is enabled again.
+ *
+ * On a timeout (or, in the kernel, a fatal signal) the engine is stopped and
+ * its descriptor fetch halted; if its status then shows the chain finished,
+ * the completion notification was lost and the run succeeds
+ * (stats.lost_irqs).  A run that fails leaves the SGDMA registers to be
+ * programmed again by the next run.
+ *
+ * Runs on one engine must be serialised by the caller.
+ *
+ * Return: 0, or the negative errno also stored in @res->err: -EINVAL (chain
+ * not built or built for the other direction), -EIO (the engine stopped on
+ * an error; @res->msg decodes it), -ETIMEDOUT, -EINTR, -ENODEV (the card
+ * reads all ones).
+ */
+int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
+		    u64 timeout_ns, struct xdma_result *res)
+{
+	struct xdma_result local;
+	u32 count = c->count;
+	u32 lo = lower_32_bits(c->bus), hi = upper_32_bits(c->bus);
+	u64 start, done_ns;
+	u32 status;
+	int ret;
+
+	if (!res)
+		res = &local;
+	res->err = 0;
+	res->bytes = 0;
+	res->completed = 0;
+	res->status = 0;
+	res->elapsed_ns = 0;
+	res->msg[0] = '\0';
+	e->stats.runs++;
+
+	if (unlikely(!count || c->dir != e->dir)) {
+		char name[8];
+
+		xdma_engine_name(e, name, sizeof(name));
+		snprintf(res->msg, sizeof(res->msg), "%s: %s", name,
+			 count ? "chain built for the other direction" :
+				 "chain not built");
+		res->err = -EINVAL;
+		e->stats.errors++;
+		return res->err;
+	}
+
+	/* Re-running a chain (the common case) writes no SGDMA register. */
+	if (!e->prog_valid || lower_32_bits(e->prog_bus) != lo)
+		xdma_sg_wr(e, XDMA_SGDMA_DESC_LO, lo);
+	if (!e->prog_valid || upper_32_bits(e->prog_bus) != hi)
+		xdma_sg_wr(e, XDMA_SGDMA_DESC_HI, hi);
+	if (!e->prog_valid || e->prog_adj != c->first_adj)
+		xdma_sg_wr(e, XDMA_SGDMA_DESC_ADJ, c->first_adj);
+	e->prog_bus = c->bus;
+	e->prog_adj = c->first_adj;
+	e->prog_valid = true;
+
+	if (e->poll) {
+		WRITE_ONCE(*e->wb, 0);
+	} else {
+		if (unlikely(e->irq_rearm)) {
+			xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+			e->irq_rearm = false;
+		}
+		hf_os_event_reset(&e->irq_event);
+	}
+	/* Descriptors and writeback word visible before the engine starts. */
+	wmb();
+	start = hf_os_now_ns();
+	xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL |
+		(e->poll ? XDMA_CTRL_POLL_MODE_WB : 0));
+
+	if (e->poll)
+		ret = xdma_engine_wait_wb(e, count, start, timeout_ns);
+	else
+		ret = hf_os_event_wait(&e->irq_event, timeout_ns);
+	done_ns = hf_os_now_ns();
+	res->elapsed_ns = done_ns - start;
+
+	if (likely(!ret)) {
+		xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+	} else {
+		status = xdma_engine_stop(e);
+		if (status == XDMA_ID_DEAD)
+			ret = -ENODEV;
+		e->irq_rearm = !e->poll;
+	}
+	status = ret == -ENODEV ? XDMA_ID_DEAD :
+				  xdma_rd(e, XDMA_CHAN_STATUS_RC);
+	if (!e->poll && status != XDMA_ID_DEAD)
+		xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+	res->status = status;
+
+	/*
+	 * Done: no error and, by interrupt, the engine stopped at the chain's
+	 * Stop descriptor; in poll mode the writeback count says so (the
+	 * stopped bit may trail the writeback on hardware).
+	 */
+	if (likely(status != XDMA_ID_DEAD && !(status & XDMA_STAT_ERR_MASK) &&
+		   !ret && (e->poll || (status & XDMA_STAT_DESC_STOPPED))))
+		goto done;
+	if (status != XDMA_ID_DEAD && !(status & XDMA_STAT_ERR_MASK) &&
+	    (ret == -ETIMEDOUT || ret == -EINTR) &&
+	    (status & XDMA_STAT_DESC_STOPPED)) {
+		/* Finished, but we were not told: check the count. */
+		u32 done = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+
+		if (done == XDMA_ID_DEAD) {
+			res->status = XDMA_ID_DEAD;
+			xdma_engine_fail(e, c, res, -ENODEV, 0);
+			goto out;
+		}
+		if (done < count)
+			goto fail;
+		if (ret == -ETIMEDOUT) {
+			e->stats.lost_irqs++;
+			hf_os_log("xdma: %s%u: completion notification lost, noticed after %llu ns",
+				  xdma_dir_name[e->dir], e->ch,
+				  (unsigned long long)res->elapsed_ns);
+		}
+		goto done;
+	}
+fail:
+	if (status == XDMA_ID_DEAD)
+		ret = -ENODEV;
+	else if (status & XDMA_STAT_ERR_MASK)
+		ret = -EIO;
+	else if (!ret)
+		ret = -EIO;	/* notified, yet not stopped */
+	/* else: -ETIMEDOUT, -EINTR, or -EIO from a writeback error flag */
+	if (ret == -ETIMEDOUT)
+		e->stats.timeouts++;
+	xdma_engine_fail(e, c, res, ret, timeout_ns);
+out:
+	e->stats.errors++;
+	e->stats.bytes += res->bytes;
+	hf_os_log("xdma: %s", res->msg);
+	return res->err;
+done:
+	res->completed = count;
+	res->bytes = c->bytes;
+	e->stats.bytes += c->bytes;
+	return 0;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * xdma_engine.h - the OS-neutral engine core: descriptor chains and the
+ * SGDMA engine start/complete/stop logic of the XDMA IP (PG195).
+ *
+ * Written once in kernel style and compiled unchanged into hellofpga.ko and
+ * into libhellofpga (see core/hf_os.h for what it needs from its host).
+ *
+ * Life of a transfer:
+ *   xdma_chain_count()   how many descriptors a scatter list needs
+ *   xdma_chain_init()    hand the chain its (DMA-coherent) descriptor storage
+ *   xdma_chain_build()   write the descriptors; no allocation, may be redone
+ *   xdma_engine_run()    program, start, wait (poll-mode writeback or IRQ),
+ *                        stop; on error or timeout decode the status
+ * A chain built once can be run any number of times.  Runs on one engine
+ * must be serialised by the caller; different engines run in parallel.
+ */
+#ifndef HF_XDMA_ENGINE_H
+#define HF_XDMA_ENGINE_H
+
+#include "hf_os.h"
+#include "xdma_regs.h"
+
+/**
+ * struct hf_sg - one contiguous range of bus (DMA) addresses.
+ * @addr: bus address of the first byte
+ * @len: length in bytes, > 0
+ */
+struct hf_sg {
+	u64 addr;
+	u64 len;
+};
+
+/**
+ * enum xdma_dir - transfer direction.
+ * @XDMA_H2C: host (or GPU) memory -> card memory
+ * @XDMA_C2H: card memory -> host (or GPU) memory
+ */
+enum xdma_dir {
+	XDMA_H2C = 0,
+	XDMA_C2H = 1,
+};
+
+/**
+ * struct xdma_chain - a built descriptor chain in DMA-coherent storage.
+ * @desc: CPU address of descriptor 0 (32-byte aligned)
+ * @bus: bus address of descriptor 0; descriptor i is at @bus + 32 * i
+ * @capacity: number of descriptors the storage holds
+ * @count: number of descriptors of the built chain (0 before a build)
+ * @first_adj: value for the SGDMA first-descriptor adjacent register
+ * @bytes: number of bytes the chain moves
+ * @card_addr: card address of the first byte
+ * @dir: direction the chain was built for
+ */
+struct xdma_chain {
+	struct xdma_desc *desc;
+	u64 bus;
+	u32 capacity;
+	u32 count;
+	u32 first_adj;
+	u64 bytes;
+	u64 card_addr;
+	enum xdma_dir dir;
+};
+
+int xdma_chain_count(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len);
+void xdma_chain_init(struct xdma_chain *c, void *cpu, u64 bus, u32 capacity);
+int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
+		     const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
+		     u64 card_addr);
+
+/**
+ * struct xdma_dev - the DMA/config BAR of one card as the engine core sees it.
+ * @bar: the mapped DMA/config BAR
+ * @num_h2c: H2C channels found by xdma_dev_probe()
+ * @num_c2h: C2H channels found by xdma_dev_probe()
+ * @version: IP version byte of the H2C0 (or C2H0) identifier
+ */
+struct xdma_dev {
+	const struct hf_mmio *bar;
+	u32 num_h2c;
+	u32 num_c2h;
+	u32 version;
+};
+
+int xdma_dev_probe(struct xdma_dev *xdev, const struct hf_mmio *bar);
+void xdma_dev_set_vectors(struct xdma_dev *xdev, u32 chan_first,
+			  u32 user_first, bool shared);
+
+/**
+ * struct xdma_result - outcome of one xdma_engine_run().
+ * @err: 0 or a negative errno (-ETIMEDOUT, -EIO, -ENODEV, -EINVAL)
+ * @bytes: bytes of the descriptors the engine completed
+ * @completed: descriptors the engine completed
+ * @status: channel status register at the end of the run
+ * @elapsed_ns: time from start to completion as seen by the caller
+ * @msg: human-readable text for @err ("" on success)
+ */
+struct xdma_result {
+	int err;
+	u64 bytes;
+	u32 completed;
+	u32 status;
+	u64 elapsed_ns;
+	char msg[192];
+};
+
+/**
+ * struct xdma_engine_stats - counters of one engine since init.
+ * @runs: calls of xdma_engine_run()
+ * @bytes: bytes moved, including the completed part of failed runs
+ * @errors: runs that failed (any error, timeouts included)
+ * @timeouts: runs that failed with -ETIMEDOUT
+ * @lost_irqs: runs that finished without their completion notification
+ *	(interrupt, or poll-mode writeback) and were recovered by the timeout
+ *	path's status check
+ */
+struct xdma_engine_stats {
+	u64 runs;
+	u64 bytes;
+	u64 errors;
+	u64 timeouts;
+	u64 lost_irqs;
+};
+
+/**
+ * struct xdma_engine - one H2C or C2H SGDMA engine.
+ * @xdev: the card
+ * @dir: direction
+ * @ch: channel number within the direction
+ * @index: engine order index (H2C n -> n, C2H n -> num_h2c + n), the bit in
+ *	the IRQ block's channel registers and the channel vector slot
+ * @base: offset of the channel register block in the BAR
+ * @sgdma_base: offset of the SGDMA register block in the BAR
+ * @addr_align: address alignment the engine requires (ALIGNMENTS register)
+ * @len_gran: length granularity the engine requires
+ * @addr_bits: address width the engine supports
+ * @poll: complete by poll-mode writeback instead of interrupts
+ * @wb: CPU address of the poll-mode writeback word (poll mode)
+ * @wb_bus: bus address of @wb
+ * @irq_event: signalled by xdma_engine_isr()
+ * @prog_bus: descriptor address last written to the SGDMA registers
+ * @prog_adj: adjacent count last written
+ * @prog_valid: @prog_bus/@prog_adj reflect the registers
+ * @irq_rearm: a run timed out in interrupt mode: an interrupt of it may still
+ *	arrive and mask the channel, so the next run re-enables it first
+ * @stats: counters
+ */
+struct xdma_engine {
+	struct xdma_dev *xdev;
+	enum xdma_dir dir;
+	u32 ch;
+	u32 index;
+	u32 base;
+	u32 sgdma_base;
+	u32 addr_align;
+	u32 len_gran;
+	u32 addr_bits;
+	bool poll;
+	__le32 *wb;
+	u64 wb_bus;
+	struct hf_os_event irq_event;
+	u64 prog_bus;
+	u32 prog_adj;
+	bool prog_valid;
+	bool irq_rearm;
+	struct xdma_engine_stats stats;
+};
+
+int xdma_engine_init(struct xdma_engine *e, struct xdma_dev *xdev,
+		     enum xdma_dir dir, u32 ch, bool poll,
+		     void *wb_cpu, u64 wb_bus);
+void xdma_engine_fini(struct xdma_engine *e);
+int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
+		    u64 timeout_ns, struct xdma_result *res);
+void xdma_engine_isr(struct xdma_engine *e);
+u32 xdma_dev_isr_pending(struct xdma_dev *xdev);
+int xdma_decode_status(enum xdma_dir dir, u32 status, char *buf,
+		       size_t len);
+
+#endif /* HF_XDMA_ENGINE_H */

@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: MIT
+/*
+ * backend_emu.c - the emulated card, in-process: the XDMA model (model/)
+ * behind its in-process host (IOMMU, engine threads, interrupts), driven by
+ * the same engine core (core/) the kernel module uses.
+ *
+ * Data path of a transfer: the caller's buffer is mapped through the
+ * emulated IOMMU (it gets a bus address), the engine core builds a
+ * descriptor chain into per-channel DMA-coherent storage (allocated once,
+ * grown when a longer chain is needed) and runs the engine; the model's
+ * engine thread fetches the descriptors and copies between the caller's
+ * buffer and card memory directly: each byte is copied once.
+ *
+ * Card memory of "emu:N" lives in a file ($HELLOFPGA_EMU_DIR, default
+ * /dev/shm, "hellofpga-emuN.ddr") mapped shared, so every process opening
+ * emu:N sees the same card memory, as with a real card; channel locks use
+ * "hellofpga-emuN.lock" beside it.  "private" keeps the memory anonymous.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hf_lib.h"
+#include "inproc/emu_host.h"
+
+#define EMU_DESC_MIN		64		/* descriptors per channel at first */
+#define EMU_BOUNCE_SIZE		(1u << 20)	/* per engine, aligned engines only */
+#define EMU_WB_STRIDE		64		/* bytes between writeback words */
+
+/**
+ * struct emu_engine - one engine with its descriptor storage.
+ * @eng: engine core state
+ * @chain: descriptor chain in @desc_cpu
+ * @desc_cpu: DMA-coherent descriptor storage
+ * @desc_bus: bus address of @desc_cpu
+ * @desc_cap: descriptors @desc_cpu holds
+ * @bounce: bounce buffer for engines that need alignment (lazily allocated)
+ * @bounce_bus: bus address of @bounce
+ */
+struct emu_engine {
+	struct xdma_engine eng;
+	struct xdma_chain chain;
+	void *desc_cpu;
+	u64 desc_bus;
+	u32 desc_cap;
+	void *bounce;
+	u64 bounce_bus;
+};
+
+/**
+ * struct emu_card - the in-process emulated card behind a handle.
+ * @host: in-process host of the model
+ * @xdev: engine-core view of the DMA BAR
+ * @eng: engines [dir][ch]
+ * @by_index: engines in engine order (IRQ block bit order)
+ * @nengines: entries of @by_index
+ * @wb_cpu: poll-mode writeback words, one per engine
+ * @wb_bus: bus address of @wb_cpu
+ * @irq_mode: HELLOFPGA_IRQ_*
+ * @align: largest of the engines' address alignment and length granularity
+ * @ddr: shared card memory mapping (NULL when private)
+ * @ddr_size: card memory size
+ */
+struct emu_card {
+	struct hf_emu_host *host;
+	struct xdma_dev xdev;
+	struct emu_engine eng[2][XDMA_MAX_CHANNELS];
+	struct emu_engine *by_index[XDMA_MAX_ENGINES];
+	u32 nengines;
+	void *wb_cpu;
+	u64 wb_bus;
+	int irq_mode;
+	u32 align;
+	void *ddr;
+	u64 ddr_size;
+};
+
+/**
+ * struct emu_opts - what a card name asks for.
+ */
+struct emu_opts {
+	unsigned int index;
+	u32 num_h2c;
+	u32 num_c2h;
+	u64 ddr_size;
+	bool ddr_given;
+	int irq_mode;
+	u32 align;
+	bool private_mem;
+	bool sync;
+};
+
+static int parse_u64(const char *s, u64 *out, bool suffix)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return -EINVAL;
+	if (suffix && *end) {
+		unsigned int shift = 0;
+
+		switch (*end) {
+		case 'k': case 'K':
+			shift = 10;
+			break;
+		case 'm': case 'M':
+			shift = 20;
+			break;
+		case 'g': case 'G':
+			shift = 30;
+			break;
+		default:
+			return -EINVAL;
+		}
+		end++;
+		if (v > (~0ull >> shift))
+			return -EINVAL;
+		v <<= shift;
+	}
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
+		     const char *opt)
+{
+	const char *eq = strchr(opt, '=');
+	size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
+	const char *val = eq ? eq + 1 : "";
+	u64 v;
+
+#define KEY(k) (klen == strlen(k) && !strncmp(opt, k, klen))
+	if (KEY("private") && !eq) {
+		o->private_mem = true;
+	} else if (KEY("sync") && !eq) {
+		o->sync = true;
+	} else if ((KEY("h2c") || KEY("c2h")) && eq) {
+		if (parse_u64(val, &v, false) || v < 1 || v > XDMA_MAX_CHANNELS)
+			goto bad;
+		if (KEY("h2c"))
+			o->num_h2c = v;
+		else
+			o->num_c2h = v;
+	} else if (KEY("ddr") && eq) {
+		if (parse_u64(val, &v, true) || v < 4096 || v % 4096 ||
+		    v > (1ull << 40))
+			goto bad;
+		o->ddr_size = v;
+		o->ddr_given = true;
+	} else if (KEY("align") && eq) {
+		if (parse_u64(val, &v, false) || !v || v > 128 ||
+		    (v & (v - 1)))
+			goto bad;
+		o->align = v;
+	} else if (KEY("irq") && eq) {
+		if (!strcmp(val, "msix"))
+			o->irq_mode = HELLOFPGA_IRQ_MSIX;
+		else if (!strcmp(val, "msi"))
+			o->irq_mode = HELLOFPGA_IRQ_MSI;
+		else if (!strcmp(val, "legacy"))
+			o->irq_mode = HELLOFPGA_IRQ_LEGACY;
+		else if (!strcmp(val, "poll"))
+			o->irq_mode = HELLOFPGA_IRQ_POLL;
+		else
+			goto bad;
+	} else {
+		return hf_set_error(dev, -EINVAL,
+				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G], irq=msix|msi|legacy|poll, align=N, private, sync",
+				    (int)klen, opt);
+	}
+#undef KEY
+	return 0;
+bad:
+	return hf_set_error(dev, -EINVAL,
+			    "emulated card option '%s': bad value (h2c/c2h 1..4; ddr a multiple of 4 KiB up to 1 TiB; align a power of two up to 128 (the ALIGNMENTS register's 8-bit field))",
+			    opt);
+}
+
+static int parse_spec(struct hellofpga_dev *dev, const char *spec,
+		      struct emu_opts *o)
+{
+	char buf[256], *p, *save = NULL, *tok;
+	u64 v;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	o->num_h2c = XDMA_MAX_CHANNELS;
+	o->num_c2h = XDMA_MAX_CHANNELS;
+	o->ddr_size = XDMA_MODEL_DEFAULT_DDR_SIZE;
+	o->irq_mode = HELLOFPGA_IRQ_MSIX;
+	o->align = 1;
+	if (strlen(spec) >= sizeof(buf))
+		return hf_set_error(dev, -EINVAL, "card name too long");
+	strcpy(buf, spec);
+	p = buf + 3;			/* past "emu" */
+	if (*p == ':') {
+		char *end = strchr(p + 1, ',');
+
+		if (end)
+			*end = '\0';
+		if (parse_u64(p + 1, &v, false) || v > 9999)
+			return hf_set_error(dev, -EINVAL,
+					    "'%s': the emulated card number must be 0..9999",
+					    spec);
+		o->index = v;
+		p = end ? end + 1 : p + strlen(p);
+	} else if (*p == ',') {
+		p++;
+	}
+	for (tok = strtok_r(p, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		ret = parse_opt(dev, o, tok);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static const char *emu_dir(void)
+{
+	const char *dir = getenv("HELLOFPGA_EMU_DIR");
+	struct stat st;
+
+	if (dir && *dir)
+		return dir;
+	if (!stat("/dev/shm", &st) && S_ISDIR(st.st_mode) &&
+	    !access("/dev/shm", W_OK))
+		return "/dev/shm";
+	return "/tmp";
+}
+
+/* Map the shared card memory of emu:N, creating it on first use. */
+static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
+			  struct emu_opts *o)
+{
+	char path[512];
+	struct stat st;
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/hellofpga-emu%u.lock", emu_dir(),
+		 o->index);
+	ret = hf_lockfile_open(dev, path);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/hellofpga-emu%u.ddr", emu_dir(),
+		 o->index);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return hf_set_error(dev, -errno,
+				    "cannot open the emulated card memory %s: %s",
+				    path, strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto err;
+	}
+	if (st.st_size == 0) {
+		if (ftruncate(fd, o->ddr_size)) {
+			ret = hf_set_error(dev, -errno,
+					   "cannot size the emulated card memory %s: %s",
+					   path, strerror(errno));
+			goto err;
+		}
+	} else if ((u64)st.st_size != o->ddr_size) {
+		if (o->ddr_given || st.st_size % 4096) {
+			ret = hf_set_error(dev, -EINVAL,
+					   "emu:%u already exists with %llu bytes of card memory (%s); open it without ddr= or with ddr=%llu, or remove that file",
+					   o->index,
+					   (unsigned long long)st.st_size,
+					   path,
+					   (unsigned long long)st.st_size);
+			goto err;
+		}
+		o->ddr_size = st.st_size;
+	}
+	card->ddr = mmap(NULL, o->ddr_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_NORESERVE, fd, 0);
+	if (card->ddr == MAP_FAILED) {
+		card->ddr = NULL;
+		ret = hf_set_error(dev, -errno,
+				   "cannot map the emulated card memory %s: %s",
+				   path, strerror(errno));
+		goto err;
+	}
+	card->ddr_size = o->ddr_size;
+	close(fd);
+	return 0;
+err:
+	close(fd);
+	return ret;
+}
+
+static void isr_engine(void *arg)
+{
+	xdma_engine_isr(arg);
+}
+
+static void isr_shared(void *arg)
+{
+	struct emu_card *card = arg;
+	u32 pending = xdma_dev_isr_pending(&card->xdev);
+
+	for (u32 i = 0; i < card->nengines; i++)
+		if (pending & BIT(i))
+			xdma_engine_isr(&card->by_index[i]->eng);
+}
+
+/*
+ * MSI-X: engine i on vector i, user interrupts from vector 16 (PG195's
+ * 32-entry table).  MSI and INTx: one shared vector for everything.
+ */
+static int setup_irqs(struct hellofpga_dev *dev, struct emu_card *card)
+{
+	int ret = 0;
+
+	switch (card->irq_mode) {
+	case HELLOFPGA_IRQ_POLL:
+		return hf_emu_set_irq_mode(card->host, XDMA_MODEL_IRQ_NONE);
+	case HELLOFPGA_IRQ_MSIX:
+		xdma_dev_set_vectors(&card->xdev, 0, XDMA_USER_IRQS, false);
+		ret = hf_emu_set_irq_mode(card->host, XDMA_MODEL_IRQ_MSIX);
+		for (u32 i = 0; !ret && i < card->nengines; i++)
+			ret = hf_emu_request_irq(card->host, i, isr_engine,
+						 &card->by_index[i]->eng);
+		break;
+	case HELLOFPGA_IRQ_MSI:
+	case HELLOFPGA_IRQ_LEGACY:
+		xdma_dev_set_vectors(&card->xdev, 0, 0, true);
+		ret = hf_emu_set_irq_mode(card->host,
+					  card->irq_mode == HELLOFPGA_IRQ_MSI ?
+					  XDMA_MODEL_IRQ_MSI :
+					  XDMA_MODEL_IRQ_LEGACY);
+		if (!ret)
+			ret = hf_emu_request_irq(card->host, 0, isr_shared,
+						 card);
+		break;
+	}
+	if (ret)
+		return hf_set_error(dev, ret, "cannot set up interrupts: %s",
+				    strerror(-ret));
+	return 0;
+}
+
+static void emu_teardown(struct emu_card *card)
+{
+	if (!card)
+		return;
+	if (card->host) {
+		for (u32 i = 0; i < card->nengines; i++)
+			xdma_engine_fini(&card->by_index[i]->eng);
+		if (card->irq_mode == HELLOFPGA_IRQ_MSIX) {
+			for (u32 i = 0; i < card->nengines; i++)
+				hf_emu_free_irq(card->host, i);
+		} else if (card->irq_mode != HELLOFPGA_IRQ_POLL) {
+			hf_emu_free_irq(card->host, 0);
+		}
+		for (u32 i = 0; i < card->nengines; i++) {
+			struct emu_engine *e = card->by_index[i];
+
+			if (e->desc_cpu)
+				hf_emu_dma_free(card->host, e->desc_cpu,
+						e->desc_bus);
+			if (e->bounce)
+				hf_emu_dma_free(card->host, e->bounce,
+						e->bounce_bus);
+		}
+		if (card->wb_cpu)
+			hf_emu_dma_free(card->host, card->wb_cpu, card->wb_bus);
+		hf_emu_host_destroy(card->host);
+	}
+	if (card->ddr)
+		munmap(card->ddr, card->ddr_size);
+	free(card);
+}
+
+static void emu_close(struct hellofpga_dev *dev)
+{
+	emu_teardown(dev->priv);
+	dev->priv = NULL;
+}
+
+/* Make sure @e's descriptor storage holds @count descriptors. */
+static int reserve_desc(struct hellofpga_dev *dev, struct emu_card *card,
+			struct emu_engine *e, u32 count)
+{
+	u32 cap = EMU_DESC_MIN;
+	void *cpu;
+	u64 bus;
+
+	if (count <= e->desc_cap)
+		return 0;
+	while (cap < count)
+		cap *= 2;
+	cpu = hf_emu_dma_alloc(card->host, (size_t)cap * XDMA_DESC_SIZE, &bus);
+	if (!cpu)
+		return hf_set_error(dev, -ENOMEM,
+				    "cannot allocate %u descriptors", cap);
+	if (e->desc_cpu)
+		hf_emu_dma_free(card->host, e->desc_cpu, e->desc_bus);
+	e->desc_cpu = cpu;
+	e->desc_bus = bus;
+	e->desc_cap = cap;
+	xdma_chain_init(&e->chain, cpu, bus, cap);
+	return 0;
+}
+
+/* Run engine @e over one bus range. */
+static int run_range(struct hellofpga_dev *dev, struct emu_card *card,
+		     struct emu_engine *e, u64 bus, u64 card_addr, u64 len,
+		     size_t *done)
+{
+	struct hf_sg sg = { .addr = bus, .len = len };
+	struct xdma_result res;
+	int count, ret;
+	u64 timeout_ns;
+
+	count = xdma_chain_count(&sg, 1, 0, len);
+	if (count < 0)
+		return hf_set_error(dev, count, "cannot size the descriptor chain");
+	ret = reserve_desc(dev, card, e, count);
+	if (ret)
+		return ret;
+	ret = xdma_chain_build(&e->chain, e->eng.dir, &sg, 1, 0, len,
+			       card_addr);
+	if (ret)
+		return hf_set_error(dev, ret,
+				    "cannot build the descriptor chain (%d)", ret);
+	timeout_ns = (u64)__atomic_load_n(&dev->timeout_ms, __ATOMIC_RELAXED) *
+		     1000000ull;
+	ret = xdma_engine_run(&e->eng, &e->chain, timeout_ns, &res);
+	*done += res.bytes;
+	if (ret < 0)
+		return hf_set_error(dev, ret, "%s", res.msg);
+	return 0;
+}
+
+/* The buffer maps straight through the IOMMU: one copy, by the engine. */
+static int xfer_direct(struct hellofpga_dev *dev, struct emu_card *card,
+		       struct emu_engine *e, void *buf, u64 card_addr,
+		       size_t len, size_t *done)
+{
+	enum hf_dma_dir ddir = e->eng.dir == XDMA_H2C ? HF_DMA_TO_DEVICE :
+						       HF_DMA_FROM_DEVICE;
+	u64 bus;
+	int ret;
+
+	ret = hf_emu_dma_map(card->host, buf, len, ddir, &bus);
+	if (ret)
+		return hf_set_error(dev, ret, "cannot map the buffer for DMA: %s",
+				    strerror(-ret));
+	ret = run_range(dev, card, e, bus, card_addr, len, done);
+	hf_emu_dma_unmap(card->host, bus);
+	return ret;
+}
+
+static int get_bounce(struct hellofpga_dev *dev, struct emu_card *card,
+		      struct emu_engine *e)
+{
+	if (e->bounce)
+		return 0;
+	e->bounce = hf_emu_dma_alloc(card->host, EMU_BOUNCE_SIZE,
+				     &e->bounce_bus);
+	if (!e->bounce)
+		return hf_set_error(dev, -ENOMEM,
+				    "cannot allocate the alignment bounce buffer");
+	return 0;
+}
+
+/*
+ * An engine that needs aligned addresses and lengths: move whole aligned
+ * blocks through an aligned bounce buffer.  H2C blocks the caller covers
+ * only partly are first read back from the card (read-modify-write) on a
+ * C2H channel, so the bytes around the caller's range keep their value.
+ */
+static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
+		       struct emu_engine *e, int ch, u8 *buf, u64 card_addr,
+		       size_t len, size_t *done)
+{
+	u64 a0 = ALIGN_DOWN(card_addr, (u64)card->align);
+	u64 a1 = ALIGN(card_addr + len, (u64)card->align);
+	u64 end = card_addr + len;
+	int ret = get_bounce(dev, card, e);
+
+	for (u64 pos = a0; !ret && pos < a1; pos += EMU_BOUNCE_SIZE) {
+		u64 n = min_t(u64, EMU_BOUNCE_SIZE, a1 - pos);
+		u64 lo = max(pos, card_addr), hi = min(pos + n, end);
+		size_t moved = 0;
+
+		if (e->eng.dir == XDMA_C2H) {
+			ret = run_range(dev, card, e, e->bounce_bus, pos, n,
+					&moved);
+			if (!ret) {
+				memcpy(buf + (lo - card_addr),
+				       (u8 *)e->bounce + (lo - pos), hi - lo);
+				*done += hi - lo;
+			}
+			continue;
+		}
+		if (lo != pos || hi != pos + n) {
+			int cch = ch < card->xdev.num_c2h ? ch : 0;
+			struct emu_engine *rd = &card->eng[XDMA_C2H][cch];
+
+			ret = hf_chan_lock(dev, XDMA_C2H, cch);
+			if (ret)
+				break;
+			ret = run_range(dev, card, rd, e->bounce_bus, pos, n,
+					&moved);
+			hf_chan_unlock(dev, XDMA_C2H, cch);
+			if (ret)
+				break;
+			moved = 0;
+		}
+		memcpy((u8 *)e->bounce + (lo - pos), buf + (lo - card_addr),
+		       hi - lo);
+		ret = run_range(dev, card, e, e->bounce_bus, pos, n, &moved);
+		if (!ret)
+			*done += hi - lo;
+	}
+	return ret;
+}
+
+static int emu_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+		    void *buf, uint64_t card_addr, size_t len, size_t *actual)
+{
+	struct emu_card *card = dev->priv;
+	struct emu_engine *e = &card->eng[dir][ch];
+	u32 a = card->align;
+
+	*actual = 0;
+	if (a > 1 && (!IS_ALIGNED((uintptr_t)buf, a) ||
+		      !IS_ALIGNED(card_addr, (u64)a) ||
+		      !IS_ALIGNED((u64)len, (u64)a)))
+		return xfer_bounce(dev, card, e, ch, buf, card_addr, len,
+				   actual);
+	return xfer_direct(dev, card, e, buf, card_addr, len, actual);
+}
+
+static int emu_user_read32(struct hellofpga_dev *dev, uint32_t off,
+			   uint32_t *val)
+{
+	struct emu_card *card = dev->priv;
+
+	*val = hf_ioread32(hf_emu_user_bar(card->host), off);
+	return 0;
+}
+
+static int emu_user_write32(struct hellofpga_dev *dev, uint32_t off,
+			    uint32_t val)
+{
+	struct emu_card *card = dev->priv;
+
+	hf_iowrite32(val, hf_emu_user_bar(card->host), off);
+	return 0;
+}
+
+static void emu_counters(struct hellofpga_dev *dev, HELLOFPGA_COUNTERS *c)
+{
+	struct emu_card *card = dev->priv;
+	struct xdma_model_counters mc;
+
+	xdma_model_get_counters(hf_emu_host_model(card->host), &mc);
+	c->model_valid = 1;
+	c->mmio_reads = mc.mmio_reads;
+	c->mmio_writes = mc.mmio_writes;
+	c->desc_fetched = mc.desc_fetched;
+	c->irqs = mc.irqs;
+	c->wb_writes = mc.wb_writes;
+}
+
+static const struct hf_backend_ops emu_ops = {
+	.name = "emulated card (in-process model)",
+	.close = emu_close,
+	.xfer = emu_xfer,
+	.user_read32 = emu_user_read32,
+	.user_write32 = emu_user_write32,
+	.counters = emu_counters,
+};
+
+static int init_engines(struct hellofpga_dev *dev, struct emu_card *card)
+{
+	bool poll = card->irq_mode == HELLOFPGA_IRQ_POLL;
+	int ret;
+
+	card->wb_cpu = hf_emu_dma_alloc(card->host,
+					XDMA_MAX_ENGINES * EMU_WB_STRIDE,
+					&card->wb_bus);
+	if (!card->wb_cpu)
+		return hf_set_error(dev, -ENOMEM,
+				    "cannot allocate writeback words");
+	for (int d = 0; d < 2; d++) {
+		u32 n = d == XDMA_H2C ? card->xdev.num_h2c : card->xdev.num_c2h;
+
+		for (u32 ch = 0; ch < n; ch++) {
+			struct emu_engine *e = &card->eng[d][ch];
+			u32 i = card->nengines;
+
+			ret = xdma_engine_init(&e->eng, &card->xdev, d, ch,
+					       poll,
+					       (u8 *)card->wb_cpu +
+					       i * EMU_WB_STRIDE,
+					       card->wb_bus + i * EMU_WB_STRIDE);
+			if (ret)
+				return hf_set_error(dev, ret,
+						    "cannot initialise engine %s%u (%d)",
+						    hf_dir_name(d), ch, ret);
+			card->by_index[e->eng.index] = e;
+			card->nengines++;
+			card->align = max(card->align,
+					  max(e->eng.addr_align,
+					      e->eng.len_gran));
+		}
+	}
+	return 0;
+}
+
+/**
+ * hf_emu_open() - open an emulated card: "emu[:N][,option...]".
+ * Return: 0 or negative errno with the error text set.
+ */
+int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
+{
+	struct xdma_model_config cfg;
+	struct emu_card *card;
+	struct emu_opts o;
+	int ret;
+
+	ret = parse_spec(dev, spec, &o);
+	if (ret)
+		return ret;
+	card = calloc(1, sizeof(*card));
+	if (!card)
+		return hf_set_error(dev, -ENOMEM, "out of memory");
+	card->irq_mode = o.irq_mode;
+	card->align = 1;
+	if (!o.private_mem) {
+		ret = map_shared_ddr(dev, card, &o);
+		if (ret)
+			goto err;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.num_h2c = o.num_h2c;
+	cfg.num_c2h = o.num_c2h;
+	cfg.ddr = card->ddr;
+	cfg.ddr_size = o.ddr_size;
+	cfg.addr_align = o.align;
+	cfg.len_gran = o.align;
+	ret = hf_emu_host_create(&cfg, o.sync ? HF_EMU_SYNC : 0, &card->host);
+	if (ret) {
+		hf_set_error(dev, ret, "cannot create the emulated card: %s",
+			     strerror(-ret));
+		goto err;
+	}
+	ret = xdma_dev_probe(&card->xdev, hf_emu_dma_bar(card->host));
+	if (ret) {
+		hf_set_error(dev, ret, "emulated card: XDMA probe failed (%d)",
+			     ret);
+		goto err;
+	}
+	ret = init_engines(dev, card);
+	if (ret)
+		goto err;
+	ret = setup_irqs(dev, card);
+	if (ret)
+		goto err;
+
+	dev->priv = card;
+	dev->ops = &emu_ops;
+	dev->user_bar_size = HF_USER_BAR_SIZE;
+	snprintf(dev->info.name, sizeof(dev->info.name), "%s", spec);
+	dev->info.backend = HELLOFPGA_BACKEND_EMULATED;
+	snprintf(dev->info.backend_name, sizeof(dev->info.backend_name), "%s",
+		 emu_ops.name);
+	dev->info.num_h2c = card->xdev.num_h2c;
+	dev->info.num_c2h = card->xdev.num_c2h;
+	dev->info.ddr_size = o.ddr_size;
+	dev->info.ip_version = card->xdev.version;
+	dev->info.addr_align = card->eng[XDMA_H2C][0].eng.addr_align;
+	dev->info.len_granularity = card->eng[XDMA_H2C][0].eng.len_gran;
+	dev->info.irq_mode = card->irq_mode;
+	return 0;
+err:
+	emu_teardown(card);
+	return ret;
+}
+
+/**
+ * hf_emu_test_inject() - inject faults into an emulated card (tests only;
+ * not exported from the shared library).
+ * Return: 0, or -EOPNOTSUPP when @dev is not an emulated card.
+ */
+int hf_emu_test_inject(struct hellofpga_dev *dev, uint32_t faults)
+{
+	struct emu_card *card;
+
+	if (!dev || dev->ops != &emu_ops)
+		return -EOPNOTSUPP;
+	card = dev->priv;
+	xdma_model_inject(hf_emu_host_model(card->host), faults);
+	return 0;
+}

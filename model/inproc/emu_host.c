@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: MIT
+/*
+ * emu_host.c - the in-process host of the XDMA model (see emu_host.h).
+ *
+ * IOMMU: every mapping gets a bus address (IOVA) of its own, allocated
+ * upward from EMU_IOVA_BASE with page granularity and a guard page between
+ * mappings; the in-page offset of the CPU address is kept.  Only the mapped
+ * bytes [bus, bus + len) are reachable, with the mapped direction.  A DMA
+ * access is resolved as a whole before a byte moves: if any byte is not
+ * mapped or lacks permission nothing is copied, a fault is counted and the
+ * access fails, as an IOMMU fault would.
+ *
+ * Locking: @map_lock (rwlock) guards the mapping table; DMA copies hold it
+ * for reading so engines copy in parallel and a mapping cannot go away
+ * under a copy.  @irq_lock guards the handler table and the INTx level.
+ * Each engine thread waits on its own condition variable.
+ */
+#include "emu_host.h"
+
+#include "xdma_regs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EMU_PAGE		4096ull
+#define EMU_IOVA_BASE		0x100000000ull	/* 4 GiB */
+#define EMU_NVEC		XDMA_MSIX_VECTORS
+
+/**
+ * struct emu_map - one IOMMU mapping.
+ * @bus: bus address of the first mapped byte
+ * @len: mapped bytes
+ * @cpu: CPU address of the first mapped byte
+ * @dir: what the card may do (enum hf_dma_dir bits)
+ * @owned: memory from hf_emu_dma_alloc(), freed with the mapping
+ */
+struct emu_map {
+	u64 bus;
+	u64 len;
+	u8 *cpu;
+	u32 dir;
+	bool owned;
+};
+
+/**
+ * struct emu_engine - the thread that runs one engine.
+ * @h: the host
+ * @index: engine order index
+ * @thread: the thread
+ * @lock: protects @kicked and @stop
+ * @cond: signalled by a kick and at shutdown
+ * @kicked: the model asked for xdma_model_engine_work()
+ * @stop: the thread must end
+ * @started: @thread was created
+ */
+struct emu_engine {
+	struct hf_emu_host *h;
+	u32 index;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool kicked;
+	bool stop;
+	bool started;
+};
+
+/**
+ * struct emu_irq - a registered interrupt handler.
+ * @handler: called with @arg from the thread that raised the interrupt
+ * @arg: handler argument
+ * @running: calls of @handler in progress (hf_emu_free_irq() waits)
+ */
+struct emu_irq {
+	void (*handler)(void *arg);
+	void *arg;
+	u32 running;
+};
+
+/**
+ * struct hf_emu_host - the in-process host.
+ * @m: the model
+ * @flags: HF_EMU_* flags
+ * @map_lock: guards @maps, @nmaps, @cap, @next_bus
+ * @maps: the mapping table
+ * @nmaps: live mappings
+ * @cap: entries allocated in @maps
+ * @next_bus: next free bus address
+ * @faults: DMA faults (atomic)
+ * @last_fault_bus: bus address of the last fault (atomic)
+ * @irq_lock: guards @irqs, @mode, @intx_level
+ * @irq_cond: signalled when a handler returns
+ * @irqs: handlers per vector
+ * @mode: interrupt mode the "driver" enabled
+ * @intx_level: last INTx level the model drove
+ * @dma_bar: the DMA/config BAR
+ * @user_bar: the user BAR
+ * @eng: engine threads
+ */
+struct hf_emu_host {
+	struct xdma_model *m;
+	u32 flags;
+	pthread_rwlock_t map_lock;
+	struct emu_map *maps;
+	size_t nmaps;
+	size_t cap;
+	u64 next_bus;
+	u64 faults;
+	u64 last_fault_bus;
+	pthread_mutex_t irq_lock;
+	pthread_cond_t irq_cond;
+	struct emu_irq irqs[EMU_NVEC];
+	enum xdma_model_irq_mode mode;
+	bool intx_level;
+	struct hf_mmio dma_bar;
+	struct hf_mmio user_bar;
+	struct emu_engine eng[XDMA_MAX_ENGINES];
+};
+
+/* Vector of the handler the current thread runs, or -1. */
+static _Thread_local int emu_in_handler = -1;
+
+/* ---- IOMMU ---- */
+
+static void emu_fault(struct hf_emu_host *h, u64 bus)
+{
+	__atomic_fetch_add(&h->faults, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->last_fault_bus, bus, __ATOMIC_RELAXED);
+}
+
+/* The mapping holding @bus, or NULL; map_lock held. */
+static struct emu_map *emu_find(struct hf_emu_host *h, u64 bus)
+{
+	size_t i;
+
+	for (i = 0; i < h->nmaps; i++) {
+		struct emu_map *mp = &h->maps[i];
+
+		if (bus >= mp->bus && bus - mp->bus < mp->len)
+			return mp;
+	}
+	return NULL;
+}
+
+/**
+ * emu_resolve() - translate a whole DMA access.
+ * @h: the host, map_lock held
+ * @bus: first byte
+ * @len: bytes
+ * @dir: HF_DMA_TO_DEVICE for a card read, HF_DMA_FROM_DEVICE for a write
+ *
+ * Mappings are separated by guard pages, so an access is valid only if one
+ * mapping holds all of it.
+ *
+ * Return: CPU address of @bus, or NULL after counting a fault at the first
+ * unreachable byte.
+ */
+static u8 *emu_resolve(struct hf_emu_host *h, u64 bus, size_t len, u32 dir)
+{
+	struct emu_map *mp;
+
+	if (bus + len < bus) {
+		emu_fault(h, bus);
+		return NULL;
+	}
+	mp = emu_find(h, bus);
+	if (!mp || !(mp->dir & dir)) {
+		emu_fault(h, bus);
+		return NULL;
+	}
+	if (len > mp->len - (bus - mp->bus)) {
+		emu_fault(h, mp->bus + mp->len);
+		return NULL;
+	}
+	return mp->cpu + (bus - mp->bus);
+}
+
+static int emu_dma_read(void *host, uint64_t bus, void *dst, size_t len)
+{
+	struct hf_emu_host *h = host;
+	int r = -EFAULT;
+	u8 *src;
+
+	pthread_rwlock_rdlock(&h->map_lock);
+	src = emu_resolve(h, bus, len, HF_DMA_TO_DEVICE);
+	if (src) {
+		memcpy(dst, src, len);
+		r = 0;
+	}
+	pthread_rwlock_unlock(&h->map_lock);
+	return r;
+}
+
+static int emu_dma_write(void *host, uint64_t bus, const void *src,
+			 size_t len)
+{
+	struct hf_emu_host *h = host;
+	int r = -EFAULT;
+	u8 *dst;
+
+	pthread_rwlock_rdlock(&h->map_lock);
+	dst = emu_resolve(h, bus, len, HF_DMA_FROM_DEVICE);
+	if (dst && len == 4 && IS_ALIGNED((uintptr_t)dst, 4)) {
+		/*
+		 * A dword write (poll-mode writeback) is one release store,
+		 * so a CPU that polls it with an acquire load also sees the
+		 * data the engine moved before it, as on a coherent bus.
+		 */
+		u32 v;
+
+		memcpy(&v, src, 4);
+		__atomic_store_n((u32 *)dst, v, __ATOMIC_RELEASE);
+		r = 0;
+	} else if (dst) {
+		memcpy(dst, src, len);
+		r = 0;
+	}
+	pthread_rwlock_unlock(&h->map_lock);
+	return r;
+}
+
+static int emu_map_add(struct hf_emu_host *h, void *cpu, size_t len,
+		       enum hf_dma_dir dir, bool owned, u64 *bus);
+
+/**
+ * hf_emu_dma_map() - make @len bytes at @cpu reachable by the card.
+ * @h: the host
+ * @cpu: first byte
+ * @len: bytes, > 0
+ * @dir: what the card may do with them
+ * @bus: the bus address of @cpu
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int hf_emu_dma_map(struct hf_emu_host *h, void *cpu, size_t len,
+		   enum hf_dma_dir dir, u64 *bus)
+{
+	return emu_map_add(h, cpu, len, dir, false, bus);
+}
+
+static int emu_map_add(struct hf_emu_host *h, void *cpu, size_t len,
+		       enum hf_dma_dir dir, bool owned, u64 *bus)
+{
+	u64 off = (uintptr_t)cpu & (EMU_PAGE - 1);
+	struct emu_map *mp;
+	u64 span;
+
+	if (!h || !cpu || !len || !bus || (dir & ~HF_DMA_BIDIRECTIONAL) ||
+	    !dir)
+		return -EINVAL;
+	span = ALIGN(off + len, EMU_PAGE);
+	pthread_rwlock_wrlock(&h->map_lock);
+	if (h->nmaps == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 16;
+
+		mp = realloc(h->maps, cap * sizeof(*mp));
+		if (!mp) {
+			pthread_rwlock_unlock(&h->map_lock);
+			return -ENOMEM;
+		}
+		h->maps = mp;
+		h->cap = cap;
+	}
+	mp = &h->maps[h->nmaps++];
+	mp->bus = h->next_bus + off;
+	mp->len = len;
+	mp->cpu = cpu;
+	mp->dir = dir;
+	mp->owned = owned;
+	h->next_bus += span + EMU_PAGE;		/* guard page */
+	*bus = mp->bus;
+	pthread_rwlock_unlock(&h->map_lock);
+	return 0;
+}
+
+/* Remove a mapping; @owned_cpu: the memory of a hf_emu_dma_alloc(). */
+static int emu_map_remove(struct hf_emu_host *h, u64 bus, void *owned_cpu)
+{
+	size_t i;
+
+	pthread_rwlock_wrlock(&h->map_lock);
+	for (i = 0; i < h->nmaps; i++) {
+		struct emu_map *mp = &h->maps[i];
+
+		if (mp->bus == bus && mp->owned == !!owned_cpu &&
+		    (!owned_cpu || mp->cpu == owned_cpu)) {
+			h->maps[i] = h->maps[--h->nmaps];
+			pthread_rwlock_unlock(&h->map_lock);
+			return 0;
+		}
+	}
+	pthread_rwlock_unlock(&h->map_lock);
+	return -ENOENT;
+}
+
+/**
+ * hf_emu_dma_unmap() - remove the mapping that starts at @bus.
+ * @h: the host
+ * @bus: bus address hf_emu_dma_map() returned
+ *
+ * Return: 0, or -ENOENT when no hf_emu_dma_map() mapping starts there
+ * (memory of hf_emu_dma_alloc() goes with hf_emu_dma_free()).
+ */
+int hf_emu_dma_unmap(struct hf_emu_host *h, u64 bus)
+{
+	return emu_map_remove(h, bus, NULL);
+}
+
+/**
+ * hf_emu_dma_alloc() - DMA-coherent memory: zeroed, page aligned, mapped
+ * for both directions.
+ * @h: the host
+ * @len: bytes, > 0
+ * @bus: its bus address
+ *
+ * Return: CPU address, or NULL.  Free with hf_emu_dma_free().
+ */
+void *hf_emu_dma_alloc(struct hf_emu_host *h, size_t len, u64 *bus)
+{
+	size_t size = ALIGN(len, (size_t)EMU_PAGE);
+	void *p;
+
+	if (!len || posix_memalign(&p, EMU_PAGE, size))
+		return NULL;
+	memset(p, 0, size);
+	if (emu_map_add(h, p, len, HF_DMA_BIDIRECTIONAL, true, bus)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void hf_emu_dma_free(struct hf_emu_host *h, void *cpu, u64 bus)
+{
+	if (!h || !cpu)
+		return;
+	if (!emu_map_remove(h, bus, cpu))
+		free(cpu);
+}
+
+void hf_emu_host_get_stats(struct hf_emu_host *h,
+			   struct hf_emu_host_stats *st)
+{
+	pthread_rwlock_rdlock(&h->map_lock);
+	st->maps = h->nmaps;
+	pthread_rwlock_unlock(&h->map_lock);
+	st->faults = __atomic_load_n(&h->faults, __ATOMIC_RELAXED);
+	st->last_fault_bus = __atomic_load_n(&h->last_fault_bus,
+					     __ATOMIC_RELAXED);
+}
+
+/* ---- interrupts ---- */
+
+static void emu_call_handler(struct hf_emu_host *h, u32 vector)
+{
+	void (*fn)(void *arg);
+	void *arg;
+	int prev;
+
+	if (vector >= EMU_NVEC)
+		return;
+	pthread_mutex_lock(&h->irq_lock);
+	fn = h->irqs[vector].handler;
+	arg = h->irqs[vector].arg;
+	if (fn)
+		h->irqs[vector].running++;
+	pthread_mutex_unlock(&h->irq_lock);
+	if (!fn)
+		return;
+	prev = emu_in_handler;
+	emu_in_handler = (int)vector;
+	fn(arg);
+	emu_in_handler = prev;
+	pthread_mutex_lock(&h->irq_lock);
+	h->irqs[vector].running--;
+	pthread_cond_broadcast(&h->irq_cond);
+	pthread_mutex_unlock(&h->irq_lock);
+}
+
+static void emu_msi(void *host, uint32_t vector)
+{
+	struct hf_emu_host *h = host;
+	enum xdma_model_irq_mode mode;
+
+	pthread_mutex_lock(&h->irq_lock);
+	mode = h->mode;
+	pthread_mutex_unlock(&h->irq_lock);
+	if (mode == XDMA_MODEL_IRQ_MSI || mode == XDMA_MODEL_IRQ_MSIX)
+		emu_call_handler(h, vector);
+}
+
+/* INTx: the vector-0 handler runs on each rising edge of the line. */
+static void emu_intx(void *host, bool level)
+{
+	struct hf_emu_host *h = host;
+	bool rise;
+
+	pthread_mutex_lock(&h->irq_lock);
+	rise = level && !h->intx_level && h->mode == XDMA_MODEL_IRQ_LEGACY;
+	h->intx_level = level;
+	pthread_mutex_unlock(&h->irq_lock);
+	if (rise)
+		emu_call_handler(h, 0);
+}
+
+int hf_emu_set_irq_mode(struct hf_emu_host *h, enum xdma_model_irq_mode mode)
+{
+	if (mode < XDMA_MODEL_IRQ_NONE || mode > XDMA_MODEL_IRQ_MSIX)
+		return -EINVAL;
+	pthread_mutex_lock(&h->irq_lock);
+	h->mode = mode;
+	pthread_mutex_unlock(&h->irq_lock);
+	xdma_model_set_irq_mode(h->m, mode);
+	return 0;
+}
+
+/**
+ * hf_emu_request_irq() - install the handler of one vector.
+ * @h: the host
+ * @vector: MSI-X/MSI vector 0..31 (INTx uses vector 0)
+ * @handler: called from the thread that raised the interrupt (an engine
+ *	thread, or the MMIO caller for user interrupts and in HF_EMU_SYNC)
+ * @arg: its argument
+ *
+ * Return: 0, -EINVAL, or -EBUSY when the vector has a handler.
+ */
+int hf_emu_request_irq(struct hf_emu_host *h, u32 vector,
+		       void (*handler)(void *arg), void *arg)
+{
+	int r = 0;
+
+	if (!h || vector >= EMU_NVEC || !handler)
+		return -EINVAL;
+	pthread_mutex_lock(&h->irq_lock);
+	if (h->irqs[vector].handler) {
+		r = -EBUSY;
+	} else {
+		h->irqs[vector].handler = handler;
+		h->irqs[vector].arg = arg;
+	}
+	pthread_mutex_unlock(&h->irq_lock);
+	return r;
+}
+
+/**
+ * hf_emu_free_irq() - remove the handler of @vector; like the kernel's
+ * free_irq() it waits for running calls of it to return (except a call
+ * from inside that handler).
+ * @h: the host
+ * @vector: the vector
+ */
+void hf_emu_free_irq(struct hf_emu_host *h, u32 vector)
+{
+	if (!h || vector >= EMU_NVEC)
+		return;
+	pthread_mutex_lock(&h->irq_lock);
+	h->irqs[vector].handler = NULL;
+	h->irqs[vector].arg = NULL;
+	while (h->irqs[vector].running && emu_in_handler != (int)vector)
+		pthread_cond_wait(&h->irq_cond, &h->irq_lock);
+	pthread_mutex_unlock(&h->irq_lock);
+}
+
+/* ---- engines ---- */
+
+static void *emu_engine_thread(void *arg)
+{
+	struct emu_engine *t = arg;
+
+	pthread_mutex_lock(&t->lock);
+	for (;;) {
+		while (!t->kicked && !t->stop)
+			pthread_cond_wait(&t->cond, &t->lock);
+		if (t->stop)
+			break;
+		t->kicked = false;
+		pthread_mutex_unlock(&t->lock);
+		xdma_model_engine_work(t->h->m, t->index);
+		pthread_mutex_lock(&t->lock);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+static void emu_kick(void *host, uint32_t engine)
+{
+	struct hf_emu_host *h = host;
+	struct emu_engine *t;
+
+	if (engine >= XDMA_MAX_ENGINES)
+		return;
+	if (h->flags & HF_EMU_SYNC) {
+		xdma_model_engine_work(h->m, engine);
+		return;
+	}
+	t = &h->eng[engine];
+	pthread_mutex_lock(&t->lock);
+	t->kicked = true;
+	pthread_cond_signal(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static const struct xdma_model_host_ops emu_ops = {
+	.dma_read = emu_dma_read,
+	.dma_write = emu_dma_write,
+	.msi = emu_msi,
+	.intx = emu_intx,
+	.kick = emu_kick,
+};
+
+/* ---- BARs ---- */
+
+static u32 emu_dma_bar_read(void *ctx, u32 off)
+{
+	return xdma_model_dma_read32(ctx, off);
+}
+
+static void emu_dma_bar_write(void *ctx, u32 off, u32 val)
+{
+	xdma_model_dma_write32(ctx, off, val);
+}
+
+static u32 emu_user_bar_read(void *ctx, u32 off)
+{
+	return xdma_model_user_read32(ctx, off);
+}
+
+static void emu_user_bar_write(void *ctx, u32 off, u32 val)
+{
+	xdma_model_user_write32(ctx, off, val);
+}
+
+const struct hf_mmio *hf_emu_dma_bar(struct hf_emu_host *h)
+{
+	return &h->dma_bar;
+}
+
+const struct hf_mmio *hf_emu_user_bar(struct hf_emu_host *h)
+{
+	return &h->user_bar;
+}
+
+struct xdma_model *hf_emu_host_model(struct hf_emu_host *h)
+{
+	return h->m;
+}
+
+/* ---- life cycle ---- */
+
+static void emu_stop_threads(struct hf_emu_host *h)
+{
+	u32 i;
+
+	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
+		struct emu_engine *t = &h->eng[i];
+
+		if (!t->started)
+			continue;
+		pthread_mutex_lock(&t->lock);
+		t->stop = true;
+		pthread_cond_signal(&t->cond);
+		pthread_mutex_unlock(&t->lock);
+		pthread_join(t->thread, NULL);
+		t->started = false;
+	}
+}
+
+/**
+ * hf_emu_host_create() - an emulated card and its in-process host.
+ * @cfg: card configuration (NULL: defaults)
+ * @flags: HF_EMU_SYNC to run engines in the thread that starts them
+ * @out: the host
+ *
+ * Return: 0, -EINVAL (bad configuration), -ENOMEM, or the negative error
+ * of thread creation.
+ */
+int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
+		       struct hf_emu_host **out)
+{
+	struct hf_emu_host *h;
+	u32 i, n;
+	int r;
+
+	if (!out || (flags & ~HF_EMU_SYNC))
+		return -EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->flags = flags;
+	h->next_bus = EMU_IOVA_BASE;
+	pthread_rwlock_init(&h->map_lock, NULL);
+	pthread_mutex_init(&h->irq_lock, NULL);
+	pthread_cond_init(&h->irq_cond, NULL);
+	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
+		h->eng[i].h = h;
+		h->eng[i].index = i;
+		pthread_mutex_init(&h->eng[i].lock, NULL);
+		pthread_cond_init(&h->eng[i].cond, NULL);
+	}
+	r = xdma_model_create(cfg, &emu_ops, h, &h->m);
+	if (r)
+		goto err;
+	h->dma_bar = (struct hf_mmio){
+		.read32 = emu_dma_bar_read,
+		.write32 = emu_dma_bar_write,
+		.ctx = h->m,
+		.size = XDMA_BAR_SIZE,
+	};
+	h->user_bar = (struct hf_mmio){
+		.read32 = emu_user_bar_read,
+		.write32 = emu_user_bar_write,
+		.ctx = h->m,
+		.size = HF_USER_BAR_SIZE,
+	};
+	n = xdma_model_num_engines(h->m);
+	for (i = 0; i < n && !(flags & HF_EMU_SYNC); i++) {
+		r = -pthread_create(&h->eng[i].thread, NULL,
+				    emu_engine_thread, &h->eng[i]);
+		if (r)
+			goto err;
+		h->eng[i].started = true;
+	}
+	*out = h;
+	return 0;
+err:
+	hf_emu_host_destroy(h);
+	return r;
+}
+
+/**
+ * hf_emu_host_destroy() - stop the engine threads, free the card, every
+ * mapping and the memory of hf_emu_dma_alloc() not yet freed.
+ * @h: the host (NULL is ignored)
+ */
+void hf_emu_host_destroy(struct hf_emu_host *h)
+{
+	size_t j;
+	u32 i;
+
+	if (!h)
+		return;
+	emu_stop_threads(h);
+	xdma_model_destroy(h->m);
+	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
+		pthread_cond_destroy(&h->eng[i].cond);
+		pthread_mutex_destroy(&h->eng[i].lock);
+	}
+	pthread_cond_destroy(&h->irq_cond);
+	pthread_mutex_destroy(&h->irq_lock);
+	pthread_rwlock_destroy(&h->map_lock);
+	for (j = 0; j < h->nmaps; j++)
+		if (h->maps[j].owned)
+			free(h->maps[j].cpu);
+	free(h->maps);
+	free(h);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu_host.h - the in-process host of the XDMA model: plays the part of the
+ * PCIe host for an emulated card living inside the calling process.
+ *
+ *  - an IOMMU: memory the driver side maps gets a bus address (IOVA) of its
+ *    own, distinct from its virtual address; the model's DMA reaches exactly
+ *    the mapped bytes with the mapped permission, anything else is a PCIe
+ *    read or write error, as with a real IOMMU;
+ *  - DMA-coherent allocations (descriptor rings, writeback words);
+ *  - one thread per engine, so engines run asynchronously to the driver as
+ *    hardware does, or, with HF_EMU_SYNC, in the thread that starts them
+ *    (deterministic unit tests);
+ *  - interrupt delivery: a handler per MSI-X / MSI vector or the INTx line;
+ *  - the two BARs as struct hf_mmio for the engine core.
+ */
+#ifndef HF_EMU_HOST_H
+#define HF_EMU_HOST_H
+
+#include "../../core/hf_os.h"
+#include "../xdma_model.h"
+
+#define HF_EMU_SYNC		(1u << 0)	/* engines run synchronously */
+
+enum hf_dma_dir {
+	HF_DMA_TO_DEVICE = 1,		/* the card reads (H2C) */
+	HF_DMA_FROM_DEVICE = 2,		/* the card writes (C2H) */
+	HF_DMA_BIDIRECTIONAL = 3,
+};
+
+struct hf_emu_host;
+
+/**
+ * struct hf_emu_host_stats - IOMMU activity.
+ * @maps: live mappings
+ * @faults: DMA accesses that hit no mapping or lacked permission
+ * @last_fault_bus: bus address of the last fault
+ */
+struct hf_emu_host_stats {
+	u64 maps;
+	u64 faults;
+	u64 last_fault_bus;
+};
+
+int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
+		       struct hf_emu_host **out);
+void hf_emu_host_destroy(struct hf_emu_host *h);
+struct xdma_model *hf_emu_host_model(struct hf_emu_host *h);
+const struct hf_mmio *hf_emu_dma_bar(struct hf_emu_host *h);
+const struct hf_mmio *hf_emu_user_bar(struct hf_emu_host *h);
+
+int hf_emu_dma_map(struct hf_emu_host *h, void *cpu, size_t len,
+		   enum hf_dma_dir dir, u64 *bus);
+int hf_emu_dma_unmap(struct hf_emu_host *h, u64 bus);
+void *hf_emu_dma_alloc(struct hf_emu_host *h, size_t len, u64 *bus);
+void hf_emu_dma_free(struct hf_emu_host *h, void *cpu, u64 bus);
+
+int hf_emu_set_irq_mode(struct hf_emu_host *h, enum xdma_model_irq_mode mode);
+int hf_emu_request_irq(struct hf_emu_host *h, u32 vector,
+		       void (*handler)(void *arg), void *arg);
+void hf_emu_free_irq(struct hf_emu_host *h, u32 vector);
+
+void hf_emu_host_get_stats(struct hf_emu_host *h,
+			   struct hf_emu_host_stats *st);
+
+#endif /* HF_EMU_HOST_H */

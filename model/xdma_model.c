@@ -1,0 +1,1563 @@
+// SPDX-License-Identifier: GPL-2.0-or-later OR MIT
+/*
+ * xdma_model.c - software model of an FPGA card with the Xilinx XDMA IP
+ * (PG195, "DMA/Bridge Subsystem for PCI Express") in AXI memory-mapped mode.
+ *
+ * What is modelled (docs/xdma-model.md is the register reference):
+ *  - the DMA/config BAR: H2C/C2H channel blocks, IRQ block, config block,
+ *    H2C/C2H SGDMA blocks and the SGDMA common block;
+ *  - the scatter-gather engines: descriptor fetch over the bus (host ops),
+ *    adjacent-descriptor blocks, data movement between bus memory and card
+ *    memory, status, completed count, poll-mode writeback, halt;
+ *  - interrupts: channel and user sources, IRQ block enables, requests,
+ *    pending bits and vector numbers, delivered as MSI/MSI-X messages on a
+ *    rising edge of a pending bit or as an INTx level;
+ *  - the performance monitors of each channel;
+ *  - card DDR and the small user BAR of our design (HF_USER_*).
+ *
+ * Locking: one mutex (m->lock) protects every register.  Host ops are never
+ * called with it held: work that must reach the host (kick, writeback,
+ * messages, INTx) is collected in a struct model_act while the lock is held
+ * and performed after it is dropped (act_flush()).  Data is copied between
+ * bus memory and card memory without the lock; a sequence number per engine
+ * (seq) tells an engine thread that the engine was restarted or reset while
+ * it was copying, so it drops the result.
+ */
+#include "xdma_model.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "hf_os.h"
+#include "xdma_regs.h"
+
+/* What the modelled card reports (a Gen3 x8 card with a 250 MHz AXI clock). */
+#define MODEL_ADDR_BITS		64
+#define MODEL_AXI_NS_PER_CYCLE	4		/* 250 MHz */
+#define MODEL_DATA_WIDTH_CODE	2		/* 256-bit AXI data path */
+#define MODEL_DATA_BYTES	32
+#define MODEL_MPS_CODE		1		/* 256 bytes */
+#define MODEL_MRRS_CODE		2		/* 512 bytes */
+#define MODEL_SYSTEM_ID		0xff01
+#define MODEL_USER_VERSION	0x00010000u	/* 1.0 */
+#define MODEL_MAX_ALIGN		128	/* largest that ALIGNMENTS can report */
+
+#define PERF_COUNTER_MAX	GENMASK_ULL(41, 0)
+#define CTRL_RW_MASK							\
+	(XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL | XDMA_CTRL_NON_INCR_ADDR |	\
+	 XDMA_CTRL_POLL_MODE_WB | XDMA_CTRL_STM_WB_DISABLE)
+#define IRQ_VEC_REG_MASK	0x1f1f1f1fu
+#define USER_IRQ_MASK		GENMASK(XDMA_USER_IRQS - 1, 0)
+#define MSIX_REGION_END		(XDMA_MSIX_TABLE_OFFSET + 0x1000)
+
+/**
+ * struct model_engine - one SGDMA engine (H2C or C2H channel).
+ * @index: engine order index (H2C n -> n, C2H n -> num_h2c + n)
+ * @ch: channel number within its direction
+ * @c2h: true for a card-to-host engine
+ * @ctrl: Control register (0x04)
+ * @status: Status register (0x40); XDMA_STAT_BUSY while the engine runs
+ * @completed: Completed Descriptor Count (0x48)
+ * @irq_mask: Interrupt Enable Mask (0x90)
+ * @wb_lo: Poll Mode Low Write Back Address (0x88)
+ * @wb_hi: Poll Mode High Write Back Address (0x8c)
+ * @desc_lo: SGDMA Descriptor Low Address (0x80)
+ * @desc_hi: SGDMA Descriptor High Address (0x84)
+ * @desc_adj: SGDMA Descriptor Adjacent (0x88)
+ * @credits: SGDMA Descriptor Credits (0x8c)
+ * @perf_ctrl: Performance Monitor Control (0xc0), Run and Auto bits
+ * @perf_on: the performance counters are counting
+ * @perf_auto_stopped: Auto mode stopped the counters at a Stop descriptor
+ * @perf_start_ns: monotonic time the counters last started
+ * @perf_cyc_ns: nanoseconds counted before @perf_start_ns
+ * @perf_data: data beats counted
+ * @perf_pend_ns: nanoseconds a descriptor's data was in flight
+ * @parked: busy, but no thread works on it (halt, stall or dead card)
+ * @in_work: a thread is inside xdma_model_engine_work() for this engine
+ * @seq: bumped at every start and reset; an engine thread that sees it
+ *	change while it copied data drops what it did
+ * @cur_addr: bus address of the next descriptor block to fetch
+ * @cur_adj: adjacent count of that block
+ * @blk: the fetched descriptor block
+ * @blk_n: descriptors in @blk (0: fetch the next block)
+ * @blk_i: next descriptor of @blk to process
+ */
+struct model_engine {
+	u32 index;
+	u32 ch;
+	bool c2h;
+	u32 ctrl;
+	u32 status;
+	u32 completed;
+	u32 irq_mask;
+	u32 wb_lo;
+	u32 wb_hi;
+	u32 desc_lo;
+	u32 desc_hi;
+	u32 desc_adj;
+	u32 credits;
+	u32 perf_ctrl;
+	bool perf_on;
+	bool perf_auto_stopped;
+	u64 perf_start_ns;
+	u64 perf_cyc_ns;
+	u64 perf_data;
+	u64 perf_pend_ns;
+	bool parked;
+	bool in_work;
+	u32 seq;
+	u64 cur_addr;
+	u32 cur_adj;
+	struct xdma_desc blk[XDMA_DESC_MAX_ADJ + 1];
+	u32 blk_n;
+	u32 blk_i;
+};
+
+/**
+ * struct xdma_model - the card.
+ * @cfg: configuration, defaults filled in
+ * @ops: host operations
+ * @host: first argument of every host op
+ * @lock: protects everything below that is not atomic
+ * @copies_cond: signalled when @copies drops to zero
+ * @copies: engine threads inside a host DMA op (xdma_model_reset() waits)
+ * @intx_lock: serialises INTx level delivery (recursive: an ISR may
+ *	cause another level change from inside ops->intx)
+ * @num_engines: num_h2c + num_c2h
+ * @eng: the engines in engine order
+ * @ddr: card memory
+ * @ddr_mapped: @ddr was mapped by the model
+ * @user_en: IRQ block User Interrupt Enable Mask (0x04)
+ * @chan_en: IRQ block Channel Interrupt Enable Mask (0x10)
+ * @user_vec: IRQ block User Vector Number registers (0x80..0x8c)
+ * @chan_vec: IRQ block Channel Vector Number registers (0xa0, 0xa4)
+ * @usr_irq_req: usr_irq_req lines driven by the user logic
+ * @user_pend_prev: user pending bits at the last evaluation (edges)
+ * @chan_pend_prev: channel pending bits at the last evaluation (edges)
+ * @intx_level: INTx level the IRQ block drives
+ * @intx_delivered: level last passed to ops->intx
+ * @irq_mode: what the host enabled in PCI config space
+ * @sg_halt: SGDMA common Descriptor Control (halt bits)
+ * @sg_credit_en: SGDMA common Descriptor Credit Mode Enable
+ * @pcie_ctrl: config block PCIE Control
+ * @user_mps: config block AXI User Max Payload Size, programmed field
+ * @user_mrrs: config block AXI User Max Read Request Size, programmed field
+ * @wr_flush: config block Write Flush Timeout
+ * @scratch: user BAR scratch register
+ * @uram: user BAR RAM
+ * @faults: injected faults (enum xdma_model_fault)
+ * @debug: log guest errors (HF_MODEL_DEBUG set)
+ * @cnt: counters, updated with atomics
+ */
+struct xdma_model {
+	struct xdma_model_config cfg;
+	struct xdma_model_host_ops ops;
+	void *host;
+	pthread_mutex_t lock;
+	pthread_cond_t copies_cond;
+	u32 copies;
+	pthread_mutex_t intx_lock;
+	u32 num_engines;
+	struct model_engine eng[XDMA_MAX_ENGINES];
+	u8 *ddr;
+	bool ddr_mapped;
+	u32 user_en;
+	u32 chan_en;
+	u32 user_vec[4];
+	u32 chan_vec[2];
+	u32 usr_irq_req;
+	u32 user_pend_prev;
+	u32 chan_pend_prev;
+	bool intx_level;
+	bool intx_delivered;
+	enum xdma_model_irq_mode irq_mode;
+	u32 sg_halt;
+	u32 sg_credit_en;
+	u32 pcie_ctrl;
+	u32 user_mps;
+	u32 user_mrrs;
+	u32 wr_flush;
+	u32 scratch;
+	u32 uram[HF_USER_RAM_SIZE / 4];
+	u32 faults;
+	bool debug;
+	struct xdma_model_counters cnt;
+};
+
+/**
+ * struct model_act - host work collected under the lock, done after it.
+ * @kick: engines to hand to ops->kick
+ * @nmsi: entries of @msi
+ * @msi: message vectors to send, in order
+ * @intx: re-evaluate the INTx level
+ * @nwb: entries of @wb_addr / @wb_val
+ * @wb_addr: poll-mode writeback addresses
+ * @wb_val: poll-mode writeback words
+ */
+struct model_act {
+	u32 kick;
+	u32 nmsi;
+	u32 msi[XDMA_USER_IRQS + XDMA_MAX_ENGINES];
+	bool intx;
+	u32 nwb;
+	u64 wb_addr[XDMA_MAX_ENGINES];
+	u32 wb_val[XDMA_MAX_ENGINES];
+};
+
+static inline void cnt_add(uint64_t *c, uint64_t v)
+{
+	__atomic_fetch_add(c, v, __ATOMIC_RELAXED);
+}
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+static void sleep_ns(u64 ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000ull,
+		.tv_nsec = ns % 1000000000ull,
+	};
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+static void guest_error(struct xdma_model *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A guest did something the IP leaves undefined: count it, maybe log it. */
+static void guest_error(struct xdma_model *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	cnt_add(&m->cnt.guest_errors, 1);
+	if (!m->debug)
+		return;
+	fputs("xdma-model: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static inline bool is_pow2(u32 v)
+{
+	return v && !(v & (v - 1));
+}
+
+static inline u64 desc_addr(__le32 lo, __le32 hi)
+{
+	return (u64)le32_to_cpu(lo) | (u64)le32_to_cpu(hi) << 32;
+}
+
+/* ---- interrupts ---- */
+
+static u32 chan_vector(const struct xdma_model *m, u32 engine)
+{
+	u32 reg = m->chan_vec[engine / 4];
+
+	return (reg >> XDMA_IRQ_VEC_SHIFT(engine)) & XDMA_IRQ_VEC_MASK;
+}
+
+static u32 user_vector(const struct xdma_model *m, u32 n)
+{
+	u32 reg = m->user_vec[n / 4];
+
+	return (reg >> XDMA_IRQ_VEC_SHIFT(n)) & XDMA_IRQ_VEC_MASK;
+}
+
+/* IRQ block Channel Interrupt Request: status & Interrupt Enable Mask. */
+static u32 chan_request(const struct xdma_model *m)
+{
+	u32 req = 0;
+	u32 i;
+
+	for (i = 0; i < m->num_engines; i++) {
+		const struct model_engine *e = &m->eng[i];
+
+		if (e->status & e->irq_mask & XDMA_CTRL_IE_ALL)
+			req |= BIT(i);
+	}
+	return req;
+}
+
+static bool irq_blocked(const struct xdma_model *m)
+{
+	return m->faults & (XDMA_FAULT_LOST_IRQ | XDMA_FAULT_DEAD);
+}
+
+/**
+ * irq_update() - re-evaluate the IRQ block after a state change.
+ * @m: the card, locked
+ * @act: collects message interrupts and the INTx re-evaluation
+ *
+ * Pending = request & enable.  A message (MSI or MSI-X) is sent for each
+ * pending bit that rose since the last evaluation, with the vector number of
+ * its source; the INTx line follows "any bit pending".  Edges are consumed
+ * even when nothing is delivered (irq mode NONE, LOST_IRQ fault).
+ */
+static void irq_update(struct xdma_model *m, struct model_act *act)
+{
+	u32 chan_pend = chan_request(m) & m->chan_en;
+	u32 user_pend = m->usr_irq_req & m->user_en;
+	u32 chan_rise = chan_pend & ~m->chan_pend_prev;
+	u32 user_rise = user_pend & ~m->user_pend_prev;
+	bool msg = m->irq_mode == XDMA_MODEL_IRQ_MSI ||
+		   m->irq_mode == XDMA_MODEL_IRQ_MSIX;
+	u32 i;
+
+	m->chan_pend_prev = chan_pend;
+	m->user_pend_prev = user_pend;
+	m->intx_level = chan_pend || user_pend;
+	act->intx = true;
+	if (!msg || irq_blocked(m))
+		return;
+	for (i = 0; i < m->num_engines; i++)
+		if ((chan_rise & BIT(i)) && act->nmsi < ARRAY_SIZE(act->msi))
+			act->msi[act->nmsi++] = chan_vector(m, i);
+	for (i = 0; i < XDMA_USER_IRQS; i++)
+		if ((user_rise & BIT(i)) && act->nmsi < ARRAY_SIZE(act->msi))
+			act->msi[act->nmsi++] = user_vector(m, i);
+}
+
+/* Bring the host's INTx line to the level the IRQ block drives. */
+static void intx_sync(struct xdma_model *m)
+{
+	pthread_mutex_lock(&m->intx_lock);
+	for (;;) {
+		bool want;
+
+		pthread_mutex_lock(&m->lock);
+		want = m->irq_mode == XDMA_MODEL_IRQ_LEGACY && m->intx_level &&
+		       !irq_blocked(m);
+		if (want == m->intx_delivered) {
+			pthread_mutex_unlock(&m->lock);
+			break;
+		}
+		m->intx_delivered = want;
+		pthread_mutex_unlock(&m->lock);
+		if (want)
+			cnt_add(&m->cnt.irqs, 1);
+		if (m->ops.intx)
+			m->ops.intx(m->host, want);
+	}
+	pthread_mutex_unlock(&m->intx_lock);
+}
+
+/* Do the host work collected under the lock; called without it. */
+static void act_flush(struct xdma_model *m, struct model_act *act)
+{
+	u32 i;
+
+	for (i = 0; i < act->nwb; i++) {
+		__le32 wb = cpu_to_le32(act->wb_val[i]);
+
+		cnt_add(&m->cnt.wb_writes, 1);
+		if (m->ops.dma_write(m->host, act->wb_addr[i], &wb, sizeof(wb)))
+			guest_error(m, "writeback to 0x%llx failed",
+				    (unsigned long long)act->wb_addr[i]);
+	}
+	for (i = 0; i < act->nmsi; i++) {
+		cnt_add(&m->cnt.irqs, 1);
+		if (m->ops.msi)
+			m->ops.msi(m->host, act->msi[i]);
+	}
+	if (act->intx)
+		intx_sync(m);
+	for (i = 0; i < XDMA_MAX_ENGINES; i++)
+		if (act->kick & BIT(i))
+			m->ops.kick(m->host, i);
+}
+
+/* ---- performance monitor ---- */
+
+static u64 perf_ns(const struct model_engine *e, u64 now)
+{
+	return e->perf_cyc_ns + (e->perf_on ? now - e->perf_start_ns : 0);
+}
+
+/* Counting while armed (perf Run) and the engine's Run bit is set. */
+static void perf_eval(struct model_engine *e, u64 now)
+{
+	bool want = (e->perf_ctrl & XDMA_PERF_RUN) &&
+		    (e->ctrl & XDMA_CTRL_RUN) && !e->perf_auto_stopped;
+
+	if (want && !e->perf_on) {
+		e->perf_on = true;
+		e->perf_start_ns = now;
+	} else if (!want && e->perf_on) {
+		e->perf_cyc_ns += now - e->perf_start_ns;
+		e->perf_on = false;
+	}
+}
+
+static void perf_clear(struct model_engine *e, u64 now)
+{
+	e->perf_cyc_ns = 0;
+	e->perf_start_ns = now;
+	e->perf_data = 0;
+	e->perf_pend_ns = 0;
+}
+
+static u32 perf_lo(u64 v)
+{
+	return lower_32_bits(min_t(u64, v, PERF_COUNTER_MAX));
+}
+
+static u32 perf_hi(u64 v)
+{
+	if (v > PERF_COUNTER_MAX)
+		return XDMA_PERF_HI_MAXED | XDMA_PERF_HI_COUNT;
+	return FIELD_PREP(XDMA_PERF_HI_COUNT, upper_32_bits(v));
+}
+
+/* ---- engines ---- */
+
+static struct model_engine *chan_engine(struct xdma_model *m, bool c2h,
+					u32 ch)
+{
+	u32 n = c2h ? m->cfg.num_c2h : m->cfg.num_h2c;
+
+	if (ch >= n)
+		return NULL;
+	return &m->eng[c2h ? m->cfg.num_h2c + ch : ch];
+}
+
+static bool eng_halted(const struct xdma_model *m, const struct model_engine *e)
+{
+	u32 bit = e->c2h ? XDMA_SGDMA_HALT_C2H(e->ch) :
+			   XDMA_SGDMA_HALT_H2C(e->ch);
+
+	return m->sg_halt & bit;
+}
+
+/* Status bits an event sets: the Control register ie_* bits log them. */
+static inline u32 logged(const struct model_engine *e, u32 bits)
+{
+	return bits & e->ctrl & XDMA_CTRL_IE_ALL;
+}
+
+static void queue_writeback(const struct model_engine *e,
+			    struct model_act *act)
+{
+	u32 wb;
+
+	if (!(e->ctrl & XDMA_CTRL_POLL_MODE_WB) ||
+	    act->nwb >= ARRAY_SIZE(act->wb_addr))
+		return;
+	wb = FIELD_PREP(XDMA_WB_COUNT, e->completed);
+	if (e->status & XDMA_STAT_ERR_MASK)
+		wb |= XDMA_WB_ERR;
+	act->wb_addr[act->nwb] = (u64)e->wb_hi << 32 | e->wb_lo;
+	act->wb_val[act->nwb] = wb;
+	act->nwb++;
+}
+
+/* Engine goes idle; @bits are the status events to log. */
+static void eng_idle(struct xdma_model *m, struct model_engine *e, u32 bits,
+		     struct model_act *act)
+{
+	e->status = (e->status & ~XDMA_STAT_BUSY) | logged(e, bits);
+	e->parked = false;
+	e->blk_n = 0;
+	irq_update(m, act);
+}
+
+/* Engine stops on an error; it stops whether or not @bits are logged. */
+static void eng_error(struct xdma_model *m, struct model_engine *e, u32 bits,
+		      struct model_act *act)
+{
+	cnt_add(&m->cnt.errors, 1);
+	eng_idle(m, e, bits, act);
+	queue_writeback(e, act);
+}
+
+/* Control Run 0->1: PG195 "H2C Channel Control (0x04)" run bit. */
+static void eng_start(struct xdma_model *m, struct model_engine *e, u64 now,
+		      struct model_act *act)
+{
+	e->completed = 0;
+	e->seq++;
+	e->cur_addr = (u64)e->desc_hi << 32 | e->desc_lo;
+	e->cur_adj = e->desc_adj & XDMA_SGDMA_DESC_ADJ_MASK;
+	e->blk_n = 0;
+	e->blk_i = 0;
+	e->parked = false;
+	e->status |= XDMA_STAT_BUSY;
+	e->perf_auto_stopped = false;
+	if (e->perf_ctrl & XDMA_PERF_AUTO)
+		perf_clear(e, now);
+	act->kick |= BIT(e->index);
+}
+
+static void ctrl_write(struct xdma_model *m, struct model_engine *e, u32 val,
+		       struct model_act *act)
+{
+	u32 old = e->ctrl;
+	u64 now = now_ns();
+
+	e->ctrl = val & CTRL_RW_MASK;
+	if (!(old & XDMA_CTRL_RUN) && (e->ctrl & XDMA_CTRL_RUN)) {
+		eng_start(m, e, now, act);
+	} else if ((old & XDMA_CTRL_RUN) && !(e->ctrl & XDMA_CTRL_RUN)) {
+		/* A working engine stops at the next descriptor boundary. */
+		if ((e->status & XDMA_STAT_BUSY) && e->parked)
+			eng_idle(m, e, XDMA_STAT_IDLE_STOPPED, act);
+	}
+	perf_eval(e, now);
+}
+
+/* Let parked engines go on once nothing holds them any more. */
+static void unpark(struct xdma_model *m, struct model_act *act)
+{
+	u32 i;
+
+	if (m->faults & (XDMA_FAULT_STALL | XDMA_FAULT_DEAD))
+		return;
+	for (i = 0; i < m->num_engines; i++) {
+		struct model_engine *e = &m->eng[i];
+
+		if (e->parked && !eng_halted(m, e)) {
+			e->parked = false;
+			act->kick |= BIT(i);
+		}
+	}
+}
+
+/* Check one descriptor; 0 or the status bits of the error. */
+static u32 desc_check(const struct xdma_model *m, const struct model_engine *e,
+		      u32 ctl, u32 len, u64 src, u64 dst)
+{
+	u64 card = e->c2h ? src : dst;
+	u64 size = m->cfg.ddr_size;
+	u32 align = m->cfg.addr_align;
+
+	if (FIELD_GET(XDMA_DESC_CTRL_MAGIC, ctl) != XDMA_DESC_MAGIC)
+		return XDMA_STAT_MAGIC_STOPPED;
+	if (!len || len % m->cfg.len_gran)
+		return XDMA_STAT_INVALID_LENGTH;
+	if (align > 1 && ((src | dst) & (align - 1)))
+		return XDMA_STAT_ALIGN_MISMATCH;
+	if (card >= size || len > size - card) {
+		/* AXI-MM decode error on the card side. */
+		if (e->c2h)
+			return FIELD_PREP(XDMA_STAT_READ_ERROR,
+					  XDMA_C2H_READ_ERR_DECODE);
+		return FIELD_PREP(XDMA_STAT_WRITE_ERROR, XDMA_WRITE_ERR_DECODE);
+	}
+	return 0;
+}
+
+/* Host DMA without the lock; the caller holds it and gets it back. */
+static int bus_read(struct xdma_model *m, u64 bus, void *dst, size_t len)
+{
+	int r;
+
+	m->copies++;
+	pthread_mutex_unlock(&m->lock);
+	r = m->ops.dma_read(m->host, bus, dst, len);
+	pthread_mutex_lock(&m->lock);
+	if (!--m->copies)
+		pthread_cond_broadcast(&m->copies_cond);
+	return r;
+}
+
+static int bus_write(struct xdma_model *m, u64 bus, const void *src,
+		     size_t len)
+{
+	int r;
+
+	m->copies++;
+	pthread_mutex_unlock(&m->lock);
+	r = m->ops.dma_write(m->host, bus, src, len);
+	pthread_mutex_lock(&m->lock);
+	if (!--m->copies)
+		pthread_cond_broadcast(&m->copies_cond);
+	return r;
+}
+
+/**
+ * eng_fetch() - fetch the next descriptor block.
+ * @m: the card, locked (dropped around the bus read)
+ * @e: the engine
+ * @act: host work
+ *
+ * Return: 0 when the block is in @e->blk, 1 when the engine stopped on an
+ * error, -EAGAIN when the engine was restarted or reset during the fetch.
+ */
+static int eng_fetch(struct xdma_model *m, struct model_engine *e,
+		     struct model_act *act)
+{
+	struct xdma_desc blk[XDMA_DESC_MAX_ADJ + 1];
+	u32 n = e->cur_adj + 1;
+	u64 addr = e->cur_addr;
+	u32 seq = e->seq;
+	int r;
+
+	if ((addr & (XDMA_DESC_BLOCK_BOUNDARY - 1)) + n * XDMA_DESC_SIZE >
+	    XDMA_DESC_BLOCK_BOUNDARY) {
+		/* PG195: adjacent descriptors must not cross a 4 KiB page. */
+		guest_error(m, "engine %u: desc block 0x%llx+%u crosses 4 KiB",
+			    e->index, (unsigned long long)addr, n);
+		eng_error(m, e, FIELD_PREP(XDMA_STAT_DESC_ERROR,
+					   XDMA_DESC_ERR_UR), act);
+		return 1;
+	}
+	if (m->faults & XDMA_FAULT_DESC_READ) {
+		__atomic_and_fetch(&m->faults, ~(u32)XDMA_FAULT_DESC_READ,
+				   __ATOMIC_RELAXED);
+		r = -EIO;
+	} else {
+		r = bus_read(m, addr, blk, n * XDMA_DESC_SIZE);
+		if (seq != e->seq)
+			return -EAGAIN;
+	}
+	if (r) {
+		eng_error(m, e, FIELD_PREP(XDMA_STAT_DESC_ERROR,
+					   XDMA_DESC_ERR_UR), act);
+		return 1;
+	}
+	memcpy(e->blk, blk, n * XDMA_DESC_SIZE);
+	e->blk_n = n;
+	e->blk_i = 0;
+	cnt_add(&m->cnt.desc_fetched, n);
+	return 0;
+}
+
+/**
+ * eng_step() - process one descriptor of an engine.
+ * @m: the card, locked (dropped while data moves)
+ * @e: the engine
+ * @act: host work to do once the lock is dropped
+ *
+ * Return: true when the engine has nothing more to do in this thread (idle,
+ * stopped or parked), false to call again.
+ */
+static bool eng_step(struct xdma_model *m, struct model_engine *e,
+		     struct model_act *act)
+{
+	const struct xdma_desc *d;
+	u32 ctl, len, seq, err;
+	u64 src, dst, t0;
+	int r;
+
+	if (!(e->status & XDMA_STAT_BUSY))
+		return true;
+	if (!(e->ctrl & XDMA_CTRL_RUN)) {
+		eng_idle(m, e, XDMA_STAT_IDLE_STOPPED, act);
+		return true;
+	}
+	if ((m->faults & (XDMA_FAULT_STALL | XDMA_FAULT_DEAD)) ||
+	    eng_halted(m, e)) {
+		e->parked = true;
+		return true;
+	}
+	if (e->blk_i >= e->blk_n) {
+		r = eng_fetch(m, e, act);
+		if (r)
+			return r > 0;
+	}
+
+	d = &e->blk[e->blk_i];
+	ctl = le32_to_cpu(d->control);
+	len = le32_to_cpu(d->len) & XDMA_DESC_LEN_MASK;
+	src = desc_addr(d->src_lo, d->src_hi);
+	dst = desc_addr(d->dst_lo, d->dst_hi);
+	err = desc_check(m, e, ctl, len, src, dst);
+	if (err) {
+		eng_error(m, e, err, act);
+		return true;
+	}
+
+	seq = e->seq;
+	t0 = now_ns();
+	if (e->c2h)
+		r = bus_write(m, dst, m->ddr + src, len);
+	else
+		r = bus_read(m, src, m->ddr + dst, len);
+	if (m->cfg.desc_latency_ns) {
+		pthread_mutex_unlock(&m->lock);
+		sleep_ns(m->cfg.desc_latency_ns);
+		pthread_mutex_lock(&m->lock);
+	}
+	if (seq != e->seq)
+		return false;
+	if (r) {
+		/*
+		 * H2C: the PCIe read of bus memory failed (UR).  C2H: the
+		 * PCIe write was not accepted; PG195 has no field for it,
+		 * the model reports it as an AXI slave error on the read
+		 * side (see docs/xdma-model.md).
+		 */
+		if (e->c2h)
+			err = FIELD_PREP(XDMA_STAT_READ_ERROR,
+					 XDMA_C2H_READ_ERR_SLAVE);
+		else
+			err = FIELD_PREP(XDMA_STAT_READ_ERROR,
+					 XDMA_READ_ERR_UR);
+		eng_error(m, e, err, act);
+		return true;
+	}
+
+	cnt_add(e->c2h ? &m->cnt.bytes_c2h : &m->cnt.bytes_h2c, len);
+	e->completed++;
+	if (e->perf_on) {
+		e->perf_data += DIV_ROUND_UP(len, MODEL_DATA_BYTES);
+		e->perf_pend_ns += now_ns() - t0;
+	}
+	if (e->blk_i + 1 >= e->blk_n) {
+		/* The last descriptor of a block says where the next is. */
+		e->cur_addr = desc_addr(d->next_lo, d->next_hi);
+		e->cur_adj = FIELD_GET(XDMA_DESC_CTRL_NXT_ADJ, ctl);
+		e->blk_n = 0;
+	} else {
+		e->blk_i++;
+	}
+	if (ctl & XDMA_DESC_CTRL_COMPLETED)
+		e->status |= logged(e, XDMA_STAT_DESC_COMPLETED);
+	if (ctl & XDMA_DESC_CTRL_STOP) {
+		if (e->perf_ctrl & XDMA_PERF_AUTO) {
+			e->perf_auto_stopped = true;
+			perf_eval(e, now_ns());
+		}
+		eng_idle(m, e, XDMA_STAT_DESC_STOPPED, act);
+	} else {
+		irq_update(m, act);
+	}
+	if (ctl & (XDMA_DESC_CTRL_COMPLETED | XDMA_DESC_CTRL_STOP))
+		queue_writeback(e, act);
+	return !(e->status & XDMA_STAT_BUSY);
+}
+
+/**
+ * xdma_model_engine_work() - run engine @engine until it stops or parks.
+ * @m: the card
+ * @engine: engine order index
+ *
+ * Called by the host from an engine thread after ops->kick.  Returns when
+ * the engine is idle, stopped on an error or parked (halt, stall, dead
+ * card).  A call for an engine that another thread (or an outer call in the
+ * same thread) is working on returns at once: that worker sees the change.
+ */
+void xdma_model_engine_work(struct xdma_model *m, uint32_t engine)
+{
+	struct model_engine *e;
+	struct model_act act;
+	bool done;
+
+	if (!m || engine >= m->num_engines)
+		return;
+	e = &m->eng[engine];
+	pthread_mutex_lock(&m->lock);
+	if (e->in_work) {
+		pthread_mutex_unlock(&m->lock);
+		return;
+	}
+	e->in_work = true;
+	do {
+		memset(&act, 0, sizeof(act));
+		done = eng_step(m, e, &act);
+		if (done)
+			e->in_work = false;
+		pthread_mutex_unlock(&m->lock);
+		act_flush(m, &act);
+		if (!done)
+			pthread_mutex_lock(&m->lock);
+	} while (!done);
+}
+
+/* ---- DMA/config BAR ---- */
+
+static u32 alignments(const struct xdma_model *m)
+{
+	return FIELD_PREP(XDMA_ALIGN_ADDR, m->cfg.addr_align) |
+	       FIELD_PREP(XDMA_ALIGN_LEN_GRAN, m->cfg.len_gran) |
+	       FIELD_PREP(XDMA_ALIGN_ADDR_BITS, MODEL_ADDR_BITS);
+}
+
+static u32 chan_read(struct xdma_model *m, struct model_engine *e, u32 target,
+		     u32 reg, struct model_act *act)
+{
+	u64 now;
+	u32 v;
+
+	switch (reg) {
+	case XDMA_ID:
+		return XDMA_ID_VALUE(target, e->ch);
+	case XDMA_CHAN_CONTROL:
+	case XDMA_CHAN_CONTROL_W1S:
+	case XDMA_CHAN_CONTROL_W1C:
+		return e->ctrl;
+	case XDMA_CHAN_STATUS:
+		return e->status;
+	case XDMA_CHAN_STATUS_RC:
+		v = e->status;
+		e->status &= XDMA_STAT_BUSY;
+		irq_update(m, act);
+		return v;
+	case XDMA_CHAN_COMPLETED_DESC:
+		return e->completed;
+	case XDMA_CHAN_ALIGNMENTS:
+		return alignments(m);
+	case XDMA_CHAN_POLL_WB_LO:
+		return e->wb_lo;
+	case XDMA_CHAN_POLL_WB_HI:
+		return e->wb_hi;
+	case XDMA_CHAN_IRQ_MASK:
+	case XDMA_CHAN_IRQ_MASK_W1S:
+	case XDMA_CHAN_IRQ_MASK_W1C:
+		return e->irq_mask;
+	case XDMA_CHAN_PERF_CTRL:
+		return e->perf_ctrl;
+	}
+	now = now_ns();
+	switch (reg) {
+	case XDMA_CHAN_PERF_CYC_LO:
+		return perf_lo(perf_ns(e, now) / MODEL_AXI_NS_PER_CYCLE);
+	case XDMA_CHAN_PERF_CYC_HI:
+		return perf_hi(perf_ns(e, now) / MODEL_AXI_NS_PER_CYCLE);
+	case XDMA_CHAN_PERF_DATA_LO:
+		return perf_lo(e->perf_data);
+	case XDMA_CHAN_PERF_DATA_HI:
+		return perf_hi(e->perf_data);
+	case XDMA_CHAN_PERF_PEND_LO:
+		return perf_lo(e->perf_pend_ns / MODEL_AXI_NS_PER_CYCLE);
+	case XDMA_CHAN_PERF_PEND_HI:
+		return perf_hi(e->perf_pend_ns / MODEL_AXI_NS_PER_CYCLE);
+	}
+	guest_error(m, "read of reserved channel register 0x%x", reg);
+	return 0;
+}
+
+static void chan_write(struct xdma_model *m, struct model_engine *e, u32 reg,
+		       u32 val, struct model_act *act)
+{
+	u64 now;
+
+	switch (reg) {
+	case XDMA_CHAN_CONTROL:
+		ctrl_write(m, e, val, act);
+		break;
+	case XDMA_CHAN_CONTROL_W1S:
+		ctrl_write(m, e, e->ctrl | val, act);
+		break;
+	case XDMA_CHAN_CONTROL_W1C:
+		ctrl_write(m, e, e->ctrl & ~val, act);
+		break;
+	case XDMA_CHAN_STATUS:
+		e->status &= ~(val & ~XDMA_STAT_BUSY);
+		irq_update(m, act);
+		break;
+	case XDMA_CHAN_POLL_WB_LO:
+		e->wb_lo = val;
+		break;
+	case XDMA_CHAN_POLL_WB_HI:
+		e->wb_hi = val;
+		break;
+	case XDMA_CHAN_IRQ_MASK:
+		e->irq_mask = val & XDMA_CTRL_IE_ALL;
+		irq_update(m, act);
+		break;
+	case XDMA_CHAN_IRQ_MASK_W1S:
+		e->irq_mask |= val & XDMA_CTRL_IE_ALL;
+		irq_update(m, act);
+		break;
+	case XDMA_CHAN_IRQ_MASK_W1C:
+		e->irq_mask &= ~val;
+		irq_update(m, act);
+		break;
+	case XDMA_CHAN_PERF_CTRL:
+		now = now_ns();
+		if (val & XDMA_PERF_CLEAR)
+			perf_clear(e, now);
+		e->perf_ctrl = val & (XDMA_PERF_RUN | XDMA_PERF_AUTO);
+		perf_eval(e, now);
+		break;
+	default:
+		guest_error(m, "channel: write 0x%x to RO/reserved 0x%x",
+			    val, reg);
+	}
+}
+
+static u32 sgdma_read(struct xdma_model *m, struct model_engine *e,
+		      u32 target, u32 reg)
+{
+	switch (reg) {
+	case XDMA_ID:
+		return XDMA_ID_VALUE(target, e->ch);
+	case XDMA_SGDMA_DESC_LO:
+		return e->desc_lo;
+	case XDMA_SGDMA_DESC_HI:
+		return e->desc_hi;
+	case XDMA_SGDMA_DESC_ADJ:
+		return e->desc_adj;
+	case XDMA_SGDMA_DESC_CREDITS:
+		return e->credits;
+	}
+	guest_error(m, "read of reserved SGDMA register 0x%x", reg);
+	return 0;
+}
+
+static void sgdma_write(struct xdma_model *m, struct model_engine *e, u32 reg,
+			u32 val)
+{
+	switch (reg) {
+	case XDMA_SGDMA_DESC_LO:
+		e->desc_lo = val;
+		break;
+	case XDMA_SGDMA_DESC_HI:
+		e->desc_hi = val;
+		break;
+	case XDMA_SGDMA_DESC_ADJ:
+		e->desc_adj = val & XDMA_SGDMA_DESC_ADJ_MASK;
+		break;
+	case XDMA_SGDMA_DESC_CREDITS:
+		e->credits = val & XDMA_SGDMA_DESC_CREDITS_MASK;
+		break;
+	default:
+		guest_error(m, "SGDMA: write 0x%x to RO/reserved 0x%x",
+			    val, reg);
+	}
+}
+
+/* Bits of the SGDMA common registers that exist on this card. */
+static u32 sg_common_mask(const struct xdma_model *m)
+{
+	return GENMASK(m->cfg.num_h2c - 1, 0) |
+	       GENMASK(m->cfg.num_c2h + 15, 16);
+}
+
+static u32 common_read(struct xdma_model *m, u32 reg)
+{
+	switch (reg) {
+	case XDMA_ID:
+		return XDMA_ID_VALUE(XDMA_TARGET_SGDMA_COMMON, 0);
+	case XDMA_SGDMA_COMMON_CTRL:
+	case XDMA_SGDMA_COMMON_CTRL_W1S:
+	case XDMA_SGDMA_COMMON_CTRL_W1C:
+		return m->sg_halt;
+	case XDMA_SGDMA_COMMON_CREDIT:
+	case XDMA_SGDMA_COMMON_CREDIT_W1S:
+	case XDMA_SGDMA_COMMON_CREDIT_W1C:
+		return m->sg_credit_en;
+	}
+	guest_error(m, "read of reserved SGDMA common register 0x%x", reg);
+	return 0;
+}
+
+static void common_write(struct xdma_model *m, u32 reg, u32 val,
+			 struct model_act *act)
+{
+	u32 mask = sg_common_mask(m);
+
+	switch (reg) {
+	case XDMA_SGDMA_COMMON_CTRL:
+		m->sg_halt = val & mask;
+		break;
+	case XDMA_SGDMA_COMMON_CTRL_W1S:
+		m->sg_halt |= val & mask;
+		break;
+	case XDMA_SGDMA_COMMON_CTRL_W1C:
+		m->sg_halt &= ~val;
+		break;
+	case XDMA_SGDMA_COMMON_CREDIT:
+		m->sg_credit_en = val & mask;
+		return;
+	case XDMA_SGDMA_COMMON_CREDIT_W1S:
+		m->sg_credit_en |= val & mask;
+		return;
+	case XDMA_SGDMA_COMMON_CREDIT_W1C:
+		m->sg_credit_en &= ~val;
+		return;
+	default:
+		guest_error(m, "SGDMA common: write 0x%x to RO/reserved 0x%x",
+			    val, reg);
+		return;
+	}
+	unpark(m, act);
+}
+
+static u32 irq_read(struct xdma_model *m, u32 reg)
+{
+	switch (reg) {
+	case XDMA_ID:
+		return XDMA_ID_VALUE(XDMA_TARGET_IRQ, 0);
+	case XDMA_IRQ_USER_EN:
+	case XDMA_IRQ_USER_EN_W1S:
+	case XDMA_IRQ_USER_EN_W1C:
+		return m->user_en;
+	case XDMA_IRQ_CHAN_EN:
+	case XDMA_IRQ_CHAN_EN_W1S:
+	case XDMA_IRQ_CHAN_EN_W1C:
+		return m->chan_en;
+	case XDMA_IRQ_USER_REQ:
+		return m->usr_irq_req;
+	case XDMA_IRQ_CHAN_REQ:
+		return chan_request(m);
+	case XDMA_IRQ_USER_PEND:
+		return m->usr_irq_req & m->user_en;
+	case XDMA_IRQ_CHAN_PEND:
+		return chan_request(m) & m->chan_en;
+	case XDMA_IRQ_USER_VEC(0):
+	case XDMA_IRQ_USER_VEC(4):
+	case XDMA_IRQ_USER_VEC(8):
+	case XDMA_IRQ_USER_VEC(12):
+		return m->user_vec[(reg - XDMA_IRQ_USER_VEC(0)) / 4];
+	case XDMA_IRQ_CHAN_VEC(0):
+	case XDMA_IRQ_CHAN_VEC(4):
+		return m->chan_vec[(reg - XDMA_IRQ_CHAN_VEC(0)) / 4];
+	}
+	guest_error(m, "read of reserved IRQ block register 0x%x", reg);
+	return 0;
+}
+
+static void irq_write(struct xdma_model *m, u32 reg, u32 val,
+		      struct model_act *act)
+{
+	u32 chan_mask = GENMASK(m->num_engines - 1, 0);
+
+	switch (reg) {
+	case XDMA_IRQ_USER_EN:
+		m->user_en = val & USER_IRQ_MASK;
+		break;
+	case XDMA_IRQ_USER_EN_W1S:
+		m->user_en |= val & USER_IRQ_MASK;
+		break;
+	case XDMA_IRQ_USER_EN_W1C:
+		m->user_en &= ~val;
+		break;
+	case XDMA_IRQ_CHAN_EN:
+		m->chan_en = val & chan_mask;
+		break;
+	case XDMA_IRQ_CHAN_EN_W1S:
+		m->chan_en |= val & chan_mask;
+		break;
+	case XDMA_IRQ_CHAN_EN_W1C:
+		m->chan_en &= ~val;
+		break;
+	case XDMA_IRQ_USER_VEC(0):
+	case XDMA_IRQ_USER_VEC(4):
+	case XDMA_IRQ_USER_VEC(8):
+	case XDMA_IRQ_USER_VEC(12):
+		m->user_vec[(reg - XDMA_IRQ_USER_VEC(0)) / 4] =
+			val & IRQ_VEC_REG_MASK;
+		return;
+	case XDMA_IRQ_CHAN_VEC(0):
+	case XDMA_IRQ_CHAN_VEC(4):
+		m->chan_vec[(reg - XDMA_IRQ_CHAN_VEC(0)) / 4] =
+			val & IRQ_VEC_REG_MASK;
+		return;
+	default:
+		guest_error(m, "IRQ block: write 0x%x to RO/reserved 0x%x",
+			    val, reg);
+		return;
+	}
+	irq_update(m, act);
+}
+
+static u32 config_read(struct xdma_model *m, u32 reg)
+{
+	switch (reg) {
+	case XDMA_ID:
+		return XDMA_ID_VALUE(XDMA_TARGET_CONFIG, 0);
+	case XDMA_CFG_BUSDEV:
+		return 0;
+	case XDMA_CFG_MAX_PAYLOAD:
+		return MODEL_MPS_CODE;
+	case XDMA_CFG_MAX_READ_REQ:
+		return MODEL_MRRS_CODE;
+	case XDMA_CFG_SYSTEM_ID:
+		return MODEL_SYSTEM_ID;
+	case XDMA_CFG_MSI_ENABLE:
+		if (m->irq_mode == XDMA_MODEL_IRQ_MSI)
+			return XDMA_CFG_MSI_EN_MSI;
+		if (m->irq_mode == XDMA_MODEL_IRQ_MSIX)
+			return XDMA_CFG_MSI_EN_MSIX;
+		return 0;
+	case XDMA_CFG_DATA_WIDTH:
+		return MODEL_DATA_WIDTH_CODE;
+	case XDMA_CFG_PCIE_CONTROL:
+		return m->pcie_ctrl;
+	case XDMA_CFG_AXI_USER_MAX_PAYLOAD:
+		return FIELD_PREP(XDMA_CFG_USER_EFF,
+				  min_t(u32, m->user_mps, MODEL_MPS_CODE)) |
+		       FIELD_PREP(XDMA_CFG_USER_PRG, m->user_mps);
+	case XDMA_CFG_AXI_USER_MAX_READ_REQ:
+		return FIELD_PREP(XDMA_CFG_USER_EFF,
+				  min_t(u32, m->user_mrrs, MODEL_MRRS_CODE)) |
+		       FIELD_PREP(XDMA_CFG_USER_PRG, m->user_mrrs);
+	case XDMA_CFG_WRITE_FLUSH_TIMEOUT:
+		return m->wr_flush;
+	}
+	guest_error(m, "read of reserved config block register 0x%x", reg);
+	return 0;
+}
+
+static void config_write(struct xdma_model *m, u32 reg, u32 val)
+{
+	switch (reg) {
+	case XDMA_CFG_PCIE_CONTROL:
+		m->pcie_ctrl = val & XDMA_CFG_PCIE_CTRL_RELAXED;
+		break;
+	case XDMA_CFG_AXI_USER_MAX_PAYLOAD:
+		m->user_mps = FIELD_GET(XDMA_CFG_USER_PRG, val);
+		break;
+	case XDMA_CFG_AXI_USER_MAX_READ_REQ:
+		m->user_mrrs = FIELD_GET(XDMA_CFG_USER_PRG, val);
+		break;
+	case XDMA_CFG_WRITE_FLUSH_TIMEOUT:
+		m->wr_flush = val & XDMA_CFG_WRITE_FLUSH_MASK;
+		break;
+	default:
+		guest_error(m, "config: write 0x%x to RO/reserved 0x%x",
+			    val, reg);
+	}
+}
+
+static bool bad_offset(struct xdma_model *m, u32 off, u32 size,
+		       const char *bar)
+{
+	if (off < size && !(off & 3))
+		return false;
+	guest_error(m, "%s BAR: bad access at 0x%x", bar, off);
+	return true;
+}
+
+uint32_t xdma_model_dma_read32(struct xdma_model *m, uint32_t off)
+{
+	u32 target = off >> 12, ch = (off >> 8) & 0xf, reg = off & 0xff;
+	struct model_act act = { 0 };
+	struct model_engine *e;
+	u32 v = 0;
+
+	cnt_add(&m->cnt.mmio_reads, 1);
+	if (__atomic_load_n(&m->faults, __ATOMIC_RELAXED) & XDMA_FAULT_DEAD)
+		return XDMA_ID_DEAD;
+	if (bad_offset(m, off, XDMA_BAR_SIZE, "DMA"))
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	switch (target) {
+	case XDMA_TARGET_H2C:
+	case XDMA_TARGET_C2H:
+		e = chan_engine(m, target == XDMA_TARGET_C2H, ch);
+		if (e)
+			v = chan_read(m, e, target, reg, &act);
+		else if (reg != XDMA_ID)
+			guest_error(m, "read of absent channel at 0x%x", off);
+		break;
+	case XDMA_TARGET_H2C_SGDMA:
+	case XDMA_TARGET_C2H_SGDMA:
+		e = chan_engine(m, target == XDMA_TARGET_C2H_SGDMA, ch);
+		if (e)
+			v = sgdma_read(m, e, target, reg);
+		else if (reg != XDMA_ID)
+			guest_error(m, "read of absent channel at 0x%x", off);
+		break;
+	case XDMA_TARGET_IRQ:
+		v = irq_read(m, ch ? ~0u : reg);
+		break;
+	case XDMA_TARGET_CONFIG:
+		v = config_read(m, ch ? ~0u : reg);
+		break;
+	case XDMA_TARGET_SGDMA_COMMON:
+		v = common_read(m, ch ? ~0u : reg);
+		break;
+	default:
+		/* The MSI-X table and PBA belong to the host. */
+		if (off < XDMA_MSIX_TABLE_OFFSET || off >= MSIX_REGION_END)
+			guest_error(m, "read of reserved offset 0x%x", off);
+	}
+	pthread_mutex_unlock(&m->lock);
+	act_flush(m, &act);
+	return v;
+}
+
+void xdma_model_dma_write32(struct xdma_model *m, uint32_t off, uint32_t val)
+{
+	u32 target = off >> 12, ch = (off >> 8) & 0xf, reg = off & 0xff;
+	struct model_act act = { 0 };
+	struct model_engine *e;
+
+	cnt_add(&m->cnt.mmio_writes, 1);
+	if (__atomic_load_n(&m->faults, __ATOMIC_RELAXED) & XDMA_FAULT_DEAD)
+		return;
+	if (bad_offset(m, off, XDMA_BAR_SIZE, "DMA"))
+		return;
+	pthread_mutex_lock(&m->lock);
+	switch (target) {
+	case XDMA_TARGET_H2C:
+	case XDMA_TARGET_C2H:
+		e = chan_engine(m, target == XDMA_TARGET_C2H, ch);
+		if (e)
+			chan_write(m, e, reg, val, &act);
+		else
+			guest_error(m, "write to absent channel at 0x%x", off);
+		break;
+	case XDMA_TARGET_H2C_SGDMA:
+	case XDMA_TARGET_C2H_SGDMA:
+		e = chan_engine(m, target == XDMA_TARGET_C2H_SGDMA, ch);
+		if (e)
+			sgdma_write(m, e, reg, val);
+		else
+			guest_error(m, "write to absent channel at 0x%x", off);
+		break;
+	case XDMA_TARGET_IRQ:
+		irq_write(m, ch ? ~0u : reg, val, &act);
+		break;
+	case XDMA_TARGET_CONFIG:
+		config_write(m, ch ? ~0u : reg, val);
+		break;
+	case XDMA_TARGET_SGDMA_COMMON:
+		common_write(m, ch ? ~0u : reg, val, &act);
+		break;
+	default:
+		if (off < XDMA_MSIX_TABLE_OFFSET || off >= MSIX_REGION_END)
+			guest_error(m, "write of 0x%x to reserved offset 0x%x",
+				    val, off);
+	}
+	pthread_mutex_unlock(&m->lock);
+	act_flush(m, &act);
+}
+
+/* ---- user BAR ---- */
+
+uint32_t xdma_model_user_read32(struct xdma_model *m, uint32_t off)
+{
+	u32 v = 0;
+
+	cnt_add(&m->cnt.mmio_reads, 1);
+	if (__atomic_load_n(&m->faults, __ATOMIC_RELAXED) & XDMA_FAULT_DEAD)
+		return XDMA_ID_DEAD;
+	if (bad_offset(m, off, HF_USER_BAR_SIZE, "user"))
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	if (off >= HF_USER_RAM && off < HF_USER_RAM + HF_USER_RAM_SIZE) {
+		v = m->uram[(off - HF_USER_RAM) / 4];
+		goto out;
+	}
+	switch (off) {
+	case HF_USER_ID:
+		v = HF_USER_ID_VALUE;
+		break;
+	case HF_USER_VERSION:
+		v = MODEL_USER_VERSION;
+		break;
+	case HF_USER_SCRATCH:
+		v = m->scratch;
+		break;
+	case HF_USER_IRQ_SET:
+	case HF_USER_IRQ_CLEAR:
+	case HF_USER_IRQ_REQ:
+		v = m->usr_irq_req;
+		break;
+	case HF_USER_DDR_SIZE_MB:
+		v = (u32)(m->cfg.ddr_size >> 20);
+		break;
+	default:
+		guest_error(m, "user BAR: read of reserved offset 0x%x", off);
+	}
+out:
+	pthread_mutex_unlock(&m->lock);
+	return v;
+}
+
+void xdma_model_user_write32(struct xdma_model *m, uint32_t off, uint32_t val)
+{
+	struct model_act act = { 0 };
+
+	cnt_add(&m->cnt.mmio_writes, 1);
+	if (__atomic_load_n(&m->faults, __ATOMIC_RELAXED) & XDMA_FAULT_DEAD)
+		return;
+	if (bad_offset(m, off, HF_USER_BAR_SIZE, "user"))
+		return;
+	pthread_mutex_lock(&m->lock);
+	if (off >= HF_USER_RAM && off < HF_USER_RAM + HF_USER_RAM_SIZE) {
+		m->uram[(off - HF_USER_RAM) / 4] = val;
+		goto out;
+	}
+	switch (off) {
+	case HF_USER_SCRATCH:
+		m->scratch = val;
+		break;
+	case HF_USER_IRQ_SET:
+		m->usr_irq_req |= val & USER_IRQ_MASK;
+		irq_update(m, &act);
+		break;
+	case HF_USER_IRQ_CLEAR:
+		m->usr_irq_req &= ~val;
+		irq_update(m, &act);
+		break;
+	default:
+		guest_error(m, "user BAR: write 0x%x to RO/reserved 0x%x",
+			    val, off);
+	}
+out:
+	pthread_mutex_unlock(&m->lock);
+	act_flush(m, &act);
+}
+
+/* ---- life cycle ---- */
+
+/* Registers to their reset values; m->lock held, no copy in flight. */
+static void regs_reset(struct xdma_model *m)
+{
+	u32 i;
+
+	for (i = 0; i < m->num_engines; i++) {
+		struct model_engine *e = &m->eng[i];
+		u32 seq = e->seq + 1;
+		bool in_work = e->in_work;
+
+		memset(e, 0, sizeof(*e));
+		e->seq = seq;
+		e->in_work = in_work;
+		e->index = i;
+		e->c2h = i >= m->cfg.num_h2c;
+		e->ch = e->c2h ? i - m->cfg.num_h2c : i;
+	}
+	m->user_en = 0;
+	m->chan_en = 0;
+	memset(m->user_vec, 0, sizeof(m->user_vec));
+	memset(m->chan_vec, 0, sizeof(m->chan_vec));
+	m->usr_irq_req = 0;
+	m->user_pend_prev = 0;
+	m->chan_pend_prev = 0;
+	m->intx_level = false;
+	m->sg_halt = 0;
+	m->sg_credit_en = 0;
+	m->pcie_ctrl = XDMA_CFG_PCIE_CTRL_RELAXED;
+	m->user_mps = MODEL_MPS_CODE;
+	m->user_mrrs = MODEL_MRRS_CODE;
+	m->wr_flush = 0;
+	m->scratch = 0;
+	memset(m->uram, 0, sizeof(m->uram));
+}
+
+static int config_check(struct xdma_model_config *c)
+{
+	if (!c->num_h2c)
+		c->num_h2c = XDMA_MAX_CHANNELS;
+	if (!c->num_c2h)
+		c->num_c2h = XDMA_MAX_CHANNELS;
+	if (c->num_h2c > XDMA_MAX_CHANNELS || c->num_c2h > XDMA_MAX_CHANNELS)
+		return -EINVAL;
+	if (!c->ddr_size) {
+		if (c->ddr)
+			return -EINVAL;
+		c->ddr_size = XDMA_MODEL_DEFAULT_DDR_SIZE;
+	}
+	if (c->ddr_size % 4096)
+		return -EINVAL;
+	if (!c->addr_align)
+		c->addr_align = 1;
+	if (!c->len_gran)
+		c->len_gran = 1;
+	if (!is_pow2(c->addr_align) || c->addr_align > MODEL_MAX_ALIGN ||
+	    !is_pow2(c->len_gran) || c->len_gran > MODEL_MAX_ALIGN)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * xdma_model_create() - build a card.
+ * @cfg: configuration (NULL: all defaults)
+ * @ops: host operations; dma_read, dma_write and kick are required
+ * @host: first argument of every host op
+ * @out: the card
+ *
+ * Return: 0, -EINVAL for a bad configuration, -ENOMEM.
+ */
+int xdma_model_create(const struct xdma_model_config *cfg,
+		      const struct xdma_model_host_ops *ops, void *host,
+		      struct xdma_model **out)
+{
+	struct xdma_model_config c = { 0 };
+	pthread_mutexattr_t attr;
+	struct xdma_model *m;
+	int r;
+
+	if (!ops || !ops->dma_read || !ops->dma_write || !ops->kick || !out)
+		return -EINVAL;
+	if (cfg)
+		c = *cfg;
+	r = config_check(&c);
+	if (r)
+		return r;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->cfg = c;
+	m->ops = *ops;
+	m->host = host;
+	m->num_engines = c.num_h2c + c.num_c2h;
+	m->debug = getenv("HF_MODEL_DEBUG") != NULL;
+	if (c.ddr) {
+		m->ddr = c.ddr;
+	} else {
+		void *p = mmap(NULL, c.ddr_size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
+
+		if (p == MAP_FAILED) {
+			free(m);
+			return -ENOMEM;
+		}
+		m->ddr = p;
+		m->ddr_mapped = true;
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_cond_init(&m->copies_cond, NULL);
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&m->intx_lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	regs_reset(m);
+	*out = m;
+	return 0;
+}
+
+/**
+ * xdma_model_destroy() - free a card.
+ * @m: the card (NULL is ignored)
+ *
+ * The host must have stopped calling into the model (engine threads joined).
+ */
+void xdma_model_destroy(struct xdma_model *m)
+{
+	if (!m)
+		return;
+	if (m->ddr_mapped)
+		munmap(m->ddr, m->cfg.ddr_size);
+	pthread_mutex_destroy(&m->intx_lock);
+	pthread_cond_destroy(&m->copies_cond);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+/**
+ * xdma_model_reset() - reset the IP: engines stop, registers take their
+ * reset values; card memory is kept.
+ * @m: the card
+ *
+ * Waits for data copies in flight to end; an engine thread that was copying
+ * drops its result.  The INTx line is lowered.
+ */
+void xdma_model_reset(struct xdma_model *m)
+{
+	struct model_act act = { 0 };
+
+	pthread_mutex_lock(&m->lock);
+	while (m->copies)
+		pthread_cond_wait(&m->copies_cond, &m->lock);
+	regs_reset(m);
+	act.intx = true;
+	pthread_mutex_unlock(&m->lock);
+	act_flush(m, &act);
+}
+
+void xdma_model_set_irq_mode(struct xdma_model *m,
+			     enum xdma_model_irq_mode mode)
+{
+	pthread_mutex_lock(&m->lock);
+	m->irq_mode = mode;
+	pthread_mutex_unlock(&m->lock);
+	intx_sync(m);
+}
+
+static int card_range(const struct xdma_model *m, uint64_t addr, size_t len)
+{
+	if (addr + len < addr)
+		return -EOVERFLOW;
+	if (addr > m->cfg.ddr_size || len > m->cfg.ddr_size - addr)
+		return -ERANGE;
+	return 0;
+}
+
+int xdma_model_card_read(struct xdma_model *m, uint64_t addr, void *buf,
+			 size_t len)
+{
+	int r = card_range(m, addr, len);
+
+	if (r)
+		return r;
+	memcpy(buf, m->ddr + addr, len);
+	return 0;
+}
+
+int xdma_model_card_write(struct xdma_model *m, uint64_t addr,
+			  const void *buf, size_t len)
+{
+	int r = card_range(m, addr, len);
+
+	if (r)
+		return r;
+	memcpy(m->ddr + addr, buf, len);
+	return 0;
+}
+
+void *xdma_model_card_mem(struct xdma_model *m)
+{
+	return m->ddr;
+}
+
+uint64_t xdma_model_card_size(const struct xdma_model *m)
+{
+	return m->cfg.ddr_size;
+}
+
+uint32_t xdma_model_num_engines(const struct xdma_model *m)
+{
+	return m->num_engines;
+}
+
+void xdma_model_get_counters(struct xdma_model *m,
+			     struct xdma_model_counters *c)
+{
+	const uint64_t *src = (const uint64_t *)&m->cnt;
+	uint64_t *dst = (uint64_t *)c;
+	size_t i;
+
+	for (i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+void xdma_model_reset_counters(struct xdma_model *m)
+{
+	uint64_t *c = (uint64_t *)&m->cnt;
+	size_t i;
+
+	for (i = 0; i < sizeof(m->cnt) / sizeof(uint64_t); i++)
+		__atomic_store_n(&c[i], 0, __ATOMIC_RELAXED);
+}
+
+/**
+ * xdma_model_inject() - set the injected faults (replaces the previous set).
+ * @m: the card
+ * @faults: enum xdma_model_fault bits
+ *
+ * DESC_READ is one-shot: the next descriptor fetch of any engine fails and
+ * the bit clears.  Clearing STALL or DEAD lets parked engines go on.
+ */
+void xdma_model_inject(struct xdma_model *m, uint32_t faults)
+{
+	struct model_act act = { 0 };
+
+	pthread_mutex_lock(&m->lock);
+	__atomic_store_n(&m->faults, faults, __ATOMIC_RELAXED);
+	unpark(m, &act);
+	act.intx = true;
+	pthread_mutex_unlock(&m->lock);
+	act_flush(m, &act);
+}

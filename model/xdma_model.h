@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later OR MIT */
+/*
+ * xdma_model.h - host-independent software model of an FPGA card with the
+ * Xilinx XDMA IP (PG195) in AXI memory-mapped mode: the DMA/config BAR, the
+ * H2C/C2H scatter-gather engines, card DDR and a small user BAR.
+ *
+ * The model knows nothing about where it runs.  A host (model/inproc/ for
+ * the library, a QEMU PCI device later) gives it bus-master DMA, interrupt
+ * delivery and engine threads through struct xdma_model_host_ops, and calls
+ * its MMIO entry points.  docs/xdma-model.md is the register reference.
+ *
+ * Concurrency: MMIO entry points may be called from any thread; each engine's
+ * work runs in the thread the host chooses (xdma_model_engine_work()).  The
+ * model never calls a host op with its internal lock held, so a host may
+ * call back into the model (an ISR reading a status register) from msi()/intx().
+ */
+#ifndef HF_XDMA_MODEL_H
+#define HF_XDMA_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define XDMA_MODEL_DEFAULT_DDR_SIZE	(2ull << 30)	/* 2 GiB */
+
+/* User BAR (BAR0 on the card, 64 KiB AXI-Lite) */
+#define HF_USER_BAR_SIZE		0x10000
+#define HF_USER_ID			0x0000	/* RO: HF_USER_ID_VALUE */
+#define HF_USER_VERSION			0x0004	/* RO: major << 16 | minor */
+#define HF_USER_SCRATCH			0x0008	/* RW */
+#define HF_USER_IRQ_SET			0x000c	/* W1S: raise usr_irq_req[n] */
+#define HF_USER_IRQ_CLEAR		0x0010	/* W1C: drop usr_irq_req[n] */
+#define HF_USER_IRQ_REQ			0x0014	/* RO: usr_irq_req lines */
+#define HF_USER_DDR_SIZE_MB		0x0018	/* RO: card memory in MiB */
+#define HF_USER_RAM			0x1000	/* 4 KiB RW scratch RAM */
+#define HF_USER_RAM_SIZE		0x1000
+#define HF_USER_ID_VALUE		0x48465047u	/* "HFPG" */
+
+/**
+ * enum xdma_model_irq_mode - what the host enabled in PCI config space.
+ */
+enum xdma_model_irq_mode {
+	XDMA_MODEL_IRQ_NONE = 0,	/* nothing enabled: poll mode only */
+	XDMA_MODEL_IRQ_LEGACY,		/* INTx level */
+	XDMA_MODEL_IRQ_MSI,
+	XDMA_MODEL_IRQ_MSIX,
+};
+
+/**
+ * enum xdma_model_fault - injectable faults (tests, fault tolerance).
+ */
+enum xdma_model_fault {
+	XDMA_FAULT_NONE = 0,
+	XDMA_FAULT_DESC_READ = 1u << 0,	/* next descriptor fetch fails (UR) */
+	XDMA_FAULT_STALL = 1u << 1,	/* engine stays busy until Run clears */
+	XDMA_FAULT_LOST_IRQ = 1u << 2,	/* interrupts are not delivered */
+	XDMA_FAULT_DEAD = 1u << 3,	/* every register reads 0xffffffff */
+};
+
+/**
+ * struct xdma_model_config - what the card is built with.
+ * @num_h2c: H2C channels, 1..4 (default 4 when 0)
+ * @num_c2h: C2H channels, 1..4 (default 4 when 0)
+ * @ddr: card memory provided by the host, @ddr_size bytes, or NULL to let
+ *	the model map sparse anonymous memory (costs only what is touched)
+ * @ddr_size: card memory size in bytes (default 2 GiB when 0)
+ * @addr_align: ALIGNMENTS address alignment in bytes (default 1)
+ * @len_gran: ALIGNMENTS length granularity in bytes (default 1)
+ * @desc_latency_ns: extra time each descriptor takes (default 0)
+ */
+struct xdma_model_config {
+	uint32_t num_h2c;
+	uint32_t num_c2h;
+	void *ddr;
+	uint64_t ddr_size;
+	uint32_t addr_align;
+	uint32_t len_gran;
+	uint64_t desc_latency_ns;
+};
+
+/**
+ * struct xdma_model_host_ops - what a host gives the model.
+ * @dma_read: bus-master read of @len bytes at bus address @bus into @dst;
+ *	0, or a negative errno if any byte is not mapped for reading (then
+ *	the model reports a PCIe read error and discards the data)
+ * @dma_write: bus-master write; 0 or a negative errno as @dma_read
+ * @msi: deliver message interrupt @vector (MSI-X table entry or MSI vector)
+ * @intx: set the legacy interrupt line to @level
+ * @kick: engine @engine (engine order) has work: call
+ *	xdma_model_engine_work(@engine) from an engine thread, soon
+ */
+struct xdma_model_host_ops {
+	int (*dma_read)(void *host, uint64_t bus, void *dst, size_t len);
+	int (*dma_write)(void *host, uint64_t bus, const void *src,
+			 size_t len);
+	void (*msi)(void *host, uint32_t vector);
+	void (*intx)(void *host, bool level);
+	void (*kick)(void *host, uint32_t engine);
+};
+
+/**
+ * struct xdma_model_counters - activity since creation (or counter reset).
+ */
+struct xdma_model_counters {
+	uint64_t mmio_reads;
+	uint64_t mmio_writes;
+	uint64_t desc_fetched;
+	uint64_t bytes_h2c;
+	uint64_t bytes_c2h;
+	uint64_t irqs;		/* MSI/MSI-X messages and INTx assertions */
+	uint64_t wb_writes;	/* poll-mode writebacks */
+	uint64_t errors;	/* engine stops with an error status */
+	uint64_t guest_errors;	/* accesses to reserved/read-only offsets */
+};
+
+struct xdma_model;
+
+int xdma_model_create(const struct xdma_model_config *cfg,
+		      const struct xdma_model_host_ops *ops, void *host,
+		      struct xdma_model **out);
+void xdma_model_destroy(struct xdma_model *m);
+void xdma_model_reset(struct xdma_model *m);
+
+uint32_t xdma_model_dma_read32(struct xdma_model *m, uint32_t off);
+void xdma_model_dma_write32(struct xdma_model *m, uint32_t off, uint32_t val);
+uint32_t xdma_model_user_read32(struct xdma_model *m, uint32_t off);
+void xdma_model_user_write32(struct xdma_model *m, uint32_t off, uint32_t val);
+
+void xdma_model_engine_work(struct xdma_model *m, uint32_t engine);
+void xdma_model_set_irq_mode(struct xdma_model *m,
+			     enum xdma_model_irq_mode mode);
+
+int xdma_model_card_read(struct xdma_model *m, uint64_t addr, void *buf,
+			 size_t len);
+int xdma_model_card_write(struct xdma_model *m, uint64_t addr,
+			  const void *buf, size_t len);
+void *xdma_model_card_mem(struct xdma_model *m);
+uint64_t xdma_model_card_size(const struct xdma_model *m);
+uint32_t xdma_model_num_engines(const struct xdma_model *m);
+
+void xdma_model_get_counters(struct xdma_model *m,
+			     struct xdma_model_counters *c);
+void xdma_model_reset_counters(struct xdma_model *m);
+void xdma_model_inject(struct xdma_model *m, uint32_t faults);
+
+#endif /* HF_XDMA_MODEL_H */

@@ -1,0 +1,906 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_engine.c - the engine core against the emulated card (model/ through
+ * its in-process host): probe, transfers in poll mode and interrupt modes,
+ * register traffic of the hot path, error decoding and fault recovery.
+ */
+#include "harness.h"
+
+#include <stdlib.h>
+
+#include "xdma_engine.h"
+#include "inproc/emu_host.h"
+
+#define NSEG		4
+#define RING_DESC	512		/* 16 KiB of descriptor storage */
+#define CARD_ADDR	0x100000ull
+#define DDR_SIZE	(16ull << 20)
+#define TMO		(2ull * 1000 * 1000 * 1000)	/* 2 s */
+#define SHORT_TMO	(50ull * 1000 * 1000)		/* 50 ms */
+
+enum fx_mode {
+	FX_POLL,
+	FX_MSIX,
+	FX_MSI,		/* one shared vector */
+};
+
+/* Odd sizes: descriptors end mid-page, runs are not merged. */
+static const size_t seg_len[NSEG] = { 65536, 4096, 12345, 100003 };
+
+/**
+ * struct fx - an emulated card with one H2C and one C2H engine ready.
+ */
+struct fx {
+	struct hf_emu_host *h;
+	struct xdma_model *m;
+	const struct hf_mmio *bar;
+	struct xdma_dev xdev;
+	struct xdma_engine h2c;
+	struct xdma_engine c2h;
+	enum fx_mode mode;
+	__le32 *wb;
+	u64 wb_bus;
+	struct xdma_desc *ring;
+	u64 ring_bus;
+	struct xdma_chain ch_h2c;
+	struct xdma_chain ch_c2h;
+	u8 *src[NSEG];
+	u8 *dst[NSEG];
+	struct hf_sg sg_src[NSEG];
+	struct hf_sg sg_dst[NSEG];
+	u64 total;
+};
+
+static void fx_isr(void *arg)
+{
+	xdma_engine_isr(arg);
+}
+
+static void fx_shared_isr(void *arg)
+{
+	struct fx *f = arg;
+	u32 pend = xdma_dev_isr_pending(&f->xdev);
+
+	if (pend & BIT(f->h2c.index))
+		xdma_engine_isr(&f->h2c);
+	if (pend & BIT(f->c2h.index))
+		xdma_engine_isr(&f->c2h);
+}
+
+static u8 *fx_buf(struct fx *f, size_t len, enum hf_dma_dir dir, u64 *bus)
+{
+	u8 *p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+
+	HF_CHECK(p);
+	memset(p, 0, len);
+	HF_CHECK_ERR(hf_emu_dma_map(f->h, p, len, dir, bus), 0);
+	return p;
+}
+
+static void fx_setup_ch(struct fx *f, u32 flags, enum fx_mode mode,
+			u32 nh2c, u32 nc2h, u32 h2c_ch, u32 c2h_ch)
+{
+	struct xdma_model_config cfg = {
+		.num_h2c = nh2c, .num_c2h = nc2h, .ddr_size = DDR_SIZE,
+	};
+	bool poll = mode == FX_POLL;
+	u32 i;
+
+	memset(f, 0, sizeof(*f));
+	f->mode = mode;
+	HF_CHECK_ERR(hf_emu_host_create(&cfg, flags, &f->h), 0);
+	f->m = hf_emu_host_model(f->h);
+	f->bar = hf_emu_dma_bar(f->h);
+	HF_CHECK_ERR(xdma_dev_probe(&f->xdev, f->bar), 0);
+
+	f->wb = hf_emu_dma_alloc(f->h, 64, &f->wb_bus);
+	HF_CHECK(f->wb);
+	f->ring = hf_emu_dma_alloc(f->h, RING_DESC * XDMA_DESC_SIZE,
+				   &f->ring_bus);
+	HF_CHECK(f->ring);
+	/* first half for H2C, second half for C2H */
+	xdma_chain_init(&f->ch_h2c, f->ring, f->ring_bus, RING_DESC / 2);
+	xdma_chain_init(&f->ch_c2h, f->ring + RING_DESC / 2,
+			f->ring_bus + RING_DESC / 2 * XDMA_DESC_SIZE,
+			RING_DESC / 2);
+	for (i = 0; i < NSEG; i++) {
+		f->src[i] = fx_buf(f, seg_len[i], HF_DMA_TO_DEVICE,
+				   &f->sg_src[i].addr);
+		f->dst[i] = fx_buf(f, seg_len[i], HF_DMA_FROM_DEVICE,
+				   &f->sg_dst[i].addr);
+		f->sg_src[i].len = seg_len[i];
+		f->sg_dst[i].len = seg_len[i];
+		f->total += seg_len[i];
+	}
+
+	if (mode == FX_MSIX) {
+		HF_CHECK_ERR(hf_emu_set_irq_mode(f->h, XDMA_MODEL_IRQ_MSIX), 0);
+		xdma_dev_set_vectors(&f->xdev, 0, 16, false);
+		HF_CHECK_ERR(hf_emu_request_irq(f->h, h2c_ch, fx_isr, &f->h2c),
+			     0);
+		HF_CHECK_ERR(hf_emu_request_irq(f->h, f->xdev.num_h2c + c2h_ch,
+						fx_isr, &f->c2h), 0);
+	} else if (mode == FX_MSI) {
+		HF_CHECK_ERR(hf_emu_set_irq_mode(f->h, XDMA_MODEL_IRQ_MSI), 0);
+		xdma_dev_set_vectors(&f->xdev, 0, 0, true);
+		HF_CHECK_ERR(hf_emu_request_irq(f->h, 0, fx_shared_isr, f), 0);
+	}
+	HF_CHECK_ERR(xdma_engine_init(&f->h2c, &f->xdev, XDMA_H2C, h2c_ch,
+				      poll, f->wb, f->wb_bus), 0);
+	HF_CHECK_ERR(xdma_engine_init(&f->c2h, &f->xdev, XDMA_C2H, c2h_ch,
+				      poll, f->wb + 1, f->wb_bus + 4), 0);
+}
+
+static void fx_setup(struct fx *f, u32 flags, enum fx_mode mode)
+{
+	fx_setup_ch(f, flags, mode, 1, 1, 0, 0);
+}
+
+static void fx_teardown(struct fx *f)
+{
+	u32 i;
+
+	xdma_engine_fini(&f->h2c);
+	xdma_engine_fini(&f->c2h);
+	if (f->mode == FX_MSIX) {
+		hf_emu_free_irq(f->h, f->h2c.index);
+		hf_emu_free_irq(f->h, f->c2h.index);
+	} else if (f->mode == FX_MSI) {
+		hf_emu_free_irq(f->h, 0);
+	}
+	for (i = 0; i < NSEG; i++) {
+		hf_emu_dma_unmap(f->h, f->sg_src[i].addr);
+		hf_emu_dma_unmap(f->h, f->sg_dst[i].addr);
+		free(f->src[i]);
+		free(f->dst[i]);
+	}
+	hf_emu_dma_free(f->h, f->ring, f->ring_bus);
+	hf_emu_dma_free(f->h, f->wb, f->wb_bus);
+	hf_emu_host_destroy(f->h);
+}
+
+static void fx_fill(struct fx *f, u32 seed)
+{
+	u32 i, x = seed;
+	size_t j;
+
+	for (i = 0; i < NSEG; i++)
+		for (j = 0; j < seg_len[i]; j++) {
+			x = x * 1103515245u + 12345u;
+			f->src[i][j] = x >> 16;
+		}
+}
+
+/* Card memory at CARD_ADDR holds the source segments back to back. */
+static void fx_check_card(struct fx *f)
+{
+	u64 at = CARD_ADDR;
+	u32 i;
+
+	for (i = 0; i < NSEG; i++) {
+		u8 *tmp = malloc(seg_len[i]);
+
+		HF_CHECK(tmp);
+		HF_CHECK_ERR(xdma_model_card_read(f->m, at, tmp, seg_len[i]),
+			     0);
+		HF_CHECK_MSG(!memcmp(tmp, f->src[i], seg_len[i]),
+			     "card memory differs in segment %u", i);
+		free(tmp);
+		at += seg_len[i];
+	}
+}
+
+static void fx_check_dst(struct fx *f)
+{
+	u32 i;
+
+	for (i = 0; i < NSEG; i++)
+		HF_CHECK_MSG(!memcmp(f->dst[i], f->src[i], seg_len[i]),
+			     "read-back differs in segment %u", i);
+}
+
+static void fx_run_ok(struct xdma_engine *e, struct xdma_chain *c)
+{
+	struct xdma_result res;
+	int ret = xdma_engine_run(e, c, TMO, &res);
+
+	HF_CHECK_MSG(ret == 0, "run: %d (%s)", ret, res.msg);
+	HF_CHECK_EQ(res.err, 0);
+	HF_CHECK_EQ(res.bytes, c->bytes);
+	HF_CHECK_EQ(res.completed, c->count);
+	HF_CHECK(res.status & XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_EQ(res.msg[0], '\0');
+}
+
+static void fx_roundtrip(struct fx *f, u32 seed)
+{
+	fx_fill(f, seed);
+	HF_CHECK_ERR(xdma_chain_build(&f->ch_h2c, XDMA_H2C, f->sg_src, NSEG, 0,
+				      f->total, CARD_ADDR), 0);
+	HF_CHECK_ERR(xdma_chain_build(&f->ch_c2h, XDMA_C2H, f->sg_dst, NSEG, 0,
+				      f->total, CARD_ADDR), 0);
+	fx_run_ok(&f->h2c, &f->ch_h2c);
+	fx_check_card(f);
+	fx_run_ok(&f->c2h, &f->ch_c2h);
+	fx_check_dst(f);
+}
+
+/* ---- probe ---- */
+
+HF_TEST(engine_probe_finds_4_and_4_channels)
+{
+	struct xdma_model_config cfg = { 0 };
+	struct hf_emu_host *h;
+	struct xdma_dev xdev;
+
+	HF_CHECK_ERR(hf_emu_host_create(&cfg, HF_EMU_SYNC, &h), 0);
+	HF_CHECK_ERR(xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), 0);
+	HF_CHECK_EQ(xdev.num_h2c, 4);
+	HF_CHECK_EQ(xdev.num_c2h, 4);
+	HF_CHECK_EQ(xdev.version, XDMA_ID_VERSION_VALUE);
+	hf_emu_host_destroy(h);
+}
+
+HF_TEST(engine_probe_finds_1_and_1_channels)
+{
+	struct xdma_model_config cfg = { .num_h2c = 1, .num_c2h = 1 };
+	struct hf_emu_host *h;
+	struct xdma_dev xdev;
+
+	HF_CHECK_ERR(hf_emu_host_create(&cfg, HF_EMU_SYNC, &h), 0);
+	HF_CHECK_ERR(xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), 0);
+	HF_CHECK_EQ(xdev.num_h2c, 1);
+	HF_CHECK_EQ(xdev.num_c2h, 1);
+	hf_emu_host_destroy(h);
+}
+
+HF_TEST(engine_probe_dead_card_enodev)
+{
+	struct xdma_model_config cfg = { 0 };
+	struct hf_emu_host *h;
+	struct xdma_dev xdev;
+
+	HF_CHECK_ERR(hf_emu_host_create(&cfg, HF_EMU_SYNC, &h), 0);
+	xdma_model_inject(hf_emu_host_model(h), XDMA_FAULT_DEAD);
+	HF_CHECK_ERR(xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), -ENODEV);
+	hf_emu_host_destroy(h);
+}
+
+HF_TEST(engine_init_rejects_missing_channel)
+{
+	struct fx f;
+	struct xdma_engine e;
+
+	fx_setup(&f, HF_EMU_SYNC, FX_POLL);
+	HF_CHECK_ERR(xdma_engine_init(&e, &f.xdev, XDMA_H2C, 1, true, f.wb,
+				      f.wb_bus), -EINVAL);
+	HF_CHECK_ERR(xdma_engine_init(&e, &f.xdev, XDMA_C2H, 0, true, NULL,
+				      0), -EINVAL);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_index_and_vectors_in_engine_order)
+{
+	struct fx f;
+
+	fx_setup_ch(&f, HF_EMU_SYNC, FX_POLL, 4, 4, 3, 2);
+	HF_CHECK_EQ(f.h2c.index, 3);
+	HF_CHECK_EQ(f.c2h.index, 6);
+	HF_CHECK_EQ(f.h2c.base, 0x0300);
+	HF_CHECK_EQ(f.c2h.base, 0x1200);
+	HF_CHECK_EQ(f.c2h.sgdma_base, 0x5200);
+	xdma_dev_set_vectors(&f.xdev, 0, 16, false);
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(0)),
+		    0x03020100);
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(4)),
+		    0x07060504);
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_IRQ_BASE + XDMA_IRQ_USER_VEC(12)),
+		    0x1f1e1d1c);
+	fx_teardown(&f);
+
+	/* 1 + 1: C2H0 is engine 1, vector slot byte 1 of 0xA0 */
+	fx_setup(&f, HF_EMU_SYNC, FX_POLL);
+	HF_CHECK_EQ(f.c2h.index, 1);
+	xdma_dev_set_vectors(&f.xdev, 0, 16, false);
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(0)),
+		    0x0100);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_init_stops_a_running_engine)
+{
+	struct fx f;
+	u32 st;
+
+	fx_setup(&f, 0, FX_MSIX);
+	/* someone left H2C0 running on a chain that never ends (stalled) */
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	xdma_model_inject(f.m, XDMA_FAULT_STALL);
+	hf_iowrite32(lower_32_bits(f.ch_h2c.bus), f.bar,
+		     XDMA_H2C_SGDMA_BASE(0) + XDMA_SGDMA_DESC_LO);
+	hf_iowrite32(upper_32_bits(f.ch_h2c.bus), f.bar,
+		     XDMA_H2C_SGDMA_BASE(0) + XDMA_SGDMA_DESC_HI);
+	hf_iowrite32(XDMA_CTRL_RUN, f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_CONTROL);
+	st = hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS);
+	HF_CHECK(st & XDMA_STAT_BUSY);
+	xdma_engine_fini(&f.h2c);
+	HF_CHECK_ERR(xdma_engine_init(&f.h2c, &f.xdev, XDMA_H2C, 0, false,
+				      NULL, 0), 0);
+	st = hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS);
+	HF_CHECK_EQ(st, 0);
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN) &
+		    BIT(f.h2c.index), BIT(f.h2c.index));
+	xdma_model_inject(f.m, 0);
+	fx_roundtrip(&f, 18);
+	fx_teardown(&f);
+}
+
+/* ---- data movement ---- */
+
+HF_TEST(engine_roundtrip_poll_threaded)
+{
+	struct fx f;
+
+	fx_setup(&f, 0, FX_POLL);
+	fx_roundtrip(&f, 1);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_roundtrip_poll_sync)
+{
+	struct fx f;
+
+	fx_setup(&f, HF_EMU_SYNC, FX_POLL);
+	fx_roundtrip(&f, 2);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_roundtrip_msix_threaded)
+{
+	struct fx f;
+
+	fx_setup(&f, 0, FX_MSIX);
+	fx_roundtrip(&f, 3);
+	HF_CHECK_EQ(f.h2c.stats.lost_irqs, 0);
+	HF_CHECK_EQ(f.c2h.stats.lost_irqs, 0);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_roundtrip_msix_sync)
+{
+	struct fx f;
+
+	fx_setup(&f, HF_EMU_SYNC, FX_MSIX);
+	fx_roundtrip(&f, 4);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_roundtrip_shared_msi_threaded)
+{
+	struct fx f;
+
+	fx_setup(&f, 0, FX_MSI);
+	fx_roundtrip(&f, 5);
+	HF_CHECK_EQ(f.h2c.stats.lost_irqs, 0);
+	HF_CHECK_EQ(f.c2h.stats.lost_irqs, 0);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_roundtrip_last_channels_of_4_plus_4)
+{
+	struct fx f;
+
+	fx_setup_ch(&f, 0, FX_MSIX, 4, 4, 3, 3);
+	HF_CHECK_EQ(f.c2h.index, 7);
+	fx_roundtrip(&f, 6);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_many_runs_threaded_msix)
+{
+	struct fx f;
+	u32 i;
+
+	fx_setup(&f, 0, FX_MSIX);
+	fx_roundtrip(&f, 7);
+	for (i = 0; i < 200; i++) {
+		fx_run_ok(&f.h2c, &f.ch_h2c);
+		fx_run_ok(&f.c2h, &f.ch_c2h);
+	}
+	HF_CHECK_EQ(f.h2c.stats.runs, 201);
+	HF_CHECK_EQ(f.h2c.stats.bytes, 201 * f.total);
+	HF_CHECK_EQ(f.h2c.stats.errors, 0);
+	HF_CHECK_EQ(f.h2c.stats.lost_irqs, 0);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_long_chain_with_storage_mid_page)
+{
+	static struct hf_sg sg[300];
+	struct fx f;
+	struct xdma_chain c;
+	u32 i;
+
+	fx_setup(&f, 0, FX_POLL);
+	fx_fill(&f, 8);
+	/* 300 descriptors of 100 bytes, every other 256 bytes of src[0] */
+	for (i = 0; i < 300; i++) {
+		sg[i].addr = f.sg_src[0].addr + 200ull * i;
+		sg[i].len = 100;
+	}
+	xdma_chain_init(&c, f.ring + 100, f.ring_bus + 100 * XDMA_DESC_SIZE,
+			RING_DESC - 100);
+	HF_CHECK_ERR(xdma_chain_build(&c, XDMA_H2C, sg, 300, 0, 30000,
+				      CARD_ADDR), 0);
+	HF_CHECK_EQ(c.count, 300);
+	fx_run_ok(&f.h2c, &c);
+	for (i = 0; i < 300; i++) {
+		u8 tmp[100];
+
+		HF_CHECK_ERR(xdma_model_card_read(f.m, CARD_ADDR + 100 * i,
+						  tmp, 100), 0);
+		HF_CHECK(!memcmp(tmp, f.src[0] + 200 * i, 100));
+	}
+	fx_teardown(&f);
+}
+
+/* ---- register traffic of the hot path ---- */
+
+static void mmio_delta(struct fx *f, struct xdma_engine *e,
+		       struct xdma_chain *c, u64 *reads, u64 *writes)
+{
+	struct xdma_model_counters a, b;
+
+	xdma_model_get_counters(f->m, &a);
+	fx_run_ok(e, c);
+	xdma_model_get_counters(f->m, &b);
+	*reads = b.mmio_reads - a.mmio_reads;
+	*writes = b.mmio_writes - a.mmio_writes;
+}
+
+static void rerun_poll_case(u32 flags)
+{
+	struct fx f;
+	u64 r, w;
+
+	fx_setup(&f, flags, FX_POLL);
+	fx_fill(&f, 9);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	mmio_delta(&f, &f.h2c, &f.ch_h2c, &r, &w);
+	/* desc lo/hi/adj + control + W1C run; status_rc */
+	HF_CHECK_EQ(w, 5);
+	if (flags & HF_EMU_SYNC)
+		HF_CHECK_EQ(r, 1);
+	mmio_delta(&f, &f.h2c, &f.ch_h2c, &r, &w);
+	/* control + W1C run; status_rc */
+	HF_CHECK_EQ(w, 2);
+	/*
+	 * Threaded, a slow run (over ~2 ms) also reads the status register
+	 * now and then while it sleeps between writeback checks.
+	 */
+	if (flags & HF_EMU_SYNC)
+		HF_CHECK_EQ(r, 1);
+	else
+		HF_CHECK(r >= 1);
+	fx_check_card(&f);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_rerun_writes_no_sgdma_registers_poll)
+{
+	rerun_poll_case(HF_EMU_SYNC);
+}
+
+HF_TEST(engine_rerun_writes_no_sgdma_registers_poll_threaded)
+{
+	rerun_poll_case(0);
+}
+
+HF_TEST(engine_rerun_writes_no_sgdma_registers_msix)
+{
+	struct fx f;
+	u64 r, w;
+
+	fx_setup(&f, 0, FX_MSIX);
+	fx_fill(&f, 10);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	mmio_delta(&f, &f.c2h, &f.ch_c2h, &r, &w);
+	HF_CHECK_EQ(w, 3 + 4);
+	HF_CHECK_EQ(r, 1);
+	mmio_delta(&f, &f.c2h, &f.ch_c2h, &r, &w);
+	/* control, ISR mask (W1C), W1C run, channel enable W1S; status_rc */
+	HF_CHECK_EQ(w, 4);
+	HF_CHECK_EQ(r, 1);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_other_chain_reprograms_descriptor_address)
+{
+	struct fx f;
+	struct xdma_chain c2;
+	u64 r, w;
+
+	fx_setup(&f, 0, FX_POLL);
+	fx_fill(&f, 11);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	fx_run_ok(&f.h2c, &f.ch_h2c);
+	/* same list, other storage (same page: only the low word differs) */
+	xdma_chain_init(&c2, f.ring + 8, f.ring_bus + 8 * XDMA_DESC_SIZE, 64);
+	HF_CHECK_ERR(xdma_chain_build(&c2, XDMA_H2C, f.sg_src, 1, 0, 4096,
+				      CARD_ADDR + 0x200000), 0);
+	mmio_delta(&f, &f.h2c, &c2, &r, &w);
+	HF_CHECK_EQ(w, 2 + 2);	/* desc lo + adj */
+	{
+		u8 tmp[4096];
+
+		HF_CHECK_ERR(xdma_model_card_read(f.m, CARD_ADDR + 0x200000,
+						  tmp, 4096), 0);
+		HF_CHECK(!memcmp(tmp, f.src[0], 4096));
+	}
+	mmio_delta(&f, &f.h2c, &f.ch_h2c, &r, &w);
+	HF_CHECK_EQ(w, 2 + 2);
+	fx_teardown(&f);
+}
+
+/* ---- errors ---- */
+
+HF_TEST(engine_c2h_bad_card_address_decode_error)
+{
+	struct fx f;
+	struct xdma_result res;
+
+	fx_setup(&f, 0, FX_POLL);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
+				      f.total, DDR_SIZE + 0x1000), 0);
+	HF_CHECK_ERR(xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
+	HF_CHECK_EQ(res.err, -EIO);
+	HF_CHECK_EQ(res.bytes, 0);
+	HF_CHECK_EQ(res.completed, 0);
+	HF_CHECK_MSG(strstr(res.msg, "C2H0: engine stopped: read error (decode error at card address) after 0 of 4 descriptors, status 0x"),
+		     "msg: %s", res.msg);
+	HF_CHECK(FIELD_GET(XDMA_STAT_READ_ERROR, res.status) ==
+		 XDMA_C2H_READ_ERR_DECODE);
+	HF_CHECK_EQ(f.c2h.stats.errors, 1);
+	HF_CHECK(!f.c2h.prog_valid);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_h2c_bad_card_address_write_error_irq)
+{
+	struct fx f;
+	struct xdma_result res;
+
+	fx_setup(&f, 0, FX_MSIX);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, DDR_SIZE), 0);
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
+	HF_CHECK_MSG(strstr(res.msg, "H2C0: engine stopped: write error (decode error at card address) after 0 of 4"),
+		     "msg: %s", res.msg);
+	HF_CHECK(res.elapsed_ns < TMO / 2);
+	/* and the engine works again */
+	fx_roundtrip(&f, 12);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_error_mid_chain_counts_completed_bytes)
+{
+	struct fx f;
+	struct xdma_result res;
+	u64 first_two = seg_len[0] + seg_len[1];
+
+	fx_setup(&f, 0, FX_POLL);
+	/* descriptor 2 starts exactly at the end of card memory */
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
+				      f.total, DDR_SIZE - first_two), 0);
+	HF_CHECK_ERR(xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
+	HF_CHECK_EQ(res.completed, 2);
+	HF_CHECK_EQ(res.bytes, first_two);
+	HF_CHECK_MSG(strstr(res.msg, "after 2 of 4 descriptors"), "msg: %s",
+		     res.msg);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_unmapped_host_memory_read_error)
+{
+	struct fx f;
+	struct xdma_result res;
+
+	fx_setup(&f, 0, FX_MSIX);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_emu_dma_unmap(f.h, f.sg_src[1].addr), 0);
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
+	HF_CHECK_EQ(res.completed, 1);
+	HF_CHECK_EQ(res.bytes, seg_len[0]);
+	HF_CHECK_MSG(strstr(res.msg, "read error (unsupported request reading host memory) after 1 of 4"),
+		     "msg: %s", res.msg);
+	/* remap so teardown unmaps a live mapping */
+	HF_CHECK_ERR(hf_emu_dma_map(f.h, f.src[1], seg_len[1],
+				    HF_DMA_TO_DEVICE, &f.sg_src[1].addr), 0);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_descriptor_fetch_fault_eio)
+{
+	struct fx f;
+	struct xdma_result res;
+
+	fx_setup(&f, 0, FX_POLL);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	xdma_model_inject(f.m, XDMA_FAULT_DESC_READ);
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
+	HF_CHECK(res.status & XDMA_STAT_DESC_ERROR);
+	HF_CHECK_MSG(strstr(res.msg, "descriptor error (unsupported request)"),
+		     "msg: %s", res.msg);
+	HF_CHECK(res.elapsed_ns < TMO / 2);
+	xdma_model_inject(f.m, 0);
+	fx_roundtrip(&f, 13);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_descriptor_fetch_fault_eio_irq)
+{
+	struct fx f;
+	struct xdma_result res;
+
+	fx_setup(&f, 0, FX_MSIX);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	xdma_model_inject(f.m, XDMA_FAULT_DESC_READ);
+	HF_CHECK_ERR(xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
+	HF_CHECK(res.status & XDMA_STAT_DESC_ERROR);
+	HF_CHECK(res.elapsed_ns < TMO / 2);
+	xdma_model_inject(f.m, 0);
+	fx_roundtrip(&f, 14);
+	fx_teardown(&f);
+}
+
+static void stall_case(enum fx_mode mode, u32 flags)
+{
+	struct fx f;
+	struct xdma_result res;
+	u64 t0, took;
+
+	fx_setup(&f, flags, mode);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	xdma_model_inject(f.m, XDMA_FAULT_STALL);
+	t0 = hf_os_now_ns();
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
+		     -ETIMEDOUT);
+	took = hf_os_now_ns() - t0;
+	HF_CHECK(took >= SHORT_TMO);
+	HF_CHECK_MSG(took < SHORT_TMO + 200000000ull, "took %llu ns",
+		     (unsigned long long)took);
+	HF_CHECK_MSG(strstr(res.msg, "H2C0: timed out after 50 ms: 0 of 4 descriptors completed, status 0x"),
+		     "msg: %s", res.msg);
+	HF_CHECK_EQ(f.h2c.stats.timeouts, 1);
+	/* the engine is stopped */
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_CONTROL) &
+		    XDMA_CTRL_RUN, 0);
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS) &
+		    XDMA_STAT_BUSY, 0);
+	/* and usable again */
+	xdma_model_inject(f.m, 0);
+	fx_roundtrip(&f, 15);
+	HF_CHECK_EQ(f.h2c.stats.timeouts, 1);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_stall_times_out_and_recovers_msix)
+{
+	stall_case(FX_MSIX, 0);
+}
+
+HF_TEST(engine_stall_times_out_and_recovers_poll)
+{
+	stall_case(FX_POLL, 0);
+}
+
+HF_TEST(engine_stall_times_out_and_recovers_sync)
+{
+	stall_case(FX_MSIX, HF_EMU_SYNC);
+}
+
+HF_TEST(engine_lost_irq_completes_via_status)
+{
+	struct fx f;
+	struct xdma_result res;
+
+	fx_setup(&f, 0, FX_MSIX);
+	fx_fill(&f, 16);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	xdma_model_inject(f.m, XDMA_FAULT_LOST_IRQ);
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res), 0);
+	HF_CHECK_EQ(res.bytes, f.total);
+	HF_CHECK_EQ(res.completed, 4);
+	HF_CHECK_EQ(f.h2c.stats.lost_irqs, 1);
+	HF_CHECK_EQ(f.h2c.stats.timeouts, 0);
+	HF_CHECK_EQ(f.h2c.stats.errors, 0);
+	fx_check_card(&f);
+	xdma_model_inject(f.m, 0);
+	fx_roundtrip(&f, 17);
+	HF_CHECK_EQ(f.h2c.stats.lost_irqs, 1);
+	fx_teardown(&f);
+}
+
+static void dead_case(enum fx_mode mode)
+{
+	struct fx f;
+	struct xdma_result res;
+
+	fx_setup(&f, 0, mode);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	xdma_model_inject(f.m, XDMA_FAULT_DEAD);
+	HF_CHECK_ERR(xdma_engine_run(&f.c2h, &f.ch_c2h, SHORT_TMO, &res),
+		     -ENODEV);
+	HF_CHECK_EQ(res.status, XDMA_ID_DEAD);
+	HF_CHECK_MSG(!strcmp(res.msg, "C2H0: card not responding (reads all ones): removed or link down"),
+		     "msg: %s", res.msg);
+	HF_CHECK(!f.c2h.prog_valid);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_dead_card_enodev_poll)
+{
+	dead_case(FX_POLL);
+}
+
+HF_TEST(engine_dead_card_enodev_msix)
+{
+	dead_case(FX_MSIX);
+}
+
+HF_TEST(engine_chain_of_other_direction_einval)
+{
+	struct fx f;
+	struct xdma_result res;
+	struct xdma_chain empty;
+
+	fx_setup(&f, HF_EMU_SYNC, FX_POLL);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(xdma_engine_run(&f.c2h, &f.ch_h2c, TMO, &res), -EINVAL);
+	HF_CHECK(strstr(res.msg, "other direction"));
+	xdma_chain_init(&empty, f.ring, f.ring_bus, 4);
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &empty, TMO, &res), -EINVAL);
+	HF_CHECK(strstr(res.msg, "not built"));
+	fx_teardown(&f);
+}
+
+/* ---- status decoding ---- */
+
+static void check_decode(enum xdma_dir dir, u32 status, int err,
+			 const char *text)
+{
+	char buf[256];
+
+	HF_CHECK_ERR(xdma_decode_status(dir, status, buf, sizeof(buf)), err);
+	HF_CHECK_MSG(!strcmp(buf, text), "0x%08x: \"%s\" != \"%s\"", status,
+		     buf, text);
+}
+
+HF_TEST(decode_status_no_bits)
+{
+	check_decode(XDMA_H2C, 0, 0, "none");
+}
+
+HF_TEST(decode_status_non_error_bits)
+{
+	check_decode(XDMA_H2C, XDMA_STAT_BUSY, 0, "busy");
+	check_decode(XDMA_H2C, XDMA_STAT_DESC_STOPPED, 0, "descriptor stopped");
+	check_decode(XDMA_H2C, XDMA_STAT_DESC_COMPLETED, 0,
+		     "descriptor completed");
+	check_decode(XDMA_C2H, XDMA_STAT_IDLE_STOPPED, 0, "idle stopped");
+	check_decode(XDMA_C2H, 0x6, 0,
+		     "descriptor stopped, descriptor completed");
+}
+
+HF_TEST(decode_status_engine_errors)
+{
+	check_decode(XDMA_H2C, XDMA_STAT_ALIGN_MISMATCH, -EIO,
+		     "alignment mismatch");
+	check_decode(XDMA_H2C, XDMA_STAT_MAGIC_STOPPED, -EIO,
+		     "bad descriptor magic");
+	check_decode(XDMA_C2H, XDMA_STAT_INVALID_LENGTH, -EIO,
+		     "invalid length");
+}
+
+HF_TEST(decode_status_h2c_read_error_bits)
+{
+	static const char * const t[5] = {
+		"read error (unsupported request reading host memory)",
+		"read error (completer abort reading host memory)",
+		"read error (parity error reading host memory)",
+		"read error (poisoned data reading host memory)",
+		"read error (unexpected completion reading host memory)",
+	};
+	u32 i;
+
+	for (i = 0; i < 5; i++)
+		check_decode(XDMA_H2C, FIELD_PREP(XDMA_STAT_READ_ERROR, BIT(i)),
+			     -EIO, t[i]);
+}
+
+HF_TEST(decode_status_c2h_read_error_bits)
+{
+	check_decode(XDMA_C2H, FIELD_PREP(XDMA_STAT_READ_ERROR, BIT(0)), -EIO,
+		     "read error (decode error at card address)");
+	check_decode(XDMA_C2H, FIELD_PREP(XDMA_STAT_READ_ERROR, BIT(1)), -EIO,
+		     "read error (slave error at card address)");
+	check_decode(XDMA_C2H, FIELD_PREP(XDMA_STAT_READ_ERROR, BIT(2)), -EIO,
+		     "read error (undefined bit 2)");
+	check_decode(XDMA_C2H, FIELD_PREP(XDMA_STAT_READ_ERROR, 3), -EIO,
+		     "read error (decode error at card address, slave error at card address)");
+}
+
+HF_TEST(decode_status_write_error_bits)
+{
+	check_decode(XDMA_H2C, FIELD_PREP(XDMA_STAT_WRITE_ERROR, BIT(0)), -EIO,
+		     "write error (decode error at card address)");
+	check_decode(XDMA_H2C, FIELD_PREP(XDMA_STAT_WRITE_ERROR, BIT(1)), -EIO,
+		     "write error (slave error at card address)");
+	check_decode(XDMA_H2C, FIELD_PREP(XDMA_STAT_WRITE_ERROR, BIT(4)), -EIO,
+		     "write error (undefined bit 4)");
+	/* C2H has no write-error field */
+	check_decode(XDMA_C2H, FIELD_PREP(XDMA_STAT_WRITE_ERROR, BIT(0)), -EIO,
+		     "write error (undefined bit 0)");
+}
+
+HF_TEST(decode_status_descriptor_error_bits)
+{
+	static const char * const t[5] = {
+		"descriptor error (unsupported request)",
+		"descriptor error (completer abort)",
+		"descriptor error (parity error)",
+		"descriptor error (poisoned header)",
+		"descriptor error (unexpected completion)",
+	};
+	u32 i;
+
+	for (i = 0; i < 5; i++) {
+		check_decode(XDMA_H2C, FIELD_PREP(XDMA_STAT_DESC_ERROR, BIT(i)),
+			     -EIO, t[i]);
+		check_decode(XDMA_C2H, FIELD_PREP(XDMA_STAT_DESC_ERROR, BIT(i)),
+			     -EIO, t[i]);
+	}
+}
+
+HF_TEST(decode_status_reserved_bits)
+{
+	check_decode(XDMA_H2C, BIT(7) | BIT(31), 0,
+		     "reserved bit 7, reserved bit 31");
+}
+
+HF_TEST(decode_status_several_bits_in_order)
+{
+	check_decode(XDMA_H2C, XDMA_STAT_BUSY | XDMA_STAT_DESC_STOPPED |
+		     FIELD_PREP(XDMA_STAT_READ_ERROR, XDMA_READ_ERR_CA) |
+		     FIELD_PREP(XDMA_STAT_DESC_ERROR, XDMA_DESC_ERR_HEADER_EP),
+		     -EIO,
+		     "busy, descriptor stopped, read error (completer abort reading host memory), descriptor error (poisoned header)");
+}
+
+HF_TEST(decode_status_all_ones_enodev)
+{
+	check_decode(XDMA_H2C, 0xffffffffu, -ENODEV,
+		     "card not responding (reads all ones)");
+}
+
+HF_TEST(decode_status_truncates_safely)
+{
+	char buf[12];
+
+	memset(buf, 'x', sizeof(buf));
+	HF_CHECK_ERR(xdma_decode_status(XDMA_H2C, 0x00ffff7f, buf, 10), -EIO);
+	HF_CHECK_EQ(strlen(buf), 9);
+	HF_CHECK_EQ(buf[10], 'x');
+	HF_CHECK_ERR(xdma_decode_status(XDMA_H2C, 0x2, buf, 0), 0);
+}

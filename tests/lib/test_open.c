@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_open.c - opening cards: names, the HELLOFPGA_DEVICE override, the
+ * no-hardware error, options, info, errors and last-error texts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "hf_lib.h"
+#include "lib_helpers.h"
+#include "xdma_model.h"
+
+HF_TEST(open_default_without_hardware_is_enodev_with_emu_hint)
+{
+	HELLOFPGA_HANDLE h = (HELLOFPGA_HANDLE)0x1;
+
+	unsetenv("HELLOFPGA_DEVICE");
+	HF_CHECK_ERR(HelloFPGA_Open(NULL, &h), -ENODEV);
+	HF_CHECK(h == (HELLOFPGA_HANDLE)0x1);	/* untouched on failure */
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "HELLOFPGA_DEVICE=emu"));
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "driver not loaded"));
+	HF_CHECK_ERR(HelloFPGA_Open("", &h), -ENODEV);
+}
+
+HF_TEST(open_dev_path_without_driver_is_enodev)
+{
+	HELLOFPGA_HANDLE h;
+
+	HF_CHECK_ERR(HelloFPGA_Open("/dev/hellofpga7", &h), -ENODEV);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "/dev/hellofpga7"));
+}
+
+HF_TEST(open_env_var_stands_in_for_null_name)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_INFO info;
+
+	t_emu_dir();
+	setenv("HELLOFPGA_DEVICE", "emu:3,private,h2c=2", 1);
+	HF_CHECK_ERR(HelloFPGA_Open(NULL, &h), 0);
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK(!strcmp(info.name, "emu:3,private,h2c=2"));
+	HF_CHECK_EQ(info.num_h2c, 2);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HELLOFPGA_DEVICE");
+}
+
+HF_TEST(open_empty_name_uses_env_var)
+{
+	HELLOFPGA_HANDLE h;
+
+	t_emu_dir();
+	setenv("HELLOFPGA_DEVICE", "emu,private", 1);
+	HF_CHECK_ERR(HelloFPGA_Open("", &h), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HELLOFPGA_DEVICE");
+}
+
+HF_TEST(open_emu_defaults_are_4_plus_4_channels_and_2_gib)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private");
+	HELLOFPGA_INFO info;
+
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK_EQ(info.backend, HELLOFPGA_BACKEND_EMULATED);
+	HF_CHECK_EQ(info.num_h2c, 4);
+	HF_CHECK_EQ(info.num_c2h, 4);
+	HF_CHECK_EQ(info.ddr_size, 2ull << 30);
+	HF_CHECK_EQ(info.irq_mode, HELLOFPGA_IRQ_MSIX);
+	HF_CHECK_EQ(info.addr_align, 1);
+	HF_CHECK_EQ(info.timeout_ms, 5000);
+	HF_CHECK(!strcmp(info.lib_version, HelloFPGA_Version()));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(open_emu_options_set_geometry)
+{
+	HELLOFPGA_HANDLE h = t_open("emu:2,private,h2c=1,c2h=3,ddr=64M,irq=poll,align=64");
+	HELLOFPGA_INFO info;
+
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK_EQ(info.num_h2c, 1);
+	HF_CHECK_EQ(info.num_c2h, 3);
+	HF_CHECK_EQ(info.ddr_size, 64ull << 20);
+	HF_CHECK_EQ(info.irq_mode, HELLOFPGA_IRQ_POLL);
+	HF_CHECK_EQ(info.addr_align, 64);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(open_rejects_unknown_name)
+{
+	HELLOFPGA_HANDLE h;
+
+	HF_CHECK_ERR(HelloFPGA_Open("fpga0", &h), -EINVAL);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "unknown card name"));
+	HF_CHECK_ERR(HelloFPGA_Open("emulator", &h), -EINVAL);
+}
+
+HF_TEST(open_rejects_bad_emu_options)
+{
+	static const char *const bad[] = {
+		"emu,h2c=0", "emu,h2c=5", "emu,c2h=x", "emu,ddr=1000",
+		"emu,ddr=-4K", "emu,align=3", "emu,irq=fast", "emu,colour=blue",
+		"emu:abc", "emu:-1", "emu,private=1",
+	};
+	HELLOFPGA_HANDLE h;
+
+	t_emu_dir();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret = HelloFPGA_Open(bad[i], &h);
+
+		HF_CHECK_MSG(ret == -EINVAL, "%s: %d", bad[i], ret);
+		HF_CHECK_MSG(HelloFPGA_GetLastError(NULL)[0], "%s: no text",
+			     bad[i]);
+	}
+}
+
+HF_TEST(open_null_handle_pointer_is_efault)
+{
+	HF_CHECK_ERR(HelloFPGA_Open("emu,private", NULL), -EFAULT);
+}
+
+HF_TEST(open_existing_shared_card_with_other_size_is_einval)
+{
+	HELLOFPGA_HANDLE h = t_open("emu:5,ddr=16M"), h2;
+
+	HF_CHECK_ERR(HelloFPGA_Open("emu:5,ddr=32M", &h2), -EINVAL);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "already exists"));
+	/* without ddr= the existing size is adopted */
+	HF_CHECK_ERR(HelloFPGA_Open("emu:5", &h2), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h2), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(close_null_is_ebadf)
+{
+	HF_CHECK_ERR(HelloFPGA_Close(NULL), -EBADF);
+}
+
+HF_TEST(strerror_names_each_code)
+{
+	static const int codes[] = { EBADF, EFAULT, ECHRNG, ERANGE, EOVERFLOW,
+				     ETIMEDOUT, EIO, ENODEV, EINVAL, ENOMEM };
+
+	HF_CHECK(!strcmp(HelloFPGA_StrError(0), "success"));
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		const char *s = HelloFPGA_StrError(-codes[i]);
+
+		HF_CHECK_MSG(strcmp(s, "unknown error code") &&
+			     s[0] == 'E', "code %d: %s", codes[i], s);
+	}
+	HF_CHECK(strstr(HelloFPGA_StrError(-ECHRNG), "channel"));
+	HF_CHECK(!strcmp(HelloFPGA_StrError(-4095), "unknown error code"));
+	HF_CHECK(strstr(HelloFPGA_StrError(5), "positive"));
+}
+
+HF_TEST(last_error_is_per_handle)
+{
+	HELLOFPGA_HANDLE a = t_open("emu:0,private"), b = t_open("emu:1,private");
+	uint8_t buf[16];
+
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(a, 9, buf, 0, 16, NULL), -ECHRNG);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(a), "channel 9"));
+	HF_CHECK(!strcmp(HelloFPGA_GetLastError(b), ""));
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(b, 0, buf, 3ull << 30, 16, NULL),
+		     -ERANGE);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(a), "channel 9"));
+	HF_CHECK(strstr(HelloFPGA_GetLastError(b), "past the end"));
+	HF_CHECK_ERR(HelloFPGA_Close(a), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(b), 0);
+}
+
+HF_TEST(set_timeout_validates_range)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private");
+	HELLOFPGA_INFO info;
+
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 0), -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 3600001), -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 250), 0);
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK_EQ(info.timeout_ms, 250);
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(NULL, 250), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(get_info_and_counters_reject_null)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private");
+
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, NULL), -EFAULT);
+	HF_CHECK_ERR(HelloFPGA_GetCounters(h, NULL), -EFAULT);
+	HF_CHECK_ERR(HelloFPGA_GetInfo(NULL, NULL), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(user_bar_id_scratch_and_bad_offsets)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private");
+	uint32_t v = 0;
+
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, HF_USER_ID, &v), 0);
+	HF_CHECK_EQ(v, HF_USER_ID_VALUE);
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, HF_USER_SCRATCH, 0xdeadbeef), 0);
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, HF_USER_SCRATCH, &v), 0);
+	HF_CHECK_EQ(v, 0xdeadbeef);
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, 2, &v), -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, HF_USER_BAR_SIZE, &v), -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, 0x10001, 1), -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, 0, NULL), -EFAULT);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}

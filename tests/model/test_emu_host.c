@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_emu_host.c - the in-process host of the emulated card: IOMMU
+ * (bus addresses, byte-exact mappings, permissions), coherent memory,
+ * interrupt handler registration.
+ */
+#include "model_test.h"
+
+static const struct xdma_model_config cfg_small = {
+	.num_h2c = 1,
+	.num_c2h = 1,
+	.ddr_size = 1 << 20,
+};
+
+/* H2C0 reads @len bytes at @bus into card address 0; true on success. */
+static bool card_reads(struct tcard *t, u64 bus, u32 len)
+{
+	u32 st;
+
+	set_desc(t, 0, XDMA_DESC_CTRL_STOP, 0, len, bus, 0, 0);
+	wr(t, ch_off(false, 0, XDMA_CHAN_CONTROL), 0);
+	rd(t, ch_off(false, 0, XDMA_CHAN_STATUS_RC));
+	start(t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	st = rd(t, ch_off(false, 0, XDMA_CHAN_STATUS));
+	return st == XDMA_STAT_DESC_STOPPED;
+}
+
+HF_TEST(host_rejects_unknown_flags)
+{
+	struct hf_emu_host *h = NULL;
+
+	HF_CHECK_ERR(hf_emu_host_create(&cfg_small, 0x80, &h), -EINVAL);
+	HF_CHECK(h == NULL);
+}
+
+HF_TEST(iommu_bus_address_is_not_cpu_address_keeps_page_offset)
+{
+	struct tcard t;
+	u8 *p = aligned_alloc(4096, 8192);
+	u64 bus;
+
+	HF_CHECK(p != NULL);
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	HF_CHECK_EQ(hf_emu_dma_map(t.h, p + 100, 1000, HF_DMA_TO_DEVICE,
+				   &bus), 0);
+	HF_CHECK(bus != (u64)(uintptr_t)(p + 100));
+	HF_CHECK(bus >= 0x100000000ull);
+	HF_CHECK_EQ(bus & 4095, 100);
+	HF_CHECK_EQ(hf_emu_dma_unmap(t.h, bus), 0);
+	tcard_close(&t);
+	free(p);
+}
+
+HF_TEST(iommu_mapping_is_byte_exact)
+{
+	struct tcard t;
+	struct hf_emu_host_stats st;
+	u8 *p = calloc(1, 4096);
+	u64 bus;
+
+	HF_CHECK(p != NULL);
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	HF_CHECK_EQ(hf_emu_dma_map(t.h, p + 8, 100, HF_DMA_TO_DEVICE, &bus),
+		    0);
+	HF_CHECK(card_reads(&t, bus, 100));
+	HF_CHECK(card_reads(&t, bus + 99, 1));
+	HF_CHECK(!card_reads(&t, bus + 99, 2));	/* one byte past the end */
+	HF_CHECK(!card_reads(&t, bus - 1, 1));	/* one byte before */
+	hf_emu_host_get_stats(t.h, &st);
+	HF_CHECK_EQ(st.faults, 2);
+	HF_CHECK_EQ(st.last_fault_bus, bus - 1);
+	HF_CHECK_EQ(hf_emu_dma_unmap(t.h, bus), 0);
+	tcard_close(&t);
+	free(p);
+}
+
+HF_TEST(iommu_neighbouring_mappings_are_separate)
+{
+	struct tcard t;
+	u8 *p = calloc(1, 8192);
+	u64 b1, b2;
+
+	HF_CHECK(p != NULL);
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	HF_CHECK_EQ(hf_emu_dma_map(t.h, p, 4096, HF_DMA_TO_DEVICE, &b1), 0);
+	HF_CHECK_EQ(hf_emu_dma_map(t.h, p + 4096, 4096, HF_DMA_TO_DEVICE,
+				   &b2), 0);
+	HF_CHECK(b2 > b1 + 4096);	/* guard gap */
+	HF_CHECK(!card_reads(&t, b1 + 4000, 200));
+	tcard_close(&t);
+	free(p);
+}
+
+HF_TEST(iommu_read_needs_to_device_permission)
+{
+	struct tcard t;
+	u8 *p = calloc(1, 256);
+	u64 bus;
+
+	HF_CHECK(p != NULL);
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	HF_CHECK_EQ(hf_emu_dma_map(t.h, p, 256, HF_DMA_FROM_DEVICE, &bus), 0);
+	HF_CHECK(!card_reads(&t, bus, 64));
+	tcard_close(&t);
+	free(p);
+}
+
+HF_TEST(iommu_unmap_makes_range_unreachable)
+{
+	struct tcard t;
+	struct hf_emu_host_stats st;
+	u8 *p = calloc(1, 256);
+	u64 bus;
+
+	HF_CHECK(p != NULL);
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	hf_emu_host_get_stats(t.h, &st);
+	HF_CHECK_EQ(st.maps, 2);	/* ring and writeback of tcard */
+	HF_CHECK_EQ(hf_emu_dma_map(t.h, p, 256, HF_DMA_BIDIRECTIONAL, &bus),
+		    0);
+	hf_emu_host_get_stats(t.h, &st);
+	HF_CHECK_EQ(st.maps, 3);
+	HF_CHECK(card_reads(&t, bus, 64));
+	HF_CHECK_EQ(hf_emu_dma_unmap(t.h, bus), 0);
+	HF_CHECK(!card_reads(&t, bus, 64));
+	HF_CHECK_ERR(hf_emu_dma_unmap(t.h, bus), -ENOENT);
+	HF_CHECK_ERR(hf_emu_dma_unmap(t.h, t.ring_bus), -ENOENT);
+	tcard_close(&t);
+	free(p);
+}
+
+HF_TEST(iommu_map_rejects_bad_arguments)
+{
+	struct tcard t;
+	u8 b[16];
+	u64 bus;
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	HF_CHECK_ERR(hf_emu_dma_map(t.h, b, 0, HF_DMA_TO_DEVICE, &bus),
+		     -EINVAL);
+	HF_CHECK_ERR(hf_emu_dma_map(t.h, NULL, 16, HF_DMA_TO_DEVICE, &bus),
+		     -EINVAL);
+	HF_CHECK_ERR(hf_emu_dma_map(t.h, b, 16, 0, &bus), -EINVAL);
+	tcard_close(&t);
+}
+
+HF_TEST(dma_alloc_is_page_aligned_zeroed_and_reachable)
+{
+	struct tcard t;
+	u8 *p;
+	u64 bus;
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	p = hf_emu_dma_alloc(t.h, 5000, &bus);
+	HF_CHECK(p != NULL);
+	HF_CHECK_EQ((uintptr_t)p & 4095, 0);
+	HF_CHECK_EQ(bus & 4095, 0);
+	HF_CHECK(all_bytes(p, 5000, 0));
+	HF_CHECK(card_reads(&t, bus, 5000));
+	HF_CHECK(!card_reads(&t, bus, 5001));
+	hf_emu_dma_free(t.h, p, bus);
+	HF_CHECK(!card_reads(&t, bus, 64));
+	/* not freed: the host frees it at destroy (LSan checks) */
+	HF_CHECK(hf_emu_dma_alloc(t.h, 100, &bus) != NULL);
+	tcard_close(&t);
+}
+
+static void nop_handler(void *arg)
+{
+}
+
+HF_TEST(request_irq_rejects_bad_vector_and_busy)
+{
+	struct tcard t;
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	HF_CHECK_ERR(hf_emu_request_irq(t.h, 32, nop_handler, NULL), -EINVAL);
+	HF_CHECK_ERR(hf_emu_request_irq(t.h, 3, NULL, NULL), -EINVAL);
+	HF_CHECK_EQ(hf_emu_request_irq(t.h, 3, nop_handler, NULL), 0);
+	HF_CHECK_ERR(hf_emu_request_irq(t.h, 3, nop_handler, NULL), -EBUSY);
+	hf_emu_free_irq(t.h, 3);
+	HF_CHECK_EQ(hf_emu_request_irq(t.h, 3, nop_handler, NULL), 0);
+	tcard_close(&t);
+}
+
+HF_TEST(free_irq_stops_delivery)
+{
+	struct tcard t;
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	record_irqs(&t, XDMA_MODEL_IRQ_MSIX);
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN, 0x3);
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_VEC(0), 0x0908);
+	hf_emu_free_irq(t.h, 8);
+	hf_iowrite32(0x3, t.ubar, HF_USER_IRQ_SET);
+	HF_CHECK_EQ(irq_count(&t, 8), 0);
+	HF_CHECK_EQ(irq_count(&t, 9), 1);
+	tcard_close(&t);
+}
+
+HF_TEST(set_irq_mode_rejects_unknown_mode)
+{
+	struct tcard t;
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	HF_CHECK_ERR(hf_emu_set_irq_mode(t.h, (enum xdma_model_irq_mode)7),
+		     -EINVAL);
+	tcard_close(&t);
+}
+
+HF_TEST(msi_mode_does_not_drive_intx_handler)
+{
+	struct tcard t;
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	record_irqs(&t, XDMA_MODEL_IRQ_MSI);
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN, 0x1);
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_VEC(0), 0x5);
+	hf_iowrite32(0x1, t.ubar, HF_USER_IRQ_SET);
+	HF_CHECK_EQ(irq_count(&t, 5), 1);
+	HF_CHECK_EQ(irq_total(&t), 1);
+	tcard_close(&t);
+}
+
+HF_TEST(switching_to_intx_with_pending_asserts_line)
+{
+	struct tcard t;
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	record_irqs(&t, XDMA_MODEL_IRQ_NONE);
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN, 0x1);
+	hf_iowrite32(0x1, t.ubar, HF_USER_IRQ_SET);
+	HF_CHECK_EQ(irq_total(&t), 0);
+	HF_CHECK_EQ(hf_emu_set_irq_mode(t.h, XDMA_MODEL_IRQ_LEGACY), 0);
+	HF_CHECK_EQ(irq_count(&t, 0), 1);
+	tcard_close(&t);
+}

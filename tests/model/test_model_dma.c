@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_model_dma.c - the engines of the emulated XDMA card: descriptor
+ * chains, data movement, error bits and their interrupts, poll-mode
+ * writeback, faults, counters, sparse card memory, threaded engines.
+ */
+#include "model_test.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#define MIB		(1u << 20)
+#define DDR_SIZE	(1u * MIB)
+
+static const struct xdma_model_config cfg_small = {
+	.ddr_size = DDR_SIZE,
+};
+
+/**
+ * struct xfer - a card with a host buffer for one-direction tests.
+ * @t: the card
+ * @buf: host buffer (DMA-coherent)
+ * @bus: its bus address
+ * @len: its size
+ */
+struct xfer {
+	struct tcard t;
+	u8 *buf;
+	u64 bus;
+	size_t len;
+};
+
+static void xfer_open(struct xfer *x, const struct xdma_model_config *cfg,
+		      u32 flags, size_t len)
+{
+	tcard_open(&x->t, cfg ? cfg : &cfg_small, flags);
+	x->len = len;
+	x->buf = hf_emu_dma_alloc(x->t.h, len, &x->bus);
+	HF_CHECK(x->buf != NULL);
+}
+
+static u32 status(struct tcard *t, bool c2h)
+{
+	return rd(t, ch_off(c2h, 0, XDMA_CHAN_STATUS));
+}
+
+static u32 completed(struct tcard *t, bool c2h)
+{
+	return rd(t, ch_off(c2h, 0, XDMA_CHAN_COMPLETED_DESC));
+}
+
+/* Channel 0 interrupts on any status bit: MSI-X vector 0 (H2C), 1 (C2H). */
+static void irq_setup(struct tcard *t)
+{
+	u32 c2h0 = t->num_h2c;	/* engine index of C2H0 */
+
+	record_irqs(t, XDMA_MODEL_IRQ_MSIX);
+	wr(t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(0), 0);
+	wr(t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(c2h0),
+	   rd(t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(c2h0)) |
+	   1u << XDMA_IRQ_VEC_SHIFT(c2h0));
+	wr(t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN, BIT(0) | BIT(t->num_h2c));
+	wr(t, ch_off(false, 0, XDMA_CHAN_IRQ_MASK), XDMA_CTRL_IE_ALL);
+	wr(t, ch_off(true, 0, XDMA_CHAN_IRQ_MASK), XDMA_CTRL_IE_ALL);
+}
+
+static bool card_all(struct tcard *t, u64 addr, size_t len, u8 v)
+{
+	u8 *b = malloc(len);
+	bool ok;
+
+	HF_CHECK(b != NULL);
+	HF_CHECK_EQ(xdma_model_card_read(t->m, addr, b, len), 0);
+	ok = all_bytes(b, len, v);
+	free(b);
+	return ok;
+}
+
+/* ---- data movement ---- */
+
+HF_TEST(h2c_single_descriptor_moves_data)
+{
+	struct xfer x;
+	u8 out[4096];
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 4096);
+	fill(x.buf, 4096, 3);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP | XDMA_DESC_CTRL_EOP, 0, 4096,
+		 x.bus, 0x2000, 0);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_EQ(completed(&x.t, false), 1);
+	HF_CHECK_EQ(xdma_model_card_read(x.t.m, 0x2000, out, 4096), 0);
+	HF_CHECK(memcmp(out, x.buf, 4096) == 0);
+	tcard_close(&x.t);
+}
+
+HF_TEST(c2h_single_descriptor_moves_data)
+{
+	struct xfer x;
+	u8 in[3000];
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 3000);
+	fill(in, sizeof(in), 9);
+	HF_CHECK_EQ(xdma_model_card_write(x.t.m, 0x500, in, sizeof(in)), 0);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 3000, 0x500, x.bus, 0);
+	start(&x.t, true, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, true), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK(memcmp(in, x.buf, sizeof(in)) == 0);
+	tcard_close(&x.t);
+}
+
+HF_TEST(desc_completed_sets_status_and_continues)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_COMPLETED, 0, 128, x.bus, 0,
+		 desc_bus(&x.t, 1));
+	set_desc(&x.t, 1, XDMA_DESC_CTRL_STOP, 0, 128, x.bus + 128, 128, 0);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false),
+		    XDMA_STAT_DESC_COMPLETED | XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_EQ(completed(&x.t, false), 2);
+	tcard_close(&x.t);
+}
+
+HF_TEST(status_bits_need_control_ie_logging_enable)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_COMPLETED | XDMA_DESC_CTRL_STOP, 0,
+		 128, x.bus, 0, 0);
+	start(&x.t, false, 0, 0, 0, XDMA_CTRL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), 0);
+	HF_CHECK_EQ(completed(&x.t, false), 1);
+	wr(&x.t, ch_off(false, 0, XDMA_CHAN_CONTROL), 0);
+	start(&x.t, false, 0, 0, 0,
+	      XDMA_CTRL_RUN | XDMA_CTRL_IE_DESC_COMPLETED);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_COMPLETED);
+	tcard_close(&x.t);
+}
+
+HF_TEST(busy_while_running)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 128, x.bus, 0, 0);
+	xdma_model_inject(x.t.m, XDMA_FAULT_STALL);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_BUSY);
+	xdma_model_inject(x.t.m, 0);	/* the stalled engine goes on */
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	tcard_close(&x.t);
+}
+
+/* ISR: stop the engine after the first Completed descriptor. */
+static void stop_in_isr(struct tcard *t, u32 v)
+{
+	wr(t, ch_off(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+}
+
+HF_TEST(run_clear_while_running_sets_idle_stopped)
+{
+	struct xfer x;
+	u32 i;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 4096);
+	for (i = 0; i < 4; i++)
+		set_desc(&x.t, i, i == 1 ? XDMA_DESC_CTRL_COMPLETED : 0, 0,
+			 64, x.bus, 64 * i, desc_bus(&x.t, i + 1));
+	set_desc(&x.t, 4, XDMA_DESC_CTRL_STOP, 0, 64, x.bus, 0, 0);
+	irq_setup(&x.t);
+	x.t.on_irq = stop_in_isr;
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	/* the descriptor in progress finishes, then the engine stops */
+	HF_CHECK_EQ(completed(&x.t, false), 2);
+	HF_CHECK_EQ(status(&x.t, false),
+		    XDMA_STAT_DESC_COMPLETED | XDMA_STAT_IDLE_STOPPED);
+	tcard_close(&x.t);
+}
+
+HF_TEST(eop_flag_is_accepted_in_mm_mode)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_EOP, 0, 128, x.bus, 0,
+		 desc_bus(&x.t, 1));
+	set_desc(&x.t, 1, XDMA_DESC_CTRL_EOP | XDMA_DESC_CTRL_STOP, 0, 128,
+		 x.bus, 128, 0);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_EQ(completed(&x.t, false), 2);
+	tcard_close(&x.t);
+}
+
+/* ---- adjacent blocks ---- */
+
+HF_TEST(chain_follows_next_adjacent_blocks)
+{
+	struct xfer x;
+	struct xdma_model_counters c;
+	u8 out[6 * 64];
+	u32 i;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, sizeof(out));
+	fill(x.buf, sizeof(out), 1);
+	/*
+	 * Block A: descriptors 0..2 (first adjacent 2); the last says the
+	 * next block is 8..9 (Nxt_adj 1); its last says 20 (Nxt_adj 0).
+	 * Next pointers inside a block are not used.
+	 */
+	for (i = 0; i < 3; i++)
+		set_desc(&x.t, i, 0, i == 2 ? 1 : 0, 64, x.bus + 64 * i,
+			 64 * i, i == 2 ? desc_bus(&x.t, 8) : 0xdead0000);
+	set_desc(&x.t, 8, 0, 0, 64, x.bus + 192, 192, 0xdead0000);
+	set_desc(&x.t, 9, 0, 0, 64, x.bus + 256, 256, desc_bus(&x.t, 20));
+	set_desc(&x.t, 20, XDMA_DESC_CTRL_STOP, 0, 64, x.bus + 320, 320, 0);
+	start(&x.t, false, 0, 0, 2, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_EQ(completed(&x.t, false), 6);
+	HF_CHECK_EQ(xdma_model_card_read(x.t.m, 0, out, sizeof(out)), 0);
+	HF_CHECK(memcmp(out, x.buf, sizeof(out)) == 0);
+	xdma_model_get_counters(x.t.m, &c);
+	HF_CHECK_EQ(c.desc_fetched, 6);
+	tcard_close(&x.t);
+}
+
+HF_TEST(adjacent_block_crossing_4k_is_descriptor_error)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	/* descriptors 126, 127 of the page + 2 beyond: crosses 4 KiB */
+	set_desc(&x.t, 126, XDMA_DESC_CTRL_STOP, 0, 64, x.bus, 0, 0);
+	start(&x.t, false, 0, 126, 3, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false),
+		    FIELD_PREP(XDMA_STAT_DESC_ERROR, XDMA_DESC_ERR_UR));
+	HF_CHECK_EQ(completed(&x.t, false), 0);
+	HF_CHECK(card_all(&x.t, 0, 64, 0));
+	tcard_close(&x.t);
+}
+
+/* ---- poll-mode writeback ---- */
+
+HF_TEST(poll_writeback_on_stop)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, 0, 0, 64, x.bus, 0, desc_bus(&x.t, 1));
+	set_desc(&x.t, 1, XDMA_DESC_CTRL_STOP, 0, 64, x.bus, 64, 0);
+	set_wb(&x.t, false, 0);
+	x.t.wb[0] = 0xffffffff;
+	start(&x.t, false, 0, 0, 0,
+	      CH_CTRL_IE_ALL_RUN | XDMA_CTRL_POLL_MODE_WB);
+	HF_CHECK_EQ(le32_to_cpu(x.t.wb[0]), 2);
+	tcard_close(&x.t);
+}
+
+HF_TEST(poll_writeback_on_completed_descriptor)
+{
+	struct xfer x;
+	struct xdma_model_counters c;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_COMPLETED, 0, 64, x.bus, 0,
+		 desc_bus(&x.t, 1));
+	set_desc(&x.t, 1, 0, 0, 64, x.bus, 64, desc_bus(&x.t, 2));
+	x.t.ring[2].control = 0;	/* bad magic ends the chain */
+	set_wb(&x.t, false, 0);
+	start(&x.t, false, 0, 0, 0,
+	      XDMA_CTRL_IE_DESC_COMPLETED | XDMA_CTRL_RUN |
+	      XDMA_CTRL_POLL_MODE_WB);
+	/* 1 after descriptor 0; 2 with the error (not logged: no err bit) */
+	xdma_model_get_counters(x.t.m, &c);
+	HF_CHECK_EQ(c.wb_writes, 2);
+	HF_CHECK_EQ(le32_to_cpu(x.t.wb[0]), 2);
+	tcard_close(&x.t);
+}
+
+HF_TEST(poll_writeback_error_bit)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, 0, 0, 64, x.bus, 0, desc_bus(&x.t, 1));
+	x.t.ring[1].control = cpu_to_le32(0x12340000);
+	set_wb(&x.t, false, 0);
+	start(&x.t, false, 0, 0, 0,
+	      CH_CTRL_IE_ALL_RUN | XDMA_CTRL_POLL_MODE_WB);
+	HF_CHECK_EQ(le32_to_cpu(x.t.wb[0]), XDMA_WB_ERR | 1);
+	tcard_close(&x.t);
+}
+
+HF_TEST(poll_writeback_off_writes_nothing)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP | XDMA_DESC_CTRL_COMPLETED, 0,
+		 64, x.bus, 0, 0);
+	set_wb(&x.t, false, 0);
+	x.t.wb[0] = 0x77;
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(x.t.wb[0], 0x77);
+	tcard_close(&x.t);
+}
+
+/* ---- errors: status bit, interrupt, nothing written ---- */
+
+/* Run channel 0 of @c2h on descriptor 0 and check the outcome. */
+static void expect_error(struct xfer *x, bool c2h, u32 bits)
+{
+	u32 vec = c2h ? 1 : 0;
+
+	irq_setup(&x->t);
+	start(&x->t, c2h, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x->t, c2h), bits);
+	HF_CHECK_EQ(completed(&x->t, c2h), 0);
+	HF_CHECK_EQ(irq_count(&x->t, vec), 1);
+	HF_CHECK_EQ(irq_total(&x->t), 1);
+	HF_CHECK_EQ(rd(&x->t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_PEND),
+		    BIT(c2h ? x->t.num_h2c : 0));
+}
+
+HF_TEST(error_bad_magic_sets_magic_stopped)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	fill(x.buf, 256, 1);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 64, x.bus, 0, 0);
+	x.t.ring[0].control ^= cpu_to_le32(BIT(16));
+	expect_error(&x, false, XDMA_STAT_MAGIC_STOPPED);
+	HF_CHECK(card_all(&x.t, 0, 64, 0));
+	tcard_close(&x.t);
+}
+
+HF_TEST(error_zero_length_sets_invalid_length)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 0, 0, x.bus, 0);
+	expect_error(&x, true, XDMA_STAT_INVALID_LENGTH);
+	tcard_close(&x.t);
+}
+
+HF_TEST(error_length_not_granular_sets_invalid_length)
+{
+	struct xdma_model_config c = { .ddr_size = DDR_SIZE, .len_gran = 4 };
+	struct xfer x;
+
+	xfer_open(&x, &c, HF_EMU_SYNC, 256);
+	memset(x.buf, 0xee, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 66, 0, x.bus, 0);
+	expect_error(&x, true, XDMA_STAT_INVALID_LENGTH);
+	HF_CHECK(all_bytes(x.buf, 256, 0xee));
+	tcard_close(&x.t);
+}
+
+HF_TEST(error_misaligned_address_sets_align_mismatch)
+{
+	struct xdma_model_config c = { .ddr_size = DDR_SIZE,
+				       .addr_align = 64 };
+	struct xfer x;
+
+	xfer_open(&x, &c, HF_EMU_SYNC, 4096);
+	fill(x.buf, 4096, 1);
+	/* bus address aligned, card address not */
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 128, x.bus, 0x1020, 0);
+	expect_error(&x, false, XDMA_STAT_ALIGN_MISMATCH);
+	HF_CHECK(card_all(&x.t, 0x1000, 256, 0));
+	tcard_close(&x.t);
+}
+
+HF_TEST(aligned_transfer_passes_with_align_64)
+{
+	struct xdma_model_config c = { .ddr_size = DDR_SIZE,
+				       .addr_align = 64 };
+	struct xfer x;
+
+	xfer_open(&x, &c, HF_EMU_SYNC, 4096);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 100, x.bus + 64, 0x1040,
+		 0);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	tcard_close(&x.t);
+}
+
+HF_TEST(error_descriptor_fetch_unmapped_sets_desc_error_ur)
+{
+	struct xfer x;
+	struct hf_emu_host_stats st;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, 0, 0, 64, x.bus, 0, 0x7700000000ull);
+	irq_setup(&x.t);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false),
+		    FIELD_PREP(XDMA_STAT_DESC_ERROR, XDMA_DESC_ERR_UR));
+	/* descriptor 0 completed before the failing fetch */
+	HF_CHECK_EQ(completed(&x.t, false), 1);
+	HF_CHECK_EQ(irq_count(&x.t, 0), 1);
+	hf_emu_host_get_stats(x.t.h, &st);
+	HF_CHECK_EQ(st.faults, 1);
+	HF_CHECK_EQ(st.last_fault_bus, 0x7700000000ull);
+	tcard_close(&x.t);
+}
+
+HF_TEST(error_h2c_read_unmapped_sets_read_error_ur)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	/* 1 byte past the mapping: the whole read fails */
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 257, x.bus, 0, 0);
+	memset(x.buf, 0x55, 256);
+	expect_error(&x, false,
+		     FIELD_PREP(XDMA_STAT_READ_ERROR, XDMA_READ_ERR_UR));
+	HF_CHECK(card_all(&x.t, 0, 257, 0));
+	tcard_close(&x.t);
+}
+
+HF_TEST(error_h2c_card_past_end_sets_write_error_decode)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	memset(x.buf, 0x55, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 256, x.bus,
+		 DDR_SIZE - 128, 0);
+	expect_error(&x, false,
+		     FIELD_PREP(XDMA_STAT_WRITE_ERROR, XDMA_WRITE_ERR_DECODE));
+	HF_CHECK(card_all(&x.t, DDR_SIZE - 128, 128, 0));
+	tcard_close(&x.t);
+}
+
+HF_TEST(error_c2h_card_past_end_sets_read_error_decode)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	memset(x.buf, 0xee, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 256, DDR_SIZE - 64, x.bus,
+		 0);
+	expect_error(&x, true, FIELD_PREP(XDMA_STAT_READ_ERROR,
+					  XDMA_C2H_READ_ERR_DECODE));
+	HF_CHECK(all_bytes(x.buf, 256, 0xee));
+	tcard_close(&x.t);
+}
+
+HF_TEST(error_c2h_write_to_read_only_mapping_sets_read_error_slave)
+{
+	struct xfer x;
+	struct hf_emu_host_stats st;
+	u8 *ro;
+	u64 ro_bus;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	ro = malloc(512);
+	HF_CHECK(ro != NULL);
+	memset(ro, 0xee, 512);
+	HF_CHECK_EQ(hf_emu_dma_map(x.t.h, ro, 512, HF_DMA_TO_DEVICE,
+				   &ro_bus), 0);
+	HF_CHECK_EQ(xdma_model_card_write(x.t.m, 0, "abcd", 4), 0);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 512, 0, ro_bus, 0);
+	expect_error(&x, true, FIELD_PREP(XDMA_STAT_READ_ERROR,
+					  XDMA_C2H_READ_ERR_SLAVE));
+	HF_CHECK(all_bytes(ro, 512, 0xee));
+	hf_emu_host_get_stats(x.t.h, &st);
+	HF_CHECK_EQ(st.faults, 1);
+	HF_CHECK_EQ(st.last_fault_bus, ro_bus);
+	HF_CHECK_EQ(hf_emu_dma_unmap(x.t.h, ro_bus), 0);
+	free(ro);
+	tcard_close(&x.t);
+}
+
+HF_TEST(error_not_logged_without_ie_still_stops)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, 0, 0, 64, x.bus, 0, desc_bus(&x.t, 1));
+	x.t.ring[1].control = 0;
+	set_desc(&x.t, 2, XDMA_DESC_CTRL_STOP, 0, 64, x.bus, 64, 0);
+	irq_setup(&x.t);
+	start(&x.t, false, 0, 0, 0,
+	      XDMA_CTRL_RUN | XDMA_CTRL_IE_DESC_STOPPED);
+	HF_CHECK_EQ(status(&x.t, false), 0);	/* idle, nothing logged */
+	HF_CHECK_EQ(completed(&x.t, false), 1);
+	HF_CHECK_EQ(irq_total(&x.t), 0);
+	tcard_close(&x.t);
+}
+
+HF_TEST(error_interrupt_needs_mask_bit)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 64, x.bus, 0, 0);
+	x.t.ring[0].control = 0;
+	irq_setup(&x.t);
+	wr(&x.t, ch_off(false, 0, XDMA_CHAN_IRQ_MASK),
+	   XDMA_CTRL_IE_DESC_STOPPED);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_MAGIC_STOPPED);
+	HF_CHECK_EQ(irq_total(&x.t), 0);
+	wr(&x.t, ch_off(false, 0, XDMA_CHAN_IRQ_MASK_W1S),
+	   XDMA_CTRL_IE_MAGIC_STOPPED);
+	HF_CHECK_EQ(irq_total(&x.t), 1);
+	tcard_close(&x.t);
+}
+
+/* ---- faults ---- */
+
+HF_TEST(fault_desc_read_fails_next_fetch_once)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 64, x.bus, 0, 0);
+	xdma_model_inject(x.t.m, XDMA_FAULT_DESC_READ);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false),
+		    FIELD_PREP(XDMA_STAT_DESC_ERROR, XDMA_DESC_ERR_UR));
+	rd(&x.t, ch_off(false, 0, XDMA_CHAN_STATUS_RC));
+	wr(&x.t, ch_off(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	tcard_close(&x.t);
+}
+
+HF_TEST(fault_stall_busy_until_run_cleared)
+{
+	struct xfer x;
+	struct xdma_model_counters c;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	memset(x.buf, 0x11, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 64, x.bus, 0, 0);
+	xdma_model_inject(x.t.m, XDMA_FAULT_STALL);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_BUSY);
+	HF_CHECK_EQ(completed(&x.t, false), 0);
+	xdma_model_get_counters(x.t.m, &c);
+	HF_CHECK_EQ(c.bytes_h2c, 0);
+	wr(&x.t, ch_off(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_IDLE_STOPPED);
+	HF_CHECK(card_all(&x.t, 0, 64, 0));
+	tcard_close(&x.t);
+}
+
+HF_TEST(fault_lost_irq_swallows_interrupts)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 64, x.bus, 0, 0);
+	irq_setup(&x.t);
+	xdma_model_inject(x.t.m, XDMA_FAULT_LOST_IRQ);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_EQ(rd(&x.t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_PEND), 1);
+	HF_CHECK_EQ(irq_total(&x.t), 0);
+	tcard_close(&x.t);
+}
+
+HF_TEST(fault_dead_reads_all_ones_ignores_writes)
+{
+	struct tcard t;
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	xdma_model_inject(t.m, XDMA_FAULT_DEAD);
+	HF_CHECK_EQ(rd(&t, ch_off(false, 0, XDMA_ID)), XDMA_ID_DEAD);
+	HF_CHECK_EQ(rd(&t, XDMA_CONFIG_BASE + XDMA_CFG_SYSTEM_ID),
+		    0xffffffff);
+	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_ID), 0xffffffff);
+	wr(&t, ch_off(false, 0, XDMA_CHAN_IRQ_MASK), XDMA_CTRL_IE_ALL);
+	xdma_model_inject(t.m, 0);
+	HF_CHECK_EQ(rd(&t, ch_off(false, 0, XDMA_CHAN_IRQ_MASK)), 0);
+	HF_CHECK_EQ(rd(&t, ch_off(false, 0, XDMA_ID)),
+		    XDMA_ID_VALUE(XDMA_TARGET_H2C, 0));
+	tcard_close(&t);
+}
+
+/* ---- counters ---- */
+
+HF_TEST(counters_track_activity)
+{
+	struct xfer x;
+	struct xdma_model_counters c;
+
+	xfer_open(&x, NULL, HF_EMU_SYNC, 1024);
+	xdma_model_reset_counters(x.t.m);
+	set_desc(&x.t, 0, 0, 0, 1000, x.bus, 0, desc_bus(&x.t, 1));
+	set_desc(&x.t, 1, XDMA_DESC_CTRL_STOP, 0, 24, x.bus, 1000, 0);
+	set_desc(&x.t, 2, XDMA_DESC_CTRL_STOP, 0, 512, 0, x.bus, 0);
+	set_wb(&x.t, true, 0);
+	irq_setup(&x.t);
+	xdma_model_reset_counters(x.t.m);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	start(&x.t, true, 0, 2, 0,
+	      CH_CTRL_IE_ALL_RUN | XDMA_CTRL_POLL_MODE_WB);
+	x.t.ring[3].control = 0;
+	set_desc(&x.t, 4, 0, 0, 64, x.bus, 0, desc_bus(&x.t, 3));
+	wr(&x.t, ch_off(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	start(&x.t, false, 0, 4, 0, CH_CTRL_IE_ALL_RUN);
+	rd(&x.t, 0x7000);
+	xdma_model_get_counters(x.t.m, &c);
+	HF_CHECK_EQ(c.desc_fetched, 5);
+	HF_CHECK_EQ(c.bytes_h2c, 1088);
+	HF_CHECK_EQ(c.bytes_c2h, 512);
+	HF_CHECK_EQ(c.irqs, 2);
+	HF_CHECK_EQ(c.wb_writes, 1);
+	HF_CHECK_EQ(c.errors, 1);
+	HF_CHECK_EQ(c.guest_errors, 1);
+	HF_CHECK(c.mmio_writes > 10);
+	HF_CHECK(c.mmio_reads >= 1);
+	xdma_model_reset_counters(x.t.m);
+	xdma_model_get_counters(x.t.m, &c);
+	HF_CHECK_EQ(c.bytes_h2c + c.irqs + c.mmio_reads + c.errors, 0);
+	tcard_close(&x.t);
+}
+
+/* ---- card memory ---- */
+
+HF_TEST(card_backdoor_range_checks)
+{
+	struct tcard t;
+	u8 b[8] = { 0 };
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	HF_CHECK_EQ(xdma_model_card_write(t.m, DDR_SIZE - 8, b, 8), 0);
+	HF_CHECK_ERR(xdma_model_card_write(t.m, DDR_SIZE - 7, b, 8), -ERANGE);
+	HF_CHECK_ERR(xdma_model_card_read(t.m, DDR_SIZE, b, 1), -ERANGE);
+	HF_CHECK_ERR(xdma_model_card_read(t.m, ~0ull - 2, b, 8), -EOVERFLOW);
+	tcard_close(&t);
+}
+
+static long rss_kib(void)
+{
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+		rss = -1;
+	fclose(f);
+	return rss < 0 ? -1 : rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+HF_TEST(sparse_ddr_2gib_costs_what_is_touched)
+{
+	struct tcard t;
+	long before, after;
+	u8 b = 0xa5, r = 0;
+
+	before = rss_kib();
+	if (before < 0)
+		HF_SKIP("no /proc/self/statm");
+	tcard_open(&t, NULL, HF_EMU_SYNC);
+	HF_CHECK_EQ(xdma_model_card_size(t.m), 2ull << 30);
+	HF_CHECK_EQ(xdma_model_card_write(t.m, (2ull << 30) - 1, &b, 1), 0);
+	HF_CHECK_EQ(xdma_model_card_read(t.m, (2ull << 30) - 1, &r, 1), 0);
+	HF_CHECK_EQ(r, 0xa5);
+	after = rss_kib();
+	HF_CHECK_MSG(after - before < 64 * 1024,
+		     "RSS grew by %ld KiB", after - before);
+	tcard_close(&t);
+}
+
+/* ---- threaded engines ---- */
+
+static bool wait_wb(volatile u32 *wb, u32 want)
+{
+	struct timespec ts = { 0, 100000 };
+	int i;
+
+	for (i = 0; i < 50000; i++) {
+		if (__atomic_load_n(wb, __ATOMIC_ACQUIRE) == want)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+HF_TEST(threaded_h2c_then_c2h_round_trip)
+{
+	struct xfer x;
+	u8 *back;
+	u64 back_bus;
+	u32 i;
+
+	xfer_open(&x, NULL, 0, 64 * 1024);
+	back = hf_emu_dma_alloc(x.t.h, 64 * 1024, &back_bus);
+	HF_CHECK(back != NULL);
+	fill(x.buf, 64 * 1024, 42);
+	for (i = 0; i < 16; i++)
+		set_desc(&x.t, i, i == 15 ? XDMA_DESC_CTRL_STOP : 0, 0, 4096,
+			 x.bus + 4096 * i, 0x10000 + 4096 * i,
+			 desc_bus(&x.t, i + 1));
+	set_desc(&x.t, 20, XDMA_DESC_CTRL_STOP, 0, 64 * 1024, 0x10000,
+		 back_bus, 0);
+	set_wb(&x.t, false, 0);
+	start(&x.t, false, 0, 0, 0,
+	      CH_CTRL_IE_ALL_RUN | XDMA_CTRL_POLL_MODE_WB);
+	HF_CHECK(wait_wb(x.t.wb, 16));
+	start(&x.t, true, 0, 20, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK(wait_idle(&x.t, true, 0));
+	HF_CHECK_EQ(status(&x.t, true), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK(memcmp(back, x.buf, 64 * 1024) == 0);
+	tcard_close(&x.t);
+}
+
+/* Signalled from the MSI handler (runs in an engine thread). */
+static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
+
+static void signal_done(struct tcard *t, u32 v)
+{
+	pthread_mutex_lock(&done_lock);
+	pthread_cond_broadcast(&done_cond);
+	pthread_mutex_unlock(&done_lock);
+}
+
+static bool wait_irqs(struct tcard *t, unsigned int n)
+{
+	struct timespec dl;
+	bool ok = true;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 5;
+	pthread_mutex_lock(&done_lock);
+	while (irq_total(t) < n && ok)
+		ok = pthread_cond_timedwait(&done_cond, &done_lock, &dl) == 0 ||
+		     irq_total(t) >= n;
+	pthread_mutex_unlock(&done_lock);
+	return irq_total(t) >= n;
+}
+
+HF_TEST(threaded_msix_completion)
+{
+	struct xfer x;
+
+	xfer_open(&x, NULL, 0, 4096);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 4096, x.bus, 0, 0);
+	irq_setup(&x.t);
+	x.t.on_irq = signal_done;
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK(wait_irqs(&x.t, 1));
+	HF_CHECK_EQ(irq_count(&x.t, 0), 1);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	tcard_close(&x.t);
+}
+
+HF_TEST(threaded_run_clear_stops_long_chain)
+{
+	struct xdma_model_config c = { .ddr_size = DDR_SIZE,
+				       .desc_latency_ns = 1000000 };
+	struct xfer x;
+	u32 i;
+
+	xfer_open(&x, &c, 0, 4096);
+	for (i = 0; i < 100; i++)
+		set_desc(&x.t, i, i == 99 ? XDMA_DESC_CTRL_STOP : 0, 0, 64,
+			 x.bus, 64 * i, desc_bus(&x.t, i + 1));
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	wr(&x.t, ch_off(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	HF_CHECK(wait_idle(&x.t, false, 0));
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_IDLE_STOPPED);
+	HF_CHECK(completed(&x.t, false) < 100);
+	tcard_close(&x.t);
+}
+
+HF_TEST(threaded_all_engines_in_parallel)
+{
+	struct xfer x;
+	u32 ch, done = 0;
+	u64 wbs;
+	volatile u32 *wb;
+
+	xfer_open(&x, NULL, 0, 8 * 4096);
+	fill(x.buf, 4 * 4096, 5);
+	wb = hf_emu_dma_alloc(x.t.h, 64, &wbs);
+	HF_CHECK(wb != NULL);
+	for (ch = 0; ch < 4; ch++) {
+		HF_CHECK_EQ(xdma_model_card_write(x.t.m, 0x80000 + 4096 * ch,
+						  x.buf + 4096 * ch, 4096), 0);
+		/* H2C: buf[ch] -> card[ch]; C2H: card2[ch] -> buf[4 + ch] */
+		set_desc(&x.t, ch, XDMA_DESC_CTRL_STOP, 0, 4096,
+			 x.bus + 4096 * ch, 4096 * ch, 0);
+		set_desc(&x.t, 4 + ch, XDMA_DESC_CTRL_STOP, 0, 4096,
+			 0x80000 + 4096 * ch, x.bus + 4096 * (4 + ch), 0);
+		wr(&x.t, ch_off(false, ch, XDMA_CHAN_POLL_WB_LO),
+		   lower_32_bits(wbs + 4 * ch));
+		wr(&x.t, ch_off(false, ch, XDMA_CHAN_POLL_WB_HI),
+		   upper_32_bits(wbs + 4 * ch));
+		wr(&x.t, ch_off(true, ch, XDMA_CHAN_POLL_WB_LO),
+		   lower_32_bits(wbs + 16 + 4 * ch));
+		wr(&x.t, ch_off(true, ch, XDMA_CHAN_POLL_WB_HI),
+		   upper_32_bits(wbs + 16 + 4 * ch));
+	}
+	for (ch = 0; ch < 4; ch++) {
+		start(&x.t, false, ch, ch, 0,
+		      CH_CTRL_IE_ALL_RUN | XDMA_CTRL_POLL_MODE_WB);
+		start(&x.t, true, ch, 4 + ch, 0,
+		      CH_CTRL_IE_ALL_RUN | XDMA_CTRL_POLL_MODE_WB);
+	}
+	for (ch = 0; ch < 8; ch++)
+		done += wait_wb(&wb[ch], 1);
+	HF_CHECK_EQ(done, 8);
+	HF_CHECK(card_all(&x.t, 4 * 4096, 4096, 0));
+	for (ch = 0; ch < 4; ch++) {
+		u8 out[4096];
+
+		HF_CHECK_EQ(xdma_model_card_read(x.t.m, 4096 * ch, out, 4096),
+			    0);
+		HF_CHECK(memcmp(out, x.buf + 4096 * ch, 4096) == 0);
+		HF_CHECK(memcmp(x.buf + 4096 * (4 + ch), x.buf + 4096 * ch,
+				4096) == 0);
+	}
+	tcard_close(&x.t);
+}
