@@ -32,6 +32,7 @@ void hf_os_event_init(struct hf_os_event *ev)
 	pthread_cond_init(&ev->cond, &attr);
 	pthread_condattr_destroy(&attr);
 	ev->signalled = false;
+	ev->waiters = 0;
 }
 
 /**
@@ -62,15 +63,24 @@ void hf_os_event_reset(struct hf_os_event *ev)
 void hf_os_event_signal(struct hf_os_event *ev)
 {
 	pthread_mutex_lock(&ev->lock);
-	ev->signalled = true;
-	pthread_cond_broadcast(&ev->cond);
+	__atomic_store_n(&ev->signalled, true, __ATOMIC_RELEASE);
+	if (ev->waiters)
+		pthread_cond_broadcast(&ev->cond);
 	pthread_mutex_unlock(&ev->lock);
 }
+
+/*
+ * A waiter spins this long before it blocks: completions of short
+ * transfers then cost no thread wake-up (the kernel's hybrid polling idea).
+ */
+#define HF_OS_EVENT_SPIN_NS	50000ull
 
 /**
  * hf_os_event_wait() - wait for an event to be signalled, consuming it.
  * @ev: the event
  * @timeout_ns: longest wait
+ *
+ * Spins for up to HF_OS_EVENT_SPIN_NS (or @timeout_ns), then blocks.
  *
  * Return: 0 when signalled (the signal is consumed), -ETIMEDOUT.
  */
@@ -78,7 +88,12 @@ int hf_os_event_wait(struct hf_os_event *ev, u64 timeout_ns)
 {
 	struct timespec ts;
 	u64 now = hf_os_now_ns(), end = now + timeout_ns;
+	u64 spin_end = now + min(timeout_ns, HF_OS_EVENT_SPIN_NS);
 	int ret = 0;
+
+	while (!__atomic_load_n(&ev->signalled, __ATOMIC_ACQUIRE) &&
+	       hf_os_now_ns() < spin_end)
+		hf_os_relax();
 
 	if (end < now || end / HF_NSEC_PER_SEC > (u64)0x7fffffff)
 		end = (u64)0x7fffffff * HF_NSEC_PER_SEC;
@@ -86,11 +101,13 @@ int hf_os_event_wait(struct hf_os_event *ev, u64 timeout_ns)
 	ts.tv_nsec = end % HF_NSEC_PER_SEC;
 
 	pthread_mutex_lock(&ev->lock);
+	ev->waiters++;
 	while (!ev->signalled) {
 		ret = pthread_cond_timedwait(&ev->cond, &ev->lock, &ts);
 		if (ret == ETIMEDOUT)
 			break;
 	}
+	ev->waiters--;
 	if (ev->signalled) {
 		ev->signalled = false;
 		ret = 0;

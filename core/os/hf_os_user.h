@@ -101,12 +101,15 @@ static inline void hf_iowrite32(u32 val, const struct hf_mmio *bar, u32 off)
  * struct hf_os_event - one-shot wake-up from interrupt context.
  * @lock: protects @signalled
  * @cond: waited on by hf_os_event_wait()
- * @signalled: set by hf_os_event_signal(), consumed by a successful wait
+ * @signalled: set by hf_os_event_signal(), consumed by a successful wait;
+ *	written under @lock, read without it while a waiter spins
+ * @waiters: threads blocked on @cond (signal only wakes when non-zero)
  */
 struct hf_os_event {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool signalled;
+	int waiters;
 };
 
 void hf_os_event_init(struct hf_os_event *ev);

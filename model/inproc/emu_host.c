@@ -49,8 +49,10 @@ struct emu_map {
  * @thread: the thread
  * @lock: protects @kicked and @stop
  * @cond: signalled by a kick and at shutdown
- * @kicked: the model asked for xdma_model_engine_work()
+ * @kicked: the model asked for xdma_model_engine_work() (written under
+ *	@lock, read without it while the thread spins)
  * @stop: the thread must end
+ * @sleeping: the thread waits on @cond (a kick must signal it)
  * @started: @thread was created
  */
 struct emu_engine {
@@ -61,6 +63,7 @@ struct emu_engine {
 	pthread_cond_t cond;
 	bool kicked;
 	bool stop;
+	bool sleeping;
 	bool started;
 };
 
@@ -462,22 +465,38 @@ void hf_emu_free_irq(struct hf_emu_host *h, u32 vector)
 
 /* ---- engines ---- */
 
+/*
+ * Engines are always awake on hardware: after work, an engine thread spins
+ * this long for the next kick before it sleeps, so a driver starting
+ * transfers back to back does not pay a thread wake-up for each.
+ */
+#define EMU_ENGINE_SPIN_NS	50000ull
+
 static void *emu_engine_thread(void *arg)
 {
 	struct emu_engine *t = arg;
 
-	pthread_mutex_lock(&t->lock);
 	for (;;) {
-		while (!t->kicked && !t->stop)
+		u64 end = hf_os_now_ns() + EMU_ENGINE_SPIN_NS;
+
+		while (!__atomic_load_n(&t->kicked, __ATOMIC_ACQUIRE) &&
+		       !__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE) &&
+		       hf_os_now_ns() < end)
+			hf_os_relax();
+		pthread_mutex_lock(&t->lock);
+		while (!t->kicked && !t->stop) {
+			t->sleeping = true;
 			pthread_cond_wait(&t->cond, &t->lock);
-		if (t->stop)
+			t->sleeping = false;
+		}
+		if (t->stop) {
+			pthread_mutex_unlock(&t->lock);
 			break;
-		t->kicked = false;
+		}
+		__atomic_store_n(&t->kicked, false, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&t->lock);
 		xdma_model_engine_work(t->h->m, t->index);
-		pthread_mutex_lock(&t->lock);
 	}
-	pthread_mutex_unlock(&t->lock);
 	return NULL;
 }
 
@@ -494,8 +513,9 @@ static void emu_kick(void *host, uint32_t engine)
 	}
 	t = &h->eng[engine];
 	pthread_mutex_lock(&t->lock);
-	t->kicked = true;
-	pthread_cond_signal(&t->cond);
+	__atomic_store_n(&t->kicked, true, __ATOMIC_RELEASE);
+	if (t->sleeping)
+		pthread_cond_signal(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -556,7 +576,7 @@ static void emu_stop_threads(struct hf_emu_host *h)
 		if (!t->started)
 			continue;
 		pthread_mutex_lock(&t->lock);
-		t->stop = true;
+		__atomic_store_n(&t->stop, true, __ATOMIC_RELEASE);
 		pthread_cond_signal(&t->cond);
 		pthread_mutex_unlock(&t->lock);
 		pthread_join(t->thread, NULL);

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_info.c - "hellofpga info": what the card is and what it has done.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+
+#include "cli.h"
+
+static void info_usage(FILE *f)
+{
+	fputs("Usage: hellofpga [-d DEVICE] info\n"
+	      "\n"
+	      "Show the card: name, backend, DMA channels, card memory, XDMA IP\n"
+	      "version, engine alignment, interrupt mode, timeout, library and\n"
+	      "driver versions, and the handle's counters (and the emulated\n"
+	      "card's own counters when the card is emulated).\n", f);
+}
+
+/**
+ * cmd_info() - "hellofpga info": print GetInfo() and GetCounters().
+ * @argc: argument count, argv[0] being "info"
+ * @argv: arguments
+ *
+ * Return: the exit status.
+ */
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	HELLOFPGA_COUNTERS cnt;
+	HELLOFPGA_INFO info;
+	HELLOFPGA_HANDLE h;
+	char sz[32];
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			info_usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			info_usage(stderr);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_usage_err("info", "unexpected argument '%s'", argv[optind]);
+		return CLI_EXIT_USAGE;
+	}
+
+	if (cli_open(&h))
+		return CLI_EXIT_FAIL;
+	if (cli_get_info(h, &info)) {
+		HelloFPGA_Close(h);
+		return CLI_EXIT_FAIL;
+	}
+	ret = HelloFPGA_GetCounters(h, &cnt);
+	if (ret) {
+		cli_lib_err(h, ret, "cannot read counters");
+		HelloFPGA_Close(h);
+		return CLI_EXIT_FAIL;
+	}
+
+	printf("card:              %s\n", info.name);
+	printf("backend:           %s\n", info.backend_name);
+	printf("H2C channels:      %d\n", info.num_h2c);
+	printf("C2H channels:      %d\n", info.num_c2h);
+	printf("card memory:       %s (0x%" PRIx64 " bytes)\n",
+	       cli_fmt_size(info.ddr_size, sz, sizeof(sz)), info.ddr_size);
+	printf("XDMA IP version:   0x%02" PRIx32 "\n", info.ip_version);
+	printf("address alignment: %" PRIu32 " bytes\n", info.addr_align);
+	printf("length granule:    %" PRIu32 " bytes\n", info.len_granularity);
+	printf("interrupts:        %s\n", cli_irq_name(info.irq_mode));
+	printf("timeout:           %d ms\n", info.timeout_ms);
+	printf("library version:   %s\n", info.lib_version);
+	printf("driver version:    %s\n",
+	       info.driver_version[0] ? info.driver_version : "(none)");
+	printf("counters:\n");
+	printf("  transfers:       %" PRIu64 "\n", cnt.transfers);
+	printf("  bytes H2C:       %" PRIu64 "\n", cnt.bytes_h2c);
+	printf("  bytes C2H:       %" PRIu64 "\n", cnt.bytes_c2h);
+	printf("  errors:          %" PRIu64 "\n", cnt.errors);
+	printf("  timeouts:        %" PRIu64 "\n", cnt.timeouts);
+	if (cnt.model_valid) {
+		printf("emulated card counters:\n");
+		printf("  MMIO reads:      %" PRIu64 "\n", cnt.mmio_reads);
+		printf("  MMIO writes:     %" PRIu64 "\n", cnt.mmio_writes);
+		printf("  descriptors:     %" PRIu64 "\n", cnt.desc_fetched);
+		printf("  interrupts:      %" PRIu64 "\n", cnt.irqs);
+		printf("  writebacks:      %" PRIu64 "\n", cnt.wb_writes);
+	}
+
+	HelloFPGA_Close(h);
+	return CLI_EXIT_OK;
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/*
+ * util.c - helpers shared by the hellofpga commands: messages, argument
+ * parsing, opening the card, aligned buffers, time and the progress line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char *cli_device;
+
+/**
+ * cli_err() - print "hellofpga: <message>" on stderr.
+ * @fmt: printf format of the message
+ */
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	flockfile(stderr);
+	fputs("hellofpga: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
+/**
+ * cli_lib_err() - report a failed library call.
+ * @h: the handle the call used, or NULL (HelloFPGA_Open())
+ * @err: the negative errno it returned
+ * @fmt: printf format saying what failed
+ *
+ * Prints "hellofpga: <what failed>: <StrError(err)>: <GetLastError(h)>",
+ * leaving out the last part when the library has no detail to add.
+ */
+void cli_lib_err(HELLOFPGA_HANDLE h, int err, const char *fmt, ...)
+{
+	const char *detail = HelloFPGA_GetLastError(h);
+	va_list ap;
+
+	flockfile(stderr);
+	fputs("hellofpga: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s", HelloFPGA_StrError(err));
+	if (detail && *detail)
+		fprintf(stderr, ": %s", detail);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
+/**
+ * cli_usage_err() - report a bad command line.
+ * @cmd: the command, or NULL for the global options
+ * @fmt: printf format of the message
+ *
+ * Prints the message and a hint to the command's --help.
+ */
+void cli_usage_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hellofpga: ", stderr);
+	if (cmd)
+		fprintf(stderr, "%s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'hellofpga %s%s--help'.\n", cmd ? cmd : "",
+		cmd ? " " : "");
+}
+
+/**
+ * cli_parse_size() - parse a size or address.
+ * @s: decimal or 0x-prefixed hexadecimal number, optionally followed by a
+ *	binary multiplier K, M, G or T (also written KB/KiB, any case)
+ * @out: receives the value
+ *
+ * Return: 0, or -EINVAL when @s is not a valid size, -ERANGE on overflow.
+ */
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case '\0':
+		break;
+	case 'K':
+		shift = 10;
+		break;
+	case 'M':
+		shift = 20;
+		break;
+	case 'G':
+		shift = 30;
+		break;
+	case 'T':
+		shift = 40;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (shift) {
+		end++;
+		if (*end == 'i' || *end == 'I')
+			end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+	}
+	if (*end)
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/**
+ * cli_parse_u32() - parse a 32-bit register offset or value (0x.. or
+ * decimal).
+ * Return: 0, -EINVAL or -ERANGE.
+ */
+int cli_parse_u32(const char *s, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno == ERANGE || v > UINT32_MAX)
+		return -ERANGE;
+	if (end == s || *end)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/**
+ * cli_parse_int() - parse a decimal integer in [@min, @max].
+ * Return: 0, -EINVAL or -ERANGE.
+ */
+int cli_parse_int(const char *s, int min, int max, int *out)
+{
+	long v;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = (int)v;
+	return 0;
+}
+
+/**
+ * cli_opt_size() - parse the size argument of option @opt, reporting a bad
+ * one as a usage error.
+ * Return: 0 or -EINVAL.
+ */
+int cli_opt_size(const char *cmd, const char *opt, const char *arg,
+		 uint64_t *out)
+{
+	int ret = cli_parse_size(arg, out);
+
+	if (ret == -ERANGE)
+		cli_usage_err(cmd, "%s: size '%s' is too large", opt, arg);
+	else if (ret)
+		cli_usage_err(cmd,
+			      "%s: bad size '%s' (expected e.g. 4096, 0x1000, 64K, 16M, 1G)",
+			      opt, arg);
+	return ret ? -EINVAL : 0;
+}
+
+/**
+ * cli_opt_channel() - parse a -c CHANNEL argument (0..255; the card's real
+ * count is checked once it is open).
+ * Return: 0 or -EINVAL.
+ */
+int cli_opt_channel(const char *cmd, const char *arg, int *out)
+{
+	if (cli_parse_int(arg, 0, 255, out)) {
+		cli_usage_err(cmd, "-c: bad channel '%s' (expected 0, 1, ...)",
+			      arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * cli_open_name() - open card @name, reporting a failure.
+ * Return: 0 or the negative errno of HelloFPGA_Open().
+ */
+int cli_open_name(const char *name, HELLOFPGA_HANDLE *h)
+{
+	int ret = HelloFPGA_Open(name, h);
+
+	if (ret)
+		cli_lib_err(NULL, ret, "cannot open card '%s'",
+			    name && *name ? name : "(default)");
+	return ret;
+}
+
+/** cli_open() - open the card chosen with -d (or the default card). */
+int cli_open(HELLOFPGA_HANDLE *h)
+{
+	return cli_open_name(cli_device, h);
+}
+
+/** cli_get_info() - HelloFPGA_GetInfo(), reporting a failure. */
+int cli_get_info(HELLOFPGA_HANDLE h, HELLOFPGA_INFO *info)
+{
+	int ret = HelloFPGA_GetInfo(h, info);
+
+	if (ret)
+		cli_lib_err(h, ret, "cannot read card information");
+	return ret;
+}
+
+/**
+ * cli_check_channel() - check that the card has channel @ch.
+ * @info: the card
+ * @ch: channel number
+ * @h2c: true for an H2C channel, false for C2H
+ *
+ * Return: 0, or -ECHRNG after printing which channels exist.
+ */
+int cli_check_channel(const HELLOFPGA_INFO *info, int ch, bool h2c)
+{
+	int n = h2c ? info->num_h2c : info->num_c2h;
+
+	if (ch >= 0 && ch < n)
+		return 0;
+	cli_err("channel %d out of range: %s has %d %s channel%s (0..%d)", ch,
+		info->name, n, h2c ? "H2C" : "C2H", n == 1 ? "" : "s", n - 1);
+	return -ECHRNG;
+}
+
+/**
+ * cli_check_range() - check that [@addr, @addr + @len) lies in card memory.
+ * Return: 0, or -ERANGE after saying why not.
+ */
+int cli_check_range(const HELLOFPGA_INFO *info, uint64_t addr, uint64_t len)
+{
+	char sz[32];
+
+	if (addr <= info->ddr_size && len <= info->ddr_size - addr)
+		return 0;
+	cli_err("range 0x%" PRIx64 " + 0x%" PRIx64
+		" is past the end of card memory (%s, 0x%" PRIx64 " bytes)",
+		addr, len, cli_fmt_size(info->ddr_size, sz, sizeof(sz)),
+		info->ddr_size);
+	return -ERANGE;
+}
+
+/** cli_irq_name() - name of a HELLOFPGA_IRQ_* mode. */
+const char *cli_irq_name(int irq_mode)
+{
+	switch (irq_mode) {
+	case HELLOFPGA_IRQ_POLL:
+		return "poll";
+	case HELLOFPGA_IRQ_LEGACY:
+		return "legacy";
+	case HELLOFPGA_IRQ_MSI:
+		return "msi";
+	case HELLOFPGA_IRQ_MSIX:
+		return "msix";
+	default:
+		return "unknown";
+	}
+}
+
+/**
+ * cli_alloc() - a zeroed, page-aligned (4096) host buffer.
+ * Return: the buffer (free with free()), or NULL after reporting.
+ */
+void *cli_alloc(size_t size)
+{
+	void *p = NULL;
+	char sz[32];
+	int ret;
+
+	ret = posix_memalign(&p, HF_BUF_ALIGN, size ? size : 1);
+	if (ret) {
+		cli_err("cannot allocate %s of host memory: %s",
+			cli_fmt_size(size, sz, sizeof(sz)), strerror(ret));
+		return NULL;
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+/** cli_now_ns() - CLOCK_MONOTONIC in nanoseconds. */
+uint64_t cli_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/** cli_gbps() - @bytes in @ns as GB/s (10^9 bytes per second). */
+double cli_gbps(uint64_t bytes, uint64_t ns)
+{
+	return ns ? (double)bytes / (double)ns : 0.0;
+}
+
+/**
+ * cli_fmt_size() - format @bytes as "4 KiB", "64 MiB", "1.50 GiB", "123 B".
+ * Return: @buf.
+ */
+const char *cli_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned int i = 0;
+	uint64_t v = bytes;
+
+	while (i < 4 && v >= 1024 && !(v & 1023)) {
+		v >>= 10;
+		i++;
+	}
+	if (i > 0 || bytes < 1024) {
+		snprintf(buf, len, "%" PRIu64 " %s", v, unit[i]);
+		return buf;
+	}
+	{
+		double d = (double)bytes;
+
+		i = 0;
+		while (i < 4 && d >= 1024.0) {
+			d /= 1024.0;
+			i++;
+		}
+		snprintf(buf, len, "%.2f %s", d, unit[i]);
+	}
+	return buf;
+}
+
+/* Draw the progress line; called with p->lock held. */
+static void progress_draw(struct cli_progress *p, uint64_t now)
+{
+	double secs = (double)(now - p->start_ns) / 1e9;
+
+	if (p->total)
+		fprintf(stderr, "%s%s %5.1f%% (%.1f s)%s", p->tty ? "\r" : "",
+			p->label, 100.0 * (double)p->done / (double)p->total,
+			secs, p->tty ? "\033[K" : "\n");
+	else
+		fprintf(stderr, "%s%s (%.1f s)%s", p->tty ? "\r" : "",
+			p->label, secs, p->tty ? "\033[K" : "\n");
+	fflush(stderr);
+	p->shown = true;
+	p->last_ns = now;
+}
+
+static void *progress_thread(void *arg)
+{
+	struct cli_progress *p = arg;
+	/* A terminal gets a live line; a log gets a line every 5 s. */
+	uint64_t every = p->tty ? 200000000ull : 5000000000ull;
+	struct timespec ts;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		uint64_t now = cli_now_ns();
+
+		if (now - p->start_ns > 1000000000ull &&
+		    (!p->shown || now - p->last_ns >= every))
+			progress_draw(p, now);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/**
+ * cli_progress_start() - start a progress line for @total units of work
+ * (0: no percentage).  Nothing is drawn during the first second.
+ */
+void cli_progress_start(struct cli_progress *p, uint64_t total)
+{
+	memset(p, 0, sizeof(*p));
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->total = total;
+	p->tty = isatty(STDERR_FILENO);
+	p->start_ns = cli_now_ns();
+	snprintf(p->label, sizeof(p->label), "working");
+	p->running = !pthread_create(&p->thread, NULL, progress_thread, p);
+}
+
+/** cli_progress_add() - @n more units done; any thread may call it. */
+void cli_progress_add(struct cli_progress *p, uint64_t n)
+{
+	pthread_mutex_lock(&p->lock);
+	p->done += n;
+	pthread_mutex_unlock(&p->lock);
+}
+
+/** cli_progress_label() - set what the progress line says is running. */
+void cli_progress_label(struct cli_progress *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&p->lock);
+	va_start(ap, fmt);
+	vsnprintf(p->label, sizeof(p->label), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/** cli_progress_stop() - stop the thread and clear a live line. */
+void cli_progress_stop(struct cli_progress *p)
+{
+	if (p->running) {
+		pthread_mutex_lock(&p->lock);
+		p->stop = true;
+		pthread_cond_signal(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+		pthread_join(p->thread, NULL);
+		p->running = false;
+	}
+	if (p->shown && p->tty) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+}
