@@ -195,6 +195,156 @@ int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 			  uint32_t val);
 
+/* ------------------------------------------------------------------------
+ * GPU Direct: card <-> GPU memory with no bounce through host memory.
+ *
+ *	cudaMalloc(&gpuBuf, size);                              1. allocate
+ *	HelloFPGA_GPUDirect_Pin(hDev, gpuBuf, size, &handle);   2. pin once
+ *	HelloFPGA_GPUDirect_ReadC2H(hDev, ch, handle, fpgaAddr, size, timeout);
+ *	HelloFPGA_GPUDirect_WriteH2C(hDev, ch, handle, fpgaAddr, size, timeout);
+ *	HelloFPGA_GPUDirect_Unpin(hDev, handle);                 4. release
+ *
+ * GPU memory is cudaMalloc memory on a desktop GPU and cudaHostAlloc memory
+ * on Tegra (Jetson); HelloFPGA_GetGPUStatus() says which.  Address and size
+ * must be 4096-byte aligned.  Pin once and reuse the handle: a transfer on a
+ * pinned handle allocates nothing.  Pins end with Unpin or Close.
+ *
+ * CUDA is loaded at run time (libcuda.so.1); nothing links against it.
+ * Without CUDA the library offers an emulated GPU (HELLOFPGA_GPU=emu, or
+ * emu-tegra for an integrated one), so every call also works in CI;
+ * HELLOFPGA_GPU=cuda insists on a real GPU, =none disables GPU support.
+ * ------------------------------------------------------------------------ */
+
+/** A pinned GPU buffer; 0 is never a valid handle. */
+typedef uint64_t HELLOFPGA_GPU_HANDLE;
+
+#define HELLOFPGA_XFER_MODE_CPU 0
+#define HELLOFPGA_XFER_MODE_GPU_PINNED 1
+
+#define HELLOFPGA_PLATFORM_NONE 0
+#define HELLOFPGA_PLATFORM_TEGRA 1
+#define HELLOFPGA_PLATFORM_DESKTOP 2
+
+#define HELLOFPGA_DIR_H2C 0	/* GPU -> card */
+#define HELLOFPGA_DIR_C2H 1	/* card -> GPU */
+
+/**
+ * typedef HELLOFPGA_GPU_STATUS - what HelloFPGA_GetGPUStatus() reports.
+ * @platform: HELLOFPGA_PLATFORM_NONE (0), _TEGRA (1, memory from
+ *	cudaHostAlloc) or _DESKTOP (2, memory from cudaMalloc)
+ * @supported: 1 when GPU Direct is usable
+ * @emulated: 1 for the library's emulated GPU, 0 for a real one
+ * @device: CUDA device ordinal in use
+ * @name: GPU name ("NVIDIA H200", "emulated desktop GPU")
+ * @pci_bus_id: "0000:19:00.0", "" when unknown
+ * @reason: why GPU Direct is not usable, "" when it is
+ * @cuda_driver_version: e.g. 13000 for CUDA 13.0, 0 without CUDA
+ * @rdma_supported: the device's GPU_DIRECT_RDMA_SUPPORTED attribute, -1
+ *	unknown
+ * @dmabuf_supported: the device's DMA_BUF_SUPPORTED attribute, -1 unknown
+ * @page_size: GPU page size pins are made of (65536 desktop, 4096 Tegra)
+ */
+typedef struct {
+	int platform;
+	int supported;
+	int emulated;
+	int device;
+	char name[96];
+	char pci_bus_id[32];
+	char reason[192];
+	int cuda_driver_version;
+	int rdma_supported;
+	int dmabuf_supported;
+	uint32_t page_size;
+} HELLOFPGA_GPU_STATUS;
+
+/**
+ * HelloFPGA_GetGPUStatus() - detect the GPU platform and GPU Direct support.
+ * Return: 0 (also when there is no GPU: platform 0, supported 0, reason
+ * says why), or -EFAULT for a NULL @status.
+ */
+int HelloFPGA_GetGPUStatus(HELLOFPGA_GPU_STATUS *status);
+
+/**
+ * HelloFPGA_GPUDirect_Pin() - pin GPU memory for DMA by the card.
+ * @gpuBuf: start, 4096-byte aligned, GPU memory of one allocation
+ * @size: bytes, a multiple of 4096
+ * @handle: receives the handle
+ * Return: 0, -EINVAL (unaligned, not GPU memory, crosses allocations),
+ * -EOPNOTSUPP (no GPU Direct on this platform/backend), -ENOMEM.
+ */
+int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
+			    HELLOFPGA_GPU_HANDLE *handle);
+
+/**
+ * HelloFPGA_GPUDirect_ReadC2H() - card memory -> pinned GPU buffer.
+ * Moves @size bytes from card address @fpgaAddr to the start of the buffer.
+ * @timeout_ms: engine timeout, or <= 0 for the handle's default
+ * Return: 0, or -ENOENT (unknown or unpinned handle), -ENXIO (the GPU
+ * memory was freed), -EINVAL (@size larger than the buffer), and the errors
+ * of HelloFPGA_DMA_MM_ReadC2H().
+ */
+int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
+				HELLOFPGA_GPU_HANDLE handle, uint64_t fpgaAddr,
+				size_t size, int timeout_ms);
+
+/** HelloFPGA_GPUDirect_WriteH2C() - pinned GPU buffer -> card memory. */
+int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
+				 HELLOFPGA_GPU_HANDLE handle,
+				 uint64_t fpgaAddr, size_t size,
+				 int timeout_ms);
+
+/**
+ * HelloFPGA_GPUDirect_Xfer() - move a sub-range of a pinned buffer, for
+ * rings of buffers and frames inside one large buffer.
+ * @bufOffset: offset inside the pinned buffer
+ * @dir: HELLOFPGA_DIR_H2C (GPU -> card) or HELLOFPGA_DIR_C2H (card -> GPU)
+ * @actual: if not NULL, receives the bytes moved
+ * Return: as HelloFPGA_GPUDirect_ReadC2H(); -EINVAL when the sub-range
+ * leaves the buffer.
+ */
+int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
+			     HELLOFPGA_GPU_HANDLE handle, size_t bufOffset,
+			     uint64_t fpgaAddr, size_t size, int dir,
+			     int timeout_ms, size_t *actual);
+
+/**
+ * HelloFPGA_GPUDirect_Unpin() - release a pinned buffer; waits for its
+ * transfers in flight.  Return: 0 or -ENOENT (unknown or already unpinned).
+ */
+int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
+			      HELLOFPGA_GPU_HANDLE handle);
+
+/**
+ * HelloFPGA_SetGPUBuffer() - register (pin) the GPU buffer TransferMode uses;
+ * replaces the previous one.  NULL / 0 unregisters it (and returns the
+ * handle to CPU mode).  Same rules as HelloFPGA_GPUDirect_Pin().
+ */
+int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size);
+
+/**
+ * HelloFPGA_SetTransferMode() - HELLOFPGA_XFER_MODE_CPU (default) or
+ * HELLOFPGA_XFER_MODE_GPU_PINNED.  In GPU_PINNED mode a DMA_MM call whose
+ * buffer lies inside the registered GPU buffer moves card <-> GPU directly;
+ * any other buffer takes the CPU path as before.
+ * Return: 0, -EINVAL (unknown mode, or GPU_PINNED with no GPU buffer).
+ */
+int HelloFPGA_SetTransferMode(HELLOFPGA_HANDLE hDev, int mode);
+
+#define HELLOFPGA_MEMCPY_HOST_TO_GPU 1
+#define HELLOFPGA_MEMCPY_GPU_TO_HOST 2
+
+/**
+ * HelloFPGA_GPU_Alloc() / HelloFPGA_GPU_Free() / HelloFPGA_GPU_Memcpy() -
+ * GPU memory for programs that must run with or without CUDA (tests,
+ * tools): device memory on a desktop GPU, pinned host memory on Tegra,
+ * the emulated GPU's memory without CUDA.  Alloc aligns to the GPU page.
+ * Return: 0 or negative errno (-ENODEV without any GPU).
+ */
+int HelloFPGA_GPU_Alloc(void **ptr, size_t size);
+int HelloFPGA_GPU_Free(void *ptr);
+int HelloFPGA_GPU_Memcpy(void *dst, const void *src, size_t size, int kind);
+
 /** HelloFPGA_Version() - the library version, "MAJOR.MINOR.PATCH". */
 const char *HelloFPGA_Version(void);
 
