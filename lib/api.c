@@ -9,10 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpu.h"
 #include "hf_lib.h"
-
-#define HF_STAT_ADD(field, v) __atomic_add_fetch(&(field), (v), __ATOMIC_RELAXED)
-#define HF_STAT_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
 const char *HelloFPGA_Version(void)
 {
@@ -27,6 +25,7 @@ static struct hellofpga_dev *dev_alloc(void)
 		return NULL;
 	pthread_rwlock_init(&dev->life, NULL);
 	pthread_mutex_init(&dev->err_lock, NULL);
+	pthread_mutex_init(&dev->pin_lock, NULL);
 	for (int d = 0; d < 2; d++)
 		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
 			pthread_mutex_init(&dev->chan_lock[d][c], NULL);
@@ -45,6 +44,8 @@ static void dev_free(struct hellofpga_dev *dev)
 		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
 			pthread_mutex_destroy(&dev->chan_lock[d][c]);
 	pthread_mutex_destroy(&dev->err_lock);
+	pthread_mutex_destroy(&dev->pin_lock);
+	free(dev->pins);
 	pthread_rwlock_destroy(&dev->life);
 	dev->magic = 0;
 	free(dev);
@@ -95,7 +96,11 @@ int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
 	return 0;
 }
 
-static int check_handle(HELLOFPGA_HANDLE h, const char *fn)
+/**
+ * hf_check_handle() - is @h an open handle?
+ * Return: 0, or -EBADF with the thread's error text set.
+ */
+int hf_check_handle(HELLOFPGA_HANDLE h, const char *fn)
 {
 	if (!h || h->magic != HF_DEV_MAGIC)
 		return hf_set_error(NULL, -EBADF,
@@ -105,7 +110,7 @@ static int check_handle(HELLOFPGA_HANDLE h, const char *fn)
 
 int HelloFPGA_Close(HELLOFPGA_HANDLE hDev)
 {
-	int ret = check_handle(hDev, "HelloFPGA_Close");
+	int ret = hf_check_handle(hDev, "HelloFPGA_Close");
 
 	if (ret)
 		return ret;
@@ -113,6 +118,8 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev)
 	pthread_rwlock_wrlock(&hDev->life);
 	hDev->magic = 0;
 	pthread_rwlock_unlock(&hDev->life);
+	/* Pins use the backend's mappings: release them first. */
+	hf_gpudirect_close(hDev);
 	hDev->ops->close(hDev);
 	dev_free(hDev);
 	return 0;
@@ -121,12 +128,13 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev)
 static int dma_mm(HELLOFPGA_HANDLE h, enum xdma_dir dir, int ch, void *buf,
 		  uint64_t offset, size_t len, size_t *actual, const char *fn)
 {
+	const struct hf_gpu *gpu;
 	int nch, ret;
 	size_t done = 0;
 
 	if (actual)
 		*actual = 0;
-	ret = check_handle(h, fn);
+	ret = hf_check_handle(h, fn);
 	if (ret)
 		return ret;
 	nch = dir == XDMA_H2C ? h->info.num_h2c : h->info.num_c2h;
@@ -154,6 +162,27 @@ static int dma_mm(HELLOFPGA_HANDLE h, enum xdma_dir dir, int ch, void *buf,
 				    fn, (unsigned long long)offset,
 				    (unsigned long long)(offset + len),
 				    (unsigned long long)h->info.ddr_size);
+
+	/* TransferMode GPU_PINNED: a buffer inside the registered GPU buffer. */
+	if (__atomic_load_n(&h->xfer_mode, __ATOMIC_RELAXED) ==
+	    HELLOFPGA_XFER_MODE_GPU_PINNED) {
+		ret = hf_gpudirect_dma_mm(h, dir, ch, buf, offset, len, actual,
+					  fn);
+		if (ret <= 0)
+			return ret;
+	}
+	/*
+	 * The emulated engine reaches @buf with the CPU: a desktop GPU's
+	 * device memory would fault there (the emulated GPU's is refused
+	 * alike).  Only asked once the GPU was detected (hf_gpu_peek() loads
+	 * nothing and costs a load): probing for libcuda.so.1 on every
+	 * transfer would cost more than a small transfer itself.
+	 */
+	gpu = hf_gpu_peek();
+	if (gpu && hf_gpu_is_device_ptr(buf))
+		return hf_set_error(h, -EFAULT,
+				    "%s: buf %p is GPU device memory: use GPU Direct (HelloFPGA_GPUDirect_*) or TransferMode (HelloFPGA_SetGPUBuffer + HelloFPGA_SetTransferMode)",
+				    fn, buf);
 
 	pthread_rwlock_rdlock(&h->life);
 	ret = hf_chan_lock(h, dir, ch);
@@ -193,7 +222,7 @@ int HelloFPGA_DMA_MM_WriteH2C(HELLOFPGA_HANDLE hDev, int ch, const void *buf,
 
 int HelloFPGA_SetTimeout(HELLOFPGA_HANDLE hDev, int timeout_ms)
 {
-	int ret = check_handle(hDev, "HelloFPGA_SetTimeout");
+	int ret = hf_check_handle(hDev, "HelloFPGA_SetTimeout");
 
 	if (ret)
 		return ret;
@@ -207,7 +236,7 @@ int HelloFPGA_SetTimeout(HELLOFPGA_HANDLE hDev, int timeout_ms)
 
 int HelloFPGA_GetInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_INFO *info)
 {
-	int ret = check_handle(hDev, "HelloFPGA_GetInfo");
+	int ret = hf_check_handle(hDev, "HelloFPGA_GetInfo");
 
 	if (ret)
 		return ret;
@@ -221,7 +250,7 @@ int HelloFPGA_GetInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_INFO *info)
 
 int HelloFPGA_GetCounters(HELLOFPGA_HANDLE hDev, HELLOFPGA_COUNTERS *c)
 {
-	int ret = check_handle(hDev, "HelloFPGA_GetCounters");
+	int ret = hf_check_handle(hDev, "HelloFPGA_GetCounters");
 
 	if (ret)
 		return ret;
@@ -241,7 +270,7 @@ int HelloFPGA_GetCounters(HELLOFPGA_HANDLE hDev, HELLOFPGA_COUNTERS *c)
 
 static int check_user_reg(HELLOFPGA_HANDLE h, uint32_t off, const char *fn)
 {
-	int ret = check_handle(h, fn);
+	int ret = hf_check_handle(h, fn);
 
 	if (ret)
 		return ret;

@@ -11,6 +11,17 @@
  * engine thread fetches the descriptors and copies between the caller's
  * buffer and card memory directly: each byte is copied once.
  *
+ * GPU Direct: a pin maps the GPU range through the emulated IOMMU once and
+ * builds a descriptor chain per direction and channel over it; a transfer
+ * rebuilds its chain in place only when the sub-range or card address
+ * changed, and runs it.  GPU memory the CPU can address (the emulated GPU,
+ * Tegra) is mapped in pieces the way the GPU exposes it: 2 MiB runs of
+ * 64 KiB pages behind a desktop GPU's BAR window, 64 KiB chunks of 4 KiB
+ * pages behind Tegra's SMMU.  A real desktop GPU's memory is one region
+ * mapping whose bytes the GPU's copy engine moves straight from or to the
+ * card memory (registered with CUDA once per card), so each byte crosses
+ * PCIe once, as with hardware.
+ *
  * Card memory of "emu:N" lives in a file ($HELLOFPGA_EMU_DIR, default
  * /dev/shm, "hellofpga-emuN.ddr") mapped shared, so every process opening
  * emu:N sees the same card memory, as with a real card; channel locks use
@@ -25,12 +36,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpu.h"
 #include "hf_lib.h"
 #include "inproc/emu_host.h"
 
 #define EMU_DESC_MIN		64		/* descriptors per channel at first */
 #define EMU_BOUNCE_SIZE		(1u << 20)	/* per engine, aligned engines only */
 #define EMU_WB_STRIDE		64		/* bytes between writeback words */
+#define EMU_GPU_RUN_DESKTOP	(2u << 20)	/* BAR window: 2 MiB runs */
+#define EMU_GPU_RUN_TEGRA	(64u << 10)	/* SMMU: 64 KiB chunks */
 
 /**
  * struct emu_engine - one engine with its descriptor storage.
@@ -65,6 +79,11 @@ struct emu_engine {
  * @align: largest of the engines' address alignment and length granularity
  * @ddr: shared card memory mapping (NULL when private)
  * @ddr_size: card memory size
+ * @gpu_lock: guards @gpu_host_tried and @gpu_host
+ * @gpu_host_tried: registering card memory with the GPU was attempted
+ * @gpu_host: card memory registered with hf_gpu_register_host(), or NULL
+ * @force_region: map GPU memory as regions even when CPU-addressable
+ *	(test hook)
  */
 struct emu_card {
 	struct hf_emu_host *host;
@@ -78,6 +97,48 @@ struct emu_card {
 	u32 align;
 	void *ddr;
 	u64 ddr_size;
+	pthread_mutex_t gpu_lock;
+	bool gpu_host_tried;
+	void *gpu_host;
+	bool force_region;
+};
+
+/**
+ * struct emu_pin_chain - the descriptor chain of a pin on one engine.
+ * @c: the chain, in the pin's descriptor storage
+ * @off: offset in the pin of the range it was last built for
+ * @len: length of that range
+ * @card: card address of that range
+ * @valid: @c holds a build of (@off, @len, @card)
+ */
+struct emu_pin_chain {
+	struct xdma_chain c;
+	size_t off;
+	size_t len;
+	u64 card;
+	bool valid;
+};
+
+/**
+ * struct emu_pin - an emulated card's side of a pin (struct hf_pin bdata).
+ * @gpu: first byte of the pinned GPU range
+ * @region: mapped as one region moved by the GPU copy engine
+ * @nseg: entries of @sg
+ * @sg: bus segments of the pin, one IOMMU mapping each
+ * @desc_cpu: descriptor storage of all the chains
+ * @desc_bus: its bus address
+ * @builds: chain builds (atomic; statistics for tests)
+ * @chain: chains [dir][ch]
+ */
+struct emu_pin {
+	u8 *gpu;
+	bool region;
+	u32 nseg;
+	struct hf_sg *sg;
+	void *desc_cpu;
+	u64 desc_bus;
+	u64 builds;
+	struct emu_pin_chain chain[2][XDMA_MAX_CHANNELS];
 };
 
 /**
@@ -355,6 +416,9 @@ static void emu_teardown(struct emu_card *card)
 {
 	if (!card)
 		return;
+	if (card->gpu_host)
+		hf_gpu_unregister_host(card->gpu_host);
+	pthread_mutex_destroy(&card->gpu_lock);
 	if (card->host) {
 		for (u32 i = 0; i < card->nengines; i++)
 			xdma_engine_fini(&card->by_index[i]->eng);
@@ -577,6 +641,251 @@ static void emu_counters(struct hellofpga_dev *dev, HELLOFPGA_COUNTERS *c)
 	c->wb_writes = mc.wb_writes;
 }
 
+/* ---- GPU Direct ---- */
+
+/* The card reads GPU memory (H2C): the GPU's copy engine moves it. */
+static int emu_gpu_region_read(void *ctx, u64 off, void *dst, size_t len)
+{
+	struct emu_pin *ep = ctx;
+
+	return hf_gpu_copy_from_gpu(dst, ep->gpu + off, len);
+}
+
+/* The card writes GPU memory (C2H). */
+static int emu_gpu_region_write(void *ctx, u64 off, const void *src,
+				size_t len)
+{
+	struct emu_pin *ep = ctx;
+
+	return hf_gpu_copy_to_gpu(ep->gpu + off, src, len);
+}
+
+static const struct hf_emu_region_ops emu_gpu_region_ops = {
+	.read = emu_gpu_region_read,
+	.write = emu_gpu_region_write,
+};
+
+/*
+ * Register the card memory with the GPU once per card, so the copy engine
+ * reads and writes it at pinned-memory speed.  Failure only costs speed
+ * (pageable copies), so it is logged, not returned.
+ */
+static void emu_gpu_register_ddr(struct hellofpga_dev *dev,
+				 struct emu_card *card)
+{
+	struct xdma_model *m = hf_emu_host_model(card->host);
+	void *mem = xdma_model_card_mem(m);
+	u64 size = xdma_model_card_size(m);
+	int ret;
+
+	pthread_mutex_lock(&card->gpu_lock);
+	if (!card->gpu_host_tried) {
+		card->gpu_host_tried = true;
+		ret = hf_gpu_register_host(mem, size);
+		if (!ret)
+			card->gpu_host = mem;
+		else
+			hf_os_log("%s: cannot register the emulated card memory (%llu bytes) with the GPU (%d): GPU copies run from pageable memory",
+				  dev->info.name, (unsigned long long)size,
+				  ret);
+	}
+	pthread_mutex_unlock(&card->gpu_lock);
+}
+
+static void emu_pin_free(struct emu_card *card, struct emu_pin *ep)
+{
+	for (u32 i = 0; i < ep->nseg; i++)
+		hf_emu_dma_unmap(card->host, ep->sg[i].addr);
+	if (ep->desc_cpu)
+		hf_emu_dma_free(card->host, ep->desc_cpu, ep->desc_bus);
+	free(ep->sg);
+	free(ep);
+}
+
+/*
+ * Map CPU-addressable GPU memory in @run-byte pieces aligned to @run in
+ * GPU addresses: each piece is bus-contiguous, pieces are not.
+ */
+static int emu_gpu_map_pieces(struct hellofpga_dev *dev,
+			      struct emu_card *card, struct emu_pin *ep,
+			      size_t size, size_t run)
+{
+	uintptr_t start = (uintptr_t)ep->gpu, end = start + size, a;
+	u32 n = 0;
+	int ret;
+
+	for (a = start; a < end; a = ALIGN_DOWN(a, run) + run)
+		n++;
+	ep->sg = calloc(n, sizeof(*ep->sg));
+	if (!ep->sg)
+		return hf_set_error(dev, -ENOMEM, "out of memory (%u GPU pieces)",
+				    n);
+	for (a = start; a < end; a = ALIGN_DOWN(a, run) + run) {
+		size_t len = min_t(uintptr_t, ALIGN_DOWN(a, run) + run, end) - a;
+		struct hf_sg *sg = &ep->sg[ep->nseg];
+
+		ret = hf_emu_dma_map(card->host, (void *)a, len,
+				     HF_DMA_BIDIRECTIONAL, &sg->addr);
+		if (ret)
+			return hf_set_error(dev, ret,
+					    "cannot map GPU memory %p (+0x%zx) for DMA: %s",
+					    (void *)a, len, strerror(-ret));
+		sg->len = len;
+		ep->nseg++;
+	}
+	return 0;
+}
+
+/**
+ * emu_gpu_pin() - map a GPU range for the emulated card and build its
+ * descriptor chains, one per direction and channel.
+ * @dev: the card
+ * @pin: the pin (validated range)
+ *
+ * Each chain gets room for the whole buffer plus two descriptors, which is
+ * enough for any sub-range, so transfers rebuild in place and allocate
+ * nothing.
+ *
+ * Return: 0 or negative errno with the error text set.
+ */
+static int emu_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
+{
+	struct emu_card *card = dev->priv;
+	const struct hf_gpu *g = hf_gpu_get();
+	struct emu_pin *ep;
+	int count, ret;
+	u32 cap, nchains, i = 0;
+
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return hf_set_error(dev, -ENOMEM, "out of memory");
+	ep->gpu = pin->gpu;
+	ep->region = card->force_region || !hf_gpu_cpu_addressable();
+	if (ep->region) {
+		emu_gpu_register_ddr(dev, card);
+		ep->sg = calloc(1, sizeof(*ep->sg));
+		if (!ep->sg) {
+			ret = hf_set_error(dev, -ENOMEM, "out of memory");
+			goto err;
+		}
+		ret = hf_emu_dma_map_region(card->host, pin->size,
+					    HF_DMA_BIDIRECTIONAL,
+					    &emu_gpu_region_ops, ep,
+					    &ep->sg[0].addr);
+		if (ret) {
+			hf_set_error(dev, ret,
+				     "cannot map GPU memory %p (+0x%zx) for DMA: %s",
+				     pin->gpu, pin->size, strerror(-ret));
+			goto err;
+		}
+		ep->sg[0].len = pin->size;
+		ep->nseg = 1;
+	} else {
+		ret = emu_gpu_map_pieces(dev, card, ep, pin->size,
+					 g->status.platform ==
+					 HELLOFPGA_PLATFORM_TEGRA ?
+					 EMU_GPU_RUN_TEGRA :
+					 EMU_GPU_RUN_DESKTOP);
+		if (ret)
+			goto err;
+	}
+
+	count = xdma_chain_count(ep->sg, ep->nseg, 0, pin->size);
+	if (count < 0) {
+		ret = hf_set_error(dev, count,
+				   "cannot pin 0x%zx bytes: the descriptor chain (%u segments) exceeds what the engine takes (%d)",
+				   pin->size, ep->nseg, count);
+		goto err;
+	}
+	cap = count + 2;
+	nchains = card->xdev.num_h2c + card->xdev.num_c2h;
+	ep->desc_cpu = hf_emu_dma_alloc(card->host,
+					(size_t)cap * nchains * XDMA_DESC_SIZE,
+					&ep->desc_bus);
+	if (!ep->desc_cpu) {
+		ret = hf_set_error(dev, -ENOMEM,
+				   "cannot allocate %u descriptors for the pin",
+				   cap * nchains);
+		goto err;
+	}
+	for (int d = 0; d < 2; d++) {
+		u32 n = d == XDMA_H2C ? card->xdev.num_h2c : card->xdev.num_c2h;
+
+		for (u32 ch = 0; ch < n; ch++, i++) {
+			struct emu_pin_chain *pc = &ep->chain[d][ch];
+			u64 at = (u64)i * cap * XDMA_DESC_SIZE;
+
+			xdma_chain_init(&pc->c, (u8 *)ep->desc_cpu + at,
+					ep->desc_bus + at, cap);
+			ret = xdma_chain_build(&pc->c, d, ep->sg, ep->nseg, 0,
+					       pin->size, 0);
+			if (ret) {
+				hf_set_error(dev, ret,
+					     "cannot build the descriptor chain of the pin (%d)",
+					     ret);
+				goto err;
+			}
+			pc->len = pin->size;
+			pc->valid = true;
+			ep->builds++;
+		}
+	}
+	pin->bdata = ep;
+	return 0;
+err:
+	emu_pin_free(card, ep);
+	return ret;
+}
+
+static void emu_gpu_unpin(struct hellofpga_dev *dev, struct hf_pin *pin)
+{
+	if (pin->bdata)
+		emu_pin_free(dev->priv, pin->bdata);
+	pin->bdata = NULL;
+}
+
+/**
+ * emu_gpu_xfer() - run a pinned buffer's chain on one engine.
+ *
+ * The chain is rebuilt, in place, only when the range or card address
+ * differ from its last build; the engine core skips reprogramming the
+ * descriptor registers when the chain is the one they hold.
+ */
+static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
+			enum xdma_dir dir, int ch, size_t off, uint64_t card_addr,
+			size_t len, int timeout_ms, size_t *actual)
+{
+	struct emu_card *card = dev->priv;
+	struct emu_pin *ep = pin->bdata;
+	struct emu_pin_chain *pc = &ep->chain[dir][ch];
+	struct xdma_result res;
+	int ret;
+
+	*actual = 0;
+	if (!pc->valid || pc->off != off || pc->len != len ||
+	    pc->card != card_addr) {
+		ret = xdma_chain_build(&pc->c, dir, ep->sg, ep->nseg, off, len,
+				       card_addr);
+		if (ret) {
+			pc->valid = false;
+			return hf_set_error(dev, ret,
+					    "cannot build the descriptor chain (%d)",
+					    ret);
+		}
+		pc->off = off;
+		pc->len = len;
+		pc->card = card_addr;
+		pc->valid = true;
+		__atomic_add_fetch(&ep->builds, 1, __ATOMIC_RELAXED);
+	}
+	ret = xdma_engine_run(&card->eng[dir][ch].eng, &pc->c,
+			      (u64)timeout_ms * 1000000ull, &res);
+	*actual = res.bytes;
+	if (ret < 0)
+		return hf_set_error(dev, ret, "%s", res.msg);
+	return 0;
+}
+
 static const struct hf_backend_ops emu_ops = {
 	.name = "emulated card (in-process model)",
 	.close = emu_close,
@@ -584,6 +893,9 @@ static const struct hf_backend_ops emu_ops = {
 	.user_read32 = emu_user_read32,
 	.user_write32 = emu_user_write32,
 	.counters = emu_counters,
+	.gpu_pin = emu_gpu_pin,
+	.gpu_unpin = emu_gpu_unpin,
+	.gpu_xfer = emu_gpu_xfer,
 };
 
 static int init_engines(struct hellofpga_dev *dev, struct emu_card *card)
@@ -640,6 +952,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	card = calloc(1, sizeof(*card));
 	if (!card)
 		return hf_set_error(dev, -ENOMEM, "out of memory");
+	pthread_mutex_init(&card->gpu_lock, NULL);
 	card->irq_mode = o.irq_mode;
 	card->align = 1;
 	if (!o.private_mem) {
@@ -706,5 +1019,70 @@ int hf_emu_test_inject(struct hellofpga_dev *dev, uint32_t faults)
 		return -EOPNOTSUPP;
 	card = dev->priv;
 	xdma_model_inject(hf_emu_host_model(card->host), faults);
+	return 0;
+}
+
+/**
+ * hf_emu_test_host_stats() - the emulated IOMMU's statistics (tests only).
+ * Return: 0, or -EOPNOTSUPP when @dev is not an emulated card.
+ */
+int hf_emu_test_host_stats(struct hellofpga_dev *dev,
+			   struct hf_emu_host_stats *st)
+{
+	struct emu_card *card;
+
+	if (!dev || dev->ops != &emu_ops)
+		return -EOPNOTSUPP;
+	card = dev->priv;
+	hf_emu_host_get_stats(card->host, st);
+	return 0;
+}
+
+/**
+ * hf_emu_test_pin_info() - what a pin looks like inside (tests only).
+ * Return: 0, -EOPNOTSUPP (not an emulated card), -ENOENT (not pinned),
+ * -ENXIO (revoked).
+ */
+int hf_emu_test_pin_info(struct hellofpga_dev *dev,
+			 HELLOFPGA_GPU_HANDLE handle,
+			 struct hf_emu_pin_info *info)
+{
+	struct hf_pin *pin;
+	struct emu_pin *ep;
+	int ret = 0;
+
+	if (!dev || dev->ops != &emu_ops)
+		return -EOPNOTSUPP;
+	pin = hf_pin_get(dev, handle);
+	if (!pin)
+		return -ENOENT;
+	pthread_rwlock_rdlock(&pin->lock);
+	ep = pin->bdata;
+	if (!ep) {
+		ret = pin->revoked ? -ENXIO : -ENOENT;
+	} else {
+		info->nseg = ep->nseg;
+		info->region = ep->region;
+		info->desc_cpu = ep->desc_cpu;
+		info->builds = __atomic_load_n(&ep->builds, __ATOMIC_RELAXED);
+	}
+	pthread_rwlock_unlock(&pin->lock);
+	hf_pin_put(pin);
+	return ret;
+}
+
+/**
+ * hf_emu_test_force_region() - map later pins as regions moved by
+ * hf_gpu_copy_*(), the real-GPU path, whatever the GPU (tests only).
+ * Return: 0 or -EOPNOTSUPP.
+ */
+int hf_emu_test_force_region(struct hellofpga_dev *dev, bool on)
+{
+	struct emu_card *card;
+
+	if (!dev || dev->ops != &emu_ops)
+		return -EOPNOTSUPP;
+	card = dev->priv;
+	card->force_region = on;
 	return 0;
 }

@@ -101,7 +101,7 @@ void hf_gpu_unregister_host(void *ptr);
 /* true when GPU memory is directly addressable by the CPU (emulated, Tegra) */
 bool hf_gpu_cpu_addressable(void);
 
-/* Is @ptr device memory of a real GPU (CPU path must refuse it)? */
+/* Is @ptr desktop GPU device memory, real or emulated (CPU path must refuse it)? */
 bool hf_gpu_is_device_ptr(const void *ptr);
 
 #endif /* HF_GPU_H */

@@ -7,6 +7,10 @@
  * per-channel locks, the last-error text and statistics.  What differs
  * between the emulated card (backend_emu.c) and the kernel driver
  * (backend_kernel.c) sits behind struct hf_backend_ops.
+ *
+ * GPU Direct (gpudirect.c): each handle has a table of pinned GPU buffers
+ * (struct hf_pin); the generic part validates, accounts and locks, the
+ * backend maps the buffer for the card and keeps its descriptor chains.
  */
 #ifndef HF_LIB_H
 #define HF_LIB_H
@@ -26,6 +30,11 @@
 #define HF_ERRLEN		512
 
 struct hellofpga_dev;
+struct hf_pin;
+struct hf_emu_host_stats;
+
+#define HF_STAT_ADD(field, v) __atomic_add_fetch(&(field), (v), __ATOMIC_RELAXED)
+#define HF_STAT_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
 /**
  * struct hf_backend_ops - what a backend implements.
@@ -37,6 +46,16 @@ struct hellofpga_dev;
  * @user_read32: read a user-BAR register (offset validated)
  * @user_write32: write a user-BAR register (offset validated)
  * @counters: fill the card-side (model) fields of @c, if any
+ * @gpu_pin: make the GPU range of @pin (validated, SYNC_MEMOPS set)
+ *	reachable by the card and prepare everything a transfer needs (bus
+ *	segments, descriptor chains), storing it in @pin->bdata.  NULL: the
+ *	backend has no GPU Direct (-EOPNOTSUPP).
+ * @gpu_unpin: release what @gpu_pin made; called once, with @pin's lock
+ *	held exclusively (no transfer in flight), also from the revocation
+ *	callback when the GPU memory is freed while pinned
+ * @gpu_xfer: move @len bytes between offset @off of @pin and card address
+ *	@card on channel @ch of direction @dir; arguments validated, channel
+ *	lock and @pin's lock (shared) held.  Allocates nothing.  Sets *@actual.
  */
 struct hf_backend_ops {
 	const char *name;
@@ -48,6 +67,55 @@ struct hf_backend_ops {
 	int (*user_write32)(struct hellofpga_dev *dev, uint32_t off,
 			    uint32_t val);
 	void (*counters)(struct hellofpga_dev *dev, HELLOFPGA_COUNTERS *c);
+	int (*gpu_pin)(struct hellofpga_dev *dev, struct hf_pin *pin);
+	void (*gpu_unpin)(struct hellofpga_dev *dev, struct hf_pin *pin);
+	int (*gpu_xfer)(struct hellofpga_dev *dev, struct hf_pin *pin,
+			enum xdma_dir dir, int ch, size_t off, uint64_t card,
+			size_t len, int timeout_ms, size_t *actual);
+};
+
+/**
+ * struct hf_pin - a pinned GPU buffer (GPU Direct).
+ * @dev: the card it is pinned on
+ * @handle: its HELLOFPGA_GPU_HANDLE
+ * @gpu: first byte (4 KiB aligned)
+ * @size: bytes (a multiple of 4 KiB)
+ * @alloc_base: start of the GPU allocation holding it
+ * @buffer_id: id of that allocation (hf_gpu_check())
+ * @lock: transfers hold it shared; unpin and revocation exclusively
+ * @refs: references (the table's, and one per lookup in progress); under
+ *	the device's @pin_lock.  The last one frees the pin.
+ * @watch: hf_gpu_watch() registration, 0 when the GPU layer offers no
+ *	free callback (then every transfer calls hf_gpu_check())
+ * @revoked: the GPU memory was freed while pinned (under @lock)
+ * @released: the backend state is released (under @lock)
+ * @internal: pinned by HelloFPGA_SetGPUBuffer()
+ * @bdata: backend state
+ */
+struct hf_pin {
+	struct hellofpga_dev *dev;
+	uint64_t handle;
+	void *gpu;
+	size_t size;
+	uintptr_t alloc_base;
+	uint64_t buffer_id;
+	pthread_rwlock_t lock;
+	unsigned int refs;
+	long watch;
+	bool revoked;
+	bool released;
+	bool internal;
+	void *bdata;
+};
+
+/**
+ * struct hf_pin_slot - an entry of a handle's pin table.
+ * @pin: the pin, or NULL for a free slot
+ * @gen: generation of the handle that names @pin
+ */
+struct hf_pin_slot {
+	struct hf_pin *pin;
+	uint32_t gen;
 };
 
 /**
@@ -75,6 +143,15 @@ struct hf_stats {
  * @err_lock: protects @last_error
  * @last_error: text of the last failure on this handle
  * @stats: transfer statistics
+ * @pin_lock: guards the pin table, @pinned_bytes and the TransferMode
+ *	fields below
+ * @pins: pin table; handle = generation << 32 | (slot + 1)
+ * @npins: slots in @pins
+ * @pinned_bytes: bytes pinned through this handle
+ * @xfer_mode: HELLOFPGA_XFER_MODE_* (also read atomically without the lock)
+ * @gbuf: start of the GPU buffer registered by HelloFPGA_SetGPUBuffer()
+ * @gbuf_size: its size (0: none)
+ * @gbuf_handle: its internal pin
  */
 struct hellofpga_dev {
 	uint32_t magic;
@@ -89,6 +166,14 @@ struct hellofpga_dev {
 	pthread_mutex_t err_lock;
 	char last_error[HF_ERRLEN];
 	struct hf_stats stats;
+	pthread_mutex_t pin_lock;
+	struct hf_pin_slot *pins;
+	uint32_t npins;
+	uint64_t pinned_bytes;
+	int xfer_mode;
+	uintptr_t gbuf;
+	size_t gbuf_size;
+	HELLOFPGA_GPU_HANDLE gbuf_handle;
 };
 
 /* error.c */
@@ -97,6 +182,22 @@ int hf_set_error(struct hellofpga_dev *dev, int err, const char *fmt, ...)
 int hf_set_errorv(struct hellofpga_dev *dev, int err, const char *fmt,
 		  va_list ap);
 void hf_clear_error(struct hellofpga_dev *dev);
+
+/* api.c */
+int hf_check_handle(struct hellofpga_dev *dev, const char *fn);
+
+/* gpudirect.c */
+int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
+		      HELLOFPGA_GPU_HANDLE handle, size_t off, uint64_t card,
+		      size_t len, int dir, int timeout_ms, size_t *actual,
+		      const char *fn);
+int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum xdma_dir dir,
+			int ch, void *buf, uint64_t card, size_t len,
+			size_t *actual, const char *fn);
+void hf_gpudirect_close(struct hellofpga_dev *dev);
+struct hf_pin *hf_pin_get(struct hellofpga_dev *dev,
+			  HELLOFPGA_GPU_HANDLE handle);
+void hf_pin_put(struct hf_pin *pin);
 
 /* chanlock.c */
 int hf_lockfile_open(struct hellofpga_dev *dev, const char *path);
@@ -109,6 +210,31 @@ int hf_kernel_open(struct hellofpga_dev *dev, const char *path);
 
 /* test hook (static library only): inject model faults, XDMA_FAULT_* */
 int hf_emu_test_inject(struct hellofpga_dev *dev, uint32_t faults);
+
+/**
+ * struct hf_emu_pin_info - what a test may see of an emulated card's pin.
+ * @nseg: bus segments (IOMMU mappings) of the pin
+ * @region: mapped as one region through the GPU copy engine
+ * @desc_cpu: descriptor storage of the pin's chains (never moves)
+ * @builds: descriptor chain builds since the pin (at pin time: one per
+ *	direction and channel)
+ */
+struct hf_emu_pin_info {
+	uint32_t nseg;
+	bool region;
+	const void *desc_cpu;
+	uint64_t builds;
+};
+
+/* test hooks (static library only); -EOPNOTSUPP unless an emulated card */
+int hf_emu_test_host_stats(struct hellofpga_dev *dev,
+			   struct hf_emu_host_stats *st);
+int hf_emu_test_pin_info(struct hellofpga_dev *dev,
+			 HELLOFPGA_GPU_HANDLE handle,
+			 struct hf_emu_pin_info *info);
+/* map later pins as regions (the real-GPU path) even on a CPU-addressable
+ * GPU, so CI exercises it */
+int hf_emu_test_force_region(struct hellofpga_dev *dev, bool on);
 
 static inline const char *hf_dir_name(enum xdma_dir dir)
 {

@@ -841,6 +841,21 @@ static u32 chan_read(struct xdma_model *m, struct model_engine *e, u32 target,
 	return 0;
 }
 
+/**
+ * set_clear() - a register with W1S (@base + 4) and W1C (@base + 8) aliases:
+ * its value after a write of @val to @reg, one of the three offsets.
+ * @cur: the register's value before the write
+ * @mask: bits a write can set
+ */
+static u32 set_clear(u32 cur, u32 base, u32 reg, u32 val, u32 mask)
+{
+	if (reg == base + 4)
+		return cur | (val & mask);
+	if (reg == base + 8)
+		return cur & ~val;
+	return val & mask;
+}
+
 static void chan_write(struct xdma_model *m, struct model_engine *e, u32 reg,
 		       u32 val, struct model_act *act)
 {
@@ -848,13 +863,10 @@ static void chan_write(struct xdma_model *m, struct model_engine *e, u32 reg,
 
 	switch (reg) {
 	case XDMA_CHAN_CONTROL:
-		ctrl_write(m, e, val, act);
-		break;
 	case XDMA_CHAN_CONTROL_W1S:
-		ctrl_write(m, e, e->ctrl | val, act);
-		break;
 	case XDMA_CHAN_CONTROL_W1C:
-		ctrl_write(m, e, e->ctrl & ~val, act);
+		ctrl_write(m, e, set_clear(e->ctrl, XDMA_CHAN_CONTROL, reg, val,
+					   ~0u), act);
 		break;
 	case XDMA_CHAN_STATUS:
 		e->status &= ~(val & ~XDMA_STAT_BUSY);
@@ -867,15 +879,10 @@ static void chan_write(struct xdma_model *m, struct model_engine *e, u32 reg,
 		e->wb_hi = val;
 		break;
 	case XDMA_CHAN_IRQ_MASK:
-		e->irq_mask = val & XDMA_CTRL_IE_ALL;
-		irq_update(m, act);
-		break;
 	case XDMA_CHAN_IRQ_MASK_W1S:
-		e->irq_mask |= val & XDMA_CTRL_IE_ALL;
-		irq_update(m, act);
-		break;
 	case XDMA_CHAN_IRQ_MASK_W1C:
-		e->irq_mask &= ~val;
+		e->irq_mask = set_clear(e->irq_mask, XDMA_CHAN_IRQ_MASK, reg,
+					val, XDMA_CTRL_IE_ALL);
 		irq_update(m, act);
 		break;
 	case XDMA_CHAN_PERF_CTRL:
@@ -964,22 +971,17 @@ static void common_write(struct xdma_model *m, u32 reg, u32 val,
 
 	switch (reg) {
 	case XDMA_SGDMA_COMMON_CTRL:
-		m->sg_halt = val & mask;
-		break;
 	case XDMA_SGDMA_COMMON_CTRL_W1S:
-		m->sg_halt |= val & mask;
-		break;
 	case XDMA_SGDMA_COMMON_CTRL_W1C:
-		m->sg_halt &= ~val;
+		m->sg_halt = set_clear(m->sg_halt, XDMA_SGDMA_COMMON_CTRL, reg,
+				       val, mask);
 		break;
 	case XDMA_SGDMA_COMMON_CREDIT:
-		m->sg_credit_en = val & mask;
-		return;
 	case XDMA_SGDMA_COMMON_CREDIT_W1S:
-		m->sg_credit_en |= val & mask;
-		return;
 	case XDMA_SGDMA_COMMON_CREDIT_W1C:
-		m->sg_credit_en &= ~val;
+		m->sg_credit_en = set_clear(m->sg_credit_en,
+					    XDMA_SGDMA_COMMON_CREDIT, reg, val,
+					    mask);
 		return;
 	default:
 		guest_error(m, "SGDMA common: write 0x%x to RO/reserved 0x%x",
@@ -1030,22 +1032,16 @@ static void irq_write(struct xdma_model *m, u32 reg, u32 val,
 
 	switch (reg) {
 	case XDMA_IRQ_USER_EN:
-		m->user_en = val & USER_IRQ_MASK;
-		break;
 	case XDMA_IRQ_USER_EN_W1S:
-		m->user_en |= val & USER_IRQ_MASK;
-		break;
 	case XDMA_IRQ_USER_EN_W1C:
-		m->user_en &= ~val;
+		m->user_en = set_clear(m->user_en, XDMA_IRQ_USER_EN, reg, val,
+				       USER_IRQ_MASK);
 		break;
 	case XDMA_IRQ_CHAN_EN:
-		m->chan_en = val & chan_mask;
-		break;
 	case XDMA_IRQ_CHAN_EN_W1S:
-		m->chan_en |= val & chan_mask;
-		break;
 	case XDMA_IRQ_CHAN_EN_W1C:
-		m->chan_en &= ~val;
+		m->chan_en = set_clear(m->chan_en, XDMA_IRQ_CHAN_EN, reg, val,
+				       chan_mask);
 		break;
 	case XDMA_IRQ_USER_VEC(0):
 	case XDMA_IRQ_USER_VEC(4):

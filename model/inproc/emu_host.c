@@ -10,9 +10,17 @@
  * mapped or lacks permission nothing is copied, a fault is counted and the
  * access fails, as an IOMMU fault would.
  *
+ * A region mapping has no CPU address: its bytes are moved by the owner's
+ * callbacks (struct hf_emu_region_ops), called once the whole access has
+ * been resolved, outside @map_lock.  The region counts the callbacks in
+ * progress; unmapping it takes it out of the table first (no new callback
+ * can start) and then waits for those to return.
+ *
  * Locking: @map_lock (rwlock) guards the mapping table; DMA copies hold it
  * for reading so engines copy in parallel and a mapping cannot go away
- * under a copy.  @irq_lock guards the handler table and the INTx level.
+ * under a copy.  @region_lock and @region_cond let an unmap wait for the
+ * callbacks of its region.  @irq_lock guards the handler table and the INTx
+ * level.
  * Each engine thread waits on its own condition variable.
  */
 #include "emu_host.h"
@@ -27,12 +35,26 @@
 #define EMU_NVEC		XDMA_MSIX_VECTORS
 
 /**
+ * struct emu_region - the callbacks behind a region mapping.
+ * @ops: the callbacks
+ * @ctx: their context
+ * @users: callbacks in progress (changed atomically; the last one to
+ *	return signals @region_cond under @region_lock)
+ */
+struct emu_region {
+	const struct hf_emu_region_ops *ops;
+	void *ctx;
+	u32 users;
+};
+
+/**
  * struct emu_map - one IOMMU mapping.
  * @bus: bus address of the first mapped byte
  * @len: mapped bytes
- * @cpu: CPU address of the first mapped byte
+ * @cpu: CPU address of the first mapped byte (NULL for a region)
  * @dir: what the card may do (enum hf_dma_dir bits)
  * @owned: memory from hf_emu_dma_alloc(), freed with the mapping
+ * @region: the callbacks of a region mapping, else NULL
  */
 struct emu_map {
 	u64 bus;
@@ -40,6 +62,7 @@ struct emu_map {
 	u8 *cpu;
 	u32 dir;
 	bool owned;
+	struct emu_region *region;
 };
 
 /**
@@ -90,6 +113,11 @@ struct emu_irq {
  * @next_bus: next free bus address
  * @faults: DMA faults (atomic)
  * @last_fault_bus: bus address of the last fault (atomic)
+ * @maps_made: mappings made (atomic)
+ * @allocs: coherent allocations made (atomic)
+ * @region_calls: region callbacks called (atomic)
+ * @region_lock: with @region_cond, waits for region callbacks to return
+ * @region_cond: signalled when the last callback of a region returns
  * @irq_lock: guards @irqs, @mode, @intx_level
  * @irq_cond: signalled when a handler returns
  * @irqs: handlers per vector
@@ -109,6 +137,11 @@ struct hf_emu_host {
 	u64 next_bus;
 	u64 faults;
 	u64 last_fault_bus;
+	u64 maps_made;
+	u64 allocs;
+	u64 region_calls;
+	pthread_mutex_t region_lock;
+	pthread_cond_t region_cond;
 	pthread_mutex_t irq_lock;
 	pthread_cond_t irq_cond;
 	struct emu_irq irqs[EMU_NVEC];
@@ -150,14 +183,16 @@ static struct emu_map *emu_find(struct hf_emu_host *h, u64 bus)
  * @bus: first byte
  * @len: bytes
  * @dir: HF_DMA_TO_DEVICE for a card read, HF_DMA_FROM_DEVICE for a write
+ * @off: receives the offset of @bus in the mapping
  *
  * Mappings are separated by guard pages, so an access is valid only if one
  * mapping holds all of it.
  *
- * Return: CPU address of @bus, or NULL after counting a fault at the first
- * unreachable byte.
+ * Return: the mapping holding the access, or NULL after counting a fault
+ * at the first unreachable byte.
  */
-static u8 *emu_resolve(struct hf_emu_host *h, u64 bus, size_t len, u32 dir)
+static struct emu_map *emu_resolve(struct hf_emu_host *h, u64 bus,
+				   size_t len, u32 dir, u64 *off)
 {
 	struct emu_map *mp;
 
@@ -174,22 +209,48 @@ static u8 *emu_resolve(struct hf_emu_host *h, u64 bus, size_t len, u32 dir)
 		emu_fault(h, mp->bus + mp->len);
 		return NULL;
 	}
-	return mp->cpu + (bus - mp->bus);
+	*off = bus - mp->bus;
+	return mp;
+}
+
+/* Take a reference on @r's callbacks; map_lock held (for reading). */
+static void emu_region_get(struct hf_emu_host *h, struct emu_region *r)
+{
+	__atomic_add_fetch(&r->users, 1, __ATOMIC_ACQUIRE);
+	__atomic_add_fetch(&h->region_calls, 1, __ATOMIC_RELAXED);
+}
+
+/* Drop it; the last user wakes an unmap waiting for the region. */
+static void emu_region_put(struct hf_emu_host *h, struct emu_region *r)
+{
+	pthread_mutex_lock(&h->region_lock);
+	if (!__atomic_sub_fetch(&r->users, 1, __ATOMIC_RELEASE))
+		pthread_cond_broadcast(&h->region_cond);
+	pthread_mutex_unlock(&h->region_lock);
 }
 
 static int emu_dma_read(void *host, uint64_t bus, void *dst, size_t len)
 {
 	struct hf_emu_host *h = host;
+	struct emu_region *region = NULL;
+	struct emu_map *mp;
 	int r = -EFAULT;
-	u8 *src;
+	u64 off;
 
 	pthread_rwlock_rdlock(&h->map_lock);
-	src = emu_resolve(h, bus, len, HF_DMA_TO_DEVICE);
-	if (src) {
-		memcpy(dst, src, len);
+	mp = emu_resolve(h, bus, len, HF_DMA_TO_DEVICE, &off);
+	if (mp && mp->region) {
+		region = mp->region;
+		emu_region_get(h, region);
+	} else if (mp) {
+		memcpy(dst, mp->cpu + off, len);
 		r = 0;
 	}
 	pthread_rwlock_unlock(&h->map_lock);
+	if (region) {
+		r = region->ops->read(region->ctx, off, dst, len);
+		emu_region_put(h, region);
+	}
 	return r;
 }
 
@@ -197,12 +258,19 @@ static int emu_dma_write(void *host, uint64_t bus, const void *src,
 			 size_t len)
 {
 	struct hf_emu_host *h = host;
+	struct emu_region *region = NULL;
+	struct emu_map *mp;
 	int r = -EFAULT;
 	u8 *dst;
+	u64 off;
 
 	pthread_rwlock_rdlock(&h->map_lock);
-	dst = emu_resolve(h, bus, len, HF_DMA_FROM_DEVICE);
-	if (dst && len == 4 && IS_ALIGNED((uintptr_t)dst, 4)) {
+	mp = emu_resolve(h, bus, len, HF_DMA_FROM_DEVICE, &off);
+	dst = mp && !mp->region ? mp->cpu + off : NULL;
+	if (mp && mp->region) {
+		region = mp->region;
+		emu_region_get(h, region);
+	} else if (dst && len == 4 && IS_ALIGNED((uintptr_t)dst, 4)) {
 		/*
 		 * A dword write (poll-mode writeback) is one release store,
 		 * so a CPU that polls it with an acquire load also sees the
@@ -218,11 +286,16 @@ static int emu_dma_write(void *host, uint64_t bus, const void *src,
 		r = 0;
 	}
 	pthread_rwlock_unlock(&h->map_lock);
+	if (region) {
+		r = region->ops->write(region->ctx, off, src, len);
+		emu_region_put(h, region);
+	}
 	return r;
 }
 
 static int emu_map_add(struct hf_emu_host *h, void *cpu, size_t len,
-		       enum hf_dma_dir dir, bool owned, u64 *bus);
+		       enum hf_dma_dir dir, bool owned,
+		       struct emu_region *region, u64 *bus);
 
 /**
  * hf_emu_dma_map() - make @len bytes at @cpu reachable by the card.
@@ -237,18 +310,57 @@ static int emu_map_add(struct hf_emu_host *h, void *cpu, size_t len,
 int hf_emu_dma_map(struct hf_emu_host *h, void *cpu, size_t len,
 		   enum hf_dma_dir dir, u64 *bus)
 {
-	return emu_map_add(h, cpu, len, dir, false, bus);
+	if (!cpu)
+		return -EINVAL;
+	return emu_map_add(h, cpu, len, dir, false, NULL, bus);
+}
+
+/**
+ * hf_emu_dma_map_region() - make a @len-byte region reachable by the card
+ * whose bytes are moved by callbacks rather than through a CPU address.
+ * @h: the host
+ * @len: bytes, > 0
+ * @dir: what the card may do with them
+ * @ops: the callbacks (@ops->read for a card read, @ops->write for a card
+ *	write; the one @dir allows must be set)
+ * @ctx: their first argument
+ * @bus: the bus address of offset 0 (page aligned)
+ *
+ * Unmap it with hf_emu_dma_unmap(), which waits for callbacks in progress.
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int hf_emu_dma_map_region(struct hf_emu_host *h, size_t len,
+			  enum hf_dma_dir dir,
+			  const struct hf_emu_region_ops *ops, void *ctx,
+			  u64 *bus)
+{
+	struct emu_region *r;
+	int ret;
+
+	if (!ops || ((dir & HF_DMA_TO_DEVICE) && !ops->read) ||
+	    ((dir & HF_DMA_FROM_DEVICE) && !ops->write))
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->ops = ops;
+	r->ctx = ctx;
+	ret = emu_map_add(h, NULL, len, dir, false, r, bus);
+	if (ret)
+		free(r);
+	return ret;
 }
 
 static int emu_map_add(struct hf_emu_host *h, void *cpu, size_t len,
-		       enum hf_dma_dir dir, bool owned, u64 *bus)
+		       enum hf_dma_dir dir, bool owned,
+		       struct emu_region *region, u64 *bus)
 {
 	u64 off = (uintptr_t)cpu & (EMU_PAGE - 1);
 	struct emu_map *mp;
 	u64 span;
 
-	if (!h || !cpu || !len || !bus || (dir & ~HF_DMA_BIDIRECTIONAL) ||
-	    !dir)
+	if (!h || !len || !bus || (dir & ~HF_DMA_BIDIRECTIONAL) || !dir)
 		return -EINVAL;
 	span = ALIGN(off + len, EMU_PAGE);
 	pthread_rwlock_wrlock(&h->map_lock);
@@ -269,15 +381,28 @@ static int emu_map_add(struct hf_emu_host *h, void *cpu, size_t len,
 	mp->cpu = cpu;
 	mp->dir = dir;
 	mp->owned = owned;
+	mp->region = region;
 	h->next_bus += span + EMU_PAGE;		/* guard page */
 	*bus = mp->bus;
 	pthread_rwlock_unlock(&h->map_lock);
+	__atomic_add_fetch(&h->maps_made, 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* Wait until no callback of @r runs, then free it. */
+static void emu_region_release(struct hf_emu_host *h, struct emu_region *r)
+{
+	pthread_mutex_lock(&h->region_lock);
+	while (__atomic_load_n(&r->users, __ATOMIC_ACQUIRE))
+		pthread_cond_wait(&h->region_cond, &h->region_lock);
+	pthread_mutex_unlock(&h->region_lock);
+	free(r);
 }
 
 /* Remove a mapping; @owned_cpu: the memory of a hf_emu_dma_alloc(). */
 static int emu_map_remove(struct hf_emu_host *h, u64 bus, void *owned_cpu)
 {
+	struct emu_region *region;
 	size_t i;
 
 	pthread_rwlock_wrlock(&h->map_lock);
@@ -286,8 +411,12 @@ static int emu_map_remove(struct hf_emu_host *h, u64 bus, void *owned_cpu)
 
 		if (mp->bus == bus && mp->owned == !!owned_cpu &&
 		    (!owned_cpu || mp->cpu == owned_cpu)) {
+			region = mp->region;
 			h->maps[i] = h->maps[--h->nmaps];
 			pthread_rwlock_unlock(&h->map_lock);
+			/* Out of the table: no new callback can start. */
+			if (region)
+				emu_region_release(h, region);
 			return 0;
 		}
 	}
@@ -298,10 +427,13 @@ static int emu_map_remove(struct hf_emu_host *h, u64 bus, void *owned_cpu)
 /**
  * hf_emu_dma_unmap() - remove the mapping that starts at @bus.
  * @h: the host
- * @bus: bus address hf_emu_dma_map() returned
+ * @bus: bus address hf_emu_dma_map() or hf_emu_dma_map_region() returned
  *
- * Return: 0, or -ENOENT when no hf_emu_dma_map() mapping starts there
- * (memory of hf_emu_dma_alloc() goes with hf_emu_dma_free()).
+ * For a region, waits until its callbacks in progress have returned (so
+ * it must not be called from one of them); none starts afterwards.
+ *
+ * Return: 0, or -ENOENT when no such mapping starts there (memory of
+ * hf_emu_dma_alloc() goes with hf_emu_dma_free()).
  */
 int hf_emu_dma_unmap(struct hf_emu_host *h, u64 bus)
 {
@@ -325,10 +457,11 @@ void *hf_emu_dma_alloc(struct hf_emu_host *h, size_t len, u64 *bus)
 	if (!len || posix_memalign(&p, EMU_PAGE, size))
 		return NULL;
 	memset(p, 0, size);
-	if (emu_map_add(h, p, len, HF_DMA_BIDIRECTIONAL, true, bus)) {
+	if (emu_map_add(h, p, len, HF_DMA_BIDIRECTIONAL, true, NULL, bus)) {
 		free(p);
 		return NULL;
 	}
+	__atomic_add_fetch(&h->allocs, 1, __ATOMIC_RELAXED);
 	return p;
 }
 
@@ -349,6 +482,10 @@ void hf_emu_host_get_stats(struct hf_emu_host *h,
 	st->faults = __atomic_load_n(&h->faults, __ATOMIC_RELAXED);
 	st->last_fault_bus = __atomic_load_n(&h->last_fault_bus,
 					     __ATOMIC_RELAXED);
+	st->maps_made = __atomic_load_n(&h->maps_made, __ATOMIC_RELAXED);
+	st->allocs = __atomic_load_n(&h->allocs, __ATOMIC_RELAXED);
+	st->region_calls = __atomic_load_n(&h->region_calls,
+					   __ATOMIC_RELAXED);
 }
 
 /* ---- interrupts ---- */
@@ -608,6 +745,8 @@ int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 	h->flags = flags;
 	h->next_bus = EMU_IOVA_BASE;
 	pthread_rwlock_init(&h->map_lock, NULL);
+	pthread_mutex_init(&h->region_lock, NULL);
+	pthread_cond_init(&h->region_cond, NULL);
 	pthread_mutex_init(&h->irq_lock, NULL);
 	pthread_cond_init(&h->irq_cond, NULL);
 	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
@@ -648,7 +787,8 @@ err:
 
 /**
  * hf_emu_host_destroy() - stop the engine threads, free the card, every
- * mapping and the memory of hf_emu_dma_alloc() not yet freed.
+ * mapping (regions included) and the memory of hf_emu_dma_alloc() not yet
+ * freed.
  * @h: the host (NULL is ignored)
  */
 void hf_emu_host_destroy(struct hf_emu_host *h)
@@ -666,10 +806,15 @@ void hf_emu_host_destroy(struct hf_emu_host *h)
 	}
 	pthread_cond_destroy(&h->irq_cond);
 	pthread_mutex_destroy(&h->irq_lock);
+	pthread_cond_destroy(&h->region_cond);
+	pthread_mutex_destroy(&h->region_lock);
 	pthread_rwlock_destroy(&h->map_lock);
-	for (j = 0; j < h->nmaps; j++)
+	/* The engine threads are gone: no region callback runs any more. */
+	for (j = 0; j < h->nmaps; j++) {
 		if (h->maps[j].owned)
 			free(h->maps[j].cpu);
+		free(h->maps[j].region);
+	}
 	free(h->maps);
 	free(h);
 }

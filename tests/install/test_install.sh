@@ -5,6 +5,7 @@
 #   seed_name:  cc example.c -lHelloFPGACore  (the seed's library name)
 #   pkgconfig:  cc example.c $(pkg-config --cflags --libs hellofpga)
 #   static:     cc example.c -l:libhellofpga.a -lpthread
+#   cuda_examples: nvcc examples/*.cu -lHelloFPGACore (skipped without nvcc)
 set -euo pipefail
 build=$1 src=$2 case=$3
 tmp=$(mktemp -d)
@@ -26,6 +27,16 @@ pkgconfig)
 static)
 	cc -std=c11 -Wall -Werror -I"$tmp/prefix/include" "$src/examples/cpu_roundtrip.c" \
 		-L"$lib" -l:libhellofpga.a -lpthread -o "$tmp/ex"
+	;;
+cuda_examples)
+	# the seed's snippets compile unchanged against the installed header
+	nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+	[ -x "$nvcc" ] || { echo "SKIP: no nvcc"; exit 77; }
+	for ex in gpudirect_four_steps transfer_mode; do
+		"$nvcc" -I"$tmp/prefix/include" "$src/examples/$ex.cu" \
+			-L"$lib" -lHelloFPGACore -o "$tmp/$ex"
+	done
+	exit 0
 	;;
 exports)
 	# only the HelloFPGA_ API leaves the shared library

@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "reg", cmd_reg, "read or write a 32-bit user-BAR register" },
 	{ "demo", cmd_demo, "move and verify a test pattern on every channel" },
 	{ "bench", cmd_bench, "latency and bandwidth against the memcpy ceiling" },
+	{ "test", cmd_test, "the GPU Direct test program: 15 cases, optional soak" },
 	{ "version", cmd_version, "show the tool and library versions" },
 	{ "help", cmd_help, "show this help" },
 };

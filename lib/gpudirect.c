@@ -1,0 +1,747 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpudirect.c - GPU Direct: pin GPU memory once, then move data between it
+ * and card memory with no bounce through host memory (HelloFPGA_GPUDirect_*,
+ * HelloFPGA_SetGPUBuffer, HelloFPGA_SetTransferMode).
+ *
+ * Pins live in a per-handle table.  A GPU handle is
+ *	generation << 32 | (slot + 1)
+ * with the generation taken from a process-wide counter, so a handle that was
+ * unpinned (its slot reused) or that belongs to another card is recognised
+ * and refused with -ENOENT instead of reaching someone else's buffer.
+ *
+ * The generic part here validates, accounts pinned bytes, locks and keeps
+ * statistics; the backend (struct hf_backend_ops gpu_*) maps the buffer for
+ * the card and builds its descriptor chains once, at pin time, so that a
+ * transfer allocates nothing.
+ *
+ * Locking, outermost first:
+ *   dev->life (shared)  ->  channel lock  ->  pin->lock (shared)
+ * Unpin and the revocation callback (GPU memory freed while pinned) take
+ * pin->lock exclusively, which waits for the transfers in flight.  The pin
+ * table mutex (dev->pin_lock) is only ever taken for short table updates and
+ * never held while taking pin->lock or calling into the GPU layer: the GPU
+ * layer may hold its own lock while it runs a revocation callback (the
+ * AB-BA deadlock gdrcopy warns of), so hf_gpu_unwatch() is called with no
+ * lock of ours held.  A pin is reference counted: the table holds one
+ * reference and every lookup one more, so an unpin racing a transfer never
+ * frees memory the transfer still touches.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "hf_lib.h"
+
+#define HF_PIN_ALIGN	4096u
+
+/* Generations of GPU handles, process-wide so that cards never share one. */
+static uint32_t pin_generation;
+
+static uint32_t next_generation(void)
+{
+	uint32_t g;
+
+	do {
+		g = __atomic_add_fetch(&pin_generation, 1, __ATOMIC_RELAXED);
+	} while (!g);
+	return g;
+}
+
+static int not_pinned(struct hellofpga_dev *dev, HELLOFPGA_GPU_HANDLE handle,
+		      const char *fn)
+{
+	return hf_set_error(dev, -ENOENT,
+			    "%s: handle 0x%llx is not pinned on this card (unpinned, or from another card)",
+			    fn, (unsigned long long)handle);
+}
+
+/* The slot @handle names, pin_lock held; NULL when it names nothing. */
+static struct hf_pin_slot *slot_of(struct hellofpga_dev *dev,
+				   HELLOFPGA_GPU_HANDLE handle)
+{
+	uint32_t lo = (uint32_t)handle, gen = (uint32_t)(handle >> 32);
+	struct hf_pin_slot *s;
+
+	if (!lo || lo > dev->npins)
+		return NULL;
+	s = &dev->pins[lo - 1];
+	if (!s->pin || s->gen != gen)
+		return NULL;
+	return s;
+}
+
+/**
+ * hf_pin_get() - look a pin up and take a reference on it.
+ * @dev: the card
+ * @handle: the GPU handle
+ *
+ * Return: the pin (release with hf_pin_put()), or NULL when @handle is not
+ * pinned on @dev.
+ */
+struct hf_pin *hf_pin_get(struct hellofpga_dev *dev,
+			  HELLOFPGA_GPU_HANDLE handle)
+{
+	struct hf_pin_slot *s;
+	struct hf_pin *pin = NULL;
+
+	pthread_mutex_lock(&dev->pin_lock);
+	s = slot_of(dev, handle);
+	if (s) {
+		pin = s->pin;
+		pin->refs++;
+	}
+	pthread_mutex_unlock(&dev->pin_lock);
+	return pin;
+}
+
+static void pin_free(struct hf_pin *pin)
+{
+	pthread_rwlock_destroy(&pin->lock);
+	free(pin);
+}
+
+/** hf_pin_put() - drop a reference; the last one frees the pin. */
+void hf_pin_put(struct hf_pin *pin)
+{
+	struct hellofpga_dev *dev = pin->dev;
+	bool last;
+
+	pthread_mutex_lock(&dev->pin_lock);
+	last = !--pin->refs;
+	pthread_mutex_unlock(&dev->pin_lock);
+	if (last)
+		pin_free(pin);
+}
+
+/* Release the backend state once; pin->lock held exclusively. */
+static void pin_release_backend(struct hf_pin *pin)
+{
+	struct hellofpga_dev *dev = pin->dev;
+
+	if (pin->released)
+		return;
+	dev->ops->gpu_unpin(dev, pin);
+	pin->released = true;
+	pthread_mutex_lock(&dev->pin_lock);
+	dev->pinned_bytes -= pin->size;
+	pthread_mutex_unlock(&dev->pin_lock);
+}
+
+/**
+ * pin_revoke() - the GPU memory of a pin is being freed (hf_gpu_watch()
+ * callback, from the thread that frees it).
+ * @arg: the pin
+ *
+ * Waits for the pin's transfers in flight, then unmaps the memory so the
+ * card can no longer reach it; the handle stays in the table and its later
+ * transfers fail with -ENXIO until it is unpinned.
+ */
+static void pin_revoke(void *arg)
+{
+	struct hf_pin *pin = arg;
+
+	pthread_rwlock_wrlock(&pin->lock);
+	if (!pin->released) {
+		pin->revoked = true;
+		pin_release_backend(pin);
+		hf_os_log("%s: GPU memory %p of handle 0x%llx freed while pinned: DMA to it revoked",
+			  pin->dev->info.name, pin->gpu,
+			  (unsigned long long)pin->handle);
+	}
+	pthread_rwlock_unlock(&pin->lock);
+}
+
+/*
+ * End a pin taken out of the table: no revocation callback can run after
+ * hf_gpu_unwatch() returns, none of our locks is held while it waits, and
+ * the exclusive lock waits for the transfers in flight.
+ */
+static void pin_teardown(struct hf_pin *pin)
+{
+	if (pin->watch > 0)
+		hf_gpu_unwatch(pin->watch);
+	pthread_rwlock_wrlock(&pin->lock);
+	pin_release_backend(pin);
+	pthread_rwlock_unlock(&pin->lock);
+	hf_pin_put(pin);			/* the table's reference */
+}
+
+/* HELLOFPGA_PIN_LIMIT: bytes (K/M/G suffix allowed); 0 when unlimited. */
+static int pin_limit(struct hellofpga_dev *dev, uint64_t *limit,
+		     const char *fn)
+{
+	const char *env = getenv("HELLOFPGA_PIN_LIMIT");
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	*limit = 0;
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoull(env, &end, 0);
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		end++;
+		break;
+	}
+	if (errno || *end || *env == '-' || v > (~0ull >> shift))
+		return hf_set_error(dev, -EINVAL,
+				    "%s: HELLOFPGA_PIN_LIMIT='%s' is not a byte count (e.g. 1073741824 or 1G)",
+				    fn, env);
+	*limit = (uint64_t)v << shift;
+	return 0;
+}
+
+static int no_backend_support(struct hellofpga_dev *dev, const char *fn)
+{
+	if (dev->info.backend == HELLOFPGA_BACKEND_KERNEL)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: GPU Direct needs the hellofpga kernel driver's PIN ioctl (not in this release)",
+				    fn);
+	return hf_set_error(dev, -EOPNOTSUPP,
+			    "%s: the %s backend has no GPU Direct", fn,
+			    dev->info.backend_name);
+}
+
+static int check_pin_args(struct hellofpga_dev *dev, void *gpu, size_t size,
+			  const char *fn)
+{
+	if (!gpu)
+		return hf_set_error(dev, -EFAULT,
+				    "%s: the GPU buffer address is NULL", fn);
+	if (!IS_ALIGNED((uintptr_t)gpu, (uintptr_t)HF_PIN_ALIGN))
+		return hf_set_error(dev, -EINVAL,
+				    "%s: GPU buffer address %p is not 4096-byte aligned (GPU Direct pins whole 4 KiB pages)",
+				    fn, gpu);
+	if (!size)
+		return hf_set_error(dev, -EINVAL, "%s: size is 0", fn);
+	if (!IS_ALIGNED(size, (size_t)HF_PIN_ALIGN))
+		return hf_set_error(dev, -EINVAL,
+				    "%s: size %zu is not a multiple of 4096 (GPU Direct pins whole 4 KiB pages)",
+				    fn, size);
+	if ((uintptr_t)gpu + size < (uintptr_t)gpu)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: GPU buffer %p + size %zu wraps the address space",
+				    fn, gpu, size);
+	return 0;
+}
+
+/* Put @pin in the table; its handle in *@out.  0 or -ENOMEM. */
+static int table_insert(struct hellofpga_dev *dev, struct hf_pin *pin,
+			HELLOFPGA_GPU_HANDLE *out)
+{
+	struct hf_pin_slot *s = NULL;
+	uint32_t i;
+
+	pthread_mutex_lock(&dev->pin_lock);
+	for (i = 0; i < dev->npins; i++) {
+		if (!dev->pins[i].pin) {
+			s = &dev->pins[i];
+			break;
+		}
+	}
+	if (!s) {
+		uint32_t n = dev->npins ? 2 * dev->npins : 8;
+		struct hf_pin_slot *p = NULL;
+
+		if (n <= UINT32_MAX / 2)
+			p = realloc(dev->pins, n * sizeof(*p));
+		if (!p) {
+			pthread_mutex_unlock(&dev->pin_lock);
+			return -ENOMEM;
+		}
+		memset(p + dev->npins, 0, (n - dev->npins) * sizeof(*p));
+		dev->pins = p;
+		i = dev->npins;
+		dev->npins = n;
+		s = &p[i];
+	}
+	s->pin = pin;
+	s->gen = next_generation();
+	pin->refs = 1;
+	pin->handle = (uint64_t)s->gen << 32 | (i + 1);
+	*out = pin->handle;
+	pthread_mutex_unlock(&dev->pin_lock);
+	return 0;
+}
+
+/**
+ * pin_buffer() - validate and pin [@gpu, @gpu + @size) on @dev.
+ * @dev: an open card (its life lock held shared)
+ * @gpu: first byte
+ * @size: bytes
+ * @internal: for HelloFPGA_SetGPUBuffer()
+ * @out: receives the handle
+ * @fn: API function name for error texts
+ *
+ * Return: 0, or negative errno with the error text set.
+ */
+static int pin_buffer(struct hellofpga_dev *dev, void *gpu, size_t size,
+		      bool internal, HELLOFPGA_GPU_HANDLE *out,
+		      const char *fn)
+{
+	pthread_rwlockattr_t attr;
+	const struct hf_gpu *g;
+	struct hf_gpu_buf gb;
+	struct hf_pin *pin;
+	uint64_t limit;
+	char why[256] = "";
+	long watch;
+	int ret;
+
+	ret = check_pin_args(dev, gpu, size, fn);
+	if (ret)
+		return ret;
+	if (!dev->ops->gpu_pin || !dev->ops->gpu_unpin || !dev->ops->gpu_xfer)
+		return no_backend_support(dev, fn);
+	g = hf_gpu_get();
+	if (!g || g->kind == HF_GPU_NONE)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: no GPU for GPU Direct: %s", fn,
+				    g && g->status.reason[0] ? g->status.reason :
+				    "no GPU found");
+	if (!g->status.supported)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: GPU Direct is not usable on %s: %s", fn,
+				    g->status.name, g->status.reason);
+	ret = hf_gpu_query(gpu, size, &gb, why, sizeof(why));
+	if (ret)
+		return hf_set_error(dev, ret < 0 ? ret : -EINVAL,
+				    "%s: [%p, +0x%zx) cannot be pinned: %s", fn,
+				    gpu, size, why[0] ? why : "not GPU memory");
+	ret = hf_gpu_set_sync_memops(gpu);
+	if (ret)
+		return hf_set_error(dev, ret,
+				    "%s: cannot set SYNC_MEMOPS on the allocation of %p: %s",
+				    fn, gpu, HelloFPGA_GetLastError(NULL));
+	ret = pin_limit(dev, &limit, fn);
+	if (ret)
+		return ret;
+
+	pin = calloc(1, sizeof(*pin));
+	if (!pin)
+		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
+	pin->dev = dev;
+	pin->gpu = gpu;
+	pin->size = size;
+	pin->alloc_base = gb.alloc_base;
+	pin->buffer_id = gb.buffer_id;
+	pin->internal = internal;
+	/*
+	 * Writer-preferring: a revocation (or unpin) waiting for the lock
+	 * holds back new transfers, else back-to-back transfers on several
+	 * channels would keep it shared for ever.
+	 */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr,
+				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&pin->lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+
+	pthread_mutex_lock(&dev->pin_lock);
+	if (limit && (dev->pinned_bytes > limit ||
+		      size > limit - dev->pinned_bytes)) {
+		unsigned long long pinned = dev->pinned_bytes;
+
+		pthread_mutex_unlock(&dev->pin_lock);
+		ret = hf_set_error(dev, -ENOMEM,
+				   "%s: pinning %zu bytes would exceed HELLOFPGA_PIN_LIMIT (%llu bytes; %llu already pinned on this card)",
+				   fn, size, (unsigned long long)limit, pinned);
+		pin_free(pin);
+		return ret;
+	}
+	dev->pinned_bytes += size;
+	pthread_mutex_unlock(&dev->pin_lock);
+
+	ret = dev->ops->gpu_pin(dev, pin);
+	if (ret) {
+		pin->released = true;
+		pthread_mutex_lock(&dev->pin_lock);
+		dev->pinned_bytes -= size;
+		pthread_mutex_unlock(&dev->pin_lock);
+		pin_free(pin);
+		return ret;
+	}
+
+	/*
+	 * Freeing the memory must revoke the pin.  The emulated GPU calls
+	 * back; real CUDA offers no callback in user space, so every
+	 * transfer checks the allocation's buffer id instead.
+	 */
+	watch = hf_gpu_watch(gpu, pin_revoke, pin);
+	if (watch > 0) {
+		pin->watch = watch;
+	} else if (g->kind == HF_GPU_EMU) {
+		ret = hf_set_error(dev, watch < 0 ? (int)watch : -EINVAL,
+				   "%s: cannot watch the emulated GPU allocation of %p for frees: %s",
+				   fn, gpu, HelloFPGA_GetLastError(NULL));
+		goto undo;
+	}
+
+	ret = table_insert(dev, pin, out);
+	if (ret) {
+		ret = hf_set_error(dev, ret, "%s: out of memory (pin table)",
+				   fn);
+		goto undo;
+	}
+	return 0;
+undo:
+	if (pin->watch > 0)
+		hf_gpu_unwatch(pin->watch);
+	pthread_rwlock_wrlock(&pin->lock);
+	pin_release_backend(pin);
+	pthread_rwlock_unlock(&pin->lock);
+	pin_free(pin);
+	return ret;
+}
+
+/* Take @handle out of the table and end it; -ENOENT when not pinned. */
+static int unpin_handle(struct hellofpga_dev *dev,
+			HELLOFPGA_GPU_HANDLE handle, bool internal,
+			const char *fn)
+{
+	struct hf_pin_slot *s;
+	struct hf_pin *pin;
+
+	pthread_mutex_lock(&dev->pin_lock);
+	s = slot_of(dev, handle);
+	if (!s || s->pin->internal != internal) {
+		pthread_mutex_unlock(&dev->pin_lock);
+		return not_pinned(dev, handle, fn);
+	}
+	pin = s->pin;
+	s->pin = NULL;
+	pthread_mutex_unlock(&dev->pin_lock);
+	pin_teardown(pin);
+	return 0;
+}
+
+int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
+			    HELLOFPGA_GPU_HANDLE *handle)
+{
+	static const char fn[] = "HelloFPGA_GPUDirect_Pin";
+	int ret = hf_check_handle(hDev, fn);
+
+	if (ret)
+		return ret;
+	if (!handle)
+		return hf_set_error(hDev, -EFAULT, "%s: handle is NULL", fn);
+	pthread_rwlock_rdlock(&hDev->life);
+	ret = pin_buffer(hDev, gpuBuf, size, false, handle, fn);
+	pthread_rwlock_unlock(&hDev->life);
+	return ret;
+}
+
+int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
+			      HELLOFPGA_GPU_HANDLE handle)
+{
+	static const char fn[] = "HelloFPGA_GPUDirect_Unpin";
+	int ret = hf_check_handle(hDev, fn);
+
+	if (ret)
+		return ret;
+	pthread_rwlock_rdlock(&hDev->life);
+	ret = unpin_handle(hDev, handle, false, fn);
+	pthread_rwlock_unlock(&hDev->life);
+	return ret;
+}
+
+/**
+ * hf_gpudirect_xfer() - move a sub-range of a pinned buffer.
+ * @dev: the card
+ * @ch: channel of direction @dir
+ * @handle: the pinned buffer
+ * @off: offset inside it
+ * @card: card address
+ * @len: bytes; 0 is a no-op
+ * @dir: HELLOFPGA_DIR_H2C or HELLOFPGA_DIR_C2H
+ * @timeout_ms: engine timeout, <= 0 for the handle's default
+ * @actual: receives the bytes moved, may be NULL
+ * @fn: API function name for error texts
+ *
+ * Return: 0 or negative errno (see HelloFPGA_GPUDirect_Xfer()).
+ */
+int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
+		      HELLOFPGA_GPU_HANDLE handle, size_t off, uint64_t card,
+		      size_t len, int dir, int timeout_ms, size_t *actual,
+		      const char *fn)
+{
+	enum xdma_dir xd;
+	struct hf_pin *pin;
+	size_t done = 0;
+	bool ran = false;
+	uint32_t align;
+	int nch, ret;
+
+	if (actual)
+		*actual = 0;
+	ret = hf_check_handle(dev, fn);
+	if (ret)
+		return ret;
+	if (dir != HELLOFPGA_DIR_H2C && dir != HELLOFPGA_DIR_C2H)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: direction %d unknown: use HELLOFPGA_DIR_H2C (%d, GPU -> card) or HELLOFPGA_DIR_C2H (%d, card -> GPU)",
+				    fn, dir, HELLOFPGA_DIR_H2C, HELLOFPGA_DIR_C2H);
+	xd = dir == HELLOFPGA_DIR_H2C ? XDMA_H2C : XDMA_C2H;
+	nch = xd == XDMA_H2C ? dev->info.num_h2c : dev->info.num_c2h;
+	if (ch < 0 || ch >= nch)
+		return hf_set_error(dev, -ECHRNG,
+				    "%s: channel %d out of range: %s has %d %s channel%s (0..%d)",
+				    fn, ch, dev->info.name, nch,
+				    hf_dir_name(xd), nch == 1 ? "" : "s",
+				    nch - 1);
+	if (timeout_ms > HF_MAX_TIMEOUT_MS)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: timeout %d ms is above %d ms (<= 0 uses the handle's timeout)",
+				    fn, timeout_ms, HF_MAX_TIMEOUT_MS);
+
+	pthread_rwlock_rdlock(&dev->life);
+	pin = hf_pin_get(dev, handle);
+	if (!pin) {
+		ret = not_pinned(dev, handle, fn);
+		goto out_life;
+	}
+	if (!len)
+		goto out_pin;
+	if (off > pin->size || len > pin->size - off) {
+		ret = hf_set_error(dev, -EINVAL,
+				   "%s: range [0x%zx, 0x%zx) of handle 0x%llx leaves the pinned buffer (0x%zx bytes)",
+				   fn, off, off + len < off ? SIZE_MAX : off + len,
+				   (unsigned long long)handle, pin->size);
+		goto out_pin;
+	}
+	if (card + len < card) {
+		ret = hf_set_error(dev, -EOVERFLOW,
+				   "%s: card address 0x%llx + length 0x%zx overflows 64 bits",
+				   fn, (unsigned long long)card, len);
+		goto out_pin;
+	}
+	if (card >= dev->info.ddr_size || len > dev->info.ddr_size - card) {
+		ret = hf_set_error(dev, -ERANGE,
+				   "%s: card address range [0x%llx, 0x%llx) lies past the end of card memory (0x%llx bytes)",
+				   fn, (unsigned long long)card,
+				   (unsigned long long)(card + len),
+				   (unsigned long long)dev->info.ddr_size);
+		goto out_pin;
+	}
+	align = max(dev->info.addr_align, dev->info.len_granularity);
+	if (align > 1 && (!IS_ALIGNED((uint64_t)off, (uint64_t)align) ||
+			  !IS_ALIGNED(card, (uint64_t)align) ||
+			  !IS_ALIGNED((uint64_t)len, (uint64_t)align))) {
+		ret = hf_set_error(dev, -EINVAL,
+				   "%s: the engines of %s need %u-byte aligned addresses and lengths; GPU Direct has no bounce buffer: buffer offset 0x%zx, card address 0x%llx and length 0x%zx must be multiples of %u",
+				   fn, dev->info.name, align, off,
+				   (unsigned long long)card, len, align);
+		goto out_pin;
+	}
+	if (pin->watch <= 0) {
+		/* No free callback (real CUDA): is it still the allocation? */
+		ret = hf_gpu_check(pin->gpu, pin->buffer_id);
+		if (ret) {
+			ret = hf_set_error(dev, -ENXIO,
+					   "%s: the GPU memory of handle 0x%llx was freed while pinned (%p is no longer the pinned allocation); unpin the handle",
+					   fn, (unsigned long long)handle,
+					   pin->gpu);
+			goto out_pin;
+		}
+	}
+	if (timeout_ms <= 0)
+		timeout_ms = __atomic_load_n(&dev->timeout_ms,
+					     __ATOMIC_RELAXED);
+
+	ret = hf_chan_lock(dev, xd, ch);
+	if (ret)
+		goto out_pin;
+	pthread_rwlock_rdlock(&pin->lock);
+	if (pin->revoked) {
+		ret = hf_set_error(dev, -ENXIO,
+				   "%s: the GPU memory of handle 0x%llx was freed while pinned; unpin the handle",
+				   fn, (unsigned long long)handle);
+	} else if (pin->released) {
+		ret = not_pinned(dev, handle, fn);
+	} else {
+		ret = dev->ops->gpu_xfer(dev, pin, xd, ch, off, card, len,
+					 timeout_ms, &done);
+		ran = true;
+	}
+	pthread_rwlock_unlock(&pin->lock);
+	hf_chan_unlock(dev, xd, ch);
+
+	if (ran) {
+		HF_STAT_ADD(dev->stats.bytes[xd], done);
+		if (ret < 0) {
+			HF_STAT_ADD(dev->stats.errors, 1);
+			if (ret == -ETIMEDOUT)
+				HF_STAT_ADD(dev->stats.timeouts, 1);
+		} else {
+			HF_STAT_ADD(dev->stats.transfers, 1);
+		}
+	}
+out_pin:
+	hf_pin_put(pin);
+out_life:
+	pthread_rwlock_unlock(&dev->life);
+	if (actual)
+		*actual = done;
+	return ret < 0 ? ret : 0;
+}
+
+int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
+			     HELLOFPGA_GPU_HANDLE handle, size_t bufOffset,
+			     uint64_t fpgaAddr, size_t size, int dir,
+			     int timeout_ms, size_t *actual)
+{
+	return hf_gpudirect_xfer(hDev, ch, handle, bufOffset, fpgaAddr, size,
+				 dir, timeout_ms, actual,
+				 "HelloFPGA_GPUDirect_Xfer");
+}
+
+int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
+				HELLOFPGA_GPU_HANDLE handle, uint64_t fpgaAddr,
+				size_t size, int timeout_ms)
+{
+	return hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr, size,
+				 HELLOFPGA_DIR_C2H, timeout_ms, NULL,
+				 "HelloFPGA_GPUDirect_ReadC2H");
+}
+
+int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
+				 HELLOFPGA_GPU_HANDLE handle,
+				 uint64_t fpgaAddr, size_t size,
+				 int timeout_ms)
+{
+	return hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr, size,
+				 HELLOFPGA_DIR_H2C, timeout_ms, NULL,
+				 "HelloFPGA_GPUDirect_WriteH2C");
+}
+
+/**
+ * hf_gpudirect_dma_mm() - TransferMode GPU_PINNED dispatch of a DMA_MM call
+ * (arguments already validated by the CPU path's checks).
+ *
+ * Return: 1 when @buf lies wholly outside the registered GPU buffer (the
+ * caller takes the CPU path), else the result of the direct transfer: 0 or
+ * negative errno, -EINVAL when @buf straddles the registered buffer.
+ */
+int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum xdma_dir dir,
+			int ch, void *buf, uint64_t card, size_t len,
+			size_t *actual, const char *fn)
+{
+	uintptr_t b = (uintptr_t)buf, base;
+	HELLOFPGA_GPU_HANDLE handle;
+	size_t size;
+	int mode;
+
+	pthread_mutex_lock(&dev->pin_lock);
+	mode = dev->xfer_mode;
+	base = dev->gbuf;
+	size = dev->gbuf_size;
+	handle = dev->gbuf_handle;
+	pthread_mutex_unlock(&dev->pin_lock);
+
+	if (mode != HELLOFPGA_XFER_MODE_GPU_PINNED || !size ||
+	    b + len <= base || b >= base + size)
+		return 1;
+	if (b < base || b + len > base + size)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: buffer straddles the registered GPU buffer: [%p, +0x%zx) is partly inside [%p, +0x%zx); it must lie wholly inside it (GPU Direct) or wholly outside (CPU path)",
+				    fn, buf, len, (void *)base, size);
+	return hf_gpudirect_xfer(dev, ch, handle, b - base, card, len,
+				 dir == XDMA_H2C ? HELLOFPGA_DIR_H2C :
+				 HELLOFPGA_DIR_C2H, 0, actual, fn);
+}
+
+int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
+{
+	static const char fn[] = "HelloFPGA_SetGPUBuffer";
+	HELLOFPGA_GPU_HANDLE nh = 0, old;
+	int ret = hf_check_handle(hDev, fn);
+
+	if (ret)
+		return ret;
+	pthread_rwlock_rdlock(&hDev->life);
+	if (gpuAddr) {
+		ret = pin_buffer(hDev, gpuAddr, size, true, &nh, fn);
+		if (ret)
+			goto out;
+	}
+	pthread_mutex_lock(&hDev->pin_lock);
+	old = hDev->gbuf_handle;
+	hDev->gbuf_handle = nh;
+	hDev->gbuf = (uintptr_t)gpuAddr;
+	hDev->gbuf_size = gpuAddr ? size : 0;
+	if (!gpuAddr)
+		__atomic_store_n(&hDev->xfer_mode, HELLOFPGA_XFER_MODE_CPU,
+				 __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&hDev->pin_lock);
+	/* A transfer racing this finds the old handle gone: -ENOENT. */
+	if (old)
+		unpin_handle(hDev, old, true, fn);
+out:
+	pthread_rwlock_unlock(&hDev->life);
+	return ret;
+}
+
+int HelloFPGA_SetTransferMode(HELLOFPGA_HANDLE hDev, int mode)
+{
+	static const char fn[] = "HelloFPGA_SetTransferMode";
+	int ret = hf_check_handle(hDev, fn);
+
+	if (ret)
+		return ret;
+	if (mode != HELLOFPGA_XFER_MODE_CPU &&
+	    mode != HELLOFPGA_XFER_MODE_GPU_PINNED)
+		return hf_set_error(hDev, -EINVAL,
+				    "%s: mode %d unknown: use HELLOFPGA_XFER_MODE_CPU (%d) or HELLOFPGA_XFER_MODE_GPU_PINNED (%d)",
+				    fn, mode, HELLOFPGA_XFER_MODE_CPU,
+				    HELLOFPGA_XFER_MODE_GPU_PINNED);
+	pthread_mutex_lock(&hDev->pin_lock);
+	if (mode == HELLOFPGA_XFER_MODE_GPU_PINNED && !hDev->gbuf_size) {
+		pthread_mutex_unlock(&hDev->pin_lock);
+		return hf_set_error(hDev, -EINVAL,
+				    "%s: GPU_PINNED needs a GPU buffer: register one with HelloFPGA_SetGPUBuffer() first",
+				    fn);
+	}
+	__atomic_store_n(&hDev->xfer_mode, mode, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&hDev->pin_lock);
+	return 0;
+}
+
+/**
+ * hf_gpudirect_close() - unpin everything still pinned on @dev (from
+ * HelloFPGA_Close(), after the last transfer and before the backend
+ * closes).
+ */
+void hf_gpudirect_close(struct hellofpga_dev *dev)
+{
+	for (;;) {
+		struct hf_pin *pin = NULL;
+
+		pthread_mutex_lock(&dev->pin_lock);
+		dev->xfer_mode = HELLOFPGA_XFER_MODE_CPU;
+		dev->gbuf = 0;
+		dev->gbuf_size = 0;
+		dev->gbuf_handle = 0;
+		for (uint32_t i = 0; i < dev->npins && !pin; i++) {
+			pin = dev->pins[i].pin;
+			dev->pins[i].pin = NULL;
+		}
+		pthread_mutex_unlock(&dev->pin_lock);
+		if (!pin)
+			break;
+		pin_teardown(pin);
+	}
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# gpu_test.sh - tests of "hellofpga test", the GPU Direct test program, on
+# the emulated card and the library's emulated GPU (HELLOFPGA_GPU=emu,
+# emu-tegra, none).
+#
+#	gpu_test.sh CLI CASE     run one case (exit 0 pass, 1 fail, 77 skip)
+#	gpu_test.sh CLI --list   print the case names
+#
+# Every case runs in a fresh temporary directory that is also
+# HELLOFPGA_EMU_DIR.
+set -u
+
+CLI=$1
+CASE=$2
+
+NAMES="get_status pin read_c2h write_h2c unpin data_correctness batch_10x_read
+addr_space_2g_7pts stress_2g_6offs boundary_2g_6pts transfer_mode_switch
+cpu_path_unchanged pin_misuse handle_reuse multi_buffer_rotation"
+
+fail() {
+	echo "FAIL: $*" >&2
+	for f in out err; do
+		if [ -s "$T/$f" ]; then
+			echo "--- $f:" >&2
+			tail -c 6000 "$T/$f" >&2
+		fi
+	done
+	exit 1
+}
+
+# run ARGS...: run the CLI, output in $T/out and $T/err, status in $rc.
+run() {
+	"$CLI" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+
+expect_rc() {
+	[ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1"
+}
+
+# expect_in FILE REGEX: FILE (out or err) has a line matching REGEX.
+expect_in() {
+	grep -Eq -- "$2" "$T/$1" || fail "$1 does not match /$2/"
+}
+
+# expect_count FILE REGEX N: exactly N lines of FILE match REGEX.
+expect_count() {
+	local n
+
+	n=$(grep -Ec -- "$2" "$T/$1")
+	[ "$n" -eq "$3" ] || fail "$1: $n lines match /$2/, expected $3"
+}
+
+# expect_last LINE: the last line of standard output is exactly LINE.
+expect_last() {
+	local last
+
+	last=$(tail -n 1 "$T/out")
+	[ "$last" = "$1" ] || fail "last line is '$last', expected '$1'"
+}
+
+# expect_all_cases RESULT: every one of the 15 cases, numbered in order,
+# has RESULT.
+expect_all_cases() {
+	local n=0 c
+
+	for c in $NAMES; do
+		n=$((n + 1))
+		expect_in out "^\[ ?$n/15\] $c \.+ $1 \("
+	done
+}
+
+# --- quick mode -------------------------------------------------------------
+
+case_quick_emu_desktop_passes() {
+	HELLOFPGA_GPU=emu run -d emu,private test
+	expect_rc 0
+	expect_in out '^GPU: +Desktop, emulated: .*GPU Direct supported$'
+	expect_in out '^card: +emu,private '
+	expect_all_cases PASS
+	expect_count out '^\[ ?[0-9]+/15\] ' 15
+	expect_last "15 passed, 0 failed"
+}
+
+case_quick_emu_tegra_passes() {
+	HELLOFPGA_GPU=emu-tegra run -d emu,private test
+	expect_rc 0
+	expect_in out '^GPU: +Tegra, emulated: .*page 4 KiB; GPU Direct supported$'
+	expect_all_cases PASS
+	expect_in out 'pin_misuse .* host-memory check skipped: on Tegra'
+	expect_last "15 passed, 0 failed"
+}
+
+case_quick_small_card_and_size() {
+	# 16 MiB of card memory: the 2^28 point moves to the middle and the
+	# stress size shrinks to fit.
+	HELLOFPGA_GPU=emu run -d emu,private,ddr=16M test -s 64K
+	expect_rc 0
+	expect_in out '^sizes: +64 KiB per transfer, 2 MiB per stress transfer$'
+	expect_in out 'boundary_2g_6pts .* PASS .*2\^28 boundary 0x800000,'
+	expect_last "15 passed, 0 failed"
+}
+
+case_only_and_channel() {
+	HELLOFPGA_GPU=emu run -d emu,private,h2c=2,c2h=2 test -c 1 \
+		--only read_c2h,4,cpu_path_unchanged
+	expect_rc 0
+	expect_count out '^\[ ?[0-9]+/15\] ' 3
+	expect_in out '^\[ 3/15\] read_c2h \.+ PASS'
+	expect_in out '^\[ 4/15\] write_h2c \.+ PASS'
+	expect_in out '^\[12/15\] cpu_path_unchanged \.+ PASS .*beside it on channel 0'
+	expect_in out '; channel 1$'
+	expect_last "3 passed, 0 failed"
+}
+
+case_no_gpu_skips_and_fails() {
+	HELLOFPGA_GPU=none run -d emu,private test
+	expect_rc 1
+	expect_in out '^GPU: +none: '
+	expect_in out '^\[ 1/15\] get_status \.+ PASS \(.*platform none'
+	expect_in out '^\[12/15\] cpu_path_unchanged \.+ PASS \(.*CPU path alone verified'
+	expect_count out '^\[ ?[0-9]+/15\] [a-z0-9_]+ \.+ SKIP \(no GPU: .+\)$' 13
+	expect_in out '^GPU Direct was not tested: no GPU'
+	expect_last "2 passed, 0 failed, 13 skipped"
+}
+
+# --- soak -------------------------------------------------------------------
+
+case_soak_samples_and_drift() {
+	HELLOFPGA_GPU=emu run -d emu,private test --only get_status \
+		--soak 3s --interval 1s --json "$T/r.json"
+	expect_rc 0
+	expect_in out '^soak: 3s, a sample every 1s \(3 samples\)'
+	expect_count out '^ +[1-3] +00:00:0[0-3] +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+$' 3
+	expect_in out '^soak summary: 3 samples over [0-9]s, [0-9]+ GPU Direct transfers, .* every verified transfer matched$'
+	expect_in out '^ +dir +mean us +mean GB/s .*drift latency +drift bandwidth$'
+	expect_in out '^ +read +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+ % +[-+][0-9.]+ %$'
+	expect_in out '^ +write +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+ % +[-+][0-9.]+ %$'
+	expect_in out '^\[soak\] +soak \.+ PASS \([0-9.]+ s, 3 samples, drift read [-+][0-9.]+ % / write [-+][0-9.]+ %'
+	expect_in err '^soak: 00:00:0[0-9]/00:00:03, (first sample|sample [1-3]: read [0-9.]+ us)'
+	expect_last "2 passed, 0 failed"
+	python3 - "$T/r.json" <<'EOF' || fail "unexpected JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["tool"] == "hellofpga test"
+assert [c["name"] for c in d["cases"]] == ["get_status"], d["cases"]
+assert d["cases"][0]["result"] == "PASS"
+s = d["soak"]
+assert s["result"] == "PASS" and s["duration_s"] == 3 and s["interval_s"] == 1
+assert len(s["samples"]) == 3, s["samples"]
+for x in s["samples"]:
+    assert x["read_ns"] > 0 and x["write_ns"] > 0 and x["verified"]
+assert s["read"]["drift_bandwidth_pct"] is not None
+assert s["write"]["drift_latency_pct"] is not None
+assert d["passed"] == 2 and d["failed"] == 0
+assert d["gpu"]["platform"] == "Desktop" and d["gpu"]["emulated"] == 1
+EOF
+}
+
+case_soak_without_gpu_skips() {
+	HELLOFPGA_GPU=none run -d emu,private test --only get_status --soak 1s
+	expect_rc 1
+	expect_in out '^\[soak\] +soak \.+ SKIP \(no GPU: '
+	expect_last "1 passed, 0 failed, 1 skipped"
+}
+
+# --- command line -----------------------------------------------------------
+
+case_list_prints_15_names() {
+	run test --list
+	expect_rc 0
+	[ "$(wc -l <"$T/out")" -eq 15 ] || fail "expected 15 lines"
+	local n=0 c
+
+	for c in $NAMES; do
+		n=$((n + 1))
+		expect_in out "^ ?$n  $c +[A-Za-z]"
+	done
+}
+
+case_bad_soak_fails() {
+	run -d emu,private test --soak 12x
+	expect_rc 2
+	expect_in err "^hellofpga: test: --soak: bad duration '12x' \(expected e\.g\. 90s, 10m, 12h"
+	run -d emu,private test --soak 0s
+	expect_rc 2
+	expect_in err "--soak: duration '0s' is shorter than 1s"
+	run -d emu,private test --soak 31d
+	expect_rc 2
+	expect_in err "--soak: duration '31d' is too long"
+	run -d emu,private test --interval 1s
+	expect_rc 2
+	expect_in err '--interval needs --soak'
+	run -d emu,private test --soak 2s --interval 1m
+	expect_rc 2
+	expect_in err '--interval is longer than --soak'
+}
+
+case_bad_only_and_size_fail() {
+	run -d emu,private test --only pin,frobnicate
+	expect_rc 2
+	expect_in err "--only: no case 'frobnicate'"
+	run -d emu,private test -s 100000
+	expect_rc 2
+	expect_in err '--size: .* is not a multiple of 4 KiB from 64 KiB to 1 GiB'
+	run -d emu,private,ddr=8M test
+	expect_rc 1
+	expect_in err 'too little for --size 4 MiB'
+	run -d emu,private test -c 4
+	expect_rc 1
+	expect_in err '^hellofpga: channel 4 out of range'
+}
+
+case_help() {
+	run test --help
+	expect_rc 0
+	expect_in out '^Usage: hellofpga \[-d DEVICE\] test \[--soak DURATION\]'
+	run help
+	expect_in out '^  test +the GPU Direct test program'
+}
+
+if [ "$CASE" = --list ]; then
+	declare -F | sed -n 's/^declare -f case_//p'
+	exit 0
+fi
+declare -F "case_$CASE" >/dev/null || { echo "no case '$CASE'" >&2; exit 1; }
+[ -x "$CLI" ] || { echo "no CLI at '$CLI'" >&2; exit 1; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/hellofpga-gpu.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+export HELLOFPGA_EMU_DIR=$T
+unset HELLOFPGA_DEVICE HELLOFPGA_GPU
+cd "$T" || exit 1
+"case_$CASE"
+echo "PASS: $CASE"
