@@ -54,6 +54,8 @@ int cli_opt_channel(const char *cmd, const char *arg, int *out);
 /* Card access. */
 int cli_open(HELLOFPGA_HANDLE *h);
 int cli_open_name(const char *name, HELLOFPGA_HANDLE *h);
+int cli_open_or_emu(HELLOFPGA_HANDLE *h);
+void cli_json_str(FILE *f, const char *s);
 int cli_get_info(HELLOFPGA_HANDLE h, HELLOFPGA_INFO *info);
 int cli_check_channel(const HELLOFPGA_INFO *info, int ch, bool h2c);
 int cli_check_range(const HELLOFPGA_INFO *info, uint64_t addr, uint64_t len);

@@ -299,22 +299,6 @@ static void bench_print(const struct bench *bn)
 	}
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static void json_stats(FILE *f, const struct bench_stats *s, uint64_t size)
 {
 	fprintf(f, "{\"iterations\": %u, \"min_ns\": %" PRIu64
@@ -346,19 +330,19 @@ static int bench_json(const struct bench *bn, const char *path)
 		return -1;
 	}
 	fputs("{\n  \"tool\": \"hellofpga bench\",\n  \"environment\": {\"date\": ", f);
-	json_str(f, bn->date);
+	cli_json_str(f, bn->date);
 	fputs(", \"cpu\": ", f);
-	json_str(f, bn->cpu);
+	cli_json_str(f, bn->cpu);
 	fputs(", \"kernel\": ", f);
-	json_str(f, bn->kernel);
+	cli_json_str(f, bn->kernel);
 	fputs(", \"library\": ", f);
-	json_str(f, HelloFPGA_Version());
+	cli_json_str(f, HelloFPGA_Version());
 	fputs(", \"card\": ", f);
-	json_str(f, bn->info.name);
+	cli_json_str(f, bn->info.name);
 	fputs(", \"backend\": ", f);
-	json_str(f, bn->info.backend_name);
+	cli_json_str(f, bn->info.backend_name);
 	fputs(", \"irq\": ", f);
-	json_str(f, cli_irq_name(bn->info.irq_mode));
+	cli_json_str(f, cli_irq_name(bn->info.irq_mode));
 	fprintf(f, ", \"channel\": %d, \"card_address\": %" PRIu64 "},\n",
 		bn->ch, bn->addr);
 	fprintf(f, "  \"overhead\": {\"size\": %d, \"h2c\": ", BENCH_SMALL_LEN);

@@ -336,29 +336,6 @@ static bool demo_table(struct demo *d, int phase)
 	return all_ok;
 }
 
-/**
- * demo_open() - open the card.  With no -d and no HELLOFPGA_DEVICE, a
- * machine without a hardware card runs the demo on the emulated card.
- * Return: 0 or a negative errno (reported).
- */
-static int demo_open(HELLOFPGA_HANDLE *h)
-{
-	const char *env = getenv("HELLOFPGA_DEVICE");
-	int ret;
-
-	if (cli_device || (env && *env))
-		return cli_open(h);
-	ret = HelloFPGA_Open(NULL, h);
-	if (ret == -ENODEV) {
-		printf("no hardware card found; running on the emulated card (emu)\n");
-		fflush(stdout);
-		return cli_open_name("emu", h);
-	}
-	if (ret)
-		cli_lib_err(NULL, ret, "cannot open the default card");
-	return ret;
-}
-
 static void demo_usage(FILE *f)
 {
 	fputs("Usage: hellofpga [-d DEVICE] demo [-s SIZE] [-r ROUNDS]\n"
@@ -432,7 +409,7 @@ int cmd_demo(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 
-	if (demo_open(&d.h))
+	if (cli_open_or_emu(&d.h))
 		return CLI_EXIT_FAIL;
 	if (cli_get_info(d.h, &d.info))
 		goto out;

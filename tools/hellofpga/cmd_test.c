@@ -2468,28 +2468,12 @@ out_print:
  * JSON, the command
  * ------------------------------------------------------------------------ */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static void json_result(FILE *f, const struct t_res *r)
 {
 	fputs("\"result\": ", f);
-	json_str(f, result_name[r->res]);
+	cli_json_str(f, result_name[r->res]);
 	fprintf(f, ", \"seconds\": %.3f, \"detail\": ", (double)r->ns / 1e9);
-	json_str(f, r->text);
+	cli_json_str(f, r->text);
 }
 
 static void json_drift(FILE *f, const char *name, const struct drift *d)
@@ -2524,22 +2508,22 @@ static int write_json(struct tctx *t, const char *path,
 		return -1;
 	}
 	fputs("{\n  \"tool\": \"hellofpga test\",\n  \"library\": ", f);
-	json_str(f, HelloFPGA_Version());
+	cli_json_str(f, HelloFPGA_Version());
 	fputs(",\n  \"card\": {\"name\": ", f);
-	json_str(f, t->info.name);
+	cli_json_str(f, t->info.name);
 	fputs(", \"backend\": ", f);
-	json_str(f, t->info.backend_name);
+	cli_json_str(f, t->info.backend_name);
 	fprintf(f, ", \"ddr_size\": %" PRIu64 ", \"num_h2c\": %d, \"num_c2h\": %d, \"channel\": %d},\n",
 		t->info.ddr_size, t->info.num_h2c, t->info.num_c2h, t->ch);
 	fputs("  \"gpu\": {\"platform\": ", f);
-	json_str(f, platform_name(t->gs.platform));
+	cli_json_str(f, platform_name(t->gs.platform));
 	fprintf(f, ", \"supported\": %d, \"emulated\": %d, \"name\": ",
 		t->gs.supported, t->gs.emulated);
-	json_str(f, t->gs.name);
+	cli_json_str(f, t->gs.name);
 	fputs(", \"pci_bus_id\": ", f);
-	json_str(f, t->gs.pci_bus_id);
+	cli_json_str(f, t->gs.pci_bus_id);
 	fputs(", \"reason\": ", f);
-	json_str(f, t->gs.reason);
+	cli_json_str(f, t->gs.reason);
 	fprintf(f, ", \"page_size\": %u, \"cuda_driver_version\": %d},\n",
 		t->gs.page_size, t->gs.cuda_driver_version);
 	fprintf(f, "  \"size\": %zu,\n  \"stress_size\": %zu,\n  \"cases\": [",
@@ -2626,28 +2610,6 @@ static int parse_only(const char *arg, bool *sel)
 		return -1;
 	}
 	return 0;
-}
-
-/**
- * test_open() - open the card; with no -d and no HELLOFPGA_DEVICE, a
- * machine without a hardware card uses the emulated card, as "demo" does.
- */
-static int test_open(HELLOFPGA_HANDLE *h)
-{
-	const char *env = getenv("HELLOFPGA_DEVICE");
-	int ret;
-
-	if (cli_device || (env && *env))
-		return cli_open(h);
-	ret = HelloFPGA_Open(NULL, h);
-	if (ret == -ENODEV) {
-		printf("no hardware card found; running on the emulated card (emu)\n");
-		fflush(stdout);
-		return cli_open_name("emu", h);
-	}
-	if (ret)
-		cli_lib_err(NULL, ret, "cannot open the default card");
-	return ret;
 }
 
 static void print_header(const struct tctx *t)
@@ -2833,7 +2795,7 @@ int cmd_test(int argc, char **argv)
 			sel[i] = true;
 
 	t.size = (size_t)size;
-	if (test_open(&t.h))
+	if (cli_open_or_emu(&t.h))
 		return CLI_EXIT_FAIL;
 	if (cli_get_info(t.h, &t.info) ||
 	    cli_check_channel(&t.info, t.ch, true) ||

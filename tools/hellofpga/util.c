@@ -458,3 +458,46 @@ void cli_progress_stop(struct cli_progress *p)
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
 }
+
+/**
+ * cli_open_or_emu() - open the card for demo and test: -d or
+ * HELLOFPGA_DEVICE when given; otherwise the first hardware card, and on a
+ * machine without one the emulated card (saying so).
+ * Return: 0 or a negative errno (reported).
+ */
+int cli_open_or_emu(HELLOFPGA_HANDLE *h)
+{
+	const char *env = getenv("HELLOFPGA_DEVICE");
+	int ret;
+
+	if (cli_device || (env && *env))
+		return cli_open(h);
+	ret = HelloFPGA_Open(NULL, h);
+	if (ret == -ENODEV) {
+		printf("no hardware card found; running on the emulated card (emu)\n");
+		fflush(stdout);
+		return cli_open_name("emu", h);
+	}
+	if (ret)
+		cli_lib_err(NULL, ret, "cannot open the default card");
+	return ret;
+}
+
+/**
+ * cli_json_str() - write @s as a JSON string literal.
+ */
+void cli_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
