@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hf_p2p.h - memory providers of hellofpga.ko: what HELLOFPGA_IOC_PIN pins.
+ *
+ * The main module (hellofpga.ko) owns pins: their handles, their descriptor
+ * chains, the lock transfers hold, accounting and lifetime.  A provider only
+ * turns a pin request into DMA segments the card can reach, and gives them
+ * back.  Host memory and dma-buf providers live in the main module; the
+ * nvidia_p2p providers (desktop and Tegra) live in hellofpga-nvp2p.ko, which
+ * registers them at load, so hellofpga.ko loads on machines without the
+ * NVIDIA driver.
+ *
+ * Revocation: when memory goes away behind the driver's back (NVIDIA's free
+ * callback, a dma-buf move_notify), the provider calls hf_pin_revoke(),
+ * which returns only when no DMA to the pin is in flight and none will
+ * start.  It takes the pin's own lock, never a lock the provider holds
+ * across nvidia_p2p_put_pages() or dma_buf calls.
+ */
+#ifndef HF_P2P_H
+#define HF_P2P_H
+
+#include <linux/device.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/types.h>
+
+#include "../core/xdma_engine.h"
+#include "../include/uapi/hellofpga.h"
+
+struct hf_pin;
+
+/**
+ * struct hf_p2p_ops - a memory provider.
+ * @type: HELLOFPGA_PIN_* it serves
+ * @feature: HELLOFPGA_FEAT_* bit(s) it adds to GET_INFO
+ * @name: for messages ("nvidia_p2p (persistent)", "dma-buf", "host")
+ * @owner: THIS_MODULE of the provider (held while a pin of it lives)
+ * @pin: pin @req for DMA by hf_pin_dev(@pin): fill @pin->segs, @pin->nsegs,
+ *	@pin->page_size, @pin->priv; may sleep; 0 or negative errno with
+ *	hf_pin_set_error() text
+ * @unpin: release what @pin set up; DMA to it has stopped; may sleep
+ */
+struct hf_p2p_ops {
+	u32 type;
+	u64 feature;
+	const char *name;
+	struct module *owner;
+	int (*pin)(struct hf_pin *pin, const struct hellofpga_pin *req);
+	void (*unpin)(struct hf_pin *pin);
+};
+
+/**
+ * struct hf_pin - pinned memory of one open file.
+ * @addr: the request's address (VA or dma-buf offset)
+ * @size: the request's size
+ * @page_size: set by the provider
+ * @segs: DMA segments, set by the provider (kvmalloc'ed by it, freed in
+ *	its @unpin)
+ * @nsegs: entries of @segs
+ * @priv: provider data
+ *
+ * The main module's part of the structure is private to it
+ * (driver/hellofpga.h).
+ */
+struct hf_pin {
+	u64 addr;
+	u64 size;
+	u64 page_size;
+	struct hf_sg *segs;
+	u32 nsegs;
+	void *priv;
+	/* private to hellofpga.ko from here on */
+	struct hf_pin_core *core;
+};
+
+int hf_p2p_register(const struct hf_p2p_ops *ops);
+void hf_p2p_unregister(const struct hf_p2p_ops *ops);
+struct device *hf_pin_dev(struct hf_pin *pin);
+struct pci_dev *hf_pin_pci_dev(struct hf_pin *pin);
+void hf_pin_revoke(struct hf_pin *pin);
+__printf(2, 3) void hf_pin_set_error(struct hf_pin *pin, const char *fmt, ...);
+
+#endif /* HF_P2P_H */
