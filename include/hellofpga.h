@@ -135,6 +135,10 @@ int HelloFPGA_SetTimeout(HELLOFPGA_HANDLE hDev, int timeout_ms);
  * @timeout_ms: per-transfer timeout
  * @lib_version: library version string
  * @driver_version: kernel driver version string ("" for the emulated card)
+ * @abi_version: ioctl ABI version of the kernel driver, major << 16 | minor
+ *	(0 for the emulated card)
+ * @features: the kernel driver's feature bits, HELLOFPGA_FEAT_* of
+ *	<uapi/hellofpga.h> (0 for the emulated card)
  */
 typedef struct {
 	char name[64];
@@ -150,6 +154,8 @@ typedef struct {
 	int timeout_ms;
 	char lib_version[16];
 	char driver_version[32];
+	uint32_t abi_version;
+	uint64_t features;
 } HELLOFPGA_INFO;
 
 int HelloFPGA_GetInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_INFO *info);

@@ -1,61 +1,617 @@
 // SPDX-License-Identifier: MIT
 /*
- * backend_kernel.c - cards driven by the hellofpga kernel driver, through
- * /dev/hellofpga<N>_* nodes.
+ * backend_kernel.c - cards driven by the hellofpga kernel driver
+ * (hellofpga.ko), through its /dev/hellofpga<N>_* nodes and the ioctl ABI
+ * of include/uapi/hellofpga.h.
  *
- * The driver (driver/, hellofpga.ko) and its ioctl ABI are not part of this
- * release yet: this backend finds out whether a driver and card are present
- * and says precisely why a card cannot be opened, pointing at the emulated
- * card when there is none.
+ * Nodes used, and how:
+ *   _control     opened at HelloFPGA_Open(): GET_INFO (ABI check, geometry),
+ *                GET_STATS (counters), PIN / XFER / UNPIN (GPU Direct; pins
+ *                belong to this open file, so closing it releases them all),
+ *                LAST_ERROR (the driver's text for a failure)
+ *   _h2c_C       opened on first use of the channel: pwrite(), the file
+ *                position argument being the card address
+ *   _c2h_C       likewise with pread()
+ *   _user        opened on first user-register access: 4-byte pread/pwrite
+ *
+ * The backend makes few kinds of system calls (access, open, close, pread,
+ * pwrite, ioctl), so that a test double of the driver (tests/fakedev/) can
+ * stand in for hellofpga.ko by interposing them.
+ *
+ * Exclusion: api.c takes the handle's per-channel mutex around every
+ * transfer, which also guards the lazy open of a channel's node.  Between
+ * processes the driver serialises each engine itself (a transfer holds the
+ * engine for its whole run), so the library takes no file lock of its own:
+ * dev->lock_fd stays -1.  A flock() on the node would only add a second,
+ * advisory serialisation that other users of the nodes (dd, other tools)
+ * would not honour anyway.
+ *
+ * User BAR: 4-byte pread/pwrite on _user rather than an mmap(): one system
+ * call per register access (about a microsecond; user registers are a
+ * control path), no SIGBUS when the card goes away, the driver can refuse
+ * unaligned or out-of-range accesses with an errno, and the test double
+ * needs no mmap interposition.
  */
 #include <errno.h>
-#include <glob.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "gpu.h"
+#include "gpu_dmabuf.h"
 #include "hf_lib.h"
+#include "uapi/hellofpga.h"
 
 #define HF_EMU_HINT \
 	"To develop without a card, use the emulated card: set HELLOFPGA_DEVICE=emu or open \"emu\"."
 
+#define KB_MAX_CARDS	64		/* cards probed by Open(NULL) */
+#define KB_MAX_IO	(1u << 30)	/* bytes per pread/pwrite call */
+#define KB_MODULE_DIR	"/sys/module/hellofpga"
+
+/**
+ * struct kcard - the kernel backend's side of a handle.
+ * @index: N of /dev/hellofpgaN_*
+ * @ctl_fd: the _control node
+ * @ch_fd: channel nodes [dir][ch], -1 until first used (under the channel
+ *	lock of api.c)
+ * @user_fd: the _user node, -1 until first used
+ * @user_lock: guards the lazy open of @user_fd
+ * @features: HELLOFPGA_FEAT_* of the driver
+ */
+struct kcard {
+	unsigned int index;
+	int ctl_fd;
+	int ch_fd[2][XDMA_MAX_CHANNELS];
+	int user_fd;
+	pthread_mutex_t user_lock;
+	uint64_t features;
+};
+
+/**
+ * struct kpin - a pin's driver handle (struct hf_pin bdata).
+ * @handle: from HELLOFPGA_IOC_PIN
+ * @type: HELLOFPGA_PIN_* it was pinned as
+ */
+struct kpin {
+	uint64_t handle;
+	uint32_t type;
+};
+
 static bool driver_loaded(void)
 {
-	struct stat st;
-
-	return stat("/sys/module/hellofpga", &st) == 0;
+	return access(KB_MODULE_DIR, F_OK) == 0;
 }
 
-static bool any_card_node(void)
+static void node_path(char *buf, size_t len, unsigned int card,
+		      const char *node)
 {
-	glob_t g;
-	bool found;
+	snprintf(buf, len, "/dev/hellofpga%u_%s", card, node);
+}
 
-	if (glob("/dev/hellofpga[0-9]*", GLOB_NOSORT, NULL, &g))
-		return false;
-	found = g.gl_pathc > 0;
-	globfree(&g);
-	return found;
+static int open_node(const char *path)
+{
+	int fd;
+
+	do {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	} while (fd < 0 && errno == EINTR);
+	return fd < 0 ? -errno : fd;
+}
+
+static int kioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : 0;
 }
 
 /**
- * hf_kernel_open() - open a hardware card.
- * @path: "/dev/hellofpgaN", or NULL for the first card
- * Return: negative errno; the kernel backend arrives with hellofpga.ko.
+ * driver_text() - the driver's text for the failure @err of @fd.
+ * @fd: the open node the failing call used
+ * @err: the negative errno it failed with
+ * @buf: receives the text
+ * @len: size of @buf
+ *
+ * Return: true when the driver had a text for exactly this error.
+ */
+static bool driver_text(int fd, int err, char *buf, size_t len)
+{
+	struct hellofpga_last_error le;
+
+	memset(&le, 0, sizeof(le));
+	if (kioctl(fd, HELLOFPGA_IOC_LAST_ERROR, &le) || le.error != err ||
+	    !le.text[0])
+		return false;
+	le.text[sizeof(le.text) - 1] = '\0';
+	snprintf(buf, len, "%s", le.text);
+	return true;
+}
+
+/**
+ * kfail() - record a failure of a driver call and return @err.
+ * @dev: the handle
+ * @fd: the node the call used (its LAST_ERROR text is preferred)
+ * @err: negative errno
+ * @fmt: what was being done, used when the driver has no text
+ */
+static int kfail(struct hellofpga_dev *dev, int fd, int err,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int kfail(struct hellofpga_dev *dev, int fd, int err,
+		 const char *fmt, ...)
+{
+	char what[256], text[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (fd >= 0 && driver_text(fd, err, text, sizeof(text)))
+		return hf_set_error(dev, err, "%s", text);
+	return hf_set_error(dev, err, "%s: %s", what, strerror(-err));
+}
+
+static void kcard_free(struct kcard *kc)
+{
+	if (!kc)
+		return;
+	for (int d = 0; d < 2; d++)
+		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
+			if (kc->ch_fd[d][c] >= 0)
+				close(kc->ch_fd[d][c]);
+	if (kc->user_fd >= 0)
+		close(kc->user_fd);
+	if (kc->ctl_fd >= 0)
+		close(kc->ctl_fd);
+	pthread_mutex_destroy(&kc->user_lock);
+	free(kc);
+}
+
+static void kernel_close(struct hellofpga_dev *dev)
+{
+	kcard_free(dev->priv);
+	dev->priv = NULL;
+}
+
+/* The node of channel @ch of @dir, opened on first use (channel lock held). */
+static int chan_fd(struct hellofpga_dev *dev, enum xdma_dir dir, int ch)
+{
+	struct kcard *kc = dev->priv;
+	char path[64], node[16];
+	int fd = kc->ch_fd[dir][ch];
+
+	if (fd >= 0)
+		return fd;
+	snprintf(node, sizeof(node), "%s_%d", dir == XDMA_H2C ? "h2c" : "c2h",
+		 ch);
+	node_path(path, sizeof(path), kc->index, node);
+	fd = open_node(path);
+	if (fd < 0)
+		return hf_set_error(dev, fd, "%s%d: cannot open %s: %s",
+				    hf_dir_name(dir), ch, path, strerror(-fd));
+	kc->ch_fd[dir][ch] = fd;
+	return fd;
+}
+
+/**
+ * kernel_xfer() - CPU-path transfer: pwrite() to the H2C node or pread()
+ * from the C2H node, the card address as file position.
+ *
+ * Short transfers are continued and EINTR retried, so *@actual ends as the
+ * bytes the driver moved.
+ *
+ * Return: 0, or negative errno with the driver's text.
+ */
+static int kernel_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+		       void *buf, uint64_t card, size_t len, size_t *actual)
+{
+	int fd = chan_fd(dev, dir, ch);
+	size_t done = 0;
+
+	*actual = 0;
+	if (fd < 0)
+		return fd;
+	while (done < len) {
+		size_t n = min_t(size_t, len - done, KB_MAX_IO);
+		off_t at = (off_t)(card + done);
+		ssize_t r;
+
+		if (dir == XDMA_H2C)
+			r = pwrite(fd, (const char *)buf + done, n, at);
+		else
+			r = pread(fd, (char *)buf + done, n, at);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+
+			*actual = done;
+			return kfail(dev, fd, err,
+				     "%s%d: %s of 0x%zx bytes at card address 0x%llx failed",
+				     hf_dir_name(dir), ch,
+				     dir == XDMA_H2C ? "pwrite" : "pread", n,
+				     (unsigned long long)at);
+		}
+		if (r == 0) {
+			*actual = done;
+			return hf_set_error(dev, -EIO,
+					    "%s%d: the driver moved no bytes at card address 0x%llx (0x%zx of 0x%zx done)",
+					    hf_dir_name(dir), ch,
+					    (unsigned long long)at, done, len);
+		}
+		done += (size_t)r;
+	}
+	*actual = done;
+	return 0;
+}
+
+/* The _user node, opened on first use. */
+static int user_fd(struct hellofpga_dev *dev)
+{
+	struct kcard *kc = dev->priv;
+	char path[64];
+	int fd;
+
+	pthread_mutex_lock(&kc->user_lock);
+	fd = kc->user_fd;
+	if (fd < 0) {
+		node_path(path, sizeof(path), kc->index, "user");
+		fd = open_node(path);
+		if (fd >= 0)
+			kc->user_fd = fd;
+		else
+			hf_set_error(dev, fd, "cannot open %s: %s", path,
+				     strerror(-fd));
+	}
+	pthread_mutex_unlock(&kc->user_lock);
+	return fd;
+}
+
+static int user_io(struct hellofpga_dev *dev, uint32_t off, uint32_t *val,
+		   bool write)
+{
+	int fd = user_fd(dev);
+	ssize_t r;
+
+	if (fd < 0)
+		return fd;
+	do {
+		r = write ? pwrite(fd, val, 4, off) : pread(fd, val, 4, off);
+	} while (r < 0 && errno == EINTR);
+	if (r == 4)
+		return 0;
+	if (r >= 0)
+		return hf_set_error(dev, -EIO,
+				    "user BAR %s at 0x%x moved %zd of 4 bytes",
+				    write ? "write" : "read", off, r);
+	return kfail(dev, fd, -errno, "user BAR %s at 0x%x failed",
+		     write ? "write" : "read", off);
+}
+
+static int kernel_user_read32(struct hellofpga_dev *dev, uint32_t off,
+			      uint32_t *val)
+{
+	return user_io(dev, off, val, false);
+}
+
+static int kernel_user_write32(struct hellofpga_dev *dev, uint32_t off,
+			       uint32_t val)
+{
+	return user_io(dev, off, &val, true);
+}
+
+/* Counters: the driver's interrupt count; the rest is the handle's own. */
+static void kernel_counters(struct hellofpga_dev *dev, HELLOFPGA_COUNTERS *c)
+{
+	struct kcard *kc = dev->priv;
+	struct hellofpga_stats st;
+
+	c->model_valid = 0;
+	memset(&st, 0, sizeof(st));
+	if (!kioctl(kc->ctl_fd, HELLOFPGA_IOC_GET_STATS, &st))
+		c->irqs = st.irqs;
+}
+
+/* ---- GPU Direct ---- */
+
+/**
+ * kernel_gpu_pin() - pin a GPU range with HELLOFPGA_IOC_PIN.
+ *
+ * The emulated GPU's memory is host memory: PIN_HOST.  A real GPU: PIN_CUDA
+ * when the driver has an nvidia_p2p provider (desktop or Tegra; the driver
+ * checks which), else PIN_DMABUF over a dma-buf CUDA exports for the range,
+ * when the driver imports dma-bufs.
+ *
+ * Return: 0 or negative errno with the error text set.
+ */
+static int kernel_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
+{
+	struct kcard *kc = dev->priv;
+	const struct hf_gpu *g = hf_gpu_get();
+	struct hellofpga_pin p;
+	struct kpin *kp;
+	uint64_t dmabuf_off = 0;
+	const char *what;
+	int dmabuf = -1, ret;
+
+	memset(&p, 0, sizeof(p));
+	p.addr = (uintptr_t)pin->gpu;
+	p.size = pin->size;
+	p.fd = -1;
+	if (g->kind == HF_GPU_EMU) {
+		if (!(kc->features & HELLOFPGA_FEAT_PIN_HOST))
+			return hf_set_error(dev, -EOPNOTSUPP,
+					    "the emulated GPU's memory is pinned as host memory, but the driver lacks HELLOFPGA_FEAT_PIN_HOST (features 0x%llx)",
+					    (unsigned long long)kc->features);
+		p.type = HELLOFPGA_PIN_HOST;
+		what = "host (emulated GPU)";
+	} else if (kc->features & (HELLOFPGA_FEAT_PIN_NVP2P |
+				   HELLOFPGA_FEAT_PIN_TEGRA)) {
+		p.type = HELLOFPGA_PIN_CUDA;
+		what = "CUDA (nvidia_p2p)";
+	} else if (kc->features & HELLOFPGA_FEAT_PIN_DMABUF) {
+		ret = hf_gpu_dmabuf_export(pin->gpu, pin->size, &dmabuf,
+					   &dmabuf_off);
+		if (ret)
+			return hf_set_error(dev, ret,
+					    "the driver pins GPU memory only through dma-buf, and CUDA cannot export [%p, +0x%zx) as one: %s",
+					    pin->gpu, pin->size,
+					    HelloFPGA_GetLastError(NULL));
+		p.type = HELLOFPGA_PIN_DMABUF;
+		p.fd = dmabuf;
+		p.addr = dmabuf_off;
+		what = "dma-buf";
+	} else {
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "the driver has no GPU memory provider (features 0x%llx: no nvidia_p2p, Tegra or dma-buf pinning); load nvidia.ko with P2P support before hellofpga.ko",
+				    (unsigned long long)kc->features);
+	}
+	ret = kioctl(kc->ctl_fd, HELLOFPGA_IOC_PIN, &p);
+	if (dmabuf >= 0)
+		close(dmabuf);	/* the driver holds its own reference */
+	if (ret)
+		return kfail(dev, kc->ctl_fd, ret,
+			     "cannot pin [%p, +0x%zx) as %s memory",
+			     pin->gpu, pin->size, what);
+	kp = malloc(sizeof(*kp));
+	if (!kp) {
+		struct hellofpga_unpin u = { .handle = p.handle };
+
+		kioctl(kc->ctl_fd, HELLOFPGA_IOC_UNPIN, &u);
+		return hf_set_error(dev, -ENOMEM, "out of memory");
+	}
+	kp->handle = p.handle;
+	kp->type = p.type;
+	pin->bdata = kp;
+	return 0;
+}
+
+static void kernel_gpu_unpin(struct hellofpga_dev *dev, struct hf_pin *pin)
+{
+	struct kcard *kc = dev->priv;
+	struct kpin *kp = pin->bdata;
+	struct hellofpga_unpin u;
+	int ret;
+
+	if (!kp)
+		return;
+	memset(&u, 0, sizeof(u));
+	u.handle = kp->handle;
+	ret = kioctl(kc->ctl_fd, HELLOFPGA_IOC_UNPIN, &u);
+	if (ret)
+		hf_os_log("%s: UNPIN of driver handle 0x%llx failed (%d)",
+			  dev->info.name, (unsigned long long)kp->handle, ret);
+	free(kp);
+	pin->bdata = NULL;
+}
+
+static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
+			   enum xdma_dir dir, int ch, size_t off,
+			   uint64_t card, size_t len, int timeout_ms,
+			   size_t *actual)
+{
+	struct kcard *kc = dev->priv;
+	struct kpin *kp = pin->bdata;
+	struct hellofpga_xfer x;
+	int ret;
+
+	memset(&x, 0, sizeof(x));
+	x.handle = kp->handle;
+	x.buf_offset = off;
+	x.card_addr = card;
+	x.length = len;
+	x.dir = dir == XDMA_H2C ? HELLOFPGA_XFER_H2C : HELLOFPGA_XFER_C2H;
+	x.channel = ch;
+	x.timeout_ms = timeout_ms > 0 ? timeout_ms : 0;
+	ret = kioctl(kc->ctl_fd, HELLOFPGA_IOC_XFER, &x);
+	*actual = min_t(uint64_t, x.bytes, len);
+	if (ret)
+		return kfail(dev, kc->ctl_fd, ret,
+			     "%s%d: XFER of 0x%zx bytes at offset 0x%zx of the pin, card address 0x%llx failed",
+			     hf_dir_name(dir), ch, len, off,
+			     (unsigned long long)card);
+	return 0;
+}
+
+static const struct hf_backend_ops kernel_ops = {
+	.name = "kernel driver",
+	.close = kernel_close,
+	.xfer = kernel_xfer,
+	.user_read32 = kernel_user_read32,
+	.user_write32 = kernel_user_write32,
+	.counters = kernel_counters,
+	.gpu_pin = kernel_gpu_pin,
+	.gpu_unpin = kernel_gpu_unpin,
+	.gpu_xfer = kernel_gpu_xfer,
+};
+
+/*
+ * Card number of "/dev/hellofpgaN" or "/dev/hellofpgaN_control";
+ * -EINVAL for anything else.
+ */
+static int parse_path(const char *path, unsigned int *card)
+{
+	static const char pfx[] = "/dev/hellofpga";
+	const char *p = path + sizeof(pfx) - 1;
+	unsigned long v;
+	char *end;
+
+	if (strncmp(path, pfx, sizeof(pfx) - 1) || *p < '0' || *p > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(p, &end, 10);
+	if (errno || v > 9999 || (*end && strcmp(end, "_control")))
+		return -EINVAL;
+	*card = v;
+	return 0;
+}
+
+/* Lowest N with a /dev/hellofpgaN_control node, or -ENODEV. */
+static int find_first_card(unsigned int *card)
+{
+	char path[64];
+
+	for (unsigned int n = 0; n < KB_MAX_CARDS; n++) {
+		node_path(path, sizeof(path), n, "control");
+		if (!access(path, F_OK)) {
+			*card = n;
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+/* GET_INFO, ABI check and the handle's info. */
+static int read_info(struct hellofpga_dev *dev, struct kcard *kc,
+		     const char *name)
+{
+	struct hellofpga_info hi;
+	int ret;
+
+	memset(&hi, 0, sizeof(hi));
+	ret = kioctl(kc->ctl_fd, HELLOFPGA_IOC_GET_INFO, &hi);
+	if (ret == -ENOTTY)
+		return hf_set_error(dev, -EPROTO,
+				    "%s: GET_INFO is not understood (ENOTTY): not a hellofpga driver node, or a driver older than ABI %d.x",
+				    name, HELLOFPGA_ABI_MAJOR);
+	if (ret)
+		return kfail(dev, kc->ctl_fd, ret, "%s: GET_INFO failed",
+			     name);
+	if (hi.abi_major != HELLOFPGA_ABI_MAJOR)
+		return hf_set_error(dev, -EPROTO,
+				    "%s: driver ABI %u.%u, library needs %d.x: install a matching libhellofpga or hellofpga.ko",
+				    name, hi.abi_major, hi.abi_minor,
+				    HELLOFPGA_ABI_MAJOR);
+	if (hi.num_h2c < 1 || hi.num_h2c > XDMA_MAX_CHANNELS ||
+	    hi.num_c2h < 1 || hi.num_c2h > XDMA_MAX_CHANNELS || !hi.ddr_size)
+		return hf_set_error(dev, -EPROTO,
+				    "%s: the driver reports %u H2C / %u C2H channels and 0x%llx bytes of card memory (1..%d channels each way and memory expected)",
+				    name, hi.num_h2c, hi.num_c2h,
+				    (unsigned long long)hi.ddr_size,
+				    XDMA_MAX_CHANNELS);
+
+	kc->features = hi.features;
+	snprintf(dev->info.name, sizeof(dev->info.name), "%s", name);
+	dev->info.backend = HELLOFPGA_BACKEND_KERNEL;
+	snprintf(dev->info.backend_name, sizeof(dev->info.backend_name), "%s",
+		 kernel_ops.name);
+	dev->info.num_h2c = hi.num_h2c;
+	dev->info.num_c2h = hi.num_c2h;
+	dev->info.ddr_size = hi.ddr_size;
+	dev->info.ip_version = hi.ip_version;
+	dev->info.addr_align = hi.addr_align ? hi.addr_align : 1;
+	dev->info.len_granularity = hi.len_granularity ? hi.len_granularity : 1;
+	dev->info.irq_mode = hi.irq_mode;
+	hi.driver_version[sizeof(hi.driver_version) - 1] = '\0';
+	snprintf(dev->info.driver_version, sizeof(dev->info.driver_version),
+		 "%s", hi.driver_version);
+	dev->info.abi_version = hi.abi_major << 16 | (hi.abi_minor & 0xffff);
+	dev->info.features = hi.features;
+	dev->user_bar_size = hi.user_bar_size;
+	/* The driver's timeout is the handle's default (GPU Direct passes it). */
+	if (hi.timeout_ms >= 1 && hi.timeout_ms <= HF_MAX_TIMEOUT_MS)
+		dev->timeout_ms = hi.timeout_ms;
+	return 0;
+}
+
+/**
+ * hf_kernel_open() - open a hardware card through hellofpga.ko.
+ * @dev: the handle being opened
+ * @path: "/dev/hellofpgaN" or "/dev/hellofpgaN_control", or NULL for the
+ *	lowest-numbered card
+ *
+ * Return: 0, or -ENODEV (no driver, no such card; the text points at the
+ * emulated card), -EINVAL (malformed name), -EACCES, -EPROTO (driver of
+ * another ABI major version), -ENOMEM, or the driver's errno.
  */
 int hf_kernel_open(struct hellofpga_dev *dev, const char *path)
 {
-	const char *what = path ? path : "the first hardware card";
+	char ctl[64], name[64];
+	struct kcard *kc;
+	unsigned int card;
+	int ret;
 
-	if (!driver_loaded() && !any_card_node())
+	if (path) {
+		if (parse_path(path, &card))
+			return hf_set_error(dev, -EINVAL,
+					    "unknown card name '%s': hardware cards are \"/dev/hellofpgaN\" (or NULL / \"\" for the first one)",
+					    path);
+		snprintf(name, sizeof(name), "%s", path);
+	} else if (find_first_card(&card)) {
+		if (!driver_loaded())
+			return hf_set_error(dev, -ENODEV,
+					    "cannot open the first hardware card: no hellofpga card found (driver not loaded: no " KB_MODULE_DIR ", no /dev/hellofpga*). "
+					    HF_EMU_HINT);
 		return hf_set_error(dev, -ENODEV,
-				    "cannot open %s: no hellofpga card found (driver not loaded: no /sys/module/hellofpga, no /dev/hellofpga*). "
-				    HF_EMU_HINT, what);
-	if (path && access(path, F_OK))
-		return hf_set_error(dev, -ENODEV, "cannot open %s: %s. "
-				    HF_EMU_HINT, path, strerror(errno));
-	return hf_set_error(dev, -EOPNOTSUPP,
-			    "cannot open %s: this library has no kernel-driver backend yet (it comes with hellofpga.ko). "
-			    HF_EMU_HINT, what);
+				    "cannot open the first hardware card: the hellofpga driver is loaded but no card is bound to it (no /dev/hellofpga<N>_control). "
+				    HF_EMU_HINT);
+	} else {
+		snprintf(name, sizeof(name), "/dev/hellofpga%u", card);
+	}
+	node_path(ctl, sizeof(ctl), card, "control");
+
+	kc = calloc(1, sizeof(*kc));
+	if (!kc)
+		return hf_set_error(dev, -ENOMEM, "out of memory");
+	kc->index = card;
+	kc->user_fd = -1;
+	for (int d = 0; d < 2; d++)
+		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
+			kc->ch_fd[d][c] = -1;
+	pthread_mutex_init(&kc->user_lock, NULL);
+	kc->ctl_fd = open_node(ctl);
+	if (kc->ctl_fd < 0) {
+		ret = kc->ctl_fd;
+		if (ret == -ENOENT || ret == -ENXIO || ret == -ENODEV)
+			ret = hf_set_error(dev, -ENODEV,
+					   "cannot open %s: no such card (%s: %s%s). "
+					   HF_EMU_HINT, name, ctl,
+					   strerror(-ret),
+					   driver_loaded() ? "" :
+					   "; driver not loaded");
+		else if (ret == -EACCES || ret == -EPERM)
+			ret = hf_set_error(dev, ret,
+					   "cannot open %s: %s: permission denied (the driver's udev rule gives the nodes to a group; join it, or run as root)",
+					   name, ctl);
+		else
+			ret = hf_set_error(dev, ret, "cannot open %s: %s",
+					   ctl, strerror(-ret));
+		goto err;
+	}
+	ret = read_info(dev, kc, name);
+	if (ret)
+		goto err;
+	dev->priv = kc;
+	dev->ops = &kernel_ops;
+	return 0;
+err:
+	kcard_free(kc);
+	return ret;
 }

@@ -207,10 +207,6 @@ static int pin_limit(struct hellofpga_dev *dev, uint64_t *limit,
 
 static int no_backend_support(struct hellofpga_dev *dev, const char *fn)
 {
-	if (dev->info.backend == HELLOFPGA_BACKEND_KERNEL)
-		return hf_set_error(dev, -EOPNOTSUPP,
-				    "%s: GPU Direct needs the hellofpga kernel driver's PIN ioctl (not in this release)",
-				    fn);
 	return hf_set_error(dev, -EOPNOTSUPP,
 			    "%s: the %s backend has no GPU Direct", fn,
 			    dev->info.backend_name);

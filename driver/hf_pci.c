@@ -1,0 +1,779 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PCI glue of hellofpga.ko: probe, interrupts, remove.
+ *
+ * The XDMA IP exposes up to three memory BARs: the user BAR (the design's
+ * own registers, optional), the DMA/config BAR (64 KiB, found by its
+ * identifier registers) and the bypass BAR (ignored).  Probe maps them with
+ * managed (pcim/dmam) calls; the card itself is reference counted because
+ * open files outlive remove().  Remove marks the card dead under hw_lock,
+ * so no file touches a register afterwards, stops the engines, frees the
+ * interrupts, tears down every pin of every file and drops the probe's
+ * reference.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitfield.h>
+#include <linux/bitops.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "hellofpga.h"
+
+/* Cards by index (N of /dev/hellofpgaN_*), for open(). */
+static DEFINE_MUTEX(hf_cards_lock);	/* protects hf_cards */
+static DEFINE_IDR(hf_cards);
+
+#define HF_XDMA_ID(dev)	{ PCI_DEVICE(PCI_VENDOR_ID_XILINX, (dev)) }
+
+/* Device IDs of the XDMA IP's default configurations (Gen1..4, x1..x16). */
+static const struct pci_device_id hf_pci_ids[] = {
+	HF_XDMA_ID(0x9011), HF_XDMA_ID(0x9012), HF_XDMA_ID(0x9014),
+	HF_XDMA_ID(0x9018), HF_XDMA_ID(0x901f), HF_XDMA_ID(0x9021),
+	HF_XDMA_ID(0x9022), HF_XDMA_ID(0x9024), HF_XDMA_ID(0x9028),
+	HF_XDMA_ID(0x902f), HF_XDMA_ID(0x9031), HF_XDMA_ID(0x9032),
+	HF_XDMA_ID(0x9034), HF_XDMA_ID(0x9038), HF_XDMA_ID(0x903f),
+	HF_XDMA_ID(0x8011), HF_XDMA_ID(0x8012), HF_XDMA_ID(0x8014),
+	HF_XDMA_ID(0x8018), HF_XDMA_ID(0x8021), HF_XDMA_ID(0x8022),
+	HF_XDMA_ID(0x8024), HF_XDMA_ID(0x8028), HF_XDMA_ID(0x8031),
+	HF_XDMA_ID(0x8032), HF_XDMA_ID(0x8034), HF_XDMA_ID(0x8038),
+	HF_XDMA_ID(0x7011), HF_XDMA_ID(0x7012), HF_XDMA_ID(0x7014),
+	HF_XDMA_ID(0x7018), HF_XDMA_ID(0x7021), HF_XDMA_ID(0x7022),
+	HF_XDMA_ID(0x7024), HF_XDMA_ID(0x7028), HF_XDMA_ID(0x7031),
+	HF_XDMA_ID(0x7032), HF_XDMA_ID(0x7034), HF_XDMA_ID(0x7038),
+	HF_XDMA_ID(0x6828), HF_XDMA_ID(0x6830), HF_XDMA_ID(0x6928),
+	HF_XDMA_ID(0x6930), HF_XDMA_ID(0x6a28), HF_XDMA_ID(0x6a30),
+	HF_XDMA_ID(0x6d30), HF_XDMA_ID(0x4808), HF_XDMA_ID(0x4828),
+	HF_XDMA_ID(0x4908), HF_XDMA_ID(0x4a28), HF_XDMA_ID(0x4b28),
+	HF_XDMA_ID(0x2808),
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, hf_pci_ids);
+
+/**
+ * hf_card_release() - free a card when its last reference goes.
+ * @ref: the card's kref
+ */
+static void hf_card_release(struct kref *ref)
+{
+	struct hf_card *card = container_of(ref, struct hf_card, ref);
+	u32 dir, ch;
+
+	for (dir = 0; dir < 2; dir++) {
+		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+			kvfree(card->chans[dir][ch].pages);
+			kvfree(card->chans[dir][ch].sg);
+		}
+	}
+	pci_dev_put(card->pdev);
+	kfree(card);
+}
+
+/**
+ * hf_card_put() - drop a reference to a card.
+ * @card: the card
+ */
+void hf_card_put(struct hf_card *card)
+{
+	kref_put(&card->ref, hf_card_release);
+}
+
+/**
+ * hf_card_get_by_index() - find a live card by its index.
+ * @index: N of /dev/hellofpgaN_*
+ *
+ * Return: the card with a reference the caller puts, or NULL.
+ */
+struct hf_card *hf_card_get_by_index(int index)
+{
+	struct hf_card *card;
+
+	mutex_lock(&hf_cards_lock);
+	card = idr_find(&hf_cards, index);
+	if (card)
+		kref_get(&card->ref);
+	mutex_unlock(&hf_cards_lock);
+	return card;
+}
+
+/**
+ * hf_card_enter() - start an access to the card's registers or engines.
+ * @card: the card
+ *
+ * Takes hw_lock for reading; hf_card_exit() ends the access.  Must not be
+ * called with hw_lock already held, nor held while touching user memory.
+ *
+ * Return: 0, -ENODEV when the card was removed, -EINTR on a fatal signal.
+ */
+int hf_card_enter(struct hf_card *card)
+{
+	if (down_read_killable(&card->hw_lock))
+		return -EINTR;
+	if (card->dead) {
+		up_read(&card->hw_lock);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/**
+ * hf_card_exit() - end an access started by hf_card_enter().
+ * @card: the card
+ */
+void hf_card_exit(struct hf_card *card)
+{
+	up_read(&card->hw_lock);
+}
+
+/* ------------------------------------------------------------------------ */
+/* BARs                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * hf_id_is() - whether an identifier register names an XDMA block.
+ * @id: the register value
+ * @target: XDMA_TARGET_*
+ *
+ * Return: true for subsystem 0x1fc and @target.
+ */
+static bool hf_id_is(u32 id, u32 target)
+{
+	return FIELD_GET(XDMA_ID_SUBSYSTEM, id) == XDMA_ID_SUBSYSTEM_VALUE &&
+	       FIELD_GET(XDMA_ID_TARGET, id) == target;
+}
+
+/**
+ * hf_bar_is_dma() - probe a BAR for the XDMA DMA/config register space.
+ * @pdev: the device
+ * @bar: BAR number, a memory BAR of at least 64 KiB
+ *
+ * Maps the first 64 KiB for the look and unmaps it again.  The BAR is the
+ * DMA BAR when the config block identifier (0x1fc3xxxx) is there and the
+ * H2C0 (0x1fc0xxxx) or the C2H0 (0x1fc1xxxx) identifier.
+ *
+ * Return: true when it is.
+ */
+static bool hf_bar_is_dma(struct pci_dev *pdev, int bar)
+{
+	void __iomem *base;
+	u32 h2c, c2h, cfg;
+
+	base = pci_iomap_range(pdev, bar, 0, XDMA_BAR_SIZE);
+	if (!base)
+		return false;
+	h2c = ioread32(base + XDMA_H2C_BASE(0) + XDMA_ID);
+	c2h = ioread32(base + XDMA_C2H_BASE(0) + XDMA_ID);
+	/* Offset 0x3000 of a user BAR is only read when the rest matched. */
+	cfg = hf_id_is(h2c, XDMA_TARGET_H2C) || hf_id_is(c2h, XDMA_TARGET_C2H) ?
+	      ioread32(base + XDMA_CONFIG_BASE + XDMA_ID) : 0;
+	pci_iounmap(pdev, base);
+	return hf_id_is(cfg, XDMA_TARGET_CONFIG);
+}
+
+/**
+ * hf_map_bars() - find and map the DMA BAR and the user BAR.
+ * @card: the card
+ *
+ * The user BAR is the first memory BAR before the DMA BAR (PG195: user BAR,
+ * then DMA BAR, then the optional bypass BAR).
+ *
+ * Return: 0, -ENODEV when no BAR holds the XDMA registers, or the mapping
+ * error.
+ */
+static int hf_map_bars(struct hf_card *card)
+{
+	struct pci_dev *pdev = card->pdev;
+	void __iomem *base;
+	int bar;
+
+	card->dma_bar_idx = -1;
+	card->user_bar_idx = -1;
+	for (bar = 0; bar < PCI_ROM_RESOURCE; bar++) {
+		if (!(pci_resource_flags(pdev, bar) & IORESOURCE_MEM) ||
+		    pci_resource_len(pdev, bar) < XDMA_BAR_SIZE)
+			continue;
+		if (hf_bar_is_dma(pdev, bar)) {
+			card->dma_bar_idx = bar;
+			break;
+		}
+	}
+	if (card->dma_bar_idx < 0) {
+		dev_err(hf_dev(card),
+			"no BAR holds the XDMA DMA/config registers (identifiers 0x1fc0xxxx/0x1fc1xxxx and 0x1fc3xxxx)\n");
+		return -ENODEV;
+	}
+	for (bar = 0; bar < card->dma_bar_idx; bar++) {
+		if ((pci_resource_flags(pdev, bar) & IORESOURCE_MEM) &&
+		    pci_resource_len(pdev, bar)) {
+			card->user_bar_idx = bar;
+			break;
+		}
+	}
+
+	base = hf_pcim_iomap_bar(pdev, card->dma_bar_idx, HF_DRV_NAME);
+	if (IS_ERR_OR_NULL(base)) {
+		dev_err(hf_dev(card), "cannot map the DMA BAR %d\n",
+			card->dma_bar_idx);
+		return base ? PTR_ERR(base) : -ENOMEM;
+	}
+	card->dma_bar.base = base;
+
+	if (card->user_bar_idx >= 0) {
+		bar = card->user_bar_idx;
+		base = hf_pcim_iomap_bar(pdev, bar, HF_DRV_NAME);
+		if (IS_ERR_OR_NULL(base)) {
+			dev_err(hf_dev(card), "cannot map the user BAR %d\n",
+				bar);
+			return base ? PTR_ERR(base) : -ENOMEM;
+		}
+		card->user_bar = base;
+		card->user_bar_size = pci_resource_len(pdev, bar);
+		card->user_bar_phys = pci_resource_start(pdev, bar);
+	}
+	return 0;
+}
+
+/**
+ * hf_set_dma_mask() - the widest DMA mask both the host and the IP allow.
+ * @card: the card, DMA BAR mapped
+ *
+ * Return: 0 or the error of dma_set_mask_and_coherent().
+ */
+static int hf_set_dma_mask(struct hf_card *card)
+{
+	struct device *dev = hf_dev(card);
+	u32 chan = card->xdev.num_h2c ? XDMA_H2C_BASE(0) : XDMA_C2H_BASE(0);
+	u32 align, bits = 64;
+	int ret;
+
+	align = hf_ioread32(&card->dma_bar, chan + XDMA_CHAN_ALIGNMENTS);
+	if (align != XDMA_ID_DEAD) {
+		u32 b = FIELD_GET(XDMA_ALIGN_ADDR_BITS, align);
+
+		if (b >= 32 && b < 64)
+			bits = b;
+	}
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(bits));
+	if (ret && bits > 32) {
+		dev_warn(dev, "no %u-bit DMA, falling back to 32-bit (bounce buffers likely)\n",
+			 bits);
+		ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(32));
+	}
+	if (ret) {
+		dev_err(dev, "no usable DMA mask: %d\n", ret);
+		return ret;
+	}
+	/* Segments of sg tables as long as the engine takes, not 64 KiB. */
+	dma_set_max_seg_size(dev, UINT_MAX & PAGE_MASK);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Interrupts                                                               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * hf_chan_isr() - interrupt of one engine (its own MSI-X vector).
+ * @irq: the interrupt
+ * @data: the engine (struct hf_chan)
+ *
+ * Return: IRQ_HANDLED.
+ */
+static irqreturn_t hf_chan_isr(int irq, void *data)
+{
+	struct hf_chan *chan = data;
+
+	atomic64_inc(&chan->card->irqs);
+	/* Pairs with hf_engines_init(): the engine is initialised. */
+	if (smp_load_acquire(&chan->ready))
+		xdma_engine_isr(&chan->engine);
+	return IRQ_HANDLED;
+}
+
+/**
+ * hf_user_isr() - interrupt of one user interrupt (its own MSI-X vector).
+ * @irq: the interrupt
+ * @data: the user interrupt (struct hf_user_irq)
+ *
+ * Return: IRQ_HANDLED.
+ */
+static irqreturn_t hf_user_isr(int irq, void *data)
+{
+	struct hf_user_irq *ui = data;
+
+	atomic64_inc(&ui->card->irqs);
+	return hf_user_irq_handle(ui);
+}
+
+/**
+ * hf_shared_isr() - the one vector of MSI or INTx, shared by all sources.
+ * @irq: the interrupt
+ * @data: the card
+ *
+ * Return: IRQ_HANDLED when an engine or user interrupt of the card was
+ * pending, IRQ_NONE otherwise (INTx may be shared with other devices).
+ */
+static irqreturn_t hf_shared_isr(int irq, void *data)
+{
+	struct hf_card *card = data;
+	u32 num_h2c = card->xdev.num_h2c;
+	unsigned long chan, user;
+	struct hf_chan *c;
+	u32 val;
+	int bit;
+
+	chan = xdma_dev_isr_pending(&card->xdev);
+	val = hf_ioread32(&card->dma_bar, XDMA_IRQ_BASE + XDMA_IRQ_USER_PEND);
+	user = val == XDMA_ID_DEAD ? 0 : val & GENMASK(XDMA_USER_IRQS - 1, 0);
+	if (!chan && !user)
+		return IRQ_NONE;
+	atomic64_inc(&card->irqs);
+	for_each_set_bit(bit, &chan, XDMA_MAX_ENGINES) {
+		c = bit < num_h2c ? &card->chans[XDMA_H2C][bit] :
+				    &card->chans[XDMA_C2H][bit - num_h2c];
+		/* Pairs with hf_engines_init(): the engine is initialised. */
+		if (smp_load_acquire(&c->ready))
+			xdma_engine_isr(&c->engine);
+	}
+	for_each_set_bit(bit, &user, XDMA_USER_IRQS)
+		hf_user_irq_handle(&card->user_irq[bit]);
+	return IRQ_HANDLED;
+}
+
+/**
+ * hf_irq_quiesce() - disable every interrupt source in the IRQ block.
+ * @card: the card
+ */
+static void hf_irq_quiesce(struct hf_card *card)
+{
+	hf_iowrite32(GENMASK(XDMA_USER_IRQS - 1, 0), &card->dma_bar,
+		     XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1C);
+	hf_iowrite32(GENMASK(XDMA_MAX_ENGINES - 1, 0), &card->dma_bar,
+		     XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN_W1C);
+}
+
+/**
+ * hf_irq_free() - free the requested interrupts and the vectors.
+ * @card: the card
+ */
+static void hf_irq_free(struct hf_card *card)
+{
+	struct pci_dev *pdev = card->pdev;
+	u32 ne = hf_engine_count(card);
+	int v;
+
+	for_each_set_bit(v, card->irq_requested,
+			 HF_MAX_VECTORS) {
+		void *data;
+
+		if (card->irq_mode != HELLOFPGA_IRQ_MODE_MSIX)
+			data = card;
+		else if (v < ne)
+			data = v < card->xdev.num_h2c ?
+			       &card->chans[XDMA_H2C][v] :
+			       &card->chans[XDMA_C2H][v - card->xdev.num_h2c];
+		else
+			data = &card->user_irq[v - ne];
+		free_irq(pci_irq_vector(pdev, v), data);
+	}
+	bitmap_zero(card->irq_requested, HF_MAX_VECTORS);
+	if (card->nvec > 0)
+		pci_free_irq_vectors(pdev);
+	card->nvec = 0;
+}
+
+/**
+ * hf_irq_request() - request one vector and remember it for hf_irq_free().
+ * @card: the card
+ * @v: vector index
+ * @handler: the handler
+ * @flags: IRQF_*
+ * @data: the handler's data
+ * @what: name suffix
+ *
+ * Return: 0 or the error of request_irq().
+ */
+static int hf_irq_request(struct hf_card *card, int v, irq_handler_t handler,
+			  unsigned long flags, void *data, const char *what)
+{
+	int ret;
+
+	snprintf(card->irq_names[v], sizeof(card->irq_names[v]), "%s_%s",
+		 card->name, what);
+	ret = request_irq(pci_irq_vector(card->pdev, v), handler, flags,
+			  card->irq_names[v], data);
+	if (ret) {
+		dev_err(hf_dev(card), "cannot request interrupt %s: %d\n",
+			card->irq_names[v], ret);
+		return ret;
+	}
+	set_bit(v, card->irq_requested);
+	return 0;
+}
+
+/**
+ * hf_irq_alloc() - allocate vectors by the irq_mode parameter.
+ * @card: the card
+ *
+ * MSI-X with one vector per engine plus 16 user vectors, else one MSI
+ * vector, else INTx.  Sets card->irq_mode and card->nvec.
+ *
+ * Return: 0 (also when no interrupt could be had: card->nvec is then 0),
+ * -EINVAL for a bad parameter.
+ */
+static int hf_irq_alloc(struct hf_card *card)
+{
+	struct pci_dev *pdev = card->pdev;
+	int want = hf_engine_count(card) + XDMA_USER_IRQS;
+	bool any = sysfs_streq(hf_irq_mode, "auto");
+	int n;
+
+	if (!any && !sysfs_streq(hf_irq_mode, "msix") &&
+	    !sysfs_streq(hf_irq_mode, "msi") &&
+	    !sysfs_streq(hf_irq_mode, "legacy")) {
+		dev_err(hf_dev(card),
+			"irq_mode=%s: expected auto, msix, msi or legacy\n",
+			hf_irq_mode);
+		return -EINVAL;
+	}
+	card->irq_mode = HELLOFPGA_IRQ_MODE_POLL;
+	card->nvec = 0;
+	if (any || sysfs_streq(hf_irq_mode, "msix")) {
+		n = pci_alloc_irq_vectors(pdev, want, want, PCI_IRQ_MSIX);
+		if (n > 0) {
+			card->irq_mode = HELLOFPGA_IRQ_MODE_MSIX;
+			card->nvec = n;
+			return 0;
+		}
+		dev_info(hf_dev(card), "no %d MSI-X vectors (%d)\n", want, n);
+	}
+	if (any || sysfs_streq(hf_irq_mode, "msi")) {
+		n = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI);
+		if (n > 0) {
+			card->irq_mode = HELLOFPGA_IRQ_MODE_MSI;
+			card->nvec = n;
+			return 0;
+		}
+		dev_info(hf_dev(card), "no MSI vector (%d)\n", n);
+	}
+	if (any || sysfs_streq(hf_irq_mode, "legacy")) {
+		n = pci_alloc_irq_vectors(pdev, 1, 1, HF_PCI_IRQ_INTX);
+		if (n > 0) {
+			card->irq_mode = HELLOFPGA_IRQ_MODE_LEGACY;
+			card->nvec = n;
+			return 0;
+		}
+		dev_info(hf_dev(card), "no legacy interrupt (%d)\n", n);
+	}
+	return 0;
+}
+
+/**
+ * hf_irq_setup() - vectors, the IRQ block's vector numbers and handlers.
+ * @card: the card, probed
+ *
+ * Without any interrupt the engines run in poll mode and the card has no
+ * events nodes.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int hf_irq_setup(struct hf_card *card)
+{
+	u32 ne = hf_engine_count(card), i;
+	int ret;
+
+	hf_irq_quiesce(card);
+	ret = hf_irq_alloc(card);
+	if (ret)
+		return ret;
+	if (!card->nvec) {
+		if (!card->poll)
+			dev_warn(hf_dev(card),
+				 "no interrupt available: engines use poll mode, no user events\n");
+		card->poll = true;
+		return 0;
+	}
+	if (card->irq_mode == HELLOFPGA_IRQ_MODE_MSIX) {
+		xdma_dev_set_vectors(&card->xdev, 0, ne, false);
+		for (i = 0; i < ne; i++) {
+			struct hf_chan *c = i < card->xdev.num_h2c ?
+				&card->chans[XDMA_H2C][i] :
+				&card->chans[XDMA_C2H][i - card->xdev.num_h2c];
+			char what[8];
+
+			snprintf(what, sizeof(what), "%s%u",
+				 c->dir == XDMA_H2C ? "h2c" : "c2h", c->ch);
+			ret = hf_irq_request(card, i, hf_chan_isr, 0, c, what);
+			if (ret)
+				goto err;
+		}
+		for (i = 0; i < XDMA_USER_IRQS; i++) {
+			char what[8];
+
+			snprintf(what, sizeof(what), "user%u", i);
+			ret = hf_irq_request(card, ne + i, hf_user_isr, 0,
+					     &card->user_irq[i], what);
+			if (ret)
+				goto err;
+		}
+		return 0;
+	}
+	xdma_dev_set_vectors(&card->xdev, 0, 0, true);
+	ret = hf_irq_request(card, 0, hf_shared_isr,
+			     card->irq_mode == HELLOFPGA_IRQ_MODE_LEGACY ?
+			     IRQF_SHARED : 0, card, "dma");
+	if (ret)
+		goto err;
+	return 0;
+
+err:
+	hf_irq_free(card);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Engines                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * hf_engines_fini() - stop every initialised engine.
+ * @card: the card
+ */
+static void hf_engines_fini(struct hf_card *card)
+{
+	u32 dir, ch;
+
+	for (dir = 0; dir < 2; dir++) {
+		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+			struct hf_chan *c = &card->chans[dir][ch];
+
+			if (!c->ready)
+				continue;
+			WRITE_ONCE(c->ready, false);
+			xdma_engine_fini(&c->engine);
+		}
+	}
+}
+
+/**
+ * hf_engines_init() - initialise every engine of the card.
+ * @card: the card, interrupts set up
+ *
+ * Return: 0 or the engine core's error.
+ */
+static int hf_engines_init(struct hf_card *card)
+{
+	u32 dir, ch, n, idx;
+	int ret;
+
+	for (dir = 0; dir < 2; dir++) {
+		n = dir == XDMA_H2C ? card->xdev.num_h2c : card->xdev.num_c2h;
+		for (ch = 0; ch < n; ch++) {
+			struct hf_chan *c = &card->chans[dir][ch];
+
+			idx = dir == XDMA_H2C ? ch : card->xdev.num_h2c + ch;
+			/* One cache line (16 words) per writeback word. */
+			ret = xdma_engine_init(&c->engine, &card->xdev, dir,
+					       ch, card->poll,
+					       card->wb_cpu + 16 * idx,
+					       card->wb_bus + 64 * idx);
+			if (ret) {
+				dev_err(hf_dev(card),
+					"%s%u: engine init failed: %d\n",
+					dir == XDMA_H2C ? "H2C" : "C2H", ch,
+					ret);
+				hf_engines_fini(card);
+				return ret;
+			}
+			/* The handlers may use the engine from now on. */
+			smp_store_release(&c->ready, true);
+		}
+	}
+	return 0;
+}
+
+/**
+ * hf_card_alloc() - allocate and initialise the software state of a card.
+ * @pdev: the device
+ *
+ * Return: the card with one reference, or NULL.
+ */
+static struct hf_card *hf_card_alloc(struct pci_dev *pdev)
+{
+	struct hf_card *card;
+	u32 dir, ch, i;
+
+	card = kzalloc(sizeof(*card), GFP_KERNEL);
+	if (!card)
+		return NULL;
+	kref_init(&card->ref);
+	card->pdev = pci_dev_get(pdev);
+	card->index = -1;
+	init_rwsem(&card->hw_lock);
+	mutex_init(&card->files_lock);
+	INIT_LIST_HEAD(&card->files);
+	atomic64_set(&card->pinned_bytes, 0);
+	atomic64_set(&card->pins, 0);
+	atomic64_set(&card->irqs, 0);
+	for (dir = 0; dir < 2; dir++) {
+		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+			struct hf_chan *c = &card->chans[dir][ch];
+
+			c->card = card;
+			c->dir = dir;
+			c->ch = ch;
+			mutex_init(&c->lock);
+		}
+	}
+	for (i = 0; i < XDMA_USER_IRQS; i++) {
+		card->user_irq[i].card = card;
+		card->user_irq[i].n = i;
+		spin_lock_init(&card->user_irq[i].lock);
+		init_waitqueue_head(&card->user_irq[i].wq);
+	}
+	card->poll = hf_poll_mode;
+	card->timeout_ms = max(hf_timeout_ms, 1u);
+	card->ddr_size = hf_ddr_size;
+	card->pin_limit = hf_pin_limit_mb ? (u64)hf_pin_limit_mb << 20 :
+			  max_t(u64, hf_totalram_bytes() / 2, 1ULL << 30);
+	return card;
+}
+
+static const char * const hf_irq_mode_name[] = {
+	[HELLOFPGA_IRQ_MODE_POLL] = "no",
+	[HELLOFPGA_IRQ_MODE_LEGACY] = "legacy",
+	[HELLOFPGA_IRQ_MODE_MSI] = "MSI",
+	[HELLOFPGA_IRQ_MODE_MSIX] = "MSI-X",
+};
+
+static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct device *dev = &pdev->dev;
+	struct hf_card *card;
+	int ret;
+
+	card = hf_card_alloc(pdev);
+	if (!card)
+		return -ENOMEM;
+
+	mutex_lock(&hf_cards_lock);
+	ret = idr_alloc(&hf_cards, NULL, 0, HF_MAX_CARDS, GFP_KERNEL);
+	mutex_unlock(&hf_cards_lock);
+	if (ret < 0) {
+		dev_err(dev, "more than %d cards\n", HF_MAX_CARDS);
+		goto err_put;
+	}
+	card->index = ret;
+	snprintf(card->name, sizeof(card->name), HF_DRV_NAME "%d",
+		 card->index);
+	pci_set_drvdata(pdev, card);
+
+	ret = pcim_enable_device(pdev);
+	if (ret) {
+		dev_err(dev, "cannot enable the device: %d\n", ret);
+		goto err_idr;
+	}
+	pci_set_master(pdev);
+	ret = hf_map_bars(card);
+	if (ret)
+		goto err_idr;
+	ret = xdma_dev_probe(&card->xdev, &card->dma_bar);
+	if (ret) {
+		dev_err(dev, "XDMA IP not usable (%d): no memory-mapped channel or card not responding\n",
+			ret);
+		goto err_idr;
+	}
+	ret = hf_set_dma_mask(card);
+	if (ret)
+		goto err_idr;
+	card->wb_cpu = dmam_alloc_coherent(dev, PAGE_SIZE, &card->wb_bus,
+					   GFP_KERNEL);
+	if (!card->wb_cpu) {
+		ret = -ENOMEM;
+		goto err_idr;
+	}
+	ret = hf_irq_setup(card);
+	if (ret)
+		goto err_idr;
+	ret = hf_engines_init(card);
+	if (ret)
+		goto err_irq;
+	ret = hf_cdev_create(card);
+	if (ret)
+		goto err_engines;
+
+	mutex_lock(&hf_cards_lock);
+	idr_replace(&hf_cards, card, card->index);
+	mutex_unlock(&hf_cards_lock);
+
+	dev_info(dev, "%s: XDMA IP version %u, %u H2C + %u C2H channels, DMA BAR %d, user BAR %d (%llu KiB), %s interrupts, %s completion\n",
+		 card->name, card->xdev.version, card->xdev.num_h2c,
+		 card->xdev.num_c2h, card->dma_bar_idx, card->user_bar_idx,
+		 (unsigned long long)card->user_bar_size >> 10,
+		 hf_irq_mode_name[card->irq_mode],
+		 card->poll ? "poll-mode" : "interrupt");
+	return 0;
+
+err_engines:
+	hf_engines_fini(card);
+err_irq:
+	hf_irq_quiesce(card);
+	hf_irq_free(card);
+err_idr:
+	mutex_lock(&hf_cards_lock);
+	idr_remove(&hf_cards, card->index);
+	mutex_unlock(&hf_cards_lock);
+	pci_set_drvdata(pdev, NULL);
+err_put:
+	hf_card_put(card);
+	return ret;
+}
+
+static void hf_remove(struct pci_dev *pdev)
+{
+	struct hf_card *card = pci_get_drvdata(pdev);
+	u32 dir, ch;
+
+	/* No new open; existing files keep the card until they close. */
+	mutex_lock(&hf_cards_lock);
+	idr_remove(&hf_cards, card->index);
+	mutex_unlock(&hf_cards_lock);
+	hf_cdev_destroy(card);
+
+	/* Waits for every register access and engine run of a file. */
+	down_write(&card->hw_lock);
+	card->dead = true;
+	hf_irq_quiesce(card);
+	hf_irq_free(card);
+	hf_engines_fini(card);
+	up_write(&card->hw_lock);
+
+	hf_events_wake_all(card);
+	hf_cdev_zap_mappings(card);
+	hf_card_release_pins(card);
+	for (dir = 0; dir < 2; dir++) {
+		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+			struct hf_chan *c = &card->chans[dir][ch];
+
+			mutex_lock(&c->lock);
+			hf_desc_mem_free(card, &c->mem);
+			xdma_chain_init(&c->chain, NULL, 0, 0);
+			mutex_unlock(&c->lock);
+		}
+	}
+	dev_info(&pdev->dev, "%s removed\n", card->name);
+	pci_set_drvdata(pdev, NULL);
+	hf_card_put(card);
+}
+
+struct pci_driver hf_pci_driver = {
+	.name = HF_DRV_NAME,
+	.id_table = hf_pci_ids,
+	.probe = hf_probe,
+	.remove = hf_remove,
+};

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pin core: memory providers, pin lifetime, revocation.
+ *
+ * A pin is created by HELLOFPGA_IOC_PIN through the provider of its type
+ * (host memory and dma-buf built in; CUDA memory from hellofpga-nvp2p.ko,
+ * which registers its providers with hf_p2p_register()).  XFER holds the
+ * pin's lock for reading while DMA to it may be in flight; revocation
+ * (hf_pin_revoke(), from a provider's callback) and teardown (UNPIN, close,
+ * card removal) take it for writing, so they wait for such DMA to end.  The
+ * provider's unpin is called once, without any lock of ours held.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/export.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "hellofpga.h"
+
+#define HF_MAX_PROVIDERS	8
+
+static DEFINE_MUTEX(hf_providers_lock);	/* protects hf_providers */
+static const struct hf_p2p_ops *hf_providers[HF_MAX_PROVIDERS];
+
+/**
+ * hf_p2p_register() - make a memory provider available to PIN.
+ * @ops: the provider; must stay valid until hf_p2p_unregister()
+ *
+ * Return: 0, -EINVAL for incomplete ops, -EBUSY when a provider of the same
+ * type is registered, -ENOSPC when the table is full.
+ */
+int hf_p2p_register(const struct hf_p2p_ops *ops)
+{
+	int i, free = -1, ret = 0;
+
+	if (!ops || !ops->pin || !ops->unpin || !ops->name)
+		return -EINVAL;
+	mutex_lock(&hf_providers_lock);
+	for (i = 0; i < HF_MAX_PROVIDERS; i++) {
+		if (!hf_providers[i]) {
+			if (free < 0)
+				free = i;
+			continue;
+		}
+		if (hf_providers[i]->type == ops->type) {
+			ret = -EBUSY;
+			goto out;
+		}
+	}
+	if (free < 0) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	hf_providers[free] = ops;
+out:
+	mutex_unlock(&hf_providers_lock);
+	if (ret)
+		pr_err("memory provider \"%s\" not registered: %d\n", ops->name,
+		       ret);
+	else
+		pr_info("memory provider \"%s\" registered\n", ops->name);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(hf_p2p_register);
+
+/**
+ * hf_p2p_unregister() - withdraw a provider.
+ * @ops: the provider given to hf_p2p_register()
+ *
+ * Called from the provider module's exit, when no pin of it is left (each
+ * pin holds the provider's module).
+ */
+void hf_p2p_unregister(const struct hf_p2p_ops *ops)
+{
+	int i;
+
+	mutex_lock(&hf_providers_lock);
+	for (i = 0; i < HF_MAX_PROVIDERS; i++) {
+		if (hf_providers[i] == ops)
+			hf_providers[i] = NULL;
+	}
+	mutex_unlock(&hf_providers_lock);
+}
+EXPORT_SYMBOL_GPL(hf_p2p_unregister);
+
+/**
+ * hf_p2p_get() - the provider of a pin type, with its module held.
+ * @type: HELLOFPGA_PIN_*
+ *
+ * Return: the provider, or NULL when none is registered (or its module is
+ * going away).
+ */
+static const struct hf_p2p_ops *hf_p2p_get(u32 type)
+{
+	const struct hf_p2p_ops *ops = NULL;
+	int i;
+
+	mutex_lock(&hf_providers_lock);
+	for (i = 0; i < HF_MAX_PROVIDERS; i++) {
+		if (hf_providers[i] && hf_providers[i]->type == type) {
+			if (try_module_get(hf_providers[i]->owner))
+				ops = hf_providers[i];
+			break;
+		}
+	}
+	mutex_unlock(&hf_providers_lock);
+	return ops;
+}
+
+/**
+ * hf_pin_features() - HELLOFPGA_FEAT_* of the registered providers.
+ *
+ * Return: the OR of their feature bits.
+ */
+u64 hf_pin_features(void)
+{
+	u64 feat = 0;
+	int i;
+
+	mutex_lock(&hf_providers_lock);
+	for (i = 0; i < HF_MAX_PROVIDERS; i++) {
+		if (hf_providers[i])
+			feat |= hf_providers[i]->feature;
+	}
+	mutex_unlock(&hf_providers_lock);
+	return feat;
+}
+
+/**
+ * hf_pin_dev() - the device a provider maps the pin's memory for.
+ * @pin: the pin
+ *
+ * Return: the card's struct device.
+ */
+struct device *hf_pin_dev(struct hf_pin *pin)
+{
+	return hf_dev(pin->core->card);
+}
+EXPORT_SYMBOL_GPL(hf_pin_dev);
+
+/**
+ * hf_pin_pci_dev() - the PCI device of the card of a pin.
+ * @pin: the pin
+ *
+ * Return: the card's struct pci_dev.
+ */
+struct pci_dev *hf_pin_pci_dev(struct hf_pin *pin)
+{
+	return pin->core->card->pdev;
+}
+EXPORT_SYMBOL_GPL(hf_pin_pci_dev);
+
+/**
+ * hf_pin_set_error() - text for a provider's failure, for LAST_ERROR.
+ * @pin: the pin
+ * @fmt: printf format
+ *
+ * The text goes to the owning file's last error, prefixed with the
+ * provider's name; the errno is the one the provider returns.
+ */
+void hf_pin_set_error(struct hf_pin *pin, const char *fmt, ...)
+{
+	struct hf_pin_core *pc = pin->core;
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	hf_set_error(pc->hfile, -EIO, "%s: %pV", pc->ops->name, &vaf);
+	va_end(args);
+	pc->err_set = true;
+}
+EXPORT_SYMBOL_GPL(hf_pin_set_error);
+
+/**
+ * hf_pin_revoke() - stop all DMA to a pin, for good.
+ * @pin: the pin
+ *
+ * Called by a provider when the memory goes away behind the driver's back.
+ * Returns when no DMA to the pin is in flight; every later XFER fails.  The
+ * provider's unpin is still called later (at UNPIN or close) and must cope
+ * with memory it already released.  Takes only the pin's own lock.
+ */
+void hf_pin_revoke(struct hf_pin *pin)
+{
+	struct hf_pin_core *pc = pin->core;
+
+	down_write(&pc->lock);
+	if (!pc->revoked)
+		dev_info(hf_dev(pc->card), "pin %llu (%s) revoked by its provider\n",
+			 pc->handle, pc->ops->name);
+	pc->revoked = true;
+	up_write(&pc->lock);
+}
+EXPORT_SYMBOL_GPL(hf_pin_revoke);
+
+/**
+ * hf_pin_release() - free a pin core when its last reference goes.
+ * @ref: its kref
+ */
+static void hf_pin_release(struct kref *ref)
+{
+	struct hf_pin_core *pc = container_of(ref, struct hf_pin_core, ref);
+
+	kfree(pc);
+}
+
+/**
+ * hf_pin_put() - drop a reference to a pin.
+ * @pc: the pin
+ */
+void hf_pin_put(struct hf_pin_core *pc)
+{
+	kref_put(&pc->ref, hf_pin_release);
+}
+
+/**
+ * hf_pin_teardown() - revoke a pin, free its chains and unpin it.
+ * @pc: the pin, referenced by the caller
+ *
+ * Idempotent: the first caller releases the memory (the provider's unpin,
+ * its module, the accounting); later callers only wait for DMA to end.
+ */
+void hf_pin_teardown(struct hf_pin_core *pc)
+{
+	struct hf_card *card = pc->card;
+	bool unpin;
+	u32 dir, ch;
+
+	down_write(&pc->lock);
+	pc->revoked = true;
+	for (dir = 0; dir < 2; dir++) {
+		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+			hf_desc_mem_free(card, &pc->chains[dir][ch].mem);
+			pc->chains[dir][ch].valid = false;
+		}
+	}
+	unpin = !pc->released;
+	pc->released = true;
+	up_write(&pc->lock);
+	if (!unpin)
+		return;
+
+	pc->ops->unpin(&pc->pin);
+	module_put(pc->ops->owner);
+	atomic64_sub(pc->accounted, &card->pinned_bytes);
+	atomic64_dec(&card->pins);
+}
+
+/**
+ * hf_pin_check_segs() - sanity of a provider's segments.
+ * @pc: the pin, pinned
+ *
+ * Return: 0, or -EIO when the segments are empty, wrap or do not cover the
+ * pin's size.
+ */
+static int hf_pin_check_segs(struct hf_pin_core *pc)
+{
+	struct hf_pin *pin = &pc->pin;
+	u64 total = 0;
+	u32 i;
+
+	if (!pin->segs || !pin->nsegs)
+		return -EIO;
+	for (i = 0; i < pin->nsegs; i++) {
+		const struct hf_sg *s = &pin->segs[i];
+
+		if (!s->len || s->addr + s->len - 1 < s->addr ||
+		    total + s->len < total)
+			return -EIO;
+		total += s->len;
+	}
+	return total >= pin->size ? 0 : -EIO;
+}
+
+/**
+ * hf_pin_create() - pin memory by a PIN request (fields validated).
+ * @hf: the file that will own the pin
+ * @req: the request
+ * @out: the pin, with one reference (the caller's), not in any table
+ *
+ * Accounts the size against the card's pin limit first.
+ *
+ * Return: 0 or a negative errno with the file's last error set: -ENOMEM
+ * (limit reached, or no memory), -EOPNOTSUPP (no provider for the type),
+ * or the provider's error.
+ */
+int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
+		  struct hf_pin_core **out)
+{
+	struct hf_card *card = hf->card;
+	const struct hf_p2p_ops *ops;
+	struct hf_pin_core *pc;
+	u64 now;
+	int ret;
+
+	ops = hf_p2p_get(req->type);
+	if (!ops) {
+		if (req->type == HELLOFPGA_PIN_CUDA)
+			hf_set_error(hf, -EOPNOTSUPP,
+				     "CUDA memory needs the nvidia_p2p provider: load hellofpga-nvp2p.ko (modprobe hellofpga-nvp2p), which needs the NVIDIA driver");
+		else
+			hf_set_error(hf, -EOPNOTSUPP,
+				     "no provider for pin type %u in this kernel",
+				     req->type);
+		return -EOPNOTSUPP;
+	}
+
+	now = req->size;
+	if (req->size <= card->pin_limit) {
+		now = atomic64_add_return(req->size, &card->pinned_bytes);
+		if (now > card->pin_limit)
+			atomic64_sub(req->size, &card->pinned_bytes);
+	}
+	if (now > card->pin_limit) {
+		hf_set_error(hf, -ENOMEM,
+			     "pin limit reached: %llu bytes pinned, %llu more asked, limit %llu (module parameter pin_limit_mb)",
+			     (u64)atomic64_read(&card->pinned_bytes), req->size,
+			     card->pin_limit);
+		ret = -ENOMEM;
+		goto err_module;
+	}
+
+	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
+	if (!pc) {
+		ret = -ENOMEM;
+		hf_set_error(hf, ret, "no memory for a pin");
+		goto err_account;
+	}
+	kref_init(&pc->ref);
+	init_rwsem(&pc->lock);
+	pc->ops = ops;
+	pc->card = card;
+	pc->hfile = hf;
+	pc->accounted = req->size;
+	pc->pin.addr = req->addr;
+	pc->pin.size = req->size;
+	pc->pin.core = pc;
+
+	ret = ops->pin(&pc->pin, req);
+	if (ret) {
+		if (pc->err_set)
+			hf_set_errno(hf, ret);
+		else
+			hf_set_error(hf, ret, "%s: pinning 0x%llx bytes at 0x%llx failed (%d)",
+				     ops->name, req->size, req->addr, ret);
+		goto err_free;
+	}
+	ret = hf_pin_check_segs(pc);
+	if (ret) {
+		hf_set_error(hf, ret, "%s: provider returned bad segments",
+			     ops->name);
+		ops->unpin(&pc->pin);
+		goto err_free;
+	}
+	atomic64_inc(&card->pins);
+	*out = pc;
+	return 0;
+
+err_free:
+	kfree(pc);
+err_account:
+	atomic64_sub(req->size, &card->pinned_bytes);
+err_module:
+	module_put(ops->owner);
+	return ret;
+}
+
+/**
+ * hf_file_release_pins() - tear down every pin of a closing file.
+ * @hf: the file
+ */
+void hf_file_release_pins(struct hf_file *hf)
+{
+	struct hf_pin_core *pc;
+	int id;
+
+	for (;;) {
+		id = 0;
+		mutex_lock(&hf->pins_lock);
+		pc = idr_get_next(&hf->pins, &id);
+		if (pc)
+			idr_remove(&hf->pins, id);
+		mutex_unlock(&hf->pins_lock);
+		if (!pc)
+			break;
+		hf_pin_teardown(pc);
+		hf_pin_put(pc);
+	}
+}
+
+/**
+ * hf_card_release_pins() - tear down the pins of every file of a card.
+ * @card: the card, dead (no new pin is added to a table after this)
+ *
+ * The pins stay in their tables (UNPIN and close still find them) but hold
+ * no memory and no DMA mapping any more.
+ */
+void hf_card_release_pins(struct hf_card *card)
+{
+	struct hf_pin_core *pc;
+	struct hf_file *hf;
+	int id;
+
+	mutex_lock(&card->files_lock);
+	list_for_each_entry(hf, &card->files, node) {
+		for (id = 0;; id++) {
+			mutex_lock(&hf->pins_lock);
+			pc = idr_get_next(&hf->pins, &id);
+			if (pc)
+				kref_get(&pc->ref);
+			mutex_unlock(&hf->pins_lock);
+			if (!pc)
+				break;
+			hf_pin_teardown(pc);
+			hf_pin_put(pc);
+		}
+	}
+	mutex_unlock(&card->files_lock);
+}
+
+/**
+ * hf_pin_init() - register the built-in providers, at load.
+ *
+ * Return: 0 or a negative errno.
+ */
+int hf_pin_init(void)
+{
+	int ret;
+
+	ret = hf_p2p_register(&hf_host_ops);
+	if (ret)
+		return ret;
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
+	ret = hf_p2p_register(&hf_dmabuf_ops);
+	if (ret) {
+		hf_p2p_unregister(&hf_host_ops);
+		return ret;
+	}
+#endif
+	return 0;
+}
+
+/**
+ * hf_pin_exit() - unregister the built-in providers, at unload.
+ */
+void hf_pin_exit(void)
+{
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
+	hf_p2p_unregister(&hf_dmabuf_ops);
+#endif
+	hf_p2p_unregister(&hf_host_ops);
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read()/write() of the h2c and c2h nodes, and helpers shared
+ * with the XFER ioctl: descriptor storage, range checks, failure reports.
+ *
+ * A read() or write() moves the user buffer in chunks of at most
+ * HF_RW_CHUNK_PAGES pages: pin the pages, build an sg table with segments
+ * no longer than the DMA layer maps at once (dma_max_mapping_size(), 256 KiB
+ * under swiotlb), map it, turn the DMA segments into a descriptor chain
+ * (contiguous segments merge into one descriptor) in the channel's
+ * coherent storage, run it, unmap and unpin.  The file position is the
+ * card address and advances by the bytes moved.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "compat.h"
+#include "hellofpga.h"
+
+/**
+ * hf_desc_mem_free() - free descriptor storage.
+ * @card: the card whose device it was allocated for
+ * @mem: the storage (emptied)
+ */
+void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem)
+{
+	if (mem->cpu)
+		dma_free_coherent(hf_dev(card),
+				  (size_t)mem->cap * XDMA_DESC_SIZE, mem->cpu,
+				  mem->bus);
+	mem->cpu = NULL;
+	mem->bus = 0;
+	mem->cap = 0;
+}
+
+/**
+ * hf_desc_mem_reserve() - make descriptor storage hold @n descriptors.
+ * @card: the card
+ * @mem: the storage; grown (to a power of two, at least a page) when too
+ *	small, kept otherwise
+ * @n: descriptors needed
+ *
+ * Return: 0, or -ENOMEM (the old storage is kept then).
+ */
+int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem, u32 n)
+{
+	u32 cap = max_t(u32, PAGE_SIZE / XDMA_DESC_SIZE,
+			roundup_pow_of_two(n));
+	dma_addr_t bus;
+	void *cpu;
+
+	if (mem->cpu && mem->cap >= n)
+		return 0;
+	cpu = dma_alloc_coherent(hf_dev(card), (size_t)cap * XDMA_DESC_SIZE,
+				 &bus, GFP_KERNEL);
+	if (!cpu)
+		return -ENOMEM;
+	hf_desc_mem_free(card, mem);
+	mem->cpu = cpu;
+	mem->bus = bus;
+	mem->cap = cap;
+	return 0;
+}
+
+/**
+ * hf_sg_fit() - bytes of a range that fit in a chain of @max_desc.
+ * @sg: DMA segments
+ * @nsg: entries
+ * @offset: first byte of the range
+ * @len: length of the range (within the list)
+ * @max_desc: most descriptors
+ *
+ * Walks the range as xdma_chain_count() does: contiguous segments merge,
+ * runs split at XDMA_DESC_MAX_LEN.
+ *
+ * Return: @len when the whole range fits, else the bytes that do (> 0
+ * when @max_desc > 0 and the range starts within the list).
+ */
+u64 hf_sg_fit(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
+	      u32 max_desc)
+{
+	u64 fit = 0, run = 0, next = 0, addr, take, room, t;
+	u32 i, ndesc = 0;
+
+	for (i = 0; i < nsg && fit < len; i++) {
+		if (offset >= sg[i].len) {
+			offset -= sg[i].len;
+			continue;
+		}
+		addr = sg[i].addr + offset;
+		take = min(sg[i].len - offset, len - fit);
+		offset = 0;
+		if (addr != next)
+			run = 0;	/* not contiguous: a new run */
+		while (take) {
+			/* A run opens a descriptor every XDMA_DESC_MAX_LEN. */
+			if (!(run % XDMA_DESC_MAX_LEN)) {
+				if (ndesc == max_desc)
+					return fit;
+				ndesc++;
+			}
+			room = XDMA_DESC_MAX_LEN - run % XDMA_DESC_MAX_LEN;
+			t = min(take, room);
+			run += t;
+			fit += t;
+			take -= t;
+			addr += t;
+		}
+		next = addr;
+	}
+	return fit;
+}
+
+/**
+ * hf_card_range_ok() - whether a card address range lies in card memory.
+ * @card: the card
+ * @addr: card address
+ * @len: bytes, > 0
+ *
+ * Return: true when [@addr, @addr + @len) lies below ddr_size (or does not
+ * wrap, with ddr_size 0).
+ */
+bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len)
+{
+	if (addr + len < addr)
+		return false;
+	return !card->ddr_size || addr + len <= card->ddr_size;
+}
+
+/**
+ * hf_report_run() - report a failed engine run to dmesg and the file.
+ * @hf: the file
+ * @chan: the engine
+ * @res: the result with the engine core's decoded text
+ */
+void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
+		   const struct xdma_result *res)
+{
+	if (res->err == -EINTR)
+		dev_dbg(hf_dev(chan->card), "%s\n", res->msg);
+	else
+		dev_err_ratelimited(hf_dev(chan->card), "%s\n", res->msg);
+	hf_set_error(hf, res->err, "%s", res->msg);
+}
+
+/**
+ * hf_rw_chan_prepare() - allocate a channel's read()/write() arrays.
+ * @chan: the channel, locked
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int hf_rw_chan_prepare(struct hf_chan *chan)
+{
+	lockdep_assert_held(&chan->lock);
+	if (!chan->pages) {
+		chan->pages = kvmalloc_array(HF_RW_CHUNK_PAGES,
+					     sizeof(*chan->pages),
+					     GFP_KERNEL);
+		if (!chan->pages)
+			return -ENOMEM;
+	}
+	if (!chan->sg) {
+		chan->sg = kvmalloc_array(HF_RW_CHUNK_PAGES, sizeof(*chan->sg),
+					  GFP_KERNEL);
+		if (!chan->sg)
+			return -ENOMEM;
+		chan->sg_cap = HF_RW_CHUNK_PAGES;
+	}
+	return 0;
+}
+
+/**
+ * hf_max_segment() - longest sg segment to build for the card's device.
+ * @card: the card
+ *
+ * Return: a multiple of PAGE_SIZE, at least PAGE_SIZE.
+ */
+static unsigned int hf_max_segment(struct hf_card *card)
+{
+	size_t max = min_t(size_t, hf_dma_max_mapping_size(hf_dev(card)),
+			   dma_get_max_seg_size(hf_dev(card)));
+
+	max = min_t(size_t, max, UINT_MAX);
+	max &= PAGE_MASK;
+	return max_t(size_t, max, PAGE_SIZE);
+}
+
+/**
+ * hf_rw_chunk() - move one chunk of a read() or write().
+ * @hf: the file
+ * @chan: the engine, locked
+ * @uaddr: user address of the chunk
+ * @len: its length (at most HF_RW_CHUNK_PAGES pages, in-page offset
+ *	included)
+ * @card_addr: card address
+ * @moved: bytes moved (also on failure)
+ *
+ * Return: 0 or a negative errno (with the file's last error set).
+ */
+static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
+		       unsigned long uaddr, size_t len, u64 card_addr,
+		       size_t *moved)
+{
+	struct hf_card *card = chan->card;
+	struct device *dev = hf_dev(card);
+	bool c2h = chan->dir == XDMA_C2H;
+	enum dma_data_direction dma_dir = c2h ? DMA_FROM_DEVICE :
+						DMA_TO_DEVICE;
+	unsigned int off = offset_in_page(uaddr);
+	unsigned int npages = DIV_ROUND_UP(off + len, PAGE_SIZE);
+	struct xdma_result res;
+	struct sg_table sgt;
+	struct scatterlist *s;
+	u32 nsg = 0, i;
+	int pinned, ret;
+
+	lockdep_assert_held(&chan->lock);
+	*moved = 0;
+	pinned = hf_pin_user_pages_fast(uaddr & PAGE_MASK, npages,
+					c2h ? FOLL_WRITE : 0, chan->pages);
+	if (pinned <= 0) {
+		ret = pinned ? pinned : -EFAULT;
+		hf_set_error(hf, -EFAULT,
+			     "cannot pin the user buffer at 0x%lx%s (%d)", uaddr,
+			     c2h ? " for writing" : "", ret);
+		return -EFAULT;
+	}
+	if (pinned < npages)	/* move what could be pinned */
+		len = (size_t)pinned * PAGE_SIZE - off;
+
+	ret = hf_sg_alloc_table_from_pages(&sgt, chan->pages, pinned, off, len,
+					   hf_max_segment(card));
+	if (ret) {
+		hf_set_error(hf, ret, "no memory for an sg table of %d pages",
+			     pinned);
+		goto unpin;
+	}
+	ret = hf_dma_map_sgtable(dev, &sgt, dma_dir);
+	if (ret) {
+		hf_set_error(hf, ret,
+			     "DMA mapping of %zu bytes of the user buffer failed (%d)",
+			     len, ret);
+		goto free_sgt;
+	}
+	for_each_sg(sgt.sgl, s, sgt.nents, i) {
+		u64 a = sg_dma_address(s), l = sg_dma_len(s);
+
+		if (nsg && chan->sg[nsg - 1].addr + chan->sg[nsg - 1].len == a) {
+			chan->sg[nsg - 1].len += l;
+			continue;
+		}
+		chan->sg[nsg].addr = a;
+		chan->sg[nsg].len = l;
+		nsg++;
+	}
+
+	ret = xdma_chain_count(chan->sg, nsg, 0, len);
+	if (ret < 0) {
+		hf_set_error(hf, ret, "descriptor chain of %zu bytes: %d", len,
+			     ret);
+		goto unmap;
+	}
+	ret = hf_desc_mem_reserve(card, &chan->mem, ret);
+	if (ret) {
+		hf_set_error(hf, ret, "no coherent memory for descriptors");
+		goto unmap;
+	}
+	ret = hf_card_enter(card);
+	if (ret) {
+		hf_set_error(hf, ret, "%s", ret == -ENODEV ? "card removed" :
+			     "interrupted");
+		goto unmap;
+	}
+	xdma_chain_init(&chan->chain, chan->mem.cpu, chan->mem.bus,
+			chan->mem.cap);
+	ret = xdma_chain_build(&chan->chain, chan->dir, chan->sg, nsg, 0, len,
+			       card_addr);
+	if (ret) {
+		hf_card_exit(card);
+		hf_set_error(hf, ret, "building the descriptor chain failed: %d",
+			     ret);
+		goto unmap;
+	}
+	ret = xdma_engine_run(&chan->engine, &chan->chain,
+			      (u64)card->timeout_ms * NSEC_PER_MSEC, &res);
+	hf_card_exit(card);
+	*moved = res.bytes;
+	if (ret)
+		hf_report_run(hf, chan, &res);
+unmap:
+	hf_dma_unmap_sgtable(dev, &sgt, dma_dir);
+free_sgt:
+	sg_free_table(&sgt);
+unpin:
+	hf_unpin_user_pages(chan->pages, pinned, c2h);
+	return ret;
+}
+
+/**
+ * hf_xfer_rw() - read() of a c2h node or write() of an h2c node.
+ * @hf: the file
+ * @chan: the node's engine
+ * @buf: user buffer, any alignment
+ * @count: bytes
+ * @ppos: file position = card address; advanced by the bytes moved
+ *
+ * Return: bytes moved (fewer than @count when a later chunk failed, or at
+ * the end of card memory), 0 at the end of card memory, or a negative
+ * errno: -EFAULT, -ENOMEM, -EIO (engine error), -ETIMEDOUT, -ENODEV (card
+ * removed), -EINTR (fatal signal), -ENOSPC (write at the end).  Never
+ * -ERESTARTSYS.
+ */
+ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
+		   char __user *buf, size_t count, loff_t *ppos)
+{
+	struct hf_card *card = chan->card;
+	unsigned long uaddr = (unsigned long)buf;
+	u64 pos = *ppos, max;
+	size_t done = 0, chunk, moved;
+	int ret = 0;
+
+	if (*ppos < 0) {
+		hf_set_error(hf, -EINVAL, "negative card address");
+		return -EINVAL;
+	}
+	if (!count)
+		return 0;
+	if (card->ddr_size) {
+		if (pos >= card->ddr_size) {
+			if (chan->dir == XDMA_C2H)
+				return 0;
+			hf_set_error(hf, -ENOSPC,
+				     "write at card address 0x%llx: beyond card memory (ddr_size 0x%llx)",
+				     pos, card->ddr_size);
+			return -ENOSPC;
+		}
+		count = min_t(u64, count, card->ddr_size - pos);
+	}
+	max = chan->engine.addr_align;
+	if (max > 1 && (!IS_ALIGNED(uaddr, max) || !IS_ALIGNED(pos, max) ||
+			!IS_ALIGNED(count, chan->engine.len_gran))) {
+		hf_set_error(hf, -EINVAL,
+			     "the engine needs addresses aligned to %llu and lengths to %u bytes",
+			     max, chan->engine.len_gran);
+		return -EINVAL;
+	}
+	if (mutex_lock_killable(&chan->lock)) {
+		hf_set_error(hf, -EINTR, "interrupted waiting for the channel");
+		return -EINTR;
+	}
+	/* remove() frees the channel's storage after setting dead. */
+	if (READ_ONCE(card->dead)) {
+		ret = -ENODEV;
+		hf_set_error(hf, ret, "card removed");
+		goto out;
+	}
+	ret = hf_rw_chan_prepare(chan);
+	if (ret) {
+		hf_set_error(hf, ret, "no memory for the transfer state");
+		goto out;
+	}
+	while (done < count) {
+		unsigned long a = uaddr + done;
+
+		chunk = min_t(size_t, count - done,
+			      (size_t)HF_RW_CHUNK_PAGES * PAGE_SIZE -
+			      offset_in_page(a));
+		ret = hf_rw_chunk(hf, chan, a, chunk, pos + done, &moved);
+		done += moved;
+		if (ret)
+			break;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			hf_set_error(hf, ret, "killed after %zu of %zu bytes",
+				     done, count);
+			break;
+		}
+	}
+out:
+	mutex_unlock(&chan->lock);
+	*ppos = pos + done;
+	return done ? (ssize_t)done : ret;
+}

@@ -1,0 +1,533 @@
+#!/usr/bin/env bash
+# kernel-ci.sh [STEP...] - build and check the kernel modules the way CI does.
+#
+# Steps (default: all):
+#   deps        apt-get install what is missing: linux-headers-amd64, sparse,
+#               gcc-aarch64-linux-gnu, make, perl, xz-utils
+#   checkpatch  checkpatch.pl --no-tree --strict on the kernel sources
+#   amd64       build hellofpga.ko and hellofpga-nvp2p.ko (desktop) with
+#               KCFLAGS=-Werror W=1 against Debian 12's amd64 headers
+#   sparse      the same trees again with C=2 CHECK=sparse (amd64 and arm64)
+#   arm64       cross-build hellofpga.ko, hellofpga-nvp2p.ko TEGRA=1 and
+#               desktop, against Debian's arm64 headers from a private apt
+#               download (never dpkg multiarch: it removes the native gcc)
+# A step runs the steps it needs first (sparse builds, arm64 fetches headers).
+#
+# Each check prints "PASS name" or "FAIL name: reason" (followed by indented
+# diagnostics); the last line is "N passed, N failed".  Exit status 1 when
+# anything failed.  Progress goes to stderr, full logs to $HF_KERNEL_OUT/logs.
+#
+# Environment:
+#   HF_CACHE      downloads, kept across runs (default /var/cache/hellofpga as
+#                 root, else ${XDG_CACHE_HOME:-~/.cache}/hellofpga)
+#   HF_KERNEL_OUT build trees, .ko files and logs (default build-kernel/)
+#   HF_KERNEL_SRC_OVERRIDE  a directory laid out like the repository (driver/,
+#                 driver/nvp2p/, core/, include/) to check instead of it
+#   NVIDIA_SRC_DIR  NVIDIA kernel sources (holding nvidia/nv-p2p.h); default:
+#                 scripts/fetch-nv-p2p.sh "$HF_CACHE/nvidia-open"
+#   JOBS          make -j (default nproc)
+set -uo pipefail
+
+repo=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+src=${HF_KERNEL_SRC_OVERRIDE:-$repo}
+src=$(cd "$src" && pwd) || exit 2
+if [ -z "${HF_CACHE:-}" ]; then
+	if [ "$(id -u)" = 0 ]; then
+		HF_CACHE=/var/cache/hellofpga
+	else
+		HF_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/hellofpga
+	fi
+fi
+out=${HF_KERNEL_OUT:-$repo/build-kernel}
+JOBS=${JOBS:-$(nproc)}
+CROSS=aarch64-linux-gnu-
+mkdir -p "$HF_CACHE" "$out/logs" || exit 2
+out=$(cd "$out" && pwd)
+rm -f "$out"/logs/*.log
+
+sudo=()
+[ "$(id -u)" = 0 ] || sudo=(sudo)
+
+log() { printf '\033[1m--> kernel [%3ss]: %s\033[0m\n' "$SECONDS" "$*" >&2; }
+
+PASSED=0
+FAILED=0
+pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
+fail() {	# fail NAME REASON [LOGFILE]: diagnostics come from LOGFILE
+	echo "FAIL $1: $(printf '%s' "$2" | sed "s|$out/[^/]*/||g")"
+	FAILED=$((FAILED + 1))
+	[ -n "${3:-}" ] && [ -s "$3" ] || return 0
+	diagnostics "$3" | head -n 15 | sed "s|$out/[^/]*/||g; s/^/    /"
+	if ! diagnostics "$3" | grep -q -i -E '(warning|error):'; then
+		echo "    last lines:"
+		grep -v -E -e '^make(\[[0-9]+\])?: (Entering|Leaving)' -e '\*\*\*' \
+			-e '^  [A-Z]+ +(\[M\] +)?/' "$3" | tail -n 5 |
+			sed 's/^/    /'
+	fi
+	echo "    (log: $3)"
+}
+
+# Lines of a build log that are diagnostics: compiler, modpost, sparse,
+# make errors.  Anything here fails a check.
+diagnostics() {
+	grep -E -i -e '(^|[^[:alnum:]_])(warning|error|sparse):' \
+		-e '^[^ :]+:[0-9]+:([0-9]+:)? ' -e '\*\*\*' "$1" |
+		grep -v -e '^Skipping BTF generation'
+}
+
+# make_log LOG DIR ARGS...: make in DIR (through its Makefile, or kbuild
+# directly for a Kbuild-only directory), appending to LOG; make's status.
+make_log() {
+	local logf=$1 dir=$2 a kdir='' rc=0
+	shift 2
+	local cmd
+	if [ -f "$dir/Makefile" ]; then
+		cmd=(make -C "$dir" -j "$JOBS" "$@")
+	else
+		for a in "$@"; do
+			case $a in KDIR=*) kdir=${a#KDIR=} ;; esac
+		done
+		cmd=(make -C "$kdir" M="$dir" -j "$JOBS" "$@" modules)
+	fi
+	printf '$ %s\n' "${cmd[*]}" >>"$logf"
+	timeout 900 "${cmd[@]}" >>"$logf" 2>&1 || rc=$?
+	return "$rc"
+}
+
+# report NAME LOG RC: PASS when RC is 0 and LOG has no diagnostic.
+report() {
+	local name=$1 logf=$2 rc=$3 first n
+	first=$(diagnostics "$logf" | head -n 1)
+	if [ "$rc" = 0 ] && [ -z "$first" ]; then
+		pass "$name"
+		return 0
+	elif [ -n "$first" ]; then
+		n=$(diagnostics "$logf" | wc -l)
+		fail "$name" "$n diagnostic line(s), rc=$rc: ${first:0:160}" "$logf"
+	else
+		fail "$name" "make exited $rc" "$logf"
+	fi
+	return 1
+}
+
+run_make() {	# run_make NAME LOG DIR ARGS...
+	local name=$1 logf=$2 rc=0
+	shift 2
+	: >"$logf"
+	make_log "$logf" "$@" || rc=$?
+	report "$name" "$logf" "$rc"
+}
+
+# A fresh copy of the sources to build in (the repository stays clean, and
+# the driver's relative includes of ../core and ../include keep working),
+# without the outputs of an in-place build.
+kbuild_outputs='(^|/)(Module\.symvers|modules\.order|\.[^/]*\.cmd|\.[^/]*\.d|\.tmp_[^/]*)$|\.(o|ko|mod|mod\.c|a)$'
+copy_tree() {	# copy_tree DEST
+	rm -rf "$1" && mkdir -p "$1" || return 1
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
+		[ "$(git -C "$src" rev-parse --show-toplevel)" = "$src" ]; then
+		(cd "$src" && git ls-files -z -c -o --exclude-standard |
+			grep -z -v -E "$kbuild_outputs" |
+			xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+			tar --null -T - -cf -) | tar -xf - -C "$1"
+	else
+		(cd "$src" && find . -path './build*' -prune -o -type f -print0 |
+			grep -z -v -E "$kbuild_outputs" |
+			tar --null -T - -cf -) | tar -xf - -C "$1"
+	fi
+}
+
+# ---------------------------------------------------------------- deps --
+
+KVER='' HVER=''
+step_deps() {
+	log "deps"
+	local missing=() p
+	for p in linux-headers-amd64 sparse gcc-aarch64-linux-gnu make perl \
+		xz-utils; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	if ((${#missing[@]})); then
+		log "installing ${missing[*]}"
+		if ! { "${sudo[@]}" apt-get update -qq &&
+			DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install \
+				-y -qq --no-install-recommends "${missing[@]}"; } \
+			>"$out/logs/deps.log" 2>&1; then
+			fail deps "apt-get install ${missing[*]} failed" "$out/logs/deps.log"
+			return 1
+		fi
+	fi
+	# The kernel the headers meta-package points at, not uname -r (CI runs
+	# on another kernel).
+	KVER=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 |
+		grep -o 'linux-headers-[^ ,]*-amd64' | head -n 1)
+	KVER=${KVER#linux-headers-}
+	HVER=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER" 2>/dev/null)
+	if [ -z "$KVER" ] || [ -z "$HVER" ] ||
+		[ ! -f "/usr/src/linux-headers-$KVER/Makefile" ]; then
+		fail deps "no installed linux-headers-<ver>-amd64 behind linux-headers-amd64"
+		return 1
+	fi
+	log "KVER=$KVER ($HVER)"
+	pass deps
+}
+
+# ------------------------------------------------- private apt (arm64) --
+# Its own lists, an empty dpkg status and only Debian's sources: nothing of
+# the system's apt or dpkg state changes, and no :arm64 package is
+# installed.  Also used for the arch:all linux-source package.
+
+apt_dir=$HF_CACHE/apt-arm64
+apt_opts=(-o APT::Architecture=arm64 -o APT::Architectures::=arm64
+	-o Dir::State::Lists="$apt_dir/lists" -o Dir::State::status="$apt_dir/status"
+	-o Dir::Cache="$apt_dir/cache" -o Dir::Cache::pkgcache=
+	-o Dir::Cache::srcpkgcache= -o Dir::Etc::SourceList="$apt_dir/sources.list"
+	-o Dir::Etc::SourceParts="$apt_dir/sources.list.d"
+	-o APT::Sandbox::User=root -o Debug::NoLocking=1)
+apt_updated=
+private_apt_update() {
+	[ -n "$apt_updated" ] && return 0
+	mkdir -p "$apt_dir"/{lists/partial,cache/archives/partial,sources.list.d} || return 1
+	: >"$apt_dir/status"
+	: >"$apt_dir/sources.list"
+	rm -f "$apt_dir"/sources.list.d/*
+	# Debian's own sources only (not third-party repositories, nor the
+	# temporary non-free file of fetch-nv-p2p.sh).
+	if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+		cp /etc/apt/sources.list.d/debian.sources "$apt_dir/sources.list.d/"
+	fi
+	if [ -f /etc/apt/sources.list ]; then
+		grep -E '^deb .*(debian|security)' /etc/apt/sources.list \
+			>"$apt_dir/sources.list" || true
+	fi
+	if [ ! -s "$apt_dir/sources.list" ] &&
+		[ -z "$(ls "$apt_dir/sources.list.d")" ]; then
+		echo "no Debian apt sources found in /etc/apt" >&2
+		return 1
+	fi
+	apt-get "${apt_opts[@]}" -qq update && apt_updated=1
+}
+
+# private_download DIR PKG[=VER]...: .debs into DIR
+private_download() {
+	local dir=$1
+	shift
+	mkdir -p "$dir" && (cd "$dir" && apt-get "${apt_opts[@]}" -qq download "$@")
+}
+
+# ------------------------------------------------------ arm64 headers --
+
+ARM_KDIR=
+step_arm64_headers() {
+	local abi=${KVER%-amd64} root base logf=$out/logs/arm64-headers.log
+	base=$HF_CACHE/kernel/$KVER
+	root=$base/arm64
+	ARM_KDIR=$root/usr/src/linux-headers-$abi-arm64
+	if [ -f "$root/.complete" ]; then
+		log "arm64 headers: cached in $root"
+		pass arm64-headers
+		return 0
+	fi
+	log "arm64 headers: private apt download of linux-headers-$abi-arm64"
+	if ! (
+		set -e
+		exec 9>"$HF_CACHE/.lock"
+		flock 9
+		[ -f "$root/.complete" ] && exit 0
+		private_apt_update
+		tmp=$base/arm64.tmp
+		rm -rf "$tmp" "$base/debs"
+		# The version of the installed amd64 headers: then their arch:all
+		# linux-headers-<abi>-common, which the arm64 Makefile includes
+		# from /usr/src, is the right one.
+		if private_download "$base/debs" "linux-headers-$abi-arm64=$HVER"; then
+			common=host
+		else
+			echo "linux-headers-$abi-arm64=$HVER not in the archive; taking the candidate with its own -common"
+			rm -rf "$base/debs"
+			private_download "$base/debs" "linux-headers-$abi-arm64" \
+				"linux-headers-$abi-common"
+			common=private
+		fi
+		for d in "$base"/debs/*.deb; do dpkg-deb -x "$d" "$tmp"; done
+		kd=$tmp/usr/src/linux-headers-$abi-arm64
+		[ -f "$kd/Makefile" ]
+		if [ "$common" = private ]; then
+			sed -i "s|^include /usr/src/|include $root/usr/src/|" "$kd/Makefile"
+		fi
+		# scripts -> ../../lib/linux-kbuild-X/scripts: the host's kbuild
+		# (Multi-Arch: foreign host tools, same version).
+		kb=$(readlink "$kd/scripts")
+		kb=${kb#../../lib/}
+		kb=${kb%/scripts}
+		[ -d "/usr/lib/$kb" ] || { echo "/usr/lib/$kb missing"; exit 1; }
+		mkdir -p "$tmp/usr/lib"
+		ln -sfn "/usr/lib/$kb" "$tmp/usr/lib/$kb"
+		rm -rf "$root" "$base/debs"
+		mv "$tmp" "$root"
+		touch "$root/.complete"
+	) >"$logf" 2>&1; then
+		fail arm64-headers "private apt download/unpack of linux-headers-$abi-arm64 failed" "$logf"
+		return 1
+	fi
+	pass arm64-headers
+}
+
+# --------------------------------------------------------- checkpatch --
+
+CHECKPATCH=
+get_checkpatch() {
+	local dir=$HF_CACHE/checkpatch/$HVER
+	CHECKPATCH=$dir/checkpatch.pl
+	[ -f "$dir/.complete" ] && return 0
+	log "checkpatch: downloading linux-source (Debian's, ~140 MB, once)"
+	(
+		set -e
+		exec 9>"$HF_CACHE/.lock"
+		flock 9
+		[ -f "$dir/.complete" ] && exit 0
+		private_apt_update
+		dl=$HF_CACHE/checkpatch/dl
+		rm -rf "$dl" "$dir.tmp"
+		# The source package that made the headers; if the archive has
+		# moved on, its current one.
+		pkg=linux-source-${KVER%%.*}.$(echo "$KVER" | cut -d. -f2)
+		private_download "$dl" "$pkg=$HVER" ||
+			private_download "$dl" "$pkg"
+		mkdir -p "$dir.tmp"
+		deb=$(ls "$dl"/*.deb)
+		dpkg-deb --fsys-tarfile "$deb" |
+			tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
+			tar -xJ -C "$dir.tmp" --strip-components=2 --wildcards \
+				'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+				'*/scripts/const_structs.checkpatch'
+		basename "$deb" >"$dir.tmp/SOURCE"
+		rm -rf "$dir" "$dl"
+		mv "$dir.tmp" "$dir"
+		touch "$dir/.complete"
+	)
+}
+
+step_checkpatch() {
+	local logf=$out/logs/checkpatch.log files=() f why n first
+	log "checkpatch --strict"
+	if ! get_checkpatch >"$out/logs/checkpatch-fetch.log" 2>&1; then
+		fail checkpatch "could not get checkpatch.pl from linux-source" \
+			"$out/logs/checkpatch-fetch.log"
+		return 1
+	fi
+	: >"$logf"
+	if [ ! -d "$src/driver" ]; then
+		fail checkpatch "no driver/ in $src"
+		return 1
+	fi
+	# A third-party declaration header may opt out with a line
+	# "checkpatch-exclude: <why>" in its first 40 lines.
+	while IFS= read -r -d '' f; do
+		f=${f#./}
+		why=$(head -n 40 "$src/$f" | sed -n 's/.*checkpatch-exclude: *\(..*\)/\1/p' |
+			sed 's| *\*/ *$||' | head -n 1)
+		if [ -n "$why" ]; then
+			echo "excluded $f: $why" >>"$logf"
+			log "checkpatch: excluded $f: $why"
+			continue
+		fi
+		files+=("$f")
+	done < <(cd "$src" && {
+		find driver core -maxdepth 1 \( -name '*.c' -o -name '*.h' \) -print0
+		find driver -mindepth 2 \( -name '*.c' -o -name '*.h' \) -print0
+		for f in core/os/hf_os_kernel.h include/uapi/hellofpga.h; do
+			[ -f "$f" ] && printf '%s\0' "$f"
+		done
+	} 2>/dev/null | grep -z -v -E "$kbuild_outputs" | sort -z -u)
+	if [ ${#files[@]} = 0 ]; then
+		fail checkpatch "no .c or .h files under driver/ or core/"
+		return 1
+	fi
+	(cd "$src" && perl "$CHECKPATCH" --no-tree --strict --terse --show-types \
+		--no-summary -f "${files[@]}" </dev/null) >>"$logf" 2>&1
+	n=$(grep -c -E ': (ERROR|WARNING|CHECK):' "$logf")
+	first=$(grep -m 1 -E ': (ERROR|WARNING|CHECK):' "$logf")
+	if [ "$n" = 0 ] && ! grep -q -v -e '^excluded ' "$logf"; then
+		pass checkpatch
+	else
+		[ "$n" = 0 ] && first=$(grep -m 1 -v -e '^excluded ' "$logf")
+		fail checkpatch "$n issue(s) in ${#files[@]} files: ${first:0:160}"
+		grep -v -e '^excluded ' "$logf" | head -n 15 | sed 's/^/    /'
+		echo "    (log: $logf)"
+		return 1
+	fi
+}
+
+# -------------------------------------------------------------- builds --
+
+NV_SRC=
+nvidia_src() {	# sets NV_SRC; the desktop flavour's NVIDIA_SRC_DIR
+	[ -n "$NV_SRC" ] && return 0
+	if [ -n "${NVIDIA_SRC_DIR:-}" ]; then
+		NV_SRC=$NVIDIA_SRC_DIR
+		return 0
+	fi
+	local fetch=$src/scripts/fetch-nv-p2p.sh
+	[ -f "$fetch" ] || fetch=$repo/scripts/fetch-nv-p2p.sh
+	[ -f "$fetch" ] || { echo "no scripts/fetch-nv-p2p.sh"; return 1; }
+	NV_SRC=$(exec 9>"$HF_CACHE/.lock.nv"; flock 9;
+		bash "$fetch" "$HF_CACHE/nvidia-open" | tail -n 1) || return 1
+	[ -f "$NV_SRC/nvidia/nv-p2p.h" ] || {
+		echo "fetch-nv-p2p.sh printed '$NV_SRC', which has no nvidia/nv-p2p.h"
+		NV_SRC=
+		return 1
+	}
+}
+
+# build_arch ARCH: main module, then nvp2p (desktop; TEGRA=1 on arm64) in
+# $out/ARCH, and for arm64 the desktop flavour in $out/arm64-desktop.
+declare -A built=()	# [ARCH:DIR] built without a diagnostic
+build_arch() {
+	local arch=$1 tree=$out/$1 kdir args=() ok=1 nv
+	log "build $arch"
+	if [ "$arch" = amd64 ]; then
+		kdir=/usr/src/linux-headers-$KVER
+	else
+		kdir=$ARM_KDIR
+		args=(ARCH=arm64 "CROSS_COMPILE=$CROSS")
+	fi
+	args=(KDIR="$kdir" "${args[@]}" KCFLAGS=-Werror W=1)
+	if ! copy_tree "$tree" 2>"$out/logs/copy-$arch.log"; then
+		fail "build-$arch" "copying the sources failed" "$out/logs/copy-$arch.log"
+		return 1
+	fi
+	if [ ! -f "$tree/driver/Makefile" ] && [ ! -f "$tree/driver/Kbuild" ]; then
+		fail "build-$arch" "driver/ has no Makefile or Kbuild yet"
+		ok=
+	else
+		if run_make "build-$arch" "$out/logs/build-$arch.log" \
+			"$tree/driver" "${args[@]}"; then
+			built[$arch:driver]=1
+		else
+			ok=
+		fi
+	fi
+	local flavours=(desktop)
+	[ "$arch" = arm64 ] && flavours=(tegra desktop)
+	for nv in "${flavours[@]}"; do
+		local name=build-$arch-nvp2p ntree=$tree fl=()
+		[ "$arch" = arm64 ] && name=$name-$nv
+		if [ ! -f "$tree/driver/nvp2p/Makefile" ] &&
+			[ ! -f "$tree/driver/nvp2p/Kbuild" ]; then
+			fail "$name" "driver/nvp2p/ has no Makefile or Kbuild yet"
+			ok=
+			continue
+		fi
+		if [ -z "${built[$arch:driver]:-}" ]; then
+			fail "$name" "not built: it links against hellofpga.ko, and build-$arch failed"
+			ok=
+			continue
+		fi
+		if [ "$nv" = tegra ]; then
+			fl=(TEGRA=1)
+		else
+			if ! nvidia_src >>"$out/logs/nvidia-src.log" 2>&1; then
+				fail "$name" "no NVIDIA_SRC_DIR (scripts/fetch-nv-p2p.sh failed)" \
+					"$out/logs/nvidia-src.log"
+				ok=
+				continue
+			fi
+			fl=(NVIDIA_SRC_DIR="$NV_SRC")
+			if [ "$arch" = arm64 ]; then
+				# second flavour: a copy of the tree with the main
+				# module already built
+				ntree=$out/arm64-desktop
+				rm -rf "$ntree" && cp -a "$tree" "$ntree"
+				rm -f "$ntree"/driver/nvp2p/*.ko
+			fi
+		fi
+		if run_make "$name" "$out/logs/$name.log" "$ntree/driver/nvp2p" \
+			"${args[@]}" "${fl[@]}"; then
+			[ "$ntree" = "$tree" ] && built[$arch:driver/nvp2p]=1
+		else
+			ok=
+		fi
+	done
+	[ -n "$ok" ]
+}
+
+# sparse ARCH: C=2 over what build_arch built cleanly in $out/ARCH (the main
+# module, and nvp2p desktop on amd64, TEGRA=1 on arm64): nothing is
+# recompiled, sparse checks every file.
+step_sparse_arch() {
+	local arch=$1 tree=$out/$1 kdir args=() fl=() rc=0 d logf notrun=()
+	logf=$out/logs/sparse-$arch.log
+	log "sparse $arch"
+	if [ "$arch" = amd64 ]; then
+		kdir=/usr/src/linux-headers-$KVER
+		fl=(NVIDIA_SRC_DIR="$NV_SRC")
+	else
+		kdir=$ARM_KDIR
+		args=(ARCH=arm64 "CROSS_COMPILE=$CROSS")
+		fl=(TEGRA=1)
+	fi
+	args=(KDIR="$kdir" "${args[@]}" KCFLAGS=-Werror W=1 C=2 CHECK=sparse)
+	: >"$logf"
+	for d in driver driver/nvp2p; do
+		if [ -z "${built[$arch:$d]:-}" ]; then
+			notrun+=("$d")
+		elif [ "$d" = driver ]; then
+			make_log "$logf" "$tree/$d" "${args[@]}" || rc=$?
+		else
+			make_log "$logf" "$tree/$d" "${args[@]}" "${fl[@]}" || rc=$?
+		fi
+	done
+	if ((${#notrun[@]})) && ! diagnostics "$logf" | grep -q .; then
+		fail "sparse-$arch" "not run on ${notrun[*]}: its $arch build failed"
+		return 1
+	fi
+	report "sparse-$arch" "$logf" "$rc" || return 1
+}
+
+# ---------------------------------------------------------------- main --
+
+want() { [ -n "${steps[$1]:-}" ]; }
+declare -A steps=()
+[ $# = 0 ] && set -- checkpatch amd64 arm64 sparse
+for s in "$@"; do
+	case $s in
+	all) steps[checkpatch]=1 steps[amd64]=1 steps[arm64]=1 steps[sparse]=1 ;;
+	deps | checkpatch | amd64 | arm64) steps[$s]=1 ;;
+	sparse) steps[sparse]=1 steps[amd64]=1 steps[arm64]=1 ;;
+	arm64-headers) steps[arm64h]=1 ;;
+	*)
+		sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2
+		exit 2
+		;;
+	esac
+done
+want arm64 && steps[arm64h]=1
+
+[ "$src" != "$repo" ] && log "sources: $src (HF_KERNEL_SRC_OVERRIDE)"
+start=$SECONDS
+if step_deps; then
+	want checkpatch && step_checkpatch
+	want amd64 && build_arch amd64
+	arm_ok=
+	want arm64h && step_arm64_headers && arm_ok=1
+	if want arm64; then
+		if [ -n "$arm_ok" ]; then
+			build_arch arm64
+		else
+			fail build-arm64 "no arm64 headers"
+		fi
+	fi
+	if want sparse; then
+		step_sparse_arch amd64
+		if [ -n "$arm_ok" ]; then
+			step_sparse_arch arm64
+		else
+			fail sparse-arm64 "no arm64 headers"
+		fi
+	fi
+fi
+log "done in $((SECONDS - start)) s; logs in $out/logs"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]

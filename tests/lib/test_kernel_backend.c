@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_kernel_backend.c - the library's kernel backend (lib/backend_kernel.c)
+ * against libhf_fakedev.so, the test double of hellofpga.ko
+ * (tests/fakedev/): discovery, GET_INFO and the ABI check, the CPU path
+ * through the channel nodes, the user BAR, the driver's error texts, GPU
+ * Direct with the emulated GPU through PIN_HOST / XFER / UNPIN, and the
+ * 15-case "hellofpga test" through the kernel backend.
+ *
+ * The program re-executes itself with the fake in LD_PRELOAD (and, in
+ * sanitizer builds, with ASan's link-order check off: the fake then comes
+ * before the ASan runtime, which still intercepts what the fake passes on).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpu.h"
+#include "harness.h"
+#include "hf_lib.h"
+#include "lib_helpers.h"
+#include "uapi/hellofpga.h"
+#include "xdma_model.h"
+
+#define KIB	1024ul
+#define MIB	(1024ul * 1024ul)
+#define CARD0	"/dev/hellofpga0"
+
+__attribute__((constructor)) static void reexec_under_fake(int argc,
+							     char **argv,
+							     char **envp)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	const char *asan = getenv("ASAN_OPTIONS");
+	char *buf;
+	size_t len;
+
+	if (pre && strstr(pre, HF_FAKEDEV_PATH))
+		return;
+	len = strlen(HF_FAKEDEV_PATH) + (pre ? strlen(pre) : 0) + 2;
+	buf = malloc(len);
+	if (!buf)
+		return;
+	snprintf(buf, len, "%s%s%s", HF_FAKEDEV_PATH, pre && *pre ? ":" : "",
+		 pre ? pre : "");
+	setenv("LD_PRELOAD", buf, 1);
+	free(buf);
+	len = (asan ? strlen(asan) : 0) + 64;
+	buf = malloc(len);
+	if (!buf)
+		return;
+	snprintf(buf, len, "%s%sverify_asan_link_order=0", asan ? asan : "",
+		 asan && *asan ? ":" : "");
+	setenv("ASAN_OPTIONS", buf, 1);
+	free(buf);
+	execv("/proc/self/exe", argv);
+	fprintf(stderr, "cannot re-execute under %s: %s\n", HF_FAKEDEV_PATH,
+		strerror(errno));
+	exit(2);
+}
+
+/* A fresh fake: card 0 only, default options. */
+static void fake_defaults(void)
+{
+	unsetenv("HELLOFPGA_DEVICE");
+	unsetenv("HF_FAKEDEV_CARDS");
+	unsetenv("HF_FAKEDEV_NO_MODULE");
+	unsetenv("HF_FAKEDEV_ABI_MAJOR");
+	unsetenv("HF_FAKEDEV_FEATURES");
+	setenv("HF_FAKEDEV_CARD", "emu,private,ddr=64M", 1);
+	setenv("HELLOFPGA_GPU", "emu", 1);
+}
+
+static HELLOFPGA_HANDLE kopen(const char *name)
+{
+	HELLOFPGA_HANDLE h = NULL;
+	int ret = HelloFPGA_Open(name, &h);
+
+	HF_CHECK_MSG(ret == 0, "open %s: %d: %s", name ? name : "(NULL)", ret,
+		     HelloFPGA_GetLastError(NULL));
+	return h;
+}
+
+/* The fake's counters, read through the ABI from a node of our own. */
+static struct hellofpga_stats stats(void)
+{
+	struct hellofpga_stats st;
+	int fd = open(CARD0 "_control", O_RDWR | O_CLOEXEC);
+
+	memset(&st, 0, sizeof(st));
+	HF_CHECK(fd >= 0);
+	HF_CHECK_EQ(ioctl(fd, HELLOFPGA_IOC_GET_STATS, &st), 0);
+	close(fd);
+	return st;
+}
+
+static void (*hook_fail_next(void))(int, const char *)
+{
+	void (*fn)(int, const char *);
+	void *p = dlsym(RTLD_DEFAULT, "hf_fakedev_fail_next");
+
+	HF_CHECK(p);
+	memcpy(&fn, &p, sizeof(p));
+	return fn;
+}
+
+HF_TEST(kb_open_null_finds_card0)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_INFO info;
+
+	fake_defaults();
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK(!strcmp(info.name, CARD0));
+	HF_CHECK_EQ(info.backend, HELLOFPGA_BACKEND_KERNEL);
+	HF_CHECK(!strcmp(info.backend_name, "kernel driver"));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	/* the environment variable names it too */
+	setenv("HELLOFPGA_DEVICE", CARD0, 1);
+	h = kopen("");
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HELLOFPGA_DEVICE");
+}
+
+HF_TEST(kb_open_null_takes_the_lowest_numbered_card)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_INFO info;
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARDS", "5,2,9", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK(!strcmp(info.name, "/dev/hellofpga2"));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	h = kopen("/dev/hellofpga9_control");
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK(!strcmp(info.name, "/dev/hellofpga9_control"));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(kb_open_errors_say_why)
+{
+	HELLOFPGA_HANDLE h = (HELLOFPGA_HANDLE)0x1;
+
+	fake_defaults();
+	HF_CHECK_ERR(HelloFPGA_Open("/dev/hellofpga1", &h), -ENODEV);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "/dev/hellofpga1"));
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "HELLOFPGA_DEVICE=emu"));
+	HF_CHECK_ERR(HelloFPGA_Open("/dev/hellofpga", &h), -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_Open("/dev/hellofpga0_user", &h), -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_Open("/dev/null", &h), -EINVAL);
+	/* module loaded, no card */
+	setenv("HF_FAKEDEV_CARDS", "", 1);
+	HF_CHECK_ERR(HelloFPGA_Open(NULL, &h), -ENODEV);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "driver is loaded"));
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "HELLOFPGA_DEVICE=emu"));
+	/* no module, no card: the text of a machine without the driver */
+	setenv("HF_FAKEDEV_NO_MODULE", "1", 1);
+	HF_CHECK_ERR(HelloFPGA_Open(NULL, &h), -ENODEV);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "driver not loaded"));
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "HELLOFPGA_DEVICE=emu"));
+	HF_CHECK(h == (HELLOFPGA_HANDLE)0x1);
+}
+
+HF_TEST(kb_info_has_geometry_abi_and_features)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_INFO info;
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARD", "emu,private,ddr=32M,h2c=2,c2h=3,irq=poll",
+	       1);
+	setenv("HF_FAKEDEV_TIMEOUT_MS", "1234", 1);
+	setenv("HF_FAKEDEV_FEATURES", "0x21", 1);
+	setenv("HF_FAKEDEV_ABI_MINOR", "7", 1);
+	h = kopen(CARD0);
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK_EQ(info.num_h2c, 2);
+	HF_CHECK_EQ(info.num_c2h, 3);
+	HF_CHECK_EQ(info.ddr_size, 32 * MIB);
+	HF_CHECK_EQ(info.irq_mode, HELLOFPGA_IRQ_POLL);
+	HF_CHECK_EQ(info.addr_align, 1);
+	HF_CHECK_EQ(info.len_granularity, 1);
+	HF_CHECK(info.ip_version != 0);
+	HF_CHECK_EQ(info.timeout_ms, 1234);
+	HF_CHECK_EQ(info.abi_version, HELLOFPGA_ABI_MAJOR << 16 | 7);
+	HF_CHECK_EQ(info.features, 0x21);
+	HF_CHECK(strstr(info.driver_version, "fakedev"));
+	HF_CHECK(!strcmp(info.lib_version, HelloFPGA_Version()));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_TIMEOUT_MS");
+	unsetenv("HF_FAKEDEV_ABI_MINOR");
+}
+
+HF_TEST(kb_emulated_card_reports_no_abi_or_features)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_INFO info;
+
+	t_emu_dir();
+	h = kopen("emu,private");
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK_EQ(info.abi_version, 0);
+	HF_CHECK_EQ(info.features, 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(kb_abi_major_mismatch_is_eproto)
+{
+	HELLOFPGA_HANDLE h = (HELLOFPGA_HANDLE)0x1;
+	char want[64];
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_ABI_MAJOR", "2", 1);
+	HF_CHECK_ERR(HelloFPGA_Open(NULL, &h), -EPROTO);
+	snprintf(want, sizeof(want), "driver ABI 2.0, library needs %d.x",
+		 HELLOFPGA_ABI_MAJOR);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(NULL), want), "%s",
+		     HelloFPGA_GetLastError(NULL));
+	HF_CHECK(h == (HELLOFPGA_HANDLE)0x1);
+	/* and the control node was closed again: the fake has no card left */
+	unsetenv("HF_FAKEDEV_ABI_MAJOR");
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(kb_cpu_round_trips_random_sizes_and_addresses)
+{
+	HELLOFPGA_HANDLE h;
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	size_t max = 3 * MIB, actual;
+	uint8_t *src = malloc(max + 64), *dst = malloc(max + 64);
+
+	HF_CHECK(src && dst);
+	fake_defaults();
+	h = kopen(NULL);
+	for (int i = 0; i < 200; i++) {
+		size_t len = 1 + t_rand(&rng) % (i % 10 ? 64 * KIB : max);
+		uint64_t addr = t_rand(&rng) % (64 * MIB - len);
+		size_t so = t_rand(&rng) % 64, dof = t_rand(&rng) % 64;
+		int hc = t_rand(&rng) % 4, cc = t_rand(&rng) % 4;
+
+		t_fill(src + so, len, i);
+		memset(dst + dof, 0, len);
+		HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, hc, src + so, addr,
+						       len, &actual), 0);
+		HF_CHECK_EQ(actual, len);
+		HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, cc, dst + dof, addr,
+						      len, &actual), 0);
+		HF_CHECK_EQ(actual, len);
+		HF_CHECK_MSG(t_check(dst + dof, len, i) < 0,
+			     "round %d: %zu bytes at 0x%llx differ at %ld", i,
+			     len, (unsigned long long)addr,
+			     t_check(dst + dof, len, i));
+	}
+	/* the last byte of card memory */
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, src, 64 * MIB - 1, 1,
+					       NULL), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	free(src);
+	free(dst);
+}
+
+HF_TEST(kb_short_transfers_and_eintr_are_continued)
+{
+	HELLOFPGA_HANDLE h;
+	size_t len = 1 * MIB + 333, actual;
+	uint8_t *src = malloc(len), *dst = calloc(1, len);
+	struct hellofpga_stats st;
+
+	HF_CHECK(src && dst);
+	fake_defaults();
+	setenv("HF_FAKEDEV_MAX_RW", "65536", 1);
+	setenv("HF_FAKEDEV_EINTR_EVERY", "3", 1);
+	h = kopen(NULL);
+	t_fill(src, len, 77);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 1, src, 4096 + 5, len,
+					       &actual), 0);
+	HF_CHECK_EQ(actual, len);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 2, dst, 4096 + 5, len,
+					      &actual), 0);
+	HF_CHECK_EQ(actual, len);
+	HF_CHECK(t_check(dst, len, 77) < 0);
+	st = stats();
+	HF_CHECK_EQ(st.runs[1], (len + 65535) / 65536);	/* H2C1 */
+	HF_CHECK_EQ(st.bytes[1], len);
+	HF_CHECK_EQ(st.bytes[4 + 2], len);			/* C2H2 */
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_MAX_RW");
+	unsetenv("HF_FAKEDEV_EINTR_EVERY");
+	free(src);
+	free(dst);
+}
+
+/* One bad call, run against a card; returns its result. */
+static int bad_call(HELLOFPGA_HANDLE h, int which, uint8_t *buf)
+{
+	uint32_t v;
+
+	switch (which) {
+	case 0: return HelloFPGA_DMA_MM_ReadC2H(h, 4, buf, 0, 16, NULL);
+	case 1: return HelloFPGA_DMA_MM_WriteH2C(h, -1, buf, 0, 16, NULL);
+	case 2: return HelloFPGA_DMA_MM_ReadC2H(h, 0, NULL, 0, 16, NULL);
+	case 3: return HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 64 * MIB - 8, 16,
+						 NULL);
+	case 4: return HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, ~0ull - 4, 16,
+						NULL);
+	case 5: return HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, 64 * MIB, 1, NULL);
+	case 6: return HelloFPGA_UserRead32(h, 2, &v);
+	case 7: return HelloFPGA_UserWrite32(h, HF_USER_BAR_SIZE, 1);
+	case 8: return HelloFPGA_UserRead32(h, 0, NULL);
+	case 9: return HelloFPGA_SetTimeout(h, 0);
+	case 10: return HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, 0, 0, NULL);
+	case 11: return HelloFPGA_GPUDirect_Unpin(h, 0x12345);
+	case 12: return HelloFPGA_GPUDirect_Xfer(h, 0, 0x12345, 0, 0, 4096, 7,
+						 0, NULL);
+	case 13: return HelloFPGA_GetCounters(h, NULL);
+	}
+	return 1;
+}
+
+HF_TEST(kb_bad_inputs_fail_as_on_the_emulated_card)
+{
+	HELLOFPGA_HANDLE k, e;
+	uint8_t buf[64];
+
+	fake_defaults();
+	t_emu_dir();
+	k = kopen(NULL);
+	e = kopen("emu,private,ddr=64M");
+	for (int i = 0; i < 14; i++) {
+		int rk = bad_call(k, i, buf), re = bad_call(e, i, buf);
+
+		HF_CHECK_MSG(rk == re, "case %d: kernel %d, emulated %d (%s)",
+			     i, rk, re, HelloFPGA_GetLastError(k));
+		HF_CHECK_MSG(i == 10 || rk < 0, "case %d succeeded", i);
+	}
+	HF_CHECK_ERR(HelloFPGA_Close(k), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(e), 0);
+}
+
+HF_TEST(kb_driver_text_surfaces_in_last_error)
+{
+	void (*fail_next)(int, const char *) = hook_fail_next();
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_COUNTERS c;
+	uint8_t buf[4096];
+	size_t actual = 99;
+
+	fake_defaults();
+	h = kopen(NULL);
+	fail_next(-ETIMEDOUT,
+		  "C2H1: engine timed out after 5000 ms, stopped; status 0x00000001");
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 1, buf, 0, sizeof(buf),
+					      &actual), -ETIMEDOUT);
+	HF_CHECK_EQ(actual, 0);
+	HF_CHECK(!strcmp(HelloFPGA_GetLastError(h),
+			 "C2H1: engine timed out after 5000 ms, stopped; status 0x00000001"));
+	HF_CHECK_ERR(HelloFPGA_GetCounters(h, &c), 0);
+	HF_CHECK_EQ(c.errors, 1);
+	HF_CHECK_EQ(c.timeouts, 1);
+	HF_CHECK_EQ(c.model_valid, 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(kb_engine_error_of_the_card_surfaces)
+{
+	int (*inject)(unsigned int, uint32_t);
+	void *p = dlsym(RTLD_DEFAULT, "hf_fakedev_inject");
+	HELLOFPGA_HANDLE h;
+	uint8_t buf[4096];
+
+	HF_CHECK(p);
+	memcpy(&inject, &p, sizeof(p));
+	fake_defaults();
+	h = kopen(NULL);
+	HF_CHECK_ERR(inject(0, XDMA_FAULT_DESC_READ), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf),
+					       NULL), -EIO);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "H2C0"), "%s",
+		     HelloFPGA_GetLastError(h));
+	/* the card goes on working */
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf),
+					       NULL), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(kb_user_bar_through_the_user_node)
+{
+	HELLOFPGA_HANDLE h;
+	uint32_t v = 0;
+
+	fake_defaults();
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, 0, &v), 0);
+	HF_CHECK_EQ(v, 0x48465047);		/* HF_USER_ID, "HFPG" */
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, 0x8, 0xdeadbeef), 0);
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, 0x8, &v), 0);
+	HF_CHECK_EQ(v, 0xdeadbeef);		/* HF_USER_SCRATCH */
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, 0x1ffc, 7), 0);
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, 0x1ffc, &v), 0);
+	HF_CHECK_EQ(v, 7);			/* last word of HF_USER_RAM */
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(kb_counters_come_from_the_handle_and_driver)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_COUNTERS c;
+	uint8_t buf[8192];
+
+	fake_defaults();
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf),
+					       NULL), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 3, buf, 0, 100, NULL), 0);
+	HF_CHECK_ERR(HelloFPGA_GetCounters(h, &c), 0);
+	HF_CHECK_EQ(c.transfers, 2);
+	HF_CHECK_EQ(c.bytes_h2c, sizeof(buf));
+	HF_CHECK_EQ(c.bytes_c2h, 100);
+	HF_CHECK_EQ(c.model_valid, 0);
+	HF_CHECK(c.irqs >= 2);		/* MSI-X: one per run */
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(kb_gpudirect_emulated_gpu_through_pin_host)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_GPU_HANDLE gh;
+	struct hellofpga_stats st;
+	size_t size = 1 * MIB, actual;
+	uint8_t *host = malloc(size), *back = malloc(size);
+	void *gpu;
+
+	HF_CHECK(host && back);
+	fake_defaults();
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	t_fill(host, size, 5);
+	HF_CHECK_ERR(HelloFPGA_GPU_Memcpy(gpu, host, size,
+					  HELLOFPGA_MEMCPY_HOST_TO_GPU), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	st = stats();
+	HF_CHECK_EQ(st.pins, 1);
+	HF_CHECK_EQ(st.pinned_bytes, size);
+	/* GPU -> card, checked through the CPU path */
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_WriteH2C(h, 2, gh, 8 * MIB, size, 0),
+		     0);
+	memset(back, 0, size);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, back, 8 * MIB, size, NULL),
+		     0);
+	HF_CHECK(t_check(back, size, 5) < 0);
+	/* card -> GPU, a sub-range */
+	t_fill(host, 64 * KIB, 6);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 1, host, 20 * MIB, 64 * KIB,
+					       NULL), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Xfer(h, 3, gh, 128 * KIB, 20 * MIB,
+					      64 * KIB, HELLOFPGA_DIR_C2H, 1000,
+					      &actual), 0);
+	HF_CHECK_EQ(actual, 64 * KIB);
+	HF_CHECK_ERR(HelloFPGA_GPU_Memcpy(back, gpu, size,
+					  HELLOFPGA_MEMCPY_GPU_TO_HOST), 0);
+	HF_CHECK(t_check(back + 128 * KIB, 64 * KIB, 6) < 0);
+	/* the XFERs ran on the engines asked for */
+	st = stats();
+	HF_CHECK_EQ(st.bytes[2], size);			/* H2C2 */
+	HF_CHECK_EQ(st.bytes[4 + 3], 64 * KIB);		/* C2H3 */
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_EQ(stats().pins, 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), -ENOENT);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	free(host);
+	free(back);
+}
+
+HF_TEST(kb_gpudirect_tegra_emulated_gpu)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_GPU_HANDLE gh;
+	size_t size = 64 * KIB;
+	uint8_t *buf = malloc(size);
+	void *gpu;
+
+	HF_CHECK(buf);
+	fake_defaults();
+	setenv("HELLOFPGA_GPU", "emu-tegra", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	t_fill(gpu, size, 9);		/* Tegra: CPU-addressable */
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_WriteH2C(h, 0, gh, 4096, size, 0), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 1, buf, 4096, size, NULL), 0);
+	HF_CHECK(t_check(buf, size, 9) < 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	free(buf);
+}
+
+HF_TEST(kb_transfer_mode_goes_through_xfer)
+{
+	HELLOFPGA_HANDLE h;
+	size_t size = 256 * KIB;
+	uint8_t *host = malloc(size), *gpu_u8;
+	struct hellofpga_stats st;
+	void *gpu;
+
+	HF_CHECK(host);
+	fake_defaults();
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	gpu_u8 = gpu;
+	HF_CHECK_ERR(HelloFPGA_SetGPUBuffer(h, gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_SetTransferMode(h, HELLOFPGA_XFER_MODE_GPU_PINNED),
+		     0);
+	t_fill(host, size, 11);
+	HF_CHECK_ERR(HelloFPGA_GPU_Memcpy(gpu, host, size,
+					  HELLOFPGA_MEMCPY_HOST_TO_GPU), 0);
+	/* a GPU buffer in a DMA_MM call: XFER on H2C1 */
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 1, gpu_u8 + 4096, 0x1000,
+					       8192, NULL), 0);
+	st = stats();
+	HF_CHECK_EQ(st.bytes[1], 8192);
+	HF_CHECK_EQ(st.pins, 1);
+	/* a host buffer: the CPU path, beside it */
+	memset(host, 0, 8192);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, host, 0x1000, 8192, NULL),
+		     0);
+	{
+		uint8_t ref[8192];
+
+		HF_CHECK_ERR(HelloFPGA_GPU_Memcpy(ref, gpu_u8 + 4096, 8192,
+						  HELLOFPGA_MEMCPY_GPU_TO_HOST),
+			     0);
+		HF_CHECK(!memcmp(host, ref, 8192));
+	}
+	HF_CHECK_ERR(HelloFPGA_SetGPUBuffer(h, NULL, 0), 0);
+	HF_CHECK_EQ(stats().pins, 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	free(host);
+}
+
+HF_TEST(kb_close_releases_pins)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_GPU_HANDLE a, b;
+	int fd;
+	void *ga, *gb;
+
+	fake_defaults();
+	/* our own node keeps the fake's card alive across the Close */
+	fd = open(CARD0 "_control", O_RDWR | O_CLOEXEC);
+	HF_CHECK(fd >= 0);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&ga, 128 * KIB), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gb, 64 * KIB), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, ga, 128 * KIB, &a), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gb, 64 * KIB, &b), 0);
+	HF_CHECK_EQ(stats().pins, 2);
+	HF_CHECK_EQ(stats().pinned_bytes, 192 * KIB);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_EQ(stats().pins, 0);
+	HF_CHECK_EQ(stats().pinned_bytes, 0);
+	close(fd);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(ga), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gb), 0);
+}
+
+HF_TEST(kb_pin_refusals_of_the_driver)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_GPU_HANDLE gh;
+	void *gpu;
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_PIN_LIMIT", "65536", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, 128 * KIB), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, 128 * KIB, &gh), -ENOMEM);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "pin limit"), "%s",
+		     HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, 64 * KIB, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_PIN_LIMIT");
+	/* a driver without host pinning */
+	setenv("HF_FAKEDEV_FEATURES", "0", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, 64 * KIB, &gh),
+		     -EOPNOTSUPP);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "PIN_HOST"));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+}
+
+HF_TEST(kb_fake_validates_reserved_fields)
+{
+	struct hellofpga_info hi;
+	struct hellofpga_pin p;
+	struct hellofpga_last_error le;
+	int fd;
+
+	fake_defaults();
+	fd = open(CARD0 "_control", O_RDWR | O_CLOEXEC);
+	HF_CHECK(fd >= 0);
+	memset(&hi, 0, sizeof(hi));
+	hi.reserved[3] = 1;
+	HF_CHECK_ERR(ioctl(fd, HELLOFPGA_IOC_GET_INFO, &hi), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	memset(&le, 0, sizeof(le));
+	HF_CHECK_ERR(ioctl(fd, HELLOFPGA_IOC_LAST_ERROR, &le), 0);
+	HF_CHECK_EQ(le.error, -EINVAL);
+	HF_CHECK(strstr(le.text, "reserved"));
+	memset(&p, 0, sizeof(p));
+	p.type = HELLOFPGA_PIN_CUDA;
+	p.fd = -1;
+	HF_CHECK_ERR(ioctl(fd, HELLOFPGA_IOC_PIN, &p), -1);
+	HF_CHECK_EQ(errno, EOPNOTSUPP);
+	HF_CHECK_ERR(ioctl(fd, 0x1234, &p), -1);
+	HF_CHECK_EQ(errno, ENOTTY);
+	close(fd);
+}
+
+/*
+ * Run the hellofpga program (LD_PRELOAD is inherited) with @args; its
+ * standard output into @out.  Returns its exit status, -1 when it did not
+ * exit.
+ */
+static int run_cli(char *const args[], char *out, size_t outlen)
+{
+	int pfd[2], st;
+	size_t got = 0;
+	ssize_t r;
+	pid_t pid;
+
+	HF_CHECK(!pipe(pfd));
+	pid = fork();
+	HF_CHECK(pid >= 0);
+	if (!pid) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		close(pfd[1]);
+		execv(HF_CLI_PATH, args);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while ((r = read(pfd[0], out + got, outlen - 1 - got)) > 0)
+		got += r;
+	out[got] = '\0';
+	close(pfd[0]);
+	HF_CHECK(waitpid(pid, &st, 0) == pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+HF_TEST(kb_hellofpga_info_shows_driver_abi_and_features)
+{
+	char *args[] = { "hellofpga", "-d", CARD0, "info", NULL };
+	static char out[8192];
+	char want[64];
+
+	fake_defaults();
+	HF_CHECK_ERR(run_cli(args, out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "driver ABI:        %d.%d",
+		 HELLOFPGA_ABI_MAJOR, HELLOFPGA_ABI_MINOR);
+	HF_CHECK_MSG(strstr(out, want), "%s", out);
+	HF_CHECK_MSG(strstr(out, "driver features:   0x21 pin-host poll-mode"),
+		     "%s", out);
+	HF_CHECK_MSG(strstr(out, "backend:           kernel driver"), "%s", out);
+}
+
+HF_TEST(kb_hellofpga_test_passes_through_the_kernel_backend)
+{
+	char *args[] = { "hellofpga", "-d", CARD0, "test", NULL };
+	static char out[65536];
+	int st;
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARD", "emu,private", 1);	/* 2 GiB, as default */
+	st = run_cli(args, out, sizeof(out));
+	HF_CHECK_MSG(st == 0, "hellofpga test exited %d:\n%s", st, out);
+	HF_CHECK_MSG(!strstr(out, "SKIP"), "%s", out);
+}
