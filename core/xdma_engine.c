@@ -778,6 +778,17 @@ void xdma_engine_isr(struct xdma_engine *e)
 }
 
 /**
+ * xdma_engine_abort() - wake a run waiting on @e because the card is being
+ *	removed; the caller has set @e->xdev->gone (WRITE_ONCE) and issued a
+ *	full barrier first, so the run sees it and ends with -ENODEV.
+ * @e: an initialised engine
+ */
+void xdma_engine_abort(struct xdma_engine *e)
+{
+	hf_os_event_signal(&e->irq_event);
+}
+
+/**
  * xdma_dev_isr_pending() - engines requesting an interrupt (shared vector).
  * @xdev: the card
  *
@@ -848,6 +859,8 @@ static int xdma_engine_wait_wb(struct xdma_engine *e, u32 count, u64 start,
 	if (deadline < start)
 		deadline = ~0ull;
 	for (;;) {
+		if (unlikely(READ_ONCE(e->xdev->gone)))
+			return -ENODEV;
 		wb = le32_to_cpu(READ_ONCE(*e->wb));
 		if (wb & XDMA_WB_ERR)
 			return -EIO;
@@ -1052,16 +1065,26 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 		}
 		hf_os_event_reset(&e->irq_event);
 	}
-	/* Descriptors and writeback word visible before the engine starts. */
-	wmb();
+	/*
+	 * Descriptors and writeback word visible before the engine starts;
+	 * the event reset ordered before the removal check (pairs with the
+	 * barrier in xdma_engine_abort()'s caller, see struct xdma_dev).
+	 */
+	mb();
 	start = hf_os_now_ns();
-	xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL |
-		(e->poll ? XDMA_CTRL_POLL_MODE_WB : 0));
-
-	if (e->poll)
-		ret = xdma_engine_wait_wb(e, count, start, timeout_ns);
-	else
-		ret = hf_os_event_wait(&e->irq_event, timeout_ns);
+	if (unlikely(READ_ONCE(e->xdev->gone))) {
+		ret = -ENODEV;
+	} else {
+		xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL |
+			(e->poll ? XDMA_CTRL_POLL_MODE_WB : 0));
+		if (e->poll)
+			ret = xdma_engine_wait_wb(e, count, start, timeout_ns);
+		else
+			ret = hf_os_event_wait(&e->irq_event, timeout_ns);
+		/* woken by xdma_engine_abort(): the card is going away */
+		if (unlikely(READ_ONCE(e->xdev->gone)))
+			ret = -ENODEV;
+	}
 	done_ns = hf_os_now_ns();
 	res->elapsed_ns = done_ns - start;
 

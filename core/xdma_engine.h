@@ -75,12 +75,16 @@ int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
  * @num_h2c: H2C channels found by xdma_dev_probe()
  * @num_c2h: C2H channels found by xdma_dev_probe()
  * @version: IP version byte of the H2C0 (or C2H0) identifier
+ * @gone: set (WRITE_ONCE, then xdma_engine_abort() on every engine) when the
+ *	card is being removed: runs in flight end at once with -ENODEV instead
+ *	of waiting for their timeout, and new runs fail with -ENODEV
  */
 struct xdma_dev {
 	const struct hf_mmio *bar;
 	u32 num_h2c;
 	u32 num_c2h;
 	u32 version;
+	bool gone;
 };
 
 int xdma_dev_probe(struct xdma_dev *xdev, const struct hf_mmio *bar);
@@ -174,6 +178,7 @@ void xdma_engine_fini(struct xdma_engine *e);
 int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 		    u64 timeout_ns, struct xdma_result *res);
 void xdma_engine_isr(struct xdma_engine *e);
+void xdma_engine_abort(struct xdma_engine *e);
 u32 xdma_dev_isr_pending(struct xdma_dev *xdev);
 int xdma_decode_status(enum xdma_dir dir, u32 status, char *buf,
 		       size_t len);

@@ -745,6 +745,22 @@ static void hf_remove(struct pci_dev *pdev)
 	mutex_unlock(&hf_cards_lock);
 	hf_cdev_destroy(card);
 
+	/*
+	 * Runs in flight end now with -ENODEV instead of waiting out their
+	 * timeout while remove() waits for them below.
+	 */
+	WRITE_ONCE(card->xdev.gone, true);
+	/* order the flag before the wake-ups; pairs with xdma_engine_run() */
+	smp_mb();
+	for (dir = 0; dir < 2; dir++) {
+		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+			struct xdma_engine *e = &card->chans[dir][ch].engine;
+
+			if (READ_ONCE(e->xdev))
+				xdma_engine_abort(e);
+		}
+	}
+
 	/* Waits for every register access and engine run of a file. */
 	down_write(&card->hw_lock);
 	card->dead = true;

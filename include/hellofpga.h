@@ -28,6 +28,10 @@
  *                                       granularity, 1..128 (default 1)
  *                  private              card memory private to this handle
  *                  sync                 engines run in the calling thread
+ *                  link=genGxW          PCIe link model (off by default):
+ *                                       generation 1..5, width 1..16, with
+ *                                       mps=BYTES and desc_ns=NS (defaults
+ *                                       256 and 1000); docs/benchmarks.md
  *   "/dev/hellofpgaN"   a hardware card through the kernel driver
  */
 #ifndef HELLOFPGA_H

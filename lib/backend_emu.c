@@ -154,6 +154,7 @@ struct emu_opts {
 	u32 align;
 	bool private_mem;
 	bool sync;
+	struct hf_emu_link link;
 };
 
 static int parse_u64(const char *s, u64 *out, bool suffix)
@@ -236,9 +237,15 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 			o->irq_mode = HELLOFPGA_IRQ_POLL;
 		else
 			goto bad;
+	} else if (KEY("link") || KEY("mps") || KEY("desc_ns")) {
+		/* the PCIe link model (model/inproc/emu_host.c) */
+		if (!eq || hf_emu_link_parse(opt, &o->link))
+			return hf_set_error(dev, -EINVAL,
+					    "emulated card option '%s': bad value (link=genGxW with G 1..5 and W 1|2|4|8|16, or link=none; mps=128|256|512|1024|2048|4096; desc_ns=0..1000000000)",
+					    opt);
 	} else {
 		return hf_set_error(dev, -EINVAL,
-				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G], irq=msix|msi|legacy|poll, align=N, private, sync",
+				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G], irq=msix|msi|legacy|poll, align=N, private, sync, link=genGxW, mps=N, desc_ns=N",
 				    (int)klen, opt);
 	}
 #undef KEY
@@ -285,6 +292,10 @@ static int parse_spec(struct hellofpga_dev *dev, const char *spec,
 		if (ret)
 			return ret;
 	}
+	if (hf_emu_link_finish(&o->link))
+		return hf_set_error(dev, -EINVAL,
+				    "'%s': mps= and desc_ns= describe the link model and need link=genGxW too",
+				    spec);
 	return 0;
 }
 
@@ -973,6 +984,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 			     strerror(-ret));
 		goto err;
 	}
+	hf_emu_host_set_link(card->host, &o.link);
 	ret = xdma_dev_probe(&card->xdev, hf_emu_dma_bar(card->host));
 	if (ret) {
 		hf_set_error(dev, ret, "emulated card: XDMA probe failed (%d)",

@@ -75,10 +75,13 @@ struct kcard {
  * struct kpin - a pin's driver handle (struct hf_pin bdata).
  * @handle: from HELLOFPGA_IOC_PIN
  * @type: HELLOFPGA_PIN_* it was pinned as
+ * @off: where the buffer starts in the driver's pin (PIN_CUDA pins whole
+ *	GPU pages: the range rounded out to them)
  */
 struct kpin {
 	uint64_t handle;
 	uint32_t type;
+	uint64_t off;
 };
 
 static bool driver_loaded(void)
@@ -322,12 +325,64 @@ static void kernel_counters(struct hellofpga_dev *dev, HELLOFPGA_COUNTERS *c)
 /* ---- GPU Direct ---- */
 
 /**
+ * pin_override() - the pin type HELLOFPGA_PIN forces, for tests.
+ * @dev: the handle (for the error text)
+ * @type: receives HELLOFPGA_PIN_*, or 0 for the automatic choice
+ *
+ * HELLOFPGA_PIN=cuda|dmabuf|host; unset, empty or "auto" is the automatic
+ * choice.  "cuda" with the emulated GPU needs the emulated GPU's memory to
+ * come from an nvidia_p2p stand-in (HELLOFPGA_EMU_GPU_DEV, see
+ * tests/guest/kmod/nvp2p-standin).
+ *
+ * Return: 0, or -EINVAL for an unknown value.
+ */
+static int pin_override(struct hellofpga_dev *dev, uint32_t *type)
+{
+	const char *env = getenv("HELLOFPGA_PIN");
+
+	*type = 0;
+	if (!env || !*env || !strcmp(env, "auto"))
+		return 0;
+	if (!strcmp(env, "cuda"))
+		*type = HELLOFPGA_PIN_CUDA;
+	else if (!strcmp(env, "dmabuf"))
+		*type = HELLOFPGA_PIN_DMABUF;
+	else if (!strcmp(env, "host"))
+		*type = HELLOFPGA_PIN_HOST;
+	else
+		return hf_set_error(dev, -EINVAL,
+				    "HELLOFPGA_PIN=%.32s is unknown: use auto, cuda, dmabuf or host",
+				    env);
+	return 0;
+}
+
+/**
+ * cuda_range() - round a PIN_CUDA request out to whole GPU pages.
+ * @kc: the card (Tegra pages are 4 KiB, desktop GPU pages 64 KiB)
+ * @p: the request; addr and size are rounded out
+ *
+ * Return: the offset of the buffer in the rounded range.
+ */
+static uint64_t cuda_range(const struct kcard *kc, struct hellofpga_pin *p)
+{
+	uint64_t page = kc->features & HELLOFPGA_FEAT_PIN_TEGRA ? 4096 : 65536;
+	uint64_t off = p->addr & (page - 1);
+
+	p->addr -= off;
+	p->size = (off + p->size + page - 1) & ~(page - 1);
+	return off;
+}
+
+/**
  * kernel_gpu_pin() - pin a GPU range with HELLOFPGA_IOC_PIN.
  *
  * The emulated GPU's memory is host memory: PIN_HOST.  A real GPU: PIN_CUDA
  * when the driver has an nvidia_p2p provider (desktop or Tegra; the driver
  * checks which), else PIN_DMABUF over a dma-buf CUDA exports for the range,
- * when the driver imports dma-bufs.
+ * when the driver imports dma-bufs.  HELLOFPGA_PIN overrides the choice
+ * (pin_override()).  PIN_CUDA pins whole GPU pages (64 KiB desktop, 4 KiB
+ * Tegra): the range is rounded out to them, inside the allocation (which
+ * is made of whole GPU pages), and transfers are offset to the buffer.
  *
  * Return: 0 or negative errno with the error text set.
  */
@@ -337,15 +392,43 @@ static int kernel_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
 	const struct hf_gpu *g = hf_gpu_get();
 	struct hellofpga_pin p;
 	struct kpin *kp;
-	uint64_t dmabuf_off = 0;
+	uint64_t dmabuf_off = 0, off = 0;
 	const char *what;
+	uint32_t forced;
 	int dmabuf = -1, ret;
 
+	ret = pin_override(dev, &forced);
+	if (ret)
+		return ret;
 	memset(&p, 0, sizeof(p));
 	p.addr = (uintptr_t)pin->gpu;
 	p.size = pin->size;
 	p.fd = -1;
-	if (g->kind == HF_GPU_EMU) {
+	if (forced == HELLOFPGA_PIN_CUDA) {
+		if (!(kc->features & (HELLOFPGA_FEAT_PIN_NVP2P |
+				      HELLOFPGA_FEAT_PIN_TEGRA)))
+			return hf_set_error(dev, -EOPNOTSUPP,
+					    "HELLOFPGA_PIN=cuda, but the driver has no nvidia_p2p provider (features 0x%llx): load hellofpga-nvp2p.ko",
+					    (unsigned long long)kc->features);
+		off = cuda_range(kc, &p);
+		p.type = HELLOFPGA_PIN_CUDA;
+		what = "CUDA (nvidia_p2p, forced by HELLOFPGA_PIN)";
+	} else if (forced == HELLOFPGA_PIN_HOST) {
+		p.type = HELLOFPGA_PIN_HOST;
+		what = "host (forced by HELLOFPGA_PIN)";
+	} else if (forced == HELLOFPGA_PIN_DMABUF) {
+		ret = hf_gpu_dmabuf_export(pin->gpu, pin->size, &dmabuf,
+					   &dmabuf_off);
+		if (ret)
+			return hf_set_error(dev, ret,
+					    "HELLOFPGA_PIN=dmabuf, and CUDA cannot export [%p, +0x%zx) as a dma-buf: %s",
+					    pin->gpu, pin->size,
+					    HelloFPGA_GetLastError(NULL));
+		p.type = HELLOFPGA_PIN_DMABUF;
+		p.fd = dmabuf;
+		p.addr = dmabuf_off;
+		what = "dma-buf (forced by HELLOFPGA_PIN)";
+	} else if (g->kind == HF_GPU_EMU) {
 		if (!(kc->features & HELLOFPGA_FEAT_PIN_HOST))
 			return hf_set_error(dev, -EOPNOTSUPP,
 					    "the emulated GPU's memory is pinned as host memory, but the driver lacks HELLOFPGA_FEAT_PIN_HOST (features 0x%llx)",
@@ -354,6 +437,7 @@ static int kernel_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
 		what = "host (emulated GPU)";
 	} else if (kc->features & (HELLOFPGA_FEAT_PIN_NVP2P |
 				   HELLOFPGA_FEAT_PIN_TEGRA)) {
+		off = cuda_range(kc, &p);
 		p.type = HELLOFPGA_PIN_CUDA;
 		what = "CUDA (nvidia_p2p)";
 	} else if (kc->features & HELLOFPGA_FEAT_PIN_DMABUF) {
@@ -389,6 +473,7 @@ static int kernel_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
 	}
 	kp->handle = p.handle;
 	kp->type = p.type;
+	kp->off = off;
 	pin->bdata = kp;
 	return 0;
 }
@@ -424,7 +509,7 @@ static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 
 	memset(&x, 0, sizeof(x));
 	x.handle = kp->handle;
-	x.buf_offset = off;
+	x.buf_offset = kp->off + off;
 	x.card_addr = card;
 	x.length = len;
 	x.dir = dir == XDMA_H2C ? HELLOFPGA_XFER_H2C : HELLOFPGA_XFER_C2H;
@@ -432,12 +517,20 @@ static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 	x.timeout_ms = timeout_ms > 0 ? timeout_ms : 0;
 	ret = kioctl(kc->ctl_fd, HELLOFPGA_IOC_XFER, &x);
 	*actual = min_t(uint64_t, x.bytes, len);
-	if (ret)
-		return kfail(dev, kc->ctl_fd, ret,
-			     "%s%d: XFER of 0x%zx bytes at offset 0x%zx of the pin, card address 0x%llx failed",
-			     hf_dir_name(dir), ch, len, off,
-			     (unsigned long long)card);
-	return 0;
+	if (!ret)
+		return 0;
+	ret = kfail(dev, kc->ctl_fd, ret,
+		    "%s%d: XFER of 0x%zx bytes at offset 0x%zx of the pin, card address 0x%llx failed",
+		    hf_dir_name(dir), ch, len, off, (unsigned long long)card);
+	/*
+	 * XFER takes no user pointer: its -EFAULT means the pin was revoked
+	 * (the GPU memory was freed under it), which the API reports as
+	 * -ENXIO on every backend.
+	 */
+	if (ret == -EFAULT)
+		ret = hf_set_error(dev, -ENXIO, "%s",
+				   HelloFPGA_GetLastError(dev));
+	return ret;
 }
 
 static const struct hf_backend_ops kernel_ops = {

@@ -19,6 +19,12 @@
  * does for pinned pages), and only then unmaps the memory, so a user of a
  * pin has stopped DMA before the memory goes.
  *
+ * HELLOFPGA_EMU_GPU_DEV=/dev/nvp2p-standin (tests in a VM): allocations map
+ * memory of that device instead of anonymous memory (MAP_SHARED at offset
+ * 0: each mapping is a new allocation of the device), so a kernel-side
+ * stand-in of nvidia_p2p can hand it out as GPU memory; unmapping it is the
+ * device's "cudaFree".
+ *
  * Locking: emu.lock protects the allocation list and the watch list,
  * including the mmap() calls that change the window (so a range is never
  * given out while it is still being unmapped).  Revoke callbacks run with
@@ -28,11 +34,13 @@
  * nvidia_p2p_put_pages()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "gpu_internal.h"
 #include "hf_lib.h"
@@ -89,9 +97,11 @@ static struct {
 	struct emu_watch *watches;
 	uint64_t next_buffer_id;
 	long next_watch_id;
+	int dev_fd;			/* HELLOFPGA_EMU_GPU_DEV, or -1 */
 } emu = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.done = PTHREAD_COND_INITIALIZER,
+	.dev_fd = -1,
 };
 
 /* The live allocation holding @p, or NULL.  emu.lock held. */
@@ -195,8 +205,12 @@ static int emu_alloc(void **ptr, size_t size)
 				    "HelloFPGA_GPU_Alloc: no free range of %zu bytes left in the emulated GPU's %zu MiB of memory",
 				    len, emu.win_size >> 20);
 	}
-	m = mmap((void *)at, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (emu.dev_fd >= 0)
+		m = mmap((void *)at, len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, emu.dev_fd, 0);
+	else
+		m = mmap((void *)at, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (m == MAP_FAILED) {
 		int err = errno;
 
@@ -205,6 +219,16 @@ static int emu_alloc(void **ptr, size_t size)
 		return hf_set_error(NULL, -ENOMEM,
 				    "HelloFPGA_GPU_Alloc: cannot map %zu bytes of emulated GPU memory: %s",
 				    len, strerror(err));
+	}
+	if (emu.tegra && emu.dev_fd < 0) {
+		/*
+		 * Like cudaHostAlloc() memory: pinned pages that stay where
+		 * they are, so no khugepaged collapse or fork copy-on-write
+		 * invalidates a pin of it (the Tegra nvidia_p2p API revokes
+		 * pins on any invalidation of their range).
+		 */
+		madvise(m, len, MADV_NOHUGEPAGE);
+		madvise(m, len, MADV_DONTFORK);
 	}
 	a->base = at;
 	a->size = len;
@@ -508,8 +532,22 @@ const struct hf_gpu_ops *hf_emu_gpu_init(struct hf_gpu *g, bool tegra,
 					 char *reason, size_t reasonlen)
 {
 	HELLOFPGA_GPU_STATUS *s = &g->status;
+	const char *dev = getenv("HELLOFPGA_EMU_GPU_DEV");
 
+	if (dev && *dev) {
+		emu.dev_fd = open(dev, O_RDWR | O_CLOEXEC);
+		if (emu.dev_fd < 0) {
+			snprintf(reason, reasonlen,
+				 "HELLOFPGA_EMU_GPU_DEV: cannot open %.64s: %s",
+				 dev, strerror(errno));
+			return NULL;
+		}
+	}
 	if (emu_reserve()) {
+		if (emu.dev_fd >= 0) {
+			close(emu.dev_fd);
+			emu.dev_fd = -1;
+		}
 		snprintf(reason, reasonlen,
 			 "cannot reserve %llu MiB of address space for its memory",
 			 EMU_WINDOW_MIN >> 20);

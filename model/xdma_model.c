@@ -1410,6 +1410,13 @@ int xdma_model_create(const struct xdma_model_config *cfg,
 			free(m);
 			return -ENOMEM;
 		}
+		/*
+		 * Huge pages where the kernel offers them: a DMA that a host
+		 * hands to a copy engine (a GPU's, registered memory) walks
+		 * fewer, larger pages.  Advice only; touched pages still cost
+		 * what they cost.
+		 */
+		madvise(p, c.ddr_size, MADV_HUGEPAGE);
 		m->ddr = p;
 		m->ddr_mapped = true;
 	}
@@ -1556,4 +1563,15 @@ void xdma_model_inject(struct xdma_model *m, uint32_t faults)
 	act.intx = true;
 	pthread_mutex_unlock(&m->lock);
 	act_flush(m, &act);
+}
+
+/**
+ * xdma_model_get_faults() - the injected faults now in force.
+ * @m: the card
+ *
+ * Return: enum xdma_model_fault bits (DESC_READ clears once it fired).
+ */
+uint32_t xdma_model_get_faults(struct xdma_model *m)
+{
+	return __atomic_load_n(&m->faults, __ATOMIC_RELAXED);
 }

@@ -142,5 +142,6 @@ void xdma_model_get_counters(struct xdma_model *m,
 			     struct xdma_model_counters *c);
 void xdma_model_reset_counters(struct xdma_model *m);
 void xdma_model_inject(struct xdma_model *m, uint32_t faults);
+uint32_t xdma_model_get_faults(struct xdma_model *m);
 
 #endif /* HF_XDMA_MODEL_H */

@@ -33,6 +33,7 @@ void hf_os_event_init(struct hf_os_event *ev)
 	pthread_condattr_destroy(&attr);
 	ev->signalled = false;
 	ev->waiters = 0;
+	ev->last_wait_ns = 0;
 }
 
 /**
@@ -70,17 +71,48 @@ void hf_os_event_signal(struct hf_os_event *ev)
 }
 
 /*
- * A waiter spins this long before it blocks: completions of short
- * transfers then cost no thread wake-up (the kernel's hybrid polling idea).
+ * Hybrid waiting, as kernel block drivers poll fast devices: spin with the
+ * CPU's pause hint for HF_OS_SPIN_HOT_NS, then keep checking while yielding
+ * the CPU to other threads, and only then block.  A wait lasts about as
+ * long as the last one on the same event (the same transfer size, usually),
+ * so the spin budget follows it: twice the last wait, between
+ * HF_OS_SPIN_MIN_NS and HF_OS_SPIN_MAX_NS.  A completion that arrives while
+ * spinning costs no thread wake-up (tens of microseconds on a busy VM).
  */
-#define HF_OS_EVENT_SPIN_NS	50000ull
+#define HF_OS_SPIN_HOT_NS	20000ull
+#define HF_OS_SPIN_MIN_NS	50000ull
+#define HF_OS_SPIN_MAX_NS	2000000ull
+
+/**
+ * hf_os_spin_wait() - spin until *@flag is true or @max_ns have passed.
+ * @flag: read with acquire semantics
+ * @max_ns: longest spin
+ *
+ * Return: true when the flag was seen set.
+ */
+bool hf_os_spin_wait(const bool *flag, u64 max_ns)
+{
+	u64 start = hf_os_now_ns(), now = start;
+
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		if (now - start >= max_ns)
+			return false;
+		if (now - start < HF_OS_SPIN_HOT_NS)
+			hf_os_relax();
+		else
+			sched_yield();
+		now = hf_os_now_ns();
+	}
+	return true;
+}
 
 /**
  * hf_os_event_wait() - wait for an event to be signalled, consuming it.
  * @ev: the event
  * @timeout_ns: longest wait
  *
- * Spins for up to HF_OS_EVENT_SPIN_NS (or @timeout_ns), then blocks.
+ * Spins (see hf_os_spin_wait()) for about twice the last wait on @ev, then
+ * blocks.
  *
  * Return: 0 when signalled (the signal is consumed), -ETIMEDOUT.
  */
@@ -88,12 +120,11 @@ int hf_os_event_wait(struct hf_os_event *ev, u64 timeout_ns)
 {
 	struct timespec ts;
 	u64 now = hf_os_now_ns(), end = now + timeout_ns;
-	u64 spin_end = now + min(timeout_ns, HF_OS_EVENT_SPIN_NS);
+	u64 spin = min(max(2 * ev->last_wait_ns, HF_OS_SPIN_MIN_NS),
+		       HF_OS_SPIN_MAX_NS);
 	int ret = 0;
 
-	while (!__atomic_load_n(&ev->signalled, __ATOMIC_ACQUIRE) &&
-	       hf_os_now_ns() < spin_end)
-		hf_os_relax();
+	hf_os_spin_wait(&ev->signalled, min(timeout_ns, spin));
 
 	if (end < now || end / HF_NSEC_PER_SEC > (u64)0x7fffffff)
 		end = (u64)0x7fffffff * HF_NSEC_PER_SEC;
@@ -110,6 +141,7 @@ int hf_os_event_wait(struct hf_os_event *ev, u64 timeout_ns)
 	ev->waiters--;
 	if (ev->signalled) {
 		ev->signalled = false;
+		ev->last_wait_ns = hf_os_now_ns() - now;
 		ret = 0;
 	} else {
 		ret = -ETIMEDOUT;

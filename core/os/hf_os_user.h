@@ -104,12 +104,14 @@ static inline void hf_iowrite32(u32 val, const struct hf_mmio *bar, u32 off)
  * @signalled: set by hf_os_event_signal(), consumed by a successful wait;
  *	written under @lock, read without it while a waiter spins
  * @waiters: threads blocked on @cond (signal only wakes when non-zero)
+ * @last_wait_ns: how long the last successful wait took (sizes the spin)
  */
 struct hf_os_event {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool signalled;
 	int waiters;
+	u64 last_wait_ns;
 };
 
 void hf_os_event_init(struct hf_os_event *ev);
@@ -120,6 +122,7 @@ int hf_os_event_wait(struct hf_os_event *ev, u64 timeout_ns);
 
 u64 hf_os_now_ns(void);
 void hf_os_relax(void);
+bool hf_os_spin_wait(const bool *flag, u64 max_ns);
 void hf_os_sleep_us(u32 us);
 void hf_os_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

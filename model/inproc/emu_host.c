@@ -22,13 +22,26 @@
  * callbacks of its region.  @irq_lock guards the handler table and the INTx
  * level.
  * Each engine thread waits on its own condition variable.
+ *
+ * Link model (off by default, hf_emu_host_set_link()): every DMA access
+ * reserves its direction of the link for len / rate ns, after what earlier
+ * accesses of that direction reserved (one link per direction, shared by
+ * the engines, as PCIe is full duplex); an access to a mapping made with
+ * hf_emu_dma_map() or hf_emu_dma_map_region() (data, one per descriptor)
+ * also waits the per-descriptor latency; descriptor fetches and writebacks
+ * (coherent memory of hf_emu_dma_alloc()) take link time only.  The access
+ * returns no earlier than that: a copy slower than the model keeps its own
+ * time.
  */
 #include "emu_host.h"
 
 #include "xdma_regs.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EMU_PAGE		4096ull
 #define EMU_IOVA_BASE		0x100000000ull	/* 4 GiB */
@@ -126,6 +139,10 @@ struct emu_irq {
  * @dma_bar: the DMA/config BAR
  * @user_bar: the user BAR
  * @eng: engine threads
+ * @link: the link model (@link.gen 0: none)
+ * @link_gbps: its data rate, bytes per ns
+ * @link_busy: per direction (0 card reads, 1 card writes), the time the
+ *	link is reserved until (atomic)
  */
 struct hf_emu_host {
 	struct xdma_model *m;
@@ -150,10 +167,218 @@ struct hf_emu_host {
 	struct hf_mmio dma_bar;
 	struct hf_mmio user_bar;
 	struct emu_engine eng[XDMA_MAX_ENGINES];
+	struct hf_emu_link link;
+	double link_gbps;
+	u64 link_busy[2];
 };
 
 /* Vector of the handler the current thread runs, or -1. */
 static _Thread_local int emu_in_handler = -1;
+
+/* ---- PCIe link model ---- */
+
+/* GB/s (10^9 bytes/s) per lane after line encoding, by generation. */
+double hf_emu_link_lane_gbps(u32 gen)
+{
+	switch (gen) {
+	case 1:
+		return 2.5 * 8 / 10 / 8;		/* 2.5 GT/s, 8b/10b */
+	case 2:
+		return 5.0 * 8 / 10 / 8;		/* 5 GT/s, 8b/10b */
+	case 3:
+		return 8.0 * 128 / 130 / 8;		/* 8 GT/s, 128b/130b */
+	case 4:
+		return 16.0 * 128 / 130 / 8;
+	case 5:
+		return 32.0 * 128 / 130 / 8;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * hf_emu_link_gbps() - the data rate of a link, GB/s = bytes per ns:
+ * lanes x lane rate x MPS payload efficiency; 0 without a link model.
+ */
+double hf_emu_link_gbps(const struct hf_emu_link *l)
+{
+	if (!l || !l->gen)
+		return 0;
+	return l->lanes * hf_emu_link_lane_gbps(l->gen) * l->mps /
+	       (double)(l->mps + HF_EMU_LINK_TLP_OVERHEAD);
+}
+
+/**
+ * hf_emu_link_ns() - the time the model gives one descriptor's data
+ * access of @bytes: @l->desc_ns + @bytes / rate (0 without a link model).
+ */
+u64 hf_emu_link_ns(const struct hf_emu_link *l, u64 bytes)
+{
+	double g = hf_emu_link_gbps(l);
+
+	if (g <= 0)
+		return 0;
+	return l->desc_ns + (u64)((double)bytes / g + 0.5);
+}
+
+/* "PCIe Gen3 x8, MPS 256, 1000 ns/descriptor (7.26 GB/s)" or "none". */
+int hf_emu_link_describe(const struct hf_emu_link *l, char *buf, size_t len)
+{
+	if (!l || !l->gen)
+		return snprintf(buf, len, "none");
+	return snprintf(buf, len,
+			"PCIe Gen%u x%u, MPS %u, %llu ns/descriptor (%.2f GB/s)",
+			l->gen, l->lanes, l->mps,
+			(unsigned long long)l->desc_ns, hf_emu_link_gbps(l));
+}
+
+static int link_u64(const char *s, u64 *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/**
+ * hf_emu_link_parse() - one option of an emulated card's name that belongs
+ * to the link model, into @l:
+ *	link=genGxW   G 1..5, W 1, 2, 4, 8, 16 (link=none: no model)
+ *	mps=BYTES     128, 256, 512, 1024, 2048, 4096 (default 256)
+ *	desc_ns=NS    0 .. 10^9 (default 1000)
+ * @opt: "key=value"
+ * @l: zeroed by the caller before the first option; finish with
+ *	hf_emu_link_finish()
+ *
+ * Return: 0, -ENOENT when @opt is not a link option, -EINVAL for a bad
+ * value.
+ */
+int hf_emu_link_parse(const char *opt, struct hf_emu_link *l)
+{
+	u64 v;
+
+	if (!strncmp(opt, "link=", 5)) {
+		const char *val = opt + 5;
+		unsigned int g, w;
+		char tail;
+
+		if (!strcmp(val, "none") || !strcmp(val, "off")) {
+			l->gen = 0;
+			l->lanes = 0;
+			return 0;
+		}
+		if (sscanf(val, "gen%ux%u%c", &g, &w, &tail) != 2 || g < 1 ||
+		    g > 5 || !w || w > 16 || (w & (w - 1)))
+			return -EINVAL;
+		l->gen = g;
+		l->lanes = w;
+		return 0;
+	}
+	if (!strncmp(opt, "mps=", 4)) {
+		if (link_u64(opt + 4, &v) || v < 128 || v > 4096 ||
+		    (v & (v - 1)))
+			return -EINVAL;
+		l->mps = (u32)v;
+		return 0;
+	}
+	if (!strncmp(opt, "desc_ns=", 8)) {
+		if (link_u64(opt + 8, &v) || v > 1000000000ull)
+			return -EINVAL;
+		l->desc_ns = v;
+		l->desc_set = true;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/**
+ * hf_emu_link_finish() - after the options: defaults for what was not
+ * given.  Return: 0, or -EINVAL when mps= or desc_ns= came without link=.
+ */
+int hf_emu_link_finish(struct hf_emu_link *l)
+{
+	if (!l->gen) {
+		if (l->mps || l->desc_set)
+			return -EINVAL;
+		memset(l, 0, sizeof(*l));
+		return 0;
+	}
+	if (!l->mps)
+		l->mps = HF_EMU_LINK_DEFAULT_MPS;
+	if (!l->desc_set)
+		l->desc_ns = HF_EMU_LINK_DEFAULT_DESC_NS;
+	return 0;
+}
+
+/**
+ * hf_emu_host_set_link() - install a link model (NULL or gen 0: none);
+ * before the first transfer.
+ */
+void hf_emu_host_set_link(struct hf_emu_host *h, const struct hf_emu_link *l)
+{
+	if (!l || !l->gen) {
+		memset(&h->link, 0, sizeof(h->link));
+		h->link_gbps = 0;
+		return;
+	}
+	h->link = *l;
+	h->link_gbps = hf_emu_link_gbps(l);
+}
+
+static void link_wait_until(u64 end)
+{
+	for (;;) {
+		u64 now = hf_os_now_ns();
+
+		if (now >= end)
+			return;
+		/* Sleep the bulk of a long wait, spin the last 100 us. */
+		if (end - now > 300000) {
+			struct timespec ts = {
+				.tv_sec = 0,
+				.tv_nsec = (long)min_t(u64, end - now - 100000,
+						       999999999ull),
+			};
+
+			nanosleep(&ts, NULL);
+		} else {
+			hf_os_relax();
+		}
+	}
+}
+
+/**
+ * emu_link() - hold a DMA access that started at @t0 until the link model
+ * lets it complete.
+ * @h: the host
+ * @w: 0 a card read, 1 a card write
+ * @len: bytes
+ * @data: a descriptor's data access (pays @h->link.desc_ns)
+ * @t0: when the access started
+ */
+static void emu_link(struct hf_emu_host *h, int w, size_t len, bool data,
+		     u64 t0)
+{
+	u64 xfer = (u64)((double)len / h->link_gbps + 0.5), start, end;
+	u64 old = __atomic_load_n(&h->link_busy[w], __ATOMIC_RELAXED);
+
+	do {
+		start = old > t0 ? old : t0;
+		end = start + xfer;
+	} while (!__atomic_compare_exchange_n(&h->link_busy[w], &old, end,
+					      false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	if (data)
+		end += h->link.desc_ns;
+	link_wait_until(end);
+}
 
 /* ---- IOMMU ---- */
 
@@ -233,12 +458,15 @@ static int emu_dma_read(void *host, uint64_t bus, void *dst, size_t len)
 {
 	struct hf_emu_host *h = host;
 	struct emu_region *region = NULL;
+	u64 t0 = h->link.gen ? hf_os_now_ns() : 0;
 	struct emu_map *mp;
+	bool data = false;
 	int r = -EFAULT;
 	u64 off;
 
 	pthread_rwlock_rdlock(&h->map_lock);
 	mp = emu_resolve(h, bus, len, HF_DMA_TO_DEVICE, &off);
+	data = mp && !mp->owned;
 	if (mp && mp->region) {
 		region = mp->region;
 		emu_region_get(h, region);
@@ -251,6 +479,8 @@ static int emu_dma_read(void *host, uint64_t bus, void *dst, size_t len)
 		r = region->ops->read(region->ctx, off, dst, len);
 		emu_region_put(h, region);
 	}
+	if (h->link.gen && !r)
+		emu_link(h, 0, len, data, t0);
 	return r;
 }
 
@@ -259,13 +489,16 @@ static int emu_dma_write(void *host, uint64_t bus, const void *src,
 {
 	struct hf_emu_host *h = host;
 	struct emu_region *region = NULL;
+	u64 t0 = h->link.gen ? hf_os_now_ns() : 0;
 	struct emu_map *mp;
+	bool data = false;
 	int r = -EFAULT;
 	u8 *dst;
 	u64 off;
 
 	pthread_rwlock_rdlock(&h->map_lock);
 	mp = emu_resolve(h, bus, len, HF_DMA_FROM_DEVICE, &off);
+	data = mp && !mp->owned;
 	dst = mp && !mp->region ? mp->cpu + off : NULL;
 	if (mp && mp->region) {
 		region = mp->region;
@@ -290,6 +523,8 @@ static int emu_dma_write(void *host, uint64_t bus, const void *src,
 		r = region->ops->write(region->ctx, off, src, len);
 		emu_region_put(h, region);
 	}
+	if (h->link.gen && !r)
+		emu_link(h, 1, len, data, t0);
 	return r;
 }
 
@@ -604,22 +839,18 @@ void hf_emu_free_irq(struct hf_emu_host *h, u32 vector)
 
 /*
  * Engines are always awake on hardware: after work, an engine thread spins
- * this long for the next kick before it sleeps, so a driver starting
+ * (hf_os_spin_wait(): pause, then yielding) this long for the next kick
+ * before it sleeps, so a driver starting
  * transfers back to back does not pay a thread wake-up for each.
  */
-#define EMU_ENGINE_SPIN_NS	50000ull
+#define EMU_ENGINE_SPIN_NS	2000000ull
 
 static void *emu_engine_thread(void *arg)
 {
 	struct emu_engine *t = arg;
 
 	for (;;) {
-		u64 end = hf_os_now_ns() + EMU_ENGINE_SPIN_NS;
-
-		while (!__atomic_load_n(&t->kicked, __ATOMIC_ACQUIRE) &&
-		       !__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE) &&
-		       hf_os_now_ns() < end)
-			hf_os_relax();
+		hf_os_spin_wait(&t->kicked, EMU_ENGINE_SPIN_NS);
 		pthread_mutex_lock(&t->lock);
 		while (!t->kicked && !t->stop) {
 			t->sleeping = true;
@@ -714,6 +945,7 @@ static void emu_stop_threads(struct hf_emu_host *h)
 			continue;
 		pthread_mutex_lock(&t->lock);
 		__atomic_store_n(&t->stop, true, __ATOMIC_RELEASE);
+		__atomic_store_n(&t->kicked, true, __ATOMIC_RELEASE);
 		pthread_cond_signal(&t->cond);
 		pthread_mutex_unlock(&t->lock);
 		pthread_join(t->thread, NULL);

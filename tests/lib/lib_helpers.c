@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "hf_lib.h"
 
 static char emu_dir[64];
 
@@ -35,16 +36,134 @@ const char *t_emu_dir(void)
 	return emu_dir;
 }
 
+/* A size with an optional K, M or G suffix; 0 when malformed. */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'K': v <<= 10; end++; break;
+	case 'M': v <<= 20; end++; break;
+	case 'G': v <<= 30; end++; break;
+	}
+	return *end ? 0 : v;
+}
+
+static const char *irq_name(uint32_t mode)
+{
+	switch (mode) {
+	case HELLOFPGA_IRQ_POLL: return "poll";
+	case HELLOFPGA_IRQ_LEGACY: return "legacy";
+	case HELLOFPGA_IRQ_MSI: return "msi";
+	case HELLOFPGA_IRQ_MSIX: return "msix";
+	}
+	return "?";
+}
+
+/*
+ * open_test_card() - HF_TEST_CARD @card in place of the emulated @name, when
+ * @name asks only for what a driver card has (see lib_helpers.h).
+ */
+static HELLOFPGA_HANDLE open_test_card(const char *name, const char *card)
+{
+	static long card_no = -1;
+	uint64_t ddr = 2ull << 30;
+	unsigned long h2c = 4, c2h = 4, align = 1;
+	const char *irq = NULL, *p = name + 3;
+	bool private = false;
+	char opts[256], *tok, *save;
+	HELLOFPGA_HANDLE h = NULL;
+	HELLOFPGA_INFO info;
+	long no = 0;
+	int ret;
+
+	if (*p == ':') {
+		no = strtol(p + 1, (char **)&p, 10);
+	}
+	if (card_no >= 0 && no != card_no)
+		HF_SKIP("needs a second emulated card (emu:%ld besides emu:%ld)",
+			no, card_no);
+	snprintf(opts, sizeof(opts), "%s", *p == ',' ? p + 1 : "");
+	for (tok = strtok_r(opts, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "private"))
+			private = true;
+		else if (!strncmp(tok, "h2c=", 4))
+			h2c = strtoul(tok + 4, NULL, 0);
+		else if (!strncmp(tok, "c2h=", 4))
+			c2h = strtoul(tok + 4, NULL, 0);
+		else if (!strncmp(tok, "ddr=", 4))
+			ddr = parse_size(tok + 4);
+		else if (!strncmp(tok, "align=", 6))
+			align = strtoul(tok + 6, NULL, 0);
+		else if (!strncmp(tok, "irq=", 4))
+			irq = tok + 4;
+		else
+			HF_SKIP("needs the emulated card's '%s' (%s)", tok, name);
+	}
+	if (!private)
+		HF_SKIP("needs the emulated card's shared-card semantics (%s is not private)",
+			name);
+	ret = HelloFPGA_Open(card, &h);
+	HF_CHECK_MSG(ret == 0, "HelloFPGA_Open(%s) for %s = %d (%s): %s", card,
+		     name, ret, HelloFPGA_StrError(ret),
+		     HelloFPGA_GetLastError(NULL));
+	HF_CHECK_EQ(HelloFPGA_GetInfo(h, &info), 0);
+	card_no = no;
+	if (info.num_h2c != h2c || info.num_c2h != c2h) {
+		HelloFPGA_Close(h);
+		HF_SKIP("needs the emulated card's h2c=%lu,c2h=%lu (%s has %u+%u)",
+			h2c, c2h, card, info.num_h2c, info.num_c2h);
+	}
+	if (!ddr || ddr > info.ddr_size) {
+		HelloFPGA_Close(h);
+		HF_SKIP("needs the emulated card's ddr of %s (%s has 0x%llx bytes)",
+			name, card, (unsigned long long)info.ddr_size);
+	}
+	if (irq && strcmp(irq, irq_name(info.irq_mode))) {
+		HelloFPGA_Close(h);
+		HF_SKIP("needs the emulated card's irq=%s (%s completes by %s)",
+			irq, card, irq_name(info.irq_mode));
+	}
+	if (align != info.addr_align) {
+		HelloFPGA_Close(h);
+		HF_SKIP("needs the emulated card's align=%lu (%s aligns to %u)",
+			align, card, info.addr_align);
+	}
+	/* the first @ddr bytes of the card: the library's range checks use it */
+	h->info.ddr_size = ddr;
+	return h;
+}
+
 HELLOFPGA_HANDLE t_open(const char *name)
 {
+	const char *card = getenv("HF_TEST_CARD");
 	HELLOFPGA_HANDLE h = NULL;
 	int ret;
 
 	t_emu_dir();
+	if (card && *card && !strncmp(name, "emu", 3) &&
+	    (!name[3] || name[3] == ':' || name[3] == ','))
+		return open_test_card(name, card);
 	ret = HelloFPGA_Open(name, &h);
 	HF_CHECK_MSG(ret == 0, "HelloFPGA_Open(%s) = %d (%s): %s", name, ret,
 		     HelloFPGA_StrError(ret), HelloFPGA_GetLastError(NULL));
 	return h;
+}
+
+int t_card_is_emulated(HELLOFPGA_HANDLE h)
+{
+	HELLOFPGA_INFO info;
+
+	HF_CHECK_EQ(HelloFPGA_GetInfo(h, &info), 0);
+	return info.backend == HELLOFPGA_BACKEND_EMULATED;
+}
+
+void t_need_emulated(HELLOFPGA_HANDLE h, const char *what)
+{
+	if (!t_card_is_emulated(h))
+		HF_SKIP("needs the emulated card's %s", what);
 }
 
 static inline uint8_t pattern_byte(size_t i, uint32_t seed)

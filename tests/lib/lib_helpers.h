@@ -10,8 +10,30 @@
 
 /* A fresh HELLOFPGA_EMU_DIR for this process, removed at exit. */
 const char *t_emu_dir(void);
-/* Open an emulated card; fails the test case on error. */
+/*
+ * Open an emulated card; fails the test case on error.
+ *
+ * With HF_TEST_CARD set (e.g. HF_TEST_CARD=/dev/hellofpga0, as the guest
+ * tests under QEMU do), an emulated name "emu[:N][,opts]" opens that card
+ * instead when the name asks only for what it has, and skips the case
+ * ("needs the emulated card's ...") otherwise:
+ *   private             required (a shared emulated card's semantics, such as
+ *                       its inter-process lock, are the emulator's own)
+ *   N                   one card number per process (a second N asks for
+ *                       a second card)
+ *   h2c=, c2h=          must equal the card's channel counts (default 4)
+ *   ddr=SIZE            at most the card's memory (default 2G); the handle
+ *                       then sees the first SIZE bytes: the library checks
+ *                       card ranges against that size, as on such a card
+ *   irq=MODE            must be the card's completion mode
+ *   align=N             must be the card's address alignment (default 1)
+ *   sync, anything else skip
+ */
 HELLOFPGA_HANDLE t_open(const char *name);
+/* Whether @h is an emulated (in-process) card. */
+int t_card_is_emulated(HELLOFPGA_HANDLE h);
+/* Skip the case unless @h is an emulated card: "needs the emulated card's @what". */
+void t_need_emulated(HELLOFPGA_HANDLE h, const char *what);
 /* Deterministic pattern: byte i of stream seed. */
 void t_fill(void *buf, size_t len, uint32_t seed);
 /* Index of the first byte that differs from the pattern, or -1. */

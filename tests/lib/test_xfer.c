@@ -110,11 +110,15 @@ static void roundtrip_mode(const char *name)
 	HF_CHECK_EQ(c.transfers, 8);
 	HF_CHECK_EQ(c.bytes_h2c, 4 * 300000);
 	HF_CHECK_EQ(c.bytes_c2h, 4 * 300000);
-	HF_CHECK(c.model_valid);
-	HF_CHECK(c.desc_fetched >= 8);
+	/* a driver card (HF_TEST_CARD) has no model counters, only irqs */
+	if (t_card_is_emulated(h)) {
+		HF_CHECK(c.model_valid);
+		HF_CHECK(c.desc_fetched >= 8);
+	}
 	if (strstr(name, "irq=poll")) {
 		HF_CHECK_EQ(c.irqs, 0);
-		HF_CHECK(c.wb_writes >= 8);
+		if (t_card_is_emulated(h))
+			HF_CHECK(c.wb_writes >= 8);
 	} else {
 		HF_CHECK_MSG(c.irqs >= 8, "irqs %llu",
 			     (unsigned long long)c.irqs);
@@ -153,6 +157,7 @@ HF_TEST(roundtrip_2_28_plus_1_bytes_spans_two_descriptors)
 	HELLOFPGA_COUNTERS before, after;
 	size_t len = (1u << 28) + 1;
 
+	t_need_emulated(h, "descriptor counters");
 	HF_CHECK_ERR(HelloFPGA_GetCounters(h, &before), 0);
 	roundtrip(h, 0, 0, 12345, len, 0, 0, 42);
 	HF_CHECK_ERR(HelloFPGA_GetCounters(h, &after), 0);
@@ -265,6 +270,7 @@ HF_TEST(timeout_stops_the_engine_and_channel_recovers)
 	uint8_t buf[4096];
 	size_t actual = 1;
 
+	t_need_emulated(h, "fault injection (hf_emu_test_inject)");
 	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 100), 0);
 	HF_CHECK_ERR(hf_emu_test_inject(h, XDMA_FAULT_STALL), 0);
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 1, buf, 0, sizeof(buf),
@@ -282,6 +288,7 @@ HF_TEST(dead_card_reports_enodev)
 	HELLOFPGA_HANDLE h = t_open("emu,private");
 	uint8_t buf[64];
 
+	t_need_emulated(h, "fault injection (hf_emu_test_inject)");
 	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 100), 0);
 	HF_CHECK_ERR(hf_emu_test_inject(h, XDMA_FAULT_DEAD), 0);
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf), NULL),

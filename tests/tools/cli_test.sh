@@ -215,64 +215,228 @@ case_demo_too_large_fails() {
 }
 
 # --- bench ----------------------------------------------------------------
+# On the emulated card and the emulated GPU (HELLOFPGA_GPU=emu), except
+# bench_quick_default_gpu, which takes whatever GPU the machine has (a real
+# one on a GPU machine: the CUDA paths of the bench).
 
-case_bench_json_is_valid() {
-	run -d emu:0,private bench --max 64K --iters 20 --json "$T/x.json"
-	expect_ok
-	python3 -m json.tool "$T/x.json" >/dev/null || fail "invalid JSON"
-	python3 - "$T/x.json" <<'EOF' || fail "unexpected JSON content"
+# check_bench_json FILE SIZES...: every section of "hellofpga bench" JSON.
+check_bench_json() {
+	python3 - "$@" <<'EOF' || fail "unexpected JSON content"
 import json, sys
 d = json.load(open(sys.argv[1]))
-r = d["results"]
-assert [x["size"] for x in r] == [s for s in (4096, 8192, 16384, 32768, 65536) for _ in (0, 1)], r
-assert {x["direction"] for x in r} == {"h2c", "c2h"}
-for x in r:
-    assert x["transfer"]["iterations"] == 20
-    assert x["memcpy"]["iterations"] == 20
-    t = x["transfer"]
-    assert 0 < t["min_ns"] <= t["median_ns"] <= t["p99_ns"] <= t["max_ns"]
-    assert t["gbps"] > 0 and x["memcpy"]["gbps"] > 0
-assert d["overhead"]["h2c"]["median_ns"] > 0
-assert d["environment"]["backend"].startswith("emulated")
+sizes = [int(x) for x in sys.argv[2:]]
+env = d["environment"]
+for k in ("date", "cpu", "kernel", "library", "card", "backend", "gpu", "link_model"):
+    assert k in env, k
+assert env["emulated_card"] is True
+assert [x["size"] for x in d["sweep"]] == sizes, d["sweep"]
+paths = ("ceiling", "direct", "trad_pageable", "trad_pinned", "transfer_mode", "cpu_mode", "memcpy")
+for p in paths:
+    assert d["paths"][p]["measured"], p
+for x in d["sweep"]:
+    assert x["verified"] is True
+    for dr in ("h2c", "c2h"):
+        for p in paths:
+            t = x[dr][p]
+            assert t["iterations"] >= 1, (p, t)
+            assert 0 < t["min_ns"] <= t["median_ns"] <= t["p99_ns"] <= t["max_ns"], (p, t)
+            assert t["gbps"] > 0
+        sp = x["speedup"][dr]
+        assert sp["trad_pageable"] > 0 and sp["trad_pinned"] > 0 and sp["transfer_mode_vs_cpu"] > 0
+        assert "direct" in x["overhead_ns"][dr]
+fr = d["frames"]["runs"]
+assert [r["buffers"] for r in fr] == list(range(1, len(fr) + 1)) and len(fr) >= 4, fr
+for r in fr:
+    assert r["frames"] > 0 and r["fps"] > 0 and r["dropped"] == 0 and r["corrupt"] == 0, r
+pin = d["pin"]
+assert pin["first_pin_ns"] > 0 and len(pin["sizes"]) >= 3
+for r in pin["sizes"]:
+    assert r["pin"]["median_ns"] > 0 and r["unpin"]["median_ns"] > 0
+assert [t["name"] for t in d["targets"]] == ["bandwidth", "latency_4k", "speedup_4m", "rotation"]
+assert len(d["seed"]) == 3
 EOF
 }
 
-case_bench_prints_table_with_memcpy() {
-	run -d emu:0,private bench --min 4K --max 8K --iters 5
+case_bench_json_has_every_section() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --max 64K \
+		--buffers 4 --pin-max 64K --json "$T/x.json"
 	expect_ok
-	expect_in out '^# cpu: '
-	expect_in out '^# overhead: median 4-byte transfer: H2C [0-9.]+ us'
-	expect_in out '^ +8 KiB +C2H +5 .*\| +[0-9.]+ +[0-9.]+ \| +-?[0-9.]+$'
+	python3 -m json.tool "$T/x.json" >/dev/null || fail "invalid JSON"
+	check_bench_json "$T/x.json" 4096 8192 16384 32768 65536
 }
 
-case_bench_csv_has_a_row_per_size_and_direction() {
-	run -d emu:0,private bench --min 4K --max 16K --iters 5 --csv "$T/x.csv"
+case_bench_iters_fixes_the_rounds() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+		--max 8K --iters 7 --json "$T/x.json"
 	expect_ok
-	[ "$(wc -l <"$T/x.csv")" -eq 7 ] || fail "expected header + 6 rows"
-	head -1 "$T/x.csv" | grep -q '^size,direction,iterations,min_ns,median_ns' ||
+	python3 - "$T/x.json" <<'EOF' || fail "unexpected iterations"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for x in d["sweep"]:
+    for dr in ("h2c", "c2h"):
+        for p, t in x[dr].items():
+            assert t["iterations"] == 7, (p, t)
+assert d["frames"]["runs"] == [] and d["pin"]["sizes"] == []
+EOF
+}
+
+case_bench_prints_every_table() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --min 4K --max 8K \
+		--buffers 4 --pin-max 8K
+	expect_ok
+	expect_in out '^# cpu: '
+	expect_in out '^# gpu: .*emulated'
+	expect_in out '^# link: +none'
+	expect_in out '^## 1\. Bandwidth'
+	expect_in out '^ +8 KiB read +[0-9.]+ +[0-9.]+ +[0-9.]+ '
+	expect_in out '^## 2\. Latency'
+	expect_in out '^## 2b\. Speedup'
+	expect_in out '^## 2c\. TransferMode speedup'
+	expect_in out '^## 3\. Frame rate'
+	expect_in out '^ +4 +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+% +0 +0$'
+	expect_in out '^## 4\. Pin and unpin'
+	expect_in out '^## 4b\. Software overhead'
+	expect_in out '^## Targets'
+	expect_in out 'not a target run'
+}
+
+case_bench_quick_default_gpu() {
+	run -d emu:0,private bench --quick --max 64K --buffers 4 --pin-max 1M \
+		--json "$T/x.json"
+	expect_ok
+	check_bench_json "$T/x.json" 4096 8192 16384 32768 65536
+}
+
+case_bench_csv_has_every_section() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --min 4K --max 16K \
+		--buffers 2 --pin-max 8K --csv "$T/x.csv"
+	expect_ok
+	head -1 "$T/x.csv" | grep -qx 'section,name,size,direction,iterations,min_ns,median_ns,p99_ns,max_ns,mean_ns,gbps,value,dropped,corrupt' ||
 		fail "bad CSV header"
+	# 3 sizes x 2 directions x 7 paths
+	[ "$(grep -c '^sweep,' "$T/x.csv")" -eq 42 ] || fail "expected 42 sweep rows"
+	for s in speedup transfer_mode overhead frames pin; do
+		grep -q "^$s," "$T/x.csv" || fail "no $s rows"
+	done
+	grep -q '^frames,buffers=2,1048576,c2h,' "$T/x.csv" || fail "no 2-buffer frame row"
+}
+
+case_bench_markdown_states_the_targets() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --max 4M \
+		--buffers 4 --pin-max 8K --markdown "$T/x.md"
+	expect_ok
+	grep -q '^## Targets' "$T/x.md" || fail "no targets"
+	grep -q 'speedup over the traditional pageable path >= 3.2x at 4 MiB.*not evaluated' "$T/x.md" ||
+		fail "the 4 MiB speedup target is not stated"
+	grep -q '^| 4 MiB | read |' "$T/x.md" || fail "no headline row"
 }
 
 case_bench_plot_writes_png_and_svg() {
 	command -v gnuplot >/dev/null || skip "gnuplot is not installed"
-	run -d emu:0,private bench --max 16K --iters 5 --plot "$T/bw.png"
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep --max 16K \
+		--iters 5 --plot "$T/bw.png" --plot-dir "$T/plots"
 	expect_ok
-	[ "$(head -c 4 "$T/bw.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] ||
-		fail "bw.png is not a PNG"
-	grep -q '<svg' "$T/bw.svg" || fail "bw.svg is not an SVG"
+	for f in bw.png plots/bandwidth.png plots/latency.png; do
+		[ "$(head -c 4 "$T/$f" | od -An -tx1 | tr -d ' ')" = 89504e47 ] ||
+			fail "$f is not a PNG"
+	done
+	for f in bw.svg plots/bandwidth.svg plots/latency.svg; do
+		grep -q '<svg' "$T/$f" || fail "$f is not an SVG"
+	done
 }
 
 case_bench_plot_without_gnuplot_says_so() {
-	PATH=/nonexistent run -d emu:0,private bench --max 8K --iters 3 --plot "$T/bw.png"
+	PATH=/nonexistent HELLOFPGA_GPU=emu run -d emu:0,private bench \
+		--sections sweep --max 8K --iters 3 --plot "$T/bw.png"
 	expect_ok
 	expect_in err 'gnuplot is not on PATH, so no plot was written'
 	[ ! -e "$T/bw.png" ] || fail "a plot appeared without gnuplot"
+}
+
+case_bench_without_gpu_measures_cpu_mode() {
+	HELLOFPGA_GPU=none run -d emu:0,private bench --quick --max 8K \
+		--json "$T/x.json"
+	expect_ok
+	expect_in err 'no GPU Direct'
+	python3 - "$T/x.json" <<'EOF' || fail "unexpected JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["environment"]["gpu"] is None
+assert d["paths"]["cpu_mode"]["measured"] and d["paths"]["memcpy"]["measured"]
+assert not d["paths"]["direct"]["measured"] and d["paths"]["direct"]["why"]
+assert d["sweep"][0]["c2h"]["cpu_mode"]["median_ns"] > 0
+EOF
+}
+
+case_bench_link_model_shows_the_seed() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,link=gen3x8 bench --sections sweep \
+		--min 1M --max 1M --iters 3 --json "$T/x.json"
+	expect_ok
+	expect_in out '^# link: +PCIe Gen3 x8, MPS 256, 1000 ns/descriptor \(7\.[0-9]+ GB/s\)'
+	expect_in out "^## 5\. The seed's H100 PCIe, Gen3 x8"
+	expect_in out '^1 MiB read us +152\.2 '
+	python3 - "$T/x.json" <<'EOF' || fail "unexpected JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+l = d["environment"]["link_model"]
+assert (l["gen"], l["lanes"], l["mps"], l["desc_ns"]) == (3, 8, 256, 1000), l
+# 1 MiB at ~7.3 GB/s: ~144 us + 1 us; every path moving card data takes
+# at least the model's time (the model is a floor, never a speed-up)
+m = d["sweep"][0]["model_ns"]
+assert 140000 < m < 150000, m
+for dr in ("h2c", "c2h"):
+    assert d["sweep"][0][dr]["direct"]["min_ns"] >= m * 0.99, d["sweep"][0][dr]
+    assert d["sweep"][0][dr]["cpu_mode"]["min_ns"] >= m * 0.99
+assert [s["matches_link_model"] for s in d["seed"]] == [False, True, False]
+EOF
+}
+
+case_bench_soak_samples_and_drift() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --soak 1.2s --interval 0.2s \
+		--soak-size 64K --json "$T/x.json"
+	expect_ok
+	expect_in out '^## Soak: GPU Direct, 64 KiB per transfer'
+	expect_in out '^soak: drift, last third vs first third'
+	python3 - "$T/x.json" <<'EOF' || fail "unexpected JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["soak"]
+assert 5 <= len(s["samples"]) <= 8, len(s["samples"])
+assert all(x["verified"] and x["c2h"]["median_ns"] > 0 for x in s["samples"])
+assert s["drift_pct"]["c2h"] is not None
+assert d["sweep"] == []
+EOF
 }
 
 case_bench_bad_range_fails() {
 	run -d emu:0,private bench --min 64K --max 4K
 	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
 	expect_in err 'need 0 < --min <= --max'
+}
+
+case_bench_bad_options_fail() {
+	run -d emu:0,private bench --sections sweep,bogus
+	[ "$rc" -eq 2 ] || fail "--sections: exit status $rc, expected 2"
+	expect_in err "sections: 'sweep,bogus'"
+	run -d emu:0,private bench --soak 10x
+	[ "$rc" -eq 2 ] || fail "--soak: exit status $rc, expected 2"
+	expect_in err "soak: bad duration '10x'"
+	run -d emu:0,private bench --interval 1s
+	[ "$rc" -eq 2 ] || fail "--interval: exit status $rc, expected 2"
+	expect_in err 'interval needs --soak'
+	run -d emu:0,private bench --buffers 0
+	[ "$rc" -eq 2 ] || fail "--buffers: exit status $rc, expected 2"
+	run -d emu:0,private bench --frame-size 1000
+	[ "$rc" -eq 2 ] || fail "--frame-size: exit status $rc, expected 2"
+}
+
+case_bench_bad_link_option_fails() {
+	for opt in link=gen6x8 link=gen3x3 link=pcie link=gen3x4,mps=300 \
+		   link=gen3x4,desc_ns=-1 mps=256; do
+		run -d "emu:0,private,$opt" bench --sections sweep --max 4K --iters 1
+		[ "$rc" -ne 0 ] || fail "$opt: accepted"
+		expect_in err 'link|mps|desc_ns'
+	done
 }
 
 # --- help, version --------------------------------------------------------

@@ -1,16 +1,27 @@
 // SPDX-License-Identifier: MIT
 /*
- * cmd_bench.c - "hellofpga bench": the CPU path (host buffer <-> card
- * memory through HelloFPGA_DMA_MM_WriteH2C/ReadC2H) measured per transfer
- * size, beside the ceiling measured in the same run: memcpy() of the same
- * size between two host buffers, timed the same way.
+ * cmd_bench.c - "hellofpga bench": the seed's tables measured side by side
+ * in one run (docs/benchmarks.md):
+ *  1. bandwidth per size (4 KiB .. 64 MiB) and direction for GPU Direct,
+ *     the traditional path (card <-> pageable or pinned host memory, then a
+ *     copy to or from the GPU), TransferMode (DMA_MM calls in GPU_PINNED
+ *     mode), CPU mode, and the ceilings of the same run: a raw copy between
+ *     pinned host memory and the GPU, and host memcpy;
+ *  2. latency per size: min, median, p99, max; speedups;
+ *  3. frame rate at 1 MiB frames, single buffer vs rotation over 2..8
+ *     pinned buffers, a checksum kernel consuming frame k while the card
+ *     fills frame k+1, every frame verified;
+ *  4. pin and unpin cost by size; software overhead per transfer;
+ *  5. with a link model on the emulated card, the seed's published figures
+ *     beside the predicted ones;
+ *  6. --soak DURATION: samples every interval and the drift.
  *
- * Every transfer is timed on its own with CLOCK_MONOTONIC; a series of one
- * size and kind gives min, median, p99 and max, and the bandwidth from
- * the median.  A series runs BENCH_BYTES_PER_SERIES / size transfers
- * (BENCH_MIN_ITERS .. BENCH_MAX_ITERS) and stops early after
- * BENCH_SERIES_NS, so a whole run stays within seconds.  --iters N makes
- * every series exactly N transfers.
+ * Timing: CLOCK_MONOTONIC around each transfer, which ends when its data is
+ * in place (bench_gpu.c makes the pageable host-to-GPU copy honest).  The
+ * paths run interleaved, one transfer of each in turn per round, so drift
+ * of a shared machine hits them alike; each size starts with untimed
+ * warm-up rounds and runs rounds until its time budget is spent (between
+ * a minimum and a maximum number of rounds).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,81 +29,47 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "bench.h"
 
+#define NS_PER_S		1000000000ull
 #define BENCH_DEFAULT_MIN	(4ull << 10)
 #define BENCH_DEFAULT_MAX	(64ull << 20)
-#define BENCH_BYTES_PER_SERIES	(256ull << 20)
-#define BENCH_MIN_ITERS		10
-#define BENCH_MAX_ITERS		2000
-#define BENCH_SERIES_NS		300000000ull	/* 0.3 s */
-#define BENCH_SMALL_LEN		4		/* the overhead probe */
-#define BENCH_MAX_USER_ITERS	1000000
+#define BENCH_BUDGET_NS		(5 * NS_PER_S)		/* per size */
+#define BENCH_QUICK_BUDGET_NS	(NS_PER_S / 20)
+#define BENCH_MIN_ROUNDS	10
+#define BENCH_QUICK_MIN_ROUNDS	3
+#define BENCH_MAX_ROUNDS	4000
+#define BENCH_QUICK_MAX_ROUNDS	200
+#define BENCH_WARMUP_ROUNDS	2
+#define BENCH_MAX_USER_ITERS	100000
+#define FRAME_SLOTS		4
+#define FRAME_MAGIC		0x48464652u		/* "HFFR" */
+#define FRAME_WARMUP		16
+#define FRAME_MIN		64
+#define FRAME_MAX		250000u
+#define FRAMES_NS		(3 * NS_PER_S / 2)	/* per buffer count */
+#define FRAMES_QUICK_NS		(NS_PER_S / 10)
+#define PIN_BUDGET_NS		(NS_PER_S / 4)		/* per size */
+#define PIN_QUICK_BUDGET_NS	(NS_PER_S / 50)
+#define PIN_MAX_DEFAULT		(256ull << 20)
+#define PIN_MAX_QUICK		(16ull << 20)
+#define SOAK_SAMPLES		72
+#define SOAK_CAP		200000u
+#define GPU_PAGE		(64ull << 10)
 
-enum bench_kind { KIND_MEMCPY, KIND_H2C, KIND_C2H };
-
-static const char *const kind_name[] = { "memcpy", "h2c", "c2h" };
-
-/**
- * struct bench_stats - one series.
- * @iters: transfers timed
- * @min_ns, @median_ns, @p99_ns, @max_ns: time per transfer
- */
-struct bench_stats {
-	unsigned int iters;
-	uint64_t min_ns;
-	uint64_t median_ns;
-	uint64_t p99_ns;
-	uint64_t max_ns;
+const char *const bpath_name[BP_N] = {
+	"ceiling", "direct", "trad_pageable", "trad_pinned", "transfer_mode",
+	"cpu_mode", "memcpy",
 };
-
-/**
- * struct bench_point - one transfer size.
- * @size: bytes per transfer
- * @st: the series of each enum bench_kind
- */
-struct bench_point {
-	uint64_t size;
-	struct bench_stats st[3];
+const char *const bpath_label[BP_N] = {
+	"cudaMemcpy pinned (ceiling)", "GPU Direct", "traditional, pageable",
+	"traditional, pinned", "TransferMode GPU_PINNED", "CPU mode DMA_MM",
+	"host memcpy",
 };
-
-/**
- * struct bench - the run.
- * @h: the card
- * @info: what it is
- * @ch: the H2C and C2H channel used
- * @addr: card address of the buffer
- * @iters: 0, or the fixed number of transfers per series (--iters)
- * @a: host source buffer
- * @b: host destination buffer
- * @samples: one time per transfer of the running series
- * @small: the @BENCH_SMALL_LEN probe: [0] H2C, [1] C2H
- * @points: the measured sizes
- * @npoints: how many
- * @cpu, @kernel, @date: the environment
- * @prog: progress line
- */
-struct bench {
-	HELLOFPGA_HANDLE h;
-	HELLOFPGA_INFO info;
-	int ch;
-	uint64_t addr;
-	unsigned int iters;
-	uint8_t *a;
-	uint8_t *b;
-	uint64_t *samples;
-	struct bench_stats small[2];
-	struct bench_point *points;
-	int npoints;
-	char cpu[128];
-	char kernel[3 * sizeof(((struct utsname *)0)->release) + 8];
-	char date[40];
-	struct cli_progress prog;
-};
+const char *const bdir_name[BD_N] = { "h2c", "c2h" };
 
 static int cmp_u64(const void *pa, const void *pb)
 {
@@ -103,18 +80,32 @@ static int cmp_u64(const void *pa, const void *pb)
 
 /* Sort @s and fill @st: median of an even count is the mean of the two
  * middle samples; p99 is the nearest-rank 99th percentile. */
-static void bench_stats_from(uint64_t *s, unsigned int n,
-			     struct bench_stats *st)
+void bench_stats_from(uint64_t *s, unsigned int n, struct bstats *st)
 {
 	unsigned int rank;
+	uint64_t sum = 0;
 
+	memset(st, 0, sizeof(*st));
+	if (!n)
+		return;
 	qsort(s, n, sizeof(*s), cmp_u64);
+	for (unsigned int i = 0; i < n; i++)
+		sum += s[i];
 	st->iters = n;
 	st->min_ns = s[0];
 	st->max_ns = s[n - 1];
+	st->mean_ns = sum / n;
 	st->median_ns = n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	rank = (unsigned int)((99ull * n + 99) / 100);	/* ceil(0.99 n) */
 	st->p99_ns = s[(rank ? rank : 1) - 1];
+}
+
+const struct bpoint *bench_point(const struct bench *bn, uint64_t size)
+{
+	for (int i = 0; i < bn->npoints; i++)
+		if (bn->points[i].size == size)
+			return &bn->points[i];
+	return NULL;
 }
 
 /* Keep the compiler from dropping or merging memcpy()s of @p. */
@@ -123,91 +114,614 @@ static inline void clobber(void *p)
 	__asm__ __volatile__("" : : "r"(p) : "memory");
 }
 
+static void fill_pattern(uint8_t *p, size_t n, uint32_t seed)
+{
+	uint32_t *w = (uint32_t *)p;
+
+	for (size_t i = 0; i < n / 4; i++)
+		w[i] = (uint32_t)(i * 2654435761u) ^ (seed * 0x9e3779b9u) ^
+		       (uint32_t)(i >> 7);
+}
+
+static int lib_fail(struct bench *bn, int ret, const char *what, size_t len)
+{
+	cli_lib_err(bn->h, ret, "%s of %zu bytes at card 0x%" PRIx64
+		    " on channel %d", what, len, bn->addr, bn->ch);
+	return -1;
+}
+
+static int gpu_fail(const char *what)
+{
+	cli_err("%s: %s", what, bgpu_error());
+	return -1;
+}
+
 /**
- * bench_once() - one transfer of @len bytes of kind @kind, timed.
- * @ns: receives its time
- * Return: 0, or -1 after reporting a failed transfer.
+ * bench_op() - one transfer of @len bytes on path @p, direction @d.
+ * Return: 0, or -1 after reporting.
  */
-static int bench_once(struct bench *bn, enum bench_kind kind, size_t len,
-		      uint64_t *ns)
+static int bench_op(struct bench *bn, enum bpath p, int d, size_t len)
 {
 	size_t got = len;
-	uint64_t t0;
 	int ret = 0;
 
-	t0 = cli_now_ns();
-	switch (kind) {
-	case KIND_MEMCPY:
-		memcpy(bn->b, bn->a, len);
-		clobber(bn->b);
-		break;
-	case KIND_H2C:
-		ret = HelloFPGA_DMA_MM_WriteH2C(bn->h, bn->ch, bn->a, bn->addr,
-						len, &got);
-		break;
-	case KIND_C2H:
-		ret = HelloFPGA_DMA_MM_ReadC2H(bn->h, bn->ch, bn->b, bn->addr,
-					       len, &got);
+	switch (p) {
+	case BP_CEIL:
+		if (d == BD_C2H)
+			ret = bgpu_to_gpu(&bn->gpu, bn->g, bn->hpin, len, false);
+		else
+			ret = bgpu_from_gpu(&bn->gpu, bn->hpin, bn->g, len);
+		return ret ? gpu_fail("ceiling copy") : 0;
+	case BP_DIRECT:
+		if (d == BD_C2H)
+			ret = HelloFPGA_GPUDirect_ReadC2H(bn->h, bn->ch, bn->hg,
+							  bn->addr, len, 0);
+		else
+			ret = HelloFPGA_GPUDirect_WriteH2C(bn->h, bn->ch, bn->hg,
+							   bn->addr, len, 0);
+		return ret ? lib_fail(bn, ret, "GPU Direct", len) : 0;
+	case BP_TRAD_PAGE:
+	case BP_TRAD_PIN: {
+		uint8_t *host = p == BP_TRAD_PAGE ? bn->hp : bn->hpin;
+
+		if (d == BD_C2H) {
+			ret = HelloFPGA_DMA_MM_ReadC2H(bn->h, bn->ch, host,
+						       bn->addr, len, &got);
+			if (ret)
+				return lib_fail(bn, ret, "C2H read", len);
+			if (bgpu_to_gpu(&bn->gpu, bn->g, host, len,
+					p == BP_TRAD_PAGE))
+				return gpu_fail("host-to-GPU copy");
+		} else {
+			if (bgpu_from_gpu(&bn->gpu, host, bn->g, len))
+				return gpu_fail("GPU-to-host copy");
+			ret = HelloFPGA_DMA_MM_WriteH2C(bn->h, bn->ch, host,
+							bn->addr, len, &got);
+			if (ret)
+				return lib_fail(bn, ret, "H2C write", len);
+		}
 		break;
 	}
-	*ns = cli_now_ns() - t0;
-	if (ret) {
-		cli_lib_err(bn->h, ret, "%s of %zu bytes at card 0x%" PRIx64
-			    " on channel %d", kind == KIND_H2C ?
-			    "H2C write" : "C2H read", len, bn->addr, bn->ch);
+	case BP_XMODE:
+	case BP_CPU: {
+		void *buf = p == BP_XMODE ? bn->gx : (void *)bn->hp;
+
+		if (d == BD_C2H)
+			ret = HelloFPGA_DMA_MM_ReadC2H(bn->h, bn->ch, buf,
+						       bn->addr, len, &got);
+		else
+			ret = HelloFPGA_DMA_MM_WriteH2C(bn->h, bn->ch, buf,
+							bn->addr, len, &got);
+		if (ret)
+			return lib_fail(bn, ret, p == BP_XMODE ?
+					"TransferMode DMA_MM" : "DMA_MM", len);
+		break;
+	}
+	case BP_MEMCPY:
+		if (d == BD_C2H)
+			memcpy(bn->hb, bn->hp, len);
+		else
+			memcpy(bn->hp, bn->hb, len);
+		clobber(bn->hb);
+		clobber(bn->hp);
+		return 0;
+	default:
 		return -1;
 	}
 	if (got != len) {
-		cli_err("%s transfer at card 0x%" PRIx64 " moved %zu of %zu bytes",
-			kind_name[kind], bn->addr, got, len);
+		cli_err("%s moved %zu of %zu bytes", bpath_label[p], got, len);
 		return -1;
 	}
 	return 0;
+}
+
+/* One timed transfer; TransferMode is switched on around its own. */
+static int bench_timed(struct bench *bn, enum bpath p, int d, size_t len,
+		       uint64_t *ns)
+{
+	uint64_t t0;
+	int ret;
+
+	if (p == BP_XMODE &&
+	    HelloFPGA_SetTransferMode(bn->h, HELLOFPGA_XFER_MODE_GPU_PINNED))
+		return lib_fail(bn, -EINVAL, "SetTransferMode", len);
+	t0 = cli_now_ns();
+	ret = bench_op(bn, p, d, len);
+	*ns = cli_now_ns() - t0;
+	if (p == BP_XMODE)
+		HelloFPGA_SetTransferMode(bn->h, HELLOFPGA_XFER_MODE_CPU);
+	return ret;
 }
 
 /**
- * bench_series() - time transfers of @len bytes of kind @kind, after one
- * untimed warm-up transfer.
- * Return: 0 or -1 (reported).
+ * verify_size() - GPU Direct and TransferMode moved the right bytes at
+ * @len: pattern -> card (CPU path) -> GPU (GPU Direct) -> host, compared;
+ * zeros -> card, GPU -> card (GPU Direct) -> host, compared.
+ * Return: 0 (result in *@ok), or -1 after reporting a failed call.
  */
-static int bench_series(struct bench *bn, enum bench_kind kind, size_t len,
-			struct bench_stats *st)
+static int verify_size(struct bench *bn, size_t len, bool *ok)
 {
-	unsigned int n, i;
-	uint64_t start, ns;
+	size_t got;
+	int ret;
 
-	if (bn->iters) {
-		n = bn->iters;
-	} else {
-		uint64_t want = BENCH_BYTES_PER_SERIES / (len ? len : 1);
-
-		if (want < BENCH_MIN_ITERS)
-			want = BENCH_MIN_ITERS;
-		if (want > BENCH_MAX_ITERS)
-			want = BENCH_MAX_ITERS;
-		n = (unsigned int)want;
+	*ok = true;
+	if (!bn->paths[BP_DIRECT])
+		return 0;
+	fill_pattern(bn->pattern, len, (uint32_t)len);
+	ret = HelloFPGA_DMA_MM_WriteH2C(bn->h, bn->ch, bn->pattern, bn->addr,
+					len, &got);
+	if (!ret)
+		ret = HelloFPGA_GPUDirect_ReadC2H(bn->h, bn->ch, bn->hg,
+						  bn->addr, len, 0);
+	if (ret)
+		return lib_fail(bn, ret, "verification", len);
+	if (bgpu_from_gpu(&bn->gpu, bn->hb, bn->g, len))
+		return gpu_fail("verification copy");
+	*ok = *ok && !memcmp(bn->hb, bn->pattern, len);
+	if (bn->paths[BP_XMODE]) {
+		HelloFPGA_SetTransferMode(bn->h, HELLOFPGA_XFER_MODE_GPU_PINNED);
+		ret = HelloFPGA_DMA_MM_ReadC2H(bn->h, bn->ch, bn->gx, bn->addr,
+					       len, &got);
+		HelloFPGA_SetTransferMode(bn->h, HELLOFPGA_XFER_MODE_CPU);
+		if (ret)
+			return lib_fail(bn, ret, "TransferMode verification",
+					len);
+		memset(bn->hb, 0, len);
+		if (bgpu_from_gpu(&bn->gpu, bn->hb, bn->gx, len))
+			return gpu_fail("verification copy");
+		*ok = *ok && !memcmp(bn->hb, bn->pattern, len);
 	}
-	if (bench_once(bn, kind, len, &ns))
-		return -1;
-	start = cli_now_ns();
-	for (i = 0; i < n; i++) {
-		if (bench_once(bn, kind, len, &bn->samples[i]))
-			return -1;
-		if (!bn->iters && i + 1 >= BENCH_MIN_ITERS &&
-		    cli_now_ns() - start > BENCH_SERIES_NS) {
-			i++;
-			break;
-		}
-	}
-	bench_stats_from(bn->samples, i, st);
-	cli_progress_add(&bn->prog, 1);
+	memset(bn->hb, 0, len);
+	ret = HelloFPGA_DMA_MM_WriteH2C(bn->h, bn->ch, bn->hb, bn->addr, len,
+					&got);
+	if (!ret)
+		ret = HelloFPGA_GPUDirect_WriteH2C(bn->h, bn->ch, bn->hg,
+						   bn->addr, len, 0);
+	if (!ret)
+		ret = HelloFPGA_DMA_MM_ReadC2H(bn->h, bn->ch, bn->hb, bn->addr,
+					       len, &got);
+	if (ret)
+		return lib_fail(bn, ret, "verification", len);
+	*ok = *ok && !memcmp(bn->hb, bn->pattern, len);
 	return 0;
 }
 
-/* The "model name" line of /proc/cpuinfo (or "Hardware", or "unknown"). */
+/* ---- 1, 2: the sweep ---- */
+
+static int run_size(struct bench *bn, struct bpoint *pt)
+{
+	size_t len = (size_t)pt->size;
+	unsigned int r, rounds_max;
+	uint64_t start, ns;
+	int p, d;
+
+	/*
+	 * One direction after the other, the paths interleaved within it:
+	 * directions are not compared with each other, and running them
+	 * apart keeps one engine thread busy at a time (each spins a while
+	 * after its work), as a transfer of one direction would.
+	 */
+	rounds_max = bn->fixed_iters ? bn->fixed_iters : bn->max_iters;
+	for (d = 0; d < BD_N; d++) {
+		for (r = 0; r < BENCH_WARMUP_ROUNDS; r++)
+			for (p = 0; p < BP_N; p++)
+				if (bn->paths[p] &&
+				    bench_timed(bn, p, d, len, &ns))
+					return -1;
+		start = cli_now_ns();
+		for (r = 0; r < rounds_max; r++) {
+			if (!bn->fixed_iters && r >= bn->min_iters &&
+			    cli_now_ns() - start >= bn->budget_ns / BD_N)
+				break;
+			for (p = 0; p < BP_N; p++)
+				if (bn->paths[p] &&
+				    bench_timed(bn, p, d, len,
+						&bn->samples[p][d][r]))
+					return -1;
+		}
+		for (p = 0; p < BP_N; p++)
+			if (bn->paths[p])
+				bench_stats_from(bn->samples[p][d], r,
+						 &pt->st[p][d]);
+	}
+	if (verify_size(bn, len, &pt->verified))
+		return -1;
+	if (!pt->verified) {
+		char sz[32];
+
+		cli_err("GPU Direct data did not verify at %s",
+			cli_fmt_size(pt->size, sz, sizeof(sz)));
+		bn->failed_verify = true;
+	}
+	return 0;
+}
+
+static int run_sweep(struct bench *bn)
+{
+	uint64_t s;
+	int i;
+
+	for (i = 0, s = bn->min; i < bn->npoints; i++, s *= 2) {
+		char sz[32];
+
+		bn->points[i].size = s;
+		cli_progress_label(&bn->prog, "bench: sweep %s (%d/%d)",
+				   cli_fmt_size(s, sz, sizeof(sz)), i + 1,
+				   bn->npoints);
+		if (run_size(bn, &bn->points[i]))
+			return -1;
+		cli_progress_add(&bn->prog, 1);
+	}
+	return 0;
+}
+
+/* ---- 3: frame rate ---- */
+
+struct frame_ctx {
+	void *gbuf[16];
+	HELLOFPGA_GPU_HANDLE hbuf[16];
+	uint64_t base_sum[FRAME_SLOTS];
+	uint64_t *sum;
+	uint32_t *seen;
+};
+
+static uint64_t slot_addr(const struct bench *bn, uint32_t s)
+{
+	return bn->addr + (uint64_t)s * bn->frame_size;
+}
+
+static uint64_t frame_expected(const struct frame_ctx *fc, uint32_t k)
+{
+	uint32_t s = k % FRAME_SLOTS;
+
+	return fc->base_sum[s] + (uint64_t)FRAME_MAGIC * 1 + (uint64_t)k * 3 +
+	       (uint64_t)s * 5 + (uint64_t)(uint32_t)~k * 7;
+}
+
+/* The card produces frame @k into buffer @b: header (frame number), then
+ * the frame's DMA into the pinned GPU buffer. */
+static int frame_fill(struct bench *bn, struct frame_ctx *fc, int b,
+		      uint32_t k)
+{
+	uint32_t s = k % FRAME_SLOTS, hdr[4] = { FRAME_MAGIC, k, s, ~k };
+	size_t got;
+	int ret;
+
+	ret = HelloFPGA_DMA_MM_WriteH2C(bn->h, bn->ch, hdr, slot_addr(bn, s),
+					sizeof(hdr), &got);
+	if (!ret)
+		ret = HelloFPGA_GPUDirect_ReadC2H(bn->h, bn->ch, fc->hbuf[b],
+						  slot_addr(bn, s),
+						  (size_t)bn->frame_size, 0);
+	return ret ? lib_fail(bn, ret, "frame", (size_t)bn->frame_size) : 0;
+}
+
+static int frames_once(struct bench *bn, struct frame_ctx *fc, int nbuf,
+		       struct bframes *out)
+{
+	uint32_t k, max_frames = FRAME_MAX;
+	uint64_t t0 = 0, t1;
+
+	if (bgpu_consumer_init(&bn->gpu, nbuf, (size_t)bn->frame_size,
+			       max_frames))
+		return gpu_fail("frame consumer");
+	for (k = 0; k < max_frames; k++) {
+		int b = (int)(k % (uint32_t)nbuf);
+
+		if (k == FRAME_WARMUP)
+			t0 = cli_now_ns();
+		if (k > FRAME_WARMUP && k - FRAME_WARMUP >= FRAME_MIN &&
+		    cli_now_ns() - t0 >= bn->frames_ns)
+			break;
+		if (nbuf > 1 && k >= (uint32_t)nbuf &&
+		    bgpu_consume_wait(&bn->gpu, b))
+			return gpu_fail("frame consumer");
+		if (frame_fill(bn, fc, b, k))
+			return -1;
+		if (bgpu_consume_start(&bn->gpu, b, fc->gbuf[b], k))
+			return gpu_fail("frame consumer");
+		if (nbuf == 1 && bgpu_consume_wait(&bn->gpu, b))
+			return gpu_fail("frame consumer");
+	}
+	for (int b = 0; b < nbuf; b++)
+		if (bgpu_consume_wait(&bn->gpu, b))
+			return gpu_fail("frame consumer");
+	t1 = cli_now_ns();
+	if (bgpu_consume_results(&bn->gpu, fc->sum, fc->seen, k))
+		return gpu_fail("frame results");
+	memset(out, 0, sizeof(*out));
+	out->nbuf = nbuf;
+	out->frames = k - FRAME_WARMUP;
+	out->ns = t1 - t0;
+	out->fps = out->ns ? (double)out->frames * 1e9 / (double)out->ns : 0;
+	for (uint32_t i = 0; i < k; i++) {
+		if (fc->seen[i] != i)
+			out->dropped++;
+		else if (fc->sum[i] != frame_expected(fc, i))
+			out->corrupt++;
+	}
+	bgpu_consumer_fini(&bn->gpu);
+	return 0;
+}
+
+static int run_frames(struct bench *bn)
+{
+	struct frame_ctx fc;
+	size_t fs = (size_t)bn->frame_size, got;
+	int ret = -1, n, i;
+
+	memset(&fc, 0, sizeof(fc));
+	fc.sum = calloc(FRAME_MAX, sizeof(*fc.sum));
+	fc.seen = calloc(FRAME_MAX, sizeof(*fc.seen));
+	bn->frames = calloc((size_t)bn->max_buffers, sizeof(*bn->frames));
+	if (!fc.sum || !fc.seen || !bn->frames) {
+		cli_err("out of memory");
+		goto out;
+	}
+	/* the card's frame slots: a pattern each, header words zero */
+	for (uint32_t s = 0; s < FRAME_SLOTS; s++) {
+		fill_pattern(bn->pattern, fs, 1000 + s);
+		memset(bn->pattern, 0, 16);
+		fc.base_sum[s] = bench_checksum((const uint32_t *)bn->pattern,
+						fs / 4);
+		ret = HelloFPGA_DMA_MM_WriteH2C(bn->h, bn->ch, bn->pattern,
+						slot_addr(bn, s), fs, &got);
+		if (ret) {
+			lib_fail(bn, ret, "frame slot", fs);
+			ret = -1;
+			goto out;
+		}
+	}
+	ret = -1;
+	for (i = 0; i < bn->max_buffers; i++) {
+		int r = HelloFPGA_GPU_Alloc(&fc.gbuf[i], fs);
+
+		if (!r)
+			r = HelloFPGA_GPUDirect_Pin(bn->h, fc.gbuf[i], fs,
+						    &fc.hbuf[i]);
+		if (r) {
+			cli_lib_err(bn->h, r, "frame buffer %d", i);
+			goto out;
+		}
+	}
+	for (n = 1; n <= bn->max_buffers; n++) {
+		cli_progress_label(&bn->prog, "bench: frames, %d buffer%s", n,
+				   n > 1 ? "s" : "");
+		if (frames_once(bn, &fc, n, &bn->frames[n - 1]))
+			goto out;
+		bn->nframes = n;
+		if (bn->frames[n - 1].dropped || bn->frames[n - 1].corrupt)
+			bn->failed_verify = true;
+		cli_progress_add(&bn->prog, 1);
+	}
+	ret = 0;
+out:
+	for (i = 0; i < 16; i++) {
+		if (fc.hbuf[i])
+			HelloFPGA_GPUDirect_Unpin(bn->h, fc.hbuf[i]);
+		if (fc.gbuf[i])
+			HelloFPGA_GPU_Free(fc.gbuf[i]);
+	}
+	free(fc.sum);
+	free(fc.seen);
+	return ret;
+}
+
+/* ---- 4: pin and unpin ---- */
+
+static int run_pin(struct bench *bn)
+{
+	uint64_t s, *ps, *us;
+	unsigned int cap = 400, n;
+	int i = 0, ret = -1;
+
+	for (s = 4096; s <= bn->pin_max; s *= 2)
+		bn->npins++;
+	bn->pins = calloc((size_t)bn->npins, sizeof(*bn->pins));
+	ps = calloc(cap, sizeof(*ps));
+	us = calloc(cap, sizeof(*us));
+	if (!bn->pins || !ps || !us) {
+		cli_err("out of memory");
+		goto out;
+	}
+	for (s = 4096; s <= bn->pin_max; s *= 2, i++) {
+		uint64_t start = cli_now_ns(), budget = bn->quick ?
+			PIN_QUICK_BUDGET_NS : PIN_BUDGET_NS;
+		void *gp = NULL;
+		char sz[32];
+		int r;
+
+		cli_progress_label(&bn->prog, "bench: pin %s",
+				   cli_fmt_size(s, sz, sizeof(sz)));
+		r = HelloFPGA_GPU_Alloc(&gp, (size_t)s);
+		if (r) {
+			cli_lib_err(NULL, r, "GPU memory for the pin test (%s)",
+				    sz);
+			goto out;
+		}
+		for (n = 0; n < cap; n++) {
+			HELLOFPGA_GPU_HANDLE hd;
+			uint64_t t0, t1, t2;
+
+			if (n >= 5 && cli_now_ns() - start >= budget)
+				break;
+			t0 = cli_now_ns();
+			r = HelloFPGA_GPUDirect_Pin(bn->h, gp, (size_t)s, &hd);
+			t1 = cli_now_ns();
+			if (!r)
+				r = HelloFPGA_GPUDirect_Unpin(bn->h, hd);
+			t2 = cli_now_ns();
+			if (r) {
+				cli_lib_err(bn->h, r, "pin/unpin of %s", sz);
+				HelloFPGA_GPU_Free(gp);
+				goto out;
+			}
+			ps[n] = t1 - t0;
+			us[n] = t2 - t1;
+		}
+		HelloFPGA_GPU_Free(gp);
+		bn->pins[i].size = s;
+		bench_stats_from(ps, n, &bn->pins[i].pin);
+		bench_stats_from(us, n, &bn->pins[i].unpin);
+		cli_progress_add(&bn->prog, 1);
+	}
+	ret = 0;
+out:
+	free(ps);
+	free(us);
+	return ret;
+}
+
+/* ---- 6: soak ---- */
+
+static const char *fmt_dur(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t s = ns / NS_PER_S;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%" PRIu64 "h%02" PRIu64 "m", s / 3600,
+			 s / 60 % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%.1fs", (double)ns / 1e9);
+	return buf;
+}
+
+/* "90s", "10m", "12h", "1d", "1h30m", "1.5" (seconds), "250ms". */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	uint64_t total = 0;
+	const char *p = s;
+
+	if (!s || !*s)
+		return -EINVAL;
+	while (*p) {
+		double v, mult;
+		char *end;
+
+		if ((*p < '0' || *p > '9') && *p != '.')
+			return -EINVAL;
+		errno = 0;
+		v = strtod(p, &end);
+		if (errno || end == p || v < 0 || v > 1e7)
+			return -EINVAL;
+		if (!strncmp(end, "ms", 2)) {
+			mult = 1e6;
+			end += 2;
+		} else {
+			switch (*end) {
+			case '\0':
+				if (p != s)
+					return -EINVAL;
+				mult = 1e9;
+				break;
+			case 's':
+				mult = 1e9;
+				end++;
+				break;
+			case 'm':
+				mult = 60e9;
+				end++;
+				break;
+			case 'h':
+				mult = 3600e9;
+				end++;
+				break;
+			case 'd':
+				mult = 86400e9;
+				end++;
+				break;
+			default:
+				return -EINVAL;
+			}
+		}
+		total += (uint64_t)(v * mult);
+		p = end;
+	}
+	if (!total || total > 31 * 86400 * NS_PER_S)
+		return -EINVAL;
+	*ns = total;
+	return 0;
+}
+
+static int run_soak(struct bench *bn)
+{
+	size_t len = (size_t)bn->soak_size;
+	uint64_t *t[BD_N], start, end, t_next;
+	int cap_samples, ret = -1;
+	char a[32], b[32];
+
+	cap_samples = (int)(bn->soak_ns / bn->interval_ns) + 2;
+	bn->soak = calloc((size_t)cap_samples, sizeof(*bn->soak));
+	t[0] = calloc(SOAK_CAP, sizeof(uint64_t));
+	t[1] = calloc(SOAK_CAP, sizeof(uint64_t));
+	if (!bn->soak || !t[0] || !t[1]) {
+		cli_err("out of memory");
+		goto out;
+	}
+	printf("\n## Soak: GPU Direct, %s per transfer, %s, a sample every %s\n",
+	       cli_fmt_size(len, a, sizeof(a)),
+	       fmt_dur(bn->soak_ns, b, sizeof(b)),
+	       fmt_dur(bn->interval_ns, a, sizeof(a)));
+	printf("%6s %9s %10s %8s %10s %8s %8s %s\n", "sample", "time",
+	       "read us", "GB/s", "write us", "GB/s", "xfers", "verified");
+	fflush(stdout);
+	start = cli_now_ns();
+	end = start + bn->soak_ns;
+	t_next = start + bn->interval_ns;
+	while (bn->nsoak < cap_samples) {
+		unsigned int n[BD_N] = { 0, 0 };
+		struct bsoak_sample *sm = &bn->soak[bn->nsoak];
+		uint64_t now;
+
+		do {
+			for (int d = 0; d < BD_N; d++) {
+				uint64_t ns;
+
+				if (bench_timed(bn, BP_DIRECT, d, len, &ns))
+					goto out;
+				if (n[d] < SOAK_CAP)
+					t[d][n[d]++] = ns;
+			}
+			now = cli_now_ns();
+		} while (now < t_next && now < end);
+		for (int d = 0; d < BD_N; d++)
+			bench_stats_from(t[d], n[d], &sm->st[d]);
+		if (verify_size(bn, len, &sm->verified))
+			goto out;
+		if (!sm->verified)
+			bn->failed_verify = true;
+		sm->t_ns = cli_now_ns() - start;
+		bn->nsoak++;
+		printf("%6d %9s %10.2f %8.3f %10.2f %8.3f %8u %s\n", bn->nsoak,
+		       fmt_dur(sm->t_ns, a, sizeof(a)),
+		       sm->st[BD_C2H].median_ns / 1e3,
+		       cli_gbps(len, sm->st[BD_C2H].median_ns),
+		       sm->st[BD_H2C].median_ns / 1e3,
+		       cli_gbps(len, sm->st[BD_H2C].median_ns),
+		       n[0] + n[1], sm->verified ? "yes" : "NO");
+		fflush(stdout);
+		cli_progress_add(&bn->prog, 1);
+		if (cli_now_ns() >= end)
+			break;
+		t_next += bn->interval_ns;
+		if (t_next > end)
+			t_next = end;
+	}
+	ret = 0;
+out:
+	free(t[0]);
+	free(t[1]);
+	return ret;
+}
+
+/* ---- environment ---- */
+
 static void read_cpu_model(char *buf, size_t len)
 {
 	char line[256];
+	int ncpu = 0;
 	FILE *f;
 
 	snprintf(buf, len, "unknown");
@@ -215,21 +729,25 @@ static void read_cpu_model(char *buf, size_t len)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-		char *v;
+		char *colon = strchr(line, ':'), *v;
 
+		if (!strncmp(line, "processor", 9))
+			ncpu++;
 		if (!colon || (strncmp(line, "model name", 10) &&
-			       strncmp(line, "Hardware", 8)))
+			       strncmp(line, "Hardware", 8)) || ncpu > 1)
 			continue;
 		v = colon + 1;
 		while (*v == ' ' || *v == '\t')
 			v++;
 		v[strcspn(v, "\n")] = '\0';
 		snprintf(buf, len, "%s", v);
-		if (!strncmp(line, "model name", 10))
-			break;
 	}
 	fclose(f);
+	if (ncpu > 0) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, ", %d CPUs", ncpu);
+	}
 }
 
 static void bench_environment(struct bench *bn)
@@ -248,314 +766,190 @@ static void bench_environment(struct bench *bn)
 	strftime(bn->date, sizeof(bn->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static double us(uint64_t ns)
+/* ---- set-up ---- */
+
+static int setup_paths(struct bench *bn, size_t gsize)
 {
-	return (double)ns / 1e3;
-}
+	bool gpu = bn->gpu.present;
+	bool gd = gpu && bn->gpu.status.supported;
+	uint64_t t0;
+	int ret;
 
-/* median(transfer) - median(memcpy), signed. */
-static double overhead_ns(const struct bench_point *p, enum bench_kind k)
-{
-	return (double)p->st[k].median_ns - (double)p->st[KIND_MEMCPY].median_ns;
-}
-
-static void bench_print(const struct bench *bn)
-{
-	char sz[32];
-	int i, k;
-
-	printf("# hellofpga bench: CPU path, host buffer <-> card memory through DMA_MM calls\n");
-	printf("# date:     %s\n", bn->date);
-	printf("# cpu:      %s\n", bn->cpu);
-	printf("# kernel:   %s\n", bn->kernel);
-	printf("# library:  %s\n", HelloFPGA_Version());
-	printf("# card:     %s, %s, irq %s, channel %d, card address 0x%" PRIx64 "\n",
-	       bn->info.name, bn->info.backend_name,
-	       cli_irq_name(bn->info.irq_mode), bn->ch, bn->addr);
-	printf("# overhead: median %d-byte transfer: H2C %.2f us, C2H %.2f us\n",
-	       BENCH_SMALL_LEN, us(bn->small[0].median_ns),
-	       us(bn->small[1].median_ns));
-	printf("# times in microseconds per transfer; GB/s = 10^9 bytes/s from the median;\n"
-	       "# memcpy = the same size between two host buffers, timed the same way;\n"
-	       "# overhead = median(transfer) - median(memcpy)\n");
-	printf("%9s %4s %6s %9s %9s %9s %9s %8s | %9s %8s | %9s\n", "size",
-	       "dir", "iters", "min", "median", "p99", "max", "GB/s",
-	       "memcpy", "GB/s", "overhead");
-	for (i = 0; i < bn->npoints; i++) {
-		const struct bench_point *p = &bn->points[i];
-		const struct bench_stats *m = &p->st[KIND_MEMCPY];
-
-		for (k = KIND_H2C; k <= KIND_C2H; k++) {
-			const struct bench_stats *s = &p->st[k];
-
-			printf("%9s %4s %6u %9.2f %9.2f %9.2f %9.2f %8.3f | %9.2f %8.3f | %9.2f\n",
-			       cli_fmt_size(p->size, sz, sizeof(sz)),
-			       k == KIND_H2C ? "H2C" : "C2H", s->iters,
-			       us(s->min_ns), us(s->median_ns), us(s->p99_ns),
-			       us(s->max_ns), cli_gbps(p->size, s->median_ns),
-			       us(m->median_ns), cli_gbps(p->size, m->median_ns),
-			       overhead_ns(p, k) / 1e3);
+	for (int p = 0; p < BP_N; p++)
+		bn->paths[p] = true;
+	if (!gpu) {
+		for (int p = BP_CEIL; p <= BP_XMODE; p++) {
+			bn->paths[p] = false;
+			snprintf(bn->path_why[p], sizeof(bn->path_why[p]),
+				 "%.120s", bn->gpu_why);
 		}
-	}
-}
-
-static void json_stats(FILE *f, const struct bench_stats *s, uint64_t size)
-{
-	fprintf(f, "{\"iterations\": %u, \"min_ns\": %" PRIu64
-		", \"median_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64
-		", \"max_ns\": %" PRIu64 ", \"gbps\": %.4f}", s->iters,
-		s->min_ns, s->median_ns, s->p99_ns, s->max_ns,
-		cli_gbps(size, s->median_ns));
-}
-
-/* Return: 0, or -1 after reporting. */
-static int close_out(FILE *f, const char *path)
-{
-	int bad = ferror(f);
-
-	if (fclose(f) || bad) {
-		cli_err("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-		return -1;
-	}
-	return 0;
-}
-
-static int bench_json(const struct bench *bn, const char *path)
-{
-	FILE *f = fopen(path, "w");
-	int i, k;
-
-	if (!f) {
-		cli_err("cannot create '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	fputs("{\n  \"tool\": \"hellofpga bench\",\n  \"environment\": {\"date\": ", f);
-	cli_json_str(f, bn->date);
-	fputs(", \"cpu\": ", f);
-	cli_json_str(f, bn->cpu);
-	fputs(", \"kernel\": ", f);
-	cli_json_str(f, bn->kernel);
-	fputs(", \"library\": ", f);
-	cli_json_str(f, HelloFPGA_Version());
-	fputs(", \"card\": ", f);
-	cli_json_str(f, bn->info.name);
-	fputs(", \"backend\": ", f);
-	cli_json_str(f, bn->info.backend_name);
-	fputs(", \"irq\": ", f);
-	cli_json_str(f, cli_irq_name(bn->info.irq_mode));
-	fprintf(f, ", \"channel\": %d, \"card_address\": %" PRIu64 "},\n",
-		bn->ch, bn->addr);
-	fprintf(f, "  \"overhead\": {\"size\": %d, \"h2c\": ", BENCH_SMALL_LEN);
-	json_stats(f, &bn->small[0], BENCH_SMALL_LEN);
-	fputs(", \"c2h\": ", f);
-	json_stats(f, &bn->small[1], BENCH_SMALL_LEN);
-	fputs("},\n  \"results\": [", f);
-	for (i = 0; i < bn->npoints; i++) {
-		const struct bench_point *p = &bn->points[i];
-
-		for (k = KIND_H2C; k <= KIND_C2H; k++) {
-			fprintf(f, "%s\n    {\"size\": %" PRIu64
-				", \"direction\": \"%s\", \"transfer\": ",
-				i || k != KIND_H2C ? "," : "", p->size,
-				kind_name[k]);
-			json_stats(f, &p->st[k], p->size);
-			fputs(", \"memcpy\": ", f);
-			json_stats(f, &p->st[KIND_MEMCPY], p->size);
-			fprintf(f, ", \"overhead_ns\": %.0f}", overhead_ns(p, k));
-		}
-	}
-	fputs("\n  ]\n}\n", f);
-	return close_out(f, path);
-}
-
-static int bench_csv(const struct bench *bn, const char *path)
-{
-	FILE *f = fopen(path, "w");
-	int i, k;
-
-	if (!f) {
-		cli_err("cannot create '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	fputs("size,direction,iterations,min_ns,median_ns,p99_ns,max_ns,gbps,"
-	      "memcpy_iterations,memcpy_min_ns,memcpy_median_ns,memcpy_p99_ns,"
-	      "memcpy_max_ns,memcpy_gbps,overhead_ns\n", f);
-	for (i = 0; i < bn->npoints; i++) {
-		const struct bench_point *p = &bn->points[i];
-		const struct bench_stats *m = &p->st[KIND_MEMCPY];
-
-		for (k = KIND_H2C; k <= KIND_C2H; k++) {
-			const struct bench_stats *s = &p->st[k];
-
-			fprintf(f, "%" PRIu64 ",%s,%u,%" PRIu64 ",%" PRIu64 ",%"
-				PRIu64 ",%" PRIu64 ",%.4f,%u,%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%.4f,%.0f\n", p->size,
-				kind_name[k], s->iters, s->min_ns, s->median_ns,
-				s->p99_ns, s->max_ns,
-				cli_gbps(p->size, s->median_ns), m->iters,
-				m->min_ns, m->median_ns, m->p99_ns, m->max_ns,
-				cli_gbps(p->size, m->median_ns),
-				overhead_ns(p, k));
-		}
-	}
-	return close_out(f, path);
-}
-
-/* Is an executable @name on $PATH? */
-static bool on_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".",
-			 name);
-		if (!access(buf, X_OK))
-			return true;
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return false;
-}
-
-/* A gnuplot single-quoted string: ' is written ''. */
-static void gp_str(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
-/**
- * bench_plot() - bandwidth vs size, with the memcpy ceiling, as @png and
- * as an SVG next to it (@png with .svg for .png), drawn by gnuplot.
- * Return: 0 (also when gnuplot is missing: said on stderr), or -1.
- */
-static int bench_plot(const struct bench *bn, const char *png)
-{
-	size_t n = strlen(png);
-	char *svg, title[256], sz[32];
-	int i, status;
-	FILE *gp;
-
-	if (!on_path("gnuplot")) {
-		cli_err("bench: --plot: gnuplot is not on PATH, so no plot was written (install gnuplot, e.g. apt-get install gnuplot-nox)");
 		return 0;
 	}
-	svg = malloc(n + 5);
-	if (!svg) {
-		cli_err("out of memory");
+	if (!gd) {
+		bn->paths[BP_DIRECT] = bn->paths[BP_XMODE] = false;
+		snprintf(bn->path_why[BP_DIRECT], sizeof(bn->path_why[0]),
+			 "GPU Direct not supported: %.100s",
+			 bn->gpu.status.reason);
+		memcpy(bn->path_why[BP_XMODE], bn->path_why[BP_DIRECT],
+		       sizeof(bn->path_why[0]));
+	}
+	ret = HelloFPGA_GPU_Alloc(&bn->g, gsize);
+	if (!ret)
+		ret = HelloFPGA_GPU_Alloc(&bn->gx, gsize);
+	if (ret) {
+		cli_lib_err(NULL, ret, "cannot allocate GPU memory");
 		return -1;
 	}
-	if (n > 4 && !strcmp(png + n - 4, ".png"))
-		snprintf(svg, n + 5, "%.*s.svg", (int)(n - 4), png);
-	else
-		snprintf(svg, n + 5, "%s.svg", png);
-
-	fflush(stdout);
-	fflush(stderr);
-	gp = popen("gnuplot", "w");
-	if (!gp) {
-		cli_err("cannot run gnuplot: %s", strerror(errno));
-		free(svg);
+	bn->hpin = bgpu_host_alloc(&bn->gpu, gsize);
+	if (!bn->hpin)
+		return gpu_fail("pinned host memory");
+	if (!gd)
+		return 0;
+	/* The first pin of the card: includes registering card memory with
+	 * CUDA (emulated card on a real GPU). */
+	t0 = cli_now_ns();
+	ret = HelloFPGA_GPUDirect_Pin(bn->h, bn->g, gsize, &bn->hg);
+	bn->first_pin_ns = cli_now_ns() - t0;
+	if (ret) {
+		cli_lib_err(bn->h, ret, "cannot pin the GPU buffer");
 		return -1;
 	}
-	snprintf(title, sizeof(title), "hellofpga CPU path: %s (%s), %s",
-		 bn->info.name, bn->info.backend_name, bn->date);
-	fputs("$data << EOD\n", gp);
-	for (i = 0; i < bn->npoints; i++) {
-		const struct bench_point *p = &bn->points[i];
-
-		fprintf(gp, "%" PRIu64 " %.4f %.4f %.4f \"%s\"\n", p->size,
-			cli_gbps(p->size, p->st[KIND_H2C].median_ns),
-			cli_gbps(p->size, p->st[KIND_C2H].median_ns),
-			cli_gbps(p->size, p->st[KIND_MEMCPY].median_ns),
-			cli_fmt_size(p->size, sz, sizeof(sz)));
-	}
-	fputs("EOD\n", gp);
-	fprintf(gp, "set xrange [%g:%g]\n", (double)bn->points[0].size / 1.4,
-		(double)bn->points[bn->npoints - 1].size * 1.4);
-	fputs("set title ", gp);
-	gp_str(gp, title);
-	fputs("\nset xlabel 'transfer size (bytes)'\n"
-	      "set ylabel 'bandwidth from the median (GB/s, 10^9 B/s)'\n"
-	      "set logscale x 2\n"
-	      "set logscale y 10\n"
-	      "set grid\n"
-	      "set key bottom right box opaque\n"
-	      "set xtics rotate by -45\n"
-	      "set style line 1 lw 2 pt 7 lc rgb '#1f77b4'\n"
-	      "set style line 2 lw 2 pt 5 lc rgb '#d62728'\n"
-	      "set style line 3 lw 2 dt 2 pt 0 lc rgb '#555555'\n"
-	      "set terminal pngcairo size 1000,640 noenhanced\n"
-	      "set output ", gp);
-	gp_str(gp, png);
-	fputs("\nplot $data using 1:2:xtic(5) with linespoints ls 1 title 'H2C (write)', \\\n"
-	      "     $data using 1:3 with linespoints ls 2 title 'C2H (read)', \\\n"
-	      "     $data using 1:4 with lines ls 3 title 'memcpy ceiling (host to host)'\n"
-	      "set terminal svg size 1000,640 dynamic noenhanced\n"
-	      "set output ", gp);
-	gp_str(gp, svg);
-	fputs("\nreplot\nset output\n", gp);
-	status = pclose(gp);
-	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		cli_err("gnuplot failed to write '%s' and '%s' (status %d)", png,
-			svg, status);
-		free(svg);
+	ret = HelloFPGA_SetGPUBuffer(bn->h, bn->gx, gsize);
+	if (ret) {
+		cli_lib_err(bn->h, ret, "cannot register the TransferMode buffer");
 		return -1;
 	}
-	if (access(png, R_OK) || access(svg, R_OK)) {
-		cli_err("gnuplot did not write '%s' and '%s'", png, svg);
-		free(svg);
-		return -1;
-	}
-	printf("plot: %s, %s\n", png, svg);
-	free(svg);
 	return 0;
 }
 
 static void bench_usage(FILE *f)
 {
-	fputs("Usage: hellofpga [-d DEVICE] bench [--min SIZE] [--max SIZE] [--iters N]\n"
-	      "                 [-c CH] [-a ADDR] [--json FILE] [--csv FILE] [--plot FILE.png]\n"
+	fputs("Usage: hellofpga [-d DEVICE] bench [--quick] [--sections LIST] [--min SIZE]\n"
+	      "                 [--max SIZE] [--budget SECONDS] [--iters N] [--frame-size SIZE]\n"
+	      "                 [--buffers N] [--frames-time SECONDS] [--pin-max SIZE]\n"
+	      "                 [--soak DURATION [--interval DURATION] [--soak-size SIZE]]\n"
+	      "                 [-c CH] [-a ADDR] [--json FILE] [--csv FILE] [--markdown FILE]\n"
+	      "                 [--plot-dir DIR] [--plot FILE.png]\n"
 	      "\n"
-	      "Measure the CPU path: for every size from --min to --max (doubling)\n"
-	      "and both directions, the time of each DMA_MM transfer (min, median,\n"
-	      "p99, max) and the bandwidth from the median, beside the ceiling of\n"
-	      "the same run: memcpy() of the same size between two host buffers,\n"
-	      "timed the same way.  Also the software overhead: the median time of\n"
-	      "a 4-byte transfer, and median(transfer) - median(memcpy) per size.\n"
+	      "Measure, side by side in one run, the seed's tables (docs/benchmarks.md):\n"
+	      "  sweep     bandwidth and latency (min, median, p99, max) per size and\n"
+	      "            direction of GPU Direct, the traditional path (pageable and\n"
+	      "            pinned host buffers), TransferMode, CPU mode, and the ceilings\n"
+	      "            of the same run (raw pinned cudaMemcpy, host memcpy); speedups\n"
+	      "  frames    frame rate at 1 MiB frames, single buffer vs rotation over\n"
+	      "            2..8 pinned buffers, a checksum kernel verifying every frame\n"
+	      "  pin       pin and unpin cost by size (4 KiB .. 256 MiB)\n"
+	      "  overhead  software overhead per transfer (time minus the raw copy)\n"
+	      "A link model on the emulated card (-d emu,link=gen3x8) adds the seed's\n"
+	      "published figures beside the predicted ones.\n"
 	      "\n"
-	      "      --min SIZE     smallest transfer (default 4K)\n"
-	      "      --max SIZE     largest transfer (default 64M)\n"
-	      "      --iters N      transfers per series (default: 256 MiB / size,\n"
-	      "                     10 .. 2000, each series stopping after 0.3 s)\n"
-	      "  -c, --channel CH   H2C and C2H channel (default 0)\n"
-	      "  -a, --address ADDR card address of the buffer (default 0)\n"
-	      "      --json FILE    write the results as JSON\n"
-	      "      --csv FILE     write the results as CSV\n"
-	      "      --plot FILE    write a PNG plot of bandwidth vs size (and an SVG\n"
-	      "                     next to it) with gnuplot, when gnuplot is on PATH\n"
-	      "  -h, --help         show this help\n", f);
+	      "      --quick         short budgets (seconds in all), pins up to 16 MiB\n"
+	      "      --all           every section (the default)\n"
+	      "      --sections LIST comma-separated: sweep,frames,pin,overhead\n"
+	      "      --min SIZE      smallest transfer (default 4K)\n"
+	      "      --max SIZE      largest transfer (default 64M)\n"
+	      "      --budget S      seconds of timed rounds per size (default 5;\n"
+	      "                      quick 0.05), 10..4000 rounds (quick 3..200)\n"
+	      "      --iters N       exactly N rounds per size instead\n"
+	      "      --frame-size SIZE  frame size (default 1M)\n"
+	      "      --buffers N     rotate up to N buffers, 1..16 (default 8)\n"
+	      "      --frames-time S seconds per buffer count (default 1.5; quick 0.1)\n"
+	      "      --pin-max SIZE  largest pin (default 256M; quick 16M)\n"
+	      "      --soak DURATION keep GPU Direct transfers running (90s, 10m, 12h):\n"
+	      "                      samples and the drift; only the soak unless\n"
+	      "                      --sections or --all is given too\n"
+	      "      --interval D    time per sample (default DURATION/72)\n"
+	      "      --soak-size SIZE  bytes per soak transfer (default 4M)\n"
+	      "  -c, --channel CH    H2C and C2H channel (default 0)\n"
+	      "  -a, --address ADDR  card address of the buffers (default 0)\n"
+	      "      --json FILE     write everything as JSON\n"
+	      "      --csv FILE      write the measurements as CSV\n"
+	      "      --markdown FILE a Markdown summary with the targets met or missed\n"
+	      "      --plot-dir DIR  bandwidth.png/.svg and latency.png/.svg (gnuplot)\n"
+	      "      --plot FILE.png the bandwidth plot only, at FILE.png and FILE.svg\n"
+	      "  -h, --help          show this help\n", f);
 }
 
-enum { OPT_MIN = 256, OPT_MAX, OPT_ITERS, OPT_JSON, OPT_CSV, OPT_PLOT };
+enum {
+	OPT_MIN = 256, OPT_MAX, OPT_ITERS, OPT_JSON, OPT_CSV, OPT_PLOT,
+	OPT_PLOTDIR, OPT_MD, OPT_QUICK, OPT_ALL, OPT_SECTIONS, OPT_BUDGET,
+	OPT_FRAMESIZE, OPT_BUFFERS, OPT_FRAMESTIME, OPT_PINMAX, OPT_SOAK,
+	OPT_INTERVAL, OPT_SOAKSIZE,
+};
+
+static int parse_sections(struct bench *bn, const char *arg)
+{
+	char buf[128], *tok, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = false;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "sweep"))
+			bn->do_sweep = true;
+		else if (!strcmp(tok, "frames"))
+			bn->do_frames = true;
+		else if (!strcmp(tok, "pin"))
+			bn->do_pin = true;
+		else if (!strcmp(tok, "overhead"))
+			bn->do_overhead = bn->do_sweep = true;
+		else if (!strcmp(tok, "all"))
+			bn->do_sweep = bn->do_frames = bn->do_pin =
+				bn->do_overhead = true;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_seconds(const char *arg, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || v <= 0 || v > 3600)
+		return -1;
+	*ns = (uint64_t)(v * 1e9);
+	return 0;
+}
+
+static void bench_free(struct bench *bn)
+{
+	if (bn->h && bn->hg)
+		HelloFPGA_GPUDirect_Unpin(bn->h, bn->hg);
+	if (bn->h && bn->gx)
+		HelloFPGA_SetGPUBuffer(bn->h, NULL, 0);
+	if (bn->g)
+		HelloFPGA_GPU_Free(bn->g);
+	if (bn->gx)
+		HelloFPGA_GPU_Free(bn->gx);
+	bgpu_host_free(&bn->gpu, bn->hpin);
+	bgpu_fini(&bn->gpu);
+	free(bn->hp);
+	free(bn->hb);
+	free(bn->pattern);
+	for (int p = 0; p < BP_N; p++)
+		for (int d = 0; d < BD_N; d++)
+			free(bn->samples[p][d]);
+	free(bn->points);
+	free(bn->frames);
+	free(bn->pins);
+	free(bn->soak);
+	if (bn->h)
+		HelloFPGA_Close(bn->h);
+}
 
 /**
- * cmd_bench() - "hellofpga bench": the 4-byte overhead probe, then for
- * each size a memcpy, an H2C and a C2H series; then the report and the
- * --json, --csv and --plot outputs.
+ * cmd_bench() - "hellofpga bench".
  * @argc: argument count, argv[0] being "bench"
  * @argv: arguments
  *
- * Return: the exit status.
+ * Return: the exit status: 0, 1 (a failure, or data that did not verify),
+ * 2 (bad command line).
  */
 int cmd_bench(int argc, char **argv)
 {
@@ -563,28 +957,50 @@ int cmd_bench(int argc, char **argv)
 		{ "min", required_argument, NULL, OPT_MIN },
 		{ "max", required_argument, NULL, OPT_MAX },
 		{ "iters", required_argument, NULL, OPT_ITERS },
+		{ "budget", required_argument, NULL, OPT_BUDGET },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "markdown", required_argument, NULL, OPT_MD },
 		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "plot-dir", required_argument, NULL, OPT_PLOTDIR },
+		{ "quick", no_argument, NULL, OPT_QUICK },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "sections", required_argument, NULL, OPT_SECTIONS },
+		{ "frame-size", required_argument, NULL, OPT_FRAMESIZE },
+		{ "buffers", required_argument, NULL, OPT_BUFFERS },
+		{ "frames-time", required_argument, NULL, OPT_FRAMESTIME },
+		{ "pin-max", required_argument, NULL, OPT_PINMAX },
+		{ "soak", required_argument, NULL, OPT_SOAK },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "soak-size", required_argument, NULL, OPT_SOAKSIZE },
 		{ "channel", required_argument, NULL, 'c' },
 		{ "address", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *json = NULL, *csv = NULL, *plot = NULL;
-	uint64_t min = BENCH_DEFAULT_MIN, max = BENCH_DEFAULT_MAX, s;
-	unsigned int max_iters;
-	struct bench bn = { 0 };
-	int c, i, iters, status = CLI_EXIT_FAIL;
+	const char *json = NULL, *csv = NULL, *plot = NULL, *plotdir = NULL;
+	const char *md = NULL, *name;
+	bool sections_given = false;
+	uint64_t s, budget = 0, frames_t = 0, pin_max = 0, span, gsize;
+	struct bench bn;
+	int c, iters, nbuf, status = CLI_EXIT_FAIL;
+	uint64_t total;
 
+	memset(&bn, 0, sizeof(bn));
+	bn.min = BENCH_DEFAULT_MIN;
+	bn.max = BENCH_DEFAULT_MAX;
+	bn.frame_size = 1ull << 20;
+	bn.max_buffers = 8;
+	bn.soak_size = 4ull << 20;
+	bn.do_sweep = bn.do_frames = bn.do_pin = bn.do_overhead = true;
 	while ((c = getopt_long(argc, argv, "c:a:h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_MIN:
-			if (cli_opt_size("bench", "--min", optarg, &min))
+			if (cli_opt_size("bench", "--min", optarg, &bn.min))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_MAX:
-			if (cli_opt_size("bench", "--max", optarg, &max))
+			if (cli_opt_size("bench", "--max", optarg, &bn.max))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_ITERS:
@@ -593,7 +1009,21 @@ int cmd_bench(int argc, char **argv)
 					      optarg, BENCH_MAX_USER_ITERS);
 				return CLI_EXIT_USAGE;
 			}
-			bn.iters = (unsigned int)iters;
+			bn.fixed_iters = (unsigned int)iters;
+			break;
+		case OPT_BUDGET:
+			if (parse_seconds(optarg, &budget)) {
+				cli_usage_err("bench", "--budget: bad number of seconds '%s' (0 < S <= 3600)",
+					      optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_FRAMESTIME:
+			if (parse_seconds(optarg, &frames_t)) {
+				cli_usage_err("bench", "--frames-time: bad number of seconds '%s' (0 < S <= 3600)",
+					      optarg);
+				return CLI_EXIT_USAGE;
+			}
 			break;
 		case OPT_JSON:
 			json = optarg;
@@ -601,8 +1031,79 @@ int cmd_bench(int argc, char **argv)
 		case OPT_CSV:
 			csv = optarg;
 			break;
+		case OPT_MD:
+			md = optarg;
+			break;
 		case OPT_PLOT:
 			plot = optarg;
+			break;
+		case OPT_PLOTDIR:
+			plotdir = optarg;
+			break;
+		case OPT_QUICK:
+			bn.quick = true;
+			break;
+		case OPT_ALL:
+			sections_given = true;
+			parse_sections(&bn, "all");
+			break;
+		case OPT_SECTIONS:
+			sections_given = true;
+			if (parse_sections(&bn, optarg)) {
+				cli_usage_err("bench", "--sections: '%s': use a comma-separated list of sweep, frames, pin, overhead, all",
+					      optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_FRAMESIZE:
+			if (cli_opt_size("bench", "--frame-size", optarg,
+					 &bn.frame_size))
+				return CLI_EXIT_USAGE;
+			if (bn.frame_size < 4096 || bn.frame_size % 4096 ||
+			    bn.frame_size > (1ull << 30)) {
+				cli_usage_err("bench", "--frame-size: 4 KiB .. 1 GiB in 4 KiB steps");
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_BUFFERS:
+			if (cli_parse_int(optarg, 1, 16, &nbuf)) {
+				cli_usage_err("bench", "--buffers: bad count '%s' (1..16)",
+					      optarg);
+				return CLI_EXIT_USAGE;
+			}
+			bn.max_buffers = nbuf;
+			break;
+		case OPT_PINMAX:
+			if (cli_opt_size("bench", "--pin-max", optarg, &pin_max))
+				return CLI_EXIT_USAGE;
+			if (pin_max < 4096 || pin_max > (4ull << 30)) {
+				cli_usage_err("bench", "--pin-max: 4 KiB .. 4 GiB");
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_SOAK:
+			if (parse_duration(optarg, &bn.soak_ns)) {
+				cli_usage_err("bench", "--soak: bad duration '%s' (e.g. 90s, 10m, 12h, 1h30m; up to 31 days)",
+					      optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_INTERVAL:
+			if (parse_duration(optarg, &bn.interval_ns)) {
+				cli_usage_err("bench", "--interval: bad duration '%s' (e.g. 500ms, 10s, 10m)",
+					      optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_SOAKSIZE:
+			if (cli_opt_size("bench", "--soak-size", optarg,
+					 &bn.soak_size))
+				return CLI_EXIT_USAGE;
+			if (bn.soak_size < 4096 || bn.soak_size % 4096 ||
+			    bn.soak_size > (1ull << 30)) {
+				cli_usage_err("bench", "--soak-size: 4 KiB .. 1 GiB in 4 KiB steps");
+				return CLI_EXIT_USAGE;
+			}
 			break;
 		case 'c':
 			if (cli_opt_channel("bench", optarg, &bn.ch))
@@ -624,80 +1125,140 @@ int cmd_bench(int argc, char **argv)
 		cli_usage_err("bench", "unexpected argument '%s'", argv[optind]);
 		return CLI_EXIT_USAGE;
 	}
-	if (!min || min > max || max > SIZE_MAX / 2) {
-		cli_usage_err("bench", "need 0 < --min <= --max (got %" PRIu64
-			      " and %" PRIu64 ")", min, max);
+	if (!bn.min || bn.min > bn.max || bn.max > (1ull << 30)) {
+		cli_usage_err("bench", "need 0 < --min <= --max <= 1G (got %" PRIu64
+			      " and %" PRIu64 ")", bn.min, bn.max);
 		return CLI_EXIT_USAGE;
 	}
-	for (s = min; s <= max && s <= UINT64_MAX / 2; s *= 2)
-		bn.npoints++;
-
-	bn.points = calloc((size_t)bn.npoints, sizeof(*bn.points));
-	max_iters = bn.iters ? bn.iters : BENCH_MAX_ITERS;
-	bn.samples = calloc(max_iters, sizeof(*bn.samples));
-	if (!bn.points || !bn.samples) {
-		cli_err("out of memory");
-		goto out;
+	if (bn.interval_ns && !bn.soak_ns) {
+		cli_usage_err("bench", "--interval needs --soak");
+		return CLI_EXIT_USAGE;
 	}
+	if (bn.soak_ns && !sections_given)
+		bn.do_sweep = bn.do_frames = bn.do_pin = bn.do_overhead = false;
+	if (bn.soak_ns && !bn.interval_ns)
+		bn.interval_ns = bn.soak_ns / SOAK_SAMPLES;
+	if (bn.soak_ns && bn.interval_ns < NS_PER_S / 100)
+		bn.interval_ns = NS_PER_S / 100;
+	if (bn.interval_ns > bn.soak_ns)
+		bn.interval_ns = bn.soak_ns;
+	bn.budget_ns = budget ? budget :
+		       bn.quick ? BENCH_QUICK_BUDGET_NS : BENCH_BUDGET_NS;
+	bn.min_iters = bn.quick ? BENCH_QUICK_MIN_ROUNDS : BENCH_MIN_ROUNDS;
+	bn.max_iters = bn.quick ? BENCH_QUICK_MAX_ROUNDS : BENCH_MAX_ROUNDS;
+	bn.frames_ns = frames_t ? frames_t :
+		       bn.quick ? FRAMES_QUICK_NS : FRAMES_NS;
+	bn.pin_max = pin_max ? pin_max :
+		     bn.quick ? PIN_MAX_QUICK : PIN_MAX_DEFAULT;
+	for (s = bn.min; s <= bn.max; s *= 2)
+		bn.npoints++;
+	if (!bn.do_sweep)
+		bn.npoints = 0;
+
 	if (cli_open(&bn.h))
 		goto out;
 	if (cli_get_info(bn.h, &bn.info) ||
 	    cli_check_channel(&bn.info, bn.ch, true) ||
-	    cli_check_channel(&bn.info, bn.ch, false) ||
-	    cli_check_range(&bn.info, bn.addr, max))
+	    cli_check_channel(&bn.info, bn.ch, false))
 		goto out;
-	bn.a = cli_alloc((size_t)max);
-	bn.b = bn.a ? cli_alloc((size_t)max) : NULL;
-	if (!bn.b)
+	span = bn.max;
+	if (bn.do_frames && FRAME_SLOTS * bn.frame_size > span)
+		span = FRAME_SLOTS * bn.frame_size;
+	if (bn.soak_ns && bn.soak_size > span)
+		span = bn.soak_size;
+	if (cli_check_range(&bn.info, bn.addr, span))
 		goto out;
-	for (s = 0; s < max; s++)
-		bn.a[s] = (uint8_t)(s * 131 + (s >> 12));
 	bench_environment(&bn);
+	name = cli_device ? cli_device : getenv("HELLOFPGA_DEVICE");
+	if (bn.info.backend == HELLOFPGA_BACKEND_EMULATED)
+		bench_link_from_name(&bn, name ? name : bn.info.name);
+	else
+		snprintf(bn.link_desc, sizeof(bn.link_desc), "real card");
 
-	cli_progress_start(&bn.prog, 2 + 3 * (uint64_t)bn.npoints);
-	cli_progress_label(&bn.prog, "bench: %d-byte transfers",
-			   BENCH_SMALL_LEN);
-	if (bench_series(&bn, KIND_H2C, BENCH_SMALL_LEN, &bn.small[0]) ||
-	    bench_series(&bn, KIND_C2H, BENCH_SMALL_LEN, &bn.small[1]))
-		goto out_prog;
-	for (i = 0, s = min; i < bn.npoints; i++, s *= 2) {
-		struct bench_point *p = &bn.points[i];
-		char sz[32];
+	if (bgpu_init(&bn.gpu, bn.gpu_why, sizeof(bn.gpu_why))) {
+		cli_err("bench: the GPU cannot be used: %s", bn.gpu_why);
+		goto out;
+	}
+	gsize = bn.max;
+	if (bn.soak_ns && bn.soak_size > gsize)
+		gsize = bn.soak_size;
+	gsize = (gsize + GPU_PAGE - 1) / GPU_PAGE * GPU_PAGE;
+	bn.hp = cli_alloc((size_t)gsize);
+	bn.hb = bn.hp ? cli_alloc((size_t)gsize) : NULL;
+	bn.pattern = bn.hb ? cli_alloc((size_t)(span > gsize ? span : gsize)) :
+		     NULL;
+	bn.points = calloc((size_t)bn.npoints + 1, sizeof(*bn.points));
+	if (!bn.pattern || !bn.points) {
+		cli_err("out of memory");
+		goto out;
+	}
+	for (int p = 0; p < BP_N; p++)
+		for (int d = 0; d < BD_N; d++) {
+			unsigned int n = bn.fixed_iters ? bn.fixed_iters :
+				bn.max_iters;
 
-		p->size = s;
-		cli_progress_label(&bn.prog, "bench: %s (%d/%d)",
-				   cli_fmt_size(s, sz, sizeof(sz)), i + 1,
-				   bn.npoints);
-		if (bench_series(&bn, KIND_MEMCPY, (size_t)s,
-				 &p->st[KIND_MEMCPY]) ||
-		    bench_series(&bn, KIND_H2C, (size_t)s, &p->st[KIND_H2C]) ||
-		    bench_series(&bn, KIND_C2H, (size_t)s, &p->st[KIND_C2H]))
-			goto out_prog;
+			bn.samples[p][d] = calloc(n, sizeof(uint64_t));
+			if (!bn.samples[p][d]) {
+				cli_err("out of memory");
+				goto out;
+			}
+		}
+	fill_pattern(bn.hp, (size_t)gsize, 1);
+	fill_pattern(bn.hb, (size_t)gsize, 2);
+	if (setup_paths(&bn, (size_t)gsize))
+		goto out;
+	if (bn.hpin)
+		fill_pattern(bn.hpin, (size_t)gsize, 3);
+	if (!bn.paths[BP_DIRECT]) {
+		if (bn.do_frames || bn.do_pin || bn.soak_ns)
+			fprintf(stderr, "bench: no GPU Direct (%s): frames, pin and soak are skipped\n",
+				bn.path_why[BP_DIRECT]);
+		bn.do_frames = bn.do_pin = false;
+		if (bn.soak_ns) {
+			cli_err("--soak needs GPU Direct: %s",
+				bn.path_why[BP_DIRECT]);
+			goto out;
+		}
+	}
+
+	total = (uint64_t)bn.npoints;
+	if (bn.do_frames)
+		total += (uint64_t)bn.max_buffers;
+	if (bn.do_pin)
+		for (s = 4096; s <= bn.pin_max; s *= 2)
+			total++;
+	if (bn.soak_ns)
+		total += bn.soak_ns / bn.interval_ns + 1;
+	cli_progress_start(&bn.prog, total ? total : 1);
+	if ((bn.do_sweep && run_sweep(&bn)) ||
+	    (bn.do_frames && run_frames(&bn)) ||
+	    (bn.do_pin && run_pin(&bn))) {
+		cli_progress_stop(&bn.prog);
+		goto out;
 	}
 	cli_progress_stop(&bn.prog);
-
-	/* The last C2H read back what the last H2C wrote. */
-	if (memcmp(bn.a, bn.b, (size_t)bn.points[bn.npoints - 1].size)) {
-		cli_err("the data read back from the card differs from what was written");
-		goto out;
-	}
 	bench_print(&bn);
-	status = CLI_EXIT_OK;
+	if (bn.soak_ns) {
+		cli_progress_start(&bn.prog, bn.soak_ns / bn.interval_ns + 1);
+		cli_progress_label(&bn.prog, "bench: soak");
+		c = run_soak(&bn);
+		cli_progress_stop(&bn.prog);
+		if (c)
+			goto out;
+		bench_print_soak(&bn);
+	}
+	status = bn.failed_verify ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	if (json && bench_json(&bn, json))
 		status = CLI_EXIT_FAIL;
 	if (csv && bench_csv(&bn, csv))
 		status = CLI_EXIT_FAIL;
-	if (plot && bench_plot(&bn, plot))
+	if (md && bench_markdown(&bn, md))
 		status = CLI_EXIT_FAIL;
-	goto out;
-out_prog:
-	cli_progress_stop(&bn.prog);
+	if ((plot || plotdir) && bench_plots(&bn, plotdir, plot))
+		status = CLI_EXIT_FAIL;
+	if (bn.failed_verify)
+		cli_err("bench: some data did not verify (see above)");
 out:
-	free(bn.a);
-	free(bn.b);
-	free(bn.samples);
-	free(bn.points);
-	if (bn.h)
-		HelloFPGA_Close(bn.h);
+	bench_free(&bn);
 	return status;
 }

@@ -1,0 +1,738 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * xdma-sim - QEMU host of the hellofpga XDMA card model (model/xdma_model.c).
+ *
+ * A PCI Express endpoint (or a conventional PCI device on a conventional
+ * bus) with Xilinx's IDs that hosts the SAME host-independent model source
+ * as the in-process emulator (model/inproc/):
+ *
+ *   BAR0  user BAR, 64 KiB  -> xdma_model_user_read32/write32
+ *         (+ the test-only fault window at 0xf000 with fault-regs=on)
+ *   BAR1  DMA/config BAR, 64 KiB -> xdma_model_dma_read32/write32, with
+ *         QEMU's MSI-X table at 0x8000 and PBA at 0x8fe0 (32 vectors)
+ *   MSI   32 vectors, 64-bit; INTx pin A
+ *
+ * Host ops given to the model:
+ *   dma_read/dma_write -> pci_dma_read/pci_dma_write (bus-master DMA, so
+ *       through a vIOMMU when there is one); -EIO on any MEMTX error
+ *   msi(vector)  -> msix_notify() when MSI-X is enabled, else msi_notify()
+ *       (vector modulo the vectors the guest allocated)
+ *   intx(level)  -> pci_set_irq()
+ *   kick(engine) -> qemu_bh_schedule() of a per-engine bottom half that runs
+ *       xdma_model_engine_work() in the main loop (BQL held), asynchronously
+ *       to the vCPU that wrote the Run bit
+ * The interrupt mode the guest enabled in config space is passed to the
+ * model (xdma_model_set_irq_mode()) after every config write.
+ *
+ * Everything runs under the BQL (MMIO, bottom halves, chardev), so the
+ * model's own lock is never contended here; it is kept for the in-process
+ * host, which has real engine threads.
+ *
+ * Fault injection (model/qemu/README.md):
+ *   chardev=ID   line protocol on a character device:
+ *                "fault desc_read|stall|lost_irq|dead|none|<number>" -> "ok"
+ *                "faults" -> current fault bits, "counters" -> one JSON line,
+ *                "reset-counters" -> "ok", anything else -> "error ..."
+ *   fault-regs=on  a register window at BAR0 + 0xf000 for the guest itself
+ *   QOM property "faults" (qom-set/qom-get over QMP)
+ */
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qemu/cutils.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msi.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
+#include "migration/vmstate.h"
+#include "chardev/char-fe.h"
+#include "qom/object.h"
+
+#include "xdma_model.h"
+
+#define TYPE_XDMA_SIM		"xdma-sim"
+
+#define XS_BAR_SIZE		(64 * KiB)
+#define XS_MSIX_VECTORS		32
+#define XS_MSIX_TABLE		0x8000
+#define XS_MSIX_PBA		0x8fe0
+#define XS_MSI_VECTORS		32
+#define XS_MAX_ENGINES		8
+
+#define XS_CAP_MSI		0x50
+#define XS_CAP_MSIX		0x70
+#define XS_CAP_PCIE		0x80
+
+/* Test-only fault window in BAR0 (fault-regs=on); README.md documents it. */
+#define XS_FW_BASE		0xf000
+#define XS_FW_SIZE		0x100
+#define XS_FW_FAULTS		0x00	/* RW: enum xdma_model_fault bits */
+#define XS_FW_MAGIC		0x04	/* RO: XS_FW_MAGIC_VALUE */
+#define XS_FW_CTRL		0x08	/* W: bit 0 = reset the counters */
+#define XS_FW_NCOUNTERS		0x0c	/* RO: number of 64-bit counters */
+#define XS_FW_COUNTERS		0x10	/* RO: counters, lo/hi pairs */
+#define XS_FW_MAGIC_VALUE	0x46415554u	/* "FAUT" */
+
+/* Counter order in the fault window and in the "counters" JSON line. */
+#define XS_COUNTERS(X)			\
+	X(mmio_reads)			\
+	X(mmio_writes)			\
+	X(desc_fetched)			\
+	X(irqs)				\
+	X(wb_writes)			\
+	X(bytes_h2c)			\
+	X(bytes_c2h)			\
+	X(errors)			\
+	X(guest_errors)
+#define XS_COUNT_ONE(n)		+ 1
+#define XS_NCOUNTERS		(0 XS_COUNTERS(XS_COUNT_ONE))
+
+#define XS_LINE_MAX		256
+
+OBJECT_DECLARE_TYPE(XdmaSimState, XdmaSimClass, XDMA_SIM)
+
+struct XdmaSimClass {
+	PCIDeviceClass parent_class;
+	DeviceRealize parent_dc_realize;
+};
+
+typedef struct XdmaSimEngine {
+	struct XdmaSimState *s;
+	uint32_t index;
+	QEMUBH *bh;
+} XdmaSimEngine;
+
+struct XdmaSimState {
+	PCIDevice parent_obj;
+
+	MemoryRegion user_bar;
+	MemoryRegion dma_bar;
+	struct xdma_model *model;
+	XdmaSimEngine eng[XS_MAX_ENGINES];
+	uint32_t num_engines;
+	int irq_mode;		/* enum xdma_model_irq_mode, -1: unknown */
+	uint64_t latched[XS_NCOUNTERS];
+
+	/* control channel */
+	CharBackend chr;
+	char line[XS_LINE_MAX];
+	size_t line_len;
+	bool line_overflow;
+
+	/* properties */
+	uint16_t vendor_id;
+	uint16_t device_id;
+	uint64_t ddr_size;
+	uint32_t num_h2c;
+	uint32_t num_c2h;
+	uint32_t addr_align;
+	uint32_t len_gran;
+	bool fault_regs;
+};
+
+/* ---- host ops ---- */
+
+static int xs_dma_read(void *host, uint64_t bus, void *dst, size_t len)
+{
+	XdmaSimState *s = host;
+
+	return pci_dma_read(PCI_DEVICE(s), bus, dst, len) == MEMTX_OK ? 0 : -EIO;
+}
+
+static int xs_dma_write(void *host, uint64_t bus, const void *src, size_t len)
+{
+	XdmaSimState *s = host;
+
+	return pci_dma_write(PCI_DEVICE(s), bus, src, len) == MEMTX_OK ?
+	       0 : -EIO;
+}
+
+static void xs_msi(void *host, uint32_t vector)
+{
+	XdmaSimState *s = host;
+	PCIDevice *pdev = PCI_DEVICE(s);
+
+	if (msix_enabled(pdev)) {
+		msix_notify(pdev, vector % XS_MSIX_VECTORS);
+	} else if (msi_enabled(pdev)) {
+		msi_notify(pdev, vector % msi_nr_vectors_allocated(pdev));
+	}
+}
+
+static void xs_intx(void *host, bool level)
+{
+	pci_set_irq(PCI_DEVICE(host), level);
+}
+
+static void xs_kick(void *host, uint32_t engine)
+{
+	XdmaSimState *s = host;
+
+	if (engine < s->num_engines && s->eng[engine].bh) {
+		qemu_bh_schedule(s->eng[engine].bh);
+	}
+}
+
+static void xs_engine_bh(void *opaque)
+{
+	XdmaSimEngine *e = opaque;
+
+	if (e->s->model) {
+		xdma_model_engine_work(e->s->model, e->index);
+	}
+}
+
+static const struct xdma_model_host_ops xs_host_ops = {
+	.dma_read = xs_dma_read,
+	.dma_write = xs_dma_write,
+	.msi = xs_msi,
+	.intx = xs_intx,
+	.kick = xs_kick,
+};
+
+/* Tell the model what the guest enabled in config space. */
+static void xs_update_irq_mode(XdmaSimState *s)
+{
+	PCIDevice *pdev = PCI_DEVICE(s);
+	enum xdma_model_irq_mode mode;
+
+	if (msix_enabled(pdev)) {
+		mode = XDMA_MODEL_IRQ_MSIX;
+	} else if (msi_enabled(pdev)) {
+		mode = XDMA_MODEL_IRQ_MSI;
+	} else if (!(pci_get_word(pdev->config + PCI_COMMAND) &
+		     PCI_COMMAND_INTX_DISABLE)) {
+		mode = XDMA_MODEL_IRQ_LEGACY;
+	} else {
+		mode = XDMA_MODEL_IRQ_NONE;
+	}
+	if ((int)mode != s->irq_mode) {
+		s->irq_mode = mode;
+		xdma_model_set_irq_mode(s->model, mode);
+	}
+}
+
+static void xs_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+			    int len)
+{
+	pci_default_write_config(pdev, addr, val, len);
+	xs_update_irq_mode(XDMA_SIM(pdev));
+}
+
+/* ---- counters and faults (fault window, chardev, QOM) ---- */
+
+static void xs_counters(XdmaSimState *s, uint64_t out[XS_NCOUNTERS])
+{
+	struct xdma_model_counters c;
+	size_t i = 0;
+
+	xdma_model_get_counters(s->model, &c);
+#define XS_COPY(n)	out[i++] = c.n;
+	XS_COUNTERS(XS_COPY)
+#undef XS_COPY
+}
+
+static const char *const xs_fault_names[] = {
+	"desc_read", "stall", "lost_irq", "dead",
+};
+
+/* "desc_read|stall", "none", "0x6": fault bits, or -1. */
+static int64_t xs_parse_faults(const char *arg)
+{
+	g_auto(GStrv) tok = g_strsplit_set(arg, "|, \t", -1);
+	uint64_t bits = 0, v;
+	size_t i, j;
+
+	for (i = 0; tok[i]; i++) {
+		if (!tok[i][0]) {
+			continue;
+		}
+		if (!strcmp(tok[i], "none") || !strcmp(tok[i], "clear")) {
+			continue;
+		}
+		for (j = 0; j < ARRAY_SIZE(xs_fault_names); j++) {
+			if (!strcmp(tok[i], xs_fault_names[j])) {
+				bits |= 1u << j;
+				break;
+			}
+		}
+		if (j < ARRAY_SIZE(xs_fault_names)) {
+			continue;
+		}
+		if (qemu_strtou64(tok[i], NULL, 0, &v) || v > 0xf) {
+			return -1;
+		}
+		bits |= v;
+	}
+	return bits;
+}
+
+static void xs_reply(XdmaSimState *s, const char *fmt, ...)
+	G_GNUC_PRINTF(2, 3);
+
+static void xs_reply(XdmaSimState *s, const char *fmt, ...)
+{
+	g_autofree char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	qemu_chr_fe_write_all(&s->chr, (const uint8_t *)msg, strlen(msg));
+}
+
+static void xs_command(XdmaSimState *s, char *line)
+{
+	char *cmd = g_strstrip(line), *arg;
+	int64_t bits;
+
+	if (!*cmd || *cmd == '#') {
+		return;
+	}
+	arg = strpbrk(cmd, " \t");
+	if (arg) {
+		*arg++ = '\0';
+		arg = g_strstrip(arg);
+	} else {
+		arg = cmd + strlen(cmd);
+	}
+	if (!strcmp(cmd, "fault")) {
+		bits = *arg ? xs_parse_faults(arg) : -1;
+		if (bits < 0) {
+			xs_reply(s, "error fault: expected desc_read|stall|lost_irq|dead|none or a number <= 0xf\n");
+			return;
+		}
+		xdma_model_inject(s->model, bits);
+		xs_reply(s, "ok\n");
+	} else if (!strcmp(cmd, "faults")) {
+		xs_reply(s, "ok 0x%x\n", xdma_model_get_faults(s->model));
+	} else if (!strcmp(cmd, "counters")) {
+		uint64_t c[XS_NCOUNTERS];
+		GString *j = g_string_new("{");
+		size_t i = 0;
+
+		xs_counters(s, c);
+#define XS_JSON(n)	g_string_append_printf(j, "%s\"" #n "\":%" PRIu64, \
+						       i ? "," : "", c[i]); i++;
+		XS_COUNTERS(XS_JSON)
+#undef XS_JSON
+		g_string_append_printf(j, ",\"faults\":%u,\"irq_mode\":%d}\n",
+				       xdma_model_get_faults(s->model),
+				       s->irq_mode);
+		qemu_chr_fe_write_all(&s->chr, (const uint8_t *)j->str, j->len);
+		g_string_free(j, true);
+	} else if (!strcmp(cmd, "reset-counters")) {
+		xdma_model_reset_counters(s->model);
+		xs_reply(s, "ok\n");
+	} else if (!strcmp(cmd, "help")) {
+		xs_reply(s, "ok commands: fault desc_read|stall|lost_irq|dead|none|N, faults, counters, reset-counters\n");
+	} else {
+		xs_reply(s, "error unknown command '%s'\n", cmd);
+	}
+}
+
+static void xs_chr_event(void *opaque, QEMUChrEvent event)
+{
+	XdmaSimState *s = opaque;
+
+	/* a new client starts with a new line */
+	if (event == CHR_EVENT_OPENED || event == CHR_EVENT_CLOSED) {
+		s->line_len = 0;
+		s->line_overflow = false;
+	}
+}
+
+static int xs_chr_can_receive(void *opaque)
+{
+	return XS_LINE_MAX;
+}
+
+static void xs_chr_receive(void *opaque, const uint8_t *buf, int size)
+{
+	XdmaSimState *s = opaque;
+	int i;
+
+	for (i = 0; i < size; i++) {
+		char ch = buf[i];
+
+		if (ch == '\n') {
+			if (s->line_overflow) {
+				xs_reply(s, "error line too long\n");
+			} else {
+				s->line[s->line_len] = '\0';
+				xs_command(s, s->line);
+			}
+			s->line_len = 0;
+			s->line_overflow = false;
+		} else if (s->line_len + 1 < sizeof(s->line)) {
+			s->line[s->line_len++] = ch;
+		} else {
+			s->line_overflow = true;
+		}
+	}
+}
+
+static void xs_get_faults(Object *obj, Visitor *v, const char *name,
+			  void *opaque, Error **errp)
+{
+	XdmaSimState *s = XDMA_SIM(obj);
+	uint32_t val = s->model ? xdma_model_get_faults(s->model) : 0;
+
+	visit_type_uint32(v, name, &val, errp);
+}
+
+static void xs_set_faults(Object *obj, Visitor *v, const char *name,
+			  void *opaque, Error **errp)
+{
+	XdmaSimState *s = XDMA_SIM(obj);
+	uint32_t val;
+
+	if (!visit_type_uint32(v, name, &val, errp)) {
+		return;
+	}
+	if (val > 0xf) {
+		error_setg(errp, "faults: only bits 0..3 exist");
+		return;
+	}
+	if (!s->model) {
+		error_setg(errp, "faults: device not realized");
+		return;
+	}
+	xdma_model_inject(s->model, val);
+}
+
+/* ---- BARs ---- */
+
+static uint64_t xs_fw_read(XdmaSimState *s, uint32_t off)
+{
+	uint32_t i;
+
+	switch (off) {
+	case XS_FW_FAULTS:
+		return xdma_model_get_faults(s->model);
+	case XS_FW_MAGIC:
+		return XS_FW_MAGIC_VALUE;
+	case XS_FW_CTRL:
+		return 0;
+	case XS_FW_NCOUNTERS:
+		return XS_NCOUNTERS;
+	}
+	if (off >= XS_FW_COUNTERS && off < XS_FW_COUNTERS + 8 * XS_NCOUNTERS) {
+		i = (off - XS_FW_COUNTERS) / 8;
+		if (!(off & 4)) {
+			/* the low half latches the counter for the high half */
+			uint64_t c[XS_NCOUNTERS];
+
+			xs_counters(s, c);
+			s->latched[i] = c[i];
+			return (uint32_t)c[i];
+		}
+		return s->latched[i] >> 32;
+	}
+	return 0;
+}
+
+static void xs_fw_write(XdmaSimState *s, uint32_t off, uint32_t val)
+{
+	switch (off) {
+	case XS_FW_FAULTS:
+		xdma_model_inject(s->model, val & 0xf);
+		break;
+	case XS_FW_CTRL:
+		if (val & 1) {
+			xdma_model_reset_counters(s->model);
+		}
+		break;
+	default:
+		qemu_log_mask(LOG_GUEST_ERROR,
+			      "xdma-sim: fault window: write to 0x%x\n", off);
+	}
+}
+
+static bool xs_in_fw(XdmaSimState *s, hwaddr addr)
+{
+	return s->fault_regs && addr >= XS_FW_BASE &&
+	       addr < XS_FW_BASE + XS_FW_SIZE;
+}
+
+static uint64_t xs_user_read(void *opaque, hwaddr addr, unsigned size)
+{
+	XdmaSimState *s = opaque;
+
+	if (xs_in_fw(s, addr)) {
+		return xs_fw_read(s, addr - XS_FW_BASE);
+	}
+	return xdma_model_user_read32(s->model, addr);
+}
+
+static void xs_user_write(void *opaque, hwaddr addr, uint64_t val,
+			  unsigned size)
+{
+	XdmaSimState *s = opaque;
+
+	if (xs_in_fw(s, addr)) {
+		xs_fw_write(s, addr - XS_FW_BASE, val);
+		return;
+	}
+	xdma_model_user_write32(s->model, addr, val);
+}
+
+static uint64_t xs_dma_bar_read(void *opaque, hwaddr addr, unsigned size)
+{
+	XdmaSimState *s = opaque;
+
+	return xdma_model_dma_read32(s->model, addr);
+}
+
+static void xs_dma_bar_write(void *opaque, hwaddr addr, uint64_t val,
+			     unsigned size)
+{
+	XdmaSimState *s = opaque;
+
+	xdma_model_dma_write32(s->model, addr, val);
+}
+
+/*
+ * The IP's AXI-Lite slaves are 32 bits wide: narrower or wider accesses are
+ * done as 32-bit ones by the memory core (a byte read of a read-to-clear
+ * register clears it, as on the IP).
+ */
+static const MemoryRegionOps xs_user_ops = {
+	.read = xs_user_read,
+	.write = xs_user_write,
+	.endianness = DEVICE_LITTLE_ENDIAN,
+	.valid = { .min_access_size = 1, .max_access_size = 8 },
+	.impl = { .min_access_size = 4, .max_access_size = 4 },
+};
+
+static const MemoryRegionOps xs_dma_bar_ops = {
+	.read = xs_dma_bar_read,
+	.write = xs_dma_bar_write,
+	.endianness = DEVICE_LITTLE_ENDIAN,
+	.valid = { .min_access_size = 1, .max_access_size = 8 },
+	.impl = { .min_access_size = 4, .max_access_size = 4 },
+};
+
+/* ---- life cycle ---- */
+
+static void xs_realize(PCIDevice *pdev, Error **errp)
+{
+	XdmaSimState *s = XDMA_SIM(pdev);
+	struct xdma_model_config cfg = {
+		.num_h2c = s->num_h2c,
+		.num_c2h = s->num_c2h,
+		.ddr_size = s->ddr_size,
+		.addr_align = s->addr_align,
+		.len_gran = s->len_gran,
+	};
+	Error *err = NULL;
+	uint32_t i;
+	int r;
+
+	if (s->num_h2c < 1 || s->num_h2c > 4 || s->num_c2h < 1 ||
+	    s->num_c2h > 4) {
+		error_setg(errp, "xdma-sim: h2c and c2h must be 1..4");
+		return;
+	}
+	r = xdma_model_create(&cfg, &xs_host_ops, s, &s->model);
+	if (r) {
+		error_setg_errno(errp, -r,
+				 "xdma-sim: model rejects ddr-size/align/len-gran");
+		return;
+	}
+	s->num_engines = xdma_model_num_engines(s->model);
+	for (i = 0; i < s->num_engines; i++) {
+		s->eng[i].s = s;
+		s->eng[i].index = i;
+		s->eng[i].bh = qemu_bh_new(xs_engine_bh, &s->eng[i]);
+	}
+
+	pci_set_word(pdev->config + PCI_VENDOR_ID, s->vendor_id);
+	pci_set_word(pdev->config + PCI_DEVICE_ID, s->device_id);
+	pci_set_word(pdev->config + PCI_SUBSYSTEM_VENDOR_ID, s->vendor_id);
+	pci_set_word(pdev->config + PCI_SUBSYSTEM_ID, 0x0007);
+	pci_config_set_interrupt_pin(pdev->config, 1);
+
+	memory_region_init_io(&s->user_bar, OBJECT(s), &xs_user_ops, s,
+			      "xdma-sim-user", XS_BAR_SIZE);
+	memory_region_init_io(&s->dma_bar, OBJECT(s), &xs_dma_bar_ops, s,
+			      "xdma-sim-dma", XS_BAR_SIZE);
+	pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY, &s->user_bar);
+	pci_register_bar(pdev, 1, PCI_BASE_ADDRESS_SPACE_MEMORY, &s->dma_bar);
+
+	if (pci_is_express(pdev)) {
+		r = pcie_endpoint_cap_init(pdev, XS_CAP_PCIE);
+		if (r < 0) {
+			error_setg(errp, "xdma-sim: PCIe capability: %d", r);
+			goto fail;
+		}
+	}
+	r = msi_init(pdev, XS_CAP_MSI, XS_MSI_VECTORS, true, false, &err);
+	if (r == -ENOTSUP) {
+		/* the machine's interrupt controller has no MSI: MSI-X/INTx */
+		error_free(err);
+		err = NULL;
+	} else if (r) {
+		error_propagate(errp, err);
+		goto fail;
+	}
+	r = msix_init(pdev, XS_MSIX_VECTORS, &s->dma_bar, 1, XS_MSIX_TABLE,
+		      &s->dma_bar, 1, XS_MSIX_PBA, XS_CAP_MSIX, errp);
+	if (r) {
+		goto fail;
+	}
+	for (i = 0; i < XS_MSIX_VECTORS; i++) {
+		msix_vector_use(pdev, i);
+	}
+
+	if (qemu_chr_fe_backend_connected(&s->chr)) {
+		qemu_chr_fe_set_handlers(&s->chr, xs_chr_can_receive,
+					 xs_chr_receive, xs_chr_event, NULL, s,
+					 NULL, true);
+	}
+	s->irq_mode = -1;
+	xs_update_irq_mode(s);
+	return;
+
+fail:
+	msi_uninit(pdev);
+	if (pci_is_express(pdev)) {
+		pcie_cap_exit(pdev);
+	}
+	for (i = 0; i < s->num_engines; i++) {
+		qemu_bh_delete(s->eng[i].bh);
+		s->eng[i].bh = NULL;
+	}
+	xdma_model_destroy(s->model);
+	s->model = NULL;
+}
+
+static void xs_exit(PCIDevice *pdev)
+{
+	XdmaSimState *s = XDMA_SIM(pdev);
+	uint32_t i;
+
+	qemu_chr_fe_deinit(&s->chr, false);
+	for (i = 0; i < s->num_engines; i++) {
+		qemu_bh_delete(s->eng[i].bh);
+		s->eng[i].bh = NULL;
+	}
+	/* lower INTx before the model goes */
+	pci_set_irq(pdev, 0);
+	msix_unuse_all_vectors(pdev);
+	msix_uninit(pdev, &s->dma_bar, &s->dma_bar);
+	msi_uninit(pdev);
+	if (pci_is_express(pdev)) {
+		pcie_cap_exit(pdev);
+	}
+	xdma_model_destroy(s->model);
+	s->model = NULL;
+}
+
+static void xs_reset(DeviceState *dev)
+{
+	XdmaSimState *s = XDMA_SIM(dev);
+
+	if (!s->model) {
+		return;
+	}
+	/* the PCI core has reset config space, MSI and MSI-X already */
+	xdma_model_reset(s->model);
+	/*
+	 * Whether this runs before or after the PCI core resets config space,
+	 * after a reset MSI and MSI-X are off and INTx is enabled.
+	 */
+	s->irq_mode = XDMA_MODEL_IRQ_LEGACY;
+	xdma_model_set_irq_mode(s->model, XDMA_MODEL_IRQ_LEGACY);
+}
+
+/* A hybrid device: a PCIe endpoint only when plugged into a PCIe bus. */
+static void xs_dc_realize(DeviceState *dev, Error **errp)
+{
+	XdmaSimClass *xc = XDMA_SIM_GET_CLASS(dev);
+	PCIDevice *pdev = PCI_DEVICE(dev);
+
+	if (pci_bus_is_express(pci_get_bus(pdev))) {
+		pdev->cap_present |= QEMU_PCI_CAP_EXPRESS;
+	}
+	xc->parent_dc_realize(dev, errp);
+}
+
+static void xs_instance_init(Object *obj)
+{
+	object_property_add(obj, "faults", "uint32", xs_get_faults,
+			    xs_set_faults, NULL, NULL);
+	object_property_set_description(obj, "faults",
+		"injected faults: 1 desc_read, 2 stall, 4 lost_irq, 8 dead");
+}
+
+/* The model's state lives outside QEMU: no migration, no snapshots. */
+static const VMStateDescription xs_vmstate = {
+	.name = TYPE_XDMA_SIM,
+	.unmigratable = 1,
+};
+
+static Property xs_props[] = {
+	DEFINE_PROP_UINT16("vendor-id", XdmaSimState, vendor_id, 0x10ee),
+	DEFINE_PROP_UINT16("device-id", XdmaSimState, device_id, 0x9038),
+	DEFINE_PROP_SIZE("ddr-size", XdmaSimState, ddr_size,
+			 XDMA_MODEL_DEFAULT_DDR_SIZE),
+	DEFINE_PROP_UINT32("h2c", XdmaSimState, num_h2c, 4),
+	DEFINE_PROP_UINT32("c2h", XdmaSimState, num_c2h, 4),
+	DEFINE_PROP_UINT32("align", XdmaSimState, addr_align, 1),
+	DEFINE_PROP_UINT32("len-gran", XdmaSimState, len_gran, 1),
+	DEFINE_PROP_BOOL("fault-regs", XdmaSimState, fault_regs, false),
+	DEFINE_PROP_CHR("chardev", XdmaSimState, chr),
+	DEFINE_PROP_END_OF_LIST(),
+};
+
+static void xs_class_init(ObjectClass *klass, void *data)
+{
+	DeviceClass *dc = DEVICE_CLASS(klass);
+	PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+	XdmaSimClass *xc = XDMA_SIM_CLASS(klass);
+
+	k->realize = xs_realize;
+	k->exit = xs_exit;
+	k->config_write = xs_write_config;
+	k->vendor_id = 0x10ee;		/* overridden by vendor-id */
+	k->device_id = 0x9038;		/* overridden by device-id */
+	k->subsystem_vendor_id = 0x10ee;
+	k->subsystem_id = 0x0007;
+	k->class_id = PCI_CLASS_MEMORY_OTHER;	/* 0x0580, the IP's default */
+	k->revision = 0;
+	dc->reset = xs_reset;
+	dc->vmsd = &xs_vmstate;
+	dc->desc = "Xilinx XDMA (PG195) card, hellofpga model";
+	device_class_set_parent_realize(dc, xs_dc_realize,
+					&xc->parent_dc_realize);
+	device_class_set_props(dc, xs_props);
+	set_bit(DEVICE_CATEGORY_MISC, dc->categories);
+}
+
+static const TypeInfo xs_info = {
+	.name = TYPE_XDMA_SIM,
+	.parent = TYPE_PCI_DEVICE,
+	.instance_size = sizeof(XdmaSimState),
+	.instance_init = xs_instance_init,
+	.class_size = sizeof(XdmaSimClass),
+	.class_init = xs_class_init,
+	.interfaces = (InterfaceInfo[]) {
+		{ INTERFACE_PCIE_DEVICE },
+		{ INTERFACE_CONVENTIONAL_PCI_DEVICE },
+		{ },
+	},
+};
+
+static void xs_register_types(void)
+{
+	type_register_static(&xs_info);
+}
+
+type_init(xs_register_types)

@@ -1,0 +1,213 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# build-qemu.sh [CACHEDIR] - print the path of a qemu-system-x86_64 with the
+# hellofpga "xdma-sim" PCIe device (model/qemu/) compiled in, built from
+# Debian's own qemu source package (bookworm: QEMU 7.2).
+#
+# The printed path is a small launcher that adds the firmware search paths
+# (-L /usr/share/qemu -L /usr/share/seabios: Debian's dfsg source has no
+# pc-bios blobs) and execs the real binary next to it.
+#
+# Cache (CACHEDIR, else $HF_QEMU_CACHE, else /var/cache/hellofpga/qemu as
+# root, else ~/.cache/hellofpga/qemu):
+#   src/<debver>/          apt-get source qemu (unpacked, Debian patches applied)
+#   build/<debver>/        the configured ninja build tree (incremental)
+#   bin/<key>/             qemu-system-x86_64 (launcher) + qemu-system-x86_64.real
+#   .lock                  flock(1) while building
+# <key> = sha256 of the model sources (model/xdma_model.{c,h}, the core
+# headers it includes), model/qemu/{*.c,*.h,meson.build} (not the README nor
+# the smoke test), this script and the Debian qemu source version.  A hit costs a hash; a change of the model rebuilds incrementally
+# (about 10-30 s); a cold build (no src/build) takes 3-4 min on 2 cores.
+#
+# Cold path: a deb-src sources file in a PRIVATE apt directory (no change to
+# /etc/apt or the system's package lists; removed on exit, also on failure),
+# apt-get source qemu, build deps (apt-get install, root only), configure,
+# ninja qemu-system-x86_64 (x86_64-softmmu needs libfdt in 7.2: microvm).  Runtime deps of the launcher: seabios and
+# qemu-system-data (firmware, pvh.bin, linuxboot_dma.bin); installed here
+# when missing and root.
+#
+# Everything but the path goes to stderr.  HF_QEMU_QUIET=1: less output.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$(realpath "$0")")/.." && pwd)
+self=$repo/scripts/build-qemu.sh
+
+if [ $# -ge 1 ] && [ -n "$1" ]; then
+	cache=$1
+elif [ -n "${HF_QEMU_CACHE:-}" ]; then
+	cache=$HF_QEMU_CACHE
+elif [ "$(id -u)" = 0 ]; then
+	cache=/var/cache/hellofpga/qemu
+else
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/hellofpga/qemu
+fi
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+log() { [ -n "${HF_QEMU_QUIET:-}" ] || echo "build-qemu: $*" >&2; }
+die() { echo "build-qemu: error: $*" >&2; exit 1; }
+
+# Files of ours that go into the QEMU tree (hw/misc/xdma-sim/, flat: the
+# model's quote includes then resolve next to it, no include path needed).
+model_files=(model/xdma_model.c model/xdma_model.h core/hf_os.h
+	     core/os/hf_os_user.h core/xdma_regs.h)
+glue_files=()
+while IFS= read -r f; do glue_files+=("$f"); done < <(
+	cd "$repo" && find model/qemu -maxdepth 1 -type f \
+		\( -name '*.c' -o -name '*.h' -o -name meson.build \) | LC_ALL=C sort)
+
+# Debian qemu source version: from the binary package's Source field.
+debver=$(apt-cache show qemu-system-x86 2>/dev/null |
+	 sed -n 's/^Source: qemu (\(.*\))$/\1/p' | head -1)
+[ -n "$debver" ] || debver=$(apt-cache show qemu-system-x86 2>/dev/null |
+	 sed -n 's/^Version: //p' | head -1)
+if [ -z "$debver" ] && [ -d "$cache/src" ]; then
+	debver=$(ls "$cache/src" | sort -V | tail -1)
+fi
+[ -n "$debver" ] || die "cannot tell the Debian qemu source version (apt-get update?)"
+dv=${debver//[:~]/_}
+
+key=$( {
+	cd "$repo"
+	for f in "${model_files[@]}" "${glue_files[@]}" scripts/build-qemu.sh; do
+		printf '%s\n' "$f"; cat "$f"
+	done
+	printf 'debian-qemu %s\n' "$debver"
+} | sha256sum | cut -c1-16)
+out=$cache/bin/$key
+
+hit() { [ -x "$out/qemu-system-x86_64" ] && [ -x "$out/qemu-system-x86_64.real" ]; }
+
+need_pkgs() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	[ "$(id -u)" = 0 ] || die "missing packages (install as root): ${missing[*]}"
+	log "apt-get install ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >&2
+}
+
+runtime_deps() { need_pkgs seabios qemu-system-data; }
+
+if hit; then
+	runtime_deps
+	echo "$out/qemu-system-x86_64"
+	exit 0
+fi
+
+exec 9>"$cache/.lock"
+flock 9
+if hit; then	# another build made it while we waited
+	runtime_deps
+	echo "$out/qemu-system-x86_64"
+	exit 0
+fi
+
+t0=$(date +%s)
+need_pkgs ninja-build meson libglib2.0-dev libpixman-1-dev zlib1g-dev \
+	libfdt-dev pkg-config dpkg-dev python3 gcc make
+runtime_deps
+
+srcroot=$cache/src/$dv
+find_src() { find "$srcroot" -mindepth 1 -maxdepth 1 -type d -name 'qemu-*' 2>/dev/null | head -1; }
+src=$(find_src || true)
+if [ -z "$src" ] || [ ! -f "$src/.hf-complete" ]; then
+	rm -rf "$srcroot"
+	mkdir -p "$srcroot"
+	# deb-src through a private apt state: the sources file and the lists
+	# live in a temporary directory, removed on exit (also on failure).
+	apt_tmp=$(mktemp -d /tmp/hf-qemu-apt.XXXXXX)
+	trap 'rm -rf "$apt_tmp"' EXIT
+	mkdir -p "$apt_tmp/parts" "$apt_tmp/lists/partial" "$apt_tmp/cache/archives/partial"
+	cat > "$apt_tmp/parts/hf-deb-src.sources" <<'EOF'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+	cat > "$apt_tmp/parts/hf-deb-src-security.sources" <<'EOF'
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+	apt_opts=(-o Dir::Etc::SourceList=/dev/null
+		  -o Dir::Etc::SourceParts="$apt_tmp/parts"
+		  -o Dir::State::Lists="$apt_tmp/lists"
+		  -o Dir::Cache="$apt_tmp/cache"
+		  -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
+		  -o APT::Sandbox::User=root)
+	log "apt-get update (deb-src, private lists)"
+	apt-get "${apt_opts[@]}" -qq update >&2
+	log "apt-get source qemu=$debver"
+	(cd "$srcroot" && apt-get "${apt_opts[@]}" -qq source "qemu=$debver" >&2) ||
+		(cd "$srcroot" && apt-get "${apt_opts[@]}" -qq source qemu >&2)
+	rm -rf "$apt_tmp"
+	trap - EXIT
+	src=$(find_src)
+	[ -n "$src" ] || die "apt-get source qemu left no source tree in $srcroot"
+	rm -f "$srcroot"/*.tar.* "$srcroot"/*.dsc 2>/dev/null || true
+	touch "$src/.hf-complete"
+fi
+
+# Our device into the tree: hw/misc/xdma-sim/ + one subdir() line.
+dev=$src/hw/misc/xdma-sim
+mkdir -p "$dev"
+for f in "${model_files[@]}" "${glue_files[@]}"; do
+	dst=$dev/${f##*/}
+	[ "$f" = core/os/hf_os_user.h ] && { mkdir -p "$dev/os"; dst=$dev/os/hf_os_user.h; }
+	# copy only when changed, so ninja rebuilds only what changed
+	cmp -s "$repo/$f" "$dst" 2>/dev/null || cp "$repo/$f" "$dst"
+done
+[ -f "$dev/meson.build" ] || die "model/qemu/meson.build missing"
+grep -q "subdir('xdma-sim')" "$src/hw/misc/meson.build" ||
+	printf "\n# hellofpga xdma-sim (scripts/build-qemu.sh)\nsubdir('xdma-sim')\n" \
+		>> "$src/hw/misc/meson.build"
+
+build=$cache/build/$dv
+if [ ! -f "$build/build.ninja" ]; then
+	rm -rf "$build"
+	mkdir -p "$build"
+	log "configure"
+	(cd "$build" && "$src/configure" --target-list=x86_64-softmmu \
+		--without-default-features --enable-tcg --enable-kvm \
+		--disable-docs --disable-werror --disable-user --disable-tools \
+		>configure.log 2>&1) ||
+		{ tail -30 "$build/configure.log" >&2; die "configure failed"; }
+fi
+log "ninja qemu-system-x86_64 (in $build)"
+if ! ninja -C "$build" -j"$(nproc)" qemu-system-x86_64 >"$build/ninja.log" 2>&1; then
+	grep -E 'error|Error' "$build/ninja.log" | head -30 >&2
+	tail -20 "$build/ninja.log" >&2
+	die "ninja failed (log: $build/ninja.log)"
+fi
+
+tmp=$cache/bin/.$key.tmp
+rm -rf "$tmp"
+mkdir -p "$tmp"
+cp "$build/qemu-system-x86_64" "$tmp/qemu-system-x86_64.real"
+cat > "$tmp/qemu-system-x86_64" <<'EOF'
+#!/bin/sh
+# qemu-system-x86_64 with xdma-sim (scripts/build-qemu.sh): Debian's dfsg
+# source has no firmware blobs; use those of seabios and qemu-system-data.
+exec "$(dirname "$(readlink -f "$0")")/qemu-system-x86_64.real" \
+	-L /usr/share/qemu -L /usr/share/seabios "$@"
+EOF
+chmod +x "$tmp/qemu-system-x86_64"
+printf 'debian-qemu %s\nkey %s\nbuilt %s\n' "$debver" "$key" "$(date -Is)" > "$tmp/INFO"
+rm -rf "$out"
+mv "$tmp" "$out"
+# keep the 4 newest binaries, and only this Debian version's tree
+ls -1dt "$cache"/bin/*/ 2>/dev/null | tail -n +5 | xargs -r rm -rf
+for d in "$cache"/src/* "$cache"/build/*; do
+	if [ -d "$d" ] && [ "${d##*/}" != "$dv" ]; then rm -rf "$d"; fi
+done
+log "built in $(( $(date +%s) - t0 )) s: $out"
+echo "$out/qemu-system-x86_64"

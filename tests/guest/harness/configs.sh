@@ -1,0 +1,82 @@
+# shellcheck shell=bash
+# configs.sh - the guest configuration matrix, sourced by guest-ci.sh and
+# run-config.sh.  hf_config NAME sets, for one configuration:
+#   CFG_DESC      one line for people
+#   CFG_MEM       guest RAM (-m)
+#   CFG_SMP       vCPUs (-smp)
+#   CFG_APPEND    extra kernel command line
+#   CFG_QEMU      extra QEMU arguments before the card (array)
+#   CFG_DEVICE    the card's -device argument
+#   CFG_MODPARAMS hellofpga.ko parameters, comma separated (no spaces)
+#   CFG_IRQ       the completion mode "hellofpga info" must report
+#   CFG_CASES     extra built-in guest cases (see init), comma separated
+#   CFG_TIMEOUT   seconds before the guest counts as hung
+#   CFG_HOTPLUG   1: the card sits behind a pcie-root-port (rp0) with
+#                 id=card, QEMU gets a QMP socket, and run-config.sh does
+#                 QMP device_del / device_add when the guest asks for it on
+#                 the console (cases/faults.sh, "hotplug/..." tests)
+# Every configuration's card has the guest fault/counter window
+# (fault-regs=on, BAR0 + 0xf000; model/qemu/README.md), used by
+# cases/faults.sh and cases/efficiency.sh; HF_GUEST_DEVICE gets it added
+# unless it says fault-regs= itself.
+# Returns 1 for an unknown NAME.
+
+HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2)
+
+hf_config() {
+	CFG_DESC= CFG_MEM=1G CFG_SMP=1 CFG_APPEND= CFG_QEMU=()
+	CFG_DEVICE=${HF_GUEST_DEVICE:-xdma-sim}
+	CFG_MODPARAMS= CFG_IRQ=msix CFG_CASES= CFG_TIMEOUT=${HF_GUEST_TIMEOUT:-300}
+	CFG_HOTPLUG=
+	case $CFG_DEVICE in
+	*fault-regs=*) ;;
+	*) CFG_DEVICE+=,fault-regs=on ;;
+	esac
+	case $1 in
+	msix)
+		CFG_DESC="MSI-X, one vector per engine (irq_mode=msix); QMP device_del during a transfer"
+		CFG_MODPARAMS=irq_mode=msix
+		CFG_HOTPLUG=1
+		;;
+	msi)
+		CFG_DESC="MSI (irq_mode=msi)"
+		CFG_MODPARAMS=irq_mode=msi CFG_IRQ=msi
+		;;
+	legacy)
+		CFG_DESC="legacy INTx (irq_mode=legacy)"
+		CFG_MODPARAMS=irq_mode=legacy CFG_IRQ=legacy
+		;;
+	poll)
+		CFG_DESC="poll-mode writeback, no interrupts (poll_mode=1)"
+		CFG_MODPARAMS=poll_mode=1 CFG_IRQ=poll
+		;;
+	viommu)
+		CFG_DESC="emulated Intel VT-d, strict invalidation (intel_iommu=on iommu.strict=1)"
+		CFG_QEMU=(-device intel-iommu,intremap=off)
+		CFG_APPEND="intel_iommu=on iommu.strict=1"
+		CFG_CASES=iommu
+		;;
+	swiotlb)
+		CFG_DESC="every DMA mapping bounced (swiotlb=force, 256 MiB pool)"
+		# 131072 slabs of 2 KiB: "hellofpga test" pins 64 MiB buffers
+		# (PIN_HOST keeps them mapped, i.e. bounced, while pinned) and
+		# then moves 64 MiB through the CPU path; the default 64 MiB
+		# pool runs out (see tests/guest/README.md)
+		CFG_APPEND="swiotlb=131072,force"
+		CFG_CASES=swiotlb
+		;;
+	highmem)
+		CFG_DESC="5 GiB guest, buffers above 4 GiB"
+		CFG_MEM=5G
+		CFG_CASES=highmem
+		;;
+	smp2)
+		CFG_DESC="2 vCPUs, 6 processes on 4 channels at once"
+		CFG_SMP=2
+		CFG_CASES=concurrent
+		;;
+	*)
+		return 1
+		;;
+	esac
+}

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# run-config.sh NAME - boot the test guest in one configuration and report.
+#
+# Needs what guest-ci.sh built (it writes $HF_GUEST_OUT/guest.env: the QEMU
+# binary, the kernel, the initramfs); `./run guest NAME` builds and runs one
+# configuration.  Prints one line per guest test, "PASS NAME/test",
+# "FAIL NAME/test: reason" or "SKIP NAME/test: reason"; a guest that does
+# not end through isa-debug-exit with its GUEST-SUMMARY line (hang, panic,
+# timeout) adds "FAIL NAME/guest-exit: ...".  Exit status 0 only when
+# nothing failed.  The serial console goes to $HF_GUEST_OUT/logs/NAME.log.
+#
+# Environment: HF_GUEST_OUT (default build-guest/ of the repository),
+# HF_GUEST_TIMEOUT (seconds, default per configuration), HF_GUEST_DEVICE
+# (the card's -device argument, default xdma-sim).  A CFG_HOTPLUG
+# configuration also gets a QMP socket ($HF_GUEST_OUT/logs/NAME.qmp) and the
+# host half of the hotplug test (QMP output: logs/NAME.log.qmp.out).
+set -uo pipefail
+here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+out=${HF_GUEST_OUT:-$repo/build-guest}
+. "$here/configs.sh"
+name=${1:?usage: run-config.sh NAME (one of: ${HF_CONFIGS[*]})}
+if ! hf_config "$name"; then
+	echo "run-config.sh: unknown configuration '$name' (known: ${HF_CONFIGS[*]})" >&2
+	exit 2
+fi
+if [ ! -f "$out/guest.env" ]; then
+	echo "run-config.sh: no $out/guest.env: run tests/guest/harness/guest-ci.sh first" >&2
+	exit 2
+fi
+. "$out/guest.env"	# HF_QEMU HF_QEMU_DATA HF_KERNEL HF_INITRD
+mkdir -p "$out/logs"
+log=$out/logs/$name.log
+: >"$log"
+
+data=()
+for d in $HF_QEMU_DATA; do data+=(-L "$d"); done
+append="console=ttyS0 panic=-1 oops=panic loglevel=4 rdinit=/init"
+append+=" hf_config=$name hf_irq=$CFG_IRQ"
+[ -n "$CFG_MODPARAMS" ] && append+=" hf_modparams=$CFG_MODPARAMS"
+[ -n "$CFG_CASES" ] && append+=" hf_cases=$CFG_CASES"
+[ -n "$CFG_APPEND" ] && append+=" $CFG_APPEND"
+
+# Hot-unplug configuration: the card behind a PCIe root port (pciehp),
+# with an id for QMP device_del / device_add.
+card=(-device "$CFG_DEVICE")
+qmp_sock=
+host_res=$log.host
+: >"$host_res"
+if [ -n "$CFG_HOTPLUG" ]; then
+	qmp_sock=$out/logs/$name.qmp
+	rm -f "$qmp_sock"
+	append+=" hf_hotplug=1"
+	card=(-qmp "unix:$qmp_sock,server=on,wait=off"
+		-device pcie-root-port,id=rp0,chassis=1,slot=1
+		-device "$CFG_DEVICE,bus=rp0,id=card")
+fi
+
+cmd=("$HF_QEMU" "${data[@]}" -machine q35 -accel tcg -cpu max
+	-smp "$CFG_SMP" -m "$CFG_MEM" -kernel "$HF_KERNEL" -initrd "$HF_INITRD"
+	-append "$append" -display none -monitor none -serial "file:$log"
+	-no-reboot -nic none -device isa-debug-exit,iobase=0xf4,iosize=0x04
+	-action panic=exit-failure "${CFG_QEMU[@]}" "${card[@]}")
+printf '%s\n' "# ${cmd[*]}" >"$log.cmd"
+
+# qmp SOCKET CMD-JSON [@EVENT]: one QMP command (after qmp_capabilities);
+# with @EVENT, waits for that event too.  Every step times out (30 s).
+qmp() {
+	timeout -k 2 40 python3 -c '
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(30)
+s.connect(sys.argv[1])
+f = s.makefile("rw")
+json.loads(f.readline())
+ev = sys.argv[3][1:] if len(sys.argv) > 3 else None
+seen = []
+def reply(cmd):
+    f.write(cmd + "\n"); f.flush()
+    while True:
+        r = json.loads(f.readline())
+        if "event" in r:
+            seen.append(r); continue
+        return r
+reply("{\"execute\":\"qmp_capabilities\"}")
+r = reply(sys.argv[2])
+print("qmp:", sys.argv[2], "->", json.dumps(r))
+if "error" in r:
+    sys.exit(1)
+if ev:
+    while not any(e["event"] == ev for e in seen):
+        seen.append(json.loads(f.readline()))
+    print("qmp event:", json.dumps([e for e in seen if e["event"] == ev][0]))
+' "$@"
+}
+# wait_line PATTERN SECONDS: until the console log has PATTERN (QEMU alive)
+wait_line() {
+	local i=0
+	until tr -d '\r' <"$log" | grep -a -q "^$1"; do
+		kill -0 "$qpid" 2>/dev/null || return 1
+		sleep 0.2
+		i=$((i + 1))
+		[ $i -lt $(($2 * 5)) ] || return 1
+	done
+}
+# hotplug_host: the host half of cases/faults.sh's hotplug test.  The guest
+# prints HF-HOTPLUG-NOW while a transfer is stalled on the card: device_del
+# (the guest's pciehp removes it; DEVICE_DELETED); then HF-HOTPLUG-READD:
+# device_add of the same card, so the later cases and the unload run on a
+# card again.  Results as PASS/FAIL lines in $host_res.
+hotplug_host() {
+	local props
+	wait_line HF-HOTPLUG-NOW "$CFG_TIMEOUT" || return
+	if qmp "$qmp_sock" '{"execute":"device_del","arguments":{"id":"card"}}' \
+		@DEVICE_DELETED >>"$log.qmp.out" 2>&1; then
+		echo "PASS hotplug/host-device_del" >>"$host_res"
+	else
+		echo "FAIL hotplug/host-device_del: QMP device_del or its DEVICE_DELETED event failed: $(tail -n 1 "$log.qmp.out" | head -c 200)" >>"$host_res"
+	fi
+	wait_line HF-HOTPLUG-READD 120 || return
+	# the same card again: xdma-sim,prop=val,... -> device_add arguments
+	props=$(python3 -c 'import json,sys
+d = sys.argv[1].split(",")
+a = {"driver": d[0], "bus": "rp0", "id": "card"}
+a.update(kv.split("=", 1) for kv in d[1:] if "=" in kv)
+print(json.dumps({"execute": "device_add", "arguments": a}))' "$CFG_DEVICE")
+	if qmp "$qmp_sock" "$props" >>"$log.qmp.out" 2>&1; then
+		echo "PASS hotplug/host-device_add" >>"$host_res"
+	else
+		echo "FAIL hotplug/host-device_add: QMP device_add failed: $(tail -n 1 "$log.qmp.out" | head -c 200)" >>"$host_res"
+	fi
+}
+
+start=$(date +%s%N)
+timeout -k 5 "$CFG_TIMEOUT" "${cmd[@]}" </dev/null >"$log.qemu" 2>&1 &
+qpid=$!
+hpid=
+if [ -n "$CFG_HOTPLUG" ]; then
+	: >"$log.qmp.out"
+	hotplug_host &
+	hpid=$!
+fi
+wait "$qpid"
+qrc=$?
+if [ -n "$hpid" ]; then
+	kill "$hpid" 2>/dev/null
+	wait "$hpid" 2>/dev/null
+	grep -q 'hotplug/host-device_del' "$host_res" ||
+		echo "FAIL hotplug/host-device_del: the guest never printed HF-HOTPLUG-NOW (cases/faults.sh did not get there)" >>"$host_res"
+fi
+secs=$(( ($(date +%s%N) - start) / 1000000 ))
+secs=$((secs / 1000)).$(( (secs % 1000) / 100 ))
+
+# Result lines of the guest (the console adds \r; kernel messages may
+# share the log: only whole lines that start with a result count).
+tr -d '\r' <"$log" | sed -n -E "s#^(PASS|FAIL|SKIP) ([^ :]+)(: .*)?\$#\1 $name/\2\3#p"
+# and the host side's (hotplug)
+sed -n -E "s#^(PASS|FAIL|SKIP) ([^ :]+)(: .*)?\$#\1 $name/\2\3#p" "$host_res"
+summary=$(tr -d '\r' <"$log" | grep -a '^GUEST-SUMMARY' | tail -n 1)
+guest_ok=
+if [ "$qrc" = 1 ] || [ "$qrc" = 3 ]; then
+	[ -n "$summary" ] && guest_ok=1
+fi
+if [ -z "$guest_ok" ]; then
+	case $qrc in
+	124 | 137) why="timed out after $CFG_TIMEOUT s" ;;
+	0) why="guest rebooted or panicked (QEMU rc 0)" ;;
+	*) why="QEMU exit status $qrc" ;;
+	esac
+	[ -z "$summary" ] && why="$why, no GUEST-SUMMARY"
+	echo "FAIL $name/guest-exit: $why (log: $log)"
+	{
+		echo "---- $name: tail of $log ----"
+		tr -d '\r' <"$log" | tail -n 25
+		[ -s "$log.qemu" ] && { echo "---- QEMU said ----"; tail -n 5 "$log.qemu"; }
+	} >&2
+fi
+failed=$(tr -d '\r' <"$log" | cat - "$host_res" | grep -c -E '^FAIL ')
+echo "guest $name: ${secs}s, QEMU rc $qrc, ${summary:-no summary}" >&2
+[ -n "$guest_ok" ] && [ "$failed" = 0 ]

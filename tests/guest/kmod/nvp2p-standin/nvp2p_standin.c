@@ -1,0 +1,1455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvp2p-standin.ko: NVIDIA's nvidia_p2p API over ordinary guest memory, so
+ * that hellofpga-nvp2p.ko runs its real code (pin, DMA, unpin, the free
+ * callback) in a VM without a GPU.  It replaces nv-p2p-stub.ko: the same
+ * symbols from the same nv-p2p.h (driver/nvp2p/nv-p2p-compat.h), so the
+ * provider links against either.  Never load it next to nvidia.ko.
+ *
+ * Desktop flavor (nvidia.ko's nv-p2p.h, 535 and later), after the open
+ * driver's nv-p2p.c:
+ *   "GPU memory" is allocated by mmap(MAP_SHARED, offset 0) of
+ *   /dev/nvp2p-standin: 64 KiB physically contiguous chunks (order-4
+ *   pages), mapped with remap_pfn_range() like a BAR (no struct page
+ *   behind the VMA for GUP); its user address is the "CUDA VA".
+ *   get_pages()/get_pages_persistent() take a 64 KiB aligned range of such
+ *   a mapping in the calling process and return one 64 KiB GPU page per
+ *   chunk.  dma_map_pages() maps each chunk for the peer with
+ *   dma_map_resource() (a BAR is not bounced by swiotlb; with an IOMMU it
+ *   gets an IOVA), falling back to dma_map_page().  Unmapping the memory is
+ *   cudaFree(): it calls the free callback of every page table on it,
+ *   synchronously, then (after the callback returns) frees the page table
+ *   and its DMA mappings itself, as the open driver does, where
+ *   free_page_table() and free_dma_mapping() are no-ops.  put_pages() after
+ *   the callback returns 0; put_pages() racing the callback waits for it.
+ *   Persistent page tables have no callback: they keep freed memory alive
+ *   until put_pages_persistent().  Module parameter persistent=0 makes
+ *   get_pages_persistent() fail with -EOPNOTSUPP (as on MIG or vGPU).
+ *
+ * Tegra flavor (TEGRA=1, L4T's nv-p2p.h), after L4T's nvidia_p2p.c:
+ *   get_pages() pins any page-aligned user memory (4 KiB pages,
+ *   pin_user_pages(FOLL_LONGTERM)) and registers an MMU notifier whose
+ *   release (process exit) and invalidate_range_start (munmap and the
+ *   like, overlapping the range) call the free callback; put_pages()
+ *   unregisters it, which calls the callback synchronously;
+ *   free_page_table() unpins the pages; dma_map_pages() is dma_map_sg().
+ *   Unlike L4T the page table structure itself is freed once its pages are
+ *   released and its notifier is gone, so leaks show in the counters.
+ *
+ * Both: NVP2P_STANDIN_IOC_REVOKE (and debugfs revoke_all) fire free
+ * callbacks on demand, synchronously or from a kernel worker after a
+ * delay, in the middle of a stream of transfers; counters
+ * (NVP2P_STANDIN_IOC_STATS, debugfs counters) let tests check that nothing
+ * leaks.  Misuse by the caller (put_pages from the callback, unknown page
+ * tables, free_page_table outside the callback) is refused and counted,
+ * with a warning.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
+#include <linux/export.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "nv-p2p-compat.h"
+#include "nvp2p_standin_uapi.h"
+
+#ifdef HF_NVP2P_TEGRA
+#define SA_TEGRA	1
+#else
+#define SA_TEGRA	0
+#endif
+
+/* Who owns a page table's teardown. */
+enum sa_state {
+	SA_LIVE,	/* pinned; a callback or put_pages may take it */
+	SA_REVOKING,	/* its free callback runs (in cb_task) */
+	SA_DONE,	/* the callback has returned */
+};
+
+static atomic64_t sa_allocs, sa_alloc_bytes, sa_tables, sa_ptables;
+static atomic64_t sa_maps, sa_callbacks, sa_gets, sa_puts, sa_fpt, sa_fdm;
+static atomic64_t sa_refused, sa_revokes, sa_revokes_pending;
+
+/* Protects the page table registry, their states and revocation works. */
+static DEFINE_MUTEX(sa_lock);
+static LIST_HEAD(sa_pts);
+static LIST_HEAD(sa_revoke_works);
+static DECLARE_WAIT_QUEUE_HEAD(sa_wq);
+static struct workqueue_struct *sa_workq;
+
+static int sa_refuse(int err, const char *fn, const char *why)
+{
+	atomic64_inc(&sa_refused);
+	pr_warn_ratelimited("%s: refused (%d): %s\n", fn, err, why);
+	return err;
+}
+
+static bool sa_overlaps(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+#ifndef HF_NVP2P_TEGRA
+
+/* ==== desktop ========================================================= */
+
+#define SA_GPU_PAGE	SZ_64K
+#define SA_CHUNK_ORDER	(16 - PAGE_SHIFT)
+
+static unsigned int max_mb = 1024;
+module_param(max_mb, uint, 0644);
+MODULE_PARM_DESC(max_mb, "most MiB of GPU memory allocated at once (default 1024)");
+
+static bool persistent = true;
+module_param(persistent, bool, 0644);
+MODULE_PARM_DESC(persistent,
+		 "offer nvidia_p2p_get_pages_persistent() (default 1; 0: -EOPNOTSUPP, as on MIG and vGPU)");
+
+static bool dma_resource = true;
+module_param(dma_resource, bool, 0644);
+MODULE_PARM_DESC(dma_resource,
+		 "map GPU pages with dma_map_resource() like a BAR (default 1; 0: dma_map_page())");
+
+#ifdef HF_NV_HAVE_CAP_PERSISTENT_PAGES
+int nvidia_p2p_cap_persistent_pages = 1;
+EXPORT_SYMBOL(nvidia_p2p_cap_persistent_pages);
+#endif
+
+/**
+ * struct sa_alloc - "GPU memory": one mapping of the device.
+ * @ref: the mapping and each page table on it hold one
+ * @maps: VMAs of it (1 but for a moment in mremap)
+ * @freed: unmapped: no new page table on it
+ * @size: bytes
+ * @nchunks: 64 KiB chunks
+ * @chunks: their order-4 pages
+ */
+struct sa_alloc {
+	struct kref ref;
+	int maps;
+	bool freed;
+	u64 size;
+	u32 nchunks;
+	struct page *chunks[];
+};
+
+/**
+ * struct sa_map - a DMA mapping of a page table.
+ * @node: in sa_pt.maps
+ * @dev: the peer
+ * @resource: mapped with dma_map_resource()
+ * @map: what the caller sees
+ */
+struct sa_map {
+	struct list_head node;
+	struct device *dev;
+	bool resource;
+	struct nvidia_p2p_dma_mapping map;
+};
+
+/**
+ * struct sa_pt - a page table from get_pages.
+ * @node: in sa_pts
+ * @maps: its struct sa_map
+ * @alloc: the memory (referenced)
+ * @mm: the process that pinned it (identity only, for revocation)
+ * @va: CUDA VA
+ * @len: bytes
+ * @persistent: from get_pages_persistent (no callback)
+ * @state: enum sa_state
+ * @cb_task: the task running the free callback
+ * @cb: free callback
+ * @data: its argument
+ * @pt: what the caller sees
+ * @uuid: "GPU UUID"
+ * @pagep: @pt.pages
+ * @pages: the GPU pages
+ */
+struct sa_pt {
+	struct list_head node;
+	struct list_head maps;
+	struct sa_alloc *alloc;
+	struct mm_struct *mm;
+	u64 va;
+	u64 len;
+	bool persistent;
+	enum sa_state state;
+	struct task_struct *cb_task;
+	void (*cb)(void *data);
+	void *data;
+	struct nvidia_p2p_page_table pt;
+	u8 uuid[NVIDIA_P2P_GPU_UUID_LEN];
+	struct nvidia_p2p_page **pagep;
+	struct nvidia_p2p_page pages[];
+};
+
+static const struct vm_operations_struct sa_vm_ops;
+
+/* Free callbacks that have returned (waiters compare it). */
+static unsigned long sa_done_seq;
+
+static void sa_alloc_release(struct kref *ref)
+{
+	struct sa_alloc *a = container_of(ref, struct sa_alloc, ref);
+	u32 i;
+
+	for (i = 0; i < a->nchunks; i++)
+		if (a->chunks[i])
+			__free_pages(a->chunks[i], SA_CHUNK_ORDER);
+	atomic64_dec(&sa_allocs);
+	atomic64_sub(a->size, &sa_alloc_bytes);
+	kvfree(a);
+}
+
+static struct sa_alloc *sa_alloc_create(u64 size)
+{
+	u32 n = size / SA_GPU_PAGE, i;
+	struct sa_alloc *a;
+
+	if (atomic64_add_return(size, &sa_alloc_bytes) > (u64)max_mb << 20) {
+		atomic64_sub(size, &sa_alloc_bytes);
+		return NULL;
+	}
+	atomic64_inc(&sa_allocs);
+	a = kvzalloc(struct_size(a, chunks, n), GFP_KERNEL);
+	if (!a) {
+		atomic64_dec(&sa_allocs);
+		atomic64_sub(size, &sa_alloc_bytes);
+		return NULL;
+	}
+	kref_init(&a->ref);
+	a->size = size;
+	a->nchunks = n;
+	for (i = 0; i < n; i++) {
+		a->chunks[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
+					   __GFP_NOWARN, SA_CHUNK_ORDER);
+		if (!a->chunks[i]) {
+			kref_put(&a->ref, sa_alloc_release);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static struct sa_pt *sa_find(const struct nvidia_p2p_page_table *pt)
+{
+	struct sa_pt *p;
+
+	lockdep_assert_held(&sa_lock);
+	list_for_each_entry(p, &sa_pts, node)
+		if (&p->pt == pt)
+			return p;
+	return NULL;
+}
+
+static void sa_map_free(struct sa_map *m)
+{
+	u32 i;
+
+	for (i = 0; i < m->map.entries; i++) {
+		if (m->resource)
+			dma_unmap_resource(m->dev, m->map.dma_addresses[i],
+					   SA_GPU_PAGE, DMA_BIDIRECTIONAL, 0);
+		else
+			dma_unmap_page(m->dev, m->map.dma_addresses[i],
+				       SA_GPU_PAGE, DMA_BIDIRECTIONAL);
+	}
+	kvfree(m->map.dma_addresses);
+	kfree(m);
+	atomic64_dec(&sa_maps);
+}
+
+/* Free a page table taken out of the registry, and its DMA mappings. */
+static void sa_pt_destroy(struct sa_pt *p)
+{
+	struct sa_alloc *a = p->alloc;
+	struct sa_map *m, *tmp;
+	LIST_HEAD(maps);
+
+	mutex_lock(&sa_lock);
+	list_splice_init(&p->maps, &maps);
+	mutex_unlock(&sa_lock);
+	list_for_each_entry_safe(m, tmp, &maps, node)
+		sa_map_free(m);
+	atomic64_dec(&sa_tables);
+	if (p->persistent)
+		atomic64_dec(&sa_ptables);
+	kvfree(p->pagep);
+	kvfree(p);
+	kref_put(&a->ref, sa_alloc_release);
+}
+
+/*
+ * Run the free callback of @p, which the caller moved to SA_REVOKING (with
+ * cb_task = current) under sa_lock, then free the page table: after the
+ * callback NVIDIA's driver owns the teardown.
+ */
+static void sa_fire(struct sa_pt *p)
+{
+	p->cb(p->data);
+	atomic64_inc(&sa_callbacks);
+	mutex_lock(&sa_lock);
+	p->cb_task = NULL;
+	p->state = SA_DONE;
+	list_del(&p->node);
+	WRITE_ONCE(sa_done_seq, sa_done_seq + 1);
+	mutex_unlock(&sa_lock);
+	wake_up_all(&sa_wq);
+	sa_pt_destroy(p);
+}
+
+/* Take a live callback page table matching (@mm NULL: any) for firing. */
+static struct sa_pt *sa_take_live(struct mm_struct *mm, struct sa_alloc *a,
+				  u64 va, u64 len, bool *busy)
+{
+	struct sa_pt *p;
+
+	lockdep_assert_held(&sa_lock);
+	list_for_each_entry(p, &sa_pts, node) {
+		if (p->persistent || (mm && p->mm != mm) ||
+		    (a && p->alloc != a) || !sa_overlaps(p->va, p->len, va, len))
+			continue;
+		if (p->state == SA_LIVE) {
+			p->state = SA_REVOKING;
+			p->cb_task = current;
+			return p;
+		}
+		if (busy && p->state == SA_REVOKING)
+			*busy = true;
+	}
+	return NULL;
+}
+
+/* cudaFree(): the last mapping of @a went; called from VMA close. */
+static void sa_alloc_free(struct sa_alloc *a)
+{
+	unsigned long seq;
+	struct sa_pt *p;
+	bool busy;
+
+	mutex_lock(&sa_lock);
+	for (;;) {
+		busy = false;
+		p = sa_take_live(NULL, a, 0, U64_MAX, &busy);
+		if (p) {
+			mutex_unlock(&sa_lock);
+			sa_fire(p);
+			mutex_lock(&sa_lock);
+			continue;
+		}
+		if (!busy)
+			break;
+		/* A revocation runs the callback: cudaFree waits for it. */
+		seq = sa_done_seq;
+		mutex_unlock(&sa_lock);
+		wait_event(sa_wq, READ_ONCE(sa_done_seq) != seq);
+		mutex_lock(&sa_lock);
+	}
+	mutex_unlock(&sa_lock);
+}
+
+/* Fire one live callback page table of @mm in range; false when none. */
+static bool sa_revoke_next(struct mm_struct *mm, u64 va, u64 len)
+{
+	struct sa_pt *p;
+
+	mutex_lock(&sa_lock);
+	p = sa_take_live(mm, NULL, va, len, NULL);
+	mutex_unlock(&sa_lock);
+	if (!p)
+		return false;
+	sa_fire(p);
+	return true;
+}
+
+static void sa_vm_open(struct vm_area_struct *vma)
+{
+	struct sa_alloc *a = vma->vm_private_data;
+
+	kref_get(&a->ref);
+	mutex_lock(&sa_lock);
+	a->maps++;
+	mutex_unlock(&sa_lock);
+}
+
+static void sa_vm_close(struct vm_area_struct *vma)
+{
+	struct sa_alloc *a = vma->vm_private_data;
+	bool last;
+
+	mutex_lock(&sa_lock);
+	last = !--a->maps;
+	if (last)
+		a->freed = true;
+	mutex_unlock(&sa_lock);
+	if (last)
+		sa_alloc_free(a);
+	kref_put(&a->ref, sa_alloc_release);
+}
+
+static int sa_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;	/* GPU memory is freed as a whole */
+}
+
+static int sa_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;	/* a CUDA VA does not move */
+}
+
+static const struct vm_operations_struct sa_vm_ops = {
+	.open = sa_vm_open,
+	.close = sa_vm_close,
+	.may_split = sa_vm_may_split,
+	.mremap = sa_vm_mremap,
+};
+
+static int sa_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	u64 len = vma->vm_end - vma->vm_start;
+	struct sa_alloc *a;
+	u32 i;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED) || vma->vm_pgoff ||
+	    !IS_ALIGNED(len, SA_GPU_PAGE))
+		return sa_refuse(-EINVAL, "mmap",
+				 "GPU memory is a MAP_SHARED mapping at offset 0, a multiple of 64 KiB");
+	a = sa_alloc_create(len);
+	if (!a)
+		return -ENOMEM;
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	for (i = 0; i < a->nchunks; i++) {
+		ret = remap_pfn_range(vma, vma->vm_start + (u64)i * SA_GPU_PAGE,
+				      page_to_pfn(a->chunks[i]), SA_GPU_PAGE,
+				      vma->vm_page_prot);
+		if (ret) {
+			kref_put(&a->ref, sa_alloc_release);
+			return ret;
+		}
+	}
+	a->maps = 1;
+	vma->vm_private_data = a;
+	vma->vm_ops = &sa_vm_ops;
+	return 0;
+}
+
+static int sa_get(u64 va, u64 len, struct nvidia_p2p_page_table **out,
+		  void (*cb)(void *data), void *data, bool persist,
+		  const char *fn)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct sa_alloc *a;
+	struct sa_pt *p;
+	u32 n, i, first;
+
+	if (!out)
+		return sa_refuse(-EINVAL, fn, "page_table is NULL");
+	*out = NULL;
+	if (!len || !IS_ALIGNED(va | len, SA_GPU_PAGE) || va + len < va ||
+	    len / SA_GPU_PAGE > U32_MAX || !mm)
+		return sa_refuse(-EINVAL, fn, "address and length must be 64 KiB aligned");
+	n = len / SA_GPU_PAGE;
+	p = kvzalloc(struct_size(p, pages, n), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	p->pagep = kvcalloc(n, sizeof(*p->pagep), GFP_KERNEL);
+	if (!p->pagep) {
+		kvfree(p);
+		return -ENOMEM;
+	}
+	INIT_LIST_HEAD(&p->maps);
+	p->mm = mm;
+	p->va = va;
+	p->len = len;
+	p->persistent = persist;
+	p->cb = cb;
+	p->data = data;
+	p->state = SA_LIVE;
+	memcpy(p->uuid, "nvp2p-standin-00", sizeof(p->uuid));
+	p->pt.version = NVIDIA_P2P_PAGE_TABLE_VERSION;
+	p->pt.page_size = NVIDIA_P2P_PAGE_SIZE_64KB;
+	p->pt.pages = p->pagep;
+	p->pt.entries = n;
+	p->pt.gpu_uuid = p->uuid;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, va);
+	if (!vma || vma->vm_ops != &sa_vm_ops || len > vma->vm_end - va ||
+	    !IS_ALIGNED(vma->vm_start, SA_GPU_PAGE)) {
+		mmap_read_unlock(mm);
+		kvfree(p->pagep);
+		kvfree(p);
+		return sa_refuse(-EINVAL, fn,
+				 "not GPU memory (a 64 KiB aligned mapping of the device)");
+	}
+	a = vma->vm_private_data;
+	first = (va - vma->vm_start) / SA_GPU_PAGE;
+	for (i = 0; i < n; i++) {
+		p->pages[i].physical_address =
+			page_to_phys(a->chunks[first + i]);
+		p->pagep[i] = &p->pages[i];
+	}
+	mutex_lock(&sa_lock);
+	if (a->freed) {
+		mutex_unlock(&sa_lock);
+		mmap_read_unlock(mm);
+		kvfree(p->pagep);
+		kvfree(p);
+		return sa_refuse(-EINVAL, fn, "memory being freed");
+	}
+	kref_get(&a->ref);
+	p->alloc = a;
+	list_add_tail(&p->node, &sa_pts);
+	mutex_unlock(&sa_lock);
+	mmap_read_unlock(mm);
+
+	atomic64_inc(&sa_tables);
+	if (persist)
+		atomic64_inc(&sa_ptables);
+	atomic64_inc(&sa_gets);
+	*out = &p->pt;
+	return 0;
+}
+
+static int sa_put(struct nvidia_p2p_page_table *pt, u64 va, bool persist,
+		  const char *fn)
+{
+	unsigned long seq;
+	struct sa_pt *p;
+
+	if (!pt)
+		return 0;
+	for (;;) {
+		mutex_lock(&sa_lock);
+		p = sa_find(pt);
+		if (!p) {
+			mutex_unlock(&sa_lock);
+			if (persist)
+				return sa_refuse(-EINVAL, fn, "unknown page table");
+			/* The callback has freed it: NVIDIA returns 0. */
+			atomic64_inc(&sa_puts);
+			return 0;
+		}
+		if (p->persistent != persist || p->va != va) {
+			mutex_unlock(&sa_lock);
+			return sa_refuse(-EINVAL, fn,
+					 p->va != va ? "address differs from get_pages" :
+					 "persistent and callback API mixed");
+		}
+		if (p->state == SA_LIVE) {
+			p->state = SA_DONE;
+			list_del(&p->node);
+			mutex_unlock(&sa_lock);
+			break;
+		}
+		if (p->cb_task == current) {
+			mutex_unlock(&sa_lock);
+			WARN_ONCE(1, "%s from the free callback\n", fn);
+			return sa_refuse(-EDEADLK, fn, "called from the free callback");
+		}
+		/* The callback runs: wait for it, as the RM lock does. */
+		seq = sa_done_seq;
+		mutex_unlock(&sa_lock);
+		wait_event(sa_wq, READ_ONCE(sa_done_seq) != seq);
+	}
+	sa_pt_destroy(p);
+	atomic64_inc(&sa_puts);
+	return 0;
+}
+
+/* The exported API: the stub's definitions (same types, same CRCs). */
+
+int nvidia_p2p_get_pages(u64 p2p_token, u32 va_space, u64 virtual_address,
+			 u64 length, struct nvidia_p2p_page_table **page_table,
+			 void (*free_callback)(void *data), void *data)
+{
+	if (!free_callback)
+		return sa_refuse(-EINVAL, __func__, "free_callback is NULL");
+	return sa_get(virtual_address, length, page_table, free_callback,
+		      data, false, __func__);
+}
+EXPORT_SYMBOL(nvidia_p2p_get_pages);
+
+#ifdef NVIDIA_P2P_CAP_GET_PAGES_PERSISTENT_API
+int nvidia_p2p_get_pages_persistent(u64 virtual_address, u64 length,
+				    struct nvidia_p2p_page_table **page_table,
+				    u32 flags)
+{
+	if (flags)
+		return sa_refuse(-EINVAL, __func__, "flags must be 0");
+	if (!persistent) {
+		if (page_table)
+			*page_table = NULL;
+		return -EOPNOTSUPP;
+	}
+	return sa_get(virtual_address, length, page_table, NULL, NULL, true,
+		      __func__);
+}
+EXPORT_SYMBOL(nvidia_p2p_get_pages_persistent);
+
+int nvidia_p2p_put_pages_persistent(u64 virtual_address,
+				    struct nvidia_p2p_page_table *page_table,
+				    u32 flags)
+{
+	if (flags)
+		return sa_refuse(-EINVAL, __func__, "flags must be 0");
+	return sa_put(page_table, virtual_address, true, __func__);
+}
+EXPORT_SYMBOL(nvidia_p2p_put_pages_persistent);
+#endif
+
+int nvidia_p2p_put_pages(u64 p2p_token, u32 va_space, u64 virtual_address,
+			 struct nvidia_p2p_page_table *page_table)
+{
+	return sa_put(page_table, virtual_address, false, __func__);
+}
+EXPORT_SYMBOL(nvidia_p2p_put_pages);
+
+/* A no-op in the open driver; meant for the free callback only. */
+int nvidia_p2p_free_page_table(struct nvidia_p2p_page_table *page_table)
+{
+	struct sa_pt *p;
+	bool ok;
+
+	atomic64_inc(&sa_fpt);
+	if (!page_table)
+		return 0;
+	mutex_lock(&sa_lock);
+	p = sa_find(page_table);
+	ok = p && p->cb_task == current;
+	mutex_unlock(&sa_lock);
+	if (!ok)
+		return sa_refuse(-EINVAL, __func__,
+				 "not a page table whose free callback runs in this task");
+	return 0;
+}
+EXPORT_SYMBOL(nvidia_p2p_free_page_table);
+
+static dma_addr_t sa_dma_map(struct device *dev, phys_addr_t phys,
+			     bool *resource)
+{
+	dma_addr_t addr;
+
+	if (dma_resource) {
+		addr = dma_map_resource(dev, phys, SA_GPU_PAGE,
+					DMA_BIDIRECTIONAL, 0);
+		if (!dma_mapping_error(dev, addr)) {
+			*resource = true;
+			return addr;
+		}
+		pr_info_once("dma_map_resource() of RAM refused: mapping GPU pages with dma_map_page()\n");
+		dma_resource = false;
+	}
+	*resource = false;
+	return dma_map_page(dev, pfn_to_page(PHYS_PFN(phys)), 0, SA_GPU_PAGE,
+			    DMA_BIDIRECTIONAL);
+}
+
+int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
+			     struct nvidia_p2p_page_table *page_table,
+			     struct nvidia_p2p_dma_mapping **dma_mapping)
+{
+	struct sa_map *m;
+	struct sa_pt *p;
+	bool ok, res = false;
+	u32 i, n;
+
+	if (!peer || !page_table || !dma_mapping)
+		return sa_refuse(-EINVAL, __func__, "NULL argument");
+	*dma_mapping = NULL;
+	mutex_lock(&sa_lock);
+	p = sa_find(page_table);
+	ok = p && p->state != SA_DONE;
+	mutex_unlock(&sa_lock);
+	if (!ok)
+		return sa_refuse(-EINVAL, __func__, "unknown page table");
+	n = page_table->entries;
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->map.dma_addresses = kvcalloc(n, sizeof(u64), GFP_KERNEL);
+	if (!m->map.dma_addresses) {
+		kfree(m);
+		return -ENOMEM;
+	}
+	atomic64_inc(&sa_maps);
+	m->dev = &peer->dev;
+	m->resource = dma_resource;
+	for (i = 0; i < n; i++) {
+		dma_addr_t a = sa_dma_map(m->dev,
+					  page_table->pages[i]->physical_address,
+					  &res);
+
+		if (dma_mapping_error(m->dev, a) || (i && res != m->resource)) {
+			if (!dma_mapping_error(m->dev, a)) {
+				if (res)
+					dma_unmap_resource(m->dev, a, SA_GPU_PAGE,
+							   DMA_BIDIRECTIONAL, 0);
+				else
+					dma_unmap_page(m->dev, a, SA_GPU_PAGE,
+						       DMA_BIDIRECTIONAL);
+			}
+			m->map.entries = i;
+			sa_map_free(m);
+			return -ENOMEM;
+		}
+		m->resource = res;
+		m->map.dma_addresses[i] = a;
+	}
+	m->map.version = NVIDIA_P2P_DMA_MAPPING_VERSION;
+	m->map.page_size_type = NVIDIA_P2P_PAGE_SIZE_64KB;
+	m->map.entries = n;
+	m->map.private = m;
+	m->map.pci_dev = peer;
+	mutex_lock(&sa_lock);
+	ok = sa_find(page_table) == p && p->state != SA_DONE;
+	if (ok)
+		list_add_tail(&m->node, &p->maps);
+	mutex_unlock(&sa_lock);
+	if (!ok) {
+		sa_map_free(m);
+		return sa_refuse(-EINVAL, __func__, "page table freed meanwhile");
+	}
+	*dma_mapping = &m->map;
+	return 0;
+}
+EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
+
+int nvidia_p2p_dma_unmap_pages(struct pci_dev *peer,
+			       struct nvidia_p2p_page_table *page_table,
+			       struct nvidia_p2p_dma_mapping *dma_mapping)
+{
+	struct sa_map *m, *found = NULL;
+	struct sa_pt *p;
+
+	if (!peer || !page_table || !dma_mapping)
+		return sa_refuse(-EINVAL, __func__, "NULL argument");
+	mutex_lock(&sa_lock);
+	p = sa_find(page_table);
+	if (p) {
+		list_for_each_entry(m, &p->maps, node) {
+			if (&m->map == dma_mapping) {
+				found = m;
+				list_del(&m->node);
+				break;
+			}
+		}
+	}
+	mutex_unlock(&sa_lock);
+	/* Already unlinked (the callback's teardown): NVIDIA returns 0. */
+	if (!found)
+		return 0;
+	WARN_ON(peer != dma_mapping->pci_dev);
+	sa_map_free(found);
+	return 0;
+}
+EXPORT_SYMBOL(nvidia_p2p_dma_unmap_pages);
+
+/* A no-op in the open driver; meant for the free callback only. */
+int nvidia_p2p_free_dma_mapping(struct nvidia_p2p_dma_mapping *dma_mapping)
+{
+	struct sa_map *m;
+	struct sa_pt *p;
+	bool ok = false;
+
+	atomic64_inc(&sa_fdm);
+	if (!dma_mapping)
+		return 0;
+	mutex_lock(&sa_lock);
+	list_for_each_entry(p, &sa_pts, node) {
+		if (p->cb_task != current)
+			continue;
+		list_for_each_entry(m, &p->maps, node)
+			ok |= &m->map == dma_mapping;
+	}
+	mutex_unlock(&sa_lock);
+	if (!ok)
+		return sa_refuse(-EINVAL, __func__,
+				 "not a mapping of a page table whose free callback runs in this task");
+	return 0;
+}
+EXPORT_SYMBOL(nvidia_p2p_free_dma_mapping);
+
+static void sa_flavor_exit(void)
+{
+}
+
+#else /* HF_NVP2P_TEGRA */
+
+/* ==== Tegra =========================================================== */
+
+/**
+ * struct sa_tpt - a Tegra page table.
+ * @pt: what the caller sees (holds the MMU notifier)
+ * @node: in sa_pts
+ * @refs: the pinned pages, the notifier and temporary users hold one
+ * @state: enum sa_state
+ * @cb_task: the task running the free callback
+ * @mn_live: the notifier is registered and nobody is dropping it
+ * @map: the DMA mapping, while NVIDIA_P2P_MAPPED
+ * @put_work: drops the notifier's reference out of SRCU callback context
+ */
+struct sa_tpt {
+	struct nvidia_p2p_page_table pt;
+	struct list_head node;
+	refcount_t refs;
+	enum sa_state state;
+	struct task_struct *cb_task;
+	bool mn_live;
+	struct nvidia_p2p_dma_mapping *map;
+	struct work_struct put_work;
+};
+
+static struct sa_tpt *sa_find(const struct nvidia_p2p_page_table *pt)
+{
+	struct sa_tpt *t;
+
+	lockdep_assert_held(&sa_lock);
+	list_for_each_entry(t, &sa_pts, node)
+		if (&t->pt == pt)
+			return t;
+	return NULL;
+}
+
+static void sa_t_put(struct sa_tpt *t)
+{
+	if (!refcount_dec_and_test(&t->refs))
+		return;
+	mutex_lock(&sa_lock);
+	list_del(&t->node);
+	mutex_unlock(&sa_lock);
+	kfree(t);
+	atomic64_dec(&sa_tables);
+}
+
+static void sa_t_put_work(struct work_struct *w)
+{
+	sa_t_put(container_of(w, struct sa_tpt, put_work));
+}
+
+/* Call the free callback once; true when this call ran it. */
+static bool sa_t_fire(struct sa_tpt *t)
+{
+	mutex_lock(&sa_lock);
+	while (t->state == SA_REVOKING && t->cb_task != current) {
+		mutex_unlock(&sa_lock);
+		wait_event(sa_wq, READ_ONCE(t->state) != SA_REVOKING);
+		mutex_lock(&sa_lock);
+	}
+	if (t->state != SA_LIVE) {
+		mutex_unlock(&sa_lock);
+		return false;
+	}
+	t->state = SA_REVOKING;
+	t->cb_task = current;
+	mutex_unlock(&sa_lock);
+	t->pt.free_callback(t->pt.data);
+	atomic64_inc(&sa_callbacks);
+	mutex_lock(&sa_lock);
+	t->state = SA_DONE;
+	t->cb_task = NULL;
+	mutex_unlock(&sa_lock);
+	wake_up_all(&sa_wq);
+	return true;
+}
+
+/* After a callback not run by put_pages: drop the notifier from anywhere. */
+static void sa_t_drop_notifier(struct sa_tpt *t)
+{
+	bool drop;
+
+	mutex_lock(&sa_lock);
+	drop = t->mn_live;
+	t->mn_live = false;
+	mutex_unlock(&sa_lock);
+	if (drop)
+		mmu_notifier_put(&t->pt.mn);	/* sa_mn_free() follows */
+}
+
+static void sa_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	sa_t_fire(container_of(mn, struct sa_tpt, pt.mn));
+}
+
+static int sa_mn_invalidate_start(struct mmu_notifier *mn,
+				  const struct mmu_notifier_range *range)
+{
+	struct sa_tpt *t = container_of(mn, struct sa_tpt, pt.mn);
+
+	if (!sa_overlaps(range->start, range->end - range->start,
+			 t->pt.vaddr, t->pt.size))
+		return 0;
+	if (!mmu_notifier_range_blockable(range))
+		return -EAGAIN;
+	if (sa_t_fire(t))
+		sa_t_drop_notifier(t);
+	return 0;
+}
+
+/* SRCU callback, BHs off: the last reference is dropped by a worker. */
+static void sa_mn_free(struct mmu_notifier *mn)
+{
+	struct sa_tpt *t = container_of(mn, struct sa_tpt, pt.mn);
+
+	queue_work(sa_workq, &t->put_work);
+}
+
+static const struct mmu_notifier_ops sa_mn_ops = {
+	.release = sa_mn_release,
+	.invalidate_range_start = sa_mn_invalidate_start,
+	.free_notifier = sa_mn_free,
+};
+
+/* Fire one live page table of @mm in range (NULL: any); false when none. */
+static bool sa_revoke_next(struct mm_struct *mm, u64 va, u64 len)
+{
+	struct sa_tpt *t, *found = NULL;
+
+	mutex_lock(&sa_lock);
+	list_for_each_entry(t, &sa_pts, node) {
+		if (t->state != SA_LIVE || (mm && t->pt.mm != mm) ||
+		    !sa_overlaps(t->pt.vaddr, t->pt.size, va, len))
+			continue;
+		refcount_inc(&t->refs);
+		found = t;
+		break;
+	}
+	mutex_unlock(&sa_lock);
+	if (!found)
+		return false;
+	if (sa_t_fire(found))
+		sa_t_drop_notifier(found);
+	sa_t_put(found);
+	return true;
+}
+
+static int sa_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return sa_refuse(-ENODEV, "mmap",
+			 "the Tegra flavor pins ordinary user memory");
+}
+
+int nvidia_p2p_get_pages(u64 vaddr, u64 size,
+			 struct nvidia_p2p_page_table **page_table,
+			 void (*free_callback)(void *data), void *data)
+{
+	struct mm_struct *mm = current->mm;
+	struct page **pages;
+	struct sa_tpt *t;
+	int n, got, ret;
+
+	if (!page_table)
+		return sa_refuse(-EINVAL, __func__, "page_table is NULL");
+	*page_table = NULL;
+	if (!free_callback || !size || !PAGE_ALIGNED(vaddr | size) ||
+	    vaddr + size < vaddr || size >> PAGE_SHIFT > INT_MAX || !mm)
+		return sa_refuse(-EINVAL, __func__,
+				 "needs a callback and a page-aligned range");
+	n = size >> PAGE_SHIFT;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL);
+	if (!t || !pages) {
+		kfree(t);
+		kvfree(pages);
+		return -ENOMEM;
+	}
+	got = pin_user_pages_fast(vaddr, n, FOLL_WRITE | FOLL_LONGTERM, pages);
+	if (got != n) {
+		if (got > 0)
+			unpin_user_pages(pages, got);
+		kfree(t);
+		kvfree(pages);
+		return sa_refuse(got < 0 ? got : -EFAULT, __func__,
+				 "cannot pin the user pages");
+	}
+	t->pt.version = NVIDIA_P2P_PAGE_TABLE_VERSION;
+	t->pt.page_size = NVIDIA_P2P_PAGE_SIZE_4KB;
+	t->pt.size = size;
+	t->pt.entries = n;
+	t->pt.pages = pages;
+	t->pt.vaddr = vaddr;
+	t->pt.mapped = NVIDIA_P2P_PINNED;
+	t->pt.mm = mm;
+	t->pt.mn.ops = &sa_mn_ops;
+	mutex_init(&t->pt.lock);
+	t->pt.free_callback = free_callback;
+	t->pt.data = data;
+	refcount_set(&t->refs, 2);	/* pages, notifier */
+	t->state = SA_DONE;		/* no callback before registered */
+	t->mn_live = true;
+	INIT_WORK(&t->put_work, sa_t_put_work);
+	atomic64_inc(&sa_tables);
+	mutex_lock(&sa_lock);
+	list_add_tail(&t->node, &sa_pts);
+	mutex_unlock(&sa_lock);
+
+	ret = mmu_notifier_register(&t->pt.mn, mm);
+	if (ret) {
+		unpin_user_pages(pages, n);
+		kvfree(pages);
+		sa_t_put(t);
+		sa_t_put(t);
+		return sa_refuse(ret, __func__, "mmu_notifier_register failed");
+	}
+	mutex_lock(&sa_lock);
+	t->state = SA_LIVE;
+	mutex_unlock(&sa_lock);
+	atomic64_inc(&sa_gets);
+	*page_table = &t->pt;
+	return 0;
+}
+EXPORT_SYMBOL(nvidia_p2p_get_pages);
+
+int nvidia_p2p_put_pages(struct nvidia_p2p_page_table *page_table)
+{
+	struct sa_tpt *t;
+	bool drop;
+
+	if (!page_table)
+		return sa_refuse(-EINVAL, __func__, "page_table is NULL");
+	mutex_lock(&sa_lock);
+	t = sa_find(page_table);
+	if (!t) {
+		mutex_unlock(&sa_lock);
+		return sa_refuse(-EINVAL, __func__, "unknown page table");
+	}
+	if (t->cb_task == current) {
+		mutex_unlock(&sa_lock);
+		WARN_ONCE(1, "%s from the free callback\n", __func__);
+		return sa_refuse(-EDEADLK, __func__, "called from the free callback");
+	}
+	refcount_inc(&t->refs);
+	drop = t->mn_live;
+	t->mn_live = false;
+	mutex_unlock(&sa_lock);
+	if (drop) {
+		/* Calls release, i.e. the free callback, unless it ran. */
+		mmu_notifier_unregister(&t->pt.mn, t->pt.mm);
+		sa_t_put(t);
+	} else {
+		wait_event(sa_wq, READ_ONCE(t->state) != SA_REVOKING);
+	}
+	sa_t_put(t);
+	atomic64_inc(&sa_puts);
+	return 0;
+}
+EXPORT_SYMBOL(nvidia_p2p_put_pages);
+
+int nvidia_p2p_free_page_table(struct nvidia_p2p_page_table *page_table)
+{
+	struct sa_tpt *t;
+	bool pinned;
+
+	atomic64_inc(&sa_fpt);
+	if (!page_table)
+		return 0;
+	mutex_lock(&sa_lock);
+	t = sa_find(page_table);
+	mutex_unlock(&sa_lock);
+	if (!t)
+		return sa_refuse(-EINVAL, __func__, "unknown page table");
+	mutex_lock(&page_table->lock);
+	WARN(page_table->mapped & NVIDIA_P2P_MAPPED,
+	     "nvp2p-standin: page table freed while DMA-mapped\n");
+	pinned = page_table->mapped & NVIDIA_P2P_PINNED;
+	page_table->mapped &= ~NVIDIA_P2P_PINNED;
+	mutex_unlock(&page_table->lock);
+	if (pinned) {
+		unpin_user_pages_dirty_lock(page_table->pages,
+					    page_table->entries, true);
+		kvfree(page_table->pages);
+		page_table->pages = NULL;
+		sa_t_put(t);
+	}
+	return 0;
+}
+EXPORT_SYMBOL(nvidia_p2p_free_page_table);
+
+int nvidia_p2p_dma_map_pages(struct device *dev,
+			     struct nvidia_p2p_page_table *page_table,
+			     struct nvidia_p2p_dma_mapping **map,
+			     enum dma_data_direction direction)
+{
+	struct nvidia_p2p_dma_mapping *m = NULL;
+	struct scatterlist *sg;
+	struct sa_tpt *t;
+	int ret, i;
+
+	if (!dev || !page_table || !map)
+		return sa_refuse(-EINVAL, __func__, "NULL argument");
+	*map = NULL;
+	mutex_lock(&sa_lock);
+	t = sa_find(page_table);
+	mutex_unlock(&sa_lock);
+	if (!t)
+		return sa_refuse(-EINVAL, __func__, "unknown page table");
+	mutex_lock(&page_table->lock);
+	if (page_table->mapped != NVIDIA_P2P_PINNED) {
+		ret = sa_refuse(-EINVAL, __func__, "not pinned, or mapped already");
+		goto out;
+	}
+	ret = -ENOMEM;
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		goto out;
+	m->sgt = kzalloc(sizeof(*m->sgt), GFP_KERNEL);
+	if (!m->sgt)
+		goto out;
+	ret = sg_alloc_table_from_pages(m->sgt, page_table->pages,
+					page_table->entries, 0,
+					page_table->size, GFP_KERNEL);
+	if (ret)
+		goto out;
+	ret = dma_map_sgtable(dev, m->sgt, direction, 0);
+	if (ret) {
+		sg_free_table(m->sgt);
+		goto out;
+	}
+	m->entries = m->sgt->nents;
+	m->hw_address = kcalloc(m->entries, sizeof(*m->hw_address), GFP_KERNEL);
+	m->hw_len = kcalloc(m->entries, sizeof(*m->hw_len), GFP_KERNEL);
+	if (!m->hw_address || !m->hw_len) {
+		ret = -ENOMEM;
+		dma_unmap_sgtable(dev, m->sgt, direction, 0);
+		sg_free_table(m->sgt);
+		goto out;
+	}
+	for_each_sgtable_dma_sg(m->sgt, sg, i) {
+		m->hw_address[i] = sg_dma_address(sg);
+		m->hw_len[i] = sg_dma_len(sg);
+	}
+	m->version = NVIDIA_P2P_DMA_MAPPING_VERSION;
+	m->dev = dev;
+	m->page_table = page_table;
+	m->direction = direction;
+	page_table->mapped |= NVIDIA_P2P_MAPPED;
+	t->map = m;
+	atomic64_inc(&sa_maps);
+	*map = m;
+	m = NULL;
+	ret = 0;
+out:
+	mutex_unlock(&page_table->lock);
+	if (m) {
+		kfree(m->hw_address);
+		kfree(m->hw_len);
+		kfree(m->sgt);
+		kfree(m);
+	}
+	return ret;
+}
+EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
+
+int nvidia_p2p_dma_unmap_pages(struct nvidia_p2p_dma_mapping *map)
+{
+	struct nvidia_p2p_page_table *pt;
+	struct sa_tpt *t;
+	bool unmap;
+
+	if (!map)
+		return sa_refuse(-EINVAL, __func__, "map is NULL");
+	pt = map->page_table;
+	mutex_lock(&sa_lock);
+	t = pt ? sa_find(pt) : NULL;
+	mutex_unlock(&sa_lock);
+	if (!t)
+		return sa_refuse(-EFAULT, __func__, "unknown page table");
+	mutex_lock(&pt->lock);
+	unmap = (pt->mapped & NVIDIA_P2P_MAPPED) && t->map == map;
+	if (unmap) {
+		pt->mapped &= ~NVIDIA_P2P_MAPPED;
+		t->map = NULL;
+	}
+	mutex_unlock(&pt->lock);
+	if (!unmap)
+		return sa_refuse(-EINVAL, __func__, "not the page table's mapping");
+	dma_unmap_sgtable(map->dev, map->sgt, map->direction, 0);
+	sg_free_table(map->sgt);
+	kfree(map->sgt);
+	kfree(map->hw_address);
+	kfree(map->hw_len);
+	kfree(map);
+	atomic64_dec(&sa_maps);
+	return 0;
+}
+EXPORT_SYMBOL(nvidia_p2p_dma_unmap_pages);
+
+int nvidia_p2p_free_dma_mapping(struct nvidia_p2p_dma_mapping *dma_mapping)
+{
+	atomic64_inc(&sa_fdm);
+	return nvidia_p2p_dma_unmap_pages(dma_mapping);
+}
+EXPORT_SYMBOL(nvidia_p2p_free_dma_mapping);
+
+static void sa_flavor_exit(void)
+{
+	mmu_notifier_synchronize();	/* pending sa_mn_free() */
+}
+
+#endif /* HF_NVP2P_TEGRA */
+
+/* ==== revocation on demand, counters, the device ===================== */
+
+/**
+ * struct sa_revoke - an asynchronous revocation.
+ * @dw: the work
+ * @node: in sa_revoke_works
+ * @mm: the process whose page tables go (grabbed), NULL for all
+ * @va: start of the range
+ * @len: its bytes
+ * @done: the work has run (freed by the next request or at unload)
+ */
+struct sa_revoke {
+	struct delayed_work dw;
+	struct list_head node;
+	struct mm_struct *mm;
+	u64 va;
+	u64 len;
+	bool done;
+};
+
+static u32 sa_revoke_range(struct mm_struct *mm, u64 va, u64 len)
+{
+	u32 fired = 0;
+
+	while (sa_revoke_next(mm, va, len))
+		fired++;
+	return fired;
+}
+
+static void sa_revoke_fn(struct work_struct *w)
+{
+	struct sa_revoke *r = container_of(to_delayed_work(w),
+					   struct sa_revoke, dw);
+	u32 fired = sa_revoke_range(r->mm, r->va, r->len);
+
+	pr_info("asynchronous revocation: %u free callback(s) fired\n", fired);
+	mutex_lock(&sa_lock);
+	r->done = true;
+	mutex_unlock(&sa_lock);
+	atomic64_dec(&sa_revokes_pending);
+}
+
+/* Free the revocations that have run (@all: cancel the others first). */
+static void sa_revoke_reap(bool all)
+{
+	struct sa_revoke *r, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&sa_lock);
+	list_for_each_entry_safe(r, tmp, &sa_revoke_works, node)
+		if (r->done || all)
+			list_move(&r->node, &dead);
+	mutex_unlock(&sa_lock);
+	list_for_each_entry_safe(r, tmp, &dead, node) {
+		if (cancel_delayed_work_sync(&r->dw))
+			atomic64_dec(&sa_revokes_pending);
+		if (r->mm)
+			mmdrop(r->mm);
+		kfree(r);
+	}
+}
+
+static int sa_revoke_async(struct mm_struct *mm, u64 va, u64 len,
+			   u32 delay_ms)
+{
+	struct sa_revoke *r;
+
+	sa_revoke_reap(false);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	INIT_DELAYED_WORK(&r->dw, sa_revoke_fn);
+	if (mm)
+		mmgrab(mm);
+	r->mm = mm;
+	r->va = va;
+	r->len = len;
+	atomic64_inc(&sa_revokes);
+	atomic64_inc(&sa_revokes_pending);
+	mutex_lock(&sa_lock);
+	list_add_tail(&r->node, &sa_revoke_works);
+	mutex_unlock(&sa_lock);
+	queue_delayed_work(sa_workq, &r->dw, msecs_to_jiffies(delay_ms));
+	return 0;
+}
+
+static void sa_stats(struct nvp2p_standin_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->allocs = atomic64_read(&sa_allocs);
+	s->alloc_bytes = atomic64_read(&sa_alloc_bytes);
+	s->tables = atomic64_read(&sa_tables);
+	s->persistent_tables = atomic64_read(&sa_ptables);
+	s->mappings = atomic64_read(&sa_maps);
+	s->callbacks = atomic64_read(&sa_callbacks);
+	s->get_pages = atomic64_read(&sa_gets);
+	s->put_pages = atomic64_read(&sa_puts);
+	s->free_page_table = atomic64_read(&sa_fpt);
+	s->free_dma_mapping = atomic64_read(&sa_fdm);
+	s->refused = atomic64_read(&sa_refused);
+	s->revokes = atomic64_read(&sa_revokes);
+	s->revokes_pending = atomic64_read(&sa_revokes_pending);
+	s->tegra = SA_TEGRA;
+}
+
+static long sa_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	struct nvp2p_standin_stats st;
+	struct nvp2p_standin_revoke rv;
+	int ret;
+
+	switch (cmd) {
+	case NVP2P_STANDIN_IOC_STATS:
+		sa_stats(&st);
+		return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
+	case NVP2P_STANDIN_IOC_REVOKE:
+		if (copy_from_user(&rv, uarg, sizeof(rv)))
+			return -EFAULT;
+		if (!rv.size || rv.addr + rv.size < rv.addr || rv.pad ||
+		    (rv.flags & ~NVP2P_STANDIN_REVOKE_ASYNC) || !current->mm)
+			return -EINVAL;
+		if (rv.flags & NVP2P_STANDIN_REVOKE_ASYNC) {
+			ret = sa_revoke_async(current->mm, rv.addr, rv.size,
+					      rv.delay_ms);
+			if (ret)
+				return ret;
+			rv.fired = 0;
+		} else {
+			atomic64_inc(&sa_revokes);
+			rv.fired = sa_revoke_range(current->mm, rv.addr,
+						   rv.size);
+		}
+		return copy_to_user(uarg, &rv, sizeof(rv)) ? -EFAULT : 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations sa_fops = {
+	.owner = THIS_MODULE,
+	.mmap = sa_mmap,
+	.unlocked_ioctl = sa_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice sa_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "nvp2p-standin",
+	.fops = &sa_fops,
+	.mode = 0666,
+};
+
+static int sa_counters_show(struct seq_file *m, void *unused)
+{
+	struct nvp2p_standin_stats s;
+
+	sa_stats(&s);
+	seq_printf(m, "flavor %s\n", s.tegra ? "tegra" : "desktop");
+	seq_printf(m, "allocs %llu\nalloc_bytes %llu\n", s.allocs,
+		   s.alloc_bytes);
+	seq_printf(m, "tables %llu\npersistent_tables %llu\nmappings %llu\n",
+		   s.tables, s.persistent_tables, s.mappings);
+	seq_printf(m, "callbacks %llu\nget_pages %llu\nput_pages %llu\n",
+		   s.callbacks, s.get_pages, s.put_pages);
+	seq_printf(m, "free_page_table %llu\nfree_dma_mapping %llu\n",
+		   s.free_page_table, s.free_dma_mapping);
+	seq_printf(m, "refused %llu\nrevokes %llu\nrevokes_pending %llu\n",
+		   s.refused, s.revokes, s.revokes_pending);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sa_counters);
+
+/* Write N: fire every live free callback, of any process, after N ms. */
+static ssize_t sa_revoke_all_write(struct file *file, const char __user *buf,
+				   size_t len, loff_t *ppos)
+{
+	u32 delay_ms;
+	int ret;
+
+	ret = kstrtou32_from_user(buf, len, 0, &delay_ms);
+	if (ret)
+		return ret;
+	ret = sa_revoke_async(NULL, 0, U64_MAX, delay_ms);
+	return ret ? ret : len;
+}
+
+static const struct file_operations sa_revoke_all_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = sa_revoke_all_write,
+	.llseek = noop_llseek,
+};
+
+static struct dentry *sa_debugfs;
+
+static int __init sa_init(void)
+{
+	int ret;
+
+#if defined(HF_NV_HAVE_CAP_PERSISTENT_PAGES) && !defined(HF_NVP2P_TEGRA)
+	nvidia_p2p_cap_persistent_pages = persistent;
+#endif
+	sa_workq = alloc_workqueue("nvp2p-standin", WQ_UNBOUND, 0);
+	if (!sa_workq)
+		return -ENOMEM;
+	ret = misc_register(&sa_misc);
+	if (ret) {
+		destroy_workqueue(sa_workq);
+		return ret;
+	}
+	sa_debugfs = debugfs_create_dir("nvp2p-standin", NULL);
+	debugfs_create_file("counters", 0444, sa_debugfs, NULL,
+			    &sa_counters_fops);
+	debugfs_create_file("revoke_all", 0200, sa_debugfs, NULL,
+			    &sa_revoke_all_fops);
+	pr_info("nvidia_p2p stand-in (%s) over guest memory: " NVP2P_STANDIN_DEV "\n",
+		SA_TEGRA ? "Tegra, 4 KiB pages" :
+		"desktop, 64 KiB GPU pages");
+	return 0;
+}
+
+static void __exit sa_exit(void)
+{
+	debugfs_remove_recursive(sa_debugfs);
+	misc_deregister(&sa_misc);
+	sa_revoke_reap(true);
+	sa_flavor_exit();
+	destroy_workqueue(sa_workq);
+	if (atomic64_read(&sa_tables) || atomic64_read(&sa_maps) ||
+	    atomic64_read(&sa_allocs))
+		pr_warn("unloaded with %lld page table(s), %lld mapping(s), %lld allocation(s) left\n",
+			(long long)atomic64_read(&sa_tables),
+			(long long)atomic64_read(&sa_maps),
+			(long long)atomic64_read(&sa_allocs));
+}
+
+module_init(sa_init);
+module_exit(sa_exit);
+
+MODULE_DESCRIPTION("hellofpga tests: nvidia_p2p stand-in over guest memory");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hf_eff - per-transfer efficiency counts of the xdma-sim card model, read
+ * through its guest fault/counter window (BAR0 + 0xf000, -device
+ * xdma-sim,fault-regs=on; model/qemu/README.md): MMIO reads, MMIO writes,
+ * descriptors fetched, interrupts and writebacks per transfer.
+ *
+ *   hf_eff [-d /dev/hellofpga0] [-n N] [-m MODE] SIZE...
+ *
+ * For each SIZE (bytes, K/M suffix allowed) and each path:
+ *   cpu  pwrite() on CARD_h2c_0 / pread() on CARD_c2h_0 from a page-aligned
+ *        buffer (one system call = one transfer)
+ *   gpu  HelloFPGA_GPUDirect_Xfer() H2C / C2H on a buffer of the emulated
+ *        GPU (HELLOFPGA_GPU=emu: PIN_HOST through the kernel backend),
+ *        pinned once before the measurement
+ * the counters are reset, N transfers run, the counters are read; the
+ * averages per transfer are printed as
+ *   # EFF mode=M path=P dir=D size=S n=N mmio_reads=.. mmio_writes=..
+ *         desc_fetched=.. irqs=.. wb_writes=..
+ * and each measurement as a "PASS eff/P-D-SIZE: ..." line (FAIL when a
+ * transfer fails or the byte counter of the model disagrees).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hellofpga.h"
+
+#define FW		0xf000u
+#define FW_MAGIC	0x46415554u
+/* counters: mmio_reads, mmio_writes, desc_fetched, irqs, wb_writes,
+ * bytes_h2c, bytes_c2h, errors, guest_errors */
+#define NCNT		9
+
+static int ufd = -1, failed;
+static const char *card = "/dev/hellofpga0", *mode = "?";
+
+static int rd32(uint32_t off, uint32_t *v)
+{
+	return pread(ufd, v, 4, off) == 4 ? 0 : -1;
+}
+
+static int wr32(uint32_t off, uint32_t v)
+{
+	return pwrite(ufd, &v, 4, off) == 4 ? 0 : -1;
+}
+
+static int counters(uint64_t *c)
+{
+	for (int i = 0; i < NCNT; i++) {
+		uint32_t lo, hi;
+
+		if (rd32(FW + 0x10 + 8 * i, &lo) || rd32(FW + 0x14 + 8 * i, &hi))
+			return -1;
+		c[i] = (uint64_t)hi << 32 | lo;
+	}
+	return 0;
+}
+
+static uint64_t parse_size(const char *s)
+{
+	char *e;
+	uint64_t v = strtoull(s, &e, 0);
+
+	if (*e == 'K' || *e == 'k')
+		v <<= 10;
+	else if (*e == 'M' || *e == 'm')
+		v <<= 20;
+	return v;
+}
+
+static const char *hsize(uint64_t s, char *b)
+{
+	if (s >= (1 << 20) && !(s % (1 << 20)))
+		sprintf(b, "%lluM", (unsigned long long)(s >> 20));
+	else if (s >= 1024 && !(s % 1024))
+		sprintf(b, "%lluK", (unsigned long long)(s >> 10));
+	else
+		sprintf(b, "%llu", (unsigned long long)s);
+	return b;
+}
+
+/* report PATH DIR SIZE N BEFORE AFTER ERRTEXT */
+static void report(const char *path, const char *dir, uint64_t size, int n,
+		   const uint64_t *a, const uint64_t *b, const char *err)
+{
+	char hs[32], name[96];
+	double d[NCNT];
+	uint64_t want, got;
+
+	snprintf(name, sizeof(name), "eff/%s-%s-%s", path, dir, hsize(size, hs));
+	if (err) {
+		printf("FAIL %s: %s\n", name, err);
+		failed++;
+		return;
+	}
+	for (int i = 0; i < NCNT; i++)
+		d[i] = (double)(b[i] - a[i]) / n;
+	want = size * (uint64_t)n;
+	got = !strcmp(dir, "h2c") ? b[5] - a[5] : b[6] - a[6];
+	printf("# EFF mode=%s path=%s dir=%s size=%llu n=%d mmio_reads=%.2f mmio_writes=%.2f desc_fetched=%.2f irqs=%.2f wb_writes=%.2f errors=%.0f\n",
+	       mode, path, dir, (unsigned long long)size, n, d[0], d[1], d[2],
+	       d[3], d[4], d[7] * n);
+	if (got != want || b[7] != a[7]) {
+		printf("FAIL %s: the model moved %llu bytes (expected %llu), %llu engine errors\n",
+		       name, (unsigned long long)got, (unsigned long long)want,
+		       (unsigned long long)(b[7] - a[7]));
+		failed++;
+		return;
+	}
+	printf("PASS %s: per transfer (n=%d) mmio_reads=%.2f mmio_writes=%.2f desc_fetched=%.2f irqs=%.2f wb_writes=%.2f\n",
+	       name, n, d[0], d[1], d[2], d[3], d[4]);
+}
+
+static void run_cpu(uint64_t size, int n, const char *dir, void *buf)
+{
+	char path[128], err[160];
+	uint64_t a[NCNT], b[NCNT];
+	int h2c = !strcmp(dir, "h2c"), fd;
+
+	snprintf(path, sizeof(path), "%s_%s_0", card, dir);
+	fd = open(path, h2c ? O_WRONLY : O_RDONLY);
+	if (fd < 0) {
+		snprintf(err, sizeof(err), "open %s: %s", path, strerror(errno));
+		report("cpu", dir, size, n, NULL, NULL, err);
+		return;
+	}
+	/* one warm-up transfer: first-touch of the buffer pages */
+	if ((h2c ? pwrite(fd, buf, size, 0) : pread(fd, buf, size, 0)) != (ssize_t)size) {
+		snprintf(err, sizeof(err), "warm-up %s of %llu bytes: %s", dir,
+			 (unsigned long long)size, strerror(errno));
+		report("cpu", dir, size, n, NULL, NULL, err);
+		close(fd);
+		return;
+	}
+	wr32(FW + 8, 1);
+	if (counters(a)) {
+		report("cpu", dir, size, n, NULL, NULL, "cannot read the counter window");
+		close(fd);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		ssize_t r = h2c ? pwrite(fd, buf, size, 0) : pread(fd, buf, size, 0);
+
+		if (r != (ssize_t)size) {
+			snprintf(err, sizeof(err), "%s %d of %llu bytes: returned %zd: %s",
+				 dir, i, (unsigned long long)size, r, strerror(errno));
+			report("cpu", dir, size, n, NULL, NULL, err);
+			close(fd);
+			return;
+		}
+	}
+	counters(b);
+	close(fd);
+	report("cpu", dir, size, n, a, b, NULL);
+}
+
+static void run_gpu(HELLOFPGA_HANDLE h, HELLOFPGA_GPU_HANDLE gh, uint64_t size,
+		    int n, const char *dir)
+{
+	int d = !strcmp(dir, "h2c") ? HELLOFPGA_DIR_H2C : HELLOFPGA_DIR_C2H;
+	uint64_t a[NCNT], b[NCNT];
+	char err[256];
+	int ret;
+
+	ret = HelloFPGA_GPUDirect_Xfer(h, 0, gh, 0, 0, size, d, 0, NULL);
+	if (!ret) {
+		wr32(FW + 8, 1);
+		if (counters(a))
+			ret = -EIO;
+	}
+	for (int i = 0; !ret && i < n; i++)
+		ret = HelloFPGA_GPUDirect_Xfer(h, 0, gh, 0, 0, size, d, 0, NULL);
+	if (ret) {
+		snprintf(err, sizeof(err), "GPUDirect_Xfer %s %llu bytes: %s: %s", dir,
+			 (unsigned long long)size, HelloFPGA_StrError(ret),
+			 HelloFPGA_GetLastError(h));
+		report("gpu", dir, size, n, NULL, NULL, err);
+		return;
+	}
+	counters(b);
+	report("gpu", dir, size, n, a, b, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t sizes[16], max = 0;
+	int nsz = 0, n = 0, c;
+	char path[128];
+	uint32_t magic;
+	void *buf;
+
+	while ((c = getopt(argc, argv, "d:n:m:")) != -1) {
+		switch (c) {
+		case 'd': card = optarg; break;
+		case 'n': n = atoi(optarg); break;
+		case 'm': mode = optarg; break;
+		default:
+			fprintf(stderr, "usage: hf_eff [-d CARD] [-n N] [-m MODE] SIZE...\n");
+			return 2;
+		}
+	}
+	for (; optind < argc && nsz < 16; optind++) {
+		sizes[nsz] = parse_size(argv[optind]);
+		if (sizes[nsz] > max)
+			max = sizes[nsz];
+		nsz++;
+	}
+	if (!nsz || !max || max % 4096) {
+		fprintf(stderr, "hf_eff: sizes must be multiples of 4096\n");
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s_user", card);
+	ufd = open(path, O_RDWR);
+	if (ufd < 0 || rd32(FW + 4, &magic) || magic != FW_MAGIC) {
+		printf("SKIP eff/all: no counter window at %s + 0x%x (needs -device xdma-sim,fault-regs=on)\n",
+		       path, FW);
+		return 0;
+	}
+	buf = mmap(NULL, max, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (buf == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	memset(buf, 0x5a, max);
+	for (int s = 0; s < nsz; s++) {
+		int reps = n ? n : (sizes[s] >= (1u << 20) ? 8 : 32);
+
+		run_cpu(sizes[s], reps, "h2c", buf);
+		run_cpu(sizes[s], reps, "c2h", buf);
+	}
+
+	/* GPU path: emulated GPU memory pinned with PIN_HOST, GPUDirect_Xfer */
+	setenv("HELLOFPGA_GPU", "emu", 0);
+	{
+		HELLOFPGA_HANDLE h = NULL;
+		HELLOFPGA_GPU_HANDLE gh = 0;
+		void *g = NULL;
+		int ret = HelloFPGA_Open(card, &h);
+
+		if (!ret)
+			ret = HelloFPGA_GPU_Alloc(&g, max);
+		if (!ret)
+			ret = HelloFPGA_GPUDirect_Pin(h, g, max, &gh);
+		if (ret) {
+			printf("FAIL eff/gpu-setup: open/alloc/pin %llu bytes: %s: %s\n",
+			       (unsigned long long)max, HelloFPGA_StrError(ret),
+			       HelloFPGA_GetLastError(h));
+			failed++;
+		} else {
+			for (int s = 0; s < nsz; s++) {
+				int reps = n ? n : (sizes[s] >= (1u << 20) ? 8 : 32);
+
+				run_gpu(h, gh, sizes[s], reps, "h2c");
+				run_gpu(h, gh, sizes[s], reps, "c2h");
+			}
+		}
+		if (gh)
+			HelloFPGA_GPUDirect_Unpin(h, gh);
+		if (g)
+			HelloFPGA_GPU_Free(g);
+		if (h)
+			HelloFPGA_Close(h);
+	}
+	munmap(buf, max);
+	close(ufd);
+	return failed ? 1 : 0;
+}

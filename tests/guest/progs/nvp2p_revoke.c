@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nvp2p_revoke - revocation of nvidia_p2p pins in the guest: the free
+ * callback of nvp2p-standin.ko fires while transfers stream, through the
+ * real hellofpga-nvp2p.ko and hellofpga.ko.
+ *
+ *   nvp2p_revoke [-d /dev/hellofpgaN] [-c CHANNEL]
+ *
+ * Needs nvp2p-standin.ko (either flavor) and the provider linked against
+ * it loaded.  Sets, unless already set, HELLOFPGA_GPU=emu (emu-tegra for
+ * the Tegra stand-in), HELLOFPGA_PIN=cuda and, desktop,
+ * HELLOFPGA_EMU_GPU_DEV=/dev/nvp2p-standin, so the library's GPU memory
+ * is the stand-in's and its pins are PIN_CUDA.  Checks:
+ *   lib-revoke-midstream  library pin; a thread streams GPUDirect
+ *                         transfers; the stand-in fires the free callback
+ *                         from a kernel worker: the stream stops with an
+ *                         error (errno reported), no transfer succeeds
+ *                         afterwards, Unpin and Free work
+ *   raw-revoke-idle       raw PIN_CUDA, synchronous revocation, XFER fails
+ *   raw-free-midstream    raw PIN_CUDA; the memory is unmapped (cudaFree:
+ *                         desktop VMA close / Tegra MMU notifier) while a
+ *                         thread streams XFERs
+ *   exit-with-pins        a child pins, streams, and exits without
+ *                         unpinning
+ *   counters              every page table, mapping and allocation is gone
+ * With persistent pins (desktop, use_persistent=1) there is no callback:
+ * revocations fire nothing, transfers go on, freed memory lives until
+ * unpin; the checks then assert that instead.
+ *
+ * Prints PASS/FAIL/SKIP lines prefixed "revoke/"; exit status 1 on failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hellofpga.h"
+#include "uapi/hellofpga.h"
+#include "../kmod/nvp2p-standin/nvp2p_standin_uapi.h"
+
+#define BUF		(1u << 20)	/* pinned buffer */
+#define PIECE		(256u << 10)	/* one streamed transfer */
+#define CARD_ADDR	0x100000ull
+#define STREAM_MAX_S	20
+
+static int failed;
+static const char *card = "/dev/hellofpga0";
+static int ch;
+static int sa = -1;		/* /dev/nvp2p-standin */
+static bool tegra, persistent;
+
+static void result(const char *res, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s revoke/%s", res, name);
+	if (fmt) {
+		printf(": ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	printf("\n");
+	fflush(stdout);
+	if (!strcmp(res, "FAIL"))
+		failed++;
+}
+
+#define PASS(n, ...)	result("PASS", n, __VA_ARGS__)
+#define FAIL(n, ...)	result("FAIL", n, __VA_ARGS__)
+#define SKIP(n, ...)	result("SKIP", n, __VA_ARGS__)
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int stats(struct nvp2p_standin_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	return ioctl(sa, NVP2P_STANDIN_IOC_STATS, s) ? -errno : 0;
+}
+
+static int sa_revoke(void *p, size_t n, bool async, unsigned int delay_ms,
+		  unsigned int *fired)
+{
+	struct nvp2p_standin_revoke r = {
+		.addr = (uintptr_t)p, .size = n,
+		.flags = async ? NVP2P_STANDIN_REVOKE_ASYNC : 0,
+		.delay_ms = delay_ms,
+	};
+
+	if (ioctl(sa, NVP2P_STANDIN_IOC_REVOKE, &r))
+		return -errno;
+	if (fired)
+		*fired = r.fired;
+	return 0;
+}
+
+/* Wait (up to 5 s) for asynchronous revocations to finish. */
+static void revokes_settle(void)
+{
+	struct nvp2p_standin_stats s;
+
+	for (int i = 0; i < 500 && !stats(&s) && s.revokes_pending; i++)
+		usleep(10000);
+}
+
+/* ---- "GPU memory" outside the library ---- */
+
+/* desktop: 64 KiB aligned mapping of the stand-in; Tegra: anonymous */
+static void *gmem_alloc(size_t n)
+{
+	size_t span = n + (64u << 10);
+	uint8_t *r, *p;
+
+	r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		return NULL;
+	p = (uint8_t *)(((uintptr_t)r + 0xffff) & ~(uintptr_t)0xffff);
+	if (tegra)
+		p = mmap(p, n, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE,
+			 -1, 0);
+	else
+		p = mmap(p, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			 sa, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---- raw ioctls on a control node of our own ---- */
+
+static int ctl_open(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s_control", card);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static int raw_pin(int ctl, void *p, size_t n, uint64_t *handle)
+{
+	struct hellofpga_pin r = { .type = HELLOFPGA_PIN_CUDA,
+				   .addr = (uintptr_t)p, .size = n, .fd = -1 };
+
+	if (ioctl(ctl, HELLOFPGA_IOC_PIN, &r))
+		return -errno;
+	*handle = r.handle;
+	return 0;
+}
+
+static int raw_xfer(int ctl, uint64_t handle, uint64_t off, uint64_t len,
+		    uint32_t dir)
+{
+	struct hellofpga_xfer x = { .handle = handle, .buf_offset = off,
+				    .card_addr = CARD_ADDR + off, .length = len,
+				    .dir = dir, .channel = ch };
+
+	return ioctl(ctl, HELLOFPGA_IOC_XFER, &x) ? -errno : 0;
+}
+
+static int raw_unpin(int ctl, uint64_t handle)
+{
+	struct hellofpga_unpin u = { .handle = handle };
+
+	return ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u) ? -errno : 0;
+}
+
+static const char *raw_err(int ctl)
+{
+	static struct hellofpga_last_error le;
+
+	memset(&le, 0, sizeof(le));
+	if (ioctl(ctl, HELLOFPGA_IOC_LAST_ERROR, &le))
+		return "?";
+	le.text[sizeof(le.text) - 1] = 0;
+	return le.text;
+}
+
+/* ---- a streaming thread, library or raw ---- */
+
+struct stream {
+	HELLOFPGA_HANDLE h;	/* library, or NULL for raw */
+	HELLOFPGA_GPU_HANDLE hd;
+	int ctl;
+	uint64_t handle;
+	volatile int stop;
+	volatile unsigned long ok;	/* transfers that succeeded */
+	int err;			/* the first failure, negative errno */
+	char text[256];
+};
+
+static void *stream_fn(void *arg)
+{
+	struct stream *s = arg;
+	double end = now() + STREAM_MAX_S;
+	unsigned long i = 0;
+	int r;
+
+	while (!s->stop && now() < end) {
+		uint64_t off = (i % (BUF / PIECE)) * PIECE;
+		bool c2h = i & 1;
+
+		if (s->h)
+			r = c2h ? HelloFPGA_GPUDirect_Xfer(s->h, ch, s->hd, off,
+							   CARD_ADDR + off, PIECE,
+							   HELLOFPGA_DIR_C2H, 0, NULL) :
+				  HelloFPGA_GPUDirect_Xfer(s->h, ch, s->hd, off,
+							   CARD_ADDR + off, PIECE,
+							   HELLOFPGA_DIR_H2C, 0, NULL);
+		else
+			r = raw_xfer(s->ctl, s->handle, off, PIECE,
+				     c2h ? HELLOFPGA_XFER_C2H : HELLOFPGA_XFER_H2C);
+		if (r) {
+			s->err = r;
+			snprintf(s->text, sizeof(s->text), "%s",
+				 s->h ? HelloFPGA_GetLastError(s->h) :
+					raw_err(s->ctl));
+			break;
+		}
+		s->ok++;
+		i++;
+	}
+	return NULL;
+}
+
+/* Wait until @s has done @n transfers (or ended); false on timeout. */
+static bool stream_wait(struct stream *s, unsigned long n)
+{
+	double end = now() + 10;
+
+	while (s->ok < n && !s->err && now() < end)
+		usleep(1000);
+	return s->ok >= n;
+}
+
+/* ---- the checks ---- */
+
+static void lib_revoke_midstream(void)
+{
+	const char *n = "lib-revoke-midstream";
+	struct stream s = { 0 };
+	HELLOFPGA_HANDLE h;
+	pthread_t th;
+	unsigned long before;
+	void *g = NULL;
+	int r;
+
+	r = HelloFPGA_Open(card, &h);
+	if (r) {
+		FAIL(n, "HelloFPGA_Open(%s): %s", card, HelloFPGA_GetLastError(NULL));
+		return;
+	}
+	r = HelloFPGA_GPU_Alloc(&g, BUF);
+	if (!r)
+		r = HelloFPGA_GPUDirect_Pin(h, g, BUF, &s.hd);
+	if (r) {
+		FAIL(n, "GPU_Alloc + GPUDirect_Pin: %s", HelloFPGA_GetLastError(h));
+		goto out;
+	}
+	s.h = h;
+	pthread_create(&th, NULL, stream_fn, &s);
+	if (!stream_wait(&s, 16)) {
+		s.stop = 1;
+		pthread_join(th, NULL);
+		FAIL(n, "the stream did not get going: %d (%s)", s.err, s.text);
+		goto out;
+	}
+	before = s.ok;
+	r = sa_revoke(g, BUF, true, 5, NULL);
+	if (r) {
+		s.stop = 1;
+		pthread_join(th, NULL);
+		FAIL(n, "REVOKE: %s", strerror(-r));
+		goto out;
+	}
+	if (persistent) {
+		/* no callback: the stream must go on */
+		revokes_settle();
+		stream_wait(&s, s.ok + 16);
+		s.stop = 1;
+		pthread_join(th, NULL);
+		if (s.err)
+			FAIL(n, "persistent pin: a transfer failed after a revocation that has nothing to revoke: %d (%s)",
+			     s.err, s.text);
+		else
+			PASS(n, NULL);
+		goto unpin;
+	}
+	pthread_join(th, NULL);
+	revokes_settle();
+	if (!s.err) {
+		FAIL(n, "the stream ran %d s without a failure after the free callback",
+		     STREAM_MAX_S);
+	} else {
+		int again = HelloFPGA_GPUDirect_ReadC2H(h, ch, s.hd, CARD_ADDR,
+							 PIECE, 0);
+
+		printf("# %s: %lu transfers before, %lu after the revocation was asked; the stream ended with %d (%s): %s\n",
+		       n, before, s.ok - before, s.err, strerror(-s.err), s.text);
+		if (!again)
+			FAIL(n, "a transfer after the revocation succeeded");
+		else
+			PASS(n, NULL);
+	}
+unpin:
+	r = HelloFPGA_GPUDirect_Unpin(h, s.hd);
+	if (r)
+		FAIL(n, "Unpin after the revocation: %s", HelloFPGA_GetLastError(h));
+out:
+	if (g && HelloFPGA_GPU_Free(g))
+		FAIL(n, "GPU_Free: %s", HelloFPGA_GetLastError(NULL));
+	HelloFPGA_Close(h);
+}
+
+static void raw_revoke_idle(void)
+{
+	const char *n = "raw-revoke-idle";
+	unsigned int fired = 99;
+	uint64_t hd;
+	int ctl = ctl_open(), r, x;
+	void *g = gmem_alloc(BUF);
+
+	if (ctl < 0 || !g) {
+		FAIL(n, "control node or memory: %s", strerror(errno));
+		goto out;
+	}
+	r = raw_pin(ctl, g, BUF, &hd);
+	if (r) {
+		FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r), raw_err(ctl));
+		goto out;
+	}
+	r = raw_xfer(ctl, hd, 0, PIECE, HELLOFPGA_XFER_C2H);
+	if (r) {
+		FAIL(n, "XFER before: %s (%s)", strerror(-r), raw_err(ctl));
+		goto unpin;
+	}
+	r = sa_revoke(g, BUF, false, 0, &fired);
+	x = raw_xfer(ctl, hd, 0, PIECE, HELLOFPGA_XFER_C2H);
+	if (r)
+		FAIL(n, "REVOKE: %s", strerror(-r));
+	else if (persistent && (fired || x))
+		FAIL(n, "persistent pin: %u callbacks fired, XFER %d", fired, x);
+	else if (!persistent && (fired != 1 || x != -EFAULT))
+		FAIL(n, "%u callbacks fired (1 expected), XFER after it: %d %s (-EFAULT expected)",
+		     fired, x, raw_err(ctl));
+	else
+		PASS(n, NULL);
+unpin:
+	r = raw_unpin(ctl, hd);
+	if (r)
+		FAIL(n, "UNPIN: %s", strerror(-r));
+out:
+	if (g)
+		munmap(g, BUF);
+	if (ctl >= 0)
+		close(ctl);
+}
+
+static void raw_free_midstream(void)
+{
+	const char *n = "raw-free-midstream";
+	struct nvp2p_standin_stats s0, s1;
+	struct stream s = { 0 };
+	pthread_t th;
+	int ctl = ctl_open(), r, x;
+	void *g = gmem_alloc(BUF);
+
+	if (ctl < 0 || !g || stats(&s0)) {
+		FAIL(n, "control node, memory or stats: %s", strerror(errno));
+		goto out;
+	}
+	s.ctl = ctl;
+	r = raw_pin(ctl, g, BUF, &s.handle);
+	if (r) {
+		FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r), raw_err(ctl));
+		goto out;
+	}
+	pthread_create(&th, NULL, stream_fn, &s);
+	if (!stream_wait(&s, 16)) {
+		s.stop = 1;
+		pthread_join(th, NULL);
+		FAIL(n, "the stream did not get going: %d (%s)", s.err, s.text);
+		goto unpin;
+	}
+	/* "cudaFree": fires the callback before the memory goes */
+	munmap(g, BUF);
+	g = NULL;
+	if (persistent) {
+		stream_wait(&s, s.ok + 16);
+		s.stop = 1;
+		pthread_join(th, NULL);
+		stats(&s1);
+		if (s.err)
+			FAIL(n, "persistent pin: the stream failed after the free: %d (%s)",
+			     s.err, s.text);
+		else if (s1.allocs != s0.allocs)
+			FAIL(n, "persistent pin: freed memory not kept alive (%llu allocations, %llu before)",
+			     (unsigned long long)s1.allocs,
+			     (unsigned long long)s0.allocs);
+		else
+			PASS(n, NULL);
+		goto unpin;
+	}
+	pthread_join(th, NULL);
+	x = raw_xfer(ctl, s.handle, 0, PIECE, HELLOFPGA_XFER_C2H);
+	if (!s.err)
+		FAIL(n, "the stream went on after the memory was freed");
+	else if (x != -EFAULT)
+		FAIL(n, "XFER after the free: %d (-EFAULT expected): %s", x,
+		     raw_err(ctl));
+	else {
+		printf("# %s: stream stopped after %lu transfers with %d (%s): %s\n",
+		       n, s.ok, s.err, strerror(-s.err), s.text);
+		PASS(n, NULL);
+	}
+unpin:
+	r = raw_unpin(ctl, s.handle);
+	if (r)
+		FAIL(n, "UNPIN after the free: %s", strerror(-r));
+out:
+	if (g)
+		munmap(g, BUF);
+	if (ctl >= 0)
+		close(ctl);
+}
+
+static void exit_with_pins(void)
+{
+	const char *n = "exit-with-pins";
+	int pfd[2], status;
+	pid_t pid;
+	char c;
+
+	if (pipe(pfd)) {
+		FAIL(n, "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		FAIL(n, "fork: %s", strerror(errno));
+		return;
+	}
+	if (!pid) {
+		struct stream s = { 0 };
+		pthread_t th;
+		void *g1 = gmem_alloc(BUF), *g2 = gmem_alloc(BUF);
+		uint64_t h2;
+
+		s.ctl = ctl_open();
+		if (s.ctl < 0 || !g1 || !g2 || raw_pin(s.ctl, g1, BUF, &s.handle) ||
+		    raw_pin(s.ctl, g2, BUF, &h2))
+			_exit(3);
+		pthread_create(&th, NULL, stream_fn, &s);
+		if (!stream_wait(&s, 8))
+			_exit(4);
+		c = 'x';
+		if (write(pfd[1], &c, 1) != 1)
+			_exit(5);
+		_exit(0);	/* pins, mappings and a stream alive */
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &c, 1) != 1)
+		c = 0;
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || c != 'x')
+		FAIL(n, "the child did not pin and stream (status 0x%x)", status);
+	else
+		PASS(n, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct nvp2p_standin_stats s0, s;
+	struct hellofpga_info info = { 0 };
+	int opt, ctl;
+
+	while ((opt = getopt(argc, argv, "d:c:")) != -1) {
+		if (opt == 'd')
+			card = optarg;
+		else if (opt == 'c')
+			ch = atoi(optarg);
+		else
+			return 2;
+	}
+	sa = open(NVP2P_STANDIN_DEV, O_RDWR | O_CLOEXEC);
+	if (sa < 0 || stats(&s0)) {
+		FAIL("setup", "%s: %s (insmod nvp2p-standin.ko)", NVP2P_STANDIN_DEV,
+		     strerror(errno));
+		return 1;
+	}
+	tegra = s0.tegra;
+	ctl = ctl_open();
+	if (ctl < 0 || ioctl(ctl, HELLOFPGA_IOC_GET_INFO, &info)) {
+		FAIL("setup", "%s_control: %s", card, strerror(errno));
+		return 1;
+	}
+	close(ctl);
+	if (!(info.features & (HELLOFPGA_FEAT_PIN_NVP2P | HELLOFPGA_FEAT_PIN_TEGRA))) {
+		FAIL("setup", "no nvidia_p2p provider (features 0x%llx): insmod hellofpga-nvp2p.ko",
+		     (unsigned long long)info.features);
+		return 1;
+	}
+	persistent = info.features & HELLOFPGA_FEAT_PIN_NVP2P_PERSISTENT;
+	setenv("HELLOFPGA_GPU", tegra ? "emu-tegra" : "emu", 0);
+	setenv("HELLOFPGA_PIN", "cuda", 0);
+	if (!tegra)
+		setenv("HELLOFPGA_EMU_GPU_DEV", NVP2P_STANDIN_DEV, 0);
+	printf("# stand-in %s, %s pins; before: %llu tables, %llu mappings, %llu allocations, %llu callbacks\n",
+	       tegra ? "Tegra" : "desktop", persistent ? "persistent" : "callback",
+	       (unsigned long long)s0.tables, (unsigned long long)s0.mappings,
+	       (unsigned long long)s0.allocs, (unsigned long long)s0.callbacks);
+
+	lib_revoke_midstream();
+	raw_revoke_idle();
+	raw_free_midstream();
+	exit_with_pins();
+
+	revokes_settle();
+	if (stats(&s)) {
+		FAIL("counters", "STATS: %s", strerror(errno));
+	} else if (s.tables || s.mappings || s.allocs != s0.allocs ||
+		   s.persistent_tables) {
+		FAIL("counters", "left: %llu page tables (%llu persistent), %llu mappings, %llu allocations (%llu before)",
+		     (unsigned long long)s.tables,
+		     (unsigned long long)s.persistent_tables,
+		     (unsigned long long)s.mappings,
+		     (unsigned long long)s.allocs,
+		     (unsigned long long)s0.allocs);
+	} else if (!persistent && s.callbacks - s0.callbacks < 3) {
+		FAIL("counters", "only %llu free callbacks fired (at least 3 expected)",
+		     (unsigned long long)(s.callbacks - s0.callbacks));
+	} else if (s.refused != s0.refused) {
+		FAIL("counters", "%llu calls refused by the stand-in (misuse by the provider; see dmesg)",
+		     (unsigned long long)(s.refused - s0.refused));
+	} else {
+		printf("# after: %llu callbacks fired, %llu get_pages, %llu put_pages, %llu free_page_table, %llu free_dma_mapping\n",
+		       (unsigned long long)(s.callbacks - s0.callbacks),
+		       (unsigned long long)(s.get_pages - s0.get_pages),
+		       (unsigned long long)(s.put_pages - s0.put_pages),
+		       (unsigned long long)(s.free_page_table - s0.free_page_table),
+		       (unsigned long long)(s.free_dma_mapping - s0.free_dma_mapping));
+		PASS("counters", NULL);
+	}
+	return failed ? 1 : 0;
+}

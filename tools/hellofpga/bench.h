@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h - "hellofpga bench": shared declarations of cmd_bench.c (the
+ * runs), bench_gpu.c (the GPU: CUDA's driver API loaded at run time, or
+ * the library's emulated GPU) and bench_report.c (tables, JSON, CSV,
+ * Markdown, plots).  docs/benchmarks.md describes what is measured.
+ */
+#ifndef HF_BENCH_H
+#define HF_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/* The paths measured side by side, one transfer of each in turn. */
+enum bpath {
+	BP_CEIL,	/* raw copy pinned host <-> GPU (cuMemcpy): the ceiling */
+	BP_DIRECT,	/* GPU Direct on a pinned handle */
+	BP_TRAD_PAGE,	/* card <-> pageable host buffer + copy to/from GPU */
+	BP_TRAD_PIN,	/* card <-> pinned host buffer + copy to/from GPU */
+	BP_XMODE,	/* TransferMode: DMA_MM calls in GPU_PINNED mode */
+	BP_CPU,		/* CPU mode: DMA_MM calls with a host buffer */
+	BP_MEMCPY,	/* host memcpy of the same size: the CPU-mode ceiling */
+	BP_N,
+};
+
+/* Directions: H2C = GPU (or host) -> card, "write"; C2H = card -> GPU, "read". */
+enum { BD_H2C = 0, BD_C2H = 1, BD_N = 2 };
+
+extern const char *const bpath_name[BP_N];	/* "direct" ... (JSON/CSV) */
+extern const char *const bpath_label[BP_N];	/* "GPU Direct" ... (tables) */
+extern const char *const bdir_name[BD_N];	/* "h2c", "c2h" */
+
+/**
+ * struct bstats - one series of timed transfers.
+ * @iters: transfers timed (0: not measured)
+ * @min_ns, @median_ns, @p99_ns, @max_ns: time per transfer
+ * @mean_ns: mean time per transfer
+ */
+struct bstats {
+	unsigned int iters;
+	uint64_t min_ns;
+	uint64_t median_ns;
+	uint64_t p99_ns;
+	uint64_t max_ns;
+	uint64_t mean_ns;
+};
+
+/**
+ * struct bpoint - one transfer size of the sweep.
+ * @size: bytes per transfer
+ * @st: [path][direction]
+ * @verified: GPU Direct moved the right bytes both ways at this size
+ */
+struct bpoint {
+	uint64_t size;
+	struct bstats st[BP_N][BD_N];
+	bool verified;
+};
+
+/**
+ * struct bframes - the frame-rate run with @nbuf buffers.
+ * @nbuf: buffers rotated (1: single buffer, fill then consume)
+ * @frames: frames produced and consumed
+ * @ns: wall time from the first fill to the last consumption
+ * @fps: frames per second
+ * @dropped: frames whose checksum carried another frame number (stale)
+ * @corrupt: frames with the right number and a wrong checksum
+ */
+struct bframes {
+	int nbuf;
+	uint64_t frames;
+	uint64_t ns;
+	double fps;
+	uint64_t dropped;
+	uint64_t corrupt;
+};
+
+/**
+ * struct bpin - pin and unpin cost at one size.
+ */
+struct bpin {
+	uint64_t size;
+	struct bstats pin;
+	struct bstats unpin;
+};
+
+/**
+ * struct bsoak_sample - one soak sample.
+ * @t_ns: end of the sample since the soak began
+ * @st: [direction] GPU Direct transfers of the sample
+ * @verified: the sample's data check passed
+ */
+struct bsoak_sample {
+	uint64_t t_ns;
+	struct bstats st[BD_N];
+	bool verified;
+};
+
+/* The GPU as the bench sees it (bench_gpu.c). */
+struct bgpu {
+	HELLOFPGA_GPU_STATUS status;
+	bool present;		/* any GPU (real or emulated) */
+	bool real;		/* CUDA */
+	int cuda_version;	/* cuDriverGetVersion, 0 without CUDA */
+	char driver[96];	/* NVIDIA driver version, "" unknown */
+	void *priv;
+};
+
+int bgpu_init(struct bgpu *g, char *why, size_t whylen);
+void bgpu_fini(struct bgpu *g);
+const char *bgpu_error(void);
+void *bgpu_host_alloc(struct bgpu *g, size_t size);	/* pinned when real */
+void bgpu_host_free(struct bgpu *g, void *p);
+int bgpu_to_gpu(struct bgpu *g, void *gpu, const void *host, size_t n,
+		bool pageable);
+int bgpu_from_gpu(struct bgpu *g, void *host, const void *gpu, size_t n);
+/* the frame consumer: a checksum kernel (CUDA) or a CPU thread (emulated) */
+int bgpu_consumer_init(struct bgpu *g, int nbuf, size_t frame_size,
+		       uint32_t max_frames);
+int bgpu_consume_start(struct bgpu *g, int buf, const void *frame,
+		       uint32_t k);
+int bgpu_consume_wait(struct bgpu *g, int buf);
+int bgpu_consume_results(struct bgpu *g, uint64_t *sum, uint32_t *frame_no,
+			 uint32_t n);
+void bgpu_consumer_fini(struct bgpu *g);
+uint64_t bench_checksum(const uint32_t *w, size_t nwords);
+
+/* The seed's published figures (bench_report.c). */
+struct seed_platform {
+	const char *name;
+	const char *link;		/* "gen3x8" ... */
+	double peak_gbps;
+	double lat1m_us[BD_N];		/* [H2C write, C2H read] */
+	double speedup[BD_N];		/* over the traditional path */
+	uint64_t speedup_size;
+	double fps_multi, fps_single;	/* 4-buffer rotation, single */
+	double xm[3][BD_N];		/* TransferMode vs CPU at 4K, 1M, 4M */
+	double soak_us[BD_N];		/* 12 h soak at 4 MB, mean latency */
+};
+
+extern const struct seed_platform seed_platforms[3];
+
+/**
+ * struct bench - the run.
+ */
+struct bench {
+	/* configuration */
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_INFO info;
+	int ch;
+	uint64_t addr;
+	uint64_t min, max;
+	unsigned int fixed_iters;	/* --iters */
+	uint64_t budget_ns;		/* per size */
+	unsigned int min_iters, max_iters;
+	bool quick;
+	bool do_sweep, do_frames, do_pin, do_overhead;
+	uint64_t frame_size;
+	int max_buffers;
+	uint64_t frames_ns;		/* per buffer count */
+	uint64_t pin_max;
+	uint64_t soak_ns, interval_ns, soak_size;
+	/* environment */
+	struct bgpu gpu;
+	char gpu_why[256];
+	char cpu[128];
+	char kernel[256];
+	char date[40];
+	char link_desc[128];
+	bool link_on;
+	uint32_t link_gen, link_lanes, link_mps;
+	uint64_t link_desc_ns;
+	double link_gbps;
+	/* buffers */
+	void *g;			/* GPU buffer, pinned as @hg */
+	void *gx;			/* GPU buffer of TransferMode */
+	HELLOFPGA_GPU_HANDLE hg;
+	uint8_t *hp, *hb;		/* pageable host buffers */
+	uint8_t *hpin;			/* pinned host buffer */
+	uint8_t *pattern;		/* reference data */
+	uint64_t *samples[BP_N][BD_N];
+	/* results */
+	bool paths[BP_N];
+	char path_why[BP_N][128];
+	struct bpoint *points;
+	int npoints;
+	uint64_t first_pin_ns;
+	struct bframes *frames;
+	int nframes;
+	struct bpin *pins;
+	int npins;
+	struct bsoak_sample *soak;
+	int nsoak;
+	bool failed_verify;
+	struct cli_progress prog;
+};
+
+bool bench_link_from_name(struct bench *bn, const char *name);
+uint64_t bench_link_ns(const struct bench *bn, uint64_t bytes);
+void bench_stats_from(uint64_t *s, unsigned int n, struct bstats *st);
+const struct bpoint *bench_point(const struct bench *bn, uint64_t size);
+void bench_print(const struct bench *bn);
+void bench_print_soak(const struct bench *bn);
+
+/**
+ * struct btarget - one of the issue's targets, judged on this run.
+ * @evaluated: the run is a target run (real GPU, emulated card, no link
+ *	model) and the numbers needed were measured
+ * @met: the target was met
+ * @value: the measured figure, @goal the target (same unit, @unit)
+ * @detail: where the figure comes from
+ * @why: by how much and why, when missed (or why not evaluated)
+ */
+struct btarget {
+	const char *name;
+	const char *text;
+	const char *unit;
+	bool have;
+	bool evaluated;
+	bool met;
+	double value;
+	double goal;
+	bool higher_better;
+	char detail[256];
+	char why[640];
+};
+
+#define BENCH_NTARGETS 4
+void bench_targets(const struct bench *bn, struct btarget t[BENCH_NTARGETS]);
+int bench_json(const struct bench *bn, const char *path);
+int bench_csv(const struct bench *bn, const char *path);
+int bench_markdown(const struct bench *bn, const char *path);
+int bench_plots(const struct bench *bn, const char *dir, const char *png);
+
+#endif /* HF_BENCH_H */
