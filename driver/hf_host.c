@@ -205,4 +205,5 @@ const struct hf_p2p_ops hf_host_ops = {
 	.owner = THIS_MODULE,
 	.pin = hf_host_pin,
 	.unpin = hf_host_unpin,
+	.sync = hf_host_sync,
 };

@@ -301,7 +301,7 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 	struct hf_card *card = chan->card;
 	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
 	const struct hf_pin *pin = &pc->pin;
-	bool host = pc->ops == &hf_host_ops;
+	void (*sync)(struct hf_pin *pin, bool for_device) = pc->ops->sync;
 	struct xdma_result res;
 	u64 off = x->buf_offset, left = x->length, card_addr = x->card_addr;
 	u64 piece;
@@ -349,13 +349,13 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 				     "card removed" : "interrupted");
 			return ret;
 		}
-		if (host)
-			hf_host_sync(&pc->pin, true);
+		if (sync)
+			sync(&pc->pin, true);
 		ret = xdma_engine_run(&chan->engine, &pch->chain, timeout_ns,
 				      &res);
 		hf_card_exit(card);
-		if (host && chan->dir == XDMA_C2H)
-			hf_host_sync(&pc->pin, false);
+		if (sync && chan->dir == XDMA_C2H)
+			sync(&pc->pin, false);
 		x->bytes += res.bytes;
 		x->engine_ns += res.elapsed_ns;
 		if (ret) {

@@ -39,6 +39,10 @@ struct hf_pin;
  *	@pin->page_size, @pin->priv; may sleep; 0 or negative errno with
  *	hf_pin_set_error() text
  * @unpin: release what @pin set up; DMA to it has stopped; may sleep
+ * @sync: optional: make a streaming mapping coherent around an engine run:
+ *	@for_device before every run, !@for_device after a C2H run (bounce
+ *	buffers, non-coherent SoCs); NULL when the memory needs none (a GPU
+ *	BAR); called with the pin in use, must not sleep on the pin's locks
  */
 struct hf_p2p_ops {
 	u32 type;
@@ -47,6 +51,7 @@ struct hf_p2p_ops {
 	struct module *owner;
 	int (*pin)(struct hf_pin *pin, const struct hellofpga_pin *req);
 	void (*unpin)(struct hf_pin *pin);
+	void (*sync)(struct hf_pin *pin, bool for_device);
 };
 
 /**

@@ -574,6 +574,27 @@ static void hf_nv_unpin(struct hf_pin *pin)
 /* ---- registration ---------------------------------------------------- */
 
 #ifdef HF_NVP2P_TEGRA
+/*
+ * Tegra maps ordinary pages with a streaming mapping (the mapping's sg table,
+ * through the SMMU), so bounce buffers and non-coherent SoCs need syncs
+ * around each run, as for host pins.  The mapping is bidirectional.
+ * (dma_sync_sgtable_*() is 5.8+; L4T kernels are 5.10 and later.)
+ */
+static void hf_nv_sync(struct hf_pin *pin, bool for_device)
+{
+	struct hf_nv_pin *nvp = pin->priv;
+	struct nvidia_p2p_dma_mapping *map = nvp ? READ_ONCE(nvp->map) : NULL;
+
+	if (!map || !map->sgt)
+		return;
+	if (for_device)
+		dma_sync_sgtable_for_device(hf_pin_dev(pin), map->sgt,
+					    DMA_BIDIRECTIONAL);
+	else
+		dma_sync_sgtable_for_cpu(hf_pin_dev(pin), map->sgt,
+					 DMA_BIDIRECTIONAL);
+}
+
 static const struct hf_p2p_ops hf_nv_ops = {
 	.type = HELLOFPGA_PIN_CUDA,
 	.feature = HELLOFPGA_FEAT_PIN_TEGRA,
@@ -581,6 +602,7 @@ static const struct hf_p2p_ops hf_nv_ops = {
 	.owner = THIS_MODULE,
 	.pin = hf_nv_pin,
 	.unpin = hf_nv_unpin,
+	.sync = hf_nv_sync,
 };
 #else
 static const struct hf_p2p_ops hf_nv_ops = {

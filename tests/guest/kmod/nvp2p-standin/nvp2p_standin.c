@@ -1117,9 +1117,15 @@ int nvidia_p2p_dma_map_pages(struct device *dev,
 	m->sgt = kzalloc(sizeof(*m->sgt), GFP_KERNEL);
 	if (!m->sgt)
 		goto out;
-	ret = sg_alloc_table_from_pages(m->sgt, page_table->pages,
-					page_table->entries, 0,
-					page_table->size, GFP_KERNEL);
+	/*
+	 * Segments no larger than the DMA layer can map at once (swiotlb
+	 * bounces at most 256 KiB); L4T, behind an SMMU, merges freely.
+	 */
+	ret = sg_alloc_table_from_pages_segment(m->sgt, page_table->pages,
+						page_table->entries, 0,
+						page_table->size,
+						dma_max_mapping_size(dev),
+						GFP_KERNEL);
 	if (ret)
 		goto out;
 	ret = dma_map_sgtable(dev, m->sgt, direction, 0);
