@@ -142,6 +142,7 @@ static struct {
 	int ordinal;
 	CUcontext ctx;		/* retained primary context, kept */
 	bool tegra;
+	bool legacy_engine;	/* HELLOFPGA_CUDA_ENGINE_STREAM=legacy */
 	CUstream copy_stream;	/* the stream of the engine copies */
 	pthread_mutex_t lock;	/* protects allocs and regs */
 	struct cu_alloc *allocs;
@@ -385,7 +386,8 @@ static unsigned int cu_memtype(uintptr_t p)
 static CUresult cu_copy(bool to_gpu, void *dst, const void *src, size_t size,
 			bool engine)
 {
-	bool ptds = engine && CU->MemcpyHtoD_ptds && CU->MemcpyDtoH_ptds;
+	bool ptds = engine && !cu.legacy_engine && CU->MemcpyHtoD_ptds &&
+		    CU->MemcpyDtoH_ptds;
 
 	if (to_gpu)
 		return (ptds ? CU->MemcpyHtoD_ptds : CU->MemcpyHtoD)
@@ -957,6 +959,7 @@ const struct hf_gpu_ops *hf_cuda_init(struct hf_gpu *g, bool *absent,
 {
 	HELLOFPGA_GPU_STATUS *s = &g->status;
 	int version = 0, count = 0, integrated;
+	const char *env;
 	CUresult r;
 	int ret;
 
@@ -994,8 +997,16 @@ const struct hf_gpu_ops *hf_cuda_init(struct hf_gpu *g, bool *absent,
 	}
 	integrated = cu_dev_attr(CU_DEVICE_ATTRIBUTE_INTEGRATED);
 	cu.tegra = integrated > 0;
-	cu.copy_stream = CU->MemcpyHtoD_ptds && CU->MemcpyDtoH_ptds ?
-			 CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+	/*
+	 * Engine copies go to the per-thread default stream, so channels copy
+	 * in parallel; HELLOFPGA_CUDA_ENGINE_STREAM=legacy puts them on the
+	 * legacy default stream instead (for measurements).
+	 */
+	env = getenv("HELLOFPGA_CUDA_ENGINE_STREAM");
+	cu.legacy_engine = env && !strcmp(env, "legacy");
+	cu.copy_stream = !cu.legacy_engine && CU->MemcpyHtoD_ptds &&
+			 CU->MemcpyDtoH_ptds ? CU_STREAM_PER_THREAD :
+					       CU_STREAM_LEGACY;
 
 	memset(g, 0, sizeof(*g));
 	g->kind = HF_GPU_CUDA;
