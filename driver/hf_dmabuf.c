@@ -98,13 +98,7 @@ static int hf_dmabuf_segs(struct hf_pin *pin, struct sg_table *sgt)
 		l = min(l - skip, left);
 		skip = 0;
 		left -= l;
-		if (n && segs[n - 1].addr + segs[n - 1].len == a) {
-			segs[n - 1].len += l;
-			continue;
-		}
-		segs[n].addr = a;
-		segs[n].len = l;
-		n++;
+		hf_pin_add_seg(segs, &n, a, l);
 	}
 	if (left || !n) {
 		kvfree(segs);
@@ -227,9 +221,7 @@ static void hf_dmabuf_unpin(struct hf_pin *pin)
 	hf_dmabuf_unmap(dp, true);
 	dma_buf_put(dp->dmabuf);
 	kfree(dp);
-	kvfree(pin->segs);
-	pin->segs = NULL;
-	pin->nsegs = 0;
+	hf_pin_free_segs(pin);
 	pin->priv = NULL;
 }
 

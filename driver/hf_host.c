@@ -56,13 +56,7 @@ static int hf_host_segs(struct hf_pin *pin, struct hf_host_pin *hp)
 		u64 a = sg_dma_address(s), l = sg_dma_len(s);
 
 		hp->need_sync |= hf_dma_need_sync(dev, a);
-		if (n && segs[n - 1].addr + segs[n - 1].len == a) {
-			segs[n - 1].len += l;
-			continue;
-		}
-		segs[n].addr = a;
-		segs[n].len = l;
-		n++;
+		hf_pin_add_seg(segs, &n, a, l);
 	}
 	pin->segs = segs;
 	pin->nsegs = n;
@@ -172,9 +166,7 @@ static void hf_host_unpin(struct hf_pin *pin)
 	hf_unpin_user_pages(hp->pages, hp->npages, true);
 	kvfree(hp->pages);
 	kfree(hp);
-	kvfree(pin->segs);
-	pin->segs = NULL;
-	pin->nsegs = 0;
+	hf_pin_free_segs(pin);
 	pin->priv = NULL;
 }
 

@@ -20,6 +20,7 @@
 #define HF_P2P_H
 
 #include <linux/device.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/types.h>
@@ -77,6 +78,37 @@ struct hf_pin {
 	/* private to hellofpga.ko from here on */
 	struct hf_pin_core *core;
 };
+
+/**
+ * hf_pin_add_seg() - append a DMA range to a provider's segment list, merged
+ *	with the previous entry where the two are contiguous.
+ * @segs: the list, with room for one more entry
+ * @n: entries in @segs, updated
+ * @addr: DMA address of the range
+ * @len: its length
+ */
+static inline void hf_pin_add_seg(struct hf_sg *segs, u32 *n, u64 addr,
+				  u64 len)
+{
+	if (*n && segs[*n - 1].addr + segs[*n - 1].len == addr) {
+		segs[*n - 1].len += len;
+		return;
+	}
+	segs[*n].addr = addr;
+	segs[*n].len = len;
+	(*n)++;
+}
+
+/**
+ * hf_pin_free_segs() - free the segment list a provider's pin() set up.
+ * @pin: the pin
+ */
+static inline void hf_pin_free_segs(struct hf_pin *pin)
+{
+	kvfree(pin->segs);
+	pin->segs = NULL;
+	pin->nsegs = 0;
+}
 
 int hf_p2p_register(const struct hf_p2p_ops *ops);
 void hf_p2p_unregister(const struct hf_p2p_ops *ops);

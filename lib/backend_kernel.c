@@ -392,78 +392,72 @@ static int kernel_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
 	const struct hf_gpu *g = hf_gpu_get();
 	struct hellofpga_pin p;
 	struct kpin *kp;
+	const uint64_t nvp2p = HELLOFPGA_FEAT_PIN_NVP2P |
+			       HELLOFPGA_FEAT_PIN_TEGRA;
 	uint64_t dmabuf_off = 0, off = 0;
-	const char *what;
-	uint32_t forced;
+	const char *what, *how = "";
+	uint32_t forced, type;
 	int dmabuf = -1, ret;
 
 	ret = pin_override(dev, &forced);
 	if (ret)
 		return ret;
-	memset(&p, 0, sizeof(p));
-	p.addr = (uintptr_t)pin->gpu;
-	p.size = pin->size;
-	p.fd = -1;
-	if (forced == HELLOFPGA_PIN_CUDA) {
-		if (!(kc->features & (HELLOFPGA_FEAT_PIN_NVP2P |
-				      HELLOFPGA_FEAT_PIN_TEGRA)))
-			return hf_set_error(dev, -EOPNOTSUPP,
-					    "HELLOFPGA_PIN=cuda, but the driver has no nvidia_p2p provider (features 0x%llx): load hellofpga-nvp2p.ko",
-					    (unsigned long long)kc->features);
-		off = cuda_range(kc, &p);
-		p.type = HELLOFPGA_PIN_CUDA;
-		what = "CUDA (nvidia_p2p, forced by HELLOFPGA_PIN)";
-	} else if (forced == HELLOFPGA_PIN_HOST) {
-		p.type = HELLOFPGA_PIN_HOST;
-		what = "host (forced by HELLOFPGA_PIN)";
-	} else if (forced == HELLOFPGA_PIN_DMABUF) {
-		ret = hf_gpu_dmabuf_export(pin->gpu, pin->size, &dmabuf,
-					   &dmabuf_off);
-		if (ret)
-			return hf_set_error(dev, ret,
-					    "HELLOFPGA_PIN=dmabuf, and CUDA cannot export [%p, +0x%zx) as a dma-buf: %s",
-					    pin->gpu, pin->size,
-					    HelloFPGA_GetLastError(NULL));
-		p.type = HELLOFPGA_PIN_DMABUF;
-		p.fd = dmabuf;
-		p.addr = dmabuf_off;
-		what = "dma-buf (forced by HELLOFPGA_PIN)";
+	/* Which kind of pin: forced by HELLOFPGA_PIN, else by GPU and driver. */
+	if (forced == HELLOFPGA_PIN_CUDA && !(kc->features & nvp2p))
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "HELLOFPGA_PIN=cuda, but the driver has no nvidia_p2p provider (features 0x%llx): load hellofpga-nvp2p.ko",
+				    (unsigned long long)kc->features);
+	if (forced) {
+		type = forced;
+		how = " (forced by HELLOFPGA_PIN)";
 	} else if (g->kind == HF_GPU_EMU) {
 		if (!(kc->features & HELLOFPGA_FEAT_PIN_HOST))
 			return hf_set_error(dev, -EOPNOTSUPP,
 					    "the emulated GPU's memory is pinned as host memory, but the driver lacks HELLOFPGA_FEAT_PIN_HOST (features 0x%llx)",
 					    (unsigned long long)kc->features);
-		p.type = HELLOFPGA_PIN_HOST;
-		what = "host (emulated GPU)";
-	} else if (kc->features & (HELLOFPGA_FEAT_PIN_NVP2P |
-				   HELLOFPGA_FEAT_PIN_TEGRA)) {
-		off = cuda_range(kc, &p);
-		p.type = HELLOFPGA_PIN_CUDA;
-		what = "CUDA (nvidia_p2p)";
+		type = HELLOFPGA_PIN_HOST;
+		how = " (emulated GPU)";
+	} else if (kc->features & nvp2p) {
+		type = HELLOFPGA_PIN_CUDA;
 	} else if (kc->features & HELLOFPGA_FEAT_PIN_DMABUF) {
-		ret = hf_gpu_dmabuf_export(pin->gpu, pin->size, &dmabuf,
-					   &dmabuf_off);
-		if (ret)
-			return hf_set_error(dev, ret,
-					    "the driver pins GPU memory only through dma-buf, and CUDA cannot export [%p, +0x%zx) as one: %s",
-					    pin->gpu, pin->size,
-					    HelloFPGA_GetLastError(NULL));
-		p.type = HELLOFPGA_PIN_DMABUF;
-		p.fd = dmabuf;
-		p.addr = dmabuf_off;
-		what = "dma-buf";
+		type = HELLOFPGA_PIN_DMABUF;
 	} else {
 		return hf_set_error(dev, -EOPNOTSUPP,
 				    "the driver has no GPU memory provider (features 0x%llx: no nvidia_p2p, Tegra or dma-buf pinning); load nvidia.ko with P2P support before hellofpga.ko",
 				    (unsigned long long)kc->features);
+	}
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	p.addr = (uintptr_t)pin->gpu;
+	p.size = pin->size;
+	p.fd = -1;
+	if (type == HELLOFPGA_PIN_CUDA) {
+		off = cuda_range(kc, &p);
+		what = "CUDA (nvidia_p2p)";
+	} else if (type == HELLOFPGA_PIN_DMABUF) {
+		ret = hf_gpu_dmabuf_export(pin->gpu, pin->size, &dmabuf,
+					   &dmabuf_off);
+		if (ret)
+			return hf_set_error(dev, ret,
+					    "%s, and CUDA cannot export [%p, +0x%zx) as a dma-buf: %s",
+					    forced ? "HELLOFPGA_PIN=dmabuf" :
+					    "the driver pins GPU memory only through dma-buf",
+					    pin->gpu, pin->size,
+					    HelloFPGA_GetLastError(NULL));
+		p.fd = dmabuf;
+		p.addr = dmabuf_off;
+		what = "dma-buf";
+	} else {
+		what = "host";
 	}
 	ret = kioctl(kc->ctl_fd, HELLOFPGA_IOC_PIN, &p);
 	if (dmabuf >= 0)
 		close(dmabuf);	/* the driver holds its own reference */
 	if (ret)
 		return kfail(dev, kc->ctl_fd, ret,
-			     "cannot pin [%p, +0x%zx) as %s memory",
-			     pin->gpu, pin->size, what);
+			     "cannot pin [%p, +0x%zx) as %s memory%s",
+			     pin->gpu, pin->size, what, how);
 	kp = malloc(sizeof(*kp));
 	if (!kp) {
 		struct hellofpga_unpin u = { .handle = p.handle };

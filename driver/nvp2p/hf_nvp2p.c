@@ -158,18 +158,6 @@ static u64 hf_nv_page_bytes(u32 page_size)
 	}
 }
 
-/* Append a DMA range, merged with the previous one where contiguous. */
-static void hf_nv_add_seg(struct hf_sg *segs, u32 *n, u64 addr, u64 len)
-{
-	if (*n && segs[*n - 1].addr + segs[*n - 1].len == addr) {
-		segs[*n - 1].len += len;
-		return;
-	}
-	segs[*n].addr = addr;
-	segs[*n].len = len;
-	(*n)++;
-}
-
 /* ---- the flavors' nvidia_p2p calls ------------------------------------ */
 
 static void hf_nv_free_cb(void *data);
@@ -484,7 +472,7 @@ static int hf_nv_map(struct hf_nv_pin *nvp)
 
 		hf_nv_map_seg(nvp, i, &addr, &len);
 		len = min(len, left);
-		hf_nv_add_seg(segs, &n, addr, len);
+		hf_pin_add_seg(segs, &n, addr, len);
 		left -= len;
 	}
 	if (left) {
@@ -540,9 +528,7 @@ static int hf_nv_pin(struct hf_pin *pin, const struct hellofpga_pin *req)
 	if (nvp->cb_running) {
 		/* A free callback waits for us: the memory is going away. */
 		spin_unlock(&nvp->lock);
-		kvfree(pin->segs);
-		pin->segs = NULL;
-		pin->nsegs = 0;
+		hf_pin_free_segs(pin);
 		hf_pin_set_error(pin, "CUDA memory at 0x%llx was freed while being pinned",
 				 nvp->va);
 		ret = -EFAULT;
@@ -566,9 +552,7 @@ static void hf_nv_unpin(struct hf_pin *pin)
 		return;
 	hf_nv_release(nvp);
 	pin->priv = NULL;
-	kvfree(pin->segs);
-	pin->segs = NULL;
-	pin->nsegs = 0;
+	hf_pin_free_segs(pin);
 }
 
 /* ---- registration ---------------------------------------------------- */
