@@ -24,6 +24,9 @@
  *   hf_os_now_ns()               monotonic time in ns
  *   hf_os_relax()                busy-wait hint (cpu_relax)
  *   hf_os_sleep_us(us)           sleep at least us microseconds
+ *   hf_os_fatal_signal_pending() whether the calling task is being killed
+ *                                (kernel: fatal_signal_pending(current);
+ *                                user space: never)
  *   hf_os_log(fmt, ...)          diagnostic line (dmesg / stderr when enabled)
  */
 #ifndef HF_OS_H

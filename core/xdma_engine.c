@@ -27,9 +27,13 @@
 #define XDMA_POLL_SLEEP_MAX_US		100u
 /* Poll mode: while sleeping, look at the status register this often. */
 #define XDMA_POLL_HEALTH_NS		2000000ull
-/* Stopping an engine: how long to wait for busy to clear. */
-#define XDMA_STOP_WAIT_NS		10000000ull
-#define XDMA_STOP_SLEEP_US		10u
+/* Idle proof of a stopped engine: first and longest sleep between looks. */
+#define XDMA_STOP_SLEEP_MIN_US		10u
+#define XDMA_STOP_SLEEP_MAX_US		1000u
+/* Idle proof: an engine with Busy clear must keep its count this long. */
+#define XDMA_STOP_STABLE_US		20u
+/* Idle proof: margin over the link time of the descriptor in progress. */
+#define XDMA_STOP_LINK_MARGIN		2ull
 /* Descriptors per adjacent block (Nxt_adj is at most 63). */
 #define XDMA_DESC_BLOCK_MAX		(XDMA_DESC_MAX_ADJ + 1)
 /* Longest chain whose count the writeback word and registers can report. */
@@ -640,37 +644,121 @@ static u32 xdma_engine_halt_bit(const struct xdma_engine *e)
 }
 
 /**
- * xdma_engine_stop() - stop a running engine after a timeout or signal.
+ * xdma_engine_stop_bound() - how long a stopped engine may take to go idle.
  * @e: the engine
+ * @c: the chain it runs, or NULL when unknown (a descriptor of any length)
+ * @done: descriptors of @c the engine has completed
  *
- * Clears Run, halts the engine's descriptor fetch in the SGDMA common block
- * and waits, bounded, for busy to clear, then releases the halt.
+ * Clearing Run lets the descriptor in progress finish (PG195), so the bound
+ * is what that descriptor can still take at the link's rate, shared with
+ * every other engine of the direction, with a margin; never less than
+ * XDMA_STOP_MIN_NS, never more than xdma_dev.stop_max_ns (also the answer
+ * when the link rate is unknown).
  *
- * Return: the last status read (not cleared), XDMA_ID_DEAD when the card
- * does not respond.
+ * Return: the bound in ns.
  */
-static u32 xdma_engine_stop(struct xdma_engine *e)
+static u64 xdma_engine_stop_bound(const struct xdma_engine *e,
+				  const struct xdma_chain *c, u32 done)
+{
+	const struct xdma_dev *xdev = e->xdev;
+	u64 cap = xdev->stop_max_ns ? xdev->stop_max_ns :
+				      XDMA_STOP_MAX_DEFAULT_NS;
+	u32 share = e->dir == XDMA_H2C ? xdev->num_h2c : xdev->num_c2h;
+	u64 bytes = XDMA_DESC_MAX_LEN, ns;
+
+	if (!xdev->link_rate)
+		return cap;
+	if (c && done < c->count)
+		bytes = le32_to_cpu(c->desc[done].len) & XDMA_DESC_LEN_MASK;
+	else if (c)
+		bytes = 0;
+	/* at most 2^28 * 2 * 4 * 10^9: no overflow */
+	ns = bytes * XDMA_STOP_LINK_MARGIN * max_t(u32, share, 1) *
+	     1000000000ull / xdev->link_rate;
+	ns += XDMA_STOP_MIN_NS;
+	return min(ns, max(cap, (u64)XDMA_STOP_MIN_NS));
+}
+
+/**
+ * xdma_engine_idle() - whether an engine is idle, by two looks.
+ * @e: the engine
+ * @status: receives the status register (not cleared)
+ *
+ * Idle means Busy clear and the completed-descriptor count the same across
+ * XDMA_STOP_STABLE_US, with Busy still clear at the end.
+ *
+ * Return: 1 idle, 0 not (yet), -ENODEV when the card reads all ones.
+ */
+static int xdma_engine_idle(struct xdma_engine *e, u32 *status)
+{
+	u32 d1, d2;
+
+	*status = xdma_rd(e, XDMA_CHAN_STATUS);
+	if (*status == XDMA_ID_DEAD)
+		return -ENODEV;
+	if (*status & XDMA_STAT_BUSY)
+		return 0;
+	d1 = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+	hf_os_sleep_us(XDMA_STOP_STABLE_US);
+	*status = xdma_rd(e, XDMA_CHAN_STATUS);
+	d2 = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+	if (d1 == XDMA_ID_DEAD || d2 == XDMA_ID_DEAD ||
+	    *status == XDMA_ID_DEAD)
+		return -ENODEV;
+	return !(*status & XDMA_STAT_BUSY) && d1 == d2;
+}
+
+/**
+ * xdma_engine_stop() - stop an engine and prove it idle.
+ * @e: the engine
+ * @c: the chain it runs, or NULL when unknown
+ * @status: receives the last status read (not cleared)
+ *
+ * Clears Run and halts the engine's descriptor fetch in the SGDMA common
+ * block, then waits, bounded by xdma_engine_stop_bound(), sleeping between
+ * looks, until xdma_engine_idle() says so; the wait is not interruptible
+ * (freeing memory the card still writes is worse than a late return).
+ * When idle the halt is released.  When not, the engine is wedged:
+ * @e->wedged is set and the halt stays, so that an engine that finishes
+ * later fetches nothing more.
+ *
+ * Return: 0 when idle, -EBUSY when wedged, -ENODEV when the card reads all
+ * ones (removed or link down: it cannot move data either).
+ */
+static int xdma_engine_stop(struct xdma_engine *e, const struct xdma_chain *c,
+			    u32 *status)
 {
 	const struct hf_mmio *bar = e->xdev->bar;
 	u32 halt = xdma_engine_halt_bit(e);
+	u32 sleep_us = XDMA_STOP_SLEEP_MIN_US, done;
 	u64 deadline;
-	u32 status;
+	int idle;
 
+	*status = XDMA_ID_DEAD;
 	xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
 	hf_iowrite32(halt, bar, XDMA_SGDMA_COMMON_BASE +
 		     XDMA_SGDMA_COMMON_CTRL_W1S);
-	deadline = hf_os_now_ns() + XDMA_STOP_WAIT_NS;
+	done = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+	if (done == XDMA_ID_DEAD)
+		return -ENODEV;
+	deadline = hf_os_now_ns() + xdma_engine_stop_bound(e, c, done);
 	for (;;) {
-		status = xdma_rd(e, XDMA_CHAN_STATUS);
-		if (status == XDMA_ID_DEAD || !(status & XDMA_STAT_BUSY))
+		idle = xdma_engine_idle(e, status);
+		if (idle < 0)
+			return idle;
+		if (idle)
 			break;
-		if (hf_os_now_ns() >= deadline)
-			break;
-		hf_os_sleep_us(XDMA_STOP_SLEEP_US);
+		if (hf_os_now_ns() >= deadline) {
+			e->wedged = true;
+			e->stats.wedges++;
+			return -EBUSY;
+		}
+		hf_os_sleep_us(sleep_us);
+		sleep_us = min(sleep_us * 2, XDMA_STOP_SLEEP_MAX_US);
 	}
 	hf_iowrite32(halt, bar, XDMA_SGDMA_COMMON_BASE +
 		     XDMA_SGDMA_COMMON_CTRL_W1C);
-	return status;
+	return 0;
 }
 
 /**
@@ -680,24 +768,29 @@ static u32 xdma_engine_stop(struct xdma_engine *e)
  * @dir: XDMA_H2C or XDMA_C2H
  * @ch: channel number within the direction
  * @poll: complete by poll-mode writeback (else by interrupt)
- * @wb_cpu: CPU address of a 4-byte aligned DMA-coherent writeback word
- *	(poll mode only)
+ * @wb_cpu: CPU address of XDMA_WB_AREA bytes of 4-byte aligned DMA-coherent
+ *	memory for the writeback slots (poll mode only)
  * @wb_bus: bus address of @wb_cpu
  *
- * Stops the engine if it runs, clears its status, programs its interrupt
- * mask and, in poll mode, the writeback address with the channel interrupt
- * disabled in the IRQ block; in interrupt mode the channel interrupt is
- * enabled in the IRQ block.  The caller installs the interrupt handler
- * (xdma_engine_isr()) before the first run.
+ * Stops the engine if it runs (a crashed user, an earlier driver) and
+ * proves it idle, clears its status, programs its interrupt mask and, in
+ * poll mode, the writeback address with the channel interrupt disabled in
+ * the IRQ block; in interrupt mode the channel interrupt is enabled in the
+ * IRQ block.  The caller installs the interrupt handler (xdma_engine_isr())
+ * before the first run, and enables bus mastering only once every engine
+ * of the card is initialised (an engine left running would otherwise go on
+ * with stale descriptors).
  *
  * Return: 0, -EINVAL for a channel the card lacks or a missing writeback
- * word, -ENODEV when the card does not respond.
+ * area, -ENODEV when the card does not respond, -EBUSY when the engine
+ * does not stop.
  */
 int xdma_engine_init(struct xdma_engine *e, struct xdma_dev *xdev,
 		     enum xdma_dir dir, u32 ch, bool poll,
 		     void *wb_cpu, u64 wb_bus)
 {
 	u32 align, status;
+	int ret;
 
 	memset(e, 0, sizeof(*e));
 	if (dir != XDMA_H2C && dir != XDMA_C2H)
@@ -718,6 +811,8 @@ int xdma_engine_init(struct xdma_engine *e, struct xdma_dev *xdev,
 	e->poll = poll;
 	e->wb = poll ? wb_cpu : NULL;
 	e->wb_bus = poll ? wb_bus : 0;
+	e->wb_area = e->wb;
+	e->wb_area_bus = e->wb_bus;
 
 	align = xdma_rd(e, XDMA_CHAN_ALIGNMENTS);
 	if (align == XDMA_ID_DEAD)
@@ -727,8 +822,13 @@ int xdma_engine_init(struct xdma_engine *e, struct xdma_dev *xdev,
 	e->addr_bits = FIELD_GET(XDMA_ALIGN_ADDR_BITS, align);
 
 	/* Left running (a crashed user, a previous driver): stop it. */
-	if (xdma_engine_stop(e) == XDMA_ID_DEAD)
-		return -ENODEV;
+	ret = xdma_engine_stop(e, NULL, &status);
+	if (ret) {
+		hf_os_log("xdma: %s%u: %s", xdma_dir_name[dir], ch,
+			  ret == -EBUSY ? "engine left running does not stop" :
+					  "card not responding");
+		return ret;
+	}
 	status = xdma_rd(e, XDMA_CHAN_STATUS_RC);
 	if (status == XDMA_ID_DEAD)
 		return -ENODEV;
@@ -789,6 +889,87 @@ void xdma_engine_abort(struct xdma_engine *e)
 }
 
 /**
+ * xdma_engine_cancel() - end the run in progress on @e early.
+ * @e: an initialised engine
+ *
+ * For revocation: the memory of the run is going away.  The run stops its
+ * engine, proves it idle (bounded, see xdma_engine_run()) and fails with
+ * -ECANCELED.  Callable from any context that may signal an event; the
+ * caller makes sure the run it means is the one in progress (see
+ * struct xdma_engine, @cancel).
+ */
+void xdma_engine_cancel(struct xdma_engine *e)
+{
+	WRITE_ONCE(e->cancel, true);
+	/* the flag before the wake-up; pairs with the waiters' checks */
+	mb();
+	hf_os_event_signal(&e->irq_event);
+}
+
+/**
+ * xdma_engine_quiesce() - stop an engine outside a run and prove it idle.
+ * @e: an initialised engine, no run in progress
+ * @c: the chain it last ran, or NULL when unknown
+ *
+ * For removal, shutdown and error recovery.  When idle, the status is
+ * cleared and the next run treats notifications of earlier runs as stale.
+ *
+ * Return: 0 when idle, -EBUSY when the engine is wedged (@e->wedged set),
+ * -ENODEV when the card reads all ones.
+ */
+int xdma_engine_quiesce(struct xdma_engine *e, const struct xdma_chain *c)
+{
+	u32 status;
+	int ret;
+
+	ret = xdma_engine_stop(e, c, &status);
+	if (ret)
+		return ret;
+	if (xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
+		return -ENODEV;
+	e->prog_valid = false;
+	e->stale = true;
+	e->irq_rearm = !e->poll;
+	return 0;
+}
+
+/**
+ * xdma_engine_recover() - bring a wedged engine back once it is idle.
+ * @e: an initialised engine, no run in progress
+ *
+ * One look (xdma_engine_idle()): when the engine has since finished what
+ * it was doing, its status is cleared, the fetch halt released and runs
+ * are allowed again; the caller may then free what the run that wedged it
+ * used.  A card reset (unbind and bind the driver) is the other way back.
+ *
+ * Return: 0 (also when the engine was not wedged), -EBUSY when it is still
+ * busy, -ENODEV when the card reads all ones.
+ */
+int xdma_engine_recover(struct xdma_engine *e)
+{
+	u32 status;
+	int idle;
+
+	if (!e->wedged)
+		return 0;
+	idle = xdma_engine_idle(e, &status);
+	if (idle <= 0)
+		return idle ? idle : -EBUSY;
+	if (xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
+		return -ENODEV;
+	hf_iowrite32(xdma_engine_halt_bit(e), e->xdev->bar,
+		     XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1C);
+	e->wedged = false;
+	e->prog_valid = false;
+	e->stale = true;
+	e->irq_rearm = !e->poll;
+	e->stats.recoveries++;
+	hf_os_log("xdma: %s%u: idle again, no longer wedged",
+		  xdma_dir_name[e->dir], e->ch);
+	return 0;
+}
+
+/**
  * xdma_dev_isr_pending() - engines requesting an interrupt (shared vector).
  * @xdev: the card
  *
@@ -840,13 +1021,16 @@ static u64 xdma_chain_done_bytes(const struct xdma_chain *c, u32 done)
  * @timeout_ns: how long to wait
  *
  * Spins on the writeback word for a short while, then sleeps between looks
- * with a growing interval.  While sleeping it checks the status register now
- * and then, so a card that is gone, or that stopped on an error without
- * flagging it in the writeback, does not hold the caller until the timeout.
+ * with a growing interval (at most XDMA_POLL_SLEEP_MAX_US).  While sleeping
+ * it checks the status register now and then, so a card that is gone, or
+ * that stopped on an error without flagging it in the writeback, does not
+ * hold the caller until the timeout; and at every look whether the run was
+ * cancelled or the task got a fatal signal.
  *
  * Return: 0 when the writeback shows the chain done, -EIO when the
  * writeback flags an error or the status register shows one, -ENODEV when
- * the card reads all ones, -ETIMEDOUT.
+ * the card reads all ones or is being removed, -ECANCELED, -EINTR (fatal
+ * signal), -ETIMEDOUT.
  */
 static int xdma_engine_wait_wb(struct xdma_engine *e, u32 count, u64 start,
 			       u64 timeout_ns)
@@ -861,6 +1045,8 @@ static int xdma_engine_wait_wb(struct xdma_engine *e, u32 count, u64 start,
 	for (;;) {
 		if (unlikely(READ_ONCE(e->xdev->gone)))
 			return -ENODEV;
+		if (unlikely(READ_ONCE(e->cancel)))
+			return -ECANCELED;
 		wb = le32_to_cpu(READ_ONCE(*e->wb));
 		if (wb & XDMA_WB_ERR)
 			return -EIO;
@@ -873,6 +1059,8 @@ static int xdma_engine_wait_wb(struct xdma_engine *e, u32 count, u64 start,
 			hf_os_relax();
 			continue;
 		}
+		if (hf_os_fatal_signal_pending())
+			return -EINTR;
 		if (!health) {
 			health = now + XDMA_POLL_HEALTH_NS;
 		} else if (now >= health) {
@@ -888,6 +1076,51 @@ static int xdma_engine_wait_wb(struct xdma_engine *e, u32 count, u64 start,
 	}
 	dma_rmb();
 	return 0;
+}
+
+/**
+ * xdma_engine_wait_irq() - wait for the completion interrupt of a run.
+ * @e: the engine
+ * @start: time the engine was started
+ * @timeout_ns: how long to wait
+ *
+ * After a failed run (@e->stale) an interrupt of that run may still arrive
+ * during this one: then the status register must show this run ended
+ * (Busy clear, or Stopped or an error) before the interrupt is believed; a
+ * stale one is counted and the channel interrupt, which the ISR masked, is
+ * enabled again.  Other runs read no register here.
+ *
+ * Return: 0 when notified, -ETIMEDOUT, -EINTR (fatal signal), -ECANCELED,
+ * -ENODEV when the card is being removed.
+ */
+static int xdma_engine_wait_irq(struct xdma_engine *e, u64 start,
+				u64 timeout_ns)
+{
+	u64 deadline = start + timeout_ns, now;
+	u32 status;
+	int ret;
+
+	if (deadline < start)
+		deadline = ~0ull;
+	for (;;) {
+		now = hf_os_now_ns();
+		ret = hf_os_event_wait(&e->irq_event,
+				       deadline > now ? deadline - now : 0);
+		if (unlikely(READ_ONCE(e->xdev->gone)))
+			return -ENODEV;
+		if (unlikely(READ_ONCE(e->cancel)))
+			return -ECANCELED;
+		if (ret || likely(!e->stale))
+			return ret;
+		status = xdma_rd(e, XDMA_CHAN_STATUS);
+		if (status == XDMA_ID_DEAD || !(status & XDMA_STAT_BUSY) ||
+		    (status & (XDMA_STAT_ERR_MASK | XDMA_STAT_DESC_STOPPED)))
+			return 0;
+		e->stats.late_notices++;
+		hf_os_log("xdma: %s%u: ignored a late interrupt of an earlier run",
+			  xdma_dir_name[e->dir], e->ch);
+		xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+	}
 }
 
 /**
@@ -953,8 +1186,19 @@ static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
 	}
 	done = min(done, c->count);
 	res->completed = done;
-	res->bytes = xdma_chain_done_bytes(c, done);
+	res->bytes = res->wedged ? c->bytes : xdma_chain_done_bytes(c, done);
 
+	if (res->wedged) {
+		t = (timeout_ns + 999999) / 1000000;
+		n = snprintf(res->msg, sizeof(res->msg),
+			     "%s: %s after %llu ms and the engine did not stop (still busy after %u of %u descriptors, status 0x%08x): channel wedged, its buffers stay allocated",
+			     name, err == -ETIMEDOUT ? "timed out" :
+			     err == -EINTR ? "interrupted" :
+			     err == -ECANCELED ? "cancelled" : "failed",
+			     (unsigned long long)t, done, c->count, res->status);
+		xdma_msg_end(res, n);
+		return;
+	}
 	if (err == -EIO && (res->status & XDMA_STAT_ERR_MASK)) {
 		xdma_decode_status(e->dir, res->status & XDMA_STAT_ERR_MASK,
 				   text, sizeof(text));
@@ -977,11 +1221,36 @@ static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
 		return;
 	}
 	what = err == -EINTR ? "interrupted by a signal, engine stopped" :
-			       "engine stopped without finishing";
+	       err == -ECANCELED ? "cancelled (its memory is being revoked), engine stopped" :
+	       err == -ENODEV ? "card being removed, engine stopped" :
+				"engine stopped without finishing";
 	n = snprintf(res->msg, sizeof(res->msg),
 		     "%s: %s: %u of %u descriptors completed, status 0x%08x (%s)",
 		     name, what, done, c->count, res->status, text);
 	xdma_msg_end(res, n);
+}
+
+/**
+ * xdma_engine_wedged_msg() - the result of a run refused on a wedged engine.
+ * @e: the engine
+ * @res: the result to fill
+ *
+ * Return: -EIO.
+ */
+static int xdma_engine_wedged_msg(struct xdma_engine *e,
+				  struct xdma_result *res)
+{
+	char name[8];
+	int n;
+
+	xdma_engine_name(e, name, sizeof(name));
+	n = snprintf(res->msg, sizeof(res->msg),
+		     "%s: channel wedged: its engine did not stop after an earlier run failed; it is refused until the engine is idle again (or the card is reset by unbinding and binding the driver)",
+		     name);
+	xdma_msg_end(res, n);
+	res->err = -EIO;
+	e->stats.errors++;
+	return res->err;
 }
 
 /**
@@ -1000,18 +1269,21 @@ static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
  * interrupt request; in interrupt mode the channel interrupt the ISR masked
  * is enabled again.
  *
- * On a timeout (or, in the kernel, a fatal signal) the engine is stopped and
- * its descriptor fetch halted; if its status then shows the chain finished,
- * the completion notification was lost and the run succeeds
- * (stats.lost_irqs).  A run that fails leaves the SGDMA registers to be
- * programmed again by the next run.
+ * On a timeout, a fatal signal (kernel), xdma_engine_cancel() or removal
+ * (xdma_dev.gone) the engine is stopped and proven idle (see the top of
+ * xdma_engine.h) before this returns; if its status then shows the chain
+ * finished, the completion notification was lost and the run succeeds
+ * (stats.lost_irqs).  If it cannot be proven idle, @res->wedged is set and
+ * later runs fail at once until xdma_engine_recover().  A run that fails
+ * leaves the SGDMA registers to be programmed again by the next run, and
+ * makes the next run distrust late notifications (@e->stale).
  *
  * Runs on one engine must be serialised by the caller.
  *
  * Return: 0, or the negative errno also stored in @res->err: -EINVAL (chain
  * not built or built for the other direction), -EIO (the engine stopped on
- * an error; @res->msg decodes it), -ETIMEDOUT, -EINTR, -ENODEV (the card
- * reads all ones).
+ * an error, or the engine is wedged; @res->msg says which), -ETIMEDOUT,
+ * -EINTR, -ECANCELED, -ENODEV (the card reads all ones or is removed).
  */
 int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 		    u64 timeout_ns, struct xdma_result *res)
@@ -1019,9 +1291,10 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	struct xdma_result local;
 	u32 count = c->count;
 	u32 lo = lower_32_bits(c->bus), hi = upper_32_bits(c->bus);
+	bool started = false;
 	u64 start, done_ns;
 	u32 status;
-	int ret;
+	int ret, q;
 
 	if (!res)
 		res = &local;
@@ -1030,6 +1303,7 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	res->completed = 0;
 	res->status = 0;
 	res->elapsed_ns = 0;
+	res->wedged = false;
 	res->msg[0] = '\0';
 	e->stats.runs++;
 
@@ -1044,6 +1318,8 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 		e->stats.errors++;
 		return res->err;
 	}
+	if (unlikely(e->wedged))
+		return xdma_engine_wedged_msg(e, res);
 
 	/* Re-running a chain (the common case) writes no SGDMA register. */
 	if (!e->prog_valid || lower_32_bits(e->prog_bus) != lo)
@@ -1057,6 +1333,15 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	e->prog_valid = true;
 
 	if (e->poll) {
+		if (unlikely(e->stale)) {
+			/* A late writeback of the failed run lands elsewhere. */
+			u32 off = e->wb == e->wb_area ? XDMA_WB_SLOT_OFFSET : 0;
+
+			e->wb = (__le32 *)((u8 *)e->wb_area + off);
+			e->wb_bus = e->wb_area_bus + off;
+			xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(e->wb_bus));
+			xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(e->wb_bus));
+		}
 		WRITE_ONCE(*e->wb, 0);
 	} else {
 		if (unlikely(e->irq_rearm)) {
@@ -1067,20 +1352,24 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	}
 	/*
 	 * Descriptors and writeback word visible before the engine starts;
-	 * the event reset ordered before the removal check (pairs with the
-	 * barrier in xdma_engine_abort()'s caller, see struct xdma_dev).
+	 * the event reset ordered before the removal and cancel checks (pairs
+	 * with the barriers of xdma_engine_abort()'s caller and of
+	 * xdma_engine_cancel()).
 	 */
 	mb();
 	start = hf_os_now_ns();
 	if (unlikely(READ_ONCE(e->xdev->gone))) {
 		ret = -ENODEV;
+	} else if (unlikely(READ_ONCE(e->cancel))) {
+		ret = -ECANCELED;
 	} else {
 		xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL |
 			(e->poll ? XDMA_CTRL_POLL_MODE_WB : 0));
+		started = true;
 		if (e->poll)
 			ret = xdma_engine_wait_wb(e, count, start, timeout_ns);
 		else
-			ret = hf_os_event_wait(&e->irq_event, timeout_ns);
+			ret = xdma_engine_wait_irq(e, start, timeout_ns);
 		/* woken by xdma_engine_abort(): the card is going away */
 		if (unlikely(READ_ONCE(e->xdev->gone)))
 			ret = -ENODEV;
@@ -1090,15 +1379,24 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 
 	if (likely(!ret)) {
 		xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+		status = xdma_rd(e, XDMA_CHAN_STATUS_RC);
+	} else if (!started) {
+		status = 0;
 	} else {
-		status = xdma_engine_stop(e);
-		if (status == XDMA_ID_DEAD)
+		/* The card may still be moving data: prove it idle first. */
+		q = xdma_engine_stop(e, c, &status);
+		if (q == -ENODEV) {
 			ret = -ENODEV;
+			status = XDMA_ID_DEAD;
+		} else if (q == -EBUSY) {
+			res->wedged = true;
+		} else {
+			status = xdma_rd(e, XDMA_CHAN_STATUS_RC);
+		}
 		e->irq_rearm = !e->poll;
+		e->stale = true;
 	}
-	status = ret == -ENODEV ? XDMA_ID_DEAD :
-				  xdma_rd(e, XDMA_CHAN_STATUS_RC);
-	if (!e->poll && status != XDMA_ID_DEAD)
+	if (!e->poll && started && status != XDMA_ID_DEAD)
 		xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
 	res->status = status;
 
@@ -1108,10 +1406,13 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	 * stopped bit may trail the writeback on hardware).
 	 */
 	if (likely(status != XDMA_ID_DEAD && !(status & XDMA_STAT_ERR_MASK) &&
-		   !ret && (e->poll || (status & XDMA_STAT_DESC_STOPPED))))
+		   !ret && (e->poll || (status & XDMA_STAT_DESC_STOPPED)))) {
+		e->stale = false;
 		goto done;
-	if (status != XDMA_ID_DEAD && !(status & XDMA_STAT_ERR_MASK) &&
-	    (ret == -ETIMEDOUT || ret == -EINTR) &&
+	}
+	if (!res->wedged && started && status != XDMA_ID_DEAD &&
+	    !(status & XDMA_STAT_ERR_MASK) &&
+	    (ret == -ETIMEDOUT || ret == -EINTR || ret == -ECANCELED) &&
 	    (status & XDMA_STAT_DESC_STOPPED)) {
 		/* Finished, but we were not told: check the count. */
 		u32 done = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
@@ -1132,15 +1433,27 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 		goto done;
 	}
 fail:
-	if (status == XDMA_ID_DEAD)
+	if (res->wedged && ret)
+		;	/* keep the reason the run ended */
+	else if (status == XDMA_ID_DEAD)
 		ret = -ENODEV;
 	else if (status & XDMA_STAT_ERR_MASK)
 		ret = -EIO;
 	else if (!ret)
 		ret = -EIO;	/* notified, yet not stopped */
-	/* else: -ETIMEDOUT, -EINTR, or -EIO from a writeback error flag */
+	/* else: -ETIMEDOUT, -EINTR, -ECANCELED, -ENODEV, or -EIO from a
+	 * writeback error flag
+	 */
 	if (ret == -ETIMEDOUT)
 		e->stats.timeouts++;
+	if (!started) {
+		snprintf(res->msg, sizeof(res->msg), "%s%u: %s before the engine started",
+			 xdma_dir_name[e->dir], e->ch,
+			 ret == -ECANCELED ? "cancelled (its memory is being revoked)" :
+					     "card removed");
+		res->err = ret;
+		goto out;
+	}
 	xdma_engine_fail(e, c, res, ret, timeout_ns);
 out:
 	e->stats.errors++;

@@ -14,6 +14,18 @@
  *                        stop; on error or timeout decode the status
  * A chain built once can be run any number of times.  Runs on one engine
  * must be serialised by the caller; different engines run in parallel.
+ *
+ * A card keeps moving data after software gives up: clearing Run lets the
+ * descriptor in progress finish (PG195), and one descriptor can carry up to
+ * 256 MiB - 4 KiB.  So a run that fails (timeout, fatal signal, cancel,
+ * removal) stops its engine and then proves it idle: Busy clear and the
+ * completed-descriptor count stable, waiting at most what the descriptor in
+ * progress can still take at the link's rate (xdma_dev.link_rate, capped
+ * by xdma_dev.stop_max_ns).  Only then may the caller unmap or free what
+ * the chain points at.  An engine that does not go idle in that time is
+ * wedged (xdma_result.wedged): the caller keeps every buffer of the chain
+ * and the chain's storage, runs on the engine fail at once, and
+ * xdma_engine_recover() tells when it is idle again.
  */
 #ifndef HF_XDMA_ENGINE_H
 #define HF_XDMA_ENGINE_H
@@ -76,8 +88,15 @@ int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
  * @num_c2h: C2H channels found by xdma_dev_probe()
  * @version: IP version byte of the H2C0 (or C2H0) identifier
  * @gone: set (WRITE_ONCE, then xdma_engine_abort() on every engine) when the
- *	card is being removed: runs in flight end at once with -ENODEV instead
- *	of waiting for their timeout, and new runs fail with -ENODEV
+ *	card is being removed: runs in flight stop waiting at once and end
+ *	with -ENODEV once their engine is proven idle (see xdma_engine_run()),
+ *	and new runs fail with -ENODEV
+ * @link_rate: bytes per second the card's link moves in one direction, 0
+ *	when unknown; bounds how long a descriptor the engine is still working
+ *	on can take (the idle proof after a stop); set by the host after
+ *	xdma_dev_probe() and changeable at any time (a link may retrain)
+ * @stop_max_ns: longest wait for a stopped engine to go idle, whatever the
+ *	link (0: XDMA_STOP_MAX_DEFAULT_NS); also the wait when @link_rate is 0
  */
 struct xdma_dev {
 	const struct hf_mmio *bar;
@@ -85,7 +104,22 @@ struct xdma_dev {
 	u32 num_c2h;
 	u32 version;
 	bool gone;
+	u64 link_rate;
+	u64 stop_max_ns;
 };
+
+/* Idle proof of a stopped engine: shortest and default longest wait. */
+#define XDMA_STOP_MIN_NS		2000000ull		/* 2 ms */
+#define XDMA_STOP_MAX_DEFAULT_NS	2000000000ull		/* 2 s */
+
+/*
+ * Poll-mode writeback storage of one engine (xdma_engine_init()): two
+ * 32-bit slots, at 0 and at XDMA_WB_SLOT_OFFSET; a run that follows a
+ * failed one switches slots, so a writeback of the failed run that arrives
+ * late cannot complete it.
+ */
+#define XDMA_WB_SLOT_OFFSET		32
+#define XDMA_WB_AREA			64
 
 int xdma_dev_probe(struct xdma_dev *xdev, const struct hf_mmio *bar);
 void xdma_dev_set_vectors(struct xdma_dev *xdev, u32 chan_first,
@@ -98,6 +132,11 @@ void xdma_dev_set_vectors(struct xdma_dev *xdev, u32 chan_first,
  * @completed: descriptors the engine completed
  * @status: channel status register at the end of the run
  * @elapsed_ns: time from start to completion as seen by the caller
+ * @wedged: the run failed and its engine could not be proven idle: it may
+ *	still read or write any buffer of the chain and read the chain itself,
+ *	so the caller must keep all of them allocated and mapped until
+ *	xdma_engine_recover() succeeds or bus mastering is off; @bytes then
+ *	counts the whole chain (every byte the card may have written)
  * @msg: human-readable text for @err ("" on success)
  */
 struct xdma_result {
@@ -106,6 +145,7 @@ struct xdma_result {
 	u32 completed;
 	u32 status;
 	u64 elapsed_ns;
+	bool wedged;
 	char msg[192];
 };
 
@@ -118,6 +158,10 @@ struct xdma_result {
  * @lost_irqs: runs that finished without their completion notification
  *	(interrupt, or poll-mode writeback) and were recovered by the timeout
  *	path's status check
+ * @late_notices: completion notifications (interrupts) of an earlier,
+ *	failed run that arrived during a later run and were ignored
+ * @wedges: stops after which the engine could not be proven idle
+ * @recoveries: wedged engines found idle again by xdma_engine_recover()
  */
 struct xdma_engine_stats {
 	u64 runs;
@@ -125,6 +169,9 @@ struct xdma_engine_stats {
 	u64 errors;
 	u64 timeouts;
 	u64 lost_irqs;
+	u64 late_notices;
+	u64 wedges;
+	u64 recoveries;
 };
 
 /**
@@ -140,14 +187,26 @@ struct xdma_engine_stats {
  * @len_gran: length granularity the engine requires
  * @addr_bits: address width the engine supports
  * @poll: complete by poll-mode writeback instead of interrupts
- * @wb: CPU address of the poll-mode writeback word (poll mode)
+ * @wb: CPU address of the writeback slot in use (poll mode)
  * @wb_bus: bus address of @wb
+ * @wb_area: CPU address of the engine's writeback storage (two slots)
+ * @wb_area_bus: bus address of @wb_area
  * @irq_event: signalled by xdma_engine_isr()
  * @prog_bus: descriptor address last written to the SGDMA registers
  * @prog_adj: adjacent count last written
  * @prog_valid: @prog_bus/@prog_adj reflect the registers
- * @irq_rearm: a run timed out in interrupt mode: an interrupt of it may still
+ * @irq_rearm: a run failed in interrupt mode: an interrupt of it may still
  *	arrive and mask the channel, so the next run re-enables it first
+ * @stale: a run failed: its completion notification (interrupt or
+ *	writeback) may still arrive during the next run, which therefore
+ *	switches writeback slots (poll mode) or checks the status register
+ *	before it believes an interrupt; cleared by a run that succeeds
+ * @wedged: a stop could not prove the engine idle: runs fail at once until
+ *	xdma_engine_recover() finds it idle
+ * @cancel: set (WRITE_ONCE, then hf_os_event_signal() by
+ *	xdma_engine_cancel()) to end the run in progress early with
+ *	-ECANCELED; the caller clears it, under its serialisation of runs,
+ *	before it lets anyone cancel the next run
  * @stats: counters
  */
 struct xdma_engine {
@@ -163,11 +222,16 @@ struct xdma_engine {
 	bool poll;
 	__le32 *wb;
 	u64 wb_bus;
+	__le32 *wb_area;
+	u64 wb_area_bus;
 	struct hf_os_event irq_event;
 	u64 prog_bus;
 	u32 prog_adj;
 	bool prog_valid;
 	bool irq_rearm;
+	bool stale;
+	bool wedged;
+	bool cancel;
 	struct xdma_engine_stats stats;
 };
 
@@ -179,6 +243,9 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 		    u64 timeout_ns, struct xdma_result *res);
 void xdma_engine_isr(struct xdma_engine *e);
 void xdma_engine_abort(struct xdma_engine *e);
+void xdma_engine_cancel(struct xdma_engine *e);
+int xdma_engine_quiesce(struct xdma_engine *e, const struct xdma_chain *c);
+int xdma_engine_recover(struct xdma_engine *e);
 u32 xdma_dev_isr_pending(struct xdma_dev *xdev);
 int xdma_decode_status(enum xdma_dir dir, u32 status, char *buf,
 		       size_t len);

@@ -42,7 +42,9 @@
 
 #define EMU_DESC_MIN		64		/* descriptors per channel at first */
 #define EMU_BOUNCE_SIZE		(1u << 20)	/* per engine, aligned engines only */
-#define EMU_WB_STRIDE		64		/* bytes between writeback words */
+#define EMU_WB_STRIDE		XDMA_WB_AREA	/* writeback bytes per engine */
+/* Without a link model the card copies at memory speed; a floor for it. */
+#define EMU_NOLINK_RATE		1000000000ull	/* bytes/s */
 #define EMU_GPU_RUN_DESKTOP	(2u << 20)	/* BAR window: 2 MiB runs */
 #define EMU_GPU_RUN_TEGRA	(64u << 10)	/* SMMU: 64 KiB chunks */
 
@@ -489,6 +491,31 @@ static int reserve_desc(struct hellofpga_dev *dev, struct emu_card *card,
 	return 0;
 }
 
+/**
+ * emu_engine_usable() - whether a run may start on an engine.
+ * @dev: the card
+ * @e: the engine, its channel held
+ *
+ * An engine left wedged by a failed run (it did not go idle after the
+ * stop) is looked at again; the emulated IOMMU keeps it from reaching
+ * memory that was unmapped meanwhile (such accesses count as DMA faults).
+ *
+ * Return: 0, or -EIO (still wedged) / -ENODEV with the error text set.
+ */
+static int emu_engine_usable(struct hellofpga_dev *dev, struct xdma_engine *e)
+{
+	int ret = xdma_engine_recover(e);
+
+	if (!ret)
+		return 0;
+	if (ret == -ENODEV)
+		return hf_set_error(dev, ret, "%s%u: card not responding",
+				    hf_dir_name(e->dir), e->ch);
+	return hf_set_error(dev, -EIO,
+			    "%s%u: channel wedged: its engine is still busy since a run failed; it is refused until the engine is idle",
+			    hf_dir_name(e->dir), e->ch);
+}
+
 /* Run engine @e over one bus range. */
 static int run_range(struct hellofpga_dev *dev, struct emu_card *card,
 		     struct emu_engine *e, u64 bus, u64 card_addr, u64 len,
@@ -499,6 +526,9 @@ static int run_range(struct hellofpga_dev *dev, struct emu_card *card,
 	int count, ret;
 	u64 timeout_ns;
 
+	ret = emu_engine_usable(dev, &e->eng);
+	if (ret)
+		return ret;
 	count = xdma_chain_count(&sg, 1, 0, len);
 	if (count < 0)
 		return hf_set_error(dev, count, "cannot size the descriptor chain");
@@ -873,6 +903,9 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 	int ret;
 
 	*actual = 0;
+	ret = emu_engine_usable(dev, &card->eng[dir][ch].eng);
+	if (ret)
+		return ret;
 	if (!pc->valid || pc->off != off || pc->len != len ||
 	    pc->card != card_addr) {
 		ret = xdma_chain_build(&pc->c, dir, ep->sg, ep->nseg, off, len,
@@ -991,6 +1024,10 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 			     ret);
 		goto err;
 	}
+	/* A stopped engine is proven idle within a descriptor's link time. */
+	card->xdev.link_rate = o.link.gen ?
+			       (u64)(hf_emu_link_gbps(&o.link) * 1e9) :
+			       EMU_NOLINK_RATE;
 	ret = init_engines(dev, card);
 	if (ret)
 		goto err;

@@ -124,6 +124,11 @@ static inline void hf_os_sleep_us(u32 us)
 		usleep_range(us, us + us / 4 + 1);
 }
 
+static inline bool hf_os_fatal_signal_pending(void)
+{
+	return fatal_signal_pending(current);
+}
+
 #define hf_os_log(fmt, ...)	pr_debug(fmt "\n", ##__VA_ARGS__)
 
 #endif /* HF_OS_KERNEL_H */

@@ -124,6 +124,12 @@ u64 hf_os_now_ns(void);
 void hf_os_relax(void);
 bool hf_os_spin_wait(const bool *flag, u64 max_ns);
 void hf_os_sleep_us(u32 us);
+
+/* A process is never killed in the middle of a library call: it dies. */
+static inline bool hf_os_fatal_signal_pending(void)
+{
+	return false;
+}
 void hf_os_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* HF_OS_USER_H */

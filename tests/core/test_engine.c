@@ -93,7 +93,7 @@ static void fx_setup_ch(struct fx *f, u32 flags, enum fx_mode mode,
 	f->bar = hf_emu_dma_bar(f->h);
 	HF_CHECK_ERR(xdma_dev_probe(&f->xdev, f->bar), 0);
 
-	f->wb = hf_emu_dma_alloc(f->h, 64, &f->wb_bus);
+	f->wb = hf_emu_dma_alloc(f->h, 2 * XDMA_WB_AREA, &f->wb_bus);
 	HF_CHECK(f->wb);
 	f->ring = hf_emu_dma_alloc(f->h, RING_DESC * XDMA_DESC_SIZE,
 				   &f->ring_bus);
@@ -128,7 +128,8 @@ static void fx_setup_ch(struct fx *f, u32 flags, enum fx_mode mode,
 	HF_CHECK_ERR(xdma_engine_init(&f->h2c, &f->xdev, XDMA_H2C, h2c_ch,
 				      poll, f->wb, f->wb_bus), 0);
 	HF_CHECK_ERR(xdma_engine_init(&f->c2h, &f->xdev, XDMA_C2H, c2h_ch,
-				      poll, f->wb + 1, f->wb_bus + 4), 0);
+				      poll, f->wb + XDMA_WB_AREA / 4,
+				      f->wb_bus + XDMA_WB_AREA), 0);
 }
 
 static void fx_setup(struct fx *f, u32 flags, enum fx_mode mode)
