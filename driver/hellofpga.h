@@ -11,11 +11,14 @@
  *   struct hf_pin_core  one pin (hf_p2p.h's struct hf_pin plus our part)
  *
  * Lock order (outer first):
- *   hf_pin_core.lock (read, XFER) -> hf_chan.lock -> mmap_lock (pinning
- *   user pages) ; hf_chan.lock -> hf_card.hw_lock (read)
+ *   hf_chan.lock -> mmap_lock (pinning user pages) ;
+ *   hf_chan.lock -> hf_card.hw_lock (read) ;
+ *   hf_chan.lock -> hf_pin_core.state_lock (spinlock, innermost) ;
  *   hf_card.files_lock -> hf_file.pins_lock
  * hw_lock is never held while touching user memory (mmap() takes it under
- * mmap_lock) and never taken while holding it already.
+ * mmap_lock) and never taken while holding it already.  Revocation (a
+ * provider's callback) takes only state_lock and waits, bounded, for the
+ * runs of the pin to end (docs/driver-stop.md).
  */
 #ifndef HF_HELLOFPGA_H
 #define HF_HELLOFPGA_H
@@ -28,6 +31,7 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/rwsem.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
@@ -92,6 +96,33 @@ struct hf_desc_mem {
 };
 
 /**
+ * struct hf_quarantine - what a wedged engine may still reach.
+ * @held: the engine is wedged and the fields below hold its memory
+ * @mem: storage of the chain the engine was running
+ * @has_rw: a read()/write() chunk: @sgt, @pages, @npages are its mapping
+ * @sgt: the chunk's DMA-mapped sg table
+ * @pages: the chunk's pinned user pages (the array is owned)
+ * @npages: their number
+ * @c2h: direction of the chunk (pages dirtied on release)
+ * @pin: the pin whose chain the engine was running, referenced; its
+ *	provider's unpin waits for the release (hf_pin_core.quarantined)
+ *
+ * Nothing here is unmapped, unpinned or freed while the engine may still
+ * move data: only when xdma_engine_recover() proves it idle, or once bus
+ * mastering is off (removal, revocation of the pin).
+ */
+struct hf_quarantine {
+	bool held;
+	struct hf_desc_mem mem;
+	bool has_rw;
+	struct sg_table sgt;
+	struct page **pages;
+	unsigned int npages;
+	bool c2h;
+	struct hf_pin_core *pin;
+};
+
+/**
  * struct hf_chan - one SGDMA engine of a card.
  * @card: the card
  * @dir: direction
@@ -105,12 +136,14 @@ struct hf_desc_mem {
  * @pages: pinned user pages of one read()/write() chunk
  * @sg: DMA segments of one chunk
  * @sg_cap: entries of @sg
+ * @index: engine order index (H2C n -> n, C2H n -> num_h2c + n)
+ * @q: memory a wedged engine may still reach (protected by @lock)
  */
 struct hf_chan {
 	struct hf_card *card;
 	enum xdma_dir dir;
 	u32 ch;
-	struct mutex lock;	/* runs, @chain, @mem, @pages, @sg */
+	struct mutex lock;	/* runs, @chain, @mem, @pages, @sg, @q */
 	struct xdma_engine engine;
 	bool ready;
 	struct xdma_chain chain;
@@ -118,6 +151,8 @@ struct hf_chan {
 	struct page **pages;
 	struct hf_sg *sg;
 	u32 sg_cap;
+	u32 index;
+	struct hf_quarantine q;
 };
 
 /**
@@ -164,6 +199,9 @@ struct hf_user_irq {
  * @hw_lock: held for reading by every access to the card's registers or
  *	engines from a file, for writing by remove() to set @dead
  * @dead: the card was removed: no register access any more
+ * @bus_off: bus mastering was turned off because memory a wedged engine
+ *	could reach had to go (revocation): no run until the driver is
+ *	rebound; the reason is in dmesg
  * @files_lock: protects @files
  * @files: open files (struct hf_file.node)
  * @pinned_bytes: bytes pinned by all files of the card
@@ -199,6 +237,7 @@ struct hf_card {
 	struct hf_user_irq user_irq[XDMA_USER_IRQS];
 	struct rw_semaphore hw_lock;	/* @dead; register access */
 	bool dead;
+	atomic_t bus_off;
 	struct mutex files_lock;	/* @files */
 	struct list_head files;
 	atomic64_t pinned_bytes;
@@ -258,26 +297,38 @@ struct hf_pin_chain {
 /**
  * struct hf_pin_core - the main module's part of a pin.
  * @pin: the provider's view (hf_p2p.h); @pin.core points back here
- * @ref: references: the file's table, each XFER or teardown using it
- * @lock: held for reading by XFER while DMA to the pin may be in flight,
- *	for writing by revoke and teardown; protects @revoked, @released
- *	and the storage of @chains (their content: the channel's lock)
+ * @ref: references: the file's table, each XFER or teardown using it, a
+ *	quarantine holding it
+ * @state_lock: protects @revoked, @released, @active, @quarantined and
+ *	@unpin_deferred; innermost, never held across a sleep
+ * @wq: woken when @active drops
  * @revoked: no DMA may start any more
- * @released: the provider's unpin was called (or is being called)
+ * @released: teardown has begun (UNPIN, close, removal)
+ * @active: engines (engine order bits) running a chain of the pin now;
+ *	revocation cancels their runs and waits for the bits to clear
+ * @quarantined: wedged channels holding the pin's memory (hf_quarantine)
+ * @unpin_deferred: teardown found @quarantined: the last release of a
+ *	quarantine calls the provider's unpin
  * @ops: the provider (its module is held)
  * @card: the card
- * @hfile: the file owning the pin
+ * @hfile: the file owning the pin, NULL once it is torn down
  * @handle: its handle
  * @accounted: bytes counted in the card's pinned_bytes
  * @err_set: the provider set an error text (hf_pin_set_error())
- * @chains: chains by [dir][ch]
+ * @chains: chains by [dir][ch]; their content is protected by the
+ *	channel's lock, their storage lives until teardown (or the release
+ *	of a quarantine that took it)
  */
 struct hf_pin_core {
 	struct hf_pin pin;
 	struct kref ref;
-	struct rw_semaphore lock;	/* DMA in flight vs. revoke */
+	spinlock_t state_lock;		/* the flags and counts below */
+	wait_queue_head_t wq;
 	bool revoked;
 	bool released;
+	u32 active;
+	u32 quarantined;
+	bool unpin_deferred;
 	const struct hf_p2p_ops *ops;
 	struct hf_card *card;
 	struct hf_file *hfile;
@@ -293,6 +344,7 @@ extern char *hf_irq_mode;
 extern unsigned int hf_timeout_ms;
 extern unsigned long long hf_ddr_size;
 extern unsigned int hf_pin_limit_mb;
+extern unsigned int hf_stop_wait_ms;
 
 /* hf_pci.c */
 extern struct pci_driver hf_pci_driver;
@@ -326,6 +378,17 @@ void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 /* hf_ioctl.c */
 long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
+/* hf_stop.c */
+u64 hf_link_rate(struct pci_dev *pdev);
+void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
+		      unsigned int npages);
+void hf_quarantine_pin(struct hf_chan *chan, struct hf_pin_core *pc);
+void hf_quarantine_release(struct hf_chan *chan);
+int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan);
+void hf_card_bus_off(struct hf_card *card, const char *why);
+void hf_engines_quiesce(struct hf_card *card);
+void hf_card_release_quarantines(struct hf_card *card);
+
 /* hf_pin.c */
 int hf_pin_init(void);
 void hf_pin_exit(void);
@@ -334,6 +397,9 @@ int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
 		  struct hf_pin_core **out);
 void hf_pin_teardown(struct hf_pin_core *pc);
 void hf_pin_put(struct hf_pin_core *pc);
+int hf_pin_start_run(struct hf_pin_core *pc, struct hf_chan *chan);
+void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan);
+void hf_pin_quarantine_drop(struct hf_pin_core *pc);
 void hf_file_release_pins(struct hf_file *hf);
 void hf_card_release_pins(struct hf_card *card);
 
@@ -388,6 +454,22 @@ static inline struct hf_chan *hf_chan_of(struct hf_card *card, u32 dir,
 	if (dir > XDMA_C2H || ch >= n)
 		return NULL;
 	return &card->chans[dir][ch];
+}
+
+/**
+ * hf_chan_by_index() - the engine of an engine order index.
+ * @card: the card
+ * @index: H2C n -> n, C2H n -> num_h2c + n
+ *
+ * Return: the channel, NULL when the card lacks it.
+ */
+static inline struct hf_chan *hf_chan_by_index(struct hf_card *card,
+					       u32 index)
+{
+	u32 nh = card->xdev.num_h2c;
+
+	return index < nh ? hf_chan_of(card, XDMA_H2C, index) :
+			    hf_chan_of(card, XDMA_C2H, index - nh);
 }
 
 #endif /* HF_HELLOFPGA_H */

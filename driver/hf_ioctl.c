@@ -283,14 +283,15 @@ static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
 /**
  * hf_xfer_run() - move a range of a pin, in one or more engine runs.
  * @hf: the file
- * @pc: the pin, its lock held for reading and not revoked
- * @chan: the engine
+ * @pc: the pin, marked active on @chan (hf_pin_start_run())
+ * @chan: the engine, locked and usable (hf_chan_usable())
  * @x: the request, validated; @x->bytes and @x->engine_ns are updated
  * @timeout_ns: timeout of each run
  *
  * A range whose chain fits in HF_RUN_MAX_DESC descriptors is one run, and
  * its chain is kept: the next XFER of the same range runs it again without
- * rebuilding.  Longer ranges run in pieces, rebuilt each time.
+ * rebuilding.  Longer ranges run in pieces, rebuilt each time.  A run that
+ * wedges its engine puts the pin into the channel's quarantine.
  *
  * Return: 0 or a negative errno with the file's last error set.
  */
@@ -354,7 +355,9 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 		ret = xdma_engine_run(&chan->engine, &pch->chain, timeout_ns,
 				      &res);
 		hf_card_exit(card);
-		if (sync && chan->dir == XDMA_C2H)
+		if (res.wedged)
+			hf_quarantine_pin(chan, pc);
+		else if (sync && chan->dir == XDMA_C2H)
 			sync(&pc->pin, false);
 		x->bytes += res.bytes;
 		x->engine_ns += res.elapsed_ns;
@@ -430,27 +433,25 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 	timeout_ns = (u64)(x.timeout_ms ? x.timeout_ms : card->timeout_ms) *
 		     NSEC_PER_MSEC;
 
-	if (down_read_killable(&pc->lock)) {
+	if (mutex_lock_killable(&chan->lock)) {
 		ret = -EINTR;
-		hf_set_error(hf, ret, "XFER: interrupted");
+		hf_set_error(hf, ret, "XFER: interrupted waiting for the channel");
 		goto out_put;
 	}
-	if (pc->revoked) {
+	ret = hf_chan_usable(hf, chan);
+	if (ret)
+		goto out_unlock;
+	if (hf_pin_start_run(pc, chan)) {
 		ret = READ_ONCE(card->dead) ? -ENODEV : -EFAULT;
 		hf_set_error(hf, ret, "XFER: pin %llu was %s", x.handle,
 			     ret == -ENODEV ? "released: card removed" :
 			     "revoked: its memory was freed by its owner");
 		goto out_unlock;
 	}
-	if (mutex_lock_killable(&chan->lock)) {
-		ret = -EINTR;
-		hf_set_error(hf, ret, "XFER: interrupted waiting for the channel");
-		goto out_unlock;
-	}
 	ret = hf_xfer_run(hf, pc, chan, &x, timeout_ns);
-	mutex_unlock(&chan->lock);
+	hf_pin_end_run(pc, chan);
 out_unlock:
-	up_read(&pc->lock);
+	mutex_unlock(&chan->lock);
 out_put:
 	hf_pin_put(pc);
 	/* bytes and engine_ns are reported on failure too. */

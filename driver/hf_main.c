@@ -44,6 +44,11 @@ module_param_named(pin_limit_mb, hf_pin_limit_mb, uint, 0444);
 MODULE_PARM_DESC(pin_limit_mb,
 		 "Most MiB pinned per card by PIN; 0: half of system RAM (default: 0)");
 
+unsigned int hf_stop_wait_ms = 2000;
+module_param_named(stop_wait_ms, hf_stop_wait_ms, uint, 0444);
+MODULE_PARM_DESC(stop_wait_ms,
+		 "Longest wait, in ms, for a stopped engine to finish the descriptor in progress (bounded first by that descriptor's time at the link's speed); an engine still busy after it is wedged: its memory stays allocated and its channel refuses transfers until it is idle (default: 2000)");
+
 static char *hf_ids;
 module_param_named(ids, hf_ids, charp, 0444);
 MODULE_PARM_DESC(ids,

@@ -13,8 +13,11 @@
  * Revocation: when memory goes away behind the driver's back (NVIDIA's free
  * callback, a dma-buf move_notify), the provider calls hf_pin_revoke(),
  * which returns only when no DMA to the pin is in flight and none will
- * start.  It takes the pin's own lock, never a lock the provider holds
- * across nvidia_p2p_put_pages() or dma_buf calls.
+ * start, within a short fixed bound (runs in progress are cancelled; if an
+ * engine cannot be proven idle, the card's bus mastering goes off).  It
+ * takes the pin's own spinlock only, never a lock the provider holds across
+ * nvidia_p2p_put_pages() or dma_buf calls, and never waits for a transfer's
+ * own timeout.
  */
 #ifndef HF_P2P_H
 #define HF_P2P_H

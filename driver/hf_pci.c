@@ -6,10 +6,14 @@
  * own registers, optional), the DMA/config BAR (64 KiB, found by its
  * identifier registers) and the bypass BAR (ignored).  Probe maps them with
  * managed (pcim/dmam) calls; the card itself is reference counted because
- * open files outlive remove().  Remove marks the card dead under hw_lock,
- * so no file touches a register afterwards, stops the engines, frees the
- * interrupts, tears down every pin of every file and drops the probe's
- * reference.
+ * open files outlive remove().  Bus mastering is enabled only once every
+ * engine is stopped and proven idle (one left running by an earlier driver
+ * would otherwise go on with stale descriptors).  Remove marks the card dead
+ * under hw_lock, so no file touches a register afterwards, frees the
+ * interrupts, stops every engine and proves it idle, turns bus mastering
+ * off, and only then frees what the card could reach: the memory wedged
+ * engines held, every pin of every file, the descriptor storage (see
+ * hf_stop.c).  Shutdown stops the engines the same way.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -562,7 +566,10 @@ static void hf_engines_fini(struct hf_card *card)
 
 /**
  * hf_engines_init() - initialise every engine of the card.
- * @card: the card, interrupts set up
+ * @card: the card, interrupts set up, bus mastering off
+ *
+ * On failure the engines initialised so far stay so: the caller frees the
+ * interrupts, then calls hf_engines_fini().
  *
  * Return: 0 or the engine core's error.
  */
@@ -577,17 +584,21 @@ static int hf_engines_init(struct hf_card *card)
 			struct hf_chan *c = &card->chans[dir][ch];
 
 			idx = dir == XDMA_H2C ? ch : card->xdev.num_h2c + ch;
-			/* One cache line (16 words) per writeback word. */
+			/* XDMA_WB_AREA bytes (a cache line) per engine. */
+			c->index = idx;
 			ret = xdma_engine_init(&c->engine, &card->xdev, dir,
 					       ch, card->poll,
-					       card->wb_cpu + 16 * idx,
-					       card->wb_bus + 64 * idx);
+					       card->wb_cpu + XDMA_WB_AREA / 4 * idx,
+					       card->wb_bus + XDMA_WB_AREA * idx);
 			if (ret) {
+				const char *why = ret == -EBUSY ?
+					" (left running, not stopping: bus mastering off)" :
+					"";
+
 				dev_err(hf_dev(card),
-					"%s%u: engine init failed: %d\n",
-					dir == XDMA_H2C ? "H2C" : "C2H", ch,
-					ret);
-				hf_engines_fini(card);
+					"%s%u: engine init failed: %d%s\n",
+					dir == XDMA_H2C ? "H2C" : "C2H", ch, ret,
+					why);
 				return ret;
 			}
 			/* The handlers may use the engine from now on. */
@@ -620,6 +631,7 @@ static struct hf_card *hf_card_alloc(struct pci_dev *pdev)
 	atomic64_set(&card->pinned_bytes, 0);
 	atomic64_set(&card->pins, 0);
 	atomic64_set(&card->irqs, 0);
+	atomic_set(&card->bus_off, 0);
 	for (dir = 0; dir < 2; dir++) {
 		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
 			struct hf_chan *c = &card->chans[dir][ch];
@@ -678,7 +690,8 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		dev_err(dev, "cannot enable the device: %d\n", ret);
 		goto err_idr;
 	}
-	pci_set_master(pdev);
+	/* An earlier driver may have left it on: off until the engines stop. */
+	pci_clear_master(pdev);
 	ret = hf_map_bars(card);
 	if (ret)
 		goto err_idr;
@@ -691,6 +704,8 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = hf_set_dma_mask(card);
 	if (ret)
 		goto err_idr;
+	card->xdev.link_rate = hf_link_rate(pdev);
+	card->xdev.stop_max_ns = (u64)max(hf_stop_wait_ms, 1u) * NSEC_PER_MSEC;
 	card->wb_cpu = dmam_alloc_coherent(dev, PAGE_SIZE, &card->wb_bus,
 					   GFP_KERNEL);
 	if (!card->wb_cpu) {
@@ -702,7 +717,9 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_idr;
 	ret = hf_engines_init(card);
 	if (ret)
-		goto err_irq;
+		goto err_engines;
+	/* Every engine stopped and proven idle: DMA may start. */
+	pci_set_master(pdev);
 	ret = hf_cdev_create(card);
 	if (ret)
 		goto err_engines;
@@ -720,10 +737,11 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 
 err_engines:
-	hf_engines_fini(card);
-err_irq:
+	/* Interrupts first: a handler must not meet an engine being freed. */
 	hf_irq_quiesce(card);
 	hf_irq_free(card);
+	pci_clear_master(pdev);
+	hf_engines_fini(card);
 err_idr:
 	mutex_lock(&hf_cards_lock);
 	idr_remove(&hf_cards, card->index);
@@ -734,21 +752,20 @@ err_put:
 	return ret;
 }
 
-static void hf_remove(struct pci_dev *pdev)
+/**
+ * hf_card_stop() - end every access to the card and every DMA of it.
+ * @card: the card
+ *
+ * Runs in flight stop waiting at once (each still proves its engine idle
+ * before it returns, so the memory it used may go), new ones fail; then,
+ * with every file's access ended, the interrupts go, every engine is
+ * stopped and proven idle and bus mastering is turned off.  After this the
+ * card reaches no memory.
+ */
+static void hf_card_stop(struct hf_card *card)
 {
-	struct hf_card *card = pci_get_drvdata(pdev);
 	u32 dir, ch;
 
-	/* No new open; existing files keep the card until they close. */
-	mutex_lock(&hf_cards_lock);
-	idr_remove(&hf_cards, card->index);
-	mutex_unlock(&hf_cards_lock);
-	hf_cdev_destroy(card);
-
-	/*
-	 * Runs in flight end now with -ENODEV instead of waiting out their
-	 * timeout while remove() waits for them below.
-	 */
 	WRITE_ONCE(card->xdev.gone, true);
 	/* order the flag before the wake-ups; pairs with xdma_engine_run() */
 	smp_mb();
@@ -766,11 +783,30 @@ static void hf_remove(struct pci_dev *pdev)
 	card->dead = true;
 	hf_irq_quiesce(card);
 	hf_irq_free(card);
+	hf_engines_quiesce(card);
+	up_write(&card->hw_lock);
+}
+
+static void hf_remove(struct pci_dev *pdev)
+{
+	struct hf_card *card = pci_get_drvdata(pdev);
+	u32 dir, ch;
+
+	/* No new open; existing files keep the card until they close. */
+	mutex_lock(&hf_cards_lock);
+	idr_remove(&hf_cards, card->index);
+	mutex_unlock(&hf_cards_lock);
+	hf_cdev_destroy(card);
+
+	hf_card_stop(card);
+	down_write(&card->hw_lock);
 	hf_engines_fini(card);
 	up_write(&card->hw_lock);
 
+	/* Bus mastering is off: nothing below can be reached by the card. */
 	hf_events_wake_all(card);
 	hf_cdev_zap_mappings(card);
+	hf_card_release_quarantines(card);
 	hf_card_release_pins(card);
 	for (dir = 0; dir < 2; dir++) {
 		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
@@ -787,9 +823,27 @@ static void hf_remove(struct pci_dev *pdev)
 	hf_card_put(card);
 }
 
+/**
+ * hf_shutdown() - reboot, kexec, power off: no DMA may outlive the kernel.
+ * @pdev: the device
+ *
+ * Stops and proves idle every engine and turns bus mastering off; frees
+ * nothing (the system is going away, and files may still be open).
+ */
+static void hf_shutdown(struct pci_dev *pdev)
+{
+	struct hf_card *card = pci_get_drvdata(pdev);
+
+	if (!card || card->dead)
+		return;
+	hf_card_stop(card);
+	dev_info(&pdev->dev, "%s stopped for shutdown\n", card->name);
+}
+
 struct pci_driver hf_pci_driver = {
 	.name = HF_DRV_NAME,
 	.id_table = hf_pci_ids,
 	.probe = hf_probe,
 	.remove = hf_remove,
+	.shutdown = hf_shutdown,
 };

@@ -4,11 +4,21 @@
  *
  * A pin is created by HELLOFPGA_IOC_PIN through the provider of its type
  * (host memory and dma-buf built in; CUDA memory from hellofpga-nvp2p.ko,
- * which registers its providers with hf_p2p_register()).  XFER holds the
- * pin's lock for reading while DMA to it may be in flight; revocation
- * (hf_pin_revoke(), from a provider's callback) and teardown (UNPIN, close,
- * card removal) take it for writing, so they wait for such DMA to end.  The
- * provider's unpin is called once, without any lock of ours held.
+ * which registers its providers with hf_p2p_register()).
+ *
+ * Runs: XFER marks the pin active on its channel (hf_pin_start_run(), under
+ * the channel's lock) for as long as DMA to the pin may be in flight, and
+ * clears the mark after the run, which has proven its engine idle
+ * (hf_pin_end_run()).  Revocation (hf_pin_revoke(), a provider's callback)
+ * and teardown (UNPIN, close, card removal) set @revoked, so no run starts
+ * any more, cancel the runs in progress (xdma_engine_cancel()) and wait for
+ * the marks to clear: a short, fixed bound (the stop_wait_ms parameter plus
+ * a little), never the timeout a user chose for the transfer, and never
+ * behind a lock some other transfer holds.  A run that wedges its engine
+ * leaves the pin in the channel's quarantine (hf_stop.c): the provider's
+ * unpin then waits for the quarantine's release, and a revocation turns
+ * the card's bus mastering off, since the memory goes away regardless.
+ * The provider's unpin is called once, without any lock of ours held.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +30,8 @@
 #include "hellofpga.h"
 
 #define HF_MAX_PROVIDERS	8
+/* Revocation waits stop_wait_ms plus this for the runs of a pin. */
+#define HF_PIN_RUN_SLACK_MS	200
 
 static DEFINE_MUTEX(hf_providers_lock);	/* protects hf_providers */
 static const struct hf_p2p_ops *hf_providers[HF_MAX_PROVIDERS];
@@ -169,31 +181,126 @@ void hf_pin_set_error(struct hf_pin *pin, const char *fmt, ...)
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	hf_set_error(pc->hfile, -EIO, "%s: %pV", pc->ops->name, &vaf);
+	if (pc->hfile)
+		hf_set_error(pc->hfile, -EIO, "%s: %pV", pc->ops->name, &vaf);
+	else
+		dev_dbg(hf_dev(pc->card), "%s: %pV\n", pc->ops->name, &vaf);
 	va_end(args);
 	pc->err_set = true;
 }
 EXPORT_SYMBOL_GPL(hf_pin_set_error);
 
+/* How long revocation and teardown wait for a pin's runs to end. */
+static unsigned long hf_pin_run_wait(void)
+{
+	return msecs_to_jiffies(hf_stop_wait_ms + HF_PIN_RUN_SLACK_MS);
+}
+
+/**
+ * hf_pin_cancel_runs() - cancel the runs of a pin in progress.
+ * @pc: the pin, state_lock held, @revoked set
+ */
+static void hf_pin_cancel_runs(struct hf_pin_core *pc)
+	__must_hold(&pc->state_lock)
+{
+	unsigned long act = pc->active;
+	int bit;
+
+	for_each_set_bit(bit, &act, XDMA_MAX_ENGINES) {
+		struct hf_chan *c = hf_chan_by_index(pc->card, bit);
+
+		if (c)
+			xdma_engine_cancel(&c->engine);
+	}
+}
+
+/**
+ * hf_pin_wait_runs() - wait, bounded, for the runs of a pin to end.
+ * @pc: the pin, @revoked set and its runs cancelled
+ *
+ * Return: true when none is left.
+ */
+static bool hf_pin_wait_runs(struct hf_pin_core *pc)
+{
+	return wait_event_timeout(pc->wq, !READ_ONCE(pc->active),
+				  hf_pin_run_wait()) > 0;
+}
+
+/**
+ * hf_pin_start_run() - mark a pin busy on a channel before its DMA starts.
+ * @pc: the pin
+ * @chan: the channel, locked
+ *
+ * Also clears the engine's cancel flag: from here on only a revocation of
+ * @pc may cancel the run.
+ *
+ * Return: 0, or -EFAULT when the pin is revoked or torn down.
+ */
+int hf_pin_start_run(struct hf_pin_core *pc, struct hf_chan *chan)
+{
+	int ret = 0;
+
+	lockdep_assert_held(&chan->lock);
+	spin_lock(&pc->state_lock);
+	if (pc->revoked) {
+		ret = -EFAULT;
+	} else {
+		WRITE_ONCE(chan->engine.cancel, false);
+		pc->active |= BIT(chan->index);
+	}
+	spin_unlock(&pc->state_lock);
+	return ret;
+}
+
+/**
+ * hf_pin_end_run() - the run of a pin on a channel is over.
+ * @pc: the pin
+ * @chan: the channel, locked; its engine proven idle, or the pin in its
+ *	quarantine (hf_quarantine_pin())
+ */
+void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan)
+{
+	lockdep_assert_held(&chan->lock);
+	spin_lock(&pc->state_lock);
+	pc->active &= ~BIT(chan->index);
+	spin_unlock(&pc->state_lock);
+	wake_up_all(&pc->wq);
+}
+
 /**
  * hf_pin_revoke() - stop all DMA to a pin, for good.
  * @pin: the pin
  *
- * Called by a provider when the memory goes away behind the driver's back.
- * Returns when no DMA to the pin is in flight; every later XFER fails.  The
- * provider's unpin is still called later (at UNPIN or close) and must cope
- * with memory it already released.  Takes only the pin's own lock.
+ * Called by a provider when the memory goes away behind the driver's back
+ * (NVIDIA's free callback, a dma-buf move_notify).  Returns when no DMA to
+ * the pin is in flight and none will start: runs in progress are cancelled
+ * and end within a fixed bound (their engine's idle proof, at most the
+ * stop_wait_ms parameter); should one not be provably over by then, or
+ * should a wedged channel hold the pin's memory, the card's bus mastering
+ * is turned off.  Every later XFER fails.  The provider's unpin is still
+ * called later (at UNPIN or close) and must cope with memory it already
+ * released.  Takes only the pin's own spinlock; may sleep.
  */
 void hf_pin_revoke(struct hf_pin *pin)
 {
 	struct hf_pin_core *pc = pin->core;
+	bool was, held;
 
-	down_write(&pc->lock);
-	if (!pc->revoked)
+	spin_lock(&pc->state_lock);
+	was = pc->revoked;
+	pc->revoked = true;
+	hf_pin_cancel_runs(pc);
+	spin_unlock(&pc->state_lock);
+	if (!was)
 		dev_info(hf_dev(pc->card), "pin %llu (%s) revoked by its provider\n",
 			 pc->handle, pc->ops->name);
-	pc->revoked = true;
-	up_write(&pc->lock);
+	held = !hf_pin_wait_runs(pc);
+	spin_lock(&pc->state_lock);
+	held |= pc->quarantined || pc->active;
+	spin_unlock(&pc->state_lock);
+	if (held)
+		hf_card_bus_off(pc->card,
+				"the memory of a pin that a wedged engine may still reach was revoked by its owner");
 }
 EXPORT_SYMBOL_GPL(hf_pin_revoke);
 
@@ -218,36 +325,81 @@ void hf_pin_put(struct hf_pin_core *pc)
 }
 
 /**
+ * hf_pin_give_back() - the provider's unpin and the accounting, once.
+ * @pc: the pin: torn down, and no wedged engine holds its memory
+ */
+static void hf_pin_give_back(struct hf_pin_core *pc)
+{
+	struct hf_card *card = pc->card;
+
+	pc->ops->unpin(&pc->pin);
+	module_put(pc->ops->owner);
+	atomic64_sub(pc->accounted, &card->pinned_bytes);
+	atomic64_dec(&card->pins);
+}
+
+/**
  * hf_pin_teardown() - revoke a pin, free its chains and unpin it.
  * @pc: the pin, referenced by the caller
  *
+ * Cancels runs in progress and waits for them (bounded, as revocation).
  * Idempotent: the first caller releases the memory (the provider's unpin,
- * its module, the accounting); later callers only wait for DMA to end.
+ * its module, the accounting), or leaves that to the release of the
+ * quarantine of a wedged channel that holds it; later callers only wait
+ * for runs to end.
  */
 void hf_pin_teardown(struct hf_pin_core *pc)
 {
 	struct hf_card *card = pc->card;
-	bool unpin;
+	bool first, defer;
 	u32 dir, ch;
 
-	down_write(&pc->lock);
+	spin_lock(&pc->state_lock);
 	pc->revoked = true;
+	first = !pc->released;
+	pc->released = true;
+	hf_pin_cancel_runs(pc);
+	spin_unlock(&pc->state_lock);
+	if (!hf_pin_wait_runs(pc)) {
+		/* A run that does not end: the card must not reach the pin. */
+		hf_card_bus_off(card, "a transfer of a pin being released did not end");
+		wait_event(pc->wq, !READ_ONCE(pc->active));
+	}
+	if (!first)
+		return;
+	/* No run of the pin is in progress nor can start: the chains are ours. */
 	for (dir = 0; dir < 2; dir++) {
 		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
 			hf_desc_mem_free(card, &pc->chains[dir][ch].mem);
 			pc->chains[dir][ch].valid = false;
 		}
 	}
-	unpin = !pc->released;
-	pc->released = true;
-	up_write(&pc->lock);
-	if (!unpin)
-		return;
+	pc->hfile = NULL;
+	spin_lock(&pc->state_lock);
+	defer = pc->quarantined;
+	pc->unpin_deferred = defer;
+	spin_unlock(&pc->state_lock);
+	if (!defer)
+		hf_pin_give_back(pc);
+}
 
-	pc->ops->unpin(&pc->pin);
-	module_put(pc->ops->owner);
-	atomic64_sub(pc->accounted, &card->pinned_bytes);
-	atomic64_dec(&card->pins);
+/**
+ * hf_pin_quarantine_drop() - a wedged channel lets go of a pin.
+ * @pc: the pin
+ *
+ * The last one to let go of a pin already torn down gives its memory back.
+ */
+void hf_pin_quarantine_drop(struct hf_pin_core *pc)
+{
+	bool give;
+
+	spin_lock(&pc->state_lock);
+	give = !--pc->quarantined && pc->unpin_deferred;
+	if (give)
+		pc->unpin_deferred = false;
+	spin_unlock(&pc->state_lock);
+	if (give)
+		hf_pin_give_back(pc);
 }
 
 /**
@@ -331,7 +483,8 @@ int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
 		goto err_account;
 	}
 	kref_init(&pc->ref);
-	init_rwsem(&pc->lock);
+	spin_lock_init(&pc->state_lock);
+	init_waitqueue_head(&pc->wq);
 	pc->ops = ops;
 	pc->card = card;
 	pc->hfile = hf;

@@ -286,12 +286,20 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 			     ret);
 		goto unmap;
 	}
+	/* read()/write() runs are never cancelled: a pin's revoke may not hit */
+	WRITE_ONCE(chan->engine.cancel, false);
 	ret = xdma_engine_run(&chan->engine, &chan->chain,
 			      (u64)card->timeout_ms * NSEC_PER_MSEC, &res);
 	hf_card_exit(card);
-	*moved = res.bytes;
+	/* a wedged chunk delivered nothing one can rely on */
+	*moved = res.wedged ? 0 : res.bytes;
 	if (ret)
 		hf_report_run(hf, chan, &res);
+	if (res.wedged) {
+		/* the engine may still move data: keep the pages mapped */
+		hf_quarantine_rw(chan, &sgt, pinned);
+		return ret;
+	}
 unmap:
 	hf_dma_unmap_sgtable(dev, &sgt, dma_dir);
 free_sgt:
@@ -359,6 +367,9 @@ ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		hf_set_error(hf, ret, "card removed");
 		goto out;
 	}
+	ret = hf_chan_usable(hf, chan);
+	if (ret)
+		goto out;
 	ret = hf_rw_chan_prepare(chan);
 	if (ret) {
 		hf_set_error(hf, ret, "no memory for the transfer state");
@@ -374,6 +385,7 @@ ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		done += moved;
 		if (ret)
 			break;
+
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			hf_set_error(hf, ret, "killed after %zu of %zu bytes",

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stopping engines, and memory a wedged engine may still reach.
+ *
+ * A card keeps moving data after software gives up: clearing Run lets the
+ * descriptor in progress finish, and one descriptor can carry 256 MiB.  The
+ * engine core (xdma_engine_run(), xdma_engine_quiesce()) therefore proves an
+ * engine idle after every stop, waiting at most what the descriptor can
+ * still take at the link's rate (hf_link_rate(), capped by the stop_wait_ms
+ * parameter).  An engine that does not go idle is wedged, and this file
+ * keeps what it may still touch alive:
+ *
+ *   - hf_quarantine_rw() / hf_quarantine_pin() take over the mapping, the
+ *     pinned pages or the pin, and the descriptor storage of the run that
+ *     wedged the channel; the pin's provider unpin waits for the release;
+ *   - hf_chan_usable(), at the start of every run, looks again: an engine
+ *     found idle is released (the quarantine freed) and used, one still
+ *     busy fails at once with -EIO and a text that names the channel;
+ *   - removal and shutdown stop and prove idle every engine, then turn bus
+ *     mastering off before anything is freed (hf_engines_quiesce());
+ *   - a pin whose memory goes away behind our back (revocation) while a
+ *     wedged channel holds it turns bus mastering off too
+ *     (hf_card_bus_off()): the card can reach nothing any more, until the
+ *     driver is unbound and bound again.
+ * docs/driver-stop.md describes the rules for users.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/pci.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "hellofpga.h"
+
+/**
+ * hf_link_rate() - data rate of the card's PCIe link in one direction.
+ * @pdev: the card
+ *
+ * From the negotiated speed and width in the Link Status register: lanes x
+ * transfer rate x line encoding (8b/10b up to 5 GT/s, 128b/130b above),
+ * without packet overheads (the idle bound has its own margin).
+ *
+ * Return: bytes per second, 0 when unknown (not PCIe, or the register
+ * reads a speed or width of 0).
+ */
+u64 hf_link_rate(struct pci_dev *pdev)
+{
+	/* Mbit/s of payload per lane, by the Current Link Speed encoding */
+	static const u32 lane_mbps[] = { 0, 2000, 4000, 7877, 15754, 31508,
+					 63015 };
+	u16 lnksta = 0;
+	u32 speed, width;
+
+	if (!pci_is_pcie(pdev) ||
+	    pcie_capability_read_word(pdev, PCI_EXP_LNKSTA, &lnksta))
+		return 0;
+	speed = lnksta & PCI_EXP_LNKSTA_CLS;
+	width = (lnksta & PCI_EXP_LNKSTA_NLW) >> PCI_EXP_LNKSTA_NLW_SHIFT;
+	if (!width || speed >= ARRAY_SIZE(lane_mbps))
+		return 0;
+	return (u64)lane_mbps[speed] * width * 1000000 / 8;
+}
+
+/**
+ * hf_chan_name() - "H2C0" etc., for messages.
+ * @chan: the channel
+ *
+ * Return: a static string.
+ */
+static const char *hf_chan_name(const struct hf_chan *chan)
+{
+	static const char * const names[2][XDMA_MAX_CHANNELS] = {
+		{ "H2C0", "H2C1", "H2C2", "H2C3" },
+		{ "C2H0", "C2H1", "C2H2", "C2H3" },
+	};
+
+	return names[chan->dir][chan->ch % XDMA_MAX_CHANNELS];
+}
+
+/**
+ * hf_quarantine_log() - say once per wedge that a channel is wedged.
+ * @chan: the channel
+ * @what: what it keeps
+ */
+static void hf_quarantine_log(struct hf_chan *chan, const char *what)
+{
+	dev_err(hf_dev(chan->card),
+		"%s wedged: the engine did not go idle after a failed run; keeping %s allocated until it does; the channel refuses transfers meanwhile (unbind and bind the driver to reset the card)\n",
+		hf_chan_name(chan), what);
+}
+
+/**
+ * hf_quarantine_rw() - keep a read()/write() chunk the wedged engine has.
+ * @chan: the channel, locked, its engine wedged
+ * @sgt: the chunk's mapped table; taken over (the caller forgets it)
+ * @npages: pages of @chan->pages pinned for the chunk; the array is taken
+ *	over too (a new one is allocated for the next chunk)
+ *
+ * The channel's descriptor storage goes with it.
+ */
+void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
+		      unsigned int npages)
+{
+	struct hf_quarantine *q = &chan->q;
+
+	lockdep_assert_held(&chan->lock);
+	q->held = true;
+	q->has_rw = true;
+	q->sgt = *sgt;
+	memset(sgt, 0, sizeof(*sgt));
+	q->pages = chan->pages;
+	q->npages = npages;
+	q->c2h = chan->dir == XDMA_C2H;
+	chan->pages = NULL;
+	q->mem = chan->mem;
+	memset(&chan->mem, 0, sizeof(chan->mem));
+	xdma_chain_init(&chan->chain, NULL, 0, 0);
+	hf_quarantine_log(chan, "the user buffer's pages and mapping");
+}
+
+/**
+ * hf_quarantine_pin() - keep a pin the wedged engine was running.
+ * @chan: the channel, locked, its engine wedged
+ * @pc: the pin, its run on @chan still marked active
+ *
+ * Takes a reference on the pin and the storage of its chain for @chan; the
+ * provider's unpin is deferred until hf_quarantine_release().
+ */
+void hf_quarantine_pin(struct hf_chan *chan, struct hf_pin_core *pc)
+{
+	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
+	struct hf_quarantine *q = &chan->q;
+
+	lockdep_assert_held(&chan->lock);
+	kref_get(&pc->ref);
+	spin_lock(&pc->state_lock);
+	pc->quarantined++;
+	spin_unlock(&pc->state_lock);
+	q->held = true;
+	q->pin = pc;
+	q->mem = pch->mem;
+	memset(&pch->mem, 0, sizeof(pch->mem));
+	pch->valid = false;
+	hf_quarantine_log(chan, "the pinned buffer and its mapping");
+}
+
+/**
+ * hf_quarantine_release() - free what a wedged engine held.
+ * @chan: the channel, locked; its engine proven idle, or bus mastering off
+ */
+void hf_quarantine_release(struct hf_chan *chan)
+{
+	struct hf_quarantine *q = &chan->q;
+	struct hf_card *card = chan->card;
+
+	lockdep_assert_held(&chan->lock);
+	if (!q->held)
+		return;
+	if (q->has_rw) {
+		enum dma_data_direction dir = q->c2h ? DMA_FROM_DEVICE :
+						       DMA_TO_DEVICE;
+
+		hf_dma_unmap_sgtable(hf_dev(card), &q->sgt, dir);
+		sg_free_table(&q->sgt);
+		hf_unpin_user_pages(q->pages, q->npages, q->c2h);
+		kvfree(q->pages);
+	}
+	hf_desc_mem_free(card, &q->mem);
+	if (q->pin) {
+		hf_pin_quarantine_drop(q->pin);
+		hf_pin_put(q->pin);
+	}
+	memset(q, 0, sizeof(*q));
+	dev_info(hf_dev(card), "%s: wedged run's memory released\n",
+		 hf_chan_name(chan));
+}
+
+/**
+ * hf_chan_usable() - whether a run may start on a channel.
+ * @hf: the file asking (its last error is set on failure)
+ * @chan: the channel, locked
+ *
+ * A wedged channel is looked at again (xdma_engine_recover()): once its
+ * engine is idle its quarantine is released and it is used again.
+ *
+ * Return: 0, -ENODEV (card removed), -EIO (wedged, or bus mastering off),
+ * -EINTR.
+ */
+int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan)
+{
+	struct hf_card *card = chan->card;
+	int ret;
+
+	lockdep_assert_held(&chan->lock);
+	if (atomic_read(&card->bus_off)) {
+		/* the card reaches nothing any more: safe to free */
+		hf_quarantine_release(chan);
+		hf_set_error(hf, -EIO,
+			     "%s: bus mastering of the card is off since memory a wedged engine could reach had to be freed (see dmesg); unbind and bind the driver to reset the card",
+			     hf_chan_name(chan));
+		return -EIO;
+	}
+	if (!chan->engine.wedged)
+		return 0;
+	ret = hf_card_enter(card);
+	if (ret) {
+		hf_set_error(hf, ret, "%s", ret == -ENODEV ? "card removed" :
+			     "interrupted");
+		return ret;
+	}
+	ret = xdma_engine_recover(&chan->engine);
+	hf_card_exit(card);
+	if (!ret) {
+		hf_quarantine_release(chan);
+		return 0;
+	}
+	if (ret == -ENODEV) {
+		hf_set_error(hf, ret, "%s: card not responding (reads all ones)",
+			     hf_chan_name(chan));
+		return ret;
+	}
+	hf_set_error(hf, -EIO,
+		     "%s: channel wedged: its engine is still busy since a run failed; transfers on it are refused until it goes idle (unbind and bind the driver to reset the card)",
+		     hf_chan_name(chan));
+	return -EIO;
+}
+
+/**
+ * hf_card_bus_off() - turn the card's bus mastering off for good.
+ * @card: the card
+ * @why: for the message
+ *
+ * The last resort when memory a wedged engine could still reach must go
+ * (its owner freed it): with bus mastering off the card can neither read
+ * nor write host or GPU memory.  Every later run fails until the driver is
+ * unbound and bound again.
+ */
+void hf_card_bus_off(struct hf_card *card, const char *why)
+{
+	if (atomic_xchg(&card->bus_off, 1))
+		return;
+	pci_clear_master(card->pdev);
+	dev_err(hf_dev(card),
+		"bus mastering turned off: %s; the card cannot move data until the driver is unbound and bound again\n",
+		why);
+}
+
+/**
+ * hf_engines_quiesce() - stop every engine and make sure none moves data.
+ * @card: the card, dead (no run in progress: hw_lock held for writing)
+ *
+ * For removal and shutdown: each engine is stopped and proven idle; then
+ * bus mastering goes off whatever the engines did, so nothing freed after
+ * this can be reached by the card.
+ */
+void hf_engines_quiesce(struct hf_card *card)
+{
+	u32 dir, ch;
+	int ret;
+
+	for (dir = 0; dir < 2; dir++) {
+		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+			struct hf_chan *c = &card->chans[dir][ch];
+
+			if (!c->ready)
+				continue;
+			ret = xdma_engine_quiesce(&c->engine, NULL);
+			if (ret == -EBUSY)
+				dev_warn(hf_dev(card),
+					 "%s still busy at removal: bus mastering goes off before its memory is freed\n",
+					 hf_chan_name(c));
+		}
+	}
+	pci_clear_master(card->pdev);
+}
+
+/**
+ * hf_card_release_quarantines() - free what wedged engines held.
+ * @card: the card, bus mastering off
+ */
+void hf_card_release_quarantines(struct hf_card *card)
+{
+	u32 dir, ch;
+
+	for (dir = 0; dir < 2; dir++) {
+		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+			struct hf_chan *c = &card->chans[dir][ch];
+
+			mutex_lock(&c->lock);
+			hf_quarantine_release(c);
+			mutex_unlock(&c->lock);
+		}
+	}
+}
