@@ -406,7 +406,7 @@ void hf_card_release_pins(struct hf_card *card);
 /* hf_host.c, hf_dmabuf.c: the built-in providers */
 extern const struct hf_p2p_ops hf_host_ops;
 extern const struct hf_p2p_ops hf_dmabuf_ops;
-void hf_host_sync(struct hf_pin *pin, bool for_device);
+void hf_host_sync(struct hf_pin *pin, u64 off, u64 len, bool for_device);
 
 /* hf_events.c */
 irqreturn_t hf_user_irq_handle(struct hf_user_irq *ui);

@@ -171,23 +171,26 @@ static void hf_host_unpin(struct hf_pin *pin)
 }
 
 /**
- * hf_host_sync() - make a host pin coherent around an engine run.
+ * hf_host_sync() - make the range of a host pin a run moves coherent.
  * @pin: a pin of hf_host_ops
+ * @off: first byte of the run in the pin
+ * @len: its bytes
  * @for_device: before the run (CPU writes -> device), else after a C2H run
  *	(device writes -> CPU)
  *
- * The mapping is long-lived and bidirectional, so with bounce buffers the
- * whole table is synced before every run (a C2H run must not later copy
- * stale bounce data over bytes it did not write) and after every C2H run.
- * Nothing happens when the mapping needs no sync (the usual case).
+ * The mapping is long-lived and bidirectional: with bounce buffers the
+ * run's bytes are synced before every run (so the bounce buffer holds what
+ * the CPU wrote, also for a C2H run that moves fewer bytes than it covers)
+ * and after every C2H run; nothing else is touched, so runs of other
+ * channels over other ranges of the pin keep their data.  Nothing happens
+ * when the mapping needs no sync (the usual case).
  */
-void hf_host_sync(struct hf_pin *pin, bool for_device)
+void hf_host_sync(struct hf_pin *pin, u64 off, u64 len, bool for_device)
 {
 	struct hf_host_pin *hp = pin->priv;
 
 	if (hp && hp->need_sync)
-		hf_dma_sync_sgtable(hf_pin_dev(pin), &hp->sgt,
-				    DMA_BIDIRECTIONAL, for_device);
+		hf_pin_sync_sgt(pin, &hp->sgt, off, len, for_device);
 }
 
 const struct hf_p2p_ops hf_host_ops = {

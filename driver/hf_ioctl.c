@@ -290,8 +290,10 @@ static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
  *
  * A range whose chain fits in HF_RUN_MAX_DESC descriptors is one run, and
  * its chain is kept: the next XFER of the same range runs it again without
- * rebuilding.  Longer ranges run in pieces, rebuilt each time.  A run that
- * wedges its engine puts the pin into the channel's quarantine.
+ * rebuilding.  Longer ranges run in pieces, rebuilt each time.  Each run's
+ * bytes, and only those, are synced for the device before and for the CPU
+ * after (C2H) when the provider needs it.  A run that wedges its engine
+ * puts the pin into the channel's quarantine.
  *
  * Return: 0 or a negative errno with the file's last error set.
  */
@@ -302,7 +304,8 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 	struct hf_card *card = chan->card;
 	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
 	const struct hf_pin *pin = &pc->pin;
-	void (*sync)(struct hf_pin *pin, bool for_device) = pc->ops->sync;
+	void (*sync)(struct hf_pin *pin, u64 off, u64 len, bool for_device) =
+		pc->ops->sync;
 	struct xdma_result res;
 	u64 off = x->buf_offset, left = x->length, card_addr = x->card_addr;
 	u64 piece;
@@ -351,14 +354,14 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 			return ret;
 		}
 		if (sync)
-			sync(&pc->pin, true);
+			sync(&pc->pin, off, piece, true);
 		ret = xdma_engine_run(&chan->engine, &pch->chain, timeout_ns,
 				      &res);
 		hf_card_exit(card);
 		if (res.wedged)
 			hf_quarantine_pin(chan, pc);
 		else if (sync && chan->dir == XDMA_C2H)
-			sync(&pc->pin, false);
+			sync(&pc->pin, off, piece, false);
 		x->bytes += res.bytes;
 		x->engine_ns += res.elapsed_ns;
 		if (ret) {

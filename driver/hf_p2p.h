@@ -26,6 +26,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/scatterlist.h>
 #include <linux/types.h>
 
 #include "../core/xdma_engine.h"
@@ -43,10 +44,13 @@ struct hf_pin;
  *	@pin->page_size, @pin->priv; may sleep; 0 or negative errno with
  *	hf_pin_set_error() text
  * @unpin: release what @pin set up; DMA to it has stopped; may sleep
- * @sync: optional: make a streaming mapping coherent around an engine run:
- *	@for_device before every run, !@for_device after a C2H run (bounce
- *	buffers, non-coherent SoCs); NULL when the memory needs none (a GPU
- *	BAR); called with the pin in use, must not sleep on the pin's locks
+ * @sync: optional: make the bytes [@off, @off + @len) of the pin, those one
+ *	engine run moves, coherent around the run: @for_device before it,
+ *	!@for_device after a C2H run (bounce buffers, non-coherent SoCs);
+ *	never more than those bytes (another channel may be moving others);
+ *	hf_pin_sync_sgt() does it for an sg table; NULL when the memory needs
+ *	none (a GPU BAR); called with the pin in use, must not sleep on the
+ *	pin's locks
  */
 struct hf_p2p_ops {
 	u32 type;
@@ -55,7 +59,7 @@ struct hf_p2p_ops {
 	struct module *owner;
 	int (*pin)(struct hf_pin *pin, const struct hellofpga_pin *req);
 	void (*unpin)(struct hf_pin *pin);
-	void (*sync)(struct hf_pin *pin, bool for_device);
+	void (*sync)(struct hf_pin *pin, u64 off, u64 len, bool for_device);
 };
 
 /**
@@ -118,6 +122,8 @@ void hf_p2p_unregister(const struct hf_p2p_ops *ops);
 struct device *hf_pin_dev(struct hf_pin *pin);
 struct pci_dev *hf_pin_pci_dev(struct hf_pin *pin);
 void hf_pin_revoke(struct hf_pin *pin);
+void hf_pin_sync_sgt(struct hf_pin *pin, struct sg_table *sgt, u64 off,
+		     u64 len, bool for_device);
 __printf(2, 3) void hf_pin_set_error(struct hf_pin *pin, const char *fmt, ...);
 
 #endif /* HF_P2P_H */

@@ -24,6 +24,7 @@
 
 #include <linux/export.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 
 #include "compat.h"
@@ -189,6 +190,55 @@ void hf_pin_set_error(struct hf_pin *pin, const char *fmt, ...)
 	pc->err_set = true;
 }
 EXPORT_SYMBOL_GPL(hf_pin_set_error);
+
+/**
+ * hf_pin_sync_sgt() - make the part of a streaming mapping a run moves
+ *	coherent, for a provider's sync op.
+ * @pin: the pin
+ * @sgt: the provider's mapped table; its DMA segments in order hold the
+ *	pin's bytes from offset 0
+ * @off: first byte of the run in the pin
+ * @len: bytes of the run
+ * @for_device: before the run (CPU writes -> device), else after a C2H run
+ *
+ * Only the run's bytes are synced: a concurrent run on another channel
+ * over another range of the same pin keeps its data (a whole-table sync
+ * would copy stale bounce-buffer bytes over it).  This needs the DMA
+ * segments to be the CPU segments (direct mapping and swiotlb: always);
+ * an IOMMU that merged segments gets the whole table synced, as before.
+ */
+void hf_pin_sync_sgt(struct hf_pin *pin, struct sg_table *sgt, u64 off,
+		     u64 len, bool for_device)
+{
+	struct device *dev = hf_pin_dev(pin);
+	struct scatterlist *s;
+	u64 pos = 0, l, a, n;
+	int i;
+
+	if (sgt->nents != sgt->orig_nents) {
+		hf_dma_sync_sgtable(dev, sgt, DMA_BIDIRECTIONAL, for_device);
+		return;
+	}
+	for_each_sg(sgt->sgl, s, sgt->nents, i) {
+		l = sg_dma_len(s);
+		if (pos >= off + len)
+			break;
+		if (pos + l > off) {
+			dma_addr_t d = sg_dma_address(s);
+
+			a = max(off, pos) - pos;
+			n = min(off + len, pos + l) - pos - a;
+			if (for_device)
+				dma_sync_single_range_for_device(dev, d, a, n,
+								 DMA_BIDIRECTIONAL);
+			else
+				dma_sync_single_range_for_cpu(dev, d, a, n,
+							      DMA_BIDIRECTIONAL);
+		}
+		pos += l;
+	}
+}
+EXPORT_SYMBOL_GPL(hf_pin_sync_sgt);
 
 /* How long revocation and teardown wait for a pin's runs to end. */
 static unsigned long hf_pin_run_wait(void)

@@ -561,22 +561,16 @@ static void hf_nv_unpin(struct hf_pin *pin)
 /*
  * Tegra maps ordinary pages with a streaming mapping (the mapping's sg table,
  * through the SMMU), so bounce buffers and non-coherent SoCs need syncs
- * around each run, as for host pins.  The mapping is bidirectional.
- * (dma_sync_sgtable_*() is 5.8+; L4T kernels are 5.10 and later.)
+ * around each run, as for host pins: only the run's bytes
+ * (hf_pin_sync_sgt()).  The mapping is bidirectional.
  */
-static void hf_nv_sync(struct hf_pin *pin, bool for_device)
+static void hf_nv_sync(struct hf_pin *pin, u64 off, u64 len, bool for_device)
 {
 	struct hf_nv_pin *nvp = pin->priv;
 	struct nvidia_p2p_dma_mapping *map = nvp ? READ_ONCE(nvp->map) : NULL;
 
-	if (!map || !map->sgt)
-		return;
-	if (for_device)
-		dma_sync_sgtable_for_device(hf_pin_dev(pin), map->sgt,
-					    DMA_BIDIRECTIONAL);
-	else
-		dma_sync_sgtable_for_cpu(hf_pin_dev(pin), map->sgt,
-					 DMA_BIDIRECTIONAL);
+	if (map && map->sgt)
+		hf_pin_sync_sgt(pin, map->sgt, off, len, for_device);
 }
 
 static const struct hf_p2p_ops hf_nv_ops = {
