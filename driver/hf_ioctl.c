@@ -193,19 +193,27 @@ static long hf_ioc_pin(struct hf_file *hf, void __user *uarg)
 		hf_set_error(hf, -EINVAL, "PIN: addr + size wraps");
 		return -EINVAL;
 	}
+	/* Nothing is mapped for a card that is gone. */
+	if (READ_ONCE(card->dead)) {
+		hf_set_error(hf, -ENODEV, "PIN: card removed");
+		return -ENODEV;
+	}
 
 	ret = hf_pin_create(hf, &req, &pc);
 	if (ret)
 		return ret;
 
+	/*
+	 * Reserve the handle (a NULL entry: UNPIN and XFER do not see it),
+	 * tell the caller, and only then publish the pin: until then no one
+	 * else can tear it down, so a failure here undoes only what it did.
+	 */
 	mutex_lock(&hf->pins_lock);
 	/* remove() sets dead before it walks the tables under this lock. */
 	if (READ_ONCE(card->dead))
 		id = -ENODEV;
 	else
-		id = idr_alloc_cyclic(&hf->pins, pc, 1, INT_MAX, GFP_KERNEL);
-	if (id > 0)
-		pc->handle = id;
+		id = idr_alloc_cyclic(&hf->pins, NULL, 1, INT_MAX, GFP_KERNEL);
 	mutex_unlock(&hf->pins_lock);
 	if (id < 0) {
 		hf_set_error(hf, id, "PIN: %s", id == -ENODEV ?
@@ -213,17 +221,25 @@ static long hf_ioc_pin(struct hf_file *hf, void __user *uarg)
 		ret = id;
 		goto err_teardown;
 	}
-
-	req.handle = pc->handle;
+	pc->handle = id;
+	req.handle = id;
 	req.page_size = pc->pin.page_size;
 	req.nsegs = pc->pin.nsegs;
-	if (copy_to_user(uarg, &req, sizeof(req))) {
-		mutex_lock(&hf->pins_lock);
-		idr_remove(&hf->pins, id);
-		mutex_unlock(&hf->pins_lock);
+	ret = 0;
+	if (copy_to_user(uarg, &req, sizeof(req)))
 		ret = hf_efault(hf, "PIN");
-		goto err_teardown;
+	mutex_lock(&hf->pins_lock);
+	if (!ret && READ_ONCE(card->dead)) {
+		hf_set_error(hf, -ENODEV, "PIN: card removed");
+		ret = -ENODEV;
 	}
+	if (ret)
+		idr_remove(&hf->pins, id);
+	else
+		idr_replace(&hf->pins, pc, id);
+	mutex_unlock(&hf->pins_lock);
+	if (ret)
+		goto err_teardown;
 	return 0;
 
 err_teardown:
@@ -267,7 +283,10 @@ static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
 	}
 	if (req.handle && req.handle <= INT_MAX) {
 		mutex_lock(&hf->pins_lock);
-		pc = idr_remove(&hf->pins, req.handle);
+		/* a handle PIN has reserved but not published yet stays */
+		pc = idr_find(&hf->pins, req.handle);
+		if (pc)
+			idr_remove(&hf->pins, req.handle);
 		mutex_unlock(&hf->pins_lock);
 	}
 	if (!pc) {
