@@ -29,6 +29,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/pci.h>
 #include <linux/rwsem.h>
 #include <linux/scatterlist.h>
@@ -449,10 +450,16 @@ static inline u32 hf_engine_count(const struct hf_card *card)
 static inline struct hf_chan *hf_chan_of(struct hf_card *card, u32 dir,
 					 u32 ch)
 {
-	u32 n = dir == XDMA_H2C ? card->xdev.num_h2c : card->xdev.num_c2h;
+	u32 n;
 
-	if (dir > XDMA_C2H || ch >= n)
+	if (dir > XDMA_C2H)
 		return NULL;
+	dir = array_index_nospec(dir, 2);
+	n = dir == XDMA_H2C ? card->xdev.num_h2c : card->xdev.num_c2h;
+	if (ch >= n)
+		return NULL;
+	/* a user's index: no speculative access past the card's channels */
+	ch = array_index_nospec(ch, n);
 	return &card->chans[dir][ch];
 }
 
