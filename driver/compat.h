@@ -257,6 +257,38 @@ static inline void __iomem *hf_pcim_iomap_bar(struct pci_dev *pdev, int bar,
 }
 
 /*
+ * account_locked_vm(): 5.3 (mm/util.c).  Before it, the same by hand under
+ * mmap_sem: charge @pages to @mm's locked_vm against RLIMIT_MEMLOCK unless
+ * the caller has CAP_IPC_LOCK.
+ */
+#if HF_KERNEL_GE(5, 3, 0)
+#define hf_account_locked_vm	account_locked_vm
+#else
+static inline int hf_account_locked_vm(struct mm_struct *mm,
+				       unsigned long pages, bool inc)
+{
+	unsigned long locked, limit;
+	int ret = 0;
+
+	if (!pages || !mm)
+		return 0;
+	down_write(&mm->mmap_sem);
+	if (inc) {
+		locked = mm->locked_vm + pages;
+		limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+		if (locked > limit && !capable(CAP_IPC_LOCK))
+			ret = -ENOMEM;
+		else
+			mm->locked_vm = locked;
+	} else {
+		mm->locked_vm -= min(pages, mm->locked_vm);
+	}
+	up_write(&mm->mmap_sem);
+	return ret;
+}
+#endif
+
+/*
  * dma-buf importer API:
  *   5.7   dma_buf_dynamic_attach(), dma_buf_pin()/unpin(), move_notify; the
  *         map/unmap of a dynamic attachment needs the reservation lock

@@ -260,8 +260,11 @@ struct hf_card {
  * @err_lock: protects @err and @err_text
  * @err: negative errno of the last failure, 0 when none
  * @err_text: its text
- * @pins_lock: protects @pins; never held across a provider's unpin
+ * @pins_lock: protects @pins and @npins; never held across a provider's
+ *	unpin
  * @pins: pins of the file by handle (struct hf_pin_core)
+ * @npins: handles of @pins in use (reserved or published), at most the
+ *	max_pins parameter
  */
 struct hf_file {
 	struct hf_card *card;
@@ -272,8 +275,9 @@ struct hf_file {
 	spinlock_t err_lock;		/* @err, @err_text */
 	int err;
 	char err_text[HF_ERR_LEN];
-	struct mutex pins_lock;		/* @pins */
+	struct mutex pins_lock;		/* @pins, @npins */
 	struct idr pins;
+	u32 npins;
 };
 
 /**
@@ -315,6 +319,9 @@ struct hf_pin_chain {
  * @hfile: the file owning the pin, NULL once it is torn down
  * @handle: its handle
  * @accounted: bytes counted in the card's pinned_bytes
+ * @mm: the pinning process's memory (grabbed), charged with @locked
+ * @locked: pages charged to @mm's locked memory (RLIMIT_MEMLOCK): the
+ *	pinned host pages and the descriptor storage of the chains
  * @err_set: the provider set an error text (hf_pin_set_error())
  * @chains: chains by [dir][ch]; their content is protected by the
  *	channel's lock, their storage lives until teardown (or the release
@@ -335,6 +342,8 @@ struct hf_pin_core {
 	struct hf_file *hfile;
 	u64 handle;
 	u64 accounted;
+	struct mm_struct *mm;
+	atomic_long_t locked;
 	bool err_set;
 	struct hf_pin_chain chains[2][XDMA_MAX_CHANNELS];
 };
@@ -346,6 +355,7 @@ extern unsigned int hf_timeout_ms;
 extern unsigned long long hf_ddr_size;
 extern unsigned int hf_pin_limit_mb;
 extern unsigned int hf_stop_wait_ms;
+extern unsigned int hf_max_pins;
 
 /* hf_pci.c */
 extern struct pci_driver hf_pci_driver;
@@ -369,6 +379,7 @@ ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		   char __user *buf, size_t count, loff_t *ppos);
 int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem,
 			u32 n);
+unsigned long hf_desc_mem_pages(u32 n);
 void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem);
 u64 hf_sg_fit(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
 	      u32 max_desc);
@@ -401,6 +412,8 @@ void hf_pin_put(struct hf_pin_core *pc);
 int hf_pin_start_run(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_pin_quarantine_drop(struct hf_pin_core *pc);
+int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
+			struct hf_pin_chain *pch, u32 n);
 void hf_file_release_pins(struct hf_file *hf);
 void hf_card_release_pins(struct hf_card *card);
 

@@ -160,6 +160,20 @@ out:
 	return ret;
 }
 
+/**
+ * hf_pins_full() - the error of a PIN over the max_pins parameter.
+ * @hf: the file
+ *
+ * Return: -ENOSPC.
+ */
+static int hf_pins_full(struct hf_file *hf)
+{
+	hf_set_error(hf, -ENOSPC,
+		     "PIN: this open file holds %u pins already, the most allowed (module parameter max_pins); unpin some, or open the device again",
+		     hf_max_pins);
+	return -ENOSPC;
+}
+
 static long hf_ioc_pin(struct hf_file *hf, void __user *uarg)
 {
 	struct hf_card *card = hf->card;
@@ -198,6 +212,8 @@ static long hf_ioc_pin(struct hf_file *hf, void __user *uarg)
 		hf_set_error(hf, -ENODEV, "PIN: card removed");
 		return -ENODEV;
 	}
+	if (READ_ONCE(hf->npins) >= hf_max_pins)
+		return hf_pins_full(hf);
 
 	ret = hf_pin_create(hf, &req, &pc);
 	if (ret)
@@ -212,12 +228,19 @@ static long hf_ioc_pin(struct hf_file *hf, void __user *uarg)
 	/* remove() sets dead before it walks the tables under this lock. */
 	if (READ_ONCE(card->dead))
 		id = -ENODEV;
+	else if (hf->npins >= hf_max_pins)
+		id = -ENOSPC;
 	else
 		id = idr_alloc_cyclic(&hf->pins, NULL, 1, INT_MAX, GFP_KERNEL);
+	if (id > 0)
+		hf->npins++;
 	mutex_unlock(&hf->pins_lock);
 	if (id < 0) {
-		hf_set_error(hf, id, "PIN: %s", id == -ENODEV ?
-			     "card removed" : "no handle left");
+		if (id == -ENOSPC)
+			hf_pins_full(hf);
+		else
+			hf_set_error(hf, id, "PIN: %s", id == -ENODEV ?
+				     "card removed" : "no handle left");
 		ret = id;
 		goto err_teardown;
 	}
@@ -233,10 +256,12 @@ static long hf_ioc_pin(struct hf_file *hf, void __user *uarg)
 		hf_set_error(hf, -ENODEV, "PIN: card removed");
 		ret = -ENODEV;
 	}
-	if (ret)
+	if (ret) {
 		idr_remove(&hf->pins, id);
-	else
+		hf->npins--;
+	} else {
 		idr_replace(&hf->pins, pc, id);
+	}
 	mutex_unlock(&hf->pins_lock);
 	if (ret)
 		goto err_teardown;
@@ -285,8 +310,10 @@ static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
 		mutex_lock(&hf->pins_lock);
 		/* a handle PIN has reserved but not published yet stays */
 		pc = idr_find(&hf->pins, req.handle);
-		if (pc)
+		if (pc) {
 			idr_remove(&hf->pins, req.handle);
+			hf->npins--;
+		}
 		mutex_unlock(&hf->pins_lock);
 	}
 	if (!pc) {
@@ -343,13 +370,9 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 					     n);
 				return n;
 			}
-			ret = hf_desc_mem_reserve(card, &pch->mem, n);
-			if (ret) {
-				hf_set_error(hf, ret,
-					     "XFER: no coherent memory for %d descriptors",
-					     n);
+			ret = hf_pin_ring_reserve(hf, pc, pch, n);
+			if (ret)
 				return ret;
-			}
 			xdma_chain_init(&pch->chain, pch->mem.cpu, pch->mem.bus,
 					pch->mem.cap);
 			ret = xdma_chain_build(&pch->chain, chan->dir, pin->segs,

@@ -49,6 +49,11 @@ module_param_named(stop_wait_ms, hf_stop_wait_ms, uint, 0444);
 MODULE_PARM_DESC(stop_wait_ms,
 		 "Longest wait, in ms, for a stopped engine to finish the descriptor in progress (bounded first by that descriptor's time at the link's speed); an engine still busy after it is wedged: its memory stays allocated and its channel refuses transfers until it is idle (default: 2000)");
 
+unsigned int hf_max_pins = 4096;
+module_param_named(max_pins, hf_max_pins, uint, 0444);
+MODULE_PARM_DESC(max_pins,
+		 "Most pins one open file may hold (default: 4096)");
+
 static char *hf_ids;
 module_param_named(ids, hf_ids, charp, 0444);
 MODULE_PARM_DESC(ids,

@@ -24,6 +24,7 @@
 
 #include <linux/export.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -362,6 +363,8 @@ static void hf_pin_release(struct kref *ref)
 {
 	struct hf_pin_core *pc = container_of(ref, struct hf_pin_core, ref);
 
+	if (pc->mm)
+		mmdrop(pc->mm);
 	kfree(pc);
 }
 
@@ -372,6 +375,86 @@ static void hf_pin_release(struct kref *ref)
 void hf_pin_put(struct hf_pin_core *pc)
 {
 	kref_put(&pc->ref, hf_pin_release);
+}
+
+/**
+ * hf_pin_charge() - charge pages to the pinning process's locked memory.
+ * @pc: the pin
+ * @pages: pages
+ *
+ * RLIMIT_MEMLOCK of the calling task applies unless it has CAP_IPC_LOCK
+ * (account_locked_vm()), as for every other long-term pin of host memory.
+ *
+ * Return: 0, or -ENOMEM over the limit.
+ */
+static int hf_pin_charge(struct hf_pin_core *pc, unsigned long pages)
+{
+	int ret;
+
+	if (!pages)
+		return 0;
+	ret = hf_account_locked_vm(pc->mm, pages, true);
+	if (!ret)
+		atomic_long_add(pages, &pc->locked);
+	return ret;
+}
+
+/**
+ * hf_pin_limit_error() - the text of a failed charge.
+ * @hf: the file
+ * @pages: pages asked for
+ * @what: what they are
+ *
+ * Return: -ENOMEM.
+ */
+static int hf_pin_limit_error(struct hf_file *hf, unsigned long pages,
+			      const char *what)
+{
+	hf_set_error(hf, -ENOMEM,
+		     "%s: %lu KiB more locked memory than RLIMIT_MEMLOCK (%lu KiB) allows (ulimit -l; CAP_IPC_LOCK lifts it)",
+		     what, pages << (PAGE_SHIFT - 10),
+		     rlimit(RLIMIT_MEMLOCK) >> 10);
+	return -ENOMEM;
+}
+
+/**
+ * hf_pin_ring_reserve() - descriptor storage for a chain of a pin.
+ * @hf: the file asking (its last error is set on failure)
+ * @pc: the pin
+ * @pch: the chain
+ * @n: descriptors it needs
+ *
+ * The storage is host memory the pin holds as long as it lives: it is
+ * charged to the pinning process's locked memory like the pin itself.
+ *
+ * Return: 0, or -ENOMEM (over RLIMIT_MEMLOCK, or no memory).
+ */
+int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
+			struct hf_pin_chain *pch, u32 n)
+{
+	unsigned long need, have = 0;
+	int ret;
+
+	if (pch->mem.cpu && pch->mem.cap >= n)
+		return 0;
+	need = hf_desc_mem_pages(n);
+	if (pch->mem.cpu)
+		have = hf_desc_mem_pages(pch->mem.cap);
+	/* the old storage stays charged until the pin goes */
+	if (hf_pin_charge(pc, need))
+		return hf_pin_limit_error(hf, need, "XFER: descriptor storage");
+	ret = hf_desc_mem_reserve(pc->card, &pch->mem, n);
+	if (ret) {
+		hf_account_locked_vm(pc->mm, need, false);
+		atomic_long_sub(need, &pc->locked);
+		hf_set_error(hf, ret, "XFER: no coherent memory for %u descriptors",
+			     n);
+		return ret;
+	}
+	/* the old storage was freed: its charge goes */
+	hf_account_locked_vm(pc->mm, have, false);
+	atomic_long_sub(have, &pc->locked);
+	return 0;
 }
 
 /**
@@ -386,6 +469,7 @@ static void hf_pin_give_back(struct hf_pin_core *pc)
 	module_put(pc->ops->owner);
 	atomic64_sub(pc->accounted, &card->pinned_bytes);
 	atomic64_dec(&card->pins);
+	hf_account_locked_vm(pc->mm, atomic_long_xchg(&pc->locked, 0), false);
 }
 
 /**
@@ -484,11 +568,12 @@ static int hf_pin_check_segs(struct hf_pin_core *pc)
  * @req: the request
  * @out: the pin, with one reference (the caller's), not in any table
  *
- * Accounts the size against the card's pin limit first.
+ * Accounts the size against the card's pin limit first, and host memory
+ * against the pinning process's RLIMIT_MEMLOCK.
  *
  * Return: 0 or a negative errno with the file's last error set: -ENOMEM
- * (limit reached, or no memory), -EOPNOTSUPP (no provider for the type),
- * or the provider's error.
+ * (card's pin limit or RLIMIT_MEMLOCK reached, or no memory), -EOPNOTSUPP
+ * (no provider for the type), or the provider's error.
  */
 int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
 		  struct hf_pin_core **out)
@@ -542,6 +627,19 @@ int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
 	pc->pin.addr = req->addr;
 	pc->pin.size = req->size;
 	pc->pin.core = pc;
+	if (current->mm) {
+		mmgrab(current->mm);
+		pc->mm = current->mm;
+	}
+	if (req->type == HELLOFPGA_PIN_HOST) {
+		u64 pages = DIV_ROUND_UP(offset_in_page(req->addr) + req->size,
+					 PAGE_SIZE);
+
+		if (pages > ULONG_MAX || hf_pin_charge(pc, pages)) {
+			ret = hf_pin_limit_error(hf, pages, "PIN of host memory");
+			goto err_free;
+		}
+	}
 
 	ret = ops->pin(&pc->pin, req);
 	if (ret) {
@@ -564,6 +662,9 @@ int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
 	return 0;
 
 err_free:
+	hf_account_locked_vm(pc->mm, atomic_long_read(&pc->locked), false);
+	if (pc->mm)
+		mmdrop(pc->mm);
 	kfree(pc);
 err_account:
 	atomic64_sub(req->size, &card->pinned_bytes);
@@ -585,8 +686,10 @@ void hf_file_release_pins(struct hf_file *hf)
 		id = 0;
 		mutex_lock(&hf->pins_lock);
 		pc = idr_get_next(&hf->pins, &id);
-		if (pc)
+		if (pc) {
 			idr_remove(&hf->pins, id);
+			hf->npins--;
+		}
 		mutex_unlock(&hf->pins_lock);
 		if (!pc)
 			break;

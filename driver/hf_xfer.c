@@ -39,6 +39,19 @@ void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem)
 }
 
 /**
+ * hf_desc_mem_pages() - pages of descriptor storage for @n descriptors.
+ * @n: descriptors needed
+ *
+ * Return: the pages hf_desc_mem_reserve() allocates for them.
+ */
+unsigned long hf_desc_mem_pages(u32 n)
+{
+	u64 cap = max_t(u32, PAGE_SIZE / XDMA_DESC_SIZE, roundup_pow_of_two(n));
+
+	return DIV_ROUND_UP(cap * XDMA_DESC_SIZE, PAGE_SIZE);
+}
+
+/**
  * hf_desc_mem_reserve() - make descriptor storage hold @n descriptors.
  * @card: the card
  * @mem: the storage; grown (to a power of two, at least a page) when too
