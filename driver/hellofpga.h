@@ -200,6 +200,8 @@ struct hf_user_irq {
  * @hw_lock: held for reading by every access to the card's registers or
  *	engines from a file, for writing by remove() to set @dead
  * @dead: the card was removed: no register access any more
+ * @frozen: a PCIe error recovery is in progress (hw_lock held for writing
+ *	to change it): accesses fail with -EIO
  * @bus_off: bus mastering was turned off because memory a wedged engine
  *	could reach had to go (revocation): no run until the driver is
  *	rebound; the reason is in dmesg
@@ -238,6 +240,7 @@ struct hf_card {
 	struct hf_user_irq user_irq[XDMA_USER_IRQS];
 	struct rw_semaphore hw_lock;	/* @dead; register access */
 	bool dead;
+	bool frozen;
 	atomic_t bus_off;
 	struct mutex files_lock;	/* @files */
 	struct list_head files;
@@ -362,6 +365,7 @@ extern struct pci_driver hf_pci_driver;
 void hf_card_put(struct hf_card *card);
 struct hf_card *hf_card_get_by_index(int index);
 int hf_card_enter(struct hf_card *card);
+const char *hf_card_enter_why(int err);
 void hf_card_exit(struct hf_card *card);
 
 /* hf_cdev.c */

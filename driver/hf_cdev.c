@@ -163,7 +163,7 @@ fail:
 	hf_set_error(hf, ret, "register %s at 0x%llx failed: %s",
 		     write ? "write" : "read", pos + done,
 		     ret == -EFAULT ? "bad user buffer" :
-		     ret == -ENODEV ? "card removed" : "interrupted");
+		     hf_card_enter_why(ret));
 	if (done) {
 		*ppos += done;
 		return done;

@@ -391,8 +391,8 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 		}
 		ret = hf_card_enter(card);
 		if (ret) {
-			hf_set_error(hf, ret, "XFER: %s", ret == -ENODEV ?
-				     "card removed" : "interrupted");
+			hf_set_error(hf, ret, "XFER: %s",
+				     hf_card_enter_why(ret));
 			return ret;
 		}
 		if (sync)

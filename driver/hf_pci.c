@@ -112,17 +112,37 @@ struct hf_card *hf_card_get_by_index(int index)
  * Takes hw_lock for reading; hf_card_exit() ends the access.  Must not be
  * called with hw_lock already held, nor held while touching user memory.
  *
- * Return: 0, -ENODEV when the card was removed, -EINTR on a fatal signal.
+ * Return: 0, -ENODEV when the card was removed, -EIO while it recovers
+ * from a PCIe error, -EINTR on a fatal signal (hf_card_enter_why() says
+ * which in words).
  */
 int hf_card_enter(struct hf_card *card)
 {
 	if (down_read_killable(&card->hw_lock))
 		return -EINTR;
-	if (card->dead) {
+	if (card->dead || card->frozen) {
 		up_read(&card->hw_lock);
-		return -ENODEV;
+		return card->dead ? -ENODEV : -EIO;
 	}
 	return 0;
+}
+
+/**
+ * hf_card_enter_why() - the words for an error of hf_card_enter().
+ * @err: its return value
+ *
+ * Return: a static string.
+ */
+const char *hf_card_enter_why(int err)
+{
+	switch (err) {
+	case -ENODEV:
+		return "card removed";
+	case -EIO:
+		return "card recovering from a PCIe error (see dmesg); try again";
+	default:
+		return "interrupted";
+	}
 }
 
 /**
@@ -478,6 +498,23 @@ static int hf_irq_alloc(struct hf_card *card)
 }
 
 /**
+ * hf_irq_program() - the IRQ block's vector numbers for the vectors we have.
+ * @card: the card, vectors allocated (card->nvec > 0)
+ *
+ * MSI-X: engine n gets vector n, user interrupt n vector engines + n; MSI
+ * and INTx: everything on vector 0.  Again after a reset of the card.
+ */
+static void hf_irq_program(struct hf_card *card)
+{
+	u32 ne = hf_engine_count(card);
+
+	if (card->irq_mode == HELLOFPGA_IRQ_MODE_MSIX)
+		xdma_dev_set_vectors(&card->xdev, 0, ne, false);
+	else
+		xdma_dev_set_vectors(&card->xdev, 0, 0, true);
+}
+
+/**
  * hf_irq_setup() - vectors, the IRQ block's vector numbers and handlers.
  * @card: the card, probed
  *
@@ -502,8 +539,8 @@ static int hf_irq_setup(struct hf_card *card)
 		card->poll = true;
 		return 0;
 	}
+	hf_irq_program(card);
 	if (card->irq_mode == HELLOFPGA_IRQ_MODE_MSIX) {
-		xdma_dev_set_vectors(&card->xdev, 0, ne, false);
 		for (i = 0; i < ne; i++) {
 			struct hf_chan *c = i < card->xdev.num_h2c ?
 				&card->chans[XDMA_H2C][i] :
@@ -527,7 +564,6 @@ static int hf_irq_setup(struct hf_card *card)
 		}
 		return 0;
 	}
-	xdma_dev_set_vectors(&card->xdev, 0, 0, true);
 	ret = hf_irq_request(card, 0, hf_shared_isr,
 			     card->irq_mode == HELLOFPGA_IRQ_MODE_LEGACY ?
 			     IRQF_SHARED : 0, card, "dma");
@@ -720,6 +756,8 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_engines;
 	/* Every engine stopped and proven idle: DMA may start. */
 	pci_set_master(pdev);
+	/* for the config space restore after a reset (PCIe error recovery) */
+	pci_save_state(pdev);
 	ret = hf_cdev_create(card);
 	if (ret)
 		goto err_engines;
@@ -753,16 +791,14 @@ err_put:
 }
 
 /**
- * hf_card_stop() - end every access to the card and every DMA of it.
+ * hf_card_abort_runs() - make runs in flight stop waiting, new ones fail.
  * @card: the card
  *
- * Runs in flight stop waiting at once (each still proves its engine idle
- * before it returns, so the memory it used may go), new ones fail; then,
- * with every file's access ended, the interrupts go, every engine is
- * stopped and proven idle and bus mastering is turned off.  After this the
- * card reaches no memory.
+ * Each run still stops its engine and proves it idle before it returns
+ * (xdma_dev.gone); the caller then takes hw_lock for writing to wait for
+ * them.
  */
-static void hf_card_stop(struct hf_card *card)
+static void hf_card_abort_runs(struct hf_card *card)
 {
 	u32 dir, ch;
 
@@ -777,7 +813,21 @@ static void hf_card_stop(struct hf_card *card)
 				xdma_engine_abort(e);
 		}
 	}
+}
 
+/**
+ * hf_card_stop() - end every access to the card and every DMA of it.
+ * @card: the card
+ *
+ * Runs in flight stop waiting at once (each still proves its engine idle
+ * before it returns, so the memory it used may go), new ones fail; then,
+ * with every file's access ended, the interrupts go, every engine is
+ * stopped and proven idle and bus mastering is turned off.  After this the
+ * card reaches no memory.
+ */
+static void hf_card_stop(struct hf_card *card)
+{
+	hf_card_abort_runs(card);
 	/* Waits for every register access and engine run of a file. */
 	down_write(&card->hw_lock);
 	card->dead = true;
@@ -840,10 +890,178 @@ static void hf_shutdown(struct pci_dev *pdev)
 	dev_info(&pdev->dev, "%s stopped for shutdown\n", card->name);
 }
 
+/* ------------------------------------------------------------------------ */
+/* PCIe error recovery (AER, DPC)                                           */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * hf_card_freeze() - stop every access and DMA for an error recovery.
+ * @card: the card
+ * @mmio: the card's registers still respond (a non-fatal error)
+ *
+ * As hf_card_stop(), but reversible: runs in flight end (their engines
+ * proven idle where the registers respond; a card whose link is down moves
+ * nothing), new accesses fail with -EIO, and bus mastering goes off; the
+ * interrupts stay requested and nothing is freed.
+ */
+static void hf_card_freeze(struct hf_card *card, bool mmio)
+{
+	hf_card_abort_runs(card);
+	down_write(&card->hw_lock);
+	card->frozen = true;
+	if (mmio) {
+		hf_irq_quiesce(card);
+		hf_engines_quiesce(card);
+	}
+	pci_clear_master(card->pdev);
+	up_write(&card->hw_lock);
+}
+
+/**
+ * hf_error_detected() - the PCI core saw an error of the card or its link.
+ * @pdev: the device
+ * @state: normal (non-fatal: registers work), frozen (fatal: the link is
+ *	reset next), perm_failure (the card is gone)
+ *
+ * Return: PCI_ERS_RESULT_NEED_RESET (the engines are set up again in
+ * hf_slot_reset()), or PCI_ERS_RESULT_DISCONNECT.
+ */
+static pci_ers_result_t hf_error_detected(struct pci_dev *pdev,
+					  pci_channel_state_t state)
+{
+	struct hf_card *card = pci_get_drvdata(pdev);
+	bool normal = state == pci_channel_io_normal;
+
+	if (!card || card->dead)
+		return PCI_ERS_RESULT_DISCONNECT;
+	dev_warn(&pdev->dev, "%s: PCIe error (%s): transfers stopped for the recovery\n",
+		 card->name, normal ? "non-fatal" :
+		 state == pci_channel_io_frozen ? "fatal, link reset" :
+						  "permanent failure");
+	hf_card_freeze(card, normal);
+	if (state == pci_channel_io_perm_failure)
+		return PCI_ERS_RESULT_DISCONNECT;
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+/**
+ * hf_slot_reset() - the card was reset (or is usable again): set it up.
+ * @pdev: the device
+ *
+ * Restores config space and programs the IP again: the vectors, and every
+ * engine (stopped, proven idle, status cleared; their counters kept).  An
+ * engine wedged before the error is idle after a reset; its memory is
+ * released in hf_resume().
+ *
+ * Return: PCI_ERS_RESULT_RECOVERED, or PCI_ERS_RESULT_DISCONNECT when the
+ * card does not respond or an engine does not stop.
+ */
+static pci_ers_result_t hf_slot_reset(struct pci_dev *pdev)
+{
+	struct hf_card *card = pci_get_drvdata(pdev);
+	pci_ers_result_t res = PCI_ERS_RESULT_RECOVERED;
+	u32 dir, ch, id;
+	int ret;
+
+	if (!card || card->dead)
+		return PCI_ERS_RESULT_DISCONNECT;
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	down_write(&card->hw_lock);
+	id = hf_ioread32(&card->dma_bar, XDMA_CONFIG_BASE + XDMA_ID);
+	if (!hf_id_is(id, XDMA_TARGET_CONFIG)) {
+		dev_err(&pdev->dev, "%s: not responding after the reset (0x%08x)\n",
+			card->name, id);
+		res = PCI_ERS_RESULT_DISCONNECT;
+		goto out;
+	}
+	WRITE_ONCE(card->xdev.gone, false);
+	card->xdev.link_rate = hf_link_rate(pdev);
+	hf_irq_quiesce(card);
+	if (card->nvec)
+		hf_irq_program(card);
+	for (dir = 0; dir < 2; dir++) {
+		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+			struct hf_chan *c = &card->chans[dir][ch];
+			struct xdma_engine_stats st = c->engine.stats;
+			u32 idx = c->index;
+
+			if (!c->ready)
+				continue;
+			WRITE_ONCE(c->ready, false);
+			/* a handler that saw ready true is done before init */
+			if (card->nvec) {
+				bool own = card->irq_mode ==
+					   HELLOFPGA_IRQ_MODE_MSIX;
+
+				synchronize_irq(pci_irq_vector(pdev,
+							       own ? idx : 0));
+			}
+			ret = xdma_engine_init(&c->engine, &card->xdev, dir, ch,
+					       card->poll,
+					       card->wb_cpu + XDMA_WB_AREA / 4 * idx,
+					       card->wb_bus + XDMA_WB_AREA * idx);
+			if (ret) {
+				dev_err(&pdev->dev, "%s: %s%u does not come back after the reset: %d\n",
+					card->name, dir == XDMA_H2C ? "H2C" : "C2H",
+					ch, ret);
+				res = PCI_ERS_RESULT_DISCONNECT;
+				goto out;
+			}
+			c->engine.stats = st;
+			/* the handlers may use the engine from now on */
+			smp_store_release(&c->ready, true);
+		}
+	}
+out:
+	up_write(&card->hw_lock);
+	return res;
+}
+
+/**
+ * hf_resume() - error recovery is over: transfers may go on.
+ * @pdev: the device
+ *
+ * Bus mastering on again, the memory of engines that were wedged before
+ * the error released (they were reset), the user interrupts of open
+ * events nodes enabled again.
+ */
+static void hf_resume(struct pci_dev *pdev)
+{
+	struct hf_card *card = pci_get_drvdata(pdev);
+	struct hf_file *hf;
+	u32 user = 0;
+
+	if (!card || card->dead)
+		return;
+	hf_card_release_quarantines(card);
+	mutex_lock(&card->files_lock);
+	list_for_each_entry(hf, &card->files, node)
+		if (hf->type == HF_NODE_EVENTS)
+			user |= BIT(hf->index);
+	mutex_unlock(&card->files_lock);
+	down_write(&card->hw_lock);
+	if (user)
+		hf_iowrite32(user, &card->dma_bar,
+			     XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S);
+	if (!atomic_read(&card->bus_off))
+		pci_set_master(pdev);
+	card->frozen = false;
+	up_write(&card->hw_lock);
+	dev_info(&pdev->dev, "%s: recovered from the PCIe error\n", card->name);
+}
+
+static const struct pci_error_handlers hf_err_handlers = {
+	.error_detected = hf_error_detected,
+	.slot_reset = hf_slot_reset,
+	.resume = hf_resume,
+};
+
 struct pci_driver hf_pci_driver = {
 	.name = HF_DRV_NAME,
 	.id_table = hf_pci_ids,
 	.probe = hf_probe,
 	.remove = hf_remove,
 	.shutdown = hf_shutdown,
+	.err_handler = &hf_err_handlers,
 };

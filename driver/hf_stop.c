@@ -207,8 +207,7 @@ int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan)
 		return 0;
 	ret = hf_card_enter(card);
 	if (ret) {
-		hf_set_error(hf, ret, "%s", ret == -ENODEV ? "card removed" :
-			     "interrupted");
+		hf_set_error(hf, ret, "%s", hf_card_enter_why(ret));
 		return ret;
 	}
 	ret = xdma_engine_recover(&chan->engine);

@@ -285,8 +285,7 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 	}
 	ret = hf_card_enter(card);
 	if (ret) {
-		hf_set_error(hf, ret, "%s", ret == -ENODEV ? "card removed" :
-			     "interrupted");
+		hf_set_error(hf, ret, "%s", hf_card_enter_why(ret));
 		goto unmap;
 	}
 	xdma_chain_init(&chan->chain, chan->mem.cpu, chan->mem.bus,
