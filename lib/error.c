@@ -40,6 +40,7 @@ static const struct hf_errname errnames[] = {
 	{ ETIMEDOUT, "ETIMEDOUT: DMA engine timed out" },
 	{ EPROTO, "EPROTO: protocol error" },
 	{ ENOTTY, "ENOTTY: unknown request" },
+	{ ECANCELED, "ECANCELED: transfer cancelled: its memory was revoked" },
 };
 
 const char *HelloFPGA_StrError(int err)
