@@ -6,6 +6,7 @@
  */
 #include "harness.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "xdma_engine.h"
@@ -34,6 +35,9 @@ struct fx {
 	struct hf_emu_host *h;
 	struct xdma_model *m;
 	const struct hf_mmio *bar;
+	const struct hf_mmio *card_bar;
+	struct hf_mmio shim;
+	bool hold_busy;
 	struct xdma_dev xdev;
 	struct xdma_engine h2c;
 	struct xdma_engine c2h;
@@ -67,6 +71,35 @@ static void fx_shared_isr(void *arg)
 		xdma_engine_isr(&f->c2h);
 }
 
+/*
+ * The engine core sees the card through a shim: with @hold_busy set, H2C0's
+ * status reads Busy whatever the model says (an engine that does not stop
+ * when Run clears, as a hung card's).
+ */
+static u32 fx_shim_read(void *ctx, u32 off)
+{
+	struct fx *f = ctx;
+	u32 v = hf_ioread32(f->card_bar, off);
+
+	if (__atomic_load_n(&f->hold_busy, __ATOMIC_ACQUIRE) &&
+	    (off == XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS ||
+	     off == XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS_RC))
+		v |= XDMA_STAT_BUSY;
+	return v;
+}
+
+static void fx_shim_write(void *ctx, u32 off, u32 val)
+{
+	struct fx *f = ctx;
+
+	hf_iowrite32(val, f->card_bar, off);
+}
+
+static void fx_hold_busy(struct fx *f, bool on)
+{
+	__atomic_store_n(&f->hold_busy, on, __ATOMIC_RELEASE);
+}
+
 static u8 *fx_buf(struct fx *f, size_t len, enum hf_dma_dir dir, u64 *bus)
 {
 	u8 *p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
@@ -90,7 +123,11 @@ static void fx_setup_ch(struct fx *f, u32 flags, enum fx_mode mode,
 	f->mode = mode;
 	HF_CHECK_ERR(hf_emu_host_create(&cfg, flags, &f->h), 0);
 	f->m = hf_emu_host_model(f->h);
-	f->bar = hf_emu_dma_bar(f->h);
+	f->card_bar = hf_emu_dma_bar(f->h);
+	f->shim.read32 = fx_shim_read;
+	f->shim.write32 = fx_shim_write;
+	f->shim.ctx = f;
+	f->bar = &f->shim;
 	HF_CHECK_ERR(xdma_dev_probe(&f->xdev, f->bar), 0);
 
 	f->wb = hf_emu_dma_alloc(f->h, 2 * XDMA_WB_AREA, &f->wb_bus);
@@ -757,6 +794,283 @@ HF_TEST(engine_dead_card_enodev_poll)
 HF_TEST(engine_dead_card_enodev_msix)
 {
 	dead_case(FX_MSIX);
+}
+
+/* ---- stopping: the idle proof, wedged engines, late notifications ---- */
+
+/**
+ * struct fx_later - do something to a fixture from another thread.
+ * @f: the fixture
+ * @after_ns: when, from the thread's start
+ * @what: 0 release hold_busy, 1 clear the faults, 2 xdma_engine_isr(h2c),
+ *	3 xdma_engine_cancel(h2c), 4 a stale poll-mode writeback word
+ * @wb: for 4: where, and @wb_val what
+ */
+struct fx_later {
+	struct fx *f;
+	u64 after_ns;
+	int what;
+	__le32 *wb;
+	u32 wb_val;
+	pthread_t t;
+};
+
+static void *fx_later_fn(void *arg)
+{
+	struct fx_later *l = arg;
+	u64 end = hf_os_now_ns() + l->after_ns;
+
+	while (hf_os_now_ns() < end)
+		hf_os_sleep_us(500);
+	switch (l->what) {
+	case 0:
+		fx_hold_busy(l->f, false);
+		break;
+	case 1:
+		xdma_model_inject(l->f->m, 0);
+		break;
+	case 2:
+		xdma_engine_isr(&l->f->h2c);
+		break;
+	case 3:
+		xdma_engine_cancel(&l->f->h2c);
+		break;
+	default:
+		__atomic_store_n(l->wb, l->wb_val, __ATOMIC_RELEASE);
+		break;
+	}
+	return NULL;
+}
+
+static void fx_later(struct fx_later *l, struct fx *f, int what, u64 ms)
+{
+	l->f = f;
+	l->what = what;
+	l->after_ns = ms * 1000000ull;
+	HF_CHECK_ERR(pthread_create(&l->t, NULL, fx_later_fn, l), 0);
+}
+
+static void fx_later_join(struct fx_later *l)
+{
+	pthread_join(l->t, NULL);
+}
+
+/* A timed-out run H2C0 whose engine stays busy after Run clears. */
+static int fx_stuck_run(struct fx *f, struct xdma_result *res)
+{
+	HF_CHECK_ERR(xdma_chain_build(&f->ch_h2c, XDMA_H2C, f->sg_src, NSEG, 0,
+				      f->total, CARD_ADDR), 0);
+	xdma_model_inject(f->m, XDMA_FAULT_STALL);
+	fx_hold_busy(f, true);
+	return xdma_engine_run(&f->h2c, &f->ch_h2c, SHORT_TMO, res);
+}
+
+HF_TEST(engine_stop_waits_until_the_engine_is_idle)
+{
+	struct fx_later l;
+	struct xdma_result res;
+	struct fx f;
+	u64 t0, took;
+
+	fx_setup(&f, 0, FX_POLL);
+	/* the 64 KiB descriptor in progress at 250 kB/s: a bound of 0.5 s */
+	f.xdev.link_rate = 250000;
+	t0 = hf_os_now_ns();
+	fx_later(&l, &f, 0, 120);
+	HF_CHECK_ERR(fx_stuck_run(&f, &res), -ETIMEDOUT);
+	took = hf_os_now_ns() - t0;
+	fx_later_join(&l);
+	HF_CHECK_MSG(took >= 120000000ull, "returned after %llu ns, before the engine went idle",
+		     (unsigned long long)took);
+	HF_CHECK(!res.wedged);
+	HF_CHECK(!f.h2c.wedged);
+	HF_CHECK_EQ(f.h2c.stats.wedges, 0);
+	HF_CHECK_EQ(res.bytes, 0);
+	xdma_model_inject(f.m, 0);
+	fx_roundtrip(&f, 40);
+	fx_teardown(&f);
+}
+
+static void wedge_case(enum fx_mode mode)
+{
+	struct xdma_result res;
+	struct fx f;
+	u64 t0;
+
+	fx_setup(&f, 0, mode);
+	/* 1 GB/s: the 64 KiB descriptor in progress gets a bound of ~2 ms */
+	f.xdev.link_rate = 1000000000;
+	HF_CHECK_ERR(fx_stuck_run(&f, &res), -ETIMEDOUT);
+	HF_CHECK(res.wedged);
+	HF_CHECK(f.h2c.wedged);
+	HF_CHECK_EQ(f.h2c.stats.wedges, 1);
+	/* the card may have written all of it */
+	HF_CHECK_EQ(res.bytes, f.ch_h2c.bytes);
+	HF_CHECK_MSG(strstr(res.msg, "H2C0: timed out after 50 ms and the engine did not stop") &&
+		     strstr(res.msg, "channel wedged"), "msg: %s", res.msg);
+
+	/* refused at once while wedged */
+	t0 = hf_os_now_ns();
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
+	HF_CHECK(hf_os_now_ns() - t0 < 100000000ull);
+	HF_CHECK(!res.wedged);
+	HF_CHECK_MSG(strstr(res.msg, "H2C0: channel wedged"), "msg: %s",
+		     res.msg);
+	HF_CHECK_ERR(xdma_engine_recover(&f.h2c), -EBUSY);
+	HF_CHECK(f.h2c.wedged);
+
+	/* the engine finally stops: the channel comes back */
+	fx_hold_busy(&f, false);
+	xdma_model_inject(f.m, 0);
+	HF_CHECK_ERR(xdma_engine_recover(&f.h2c), 0);
+	HF_CHECK(!f.h2c.wedged);
+	HF_CHECK_EQ(f.h2c.stats.recoveries, 1);
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS), 0);
+	fx_roundtrip(&f, 41);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_not_idle_within_the_link_bound_is_wedged_poll)
+{
+	wedge_case(FX_POLL);
+}
+
+HF_TEST(engine_not_idle_within_the_link_bound_is_wedged_msix)
+{
+	wedge_case(FX_MSIX);
+}
+
+HF_TEST(engine_stop_wait_is_capped_by_stop_max)
+{
+	struct xdma_result res;
+	struct fx f;
+	u64 t0, took;
+
+	fx_setup(&f, 0, FX_POLL);
+	f.xdev.link_rate = 0;			/* unknown: the cap applies */
+	f.xdev.stop_max_ns = 30000000ull;	/* 30 ms */
+	t0 = hf_os_now_ns();
+	HF_CHECK_ERR(fx_stuck_run(&f, &res), -ETIMEDOUT);
+	took = hf_os_now_ns() - t0;
+	HF_CHECK(res.wedged);
+	HF_CHECK(took >= SHORT_TMO + 30000000ull);
+	HF_CHECK_MSG(took < SHORT_TMO + 30000000ull + 500000000ull,
+		     "took %llu ns", (unsigned long long)took);
+	fx_hold_busy(&f, false);
+	xdma_model_inject(f.m, 0);
+	HF_CHECK_ERR(xdma_engine_recover(&f.h2c), 0);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_init_refuses_an_engine_that_does_not_stop)
+{
+	struct fx f;
+
+	fx_setup(&f, 0, FX_POLL);
+	f.xdev.stop_max_ns = 10000000ull;
+	xdma_engine_fini(&f.h2c);
+	fx_hold_busy(&f, true);
+	HF_CHECK_ERR(xdma_engine_init(&f.h2c, &f.xdev, XDMA_H2C, 0, true,
+				      f.wb, f.wb_bus), -EBUSY);
+	fx_hold_busy(&f, false);
+	HF_CHECK_ERR(xdma_engine_init(&f.h2c, &f.xdev, XDMA_H2C, 0, true,
+				      f.wb, f.wb_bus), 0);
+	fx_teardown(&f);
+}
+
+/* A run that timed out; then its late interrupt arrives in the next run. */
+HF_TEST(engine_late_interrupt_of_a_failed_run_is_ignored)
+{
+	struct fx_later late, done;
+	struct xdma_result res;
+	struct fx f;
+
+	fx_setup(&f, 0, FX_MSIX);
+	fx_fill(&f, 42);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	xdma_model_inject(f.m, XDMA_FAULT_STALL);
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
+		     -ETIMEDOUT);
+	/* next run: still stalled when the late interrupt comes */
+	fx_later(&late, &f, 2, 30);
+	fx_later(&done, &f, 1, 80);
+	HF_CHECK_MSG(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res) == 0,
+		     "run: %s", res.msg);
+	fx_later_join(&late);
+	fx_later_join(&done);
+	HF_CHECK_EQ(f.h2c.stats.late_notices, 1);
+	HF_CHECK_EQ(res.bytes, f.total);
+	fx_check_card(&f);
+	/* a clean run trusts interrupts again */
+	HF_CHECK(!f.h2c.stale);
+	fx_teardown(&f);
+}
+
+/* Poll mode: a late writeback of the failed run lands in the other slot. */
+HF_TEST(engine_late_writeback_of_a_failed_run_is_ignored)
+{
+	struct fx_later late;
+	struct xdma_result res;
+	u32 lo;
+	struct fx f;
+
+	fx_setup(&f, 0, FX_POLL);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	xdma_model_inject(f.m, XDMA_FAULT_STALL);
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
+		     -ETIMEDOUT);
+	/* the failed run's slot gets "all 4 done" during the next run */
+	late.wb = f.wb;
+	late.wb_val = cpu_to_le32(FIELD_PREP(XDMA_WB_COUNT, 4));
+	fx_later(&late, &f, 4, 20);
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
+		     -ETIMEDOUT);
+	fx_later_join(&late);
+	lo = hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_POLL_WB_LO);
+	HF_CHECK(lo == lower_32_bits(f.wb_bus) ||
+		 lo == lower_32_bits(f.wb_bus + XDMA_WB_SLOT_OFFSET));
+	xdma_model_inject(f.m, 0);
+	fx_roundtrip(&f, 43);
+	fx_teardown(&f);
+}
+
+static void cancel_case(enum fx_mode mode)
+{
+	struct fx_later l;
+	struct xdma_result res;
+	struct fx f;
+	u64 t0, took;
+
+	fx_setup(&f, 0, mode);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	xdma_model_inject(f.m, XDMA_FAULT_STALL);
+	t0 = hf_os_now_ns();
+	fx_later(&l, &f, 3, 20);
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, 10 * TMO, &res),
+		     -ECANCELED);
+	took = hf_os_now_ns() - t0;
+	fx_later_join(&l);
+	HF_CHECK_MSG(took < TMO, "took %llu ns", (unsigned long long)took);
+	HF_CHECK_MSG(strstr(res.msg, "cancelled"), "msg: %s", res.msg);
+	HF_CHECK(!res.wedged);
+	/* the caller clears the flag before the next run it lets be cancelled */
+	WRITE_ONCE(f.h2c.cancel, false);
+	xdma_model_inject(f.m, 0);
+	fx_roundtrip(&f, 44);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_cancel_ends_a_run_early_msix)
+{
+	cancel_case(FX_MSIX);
+}
+
+HF_TEST(engine_cancel_ends_a_run_early_poll)
+{
+	cancel_case(FX_POLL);
 }
 
 HF_TEST(engine_chain_of_other_direction_einval)
