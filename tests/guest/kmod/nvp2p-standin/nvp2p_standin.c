@@ -1443,8 +1443,11 @@ int nvidia_p2p_get_pages(u64 vaddr, u64 size,
 	list_add_tail(&t->node, &sa_pts);
 	mutex_unlock(&sa_lock);
 
+	/* Filled in before the callback can fire, as L4T does. */
+	*page_table = &t->pt;
 	ret = mmu_notifier_register(&t->pt.mn, mm);
 	if (ret) {
+		*page_table = NULL;
 		unpin_user_pages(pages, n);
 		kvfree(pages);
 		sa_t_put(t);
@@ -1455,7 +1458,6 @@ int nvidia_p2p_get_pages(u64 vaddr, u64 size,
 	t->state = SA_LIVE;
 	mutex_unlock(&sa_lock);
 	atomic64_inc(&sa_gets);
-	*page_table = &t->pt;
 	return 0;
 }
 EXPORT_SYMBOL(nvidia_p2p_get_pages);
