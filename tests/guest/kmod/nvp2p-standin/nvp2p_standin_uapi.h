@@ -110,8 +110,9 @@ struct nvp2p_standin_revoke {
  *   AFTER    (DMA_MAP only) the call maps, releases the RM lock, then waits
  *            (at most wait_ms) for the worker's callback and teardown
  *            before it returns: the caller gets a mapping that is gone.
- * The page table a hook fired stays known as freed, so any later use of it
- * is refused.  A new hook replaces an armed one; @size 0 disarms.
+ * Desktop: the page table a hook fired stays known, emptied, so any later
+ * use of it is refused (Tegra: L4T keeps it usable for its owner, as after
+ * any callback).  A new hook replaces an armed one; @size 0 disarms.
  * @addr: in: user address
  * @size: in: bytes; 0 disarms
  * @point: in: NVP2P_STANDIN_HOOK_*
