@@ -134,20 +134,31 @@ static int sa_hook(void *p, size_t n, uint32_t point, uint32_t flags)
 
 /*
  * Stats once the page tables and mappings are back to @s0's (Tegra drops
- * a notifier's reference after an SRCU grace period), at most 3 s.
+ * a notifier's reference after an SRCU grace period), at most 5 s.
  */
 static int stats_settled(const struct nvp2p_standin_stats *s0,
 			 struct nvp2p_standin_stats *s)
 {
 	int r;
 
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 500; i++) {
 		r = stats(s);
 		if (r || (s->tables == s0->tables && s->mappings == s0->mappings))
 			return r;
 		usleep(10000);
 	}
 	return 0;
+}
+
+/*
+ * Stats once no page table or mapping is left from earlier checks (Tegra
+ * drops a notifier's reference after an SRCU grace period), at most 5 s.
+ */
+static int stats_quiet(struct nvp2p_standin_stats *s)
+{
+	struct nvp2p_standin_stats zero = { 0 };
+
+	return stats_settled(&zero, s);
 }
 
 /* Wait (up to 5 s) for asynchronous revocations to finish. */
@@ -451,7 +462,7 @@ static void raw_hooked(const char *n, uint32_t point, uint32_t flags)
 	}
 	ctl = ctl_open();
 	g = gmem_alloc(BUF);
-	if (ctl < 0 || !g || stats(&s0)) {
+	if (ctl < 0 || !g || stats_quiet(&s0)) {
 		FAIL(n, "control node, memory or stats: %s", strerror(errno));
 		goto out;
 	}
