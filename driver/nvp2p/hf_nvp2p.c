@@ -17,40 +17,72 @@
  *            nvidia_p2p_dma_map_pages(); put_pages() calls the free callback.
  *
  * The free callback (non-persistent pins), after NVIDIA's "Unpin Callback"
- * rules and gdrcopy's gdrdrv:
+ * rules, NVIDIA's nvidia-peermem and gdrcopy's gdrdrv:
  *   - it may run at any time once nvidia_p2p_get_pages() has registered it,
- *     even before that returns: from cudaFree() or process exit with
- *     NVIDIA's own locks held (desktop), from an MMU notifier, or
- *     synchronously inside our own nvidia_p2p_put_pages() (Tegra);
- *   - before it returns, DMA to the pages has stopped and cannot restart
- *     (hf_pin_revoke()), and it calls only nvidia_p2p_free_dma_mapping()
- *     and nvidia_p2p_free_page_table(); afterwards the page table is gone,
- *     so nvidia_p2p_put_pages() is skipped;
- *   - no lock is ever held across an nvidia_p2p_*() call, so the callback
- *     cannot deadlock on one.
+ *     even before that returns.  Desktop: from cudaFree() or process exit,
+ *     inside RM with RM's API lock held, the lock that get_pages,
+ *     get_pages_persistent, dma_map_pages and put_pages take (and, in older
+ *     drivers, dma_unmap_pages).  Tegra: from an MMU notifier (munmap,
+ *     exit), or synchronously inside our own nvidia_p2p_put_pages();
+ *   - so it never waits for a thread that may be inside an nvidia_p2p
+ *     call: no lock is held across one, and the per-pin lock the callback
+ *     takes is held only around loads and stores;
+ *   - before it returns, DMA to the pages has stopped and cannot restart:
+ *     hf_pin_revoke() for a LIVE pin, and a pin still in SETUP never
+ *     reaches the card; of NVIDIA's API it calls only
+ *     nvidia_p2p_free_dma_mapping() and nvidia_p2p_free_page_table();
+ *   - desktop: when it returns, NVIDIA frees the page table and every DMA
+ *     mapping of it (the open driver's nv_p2p_free_page_table() after the
+ *     callback), so nothing of them is touched afterwards and
+ *     nvidia_p2p_put_pages() is skipped.
  *
- * Who may touch the page table is a per-pin state under a spinlock that is
- * only held to read or change the state:
+ * Who may touch the page table is a per-pin state under nvp->lock:
  *
- *   SETUP --pin() done--> LIVE --callback--> REVOKING --> FREED
- *     |                    |
- *     | pin() fails        | unpin()
- *     +-------------------UNMAPPING --unmapped--> PUTTING --put_pages-->
+ *            pin() done              callback
+ *   SETUP -------------> LIVE -------------------> REVOKING ------> FREED
+ *     |                   |                                          ^
+ *     | pin() fails       | unpin()                                  |
+ *     +-------------> UNMAPPING --unmapped--> PUTTING --put_pages----+
  *
- *   SETUP      pin() maps the page table; a callback arriving now waits for
- *              pin() to finish (then pin() fails: the memory is going away)
+ *   callback in SETUP or UNMAPPING:  desktop -> FREED at once,
+ *                                    Tegra   -> ORPHANED -> owner -> FREED
+ *   callback in PUTTING:             -> FREED
+ *
+ *   SETUP      pin() gets and maps the page table, and reads NVIDIA's page
+ *              table and mapping only under nvp->lock, in SETUP (so while
+ *              they are valid).  A callback now does not wait: the pin is
+ *              unusable, pin() fails with -EFAULT.  Desktop: the callback
+ *              frees the page table; NVIDIA frees it and any mapping pin()
+ *              got when the callback returns, pin() touches neither again.
+ *              Tegra: ORPHANED; pin() unmaps its mapping and frees the page
+ *              table itself (L4T: unpins the pages; allowed outside the
+ *              callback) once out of NVIDIA's calls
  *   LIVE       a callback revokes the pin and frees mapping and page table
- *   UNMAPPING  unpin() unmaps; a callback arriving now waits for it
- *   PUTTING    unpin() calls put_pages; a callback (Tegra: the one put_pages
- *              runs) only frees the page table
- *   REVOKING, FREED  the callback owns the teardown; unpin() waits for it
- *              to end (cb_running) and skips put_pages
+ *   UNMAPPING  unpin() (or a failing pin()) unmaps; a callback now does not
+ *              wait either and leaves the mapping to the unmap in flight.
+ *              Desktop: it frees the page table (the unmap, if it comes
+ *              after RM's teardown, finds the mapping gone and returns 0);
+ *              Tegra: ORPHANED, the owner frees the page table after
+ *              unmapping
+ *   PUTTING    unpin() calls put_pages; a callback frees the page table
+ *              (desktop: put_pages waits for it on RM's lock, then finds
+ *              nothing; Tegra: put_pages runs it)
+ *   REVOKING, ORPHANED, FREED  the callback took the page table: pin() and
+ *              unpin() wait for it to end (cb_running; it waits for nobody)
+ *              and skip put_pages (Tegra: not after process exit,
+ *              put_after_cb)
  *
- * Residual risk, shared with every nvidia_p2p user: a callback that fires
- * while pin() is inside nvidia_p2p_dma_map_pages() waits for it; should the
- * NVIDIA driver hold a lock there that dma_map_pages needs, that would
- * deadlock.  It takes freeing the memory while it is being pinned, and NVIDIA
- * does not support it either (the callback frees what dma_map_pages reads).
+ * Residual risk, in NVIDIA's API and shared with every nvidia_p2p user:
+ * when the memory is freed while pin() is inside nvidia_p2p_dma_map_pages()
+ * (or unpin() inside nvidia_p2p_dma_unmap_pages()), NVIDIA's own code goes
+ * on with the page table RM frees after the callback (the open driver reads
+ * it before it takes its lock and links the mapping to it afterwards; its
+ * dma_unmap_pages takes no RM lock, so a callback never blocks it).  A
+ * mapping made in that window is one the callback cannot name; the open
+ * driver frees it with the page table, a driver that needed
+ * nvidia_p2p_free_dma_mapping() for it would leak it.  The callback still
+ * waits for DMA in flight to a LIVE pin (hf_pin_revoke()), and RM's lock is
+ * held meanwhile.
  *
  * License: "Dual MIT/GPL".  The open kernel modules export nvidia_p2p_* as
  * GPL-only symbols, which this license may use.  With the proprietary
@@ -68,8 +100,8 @@
 #include <linux/mm_types.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/mutex.h>
 #include <linux/sizes.h>
-#include <linux/spinlock.h>
 #include <linux/wait.h>
 
 #include "../hf_p2p.h"
@@ -97,10 +129,13 @@ MODULE_PARM_DESC(use_persistent,
  * enum hf_nv_state - who owns the page table of a pin (see the top).
  * @HF_NV_SETUP: pin() is setting it up
  * @HF_NV_LIVE: pinned and mapped; the callback or unpin() may take it
- * @HF_NV_UNMAPPING: unpin() is unmapping it
- * @HF_NV_PUTTING: unpin() has unmapped it and gives the pages back
+ * @HF_NV_UNMAPPING: unpin(), or pin() failing, is unmapping it
+ * @HF_NV_PUTTING: unmapped; unpin() gives the pages back
  * @HF_NV_REVOKING: the free callback is revoking and freeing it
- * @HF_NV_FREED: the free callback has freed it
+ * @HF_NV_ORPHANED: Tegra: the callback came in SETUP or UNMAPPING and
+ *	left the page table to its owner, who unmaps and frees it
+ * @HF_NV_FREED: freed (by the callback, by NVIDIA after it, or by the
+ *	owner)
  */
 enum hf_nv_state {
 	HF_NV_SETUP,
@@ -108,24 +143,44 @@ enum hf_nv_state {
 	HF_NV_UNMAPPING,
 	HF_NV_PUTTING,
 	HF_NV_REVOKING,
+	HF_NV_ORPHANED,
 	HF_NV_FREED,
 };
+
+/*
+ * Whether a callback in SETUP or UNMAPPING leaves the page table to its
+ * owner.  Desktop: no, NVIDIA frees it (and its mappings) as soon as the
+ * callback returns, so the callback calls nvidia_p2p_free_page_table() as
+ * the rules say and the owner never touches either again.  Tegra: yes, L4T
+ * frees nothing after the callback and its free_page_table() unpins the
+ * pages the owner may be mapping or unmapping at that moment; the owner
+ * frees it once done, which L4T allows outside the callback.
+ */
+#ifdef HF_NVP2P_TEGRA
+#define HF_NV_CB_DEFERS		true
+#else
+#define HF_NV_CB_DEFERS		false
+#endif
 
 /**
  * struct hf_nv_pin - provider data of one pin (hf_pin.priv).
  * @pin: the pin
  * @va: CUDA virtual address (desktop) or CPU address (Tegra), aligned
  * @len: bytes
- * @pt: NVIDIA's page table
- * @map: NVIDIA's DMA mapping for the card, NULL once unmapped
+ * @pt: NVIDIA's page table (written by get_pages before it can call back)
+ * @map: NVIDIA's DMA mapping for the card, set when LIVE, NULL once
+ *	unmapped or freed
  * @persistent: pinned with the persistent API (no callback)
  * @put_after_cb: Tegra: the callback came from the process's exit (MMU
  *	notifier release), so put_pages must still drop the notifier's mm
  *	reference
- * @lock: protects @state and @cb_running
+ * @lock: protects @state, @map, @cb_running and @put_after_cb; pin()
+ *	holds it while it reads NVIDIA's page table and mapping; held only
+ *	around loads and stores: never across an nvidia_p2p_*() call, an
+ *	allocation or a wait, so the callback waits for it only that long
  * @state: enum hf_nv_state
  * @cb_running: the free callback is running
- * @wq: waiters for @state and @cb_running
+ * @wq: waiters for @cb_running
  */
 struct hf_nv_pin {
 	struct hf_pin *pin;
@@ -135,7 +190,7 @@ struct hf_nv_pin {
 	struct nvidia_p2p_dma_mapping *map;
 	bool persistent;
 	bool put_after_cb;
-	spinlock_t lock;	/* protects state and cb_running */
+	struct mutex lock;	/* protects state, map, cb_running */
 	enum hf_nv_state state;
 	bool cb_running;
 	wait_queue_head_t wq;
@@ -177,15 +232,17 @@ static int hf_nv_get_pages(struct hf_nv_pin *nvp)
 	return ret;
 }
 
-static int hf_nv_dma_map(struct hf_nv_pin *nvp)
+static int hf_nv_dma_map(struct hf_nv_pin *nvp,
+			 struct nvidia_p2p_dma_mapping **map)
 {
-	return nvidia_p2p_dma_map_pages(hf_pin_dev(nvp->pin), nvp->pt,
-					&nvp->map, DMA_BIDIRECTIONAL);
+	return nvidia_p2p_dma_map_pages(hf_pin_dev(nvp->pin), nvp->pt, map,
+					DMA_BIDIRECTIONAL);
 }
 
-static void hf_nv_dma_unmap(struct hf_nv_pin *nvp)
+static void hf_nv_dma_unmap(struct hf_nv_pin *nvp,
+			    struct nvidia_p2p_dma_mapping *map)
 {
-	int ret = nvidia_p2p_dma_unmap_pages(nvp->map);
+	int ret = nvidia_p2p_dma_unmap_pages(map);
 
 	if (ret)
 		pr_warn("nvidia_p2p_dma_unmap_pages: %d\n", ret);
@@ -206,14 +263,17 @@ static void hf_nv_put_pages(struct hf_nv_pin *nvp)
  */
 static bool hf_nv_cb_needs_put(struct hf_nv_pin *nvp)
 {
-	return nvp->pt->mm && !atomic_read(&nvp->pt->mm->mm_users);
+	struct nvidia_p2p_page_table *pt = READ_ONCE(nvp->pt);
+
+	return pt && pt->mm && !atomic_read(&pt->mm->mm_users);
 }
 
-static void hf_nv_map_seg(const struct hf_nv_pin *nvp, u32 i, u64 *addr,
-			  u64 *len)
+static void hf_nv_map_seg(const struct hf_nv_pin *nvp,
+			  const struct nvidia_p2p_dma_mapping *map, u32 i,
+			  u64 *addr, u64 *len)
 {
-	*addr = nvp->map->hw_address[i];
-	*len = nvp->map->hw_len[i];
+	*addr = map->hw_address[i];
+	*len = map->hw_len[i];
 }
 
 #else /* desktop */
@@ -252,16 +312,18 @@ fail:
 	return ret;
 }
 
-static int hf_nv_dma_map(struct hf_nv_pin *nvp)
+static int hf_nv_dma_map(struct hf_nv_pin *nvp,
+			 struct nvidia_p2p_dma_mapping **map)
 {
 	return nvidia_p2p_dma_map_pages(hf_pin_pci_dev(nvp->pin), nvp->pt,
-					&nvp->map);
+					map);
 }
 
-static void hf_nv_dma_unmap(struct hf_nv_pin *nvp)
+static void hf_nv_dma_unmap(struct hf_nv_pin *nvp,
+			    struct nvidia_p2p_dma_mapping *map)
 {
 	int ret = nvidia_p2p_dma_unmap_pages(hf_pin_pci_dev(nvp->pin),
-					     nvp->pt, nvp->map);
+					     nvp->pt, map);
 
 	if (ret)
 		pr_warn("nvidia_p2p_dma_unmap_pages: %d\n", ret);
@@ -286,13 +348,14 @@ static bool hf_nv_cb_needs_put(struct hf_nv_pin *nvp)
 	return false;
 }
 
-static void hf_nv_map_seg(const struct hf_nv_pin *nvp, u32 i, u64 *addr,
-			  u64 *len)
+static void hf_nv_map_seg(const struct hf_nv_pin *nvp,
+			  const struct nvidia_p2p_dma_mapping *map, u32 i,
+			  u64 *addr, u64 *len)
 {
-	u64 page = hf_nv_page_bytes(nvp->pt->page_size);
+	u64 page = nvp->pin->page_size;
 
 	/* One GPU page each; the first may start before @va (128 KiB). */
-	*addr = nvp->map->dma_addresses[i];
+	*addr = map->dma_addresses[i];
 	*len = page;
 	if (!i) {
 		*addr += nvp->va & (page - 1);
@@ -309,113 +372,161 @@ static void hf_nv_wait_cb(struct hf_nv_pin *nvp)
 	__must_hold(&nvp->lock)
 {
 	while (nvp->cb_running) {
-		spin_unlock(&nvp->lock);
+		mutex_unlock(&nvp->lock);
 		wait_event(nvp->wq, !READ_ONCE(nvp->cb_running));
-		spin_lock(&nvp->lock);
+		mutex_lock(&nvp->lock);
 	}
 }
 
-static bool hf_nv_owned(enum hf_nv_state state)
+/* The page table is given back: free it, as NVIDIA's rules say. */
+static void hf_nv_free_pt(struct hf_nv_pin *nvp)
 {
-	return state == HF_NV_SETUP || state == HF_NV_UNMAPPING;
+	nvidia_p2p_free_page_table(READ_ONCE(nvp->pt));
+	atomic_dec(&hf_nv_held);
 }
 
 /*
- * NVIDIA's free callback.  Returns only when the card cannot reach the
- * pages any more; takes no lock that is held across an nvidia_p2p_* call.
+ * NVIDIA's free callback.  Waits for nothing but DMA in flight to a LIVE
+ * pin (hf_pin_revoke()) and, at most for a few loads and stores, for
+ * nvp->lock: whoever else owns the page table may be inside an nvidia_p2p
+ * call that needs the lock NVIDIA holds around this callback.
  */
 static void hf_nv_free_cb(void *data)
 {
 	struct hf_nv_pin *nvp = data;
+	struct nvidia_p2p_dma_mapping *map;
 	enum hf_nv_state state;
 
-	spin_lock(&nvp->lock);
-	nvp->cb_running = true;
-	/* pin() or unpin() is using the page table: let it finish. */
-	while (hf_nv_owned(nvp->state)) {
-		spin_unlock(&nvp->lock);
-		wait_event(nvp->wq, !hf_nv_owned(READ_ONCE(nvp->state)));
-		spin_lock(&nvp->lock);
-	}
+	mutex_lock(&nvp->lock);
 	state = nvp->state;
-	if (state == HF_NV_LIVE)
+	switch (state) {
+	case HF_NV_LIVE:
 		nvp->state = HF_NV_REVOKING;
-	spin_unlock(&nvp->lock);
+		break;
+	case HF_NV_SETUP:
+	case HF_NV_UNMAPPING:
+		/* Take it over from pin() or unpin() without waiting. */
+		nvp->state = HF_NV_CB_DEFERS ? HF_NV_ORPHANED : HF_NV_FREED;
+		break;
+	case HF_NV_PUTTING:
+		break;
+	default:
+		mutex_unlock(&nvp->lock);
+		/* NVIDIA calls it once per page table. */
+		pr_err_ratelimited("free callback for 0x%llx in state %d ignored\n",
+				   nvp->va, state);
+		return;
+	}
+	nvp->cb_running = true;
+	mutex_unlock(&nvp->lock);
 
 	switch (state) {
 	case HF_NV_LIVE:
 		/* Waits for DMA in flight; none starts afterwards. */
 		hf_pin_revoke(nvp->pin);
+		map = nvp->map;
+		WRITE_ONCE(nvp->map, NULL);
+		if (map)
+			nvidia_p2p_free_dma_mapping(map);
 		fallthrough;
 	case HF_NV_PUTTING:
-		/* PUTTING: unpin() has unmapped already (map is NULL). */
-		if (nvp->map)
-			nvidia_p2p_free_dma_mapping(nvp->map);
-		nvp->map = NULL;
-		nvidia_p2p_free_page_table(nvp->pt);
-		/* Not consulted when put_pages itself called us. */
-		nvp->put_after_cb = hf_nv_cb_needs_put(nvp);
-		atomic_dec(&hf_nv_held);
+		/* PUTTING: unpin() has unmapped; it is in put_pages. */
+		hf_nv_free_pt(nvp);
 		break;
 	default:
-		WARN_ONCE(1, "free callback in state %d\n", state);
+		/*
+		 * SETUP, UNMAPPING: the owner's mapping is not ours to free.
+		 * Desktop: NVIDIA frees it with the page table when we
+		 * return, and the owner touches neither again.  Tegra: the
+		 * owner unmaps it and frees the page table itself.
+		 */
+		if (!HF_NV_CB_DEFERS)
+			hf_nv_free_pt(nvp);
 		break;
 	}
 
-	spin_lock(&nvp->lock);
-	nvp->state = HF_NV_FREED;
+	mutex_lock(&nvp->lock);
+	if (state == HF_NV_LIVE || state == HF_NV_PUTTING)
+		nvp->state = HF_NV_FREED;
+	/* Not consulted when put_pages itself called us. */
+	nvp->put_after_cb = hf_nv_cb_needs_put(nvp);
 	nvp->cb_running = false;
 	wake_up_all(&nvp->wq);
-	spin_unlock(&nvp->lock);
+	mutex_unlock(&nvp->lock);
 }
 
 /*
  * Give back what nvidia_p2p_get_pages() took, whoever holds it now, and
- * free @nvp.  Called by unpin() (DMA has stopped) and by pin() when it fails
- * after get_pages; no lock held.
+ * free @nvp.  Called by unpin() (DMA has stopped; @map NULL: the pin's) and
+ * by pin() when it fails after get_pages (@map: its mapping, if any); no
+ * lock held.
  */
-static void hf_nv_release(struct hf_nv_pin *nvp)
+static void hf_nv_release(struct hf_nv_pin *nvp,
+			  struct nvidia_p2p_dma_mapping *map)
 {
-	bool put;
+	bool unmap, own = false, put;
 
-	spin_lock(&nvp->lock);
-	if (nvp->state == HF_NV_SETUP || nvp->state == HF_NV_LIVE) {
+	mutex_lock(&nvp->lock);
+	if (nvp->state == HF_NV_LIVE)
+		map = nvp->map;
+	if (nvp->state == HF_NV_SETUP || nvp->state == HF_NV_LIVE)
 		nvp->state = HF_NV_UNMAPPING;
-		spin_unlock(&nvp->lock);
-		if (nvp->map)
-			hf_nv_dma_unmap(nvp);
-		spin_lock(&nvp->lock);
-		nvp->map = NULL;
-		nvp->state = HF_NV_PUTTING;
-		wake_up_all(&nvp->wq);
-	}
-	/* A callback that took over (or was waiting for us) finishes first. */
-	hf_nv_wait_cb(nvp);
-	put = nvp->state == HF_NV_PUTTING || nvp->put_after_cb;
-	spin_unlock(&nvp->lock);
+	/* Ours to unmap, unless a desktop callback took it (FREED). */
+	unmap = map && (nvp->state == HF_NV_UNMAPPING ||
+			nvp->state == HF_NV_ORPHANED);
+	mutex_unlock(&nvp->lock);
 
-	if (put) {
-		/* No lock held: put_pages may run or wait for the callback. */
+	/* A callback arriving now takes over without waiting for us. */
+	if (unmap)
+		hf_nv_dma_unmap(nvp, map);
+
+	mutex_lock(&nvp->lock);
+	WRITE_ONCE(nvp->map, NULL);
+	if (nvp->state == HF_NV_UNMAPPING)
+		nvp->state = HF_NV_PUTTING;
+	/* A callback that took over finishes first; it waits for nobody. */
+	hf_nv_wait_cb(nvp);
+	put = nvp->put_after_cb;
+	switch (nvp->state) {
+	case HF_NV_PUTTING:
+		mutex_unlock(&nvp->lock);
+		/* No lock held: put_pages may wait for, or run, the callback. */
 		hf_nv_put_pages(nvp);
-		spin_lock(&nvp->lock);
+		put = false;
+		mutex_lock(&nvp->lock);
 		hf_nv_wait_cb(nvp);
 		if (nvp->state == HF_NV_PUTTING) {
 			/* put_pages gave the pages back, no callback ran. */
 			nvp->state = HF_NV_FREED;
-			atomic_dec(&hf_nv_held);
-#ifdef HF_NVP2P_TEGRA
-			/* L4T only releases the pages in the callback. */
-			spin_unlock(&nvp->lock);
-			nvidia_p2p_free_page_table(nvp->pt);
-			spin_lock(&nvp->lock);
-#endif
+			own = true;
 		}
-		spin_unlock(&nvp->lock);
+		break;
+	case HF_NV_ORPHANED:
+		/* Tegra: the callback left the page table to us. */
+		nvp->state = HF_NV_FREED;
+		own = true;
+		break;
+	default:
+		/* FREED: the callback freed it (put_after_cb: Tegra exit). */
+		break;
 	}
+	mutex_unlock(&nvp->lock);
+
+	if (own) {
+		/* L4T releases the pages only in free_page_table. */
+		if (HF_NV_CB_DEFERS)
+			hf_nv_free_pt(nvp);
+		else
+			atomic_dec(&hf_nv_held);
+	}
+	if (put)
+		hf_nv_put_pages(nvp);
 	kfree(nvp);
 }
 
+/* Check the page table; called with nvp->lock, the pin in SETUP. */
 static int hf_nv_check(struct hf_nv_pin *nvp)
+	__must_hold(&nvp->lock)
 {
 	struct hf_pin *pin = nvp->pin;
 	u64 page;
@@ -437,58 +548,71 @@ static int hf_nv_check(struct hf_nv_pin *nvp)
 	return 0;
 }
 
-static int hf_nv_map(struct hf_nv_pin *nvp)
+/* Check @map; called with nvp->lock, the pin in SETUP. */
+static int hf_nv_check_map(struct hf_nv_pin *nvp,
+			   const struct nvidia_p2p_dma_mapping *map)
+	__must_hold(&nvp->lock)
 {
-	struct hf_pin *pin = nvp->pin;
-	u64 left = nvp->len;
-	struct hf_sg *segs;
-	u32 i, n = 0, entries;
-	int ret;
-
-	ret = hf_nv_dma_map(nvp);
-	if (ret) {
-		nvp->map = NULL;
-		hf_pin_set_error(pin, "nvidia_p2p_dma_map_pages(0x%llx, %llu) failed (%d)",
-				 nvp->va, nvp->len, ret);
-		return ret;
-	}
 #ifdef NVIDIA_P2P_DMA_MAPPING_VERSION_COMPATIBLE
-	if (!NVIDIA_P2P_DMA_MAPPING_VERSION_COMPATIBLE(nvp->map)) {
-		hf_pin_set_error(pin, "NVIDIA DMA mapping version 0x%x, built for 0x%x",
-				 nvp->map->version, NVIDIA_P2P_DMA_MAPPING_VERSION);
+	if (!NVIDIA_P2P_DMA_MAPPING_VERSION_COMPATIBLE(map)) {
+		hf_pin_set_error(nvp->pin, "NVIDIA DMA mapping version 0x%x, built for 0x%x",
+				 map->version, NVIDIA_P2P_DMA_MAPPING_VERSION);
 		return -EPROTO;
 	}
 #endif
-	entries = nvp->map->entries;
-	if (!entries) {
-		hf_pin_set_error(pin, "NVIDIA DMA mapping without entries");
+	if (!map->entries) {
+		hf_pin_set_error(nvp->pin, "NVIDIA DMA mapping without entries");
 		return -EPROTO;
 	}
-	segs = kvmalloc_array(entries, sizeof(*segs), GFP_KERNEL);
-	if (!segs)
-		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The pin's segments from @map into @segs (room for @max); called with
+ * nvp->lock, the pin in SETUP.  Loads and stores only.
+ */
+static int hf_nv_fill(struct hf_nv_pin *nvp,
+		      const struct nvidia_p2p_dma_mapping *map,
+		      struct hf_sg *segs, u32 max, u32 *nsegs)
+	__must_hold(&nvp->lock)
+{
+	u32 i, n = 0, entries = min(map->entries, max);
+	u64 left = nvp->len;
+
 	for (i = 0; i < entries && left; i++) {
 		u64 addr, len;
 
-		hf_nv_map_seg(nvp, i, &addr, &len);
+		hf_nv_map_seg(nvp, map, i, &addr, &len);
 		len = min(len, left);
 		hf_pin_add_seg(segs, &n, addr, len);
 		left -= len;
 	}
 	if (left) {
-		kvfree(segs);
-		hf_pin_set_error(pin, "NVIDIA mapped %llu of %llu bytes at 0x%llx",
+		hf_pin_set_error(nvp->pin, "NVIDIA mapped %llu of %llu bytes at 0x%llx",
 				 nvp->len - left, nvp->len, nvp->va);
 		return -EPROTO;
 	}
-	pin->segs = segs;
-	pin->nsegs = n;
+	*nsegs = n;
 	return 0;
+}
+
+/*
+ * Whether a free callback came during SETUP (the memory is going away).
+ * Called with nvp->lock; while it returns false, and until the lock is
+ * released, NVIDIA's page table and mapping stay valid.
+ */
+static bool hf_nv_gone(struct hf_nv_pin *nvp)
+	__must_hold(&nvp->lock)
+{
+	return nvp->state != HF_NV_SETUP;
 }
 
 static int hf_nv_pin(struct hf_pin *pin, const struct hellofpga_pin *req)
 {
+	struct nvidia_p2p_dma_mapping *map = NULL;
+	struct hf_sg *segs = NULL;
 	struct hf_nv_pin *nvp;
+	u32 entries = 0, n;
 	int ret;
 
 	if (!req->size || !IS_ALIGNED(req->addr | req->size, HF_NV_ALIGN) ||
@@ -506,42 +630,82 @@ static int hf_nv_pin(struct hf_pin *pin, const struct hellofpga_pin *req)
 	nvp->pin = pin;
 	nvp->va = req->addr;
 	nvp->len = req->size;
-	spin_lock_init(&nvp->lock);
+	mutex_init(&nvp->lock);
 	init_waitqueue_head(&nvp->wq);
 	nvp->state = HF_NV_SETUP;
 
-	/* From here on the free callback may run (and wait for SETUP). */
+	/* From here on the free callback may run, even before this returns. */
+	atomic_inc(&hf_nv_held);
 	ret = hf_nv_get_pages(nvp);
 	if (ret) {
+		atomic_dec(&hf_nv_held);
 		kfree(nvp);
 		return ret;
 	}
-	atomic_inc(&hf_nv_held);
 
+	/* nvp->lock is held only around loads and stores, never across a call. */
+	mutex_lock(&nvp->lock);
+	if (hf_nv_gone(nvp))
+		goto gone;
 	ret = hf_nv_check(nvp);
-	if (!ret)
-		ret = hf_nv_map(nvp);
+	mutex_unlock(&nvp->lock);
 	if (ret)
 		goto release;
 
-	spin_lock(&nvp->lock);
-	if (nvp->cb_running) {
-		/* A free callback waits for us: the memory is going away. */
-		spin_unlock(&nvp->lock);
-		hf_pin_free_segs(pin);
-		hf_pin_set_error(pin, "CUDA memory at 0x%llx was freed while being pinned",
-				 nvp->va);
-		ret = -EFAULT;
+	ret = hf_nv_dma_map(nvp, &map);
+	if (ret)
+		map = NULL;
+	mutex_lock(&nvp->lock);
+	if (hf_nv_gone(nvp))
+		goto gone;
+	if (ret) {
+		hf_pin_set_error(pin, "nvidia_p2p_dma_map_pages(0x%llx, %llu) failed (%d)",
+				 nvp->va, nvp->len, ret);
+	} else {
+		ret = hf_nv_check_map(nvp, map);
+		entries = map->entries;
+	}
+	mutex_unlock(&nvp->lock);
+	if (ret)
+		goto release;
+
+	segs = kvmalloc_array(entries, sizeof(*segs), GFP_KERNEL);
+	if (!segs) {
+		ret = -ENOMEM;
 		goto release;
 	}
-	pin->priv = nvp;
-	nvp->state = HF_NV_LIVE;
-	spin_unlock(&nvp->lock);
-	return 0;
+	mutex_lock(&nvp->lock);
+	if (hf_nv_gone(nvp))
+		goto gone;
+	ret = hf_nv_fill(nvp, map, segs, entries, &n);
+	if (!ret) {
+		pin->segs = segs;
+		pin->nsegs = n;
+		pin->priv = nvp;
+		WRITE_ONCE(nvp->map, map);
+		nvp->state = HF_NV_LIVE;
+	}
+	mutex_unlock(&nvp->lock);
+	if (!ret)
+		return 0;
 
 release:
-	hf_nv_release(nvp);
+	kvfree(segs);
+	hf_nv_release(nvp, map);
 	return ret;
+
+gone:
+	/*
+	 * A free callback took the page table while we were setting it up
+	 * (cudaFree() racing the pin): no DMA has started, none will.  Desktop:
+	 * the page table and @map are gone; Tegra: hf_nv_release() frees them.
+	 */
+	mutex_unlock(&nvp->lock);
+	kvfree(segs);
+	hf_pin_set_error(pin, "CUDA memory at 0x%llx was freed while being pinned",
+			 nvp->va);
+	hf_nv_release(nvp, map);
+	return -EFAULT;
 }
 
 static void hf_nv_unpin(struct hf_pin *pin)
@@ -550,7 +714,7 @@ static void hf_nv_unpin(struct hf_pin *pin)
 
 	if (!nvp)
 		return;
-	hf_nv_release(nvp);
+	hf_nv_release(nvp, NULL);
 	pin->priv = NULL;
 	hf_pin_free_segs(pin);
 }

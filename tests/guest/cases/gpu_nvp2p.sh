@@ -4,7 +4,8 @@
 # over guest memory, hellofpga-nvp2p.ko (built against it) pins for
 # hellofpga.ko.  Runs "hellofpga test" (15 cases) through the kernel
 # backend with PIN_CUDA pins, with persistent pins and with the callback
-# API, and nvp2p_revoke (free callbacks in the middle of a stream); checks
+# API, and nvp2p_revoke (free callbacks in the middle of a stream, and
+# exactly while PIN or UNPIN is inside an nvidia_p2p call); checks
 # that the stand-in's counters end at zero and that both modules unload.
 # gpu_nvp2p_tegra.sh runs this with TEGRA=1.
 #
@@ -36,8 +37,11 @@ counters() {
 	left=$(awk '$1=="tables"||$1=="mappings"||$1=="allocs"{if($2!=0)printf "%s=%s ",$1,$2}' \
 		"$DBG/counters")
 	refused=$(awk '$1=="refused"{print $2}' "$DBG/counters")
+	deadlocks=$(awk '$1=="deadlocks"{print $2}' "$DBG/counters")
 	if [ -n "$left" ]; then
 		fail "$1" "stand-in still holds: $left"
+	elif [ "${deadlocks:-0}" != 0 ]; then
+		fail "$1" "the stand-in counted $deadlocks deadlocks: a free callback waited for a caller of nvidia_p2p (see dmesg)"
 	elif [ "${refused:-0}" != 0 ]; then
 		fail "$1" "the stand-in refused $refused calls of the provider (see dmesg)"
 	else

@@ -17,6 +17,18 @@
  *                         error (errno reported), no transfer succeeds
  *                         afterwards, Unpin and Free work
  *   raw-revoke-idle       raw PIN_CUDA, synchronous revocation, XFER fails
+ *   raw-revoke-in-setup   the free callback fires (stand-in hook, kernel
+ *                         worker, RM lock held) while PIN is inside
+ *                         nvidia_p2p_dma_map_pages(), between get_pages
+ *                         and a usable pin: PIN fails with EFAULT and says
+ *                         so, quickly (no deadlock), nothing leaks
+ *   raw-revoke-after-map  the same, the callback and RM's teardown
+ *                         running just before dma_map_pages returns: the
+ *                         mapping PIN gets back is already gone
+ *   raw-revoke-in-unmap   the callback fires while UNPIN is inside
+ *                         nvidia_p2p_dma_unmap_pages(): UNPIN works, no
+ *                         deadlock, nothing leaks
+ *   raw-revoke-in-put     (desktop) the same inside nvidia_p2p_put_pages()
  *   raw-free-midstream    raw PIN_CUDA; the memory is unmapped (cudaFree:
  *                         desktop VMA close / Tegra MMU notifier) while a
  *                         thread streams XFERs
@@ -25,7 +37,7 @@
  *   counters              every page table, mapping and allocation is gone
  * With persistent pins (desktop, use_persistent=1) there is no callback:
  * revocations fire nothing, transfers go on, freed memory lives until
- * unpin; the checks then assert that instead.
+ * unpin; the checks then assert that instead (the hooked ones skip).
  *
  * Prints PASS/FAIL/SKIP lines prefixed "revoke/"; exit status 1 on failure.
  */
@@ -108,6 +120,45 @@ static int sa_revoke(void *p, size_t n, bool async, unsigned int delay_ms,
 	if (fired)
 		*fired = r.fired;
 	return 0;
+}
+
+/* Arm the stand-in's one-shot hook (@n 0: disarm). */
+static int sa_hook(void *p, size_t n, uint32_t point, uint32_t flags)
+{
+	struct nvp2p_standin_hook h = {
+		.addr = (uintptr_t)p, .size = n, .point = point, .flags = flags,
+	};
+
+	return ioctl(sa, NVP2P_STANDIN_IOC_HOOK, &h) ? -errno : 0;
+}
+
+/*
+ * Stats once the page tables and mappings are back to @s0's (Tegra drops
+ * a notifier's reference after an SRCU grace period), at most 5 s.
+ */
+static int stats_settled(const struct nvp2p_standin_stats *s0,
+			 struct nvp2p_standin_stats *s)
+{
+	int r;
+
+	for (int i = 0; i < 500; i++) {
+		r = stats(s);
+		if (r || (s->tables == s0->tables && s->mappings == s0->mappings))
+			return r;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/*
+ * Stats once no page table or mapping is left from earlier checks (Tegra
+ * drops a notifier's reference after an SRCU grace period), at most 5 s.
+ */
+static int stats_quiet(struct nvp2p_standin_stats *s)
+{
+	struct nvp2p_standin_stats zero = { 0 };
+
+	return stats_settled(&zero, s);
 }
 
 /* Wait (up to 5 s) for asynchronous revocations to finish. */
@@ -370,6 +421,119 @@ out:
 		close(ctl);
 }
 
+static const char *hook_call(uint32_t point)
+{
+	switch (point) {
+	case NVP2P_STANDIN_HOOK_DMA_MAP:
+		return "nvidia_p2p_dma_map_pages";
+	case NVP2P_STANDIN_HOOK_DMA_UNMAP:
+		return "nvidia_p2p_dma_unmap_pages";
+	default:
+		return "nvidia_p2p_put_pages";
+	}
+}
+
+/*
+ * The free callback of a raw pin fires from the stand-in's worker, RM lock
+ * held, exactly while PIN (DMA_MAP) or UNPIN (DMA_UNMAP, PUT_PAGES) is
+ * inside @point's call (AFTER: at its end).  A provider whose callback
+ * waits for the caller deadlocks: the stand-in's call gives up after
+ * wait_ms and counts it.
+ */
+static void raw_hooked(const char *n, uint32_t point, uint32_t flags)
+{
+	bool setup = point == NVP2P_STANDIN_HOOK_DMA_MAP;
+	struct nvp2p_standin_stats s0, s1;
+	const char *what = setup ? "PIN" : "UNPIN";
+	const char *text = "";
+	uint64_t hd = 0;
+	bool pinned = false;
+	int ctl = -1, r;
+	void *g = NULL;
+	double t0, dt;
+
+	if (persistent) {
+		SKIP(n, "persistent pins have no free callback");
+		return;
+	}
+	if (tegra && point == NVP2P_STANDIN_HOOK_PUT_PAGES) {
+		SKIP(n, "Tegra's put_pages runs the free callback itself");
+		return;
+	}
+	ctl = ctl_open();
+	g = gmem_alloc(BUF);
+	if (ctl < 0 || !g || stats_quiet(&s0)) {
+		FAIL(n, "control node, memory or stats: %s", strerror(errno));
+		goto out;
+	}
+	if (!setup) {
+		r = raw_pin(ctl, g, BUF, &hd);
+		if (r) {
+			FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r), raw_err(ctl));
+			goto out;
+		}
+		pinned = true;
+		r = raw_xfer(ctl, hd, 0, PIECE, HELLOFPGA_XFER_C2H);
+		if (r) {
+			FAIL(n, "XFER: %s (%s)", strerror(-r), raw_err(ctl));
+			goto out;
+		}
+	}
+	r = sa_hook(g, BUF, point, flags);
+	if (r) {
+		FAIL(n, "HOOK: %s", strerror(-r));
+		goto out;
+	}
+	t0 = now();
+	if (setup) {
+		r = raw_pin(ctl, g, BUF, &hd);
+		pinned = !r;
+		text = raw_err(ctl);
+	} else {
+		r = raw_unpin(ctl, hd);
+		pinned = r != 0;
+	}
+	dt = now() - t0;
+	sa_hook(NULL, 0, 0, 0);
+	if (stats_settled(&s0, &s1)) {
+		FAIL(n, "STATS: %s", strerror(errno));
+		goto out;
+	}
+	printf("# %s: %s returned %d (%s) after %.3f s%s%s; %llu hooked callback(s), %llu deadlock(s)\n",
+	       n, what, r, r ? strerror(-r) : "ok", dt, *text ? ": " : "", text,
+	       (unsigned long long)(s1.hooks - s0.hooks),
+	       (unsigned long long)(s1.deadlocks - s0.deadlocks));
+	if (s1.deadlocks != s0.deadlocks)
+		FAIL(n, "deadlock: the free callback waited for %s inside %s (the stand-in gave up after %.1f s)",
+		     what, hook_call(point), dt);
+	else if (s1.hooks - s0.hooks != 1)
+		FAIL(n, "the hook did not fire: %s made no %s call on the page table",
+		     what, hook_call(point));
+	else if (setup && (r != -EFAULT || !strstr(text, "freed while being pinned")))
+		FAIL(n, "PIN of memory freed while being pinned: %d (%s), \"%s\" (EFAULT and \"freed while being pinned\" expected)",
+		     r, r ? strerror(-r) : "ok", text);
+	else if (!setup && r)
+		FAIL(n, "UNPIN: %s (%s)", strerror(-r), raw_err(ctl));
+	else if (s1.tables != s0.tables || s1.mappings != s0.mappings)
+		FAIL(n, "leaked: %llu page tables, %llu mappings (%llu, %llu before)",
+		     (unsigned long long)s1.tables,
+		     (unsigned long long)s1.mappings,
+		     (unsigned long long)s0.tables,
+		     (unsigned long long)s0.mappings);
+	else if (s1.refused != s0.refused)
+		FAIL(n, "%llu calls refused by the stand-in (misuse by the provider; see dmesg)",
+		     (unsigned long long)(s1.refused - s0.refused));
+	else
+		PASS(n, NULL);
+out:
+	if (pinned && raw_unpin(ctl, hd))
+		FAIL(n, "UNPIN: %s", raw_err(ctl));
+	if (g)
+		munmap(g, BUF);
+	if (ctl >= 0)
+		close(ctl);
+}
+
 static void raw_free_midstream(void)
 {
 	const char *n = "raw-free-midstream";
@@ -528,6 +692,11 @@ int main(int argc, char **argv)
 
 	lib_revoke_midstream();
 	raw_revoke_idle();
+	raw_hooked("raw-revoke-in-setup", NVP2P_STANDIN_HOOK_DMA_MAP, 0);
+	raw_hooked("raw-revoke-after-map", NVP2P_STANDIN_HOOK_DMA_MAP,
+		   NVP2P_STANDIN_HOOK_AFTER);
+	raw_hooked("raw-revoke-in-unmap", NVP2P_STANDIN_HOOK_DMA_UNMAP, 0);
+	raw_hooked("raw-revoke-in-put", NVP2P_STANDIN_HOOK_PUT_PAGES, 0);
 	raw_free_midstream();
 	exit_with_pins();
 
@@ -545,6 +714,9 @@ int main(int argc, char **argv)
 	} else if (!persistent && s.callbacks - s0.callbacks < 3) {
 		FAIL("counters", "only %llu free callbacks fired (at least 3 expected)",
 		     (unsigned long long)(s.callbacks - s0.callbacks));
+	} else if (s.deadlocks != s0.deadlocks) {
+		FAIL("counters", "%llu deadlocks counted by the stand-in (see dmesg)",
+		     (unsigned long long)(s.deadlocks - s0.deadlocks));
 	} else if (s.refused != s0.refused) {
 		FAIL("counters", "%llu calls refused by the stand-in (misuse by the provider; see dmesg)",
 		     (unsigned long long)(s.refused - s0.refused));

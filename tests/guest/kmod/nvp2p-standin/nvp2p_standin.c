@@ -20,8 +20,14 @@
  *   cudaFree(): it calls the free callback of every page table on it,
  *   synchronously, then (after the callback returns) frees the page table
  *   and its DMA mappings itself, as the open driver does, where
- *   free_page_table() and free_dma_mapping() are no-ops.  put_pages() after
- *   the callback returns 0; put_pages() racing the callback waits for it.
+ *   free_page_table() and free_dma_mapping() are no-ops.  RM's API lock is
+ *   one semaphore: get_pages, get_pages_persistent, dma_map_pages,
+ *   dma_unmap_pages, put_pages and put_pages_persistent take it, and
+ *   cudaFree() and revocations hold it while they run free callbacks and
+ *   free what the callbacks leave, as RM does; so put_pages() racing the
+ *   callback waits for it and then returns 0, and a callback that waits for
+ *   a caller of those functions deadlocks.  A caller gives up after wait_ms
+ *   with -EDEADLK and counts a deadlock, so the guest does not hang.
  *   Persistent page tables have no callback: they keep freed memory alive
  *   until put_pages_persistent().  Module parameter persistent=0 makes
  *   get_pages_persistent() fail with -EOPNOTSUPP (as on MIG or vGPU).
@@ -38,7 +44,9 @@
  *
  * Both: NVP2P_STANDIN_IOC_REVOKE (and debugfs revoke_all) fire free
  * callbacks on demand, synchronously or from a kernel worker after a
- * delay, in the middle of a stream of transfers; counters
+ * delay, in the middle of a stream of transfers; NVP2P_STANDIN_IOC_HOOK
+ * fires one from a worker exactly while the provider is inside (or at the
+ * end of) one of its nvidia_p2p calls (nvp2p_standin_uapi.h); counters
  * (NVP2P_STANDIN_IOC_STATS, debugfs counters) let tests check that nothing
  * leaks.  Misuse by the caller (put_pages from the callback, unknown page
  * tables, free_page_table outside the callback) is refused and counted,
@@ -94,7 +102,6 @@ static atomic64_t sa_refused, sa_revokes, sa_revokes_pending;
 static DEFINE_MUTEX(sa_lock);
 static LIST_HEAD(sa_pts);
 static LIST_HEAD(sa_revoke_works);
-static DECLARE_WAIT_QUEUE_HEAD(sa_wq);
 static struct workqueue_struct *sa_workq;
 
 static int sa_refuse(int err, const char *fn, const char *why)
@@ -107,6 +114,135 @@ static int sa_refuse(int err, const char *fn, const char *why)
 static bool sa_overlaps(u64 a, u64 alen, u64 b, u64 blen)
 {
 	return a < b + blen && b < a + alen;
+}
+
+static unsigned int wait_ms = 3000;
+module_param(wait_ms, uint, 0644);
+MODULE_PARM_DESC(wait_ms,
+		 "longest wait of an nvidia_p2p call for the RM lock (desktop) or for a hooked free callback, in ms (default 3000); a desktop call that gives up reports a deadlock");
+
+static atomic64_t sa_deadlocks, sa_hooks;
+
+/**
+ * struct sa_hook - a one-shot NVP2P_STANDIN_IOC_HOOK.
+ * @ref: the arming (until a call takes it), the hooked call and the
+ *	worker hold one each
+ * @work: fires the free callback
+ * @mm: the process whose page table it fires (grabbed)
+ * @va: start of the range
+ * @len: its bytes
+ * @point: NVP2P_STANDIN_HOOK_*
+ * @after: NVP2P_STANDIN_HOOK_AFTER
+ * @target: the page table it fires, once a call took it (compared only)
+ * @locked: desktop: the worker holds the RM lock
+ * @done: the worker is done: callback and teardown over, lock released
+ */
+struct sa_hook {
+	struct kref ref;
+	struct work_struct work;
+	struct mm_struct *mm;
+	u64 va;
+	u64 len;
+	u32 point;
+	bool after;
+	const struct nvidia_p2p_page_table *target;
+	struct completion locked;
+	struct completion done;
+};
+
+/* The armed hook, under sa_lock. */
+static struct sa_hook *sa_hook_armed;
+
+static void sa_hook_fn(struct work_struct *w);
+
+static void sa_hook_release(struct kref *ref)
+{
+	struct sa_hook *h = container_of(ref, struct sa_hook, ref);
+
+	mmdrop(h->mm);
+	kfree(h);
+}
+
+static void sa_hook_put(struct sa_hook *h)
+{
+	if (h)
+		kref_put(&h->ref, sa_hook_release);
+}
+
+/*
+ * Take the armed hook of @point if it matches a page table of @mm at
+ * [@va, @va + @len); the arming's reference goes to the caller.
+ */
+static struct sa_hook *sa_hook_match(u32 point,
+				     const struct nvidia_p2p_page_table *pt,
+				     struct mm_struct *mm, u64 va, u64 len)
+{
+	struct sa_hook *h = sa_hook_armed;
+
+	lockdep_assert_held(&sa_lock);
+	if (!h || h->point != point || h->mm != mm ||
+	    !sa_overlaps(va, len, h->va, h->len))
+		return NULL;
+	sa_hook_armed = NULL;
+	h->target = pt;
+	return h;
+}
+
+/* Let the worker fire the hook's callback. */
+static void sa_hook_start(struct sa_hook *h)
+{
+	kref_get(&h->ref);
+	queue_work(sa_workq, &h->work);
+}
+
+/* Wait (at most wait_ms) for a completion of a hook; false on timeout. */
+static bool sa_hook_wait(struct completion *c)
+{
+	return wait_for_completion_timeout(c, msecs_to_jiffies(wait_ms));
+}
+
+static int sa_hook_arm(const struct nvp2p_standin_hook *in)
+{
+	struct sa_hook *h = NULL, *old;
+
+	if ((in->flags & ~NVP2P_STANDIN_HOOK_AFTER) ||
+	    in->addr + in->size < in->addr)
+		return -EINVAL;
+	if (in->size) {
+		switch (in->point) {
+		case NVP2P_STANDIN_HOOK_DMA_MAP:
+			break;
+		case NVP2P_STANDIN_HOOK_DMA_UNMAP:
+		case NVP2P_STANDIN_HOOK_PUT_PAGES:
+			if (in->flags & NVP2P_STANDIN_HOOK_AFTER)
+				return -EINVAL;
+			/* L4T's put_pages runs the callback itself. */
+			if (SA_TEGRA && in->point == NVP2P_STANDIN_HOOK_PUT_PAGES)
+				return -EOPNOTSUPP;
+			break;
+		default:
+			return -EINVAL;
+		}
+		h = kzalloc(sizeof(*h), GFP_KERNEL);
+		if (!h)
+			return -ENOMEM;
+		kref_init(&h->ref);
+		INIT_WORK(&h->work, sa_hook_fn);
+		init_completion(&h->locked);
+		init_completion(&h->done);
+		mmgrab(current->mm);
+		h->mm = current->mm;
+		h->va = in->addr;
+		h->len = in->size;
+		h->point = in->point;
+		h->after = in->flags & NVP2P_STANDIN_HOOK_AFTER;
+	}
+	mutex_lock(&sa_lock);
+	old = sa_hook_armed;
+	sa_hook_armed = h;
+	mutex_unlock(&sa_lock);
+	sa_hook_put(old);
+	return 0;
 }
 
 #ifndef HF_NVP2P_TEGRA
@@ -205,8 +341,51 @@ struct sa_pt {
 
 static const struct vm_operations_struct sa_vm_ops;
 
-/* Free callbacks that have returned (waiters compare it). */
-static unsigned long sa_done_seq;
+/*
+ * RM's API lock (rmapiLockAcquire() in the open driver): the nvidia_p2p
+ * calls that enter RM take it (get_pages, get_pages_persistent,
+ * dma_map_pages, put_pages, put_pages_persistent; dma_unmap_pages too, as
+ * it did through rm_p2p_dma_unmap_pages() in older drivers), and RM holds
+ * it while it runs free callbacks and frees their page tables.  A caller
+ * that waits for it longer than wait_ms gives up with -EDEADLK and counts
+ * a deadlock (lockdep is off in the test kernel), so a provider whose
+ * callback waits for a caller of this API fails a test instead of hanging
+ * the guest.
+ */
+static struct semaphore sa_rm_sem = __SEMAPHORE_INITIALIZER(sa_rm_sem, 1);
+static struct task_struct *sa_rm_owner;
+
+/* Page tables a hook fired: gone, still recognized; freed at unload. */
+static LIST_HEAD(sa_zombies);
+
+/* RM lock for an nvidia_p2p call; -EDEADLK when it does not come. */
+static int sa_rm_lock(const char *fn)
+{
+	if (READ_ONCE(sa_rm_owner) == current)
+		return sa_refuse(-EDEADLK, fn,
+				 "called with the RM lock held, from a free callback");
+	if (down_timeout(&sa_rm_sem, msecs_to_jiffies(wait_ms))) {
+		atomic64_inc(&sa_deadlocks);
+		pr_err("%s: the RM lock is still held after %u ms: deadlock (its holder waits for this caller); giving up\n",
+		       fn, wait_ms);
+		return -EDEADLK;
+	}
+	WRITE_ONCE(sa_rm_owner, current);
+	return 0;
+}
+
+/* RM lock for RM's own paths (cudaFree, revocations): they wait. */
+static void sa_rm_lock_rm(void)
+{
+	down(&sa_rm_sem);
+	WRITE_ONCE(sa_rm_owner, current);
+}
+
+static void sa_rm_unlock(void)
+{
+	WRITE_ONCE(sa_rm_owner, NULL);
+	up(&sa_rm_sem);
+}
 
 static void sa_alloc_release(struct kref *ref)
 {
@@ -262,7 +441,19 @@ static struct sa_pt *sa_find(const struct nvidia_p2p_page_table *pt)
 	return NULL;
 }
 
-static void sa_map_free(struct sa_map *m)
+static bool sa_is_zombie(const struct nvidia_p2p_page_table *pt)
+{
+	struct sa_pt *p;
+
+	lockdep_assert_held(&sa_lock);
+	list_for_each_entry(p, &sa_zombies, node)
+		if (&p->pt == pt)
+			return true;
+	return false;
+}
+
+/* Undo the DMA mapping of @m; the structure stays. */
+static void sa_map_unmap(struct sa_map *m)
 {
 	u32 i;
 
@@ -275,36 +466,63 @@ static void sa_map_free(struct sa_map *m)
 				       SA_GPU_PAGE, DMA_BIDIRECTIONAL);
 	}
 	kvfree(m->map.dma_addresses);
-	kfree(m);
+	m->map.dma_addresses = NULL;
+	m->map.entries = 0;
+	m->map.version = 0;
 	atomic64_dec(&sa_maps);
 }
 
-/* Free a page table taken out of the registry, and its DMA mappings. */
-static void sa_pt_destroy(struct sa_pt *p)
+static void sa_map_free(struct sa_map *m)
+{
+	sa_map_unmap(m);
+	kfree(m);
+}
+
+/*
+ * Free a page table taken out of the registry and its DMA mappings, as
+ * NVIDIA's driver does after the free callback or in put_pages.  @bury:
+ * keep the structures, emptied and poisoned, among the zombies, so that a
+ * caller still holding them reads nothing valid and every later use of
+ * them is refused.
+ */
+static void sa_pt_destroy(struct sa_pt *p, bool bury)
 {
 	struct sa_alloc *a = p->alloc;
 	struct sa_map *m, *tmp;
-	LIST_HEAD(maps);
 
-	mutex_lock(&sa_lock);
-	list_splice_init(&p->maps, &maps);
-	mutex_unlock(&sa_lock);
-	list_for_each_entry_safe(m, tmp, &maps, node)
+	list_for_each_entry_safe(m, tmp, &p->maps, node) {
+		if (bury) {
+			sa_map_unmap(m);
+			continue;
+		}
+		list_del(&m->node);
 		sa_map_free(m);
+	}
 	atomic64_dec(&sa_tables);
 	if (p->persistent)
 		atomic64_dec(&sa_ptables);
+	p->alloc = NULL;
+	kref_put(&a->ref, sa_alloc_release);
+	if (bury) {
+		p->pt.version = 0;
+		p->pt.entries = 0;
+		p->pt.page_size = NVIDIA_P2P_PAGE_SIZE_COUNT;
+		mutex_lock(&sa_lock);
+		list_add_tail(&p->node, &sa_zombies);
+		mutex_unlock(&sa_lock);
+		return;
+	}
 	kvfree(p->pagep);
 	kvfree(p);
-	kref_put(&a->ref, sa_alloc_release);
 }
 
 /*
  * Run the free callback of @p, which the caller moved to SA_REVOKING (with
- * cb_task = current) under sa_lock, then free the page table: after the
- * callback NVIDIA's driver owns the teardown.
+ * cb_task = current) under sa_lock, with the RM lock held; then free the
+ * page table and its mappings, as RM does after the callback (@bury: see
+ * sa_pt_destroy()).
  */
-static void sa_fire(struct sa_pt *p)
+static void sa_fire(struct sa_pt *p, bool bury)
 {
 	p->cb(p->data);
 	atomic64_inc(&sa_callbacks);
@@ -312,60 +530,47 @@ static void sa_fire(struct sa_pt *p)
 	p->cb_task = NULL;
 	p->state = SA_DONE;
 	list_del(&p->node);
-	WRITE_ONCE(sa_done_seq, sa_done_seq + 1);
 	mutex_unlock(&sa_lock);
-	wake_up_all(&sa_wq);
-	sa_pt_destroy(p);
+	sa_pt_destroy(p, bury);
 }
 
 /* Take a live callback page table matching (@mm NULL: any) for firing. */
 static struct sa_pt *sa_take_live(struct mm_struct *mm, struct sa_alloc *a,
-				  u64 va, u64 len, bool *busy)
+				  u64 va, u64 len)
 {
 	struct sa_pt *p;
 
 	lockdep_assert_held(&sa_lock);
 	list_for_each_entry(p, &sa_pts, node) {
-		if (p->persistent || (mm && p->mm != mm) ||
-		    (a && p->alloc != a) || !sa_overlaps(p->va, p->len, va, len))
+		if (p->persistent || p->state != SA_LIVE ||
+		    (mm && p->mm != mm) || (a && p->alloc != a) ||
+		    !sa_overlaps(p->va, p->len, va, len))
 			continue;
-		if (p->state == SA_LIVE) {
-			p->state = SA_REVOKING;
-			p->cb_task = current;
-			return p;
-		}
-		if (busy && p->state == SA_REVOKING)
-			*busy = true;
+		p->state = SA_REVOKING;
+		p->cb_task = current;
+		return p;
 	}
 	return NULL;
 }
 
-/* cudaFree(): the last mapping of @a went; called from VMA close. */
+/*
+ * cudaFree(): the last mapping of @a went; called from VMA close.  RM
+ * fires every callback on the memory under its lock.
+ */
 static void sa_alloc_free(struct sa_alloc *a)
 {
-	unsigned long seq;
 	struct sa_pt *p;
-	bool busy;
 
-	mutex_lock(&sa_lock);
+	sa_rm_lock_rm();
 	for (;;) {
-		busy = false;
-		p = sa_take_live(NULL, a, 0, U64_MAX, &busy);
-		if (p) {
-			mutex_unlock(&sa_lock);
-			sa_fire(p);
-			mutex_lock(&sa_lock);
-			continue;
-		}
-		if (!busy)
-			break;
-		/* A revocation runs the callback: cudaFree waits for it. */
-		seq = sa_done_seq;
-		mutex_unlock(&sa_lock);
-		wait_event(sa_wq, READ_ONCE(sa_done_seq) != seq);
 		mutex_lock(&sa_lock);
+		p = sa_take_live(NULL, a, 0, U64_MAX);
+		mutex_unlock(&sa_lock);
+		if (!p)
+			break;
+		sa_fire(p, false);
 	}
-	mutex_unlock(&sa_lock);
+	sa_rm_unlock();
 }
 
 /* Fire one live callback page table of @mm in range; false when none. */
@@ -373,13 +578,97 @@ static bool sa_revoke_next(struct mm_struct *mm, u64 va, u64 len)
 {
 	struct sa_pt *p;
 
+	bool fired;
+
+	sa_rm_lock_rm();
 	mutex_lock(&sa_lock);
-	p = sa_take_live(mm, NULL, va, len, NULL);
+	p = sa_take_live(mm, NULL, va, len);
 	mutex_unlock(&sa_lock);
-	if (!p)
-		return false;
-	sa_fire(p);
-	return true;
+	fired = p;
+	if (p)
+		sa_fire(p, false);
+	sa_rm_unlock();
+	return fired;
+}
+
+/* The hook's worker: RM frees the memory of the hooked page table now. */
+static void sa_hook_fn(struct work_struct *w)
+{
+	struct sa_hook *h = container_of(w, struct sa_hook, work);
+	struct sa_pt *p;
+
+	sa_rm_lock_rm();
+	complete(&h->locked);
+	mutex_lock(&sa_lock);
+	p = sa_find(h->target);
+	if (p && p->state == SA_LIVE && !p->persistent) {
+		p->state = SA_REVOKING;
+		p->cb_task = current;
+	} else {
+		p = NULL;
+	}
+	mutex_unlock(&sa_lock);
+	if (p) {
+		atomic64_inc(&sa_hooks);
+		sa_fire(p, true);
+	} else {
+		pr_warn("hook: the page table went before its callback could fire\n");
+	}
+	sa_rm_unlock();
+	complete(&h->done);
+	sa_hook_put(h);
+}
+
+/* The armed hook of @point if it matches the callback page table @pt. */
+static struct sa_hook *sa_hook_take(u32 point,
+				    const struct nvidia_p2p_page_table *pt)
+{
+	struct sa_hook *h = NULL;
+	struct sa_pt *p;
+
+	mutex_lock(&sa_lock);
+	p = sa_hook_armed ? sa_find(pt) : NULL;
+	if (p && !p->persistent)
+		h = sa_hook_match(point, pt, p->mm, p->va, p->len);
+	mutex_unlock(&sa_lock);
+	return h;
+}
+
+/*
+ * A hooked call on entry: the worker takes the RM lock and fires; the call
+ * goes on (to wait for the lock) once the worker holds it.
+ */
+static void sa_hook_enter(struct sa_hook *h)
+{
+	if (!h || h->after)
+		return;
+	sa_hook_start(h);
+	if (!sa_hook_wait(&h->locked))
+		pr_warn("hook: the worker did not get the RM lock in %u ms\n",
+			wait_ms);
+}
+
+/*
+ * A hooked call about to return.  AFTER: now the callback fires, and the
+ * call returns once it and the teardown are over; a callback that does not
+ * return waits for this caller: a deadlock.  Entry hooks: the call had the
+ * RM lock (@locked) after the worker, which is finishing.
+ */
+static void sa_hook_leave(struct sa_hook *h, bool locked)
+{
+	if (!h)
+		return;
+	if (h->after) {
+		sa_hook_start(h);
+		if (!sa_hook_wait(&h->done)) {
+			atomic64_inc(&sa_deadlocks);
+			pr_err("hook: the free callback has not returned after %u ms: deadlock (it waits for the caller of nvidia_p2p_dma_map_pages)\n",
+			       wait_ms);
+		}
+	} else if (locked) {
+		sa_hook_wait(&h->done);
+	}
+	sa_hook_put(h);
 }
 
 static void sa_vm_open(struct vm_area_struct *vma)
@@ -463,6 +752,7 @@ static int sa_get(u64 va, u64 len, struct nvidia_p2p_page_table **out,
 	struct sa_alloc *a;
 	struct sa_pt *p;
 	u32 n, i, first;
+	int ret;
 
 	if (!out)
 		return sa_refuse(-EINVAL, fn, "page_table is NULL");
@@ -511,9 +801,17 @@ static int sa_get(u64 va, u64 len, struct nvidia_p2p_page_table **out,
 			page_to_phys(a->chunks[first + i]);
 		p->pagep[i] = &p->pages[i];
 	}
+	ret = sa_rm_lock(fn);
+	if (ret) {
+		mmap_read_unlock(mm);
+		kvfree(p->pagep);
+		kvfree(p);
+		return ret;
+	}
 	mutex_lock(&sa_lock);
 	if (a->freed) {
 		mutex_unlock(&sa_lock);
+		sa_rm_unlock();
 		mmap_read_unlock(mm);
 		kvfree(p->pagep);
 		kvfree(p);
@@ -522,59 +820,62 @@ static int sa_get(u64 va, u64 len, struct nvidia_p2p_page_table **out,
 	kref_get(&a->ref);
 	p->alloc = a;
 	list_add_tail(&p->node, &sa_pts);
-	mutex_unlock(&sa_lock);
-	mmap_read_unlock(mm);
-
 	atomic64_inc(&sa_tables);
 	if (persist)
 		atomic64_inc(&sa_ptables);
 	atomic64_inc(&sa_gets);
+	/* Filled in before the callback can fire, as NVIDIA's driver does. */
 	*out = &p->pt;
+	mutex_unlock(&sa_lock);
+	sa_rm_unlock();
+	mmap_read_unlock(mm);
 	return 0;
 }
 
 static int sa_put(struct nvidia_p2p_page_table *pt, u64 va, bool persist,
 		  const char *fn)
 {
-	unsigned long seq;
+	struct sa_hook *h = NULL;
 	struct sa_pt *p;
+	int ret;
 
 	if (!pt)
 		return 0;
-	for (;;) {
-		mutex_lock(&sa_lock);
-		p = sa_find(pt);
-		if (!p) {
-			mutex_unlock(&sa_lock);
-			if (persist)
-				return sa_refuse(-EINVAL, fn, "unknown page table");
-			/* The callback has freed it: NVIDIA returns 0. */
-			atomic64_inc(&sa_puts);
-			return 0;
-		}
-		if (p->persistent != persist || p->va != va) {
-			mutex_unlock(&sa_lock);
-			return sa_refuse(-EINVAL, fn,
-					 p->va != va ? "address differs from get_pages" :
-					 "persistent and callback API mixed");
-		}
-		if (p->state == SA_LIVE) {
-			p->state = SA_DONE;
-			list_del(&p->node);
-			mutex_unlock(&sa_lock);
-			break;
-		}
-		if (p->cb_task == current) {
-			mutex_unlock(&sa_lock);
-			WARN_ONCE(1, "%s from the free callback\n", fn);
-			return sa_refuse(-EDEADLK, fn, "called from the free callback");
-		}
-		/* The callback runs: wait for it, as the RM lock does. */
-		seq = sa_done_seq;
-		mutex_unlock(&sa_lock);
-		wait_event(sa_wq, READ_ONCE(sa_done_seq) != seq);
+	if (!persist)
+		h = sa_hook_take(NVP2P_STANDIN_HOOK_PUT_PAGES, pt);
+	sa_hook_enter(h);
+	ret = sa_rm_lock(fn);
+	if (ret) {
+		sa_hook_leave(h, false);
+		return ret;
 	}
-	sa_pt_destroy(p);
+	mutex_lock(&sa_lock);
+	p = sa_find(pt);
+	if (!p) {
+		mutex_unlock(&sa_lock);
+		sa_rm_unlock();
+		sa_hook_leave(h, true);
+		if (persist)
+			return sa_refuse(-EINVAL, fn, "unknown page table");
+		/* Its callback has freed it: RM finds nothing, returns 0. */
+		atomic64_inc(&sa_puts);
+		return 0;
+	}
+	if (p->persistent != persist || p->va != va) {
+		mutex_unlock(&sa_lock);
+		sa_rm_unlock();
+		sa_hook_leave(h, true);
+		return sa_refuse(-EINVAL, fn,
+				 p->va != va ? "address differs from get_pages" :
+				 "persistent and callback API mixed");
+	}
+	p->state = SA_DONE;
+	list_del(&p->node);
+	mutex_unlock(&sa_lock);
+	sa_rm_unlock();
+	sa_hook_leave(h, true);
+	/* Unlinked from RM: the page table and its mappings go. */
+	sa_pt_destroy(p, false);
 	atomic64_inc(&sa_puts);
 	return 0;
 }
@@ -667,39 +968,28 @@ static dma_addr_t sa_dma_map(struct device *dev, phys_addr_t phys,
 			    DMA_BIDIRECTIONAL);
 }
 
-int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
-			     struct nvidia_p2p_page_table *page_table,
-			     struct nvidia_p2p_dma_mapping **dma_mapping)
+/* Map the GPU pages of @pt for @peer; called with the RM lock. */
+static struct sa_map *sa_map_create(struct pci_dev *peer,
+				    struct nvidia_p2p_page_table *pt)
 {
+	u32 i, n = pt->entries;
+	bool res = false;
 	struct sa_map *m;
-	struct sa_pt *p;
-	bool ok, res = false;
-	u32 i, n;
 
-	if (!peer || !page_table || !dma_mapping)
-		return sa_refuse(-EINVAL, __func__, "NULL argument");
-	*dma_mapping = NULL;
-	mutex_lock(&sa_lock);
-	p = sa_find(page_table);
-	ok = p && p->state != SA_DONE;
-	mutex_unlock(&sa_lock);
-	if (!ok)
-		return sa_refuse(-EINVAL, __func__, "unknown page table");
-	n = page_table->entries;
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
-		return -ENOMEM;
+		return NULL;
 	m->map.dma_addresses = kvcalloc(n, sizeof(u64), GFP_KERNEL);
 	if (!m->map.dma_addresses) {
 		kfree(m);
-		return -ENOMEM;
+		return NULL;
 	}
 	atomic64_inc(&sa_maps);
 	m->dev = &peer->dev;
 	m->resource = dma_resource;
 	for (i = 0; i < n; i++) {
 		dma_addr_t a = sa_dma_map(m->dev,
-					  page_table->pages[i]->physical_address,
+					  pt->pages[i]->physical_address,
 					  &res);
 
 		if (dma_mapping_error(m->dev, a) || (i && res != m->resource)) {
@@ -713,7 +1003,7 @@ int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
 			}
 			m->map.entries = i;
 			sa_map_free(m);
-			return -ENOMEM;
+			return NULL;
 		}
 		m->resource = res;
 		m->map.dma_addresses[i] = a;
@@ -723,17 +1013,59 @@ int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
 	m->map.entries = n;
 	m->map.private = m;
 	m->map.pci_dev = peer;
-	mutex_lock(&sa_lock);
-	ok = sa_find(page_table) == p && p->state != SA_DONE;
-	if (ok)
-		list_add_tail(&m->node, &p->maps);
-	mutex_unlock(&sa_lock);
-	if (!ok) {
-		sa_map_free(m);
-		return sa_refuse(-EINVAL, __func__, "page table freed meanwhile");
+	return m;
+}
+
+int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
+			     struct nvidia_p2p_page_table *page_table,
+			     struct nvidia_p2p_dma_mapping **dma_mapping)
+{
+	struct sa_hook *h;
+	struct sa_map *m;
+	struct sa_pt *p;
+	bool zombie;
+	int ret;
+
+	if (!peer || !page_table || !dma_mapping)
+		return sa_refuse(-EINVAL, __func__, "NULL argument");
+	*dma_mapping = NULL;
+	h = sa_hook_take(NVP2P_STANDIN_HOOK_DMA_MAP, page_table);
+	sa_hook_enter(h);
+	ret = sa_rm_lock(__func__);
+	if (ret) {
+		sa_hook_leave(h, false);
+		return ret;
 	}
+	mutex_lock(&sa_lock);
+	p = sa_find(page_table);
+	zombie = !p && sa_is_zombie(page_table);
+	mutex_unlock(&sa_lock);
+	if (!p) {
+		if (h && zombie) {
+			/* NVIDIA's driver would go on with freed memory. */
+			pr_info("%s: the page table's free callback ran while this call waited for the RM lock\n",
+				__func__);
+			ret = -EFAULT;
+		} else {
+			ret = sa_refuse(-EINVAL, __func__, zombie ?
+					"page table used after its free callback returned" :
+					"unknown page table");
+		}
+		goto out;
+	}
+	m = sa_map_create(peer, page_table);
+	if (!m) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	mutex_lock(&sa_lock);
+	list_add_tail(&m->node, &p->maps);
+	mutex_unlock(&sa_lock);
 	*dma_mapping = &m->map;
-	return 0;
+out:
+	sa_rm_unlock();
+	sa_hook_leave(h, true);
+	return ret;
 }
 EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
 
@@ -742,12 +1074,23 @@ int nvidia_p2p_dma_unmap_pages(struct pci_dev *peer,
 			       struct nvidia_p2p_dma_mapping *dma_mapping)
 {
 	struct sa_map *m, *found = NULL;
+	struct sa_hook *h;
 	struct sa_pt *p;
+	bool zombie;
+	int ret;
 
 	if (!peer || !page_table || !dma_mapping)
 		return sa_refuse(-EINVAL, __func__, "NULL argument");
+	h = sa_hook_take(NVP2P_STANDIN_HOOK_DMA_UNMAP, page_table);
+	sa_hook_enter(h);
+	ret = sa_rm_lock(__func__);
+	if (ret) {
+		sa_hook_leave(h, false);
+		return ret;
+	}
 	mutex_lock(&sa_lock);
 	p = sa_find(page_table);
+	zombie = !p && sa_is_zombie(page_table);
 	if (p) {
 		list_for_each_entry(m, &p->maps, node) {
 			if (&m->map == dma_mapping) {
@@ -758,10 +1101,23 @@ int nvidia_p2p_dma_unmap_pages(struct pci_dev *peer,
 		}
 	}
 	mutex_unlock(&sa_lock);
-	/* Already unlinked (the callback's teardown): NVIDIA returns 0. */
-	if (!found)
+	sa_rm_unlock();
+	sa_hook_leave(h, true);
+	if (!p && h && zombie) {
+		/* Freed with its page table while we waited: RM returns 0. */
+		pr_info("%s: the page table's free callback ran while this call waited for the RM lock\n",
+			__func__);
 		return 0;
-	WARN_ON(peer != dma_mapping->pci_dev);
+	}
+	if (!p)
+		return sa_refuse(-EINVAL, __func__, zombie ?
+				 "page table used after its free callback returned" :
+				 "unknown page table");
+	if (!found)
+		return sa_refuse(-EINVAL, __func__,
+				 "not a mapping of this page table");
+	if (peer != dma_mapping->pci_dev)
+		sa_refuse(-EINVAL, __func__, "peer differs from dma_map_pages");
 	sa_map_free(found);
 	return 0;
 }
@@ -794,11 +1150,24 @@ EXPORT_SYMBOL(nvidia_p2p_free_dma_mapping);
 
 static void sa_flavor_exit(void)
 {
+	struct sa_pt *p, *tmp;
+	struct sa_map *m, *mtmp;
+
+	flush_workqueue(sa_workq);	/* hook workers */
+	list_for_each_entry_safe(p, tmp, &sa_zombies, node) {
+		list_for_each_entry_safe(m, mtmp, &p->maps, node)
+			kfree(m);
+		kvfree(p->pagep);
+		kvfree(p);
+	}
 }
 
 #else /* HF_NVP2P_TEGRA */
 
 /* ==== Tegra =========================================================== */
+
+/* Waiters for a page table's callback to return. */
+static DECLARE_WAIT_QUEUE_HEAD(sa_wq);
 
 /**
  * struct sa_tpt - a Tegra page table.
@@ -945,6 +1314,75 @@ static bool sa_revoke_next(struct mm_struct *mm, u64 va, u64 len)
 	return true;
 }
 
+/* The hook's worker: the memory of the hooked page table goes now. */
+static void sa_hook_fn(struct work_struct *w)
+{
+	struct sa_hook *h = container_of(w, struct sa_hook, work);
+	struct sa_tpt *t;
+
+	mutex_lock(&sa_lock);
+	t = sa_find(h->target);
+	if (t && t->state == SA_LIVE)
+		refcount_inc(&t->refs);
+	else
+		t = NULL;
+	mutex_unlock(&sa_lock);
+	if (t) {
+		if (sa_t_fire(t)) {
+			atomic64_inc(&sa_hooks);
+			sa_t_drop_notifier(t);
+		}
+		sa_t_put(t);
+	} else {
+		pr_warn("hook: the page table went before its callback could fire\n");
+	}
+	complete(&h->done);
+	sa_hook_put(h);
+}
+
+/* The armed hook of @point if it matches the page table @pt. */
+static struct sa_hook *sa_hook_take(u32 point,
+				    const struct nvidia_p2p_page_table *pt)
+{
+	struct sa_hook *h = NULL;
+	struct sa_tpt *t;
+
+	mutex_lock(&sa_lock);
+	t = sa_hook_armed ? sa_find(pt) : NULL;
+	if (t)
+		h = sa_hook_match(point, pt, t->pt.mm, t->pt.vaddr,
+				  t->pt.size);
+	mutex_unlock(&sa_lock);
+	return h;
+}
+
+/*
+ * Wait for the hooked callback.  L4T holds none of its locks while it
+ * runs a callback, so one that waits for the caller only costs time.
+ */
+static void sa_hook_run(struct sa_hook *h)
+{
+	sa_hook_start(h);
+	if (!sa_hook_wait(&h->done))
+		pr_info("hook: the free callback has not returned after %u ms, going on\n",
+			wait_ms);
+}
+
+/* A hooked call on entry: its callback runs first. */
+static void sa_hook_enter(struct sa_hook *h)
+{
+	if (h && !h->after)
+		sa_hook_run(h);
+}
+
+/* A hooked call about to return: AFTER hooks fire now. */
+static void sa_hook_leave(struct sa_hook *h)
+{
+	if (h && h->after)
+		sa_hook_run(h);
+	sa_hook_put(h);
+}
+
 static int sa_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	return sa_refuse(-ENODEV, "mmap",
@@ -1005,8 +1443,11 @@ int nvidia_p2p_get_pages(u64 vaddr, u64 size,
 	list_add_tail(&t->node, &sa_pts);
 	mutex_unlock(&sa_lock);
 
+	/* Filled in before the callback can fire, as L4T does. */
+	*page_table = &t->pt;
 	ret = mmu_notifier_register(&t->pt.mn, mm);
 	if (ret) {
+		*page_table = NULL;
 		unpin_user_pages(pages, n);
 		kvfree(pages);
 		sa_t_put(t);
@@ -1017,7 +1458,6 @@ int nvidia_p2p_get_pages(u64 vaddr, u64 size,
 	t->state = SA_LIVE;
 	mutex_unlock(&sa_lock);
 	atomic64_inc(&sa_gets);
-	*page_table = &t->pt;
 	return 0;
 }
 EXPORT_SYMBOL(nvidia_p2p_get_pages);
@@ -1094,17 +1534,22 @@ int nvidia_p2p_dma_map_pages(struct device *dev,
 {
 	struct nvidia_p2p_dma_mapping *m = NULL;
 	struct scatterlist *sg;
+	struct sa_hook *h;
 	struct sa_tpt *t;
 	int ret, i;
 
 	if (!dev || !page_table || !map)
 		return sa_refuse(-EINVAL, __func__, "NULL argument");
 	*map = NULL;
+	h = sa_hook_take(NVP2P_STANDIN_HOOK_DMA_MAP, page_table);
+	sa_hook_enter(h);
 	mutex_lock(&sa_lock);
 	t = sa_find(page_table);
 	mutex_unlock(&sa_lock);
-	if (!t)
+	if (!t) {
+		sa_hook_leave(h);
 		return sa_refuse(-EINVAL, __func__, "unknown page table");
+	}
 	mutex_lock(&page_table->lock);
 	if (page_table->mapped != NVIDIA_P2P_PINNED) {
 		ret = sa_refuse(-EINVAL, __func__, "not pinned, or mapped already");
@@ -1164,6 +1609,7 @@ out:
 		kfree(m->sgt);
 		kfree(m);
 	}
+	sa_hook_leave(h);
 	return ret;
 }
 EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
@@ -1171,12 +1617,17 @@ EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
 int nvidia_p2p_dma_unmap_pages(struct nvidia_p2p_dma_mapping *map)
 {
 	struct nvidia_p2p_page_table *pt;
+	struct sa_hook *h = NULL;
 	struct sa_tpt *t;
 	bool unmap;
 
 	if (!map)
 		return sa_refuse(-EINVAL, __func__, "map is NULL");
 	pt = map->page_table;
+	if (pt)
+		h = sa_hook_take(NVP2P_STANDIN_HOOK_DMA_UNMAP, pt);
+	sa_hook_enter(h);
+	sa_hook_put(h);
 	mutex_lock(&sa_lock);
 	t = pt ? sa_find(pt) : NULL;
 	mutex_unlock(&sa_lock);
@@ -1319,6 +1770,8 @@ static void sa_stats(struct nvp2p_standin_stats *s)
 	s->revokes = atomic64_read(&sa_revokes);
 	s->revokes_pending = atomic64_read(&sa_revokes_pending);
 	s->tegra = SA_TEGRA;
+	s->deadlocks = atomic64_read(&sa_deadlocks);
+	s->hooks = atomic64_read(&sa_hooks);
 }
 
 static long sa_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -1326,6 +1779,7 @@ static long sa_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	struct nvp2p_standin_stats st;
 	struct nvp2p_standin_revoke rv;
+	struct nvp2p_standin_hook hk;
 	int ret;
 
 	switch (cmd) {
@@ -1350,6 +1804,12 @@ static long sa_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 						   rv.size);
 		}
 		return copy_to_user(uarg, &rv, sizeof(rv)) ? -EFAULT : 0;
+	case NVP2P_STANDIN_IOC_HOOK:
+		if (copy_from_user(&hk, uarg, sizeof(hk)))
+			return -EFAULT;
+		if (!current->mm)
+			return -EINVAL;
+		return sa_hook_arm(&hk);
 	default:
 		return -ENOTTY;
 	}
@@ -1386,6 +1846,7 @@ static int sa_counters_show(struct seq_file *m, void *unused)
 		   s.free_page_table, s.free_dma_mapping);
 	seq_printf(m, "refused %llu\nrevokes %llu\nrevokes_pending %llu\n",
 		   s.refused, s.revokes, s.revokes_pending);
+	seq_printf(m, "deadlocks %llu\nhooks %llu\n", s.deadlocks, s.hooks);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sa_counters);
@@ -1444,6 +1905,8 @@ static void __exit sa_exit(void)
 	debugfs_remove_recursive(sa_debugfs);
 	misc_deregister(&sa_misc);
 	sa_revoke_reap(true);
+	sa_hook_put(sa_hook_armed);
+	sa_hook_armed = NULL;
 	sa_flavor_exit();
 	destroy_workqueue(sa_workq);
 	if (atomic64_read(&sa_tables) || atomic64_read(&sa_maps) ||
@@ -1459,3 +1922,4 @@ module_exit(sa_exit);
 
 MODULE_DESCRIPTION("hellofpga tests: nvidia_p2p stand-in over guest memory");
 MODULE_LICENSE("GPL");
+

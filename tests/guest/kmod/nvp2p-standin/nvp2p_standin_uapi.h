@@ -37,6 +37,10 @@
  * @revokes: revocations asked for (ioctl or debugfs) since load
  * @revokes_pending: asynchronous revocations not done yet
  * @tegra: 1 for the Tegra flavor
+ * @pad: 0
+ * @deadlocks: desktop: nvidia_p2p calls that gave up waiting for the RM
+ *	lock (its holder, a free callback, waited for the caller), since load
+ * @hooks: free callbacks fired by NVP2P_STANDIN_IOC_HOOK, since load
  * @reserved: 0
  */
 struct nvp2p_standin_stats {
@@ -55,7 +59,9 @@ struct nvp2p_standin_stats {
 	__u64 revokes_pending;
 	__u32 tegra;
 	__u32 pad;
-	__u64 reserved[4];
+	__u64 deadlocks;
+	__u64 hooks;
+	__u64 reserved[2];
 };
 
 /* Fire from a kernel worker, after @delay_ms; the ioctl returns at once. */
@@ -82,10 +88,49 @@ struct nvp2p_standin_revoke {
 	__u32 pad;
 };
 
+/* NVP2P_STANDIN_IOC_HOOK points: the nvidia_p2p call that fires it */
+#define NVP2P_STANDIN_HOOK_DMA_MAP	1	/* nvidia_p2p_dma_map_pages() */
+#define NVP2P_STANDIN_HOOK_DMA_UNMAP	2	/* nvidia_p2p_dma_unmap_pages() */
+#define NVP2P_STANDIN_HOOK_PUT_PAGES	3	/* nvidia_p2p_put_pages(), desktop */
+
+/* Fire when the call has done its work, just before it returns. */
+#define NVP2P_STANDIN_HOOK_AFTER	_BITUL(0)
+
+/**
+ * struct nvp2p_standin_hook - NVP2P_STANDIN_IOC_HOOK: arm a one-shot hook.
+ * The next call of @point on a callback page table of the calling process
+ * that overlaps [@addr, @addr + @size) fires that page table's free
+ * callback from a kernel worker, as if the memory were freed exactly then:
+ *   default  on entry: the worker takes the RM lock (desktop) and runs the
+ *            callback and RM's teardown under it; the call waits until the
+ *            worker holds the lock, then waits for the lock itself, so the
+ *            callback runs while the caller is inside the call.  Tegra (no
+ *            RM lock): the call waits for the callback to return, at most
+ *            wait_ms, then goes on.
+ *   AFTER    (DMA_MAP only) the call maps, releases the RM lock, then waits
+ *            (at most wait_ms) for the worker's callback and teardown
+ *            before it returns: the caller gets a mapping that is gone.
+ * Desktop: the page table a hook fired stays known, emptied, so any later
+ * use of it is refused (Tegra: L4T keeps it usable for its owner, as after
+ * any callback).  A new hook replaces an armed one; @size 0 disarms.
+ * @addr: in: user address
+ * @size: in: bytes; 0 disarms
+ * @point: in: NVP2P_STANDIN_HOOK_*
+ * @flags: in: NVP2P_STANDIN_HOOK_AFTER
+ */
+struct nvp2p_standin_hook {
+	__u64 addr;
+	__u64 size;
+	__u32 point;
+	__u32 flags;
+};
+
 #define NVP2P_STANDIN_IOC_MAGIC		0xb7
 #define NVP2P_STANDIN_IOC_STATS \
 	_IOR(NVP2P_STANDIN_IOC_MAGIC, 0, struct nvp2p_standin_stats)
 #define NVP2P_STANDIN_IOC_REVOKE \
 	_IOWR(NVP2P_STANDIN_IOC_MAGIC, 1, struct nvp2p_standin_revoke)
+#define NVP2P_STANDIN_IOC_HOOK \
+	_IOW(NVP2P_STANDIN_IOC_MAGIC, 2, struct nvp2p_standin_hook)
 
 #endif /* NVP2P_STANDIN_UAPI_H */
