@@ -51,9 +51,9 @@ hf_config() {
 		CFG_MODPARAMS=poll_mode=1 CFG_IRQ=poll
 		;;
 	viommu)
-		CFG_DESC="emulated Intel VT-d, strict invalidation (intel_iommu=on iommu.strict=1)"
+		CFG_DESC="emulated Intel VT-d, strict invalidation (intel_iommu=on iommu.strict=1), slab debugging (slub_debug=FZPU)"
 		CFG_QEMU=(-device intel-iommu,intremap=off)
-		CFG_APPEND="intel_iommu=on iommu.strict=1"
+		CFG_APPEND="intel_iommu=on iommu.strict=1 slub_debug=FZPU"
 		CFG_CASES=iommu
 		;;
 	swiotlb)

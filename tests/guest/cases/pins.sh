@@ -1,0 +1,33 @@
+#!/bin/sh
+# pins.sh - PIN, XFER and UNPIN attacked as a hostile but fair user would,
+# through the real driver (tests/guest/progs):
+#   hf_pin_race   PIN with its argument in a read-only page (copy_to_user
+#                 fails after the pin was made) while other threads UNPIN the
+#                 handles it is getting: every PIN fails with EFAULT, no UNPIN
+#                 finds an unpublished handle, nothing is left pinned; under
+#                 slub_debug (the viommu configuration) a double teardown
+#                 would crash the guest
+#   hf_sync_race  concurrent XFERs over different ranges of one host pin, on
+#                 their own channels, every byte checked (under swiotlb a
+#                 whole-pin sync around a run loses other ranges' data)
+#   hf_memlock    max_pins per open file (ENOSPC) and RLIMIT_MEMLOCK of an
+#                 unprivileged pinner (ENOMEM), descriptor storage included
+CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
+rc=0
+run() {	# run TIMEOUT PROG ARGS...: its result lines; FAIL if it has none
+	to=$1
+	shift
+	timeout "$to" "$@" -d "$CARD" >/tmp/pins.out 2>&1
+	r=$?
+	cat /tmp/pins.out
+	if ! grep -q -E '^(PASS|FAIL|SKIP) ' /tmp/pins.out; then
+		echo "FAIL pins/$1: exit $r without a result line"
+		rc=1
+	elif [ $r != 0 ]; then
+		rc=1
+	fi
+}
+run 60 hf_pin_race -s 3
+run 60 hf_sync_race -s 3
+run 120 hf_memlock
+exit $rc

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hf_guest.h - what the guest test programs share: result lines, the
+ * driver's last-error text, and thin wrappers of the ioctls of
+ * include/uapi/hellofpga.h.  Header only: each program in tests/guest/progs/
+ * is built on its own (tests/guest/harness/guest-ci.sh).
+ *
+ * Result lines, one per check, as the guest harness counts them:
+ *   PASS group/name[: detail]   FAIL group/name: reason   SKIP group/name: why
+ */
+#ifndef HF_GUEST_H
+#define HF_GUEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uapi/hellofpga.h"
+
+static const char *hfg_group = "guest";
+static int hfg_failed, hfg_passed, hfg_skipped;
+
+static inline void hfg_result(const char *res, const char *name,
+			      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline void hfg_result(const char *res, const char *name,
+			      const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s/%s", res, hfg_group, name);
+	if (fmt) {
+		printf(": ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	printf("\n");
+	fflush(stdout);
+	if (!strcmp(res, "FAIL"))
+		hfg_failed++;
+	else if (!strcmp(res, "PASS"))
+		hfg_passed++;
+	else
+		hfg_skipped++;
+}
+
+#define HFG_PASS(n, ...)	hfg_result("PASS", n, __VA_ARGS__)
+#define HFG_FAIL(n, ...)	hfg_result("FAIL", n, __VA_ARGS__)
+#define HFG_SKIP(n, ...)	hfg_result("SKIP", n, __VA_ARGS__)
+
+/* Exit status of a program: 1 when a check failed. */
+static inline int hfg_exit(void)
+{
+	return hfg_failed ? 1 : 0;
+}
+
+static inline double hfg_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The node of card @card ("/dev/hellofpga0") with @suffix ("_control"). */
+static inline int hfg_open(const char *card, const char *suffix, int flags)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s%s", card, suffix);
+	return open(path, flags | O_CLOEXEC);
+}
+
+/* The driver's text for the last failure of an open node. */
+static inline const char *hfg_drv_err(int fd)
+{
+	static struct hellofpga_last_error le;
+
+	memset(&le, 0, sizeof(le));
+	if (ioctl(fd, HELLOFPGA_IOC_LAST_ERROR, &le))
+		return "(LAST_ERROR failed)";
+	le.text[sizeof(le.text) - 1] = 0;
+	return le.text;
+}
+
+/* PIN of host memory; 0 or -errno, *handle set. */
+static inline int hfg_pin_host(int ctl, void *addr, uint64_t size,
+			       uint64_t *handle)
+{
+	struct hellofpga_pin p = {
+		.type = HELLOFPGA_PIN_HOST,
+		.addr = (uintptr_t)addr,
+		.size = size,
+		.fd = -1,
+	};
+
+	if (ioctl(ctl, HELLOFPGA_IOC_PIN, &p))
+		return -errno;
+	*handle = p.handle;
+	return 0;
+}
+
+static inline int hfg_unpin(int ctl, uint64_t handle)
+{
+	struct hellofpga_unpin u = { .handle = handle };
+
+	return ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u) ? -errno : 0;
+}
+
+/* XFER; 0 or -errno, *bytes (if not NULL) what the driver reported. */
+static inline int hfg_xfer(int ctl, uint64_t handle, uint32_t dir,
+			   uint32_t ch, uint64_t off, uint64_t card_addr,
+			   uint64_t len, uint32_t timeout_ms, uint64_t *bytes)
+{
+	struct hellofpga_xfer x = {
+		.handle = handle,
+		.buf_offset = off,
+		.card_addr = card_addr,
+		.length = len,
+		.dir = dir,
+		.channel = ch,
+		.timeout_ms = timeout_ms,
+	};
+	int ret = ioctl(ctl, HELLOFPGA_IOC_XFER, &x) ? -errno : 0;
+
+	if (bytes)
+		*bytes = x.bytes;
+	return ret;
+}
+
+static inline int hfg_stats(int ctl, struct hellofpga_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return ioctl(ctl, HELLOFPGA_IOC_GET_STATS, st) ? -errno : 0;
+}
+
+/* Fill @len bytes with a pattern of @seed; hfg_check() finds the first
+ * byte that differs, or -1. */
+static inline void hfg_fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		p[i] = x >> 16;
+	}
+}
+
+static inline long hfg_check(const uint8_t *p, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		if (p[i] != (uint8_t)(x >> 16))
+			return (long)i;
+	}
+	return -1;
+}
+
+#endif /* HF_GUEST_H */

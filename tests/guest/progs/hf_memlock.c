@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hf_memlock - pinned memory is the pinning user's locked memory, and an
+ * open file holds a bounded number of pins.
+ *
+ *   hf_memlock [-d /dev/hellofpgaN] [-n MAX_PINS]
+ *
+ * As root (max_pins, default 4096): MAX_PINS pins of 4 KiB succeed, one more
+ * fails with ENOSPC and a text naming max_pins, an UNPIN makes room again,
+ * close gives everything back.  Then, with the control node open, the
+ * program sets RLIMIT_MEMLOCK to 128 KiB and becomes nobody (no capability,
+ * so no CAP_IPC_LOCK): a PIN of 1 MiB fails with ENOMEM and a text naming
+ * RLIMIT_MEMLOCK, one of 128 KiB succeeds and shows in VmLck, an XFER that
+ * needs a page of descriptor storage more fails with ENOMEM (descriptor
+ * storage counts too), UNPIN gives the locked memory back.
+ *
+ * Prints PASS/FAIL lines "memlock/NAME"; exit status 1 when one failed.
+ */
+#include <grp.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include "hf_guest.h"
+
+#define LIMIT		(128 * 1024)
+
+/* VmLck of this process in KiB, -1 when unknown. */
+static long vmlck_kib(void)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static void max_pins_case(const char *card, unsigned int max)
+{
+	struct hellofpga_stats st0, st1;
+	uint64_t *h = calloc(max + 1, sizeof(*h));
+	uint8_t *buf = mmap(NULL, (size_t)(max + 1) * 4096,
+			    PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	int ctl = hfg_open(card, "_control", O_RDWR), r = 0;
+	unsigned int i;
+
+	if (ctl < 0 || !h || buf == MAP_FAILED) {
+		HFG_FAIL("max-pins", "setup: %s", strerror(errno));
+		return;
+	}
+	hfg_stats(ctl, &st0);
+	for (i = 0; i < max; i++) {
+		r = hfg_pin_host(ctl, buf + (size_t)i * 4096, 4096, &h[i]);
+		if (r)
+			break;
+	}
+	if (i < max) {
+		HFG_FAIL("max-pins", "pin %u of %u: %s (%s)", i + 1, max,
+			 strerror(-r), hfg_drv_err(ctl));
+		close(ctl);
+		return;
+	}
+	r = hfg_pin_host(ctl, buf + (size_t)max * 4096, 4096, &h[max]);
+	if (r == -ENOSPC && strstr(hfg_drv_err(ctl), "max_pins"))
+		HFG_PASS("max-pins", "%u pins, then ENOSPC: %s", max,
+			 hfg_drv_err(ctl));
+	else
+		HFG_FAIL("max-pins", "pin %u of a file: %s (%s), expected ENOSPC naming max_pins",
+			 max + 1, r ? strerror(-r) : "succeeded",
+			 hfg_drv_err(ctl));
+	if (!r)
+		hfg_unpin(ctl, h[max]);
+	hfg_unpin(ctl, h[0]);
+	r = hfg_pin_host(ctl, buf, 4096, &h[0]);
+	if (!r)
+		HFG_PASS("max-pins-unpin-makes-room", NULL);
+	else
+		HFG_FAIL("max-pins-unpin-makes-room", "%s (%s)", strerror(-r),
+			 hfg_drv_err(ctl));
+	close(ctl);
+	ctl = hfg_open(card, "_control", O_RDWR);
+	hfg_stats(ctl, &st1);
+	if (st1.pins == st0.pins && st1.pinned_bytes == st0.pinned_bytes)
+		HFG_PASS("max-pins-close-releases", NULL);
+	else
+		HFG_FAIL("max-pins-close-releases", "pins %llu -> %llu after close",
+			 (unsigned long long)st0.pins,
+			 (unsigned long long)st1.pins);
+	close(ctl);
+	munmap(buf, (size_t)(max + 1) * 4096);
+	free(h);
+}
+
+static void memlock_case(const char *card)
+{
+	struct rlimit rl = { LIMIT, LIMIT };
+	uint64_t h, h2, bytes;
+	long before, during, after;
+	int ctl = hfg_open(card, "_control", O_RDWR), r;
+	uint8_t *buf = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (ctl < 0 || buf == MAP_FAILED) {
+		HFG_FAIL("rlimit", "setup: %s", strerror(errno));
+		return;
+	}
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) ||
+	    setgid(65534) || setuid(65534)) {
+		HFG_FAIL("rlimit", "setrlimit/setuid: %s", strerror(errno));
+		return;
+	}
+	before = vmlck_kib();
+	r = hfg_pin_host(ctl, buf, 1 << 20, &h);
+	if (r == -ENOMEM && strstr(hfg_drv_err(ctl), "RLIMIT_MEMLOCK"))
+		HFG_PASS("rlimit-over", "%s", hfg_drv_err(ctl));
+	else
+		HFG_FAIL("rlimit-over", "PIN of 1 MiB with RLIMIT_MEMLOCK 128 KiB: %s (%s)",
+			 r ? strerror(-r) : "succeeded", hfg_drv_err(ctl));
+	if (!r)
+		hfg_unpin(ctl, h);
+	r = hfg_pin_host(ctl, buf, LIMIT, &h);
+	during = vmlck_kib();
+	if (!r && during - before == LIMIT / 1024)
+		HFG_PASS("rlimit-within", "PIN of 128 KiB, VmLck %ld -> %ld kB",
+			 before, during);
+	else
+		HFG_FAIL("rlimit-within", "PIN of 128 KiB: %s (%s), VmLck %ld -> %ld kB",
+			 r ? strerror(-r) : "ok", hfg_drv_err(ctl), before,
+			 during);
+	if (r)
+		return;
+	/* the chain's descriptor storage is one page more than the limit */
+	r = hfg_xfer(ctl, h, HELLOFPGA_XFER_H2C, 0, 0, 0, 4096, 0, &bytes);
+	if (r == -ENOMEM && strstr(hfg_drv_err(ctl), "descriptor storage"))
+		HFG_PASS("rlimit-counts-descriptors", "%s", hfg_drv_err(ctl));
+	else
+		HFG_FAIL("rlimit-counts-descriptors", "XFER at the limit: %s (%s)",
+			 r ? strerror(-r) : "succeeded", hfg_drv_err(ctl));
+	/* a second pin does not fit either */
+	r = hfg_pin_host(ctl, buf + LIMIT, 4096, &h2);
+	if (r == -ENOMEM)
+		HFG_PASS("rlimit-second-pin", NULL);
+	else
+		HFG_FAIL("rlimit-second-pin", "%s", r ? strerror(-r) : "succeeded");
+	if (!r)
+		hfg_unpin(ctl, h2);
+	hfg_unpin(ctl, h);
+	after = vmlck_kib();
+	if (after == before)
+		HFG_PASS("rlimit-unpin-releases", "VmLck back to %ld kB", after);
+	else
+		HFG_FAIL("rlimit-unpin-releases", "VmLck %ld kB before, %ld after",
+			 before, after);
+	close(ctl);
+}
+
+int main(int argc, char **argv)
+{
+	const char *card = "/dev/hellofpga0";
+	unsigned int max = 4096;
+	int opt;
+
+	hfg_group = "memlock";
+	while ((opt = getopt(argc, argv, "d:n:")) != -1) {
+		if (opt == 'd')
+			card = optarg;
+		else if (opt == 'n')
+			max = atoi(optarg);
+		else
+			return 2;
+	}
+	max_pins_case(card, max);
+	memlock_case(card);
+	return hfg_exit();
+}
