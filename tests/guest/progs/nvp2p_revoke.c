@@ -421,6 +421,103 @@ out:
 		close(ctl);
 }
 
+/* The card's test fault window (-device xdma-sim,fault-regs=on). */
+static int card_fault(uint32_t bits)
+{
+	char path[64];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s_user", card);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = pwrite(fd, &bits, 4, 0xf000) == 4 ? 0 : -errno;
+	close(fd);
+	return r;
+}
+
+struct long_xfer {
+	int ctl;
+	uint64_t handle;
+	int ret;
+	double t_end;
+};
+
+static void *long_xfer_fn(void *arg)
+{
+	struct long_xfer *l = arg;
+	struct hellofpga_xfer x = { .handle = l->handle, .card_addr = CARD_ADDR,
+				    .length = PIECE, .dir = HELLOFPGA_XFER_C2H,
+				    .channel = ch, .timeout_ms = 30000 };
+
+	l->ret = ioctl(l->ctl, HELLOFPGA_IOC_XFER, &x) ? -errno : 0;
+	l->t_end = now();
+	return NULL;
+}
+
+/*
+ * The free callback while an XFER with a 30 s timeout is stuck on the card:
+ * the revocation cancels it and returns within the driver's fixed bound
+ * (stop_wait_ms + 200 ms), not the 30 s the user chose; the XFER ends
+ * with ECANCELED.
+ */
+static void raw_revoke_bounded(void)
+{
+	const char *n = "raw-revoke-bounded";
+	struct long_xfer l = { .ret = 1 };
+	unsigned int fired = 0;
+	double t0, t_rev;
+	pthread_t t;
+	int r;
+	void *g;
+
+	if (persistent) {
+		SKIP(n, "persistent pins have no free callback");
+		return;
+	}
+	l.ctl = ctl_open();
+	g = gmem_alloc(BUF);
+	if (l.ctl < 0 || !g) {
+		FAIL(n, "control node or memory: %s", strerror(errno));
+		goto out;
+	}
+	r = raw_pin(l.ctl, g, BUF, &l.handle);
+	if (r) {
+		FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r), raw_err(l.ctl));
+		goto out;
+	}
+	r = card_fault(2);	/* stall: the engine stays busy */
+	if (r) {
+		SKIP(n, "no fault window on the card (%s)", strerror(-r));
+		goto unpin;
+	}
+	pthread_create(&t, NULL, long_xfer_fn, &l);
+	usleep(300000);
+	t0 = now();
+	r = sa_revoke(g, BUF, false, 0, &fired);
+	t_rev = now() - t0;
+	card_fault(0);
+	pthread_join(t, NULL);
+	if (r || fired != 1)
+		FAIL(n, "REVOKE: %s, %u callbacks", strerror(-r), fired);
+	else if (t_rev > 5)
+		FAIL(n, "the free callback took %.1f s: it waited for the transfer's own timeout",
+		     t_rev);
+	else if (l.ret != -ECANCELED || l.t_end - t0 > 5)
+		FAIL(n, "the stuck XFER ended %.1f s after the revocation with %s (ECANCELED expected): %s",
+		     l.t_end - t0, strerror(-l.ret), raw_err(l.ctl));
+	else
+		PASS(n, "callback returned after %.0f ms, the XFER (timeout 30 s) got ECANCELED",
+		     t_rev * 1000);
+unpin:
+	raw_unpin(l.ctl, l.handle);
+out:
+	if (g)
+		munmap(g, BUF);
+	if (l.ctl >= 0)
+		close(l.ctl);
+}
+
 static const char *hook_call(uint32_t point)
 {
 	switch (point) {
@@ -692,6 +789,7 @@ int main(int argc, char **argv)
 
 	lib_revoke_midstream();
 	raw_revoke_idle();
+	raw_revoke_bounded();
 	raw_hooked("raw-revoke-in-setup", NVP2P_STANDIN_HOOK_DMA_MAP, 0);
 	raw_hooked("raw-revoke-after-map", NVP2P_STANDIN_HOOK_DMA_MAP,
 		   NVP2P_STANDIN_HOOK_AFTER);
