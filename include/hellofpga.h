@@ -78,8 +78,12 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
  *
  * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf), -ECHRNG (no such
  * channel), -ERANGE (range past the end of card memory), -EOVERFLOW
- * (@offset + @len wraps), -ETIMEDOUT (engine timed out and was stopped),
- * -EIO (the engine reported an error), -ENODEV (card gone).
+ * (@offset + @len wraps), -ETIMEDOUT (engine timed out; it was stopped and
+ * proven idle before the call returned), -EIO (the engine reported an
+ * error; or the channel is wedged: its engine did not stop after an
+ * earlier failure, and the channel refuses transfers until it does, see
+ * docs/driver-stop.md; or the card recovers from a PCIe error), -ENODEV
+ * (card gone).  After a failure the contents of @buf are undefined.
  */
 int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
 			     uint64_t offset, size_t len, size_t *actual);
@@ -281,7 +285,11 @@ int HelloFPGA_GetGPUStatus(HELLOFPGA_GPU_STATUS *status);
  * @size: bytes, a multiple of 4096
  * @handle: receives the handle
  * Return: 0, -EINVAL (unaligned, not GPU memory, crosses allocations),
- * -EOPNOTSUPP (no GPU Direct on this platform/backend), -ENOMEM.
+ * -EOPNOTSUPP (no GPU Direct on this platform/backend), -ENOMEM (no memory;
+ * kernel driver: the card's pin limit, or the caller's RLIMIT_MEMLOCK for
+ * host memory and descriptor storage), -ENOSPC (kernel driver: the handle
+ * holds the most pins one open file may, parameter max_pins), -ENODEV
+ * (card gone).
  */
 int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
 			    HELLOFPGA_GPU_HANDLE *handle);
@@ -291,8 +299,10 @@ int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
  * Moves @size bytes from card address @fpgaAddr to the start of the buffer.
  * @timeout_ms: engine timeout, or <= 0 for the handle's default
  * Return: 0, or -ENOENT (unknown or unpinned handle), -ENXIO (the GPU
- * memory was freed), -EINVAL (@size larger than the buffer), and the errors
- * of HelloFPGA_DMA_MM_ReadC2H().
+ * memory was freed, also while the transfer ran: it was cancelled),
+ * -EINVAL (@size larger than the buffer), -ENOMEM (kernel driver: the
+ * descriptor storage of the transfer exceeds the pinner's RLIMIT_MEMLOCK),
+ * and the errors of HelloFPGA_DMA_MM_ReadC2H().
  */
 int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
 				HELLOFPGA_GPU_HANDLE handle, uint64_t fpgaAddr,

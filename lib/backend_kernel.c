@@ -518,10 +518,11 @@ static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 		    hf_dir_name(dir), ch, len, off, (unsigned long long)card);
 	/*
 	 * XFER takes no user pointer: its -EFAULT means the pin was revoked
-	 * (the GPU memory was freed under it), which the API reports as
+	 * (the GPU memory was freed under it), and -ECANCELED that it was
+	 * revoked while the run was in flight; the API reports both as
 	 * -ENXIO on every backend.
 	 */
-	if (ret == -EFAULT)
+	if (ret == -EFAULT || ret == -ECANCELED)
 		ret = hf_set_error(dev, -ENXIO, "%s",
 				   HelloFPGA_GetLastError(dev));
 	return ret;
