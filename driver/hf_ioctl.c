@@ -50,8 +50,9 @@ static long hf_ioc_get_info(struct hf_file *hf, void __user *uarg)
 
 	if (copy_from_user(&in, uarg, sizeof(in)))
 		return hf_efault(hf, "GET_INFO");
-	if (in.flags || in.pad || !hf_all_zero(in.reserved, sizeof(in.reserved))) {
-		hf_set_error(hf, -EINVAL, "GET_INFO: flags, pad and reserved must be 0");
+	if (in.flags || in.pad || in.pad2 ||
+	    !hf_all_zero(in.reserved, sizeof(in.reserved))) {
+		hf_set_error(hf, -EINVAL, "GET_INFO: flags, pad, pad2 and reserved must be 0");
 		return -EINVAL;
 	}
 	memset(&out, 0, sizeof(out));
@@ -78,8 +79,11 @@ static long hf_ioc_get_info(struct hf_file *hf, void __user *uarg)
 	out.pin_limit = card->pin_limit;
 	out.pci_vendor = pdev->vendor;
 	out.pci_device = pdev->device;
-	out.pci_bdf = (u32)pci_domain_nr(pdev->bus) << 16 |
+	out.pci_domain = (u32)pci_domain_nr(pdev->bus);
+	/* Old binaries: the domain in 16 bits, saturated. */
+	out.pci_bdf = min_t(u32, out.pci_domain, 0xffff) << 16 |
 		      (u32)pdev->bus->number << 8 | pdev->devfn;
+	out.user_bar_size64 = card->user_bar_size;
 	strscpy(out.driver_version, HF_DRV_VERSION,
 		sizeof(out.driver_version));
 	if (copy_to_user(uarg, &out, sizeof(out)))
