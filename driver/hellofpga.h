@@ -63,7 +63,8 @@
 
 /**
  * enum hf_node_type - kinds of character device node of a card.
- * @HF_NODE_CONTROL: _control: ioctls, DMA/config BAR registers
+ * @HF_NODE_CONTROL: _control: ioctls; DMA/config BAR registers for openers
+ *	with CAP_SYS_RAWIO
  * @HF_NODE_USER: _user: the user BAR
  * @HF_NODE_H2C: _h2c_<ch>: write() to card memory
  * @HF_NODE_C2H: _c2h_<ch>: read() from card memory
@@ -217,6 +218,10 @@ struct hf_card {
  * @index: channel or user interrupt number of the node
  * @node: entry in the card's file list
  * @filp: the file (its mapping is zapped at remove())
+ * @rawio: the file may access the DMA/config registers itself (read,
+ *	write, mmap of the control node), decided at open from the opener's
+ *	credentials (hf_rawio_check())
+ * @rawio_why: why it may not (control node), for the error text
  * @err_lock: protects @err and @err_text
  * @err: negative errno of the last failure, 0 when none
  * @err_text: its text
@@ -229,6 +234,8 @@ struct hf_file {
 	u32 index;
 	struct list_head node;
 	struct file *filp;
+	bool rawio;
+	const char *rawio_why;
 	spinlock_t err_lock;		/* @err, @err_text */
 	int err;
 	char err_text[HF_ERR_LEN];
@@ -310,6 +317,7 @@ void hf_cdev_zap_mappings(struct hf_card *card);
 __printf(3, 4) void hf_set_error(struct hf_file *hf, int err,
 				 const char *fmt, ...);
 void hf_set_errno(struct hf_file *hf, int err);
+int hf_rawio_check(struct hf_file *hf, const char *what);
 
 /* hf_xfer.c */
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,

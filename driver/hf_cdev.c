@@ -3,7 +3,8 @@
  * The character devices of a card, named like those of the
  * XDMA reference driver so its tools work unchanged:
  *
- *   /dev/hellofpgaN_control    ioctls; pread/pwrite of DMA/config registers
+ *   /dev/hellofpgaN_control    ioctls; read/write/mmap of DMA/config
+ *                              registers (CAP_SYS_RAWIO at open)
  *   /dev/hellofpgaN_user       mmap and pread/pwrite of the user BAR
  *   /dev/hellofpgaN_h2c_C      write(): host memory -> card memory
  *   /dev/hellofpgaN_c2h_C      read():  card memory -> host memory
@@ -12,6 +13,13 @@
  * The file position is the card address (h2c/c2h) or the BAR offset.
  * Register nodes take 32-bit aligned accesses only; the data goes through
  * a kernel buffer so no user memory is touched while hw_lock is held.
+ *
+ * Privilege (docs/security.md): whoever may open a node may use what it is
+ * for, except raw access to the DMA/config registers through the control
+ * node (read, write, mmap): the DMA engines fetch descriptors from any bus
+ * address written there, so that needs CAP_SYS_RAWIO, as /dev/mem does.
+ * It is decided at open from the opener's credentials and kept with the
+ * open file; every ioctl works without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -63,6 +71,47 @@ void hf_set_errno(struct hf_file *hf, int err)
 	spin_lock(&hf->err_lock);
 	hf->err = err;
 	spin_unlock(&hf->err_lock);
+}
+
+/**
+ * hf_rawio_decide() - whether an open file of the control node may access
+ *	the DMA/config registers itself.
+ * @hf: the file, being opened by the current task
+ *
+ * Decided once, from the opener's credentials, as /dev/mem does: a file
+ * handed on (fork, SCM_RIGHTS) keeps the opener's answer, and a privileged
+ * task reading or writing through a file that an unprivileged one opened
+ * (a confused deputy: a setuid program writing to a descriptor it was given)
+ * is refused.  Lockdown is asked only for capable openers, so unprivileged
+ * opens log nothing.
+ */
+static void hf_rawio_decide(struct hf_file *hf)
+{
+	hf->rawio = false;
+	if (!hf_rawio_capable())
+		hf->rawio_why = "opened without CAP_SYS_RAWIO";
+	else if (hf_locked_down())
+		hf->rawio_why = "opened while the kernel is locked down";
+	else
+		hf->rawio = true;
+}
+
+/**
+ * hf_rawio_check() - refuse raw register access to a file that may not.
+ * @hf: the file
+ * @what: the access, for the error text ("read", "write", "mmap")
+ *
+ * Return: 0 when @hf may access the DMA/config registers itself, else
+ * -EPERM with the file's last error set.
+ */
+int hf_rawio_check(struct hf_file *hf, const char *what)
+{
+	if (hf->rawio)
+		return 0;
+	hf_set_error(hf, -EPERM,
+		     "%s of the DMA/config registers refused: this file of %s_control was %s; raw register access needs CAP_SYS_RAWIO at open (the ioctls, the user, h2c, c2h and events nodes need none)",
+		     what, hf->card->name, hf->rawio_why);
+	return -EPERM;
 }
 
 /**
@@ -179,6 +228,8 @@ static ssize_t hf_read(struct file *file, char __user *buf, size_t count,
 
 	switch (hf->type) {
 	case HF_NODE_CONTROL:
+		if (hf_rawio_check(hf, "read"))
+			return -EPERM;
 		return hf_reg_access(hf, card->dma_bar.base, HF_CONTROL_SIZE,
 				     buf, count, ppos, false);
 	case HF_NODE_USER:
@@ -204,6 +255,8 @@ static ssize_t hf_write(struct file *file, const char __user *buf,
 
 	switch (hf->type) {
 	case HF_NODE_CONTROL:
+		if (hf_rawio_check(hf, "write"))
+			return -EPERM;
 		return hf_reg_access(hf, card->dma_bar.base, HF_CONTROL_SIZE,
 				     (char __user *)buf, count, ppos, true);
 	case HF_NODE_USER:
@@ -254,6 +307,8 @@ static int hf_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	int ret;
 
+	if (hf->type == HF_NODE_CONTROL && hf_rawio_check(hf, "mmap"))
+		return -EPERM;
 	if (hf->type != HF_NODE_USER) {
 		hf_set_error(hf, -ENODEV, "mmap() is for the user node only");
 		return -ENODEV;
@@ -336,6 +391,8 @@ static int hf_open(struct inode *inode, struct file *file)
 	mutex_init(&hf->pins_lock);
 	idr_init(&hf->pins);
 	file->private_data = hf;
+	if (hf->type == HF_NODE_CONTROL)
+		hf_rawio_decide(hf);
 	if (hf->type == HF_NODE_EVENTS) {
 		ret = hf_events_open(hf);
 		if (ret)

@@ -4,8 +4,10 @@
  * (driver/) and libhellofpga (lib/backend_kernel.c).
  *
  * Nodes of card N:
- *   /dev/hellofpgaN_control    ioctls below; read/write/pread/pwrite of the
- *                              DMA/config BAR (32-bit registers)
+ *   /dev/hellofpgaN_control    ioctls below (no capability needed);
+ *                              read/write/pread/pwrite of the DMA/config BAR
+ *                              (32-bit registers) only for a file opened
+ *                              with CAP_SYS_RAWIO, else -EPERM
  *   /dev/hellofpgaN_h2c_C      write()/pwrite(): host memory -> card memory
  *   /dev/hellofpgaN_c2h_C      read()/pread():   card memory -> host memory
  *                              (the file position is the card address)
