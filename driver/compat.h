@@ -99,6 +99,27 @@ static inline bool hf_locked_down(void)
 #endif
 }
 
+/*
+ * vmf_insert_pfn(): 4.17 (returning vm_fault_t); before, vm_insert_pfn()
+ * returned an errno, mapped here as 4.17's wrapper did.
+ */
+static inline vm_fault_t hf_vmf_insert_pfn(struct vm_area_struct *vma,
+					   unsigned long addr,
+					   unsigned long pfn)
+{
+#if HF_KERNEL_GE(4, 17, 0)
+	return vmf_insert_pfn(vma, addr, pfn);
+#else
+	int err = vm_insert_pfn(vma, addr, pfn);
+
+	if (err == -ENOMEM)
+		return VM_FAULT_OOM;
+	if (err < 0 && err != -EBUSY)
+		return VM_FAULT_SIGBUS;
+	return VM_FAULT_NOPAGE;
+#endif
+}
+
 /* compat_ptr_ioctl(): 5.5 */
 #if HF_KERNEL_GE(5, 5, 0)
 #define hf_compat_ptr_ioctl	compat_ptr_ioctl

@@ -14,8 +14,9 @@
  *   hf_pin_core.lock (read, XFER) -> hf_chan.lock -> mmap_lock (pinning
  *   user pages) ; hf_chan.lock -> hf_card.hw_lock (read)
  *   hf_card.files_lock -> hf_file.pins_lock
- * hw_lock is never held while touching user memory (mmap() takes it under
- * mmap_lock) and never taken while holding it already.
+ * hw_lock is never held while touching user memory (the BAR fault handler
+ * takes it for reading under mmap_lock) and never taken while holding it
+ * already.
  */
 #ifndef HF_HELLOFPGA_H
 #define HF_HELLOFPGA_H
@@ -318,6 +319,9 @@ __printf(3, 4) void hf_set_error(struct hf_file *hf, int err,
 				 const char *fmt, ...);
 void hf_set_errno(struct hf_file *hf, int err);
 int hf_rawio_check(struct hf_file *hf, const char *what);
+
+/* hf_mmap.c */
+int hf_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* hf_xfer.c */
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,

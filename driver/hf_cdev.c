@@ -282,59 +282,6 @@ static __poll_t hf_poll(struct file *file, poll_table *wait)
 }
 
 /**
- * hf_user_vm_fault() - fault on the user BAR mapping after remove().
- * @vmf: the fault
- *
- * The mapping is populated whole at mmap() and zapped when the card goes;
- * a fault means the card is gone.
- *
- * Return: VM_FAULT_SIGBUS.
- */
-static vm_fault_t hf_user_vm_fault(struct vm_fault *vmf)
-{
-	return VM_FAULT_SIGBUS;
-}
-
-static const struct vm_operations_struct hf_user_vm_ops = {
-	.fault = hf_user_vm_fault,
-};
-
-static int hf_mmap(struct file *file, struct vm_area_struct *vma)
-{
-	struct hf_file *hf = file->private_data;
-	struct hf_card *card = hf->card;
-	unsigned long len = vma->vm_end - vma->vm_start;
-	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	int ret;
-
-	if (hf->type == HF_NODE_CONTROL && hf_rawio_check(hf, "mmap"))
-		return -EPERM;
-	if (hf->type != HF_NODE_USER) {
-		hf_set_error(hf, -ENODEV, "mmap() is for the user node only");
-		return -ENODEV;
-	}
-	if (off >= card->user_bar_size || len > card->user_bar_size - off) {
-		hf_set_error(hf, -EINVAL,
-			     "mmap() of 0x%lx bytes at 0x%llx: beyond the user BAR (0x%llx bytes)",
-			     len, off, (unsigned long long)card->user_bar_size);
-		return -EINVAL;
-	}
-	ret = hf_card_enter(card);
-	if (ret)
-		return ret;
-	vma->vm_ops = &hf_user_vm_ops;
-	vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
-	hf_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
-	ret = io_remap_pfn_range(vma, vma->vm_start,
-				 (card->user_bar_phys + off) >> PAGE_SHIFT,
-				 len, vma->vm_page_prot);
-	hf_card_exit(card);
-	if (ret)
-		hf_set_error(hf, ret, "mapping the user BAR failed");
-	return ret;
-}
-
-/**
  * hf_node_decode() - the node of a minor offset, if the card has it.
  * @card: the card
  * @off: minor - first minor of the card
@@ -439,11 +386,13 @@ static const struct file_operations hf_fops = {
 };
 
 /**
- * hf_cdev_zap_mappings() - remove every user BAR mapping of the card.
- * @card: the card, dead
+ * hf_cdev_zap_mappings() - remove every BAR mapping of the card.
+ * @card: the card, dead (set under hw_lock, which the fault handler takes)
  *
- * A mapping holds its file open, so walking the open files finds them all;
- * a later access faults to SIGBUS.
+ * A mapping holds its file open, so walking the open files finds them all,
+ * of the user and of the control node; pages are only mapped by the fault
+ * handler (hf_mmap.c), which saw the card alive, so after this nothing maps
+ * the BARs and a later access faults to SIGBUS.
  */
 void hf_cdev_zap_mappings(struct hf_card *card)
 {
@@ -451,7 +400,7 @@ void hf_cdev_zap_mappings(struct hf_card *card)
 
 	mutex_lock(&card->files_lock);
 	list_for_each_entry(hf, &card->files, node) {
-		if (hf->type == HF_NODE_USER)
+		if (hf->type == HF_NODE_USER || hf->type == HF_NODE_CONTROL)
 			unmap_mapping_range(hf->filp->f_mapping, 0, 0, 1);
 	}
 	mutex_unlock(&card->files_lock);
