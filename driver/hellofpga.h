@@ -323,9 +323,23 @@ int hf_rawio_check(struct hf_file *hf, const char *what);
 /* hf_mmap.c */
 int hf_mmap(struct file *file, struct vm_area_struct *vma);
 
+/**
+ * struct hf_card_window - card addresses of a read()/write()-style transfer.
+ * @base: card address of the first byte, or of the window
+ * @size: 0: the bytes go to @base onwards; else byte i goes to
+ *	@base + i mod @size (Xilinx's aperture transfers)
+ */
+struct hf_card_window {
+	u64 base;
+	u64 size;
+};
+
 /* hf_xfer.c */
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		   char __user *buf, size_t count, loff_t *ppos);
+ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
+		       char __user *buf, size_t count,
+		       const struct hf_card_window *win);
 int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem,
 			u32 n);
 void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem);
@@ -337,6 +351,9 @@ void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 
 /* hf_ioctl.c */
 long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* hf_xdma.c */
+long hf_xdma_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);
 
 /* hf_pin.c */
 int hf_pin_init(void);

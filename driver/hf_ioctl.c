@@ -3,7 +3,9 @@
  * The ioctls of include/uapi/hellofpga.h.
  *
  * Every node takes GET_INFO, GET_STATS and LAST_ERROR; PIN, XFER and UNPIN
- * are for the control node.  Every input field is checked: flags, pad and
+ * are for the control node; the h2c and c2h nodes also take the Xilinx
+ * reference driver's ioctls (hf_xdma.c).  None needs a capability
+ * (docs/security.md).  Every input field is checked: flags, pad and
  * reserved fields must be zero (-EINVAL), so they can gain meaning later.
  * Output structures are built zeroed, so no padding reaches user space.
  */
@@ -470,7 +472,8 @@ out_put:
  * @arg: user pointer to the command's structure
  *
  * Return: 0 or a negative errno; -ENOTTY for an unknown command, or a
- * PIN/XFER/UNPIN on a node other than control.
+ * PIN/XFER/UNPIN on a node other than control.  Other commands go to
+ * hf_xdma_ioctl().
  */
 long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
@@ -494,7 +497,7 @@ long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		}
 		break;
 	default:
-		return -ENOTTY;
+		return hf_xdma_ioctl(hf, cmd, uarg);
 	}
 
 	switch (cmd) {
