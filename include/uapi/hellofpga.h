@@ -10,7 +10,9 @@
  *                              with CAP_SYS_RAWIO, else -EPERM
  *   /dev/hellofpgaN_h2c_C      write()/pwrite(): host memory -> card memory
  *   /dev/hellofpgaN_c2h_C      read()/pread():   card memory -> host memory
- *                              (the file position is the card address)
+ *                              (the file position is the card address);
+ *                              both also take Xilinx's ioctls
+ *                              (hellofpga_xdma.h)
  *   /dev/hellofpgaN_user       mmap() and pread/pwrite of the user BAR
  *   /dev/hellofpgaN_events_U   read() blocks for user interrupt U (4-byte count)
  *
@@ -28,7 +30,11 @@
 #include <linux/types.h>
 
 #define HELLOFPGA_ABI_MAJOR		1
-#define HELLOFPGA_ABI_MINOR		1	/* 1: info.user_bar_size64, pci_domain */
+/*
+ * Minor 1: info.user_bar_size64 and info.pci_domain; Xilinx's aperture,
+ * alignment and address-mode ioctls on the h2c/c2h nodes (hellofpga_xdma.h).
+ */
+#define HELLOFPGA_ABI_MINOR		1
 
 #define HELLOFPGA_IOC_MAGIC		0xb6
 
