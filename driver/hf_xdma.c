@@ -77,7 +77,10 @@ static int hf_xdma_aperture_check(struct hf_file *hf, struct hf_chan *chan,
  * @write: APERTURE_W
  *
  * Return: 0 with @error 0 and @done the bytes moved (fewer than asked when
- * a later part failed), or a negative errno, also in @error, with @done 0.
+ * a later part failed), or a negative errno, also in @error, with @done 0:
+ * those of hf_xdma_aperture_check() and hf_xfer_window(), -EINVAL for the
+ * wrong node, -EBADF for a node not open for writing (APERTURE_W) or
+ * reading (APERTURE_R).
  */
 static long hf_xdma_aperture(struct hf_file *hf, void __user *uarg,
 			     bool write)
@@ -97,6 +100,13 @@ static long hf_xdma_aperture(struct hf_file *hf, void __user *uarg,
 		ret = -EINVAL;
 		hf_set_error(hf, ret, "%s is an ioctl of the %s nodes", what,
 			     write ? "h2c" : "c2h");
+		goto out;
+	}
+	/* as write() and read() of the node: the open file's mode decides */
+	if (!(hf->filp->f_mode & (write ? FMODE_WRITE : FMODE_READ))) {
+		ret = -EBADF;
+		hf_set_error(hf, ret, "%s: the node is not open for %s", what,
+			     write ? "writing" : "reading");
 		goto out;
 	}
 	chan = &hf->card->chans[write ? XDMA_H2C : XDMA_C2H][hf->index];

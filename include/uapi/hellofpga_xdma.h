@@ -19,7 +19,8 @@
  * driver does: a transfer that moved bytes reports them, not the error;
  * the node's HELLOFPGA_IOC_LAST_ERROR then says why); or -1 with errno, @error
  * the negative errno and @done 0 (Xilinx's driver leaves @done as passed).
- * Errors: EINVAL (wrong node, @aperture 0, misaligned), EOVERFLOW (the
+ * Errors: EINVAL (wrong node, @aperture 0, misaligned), EBADF (the node is
+ * not open for writing (W) or reading (R), as write()/read()), EOVERFLOW (the
  * window wraps), ERANGE (beyond card memory), EFAULT, EIO, ETIMEDOUT,
  * ENODEV, EINTR; @len above 2 GiB - 4 KiB is cut there (as read/write).
  *

@@ -142,12 +142,17 @@ static int tool(int argc, char **argv)
 	return 0;
 }
 
-static int node(const char *card, const char *suffix)
+static const char *card_node(const char *card, const char *suffix)
 {
-	char path[128];
+	static char path[128];
 
 	snprintf(path, sizeof(path), "%s_%s", card, suffix);
-	return open(path, O_RDWR | O_CLOEXEC);
+	return path;
+}
+
+static int node(const char *card, const char *suffix)
+{
+	return open(card_node(card, suffix), O_RDWR | O_CLOEXEC);
 }
 
 static void fill(uint8_t *p, size_t n, uint32_t seed)
@@ -265,6 +270,10 @@ static int check_all(int argc, char **argv)
 		EFAULT);
 	refused(c2h, "bad-buffer-read", false, 0x7000000, 0x1000, (void *)16,
 		4096, EFAULT);
+	v = open(card_node(card, "h2c_0"), O_RDONLY | O_CLOEXEC);
+	refused(v, "write-on-read-only-open", true, 0x7000000, 0x1000, buf,
+		4096, EBADF);
+	close(v);
 	r = ioctl(ctl, HELLOFPGA_XDMA_IOC_APERTURE_W, &io);
 	check(r == -1 && errno == ENOTTY, "not-on-control-node", "%s",
 	      r ? strerror(errno) : "succeeded");
