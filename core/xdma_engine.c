@@ -327,6 +327,172 @@ int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
 	return 0;
 }
 
+/**
+ * xdma_win_take() - length of the next descriptor of a run in a window.
+ * @run: bytes left of the physically contiguous run
+ * @win_size: window size, > 0
+ * @win_off: offset in the window of the run's next byte; advanced past the
+ *	descriptor, back to 0 at the end of the window
+ *
+ * Return: the descriptor's length: the run, cut at XDMA_DESC_MAX_LEN and
+ * at the end of the window.
+ */
+static u64 xdma_win_take(u64 run, u64 win_size, u64 *win_off)
+{
+	u64 take = min_t(u64, run, XDMA_DESC_MAX_LEN);
+
+	take = min_t(u64, take, win_size - *win_off);
+	*win_off += take;
+	if (*win_off == win_size)
+		*win_off = 0;
+	return take;
+}
+
+/**
+ * xdma_chain_count_window() - descriptors of a range whose card addresses
+ *	wrap inside a window.
+ * @sg: scatter list of bus-address segments
+ * @nsg: number of entries in @sg
+ * @offset: first byte of the range within the list
+ * @len: length of the range in bytes
+ * @win_size: size of the card address window in bytes; 0 for none (card
+ *	addresses advance linearly: xdma_chain_count())
+ * @win_off: offset in the window that the range's first byte goes to,
+ *	below @win_size
+ *
+ * As xdma_chain_count(), and a descriptor also ends where the window ends:
+ * the byte after it goes to the window's first address again.
+ *
+ * Return: the number of descriptors; -EINVAL for a bad range or list (see
+ * xdma_chain_count()) or @win_off outside the window; -E2BIG when the
+ * chain would exceed what the engine counts.
+ */
+int xdma_chain_count_window(const struct hf_sg *sg, u32 nsg, u64 offset,
+			    u64 len, u64 win_size, u64 win_off)
+{
+	struct xdma_sg_iter it;
+	u64 n = 0, run, addr;
+	int ret;
+
+	if (!win_size)
+		return xdma_chain_count(sg, nsg, offset, len);
+	if (win_off >= win_size)
+		return -EINVAL;
+	ret = xdma_sg_check(sg, nsg, offset, len);
+	if (ret)
+		return ret;
+	xdma_sg_iter_start(&it, sg, nsg, offset, len);
+	while ((run = xdma_sg_next_run(&it, &addr)) != 0) {
+		while (run) {
+			run -= xdma_win_take(run, win_size, &win_off);
+			if (++n > XDMA_CHAIN_MAX)
+				return -E2BIG;
+		}
+	}
+	return (int)n;
+}
+
+/**
+ * xdma_chain_build_window() - write the descriptors of a transfer whose card
+ *	addresses wrap inside a window (Xilinx's "aperture" transfers).
+ * @c: the chain, with storage from xdma_chain_init()
+ * @dir: XDMA_H2C (bus -> card) or XDMA_C2H (card -> bus)
+ * @sg: scatter list of bus-address segments
+ * @nsg: number of entries in @sg
+ * @offset: first byte of the range within the list
+ * @len: length of the range in bytes
+ * @win_base: card (AXI) address of the window's first byte
+ * @win_size: size of the window; 0 for none: the range goes to card
+ *	addresses @win_base + @win_off onwards, as xdma_chain_build() does
+ * @win_off: offset in the window that the range's first byte goes to,
+ *	below @win_size
+ *
+ * Byte i of the range goes to card address
+ * @win_base + (@win_off + i) mod @win_size: descriptors are split where
+ * the window ends, and the next one starts at @win_base again.  Links,
+ * adjacent counts and the flags of the last descriptor are as
+ * xdma_chain_build() makes them; @c->card_addr is the card address of the
+ * first byte.  Allocates nothing; on failure the chain is left unusable.
+ *
+ * Return: 0; -EINVAL (bad range or list, bad direction, @win_off outside
+ * the window), -E2BIG, -EOVERFLOW when the window (or, without one, the
+ * card range) wraps the 64-bit address space, -ENOSPC when the storage
+ * holds too few descriptors.
+ */
+int xdma_chain_build_window(struct xdma_chain *c, enum xdma_dir dir,
+			    const struct hf_sg *sg, u32 nsg, u64 offset,
+			    u64 len, u64 win_base, u64 win_size, u64 win_off)
+{
+	struct xdma_sg_iter it;
+	u64 run, addr, take, start = win_off;
+	u32 i = 0, n, blk_end;
+	int ret;
+
+	if (!win_size) {
+		if (win_off > ~0ull - win_base)
+			return -EOVERFLOW;
+		return xdma_chain_build(c, dir, sg, nsg, offset, len,
+					win_base + win_off);
+	}
+	c->count = 0;
+	c->bytes = 0;
+	if (dir != XDMA_H2C && dir != XDMA_C2H)
+		return -EINVAL;
+	ret = xdma_chain_count_window(sg, nsg, offset, len, win_size, win_off);
+	if (ret < 0)
+		return ret;
+	n = ret;
+	if (win_size - 1 > ~0ull - win_base)
+		return -EOVERFLOW;
+	if (!c->desc || n > c->capacity)
+		return -ENOSPC;
+
+	blk_end = xdma_block_end(c->bus, 0, n);
+	c->first_adj = blk_end;
+	xdma_sg_iter_start(&it, sg, nsg, offset, len);
+	while ((run = xdma_sg_next_run(&it, &addr)) != 0) {
+		while (run) {
+			struct xdma_desc *d = &c->desc[i];
+			u64 card = win_base + win_off;
+			u32 ctrl = FIELD_PREP(XDMA_DESC_CTRL_MAGIC,
+					      XDMA_DESC_MAGIC);
+			u64 src, dst, next = 0;
+
+			take = xdma_win_take(run, win_size, &win_off);
+			src = dir == XDMA_H2C ? addr : card;
+			dst = dir == XDMA_H2C ? card : addr;
+			if (i + 1 < n) {
+				if (i + 1 > blk_end)
+					blk_end = xdma_block_end(c->bus, i + 1,
+								 n);
+				ctrl |= FIELD_PREP(XDMA_DESC_CTRL_NXT_ADJ,
+						   blk_end - (i + 1));
+				next = c->bus + (u64)(i + 1) * XDMA_DESC_SIZE;
+			} else {
+				ctrl |= XDMA_DESC_CTRL_STOP |
+					XDMA_DESC_CTRL_COMPLETED |
+					XDMA_DESC_CTRL_EOP;
+			}
+			d->control = cpu_to_le32(ctrl);
+			d->len = cpu_to_le32((u32)take);
+			d->src_lo = cpu_to_le32(lower_32_bits(src));
+			d->src_hi = cpu_to_le32(upper_32_bits(src));
+			d->dst_lo = cpu_to_le32(lower_32_bits(dst));
+			d->dst_hi = cpu_to_le32(upper_32_bits(dst));
+			d->next_lo = cpu_to_le32(lower_32_bits(next));
+			d->next_hi = cpu_to_le32(upper_32_bits(next));
+			addr += take;
+			run -= take;
+			i++;
+		}
+	}
+	c->count = n;
+	c->bytes = len;
+	c->card_addr = win_base + start;
+	c->dir = dir;
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Card probe                                                               */
 /* ------------------------------------------------------------------------ */

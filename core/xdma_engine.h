@@ -10,6 +10,8 @@
  *   xdma_chain_count()   how many descriptors a scatter list needs
  *   xdma_chain_init()    hand the chain its (DMA-coherent) descriptor storage
  *   xdma_chain_build()   write the descriptors; no allocation, may be redone
+ *                        (the _window variants: card addresses that wrap
+ *                        inside a window, for Xilinx's aperture ioctls)
  *   xdma_engine_run()    program, start, wait (poll-mode writeback or IRQ),
  *                        stop; on error or timeout decode the status
  * A chain built once can be run any number of times.  Runs on one engine
@@ -80,6 +82,11 @@ void xdma_chain_init(struct xdma_chain *c, void *cpu, u64 bus, u32 capacity);
 int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
 		     const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
 		     u64 card_addr);
+int xdma_chain_count_window(const struct hf_sg *sg, u32 nsg, u64 offset,
+			    u64 len, u64 win_size, u64 win_off);
+int xdma_chain_build_window(struct xdma_chain *c, enum xdma_dir dir,
+			    const struct hf_sg *sg, u32 nsg, u64 offset,
+			    u64 len, u64 win_base, u64 win_size, u64 win_off);
 
 /**
  * struct xdma_dev - the DMA/config BAR of one card as the engine core sees it.

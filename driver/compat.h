@@ -12,6 +12,7 @@
 #define HF_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
@@ -21,6 +22,8 @@
 #include <linux/pci.h>
 #include <linux/poll.h>
 #include <linux/scatterlist.h>
+#include <linux/security.h>
+#include <linux/user_namespace.h>
 
 /* Linux 5.4: the pseudo keyword for a case that continues into the next */
 /*
@@ -74,6 +77,48 @@ static inline void hf_vm_flags_set(struct vm_area_struct *vma,
 #if !HF_KERNEL_GE(4, 17, 0)
 #define vm_fault_t	int
 #endif
+
+/*
+ * Raw register access: CAP_SYS_RAWIO in the initial user namespace, asked
+ * without an audit record, as it is a question at open and not a refusal of
+ * the open (ns_capable_noaudit(): 4.10); and kernel lockdown, which denies it
+ * like the PCI sysfs resource files (LOCKDOWN_PCI_ACCESS, security_locked_down():
+ * 5.4; no lockdown before).
+ */
+static inline bool hf_rawio_capable(void)
+{
+	return ns_capable_noaudit(&init_user_ns, CAP_SYS_RAWIO);
+}
+
+static inline bool hf_locked_down(void)
+{
+#if HF_KERNEL_GE(5, 4, 0)
+	return security_locked_down(LOCKDOWN_PCI_ACCESS) != 0;
+#else
+	return false;
+#endif
+}
+
+/*
+ * vmf_insert_pfn(): 4.17 (returning vm_fault_t); before, vm_insert_pfn()
+ * returned an errno, mapped here as 4.17's wrapper did.
+ */
+static inline vm_fault_t hf_vmf_insert_pfn(struct vm_area_struct *vma,
+					   unsigned long addr,
+					   unsigned long pfn)
+{
+#if HF_KERNEL_GE(4, 17, 0)
+	return vmf_insert_pfn(vma, addr, pfn);
+#else
+	int err = vm_insert_pfn(vma, addr, pfn);
+
+	if (err == -ENOMEM)
+		return VM_FAULT_OOM;
+	if (err < 0 && err != -EBUSY)
+		return VM_FAULT_SIGBUS;
+	return VM_FAULT_NOPAGE;
+#endif
+}
 
 /* compat_ptr_ioctl(): 5.5 */
 #if HF_KERNEL_GE(5, 5, 0)

@@ -15,10 +15,10 @@
  *   hf_chan.lock -> hf_card.hw_lock (read) ;
  *   hf_chan.lock -> hf_pin_core.state_lock (spinlock, innermost) ;
  *   hf_card.files_lock -> hf_file.pins_lock
- * hw_lock is never held while touching user memory (mmap() takes it under
- * mmap_lock) and never taken while holding it already.  Revocation (a
- * provider's callback) takes only state_lock and waits, bounded, for the
- * runs of the pin to end (docs/driver-stop.md).
+ * hw_lock is never held while touching user memory (the BAR fault handler
+ * takes it for reading under mmap_lock) and never taken while holding it
+ * already.  Revocation (a provider's callback) takes only state_lock and
+ * waits, bounded, for the runs of the pin to end (docs/driver-stop.md).
  */
 #ifndef HF_HELLOFPGA_H
 #define HF_HELLOFPGA_H
@@ -68,7 +68,8 @@
 
 /**
  * enum hf_node_type - kinds of character device node of a card.
- * @HF_NODE_CONTROL: _control: ioctls, DMA/config BAR registers
+ * @HF_NODE_CONTROL: _control: ioctls; DMA/config BAR registers for openers
+ *	with CAP_SYS_RAWIO
  * @HF_NODE_USER: _user: the user BAR
  * @HF_NODE_H2C: _h2c_<ch>: write() to card memory
  * @HF_NODE_C2H: _c2h_<ch>: read() from card memory
@@ -260,6 +261,10 @@ struct hf_card {
  * @index: channel or user interrupt number of the node
  * @node: entry in the card's file list
  * @filp: the file (its mapping is zapped at remove())
+ * @rawio: the file may access the DMA/config registers itself (read,
+ *	write, mmap of the control node), decided at open from the opener's
+ *	credentials (hf_rawio_check())
+ * @rawio_why: why it may not (control node), for the error text
  * @err_lock: protects @err and @err_text
  * @err: negative errno of the last failure, 0 when none
  * @err_text: its text
@@ -275,6 +280,8 @@ struct hf_file {
 	u32 index;
 	struct list_head node;
 	struct file *filp;
+	bool rawio;
+	const char *rawio_why;
 	spinlock_t err_lock;		/* @err, @err_text */
 	int err;
 	char err_text[HF_ERR_LEN];
@@ -377,10 +384,28 @@ void hf_cdev_zap_mappings(struct hf_card *card);
 __printf(3, 4) void hf_set_error(struct hf_file *hf, int err,
 				 const char *fmt, ...);
 void hf_set_errno(struct hf_file *hf, int err);
+int hf_rawio_check(struct hf_file *hf, const char *what);
+
+/* hf_mmap.c */
+int hf_mmap(struct file *file, struct vm_area_struct *vma);
+
+/**
+ * struct hf_card_window - card addresses of a read()/write()-style transfer.
+ * @base: card address of the first byte, or of the window
+ * @size: 0: the bytes go to @base onwards; else byte i goes to
+ *	@base + i mod @size (Xilinx's aperture transfers)
+ */
+struct hf_card_window {
+	u64 base;
+	u64 size;
+};
 
 /* hf_xfer.c */
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		   char __user *buf, size_t count, loff_t *ppos);
+ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
+		       char __user *buf, size_t count,
+		       const struct hf_card_window *win);
 int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem,
 			u32 n);
 unsigned long hf_desc_mem_pages(u32 n);
@@ -404,6 +429,9 @@ int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan);
 void hf_card_bus_off(struct hf_card *card, const char *why);
 void hf_engines_quiesce(struct hf_card *card);
 void hf_card_release_quarantines(struct hf_card *card);
+
+/* hf_xdma.c */
+long hf_xdma_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);
 
 /* hf_pin.c */
 int hf_pin_init(void);

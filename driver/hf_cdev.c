@@ -3,7 +3,8 @@
  * The character devices of a card, named like those of the
  * XDMA reference driver so its tools work unchanged:
  *
- *   /dev/hellofpgaN_control    ioctls; pread/pwrite of DMA/config registers
+ *   /dev/hellofpgaN_control    ioctls; read/write/mmap of DMA/config
+ *                              registers (CAP_SYS_RAWIO at open)
  *   /dev/hellofpgaN_user       mmap and pread/pwrite of the user BAR
  *   /dev/hellofpgaN_h2c_C      write(): host memory -> card memory
  *   /dev/hellofpgaN_c2h_C      read():  card memory -> host memory
@@ -12,6 +13,13 @@
  * The file position is the card address (h2c/c2h) or the BAR offset.
  * Register nodes take 32-bit aligned accesses only; the data goes through
  * a kernel buffer so no user memory is touched while hw_lock is held.
+ *
+ * Privilege (docs/security.md): whoever may open a node may use what it is
+ * for, except raw access to the DMA/config registers through the control
+ * node (read, write, mmap): the DMA engines fetch descriptors from any bus
+ * address written there, so that needs CAP_SYS_RAWIO, as /dev/mem does.
+ * It is decided at open from the opener's credentials and kept with the
+ * open file; every ioctl works without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -63,6 +71,47 @@ void hf_set_errno(struct hf_file *hf, int err)
 	spin_lock(&hf->err_lock);
 	hf->err = err;
 	spin_unlock(&hf->err_lock);
+}
+
+/**
+ * hf_rawio_decide() - whether an open file of the control node may access
+ *	the DMA/config registers itself.
+ * @hf: the file, being opened by the current task
+ *
+ * Decided once, from the opener's credentials, as /dev/mem does: a file
+ * handed on (fork, SCM_RIGHTS) keeps the opener's answer, and a privileged
+ * task reading or writing through a file that an unprivileged one opened
+ * (a confused deputy: a setuid program writing to a descriptor it was given)
+ * is refused.  Lockdown is asked only for capable openers, so unprivileged
+ * opens log nothing.
+ */
+static void hf_rawio_decide(struct hf_file *hf)
+{
+	hf->rawio = false;
+	if (!hf_rawio_capable())
+		hf->rawio_why = "opened without CAP_SYS_RAWIO";
+	else if (hf_locked_down())
+		hf->rawio_why = "opened while the kernel is locked down";
+	else
+		hf->rawio = true;
+}
+
+/**
+ * hf_rawio_check() - refuse raw register access to a file that may not.
+ * @hf: the file
+ * @what: the access, for the error text ("read", "write", "mmap")
+ *
+ * Return: 0 when @hf may access the DMA/config registers itself, else
+ * -EPERM with the file's last error set.
+ */
+int hf_rawio_check(struct hf_file *hf, const char *what)
+{
+	if (hf->rawio)
+		return 0;
+	hf_set_error(hf, -EPERM,
+		     "%s of the DMA/config registers refused: this file of %s_control was %s; raw register access needs CAP_SYS_RAWIO at open (the ioctls, the user, h2c, c2h and events nodes need none)",
+		     what, hf->card->name, hf->rawio_why);
+	return -EPERM;
 }
 
 /**
@@ -179,6 +228,8 @@ static ssize_t hf_read(struct file *file, char __user *buf, size_t count,
 
 	switch (hf->type) {
 	case HF_NODE_CONTROL:
+		if (hf_rawio_check(hf, "read"))
+			return -EPERM;
 		return hf_reg_access(hf, card->dma_bar.base, HF_CONTROL_SIZE,
 				     buf, count, ppos, false);
 	case HF_NODE_USER:
@@ -204,6 +255,8 @@ static ssize_t hf_write(struct file *file, const char __user *buf,
 
 	switch (hf->type) {
 	case HF_NODE_CONTROL:
+		if (hf_rawio_check(hf, "write"))
+			return -EPERM;
 		return hf_reg_access(hf, card->dma_bar.base, HF_CONTROL_SIZE,
 				     (char __user *)buf, count, ppos, true);
 	case HF_NODE_USER:
@@ -226,57 +279,6 @@ static __poll_t hf_poll(struct file *file, poll_table *wait)
 	if (hf->type != HF_NODE_EVENTS)
 		return DEFAULT_POLLMASK;
 	return hf_events_poll(hf, file, wait);
-}
-
-/**
- * hf_user_vm_fault() - fault on the user BAR mapping after remove().
- * @vmf: the fault
- *
- * The mapping is populated whole at mmap() and zapped when the card goes;
- * a fault means the card is gone.
- *
- * Return: VM_FAULT_SIGBUS.
- */
-static vm_fault_t hf_user_vm_fault(struct vm_fault *vmf)
-{
-	return VM_FAULT_SIGBUS;
-}
-
-static const struct vm_operations_struct hf_user_vm_ops = {
-	.fault = hf_user_vm_fault,
-};
-
-static int hf_mmap(struct file *file, struct vm_area_struct *vma)
-{
-	struct hf_file *hf = file->private_data;
-	struct hf_card *card = hf->card;
-	unsigned long len = vma->vm_end - vma->vm_start;
-	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	int ret;
-
-	if (hf->type != HF_NODE_USER) {
-		hf_set_error(hf, -ENODEV, "mmap() is for the user node only");
-		return -ENODEV;
-	}
-	if (off >= card->user_bar_size || len > card->user_bar_size - off) {
-		hf_set_error(hf, -EINVAL,
-			     "mmap() of 0x%lx bytes at 0x%llx: beyond the user BAR (0x%llx bytes)",
-			     len, off, (unsigned long long)card->user_bar_size);
-		return -EINVAL;
-	}
-	ret = hf_card_enter(card);
-	if (ret)
-		return ret;
-	vma->vm_ops = &hf_user_vm_ops;
-	vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
-	hf_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
-	ret = io_remap_pfn_range(vma, vma->vm_start,
-				 (card->user_bar_phys + off) >> PAGE_SHIFT,
-				 len, vma->vm_page_prot);
-	hf_card_exit(card);
-	if (ret)
-		hf_set_error(hf, ret, "mapping the user BAR failed");
-	return ret;
 }
 
 /**
@@ -336,6 +338,8 @@ static int hf_open(struct inode *inode, struct file *file)
 	mutex_init(&hf->pins_lock);
 	idr_init(&hf->pins);
 	file->private_data = hf;
+	if (hf->type == HF_NODE_CONTROL)
+		hf_rawio_decide(hf);
 	if (hf->type == HF_NODE_EVENTS) {
 		ret = hf_events_open(hf);
 		if (ret)
@@ -382,11 +386,13 @@ static const struct file_operations hf_fops = {
 };
 
 /**
- * hf_cdev_zap_mappings() - remove every user BAR mapping of the card.
- * @card: the card, dead
+ * hf_cdev_zap_mappings() - remove every BAR mapping of the card.
+ * @card: the card, dead (set under hw_lock, which the fault handler takes)
  *
- * A mapping holds its file open, so walking the open files finds them all;
- * a later access faults to SIGBUS.
+ * A mapping holds its file open, so walking the open files finds them all,
+ * of the user and of the control node; pages are only mapped by the fault
+ * handler (hf_mmap.c), which saw the card alive, so after this nothing maps
+ * the BARs and a later access faults to SIGBUS.
  */
 void hf_cdev_zap_mappings(struct hf_card *card)
 {
@@ -394,7 +400,7 @@ void hf_cdev_zap_mappings(struct hf_card *card)
 
 	mutex_lock(&card->files_lock);
 	list_for_each_entry(hf, &card->files, node) {
-		if (hf->type == HF_NODE_USER)
+		if (hf->type == HF_NODE_USER || hf->type == HF_NODE_CONTROL)
 			unmap_mapping_range(hf->filp->f_mapping, 0, 0, 1);
 	}
 	mutex_unlock(&card->files_lock);

@@ -3,7 +3,9 @@
  * The ioctls of include/uapi/hellofpga.h.
  *
  * Every node takes GET_INFO, GET_STATS and LAST_ERROR; PIN, XFER and UNPIN
- * are for the control node.  Every input field is checked: flags, pad and
+ * are for the control node; the h2c and c2h nodes also take the Xilinx
+ * reference driver's ioctls (hf_xdma.c).  None needs a capability
+ * (docs/security.md).  Every input field is checked: flags, pad and
  * reserved fields must be zero (-EINVAL), so they can gain meaning later.
  * Output structures are built zeroed, so no padding reaches user space.
  */
@@ -50,8 +52,9 @@ static long hf_ioc_get_info(struct hf_file *hf, void __user *uarg)
 
 	if (copy_from_user(&in, uarg, sizeof(in)))
 		return hf_efault(hf, "GET_INFO");
-	if (in.flags || in.pad || !hf_all_zero(in.reserved, sizeof(in.reserved))) {
-		hf_set_error(hf, -EINVAL, "GET_INFO: flags, pad and reserved must be 0");
+	if (in.flags || in.pad || in.pad2 ||
+	    !hf_all_zero(in.reserved, sizeof(in.reserved))) {
+		hf_set_error(hf, -EINVAL, "GET_INFO: flags, pad, pad2 and reserved must be 0");
 		return -EINVAL;
 	}
 	memset(&out, 0, sizeof(out));
@@ -78,8 +81,11 @@ static long hf_ioc_get_info(struct hf_file *hf, void __user *uarg)
 	out.pin_limit = card->pin_limit;
 	out.pci_vendor = pdev->vendor;
 	out.pci_device = pdev->device;
-	out.pci_bdf = (u32)pci_domain_nr(pdev->bus) << 16 |
+	out.pci_domain = (u32)pci_domain_nr(pdev->bus);
+	/* Old binaries: the domain in 16 bits, saturated. */
+	out.pci_bdf = min_t(u32, out.pci_domain, 0xffff) << 16 |
 		      (u32)pdev->bus->number << 8 | pdev->devfn;
+	out.user_bar_size64 = card->user_bar_size;
 	strscpy(out.driver_version, HF_DRV_VERSION,
 		sizeof(out.driver_version));
 	if (copy_to_user(uarg, &out, sizeof(out)))
@@ -512,7 +518,8 @@ out_put:
  * @arg: user pointer to the command's structure
  *
  * Return: 0 or a negative errno; -ENOTTY for an unknown command, or a
- * PIN/XFER/UNPIN on a node other than control.
+ * PIN/XFER/UNPIN on a node other than control.  Other commands go to
+ * hf_xdma_ioctl().
  */
 long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
@@ -536,7 +543,7 @@ long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		}
 		break;
 	default:
-		return -ENOTTY;
+		return hf_xdma_ioctl(hf, cmd, uarg);
 	}
 
 	switch (cmd) {

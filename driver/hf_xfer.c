@@ -9,11 +9,14 @@
  * under swiotlb), map it, turn the DMA segments into a descriptor chain
  * (contiguous segments merge into one descriptor) in the channel's
  * coherent storage, run it, unmap and unpin.  The file position is the
- * card address and advances by the bytes moved.
+ * card address and advances by the bytes moved.  Xilinx's aperture ioctls
+ * (hf_xdma.c) take the same path with card addresses that wrap inside a
+ * window (struct hf_card_window).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-mapping.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -21,6 +24,13 @@
 
 #include "compat.h"
 #include "hellofpga.h"
+
+/*
+ * Window transfers: most window ends in one chunk, so that its chain
+ * (a descriptor per page run and per window end) stays below
+ * HF_RUN_MAX_DESC descriptors.
+ */
+#define HF_RW_CHUNK_WINDOWS	8192u
 
 /**
  * hf_desc_mem_free() - free descriptor storage.
@@ -210,14 +220,15 @@ static unsigned int hf_max_segment(struct hf_card *card)
  * @uaddr: user address of the chunk
  * @len: its length (at most HF_RW_CHUNK_PAGES pages, in-page offset
  *	included)
- * @card_addr: card address
+ * @win: card addresses of the transfer
+ * @at: bytes of the transfer before this chunk
  * @moved: bytes moved (also on failure)
  *
  * Return: 0 or a negative errno (with the file's last error set).
  */
 static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
-		       unsigned long uaddr, size_t len, u64 card_addr,
-		       size_t *moved)
+		       unsigned long uaddr, size_t len,
+		       const struct hf_card_window *win, u64 at, size_t *moved)
 {
 	struct hf_card *card = chan->card;
 	struct device *dev = hf_dev(card);
@@ -229,6 +240,7 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 	struct xdma_result res;
 	struct sg_table sgt;
 	struct scatterlist *s;
+	u64 win_off = at;
 	u32 nsg = 0, i;
 	int pinned, ret;
 
@@ -272,7 +284,10 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 		nsg++;
 	}
 
-	ret = xdma_chain_count(chan->sg, nsg, 0, len);
+	if (win->size)
+		div64_u64_rem(at, win->size, &win_off);
+	ret = xdma_chain_count_window(chan->sg, nsg, 0, len, win->size,
+				      win_off);
 	if (ret < 0) {
 		hf_set_error(hf, ret, "descriptor chain of %zu bytes: %d", len,
 			     ret);
@@ -290,8 +305,8 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 	}
 	xdma_chain_init(&chan->chain, chan->mem.cpu, chan->mem.bus,
 			chan->mem.cap);
-	ret = xdma_chain_build(&chan->chain, chan->dir, chan->sg, nsg, 0, len,
-			       card_addr);
+	ret = xdma_chain_build_window(&chan->chain, chan->dir, chan->sg, nsg, 0,
+				      len, win->base, win->size, win_off);
 	if (ret) {
 		hf_card_exit(card);
 		hf_set_error(hf, ret, "building the descriptor chain failed: %d",
@@ -322,6 +337,71 @@ unpin:
 }
 
 /**
+ * hf_xfer_window() - move a user buffer through an engine, chunk by chunk.
+ * @hf: the file
+ * @chan: the engine
+ * @buf: user buffer, any alignment the engine takes
+ * @count: bytes, > 0
+ * @win: card addresses, checked by the caller against card memory and the
+ *	engine's alignment
+ *
+ * Return: bytes moved (fewer than @count when a later chunk failed; the
+ * file's last error says why), or a negative errno when none were moved:
+ * -EFAULT, -ENOMEM, -EIO (engine error), -ETIMEDOUT, -ENODEV (card
+ * removed), -EINTR (fatal signal).  Never -ERESTARTSYS.
+ */
+ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
+		       char __user *buf, size_t count,
+		       const struct hf_card_window *win)
+{
+	struct hf_card *card = chan->card;
+	unsigned long uaddr = (unsigned long)buf;
+	size_t done = 0, chunk, moved;
+	int ret = 0;
+
+	if (mutex_lock_killable(&chan->lock)) {
+		hf_set_error(hf, -EINTR, "interrupted waiting for the channel");
+		return -EINTR;
+	}
+	/* remove() frees the channel's storage after setting dead. */
+	if (READ_ONCE(card->dead)) {
+		ret = -ENODEV;
+		hf_set_error(hf, ret, "card removed");
+		goto out;
+	}
+	ret = hf_chan_usable(hf, chan);
+	if (ret)
+		goto out;
+	ret = hf_rw_chan_prepare(chan);
+	if (ret) {
+		hf_set_error(hf, ret, "no memory for the transfer state");
+		goto out;
+	}
+	while (done < count) {
+		unsigned long a = uaddr + done;
+
+		chunk = min_t(size_t, count - done,
+			      (size_t)HF_RW_CHUNK_PAGES * PAGE_SIZE -
+			      offset_in_page(a));
+		if (win->size && win->size <= chunk / HF_RW_CHUNK_WINDOWS)
+			chunk = win->size * HF_RW_CHUNK_WINDOWS;
+		ret = hf_rw_chunk(hf, chan, a, chunk, win, done, &moved);
+		done += moved;
+		if (ret)
+			break;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			hf_set_error(hf, ret, "killed after %zu of %zu bytes",
+				     done, count);
+			break;
+		}
+	}
+out:
+	mutex_unlock(&chan->lock);
+	return done ? (ssize_t)done : ret;
+}
+
+/**
  * hf_xfer_rw() - read() of a c2h node or write() of an h2c node.
  * @hf: the file
  * @chan: the node's engine
@@ -331,18 +411,17 @@ unpin:
  *
  * Return: bytes moved (fewer than @count when a later chunk failed, or at
  * the end of card memory), 0 at the end of card memory, or a negative
- * errno: -EFAULT, -ENOMEM, -EIO (engine error), -ETIMEDOUT, -ENODEV (card
- * removed), -EINTR (fatal signal), -ENOSPC (write at the end).  Never
- * -ERESTARTSYS.
+ * errno: those of hf_xfer_window(), -EINVAL (misaligned for the engine),
+ * -ENOSPC (write at the end).
  */
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		   char __user *buf, size_t count, loff_t *ppos)
 {
 	struct hf_card *card = chan->card;
+	struct hf_card_window win = { .base = *ppos };
 	unsigned long uaddr = (unsigned long)buf;
 	u64 pos = *ppos, max;
-	size_t done = 0, chunk, moved;
-	int ret = 0;
+	ssize_t ret;
 
 	if (*ppos < 0) {
 		hf_set_error(hf, -EINVAL, "negative card address");
@@ -369,44 +448,8 @@ ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 			     max, chan->engine.len_gran);
 		return -EINVAL;
 	}
-	if (mutex_lock_killable(&chan->lock)) {
-		hf_set_error(hf, -EINTR, "interrupted waiting for the channel");
-		return -EINTR;
-	}
-	/* remove() frees the channel's storage after setting dead. */
-	if (READ_ONCE(card->dead)) {
-		ret = -ENODEV;
-		hf_set_error(hf, ret, "card removed");
-		goto out;
-	}
-	ret = hf_chan_usable(hf, chan);
-	if (ret)
-		goto out;
-	ret = hf_rw_chan_prepare(chan);
-	if (ret) {
-		hf_set_error(hf, ret, "no memory for the transfer state");
-		goto out;
-	}
-	while (done < count) {
-		unsigned long a = uaddr + done;
-
-		chunk = min_t(size_t, count - done,
-			      (size_t)HF_RW_CHUNK_PAGES * PAGE_SIZE -
-			      offset_in_page(a));
-		ret = hf_rw_chunk(hf, chan, a, chunk, pos + done, &moved);
-		done += moved;
-		if (ret)
-			break;
-
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			hf_set_error(hf, ret, "killed after %zu of %zu bytes",
-				     done, count);
-			break;
-		}
-	}
-out:
-	mutex_unlock(&chan->lock);
-	*ppos = pos + done;
-	return done ? (ssize_t)done : ret;
+	ret = hf_xfer_window(hf, chan, buf, count, &win);
+	if (ret > 0)
+		*ppos = pos + ret;
+	return ret;
 }

@@ -169,6 +169,40 @@ typedef struct {
 int HelloFPGA_GetInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_INFO *info);
 
 /**
+ * typedef HELLOFPGA_PCI_INFO - where the card sits on PCI, and its user BAR;
+ *	what HelloFPGA_GetPCIInfo() reports.
+ * @valid: 1 when the PCI fields come from the kernel driver, 0 for the
+ *	emulated card (they are 0 then)
+ * @domain: PCI domain (segment), 32 bits (VMD domains lie above 0xffff)
+ * @bus: bus number
+ * @device: device (slot) number, 0..31
+ * @function: function number, 0..7
+ * @vendor_id: PCI vendor ID
+ * @device_id: PCI device ID
+ * @user_bar_size: size of the user BAR in bytes, 0 when the card has none
+ *	(drivers of ABI 1.0 report at most 0xffffffff, and 16-bit domains)
+ * @reserved: 0
+ */
+typedef struct {
+	int valid;
+	uint32_t domain;
+	uint32_t bus;
+	uint32_t device;
+	uint32_t function;
+	uint32_t vendor_id;
+	uint32_t device_id;
+	uint64_t user_bar_size;
+	uint32_t reserved[8];
+} HELLOFPGA_PCI_INFO;
+
+/**
+ * HelloFPGA_GetPCIInfo() - the card's PCI address and IDs and its user BAR
+ * size.
+ * Return: 0, -EBADF (NULL handle), -EFAULT (NULL @pci).
+ */
+int HelloFPGA_GetPCIInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_PCI_INFO *pci);
+
+/**
  * typedef HELLOFPGA_COUNTERS - activity of a handle (and of its emulated card).
  * @transfers: completed DMA_MM calls
  * @bytes_h2c: bytes moved host -> card

@@ -248,6 +248,19 @@ int HelloFPGA_GetInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_INFO *info)
 	return 0;
 }
 
+int HelloFPGA_GetPCIInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_PCI_INFO *pci)
+{
+	int ret = hf_check_handle(hDev, "HelloFPGA_GetPCIInfo");
+
+	if (ret)
+		return ret;
+	if (!pci)
+		return hf_set_error(hDev, -EFAULT,
+				    "HelloFPGA_GetPCIInfo: pci is NULL");
+	*pci = hDev->pci;
+	return 0;
+}
+
 int HelloFPGA_GetCounters(HELLOFPGA_HANDLE hDev, HELLOFPGA_COUNTERS *c)
 {
 	int ret = hf_check_handle(hDev, "HelloFPGA_GetCounters");
@@ -274,11 +287,12 @@ static int check_user_reg(HELLOFPGA_HANDLE h, uint32_t off, const char *fn)
 
 	if (ret)
 		return ret;
-	if (off & 3 || off >= h->user_bar_size)
+	if (off & 3 || off >= h->pci.user_bar_size)
 		return hf_set_error(h, -EINVAL,
-				    "%s: offset 0x%x is %s (user BAR is 0x%x bytes, 32-bit registers)",
+				    "%s: offset 0x%x is %s (user BAR is 0x%llx bytes, 32-bit registers)",
 				    fn, off, off & 3 ? "not 4-byte aligned" :
-				    "outside the user BAR", h->user_bar_size);
+				    "outside the user BAR",
+				    (unsigned long long)h->pci.user_bar_size);
 	return 0;
 }
 

@@ -1037,7 +1037,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 
 	dev->priv = card;
 	dev->ops = &emu_ops;
-	dev->user_bar_size = HF_USER_BAR_SIZE;
+	dev->pci.user_bar_size = HF_USER_BAR_SIZE;
 	snprintf(dev->info.name, sizeof(dev->info.name), "%s", spec);
 	dev->info.backend = HELLOFPGA_BACKEND_EMULATED;
 	snprintf(dev->info.backend_name, sizeof(dev->info.backend_name), "%s",

@@ -576,6 +576,34 @@ static int find_first_card(unsigned int *card)
 	return -ENODEV;
 }
 
+/**
+ * read_pci_info() - the handle's PCI info from GET_INFO.
+ * @dev: the handle
+ * @hi: GET_INFO's answer, ABI major checked
+ *
+ * ABI 1.1 added the 64-bit user BAR size and the 32-bit PCI domain; a
+ * driver of ABI 1.0 has only the 32-bit size and the domain in the upper
+ * 16 bits of pci_bdf.
+ */
+static void read_pci_info(struct hellofpga_dev *dev,
+			  const struct hellofpga_info *hi)
+{
+	HELLOFPGA_PCI_INFO *p = &dev->pci;
+
+	p->valid = 1;
+	p->domain = hi->pci_bdf >> 16;
+	p->bus = hi->pci_bdf >> 8 & 0xff;
+	p->device = hi->pci_bdf >> 3 & 0x1f;
+	p->function = hi->pci_bdf & 7;
+	p->vendor_id = hi->pci_vendor;
+	p->device_id = hi->pci_device;
+	p->user_bar_size = hi->user_bar_size;
+	if (hi->abi_minor >= 1) {
+		p->domain = hi->pci_domain;
+		p->user_bar_size = hi->user_bar_size64;
+	}
+}
+
 /* GET_INFO, ABI check and the handle's info. */
 static int read_info(struct hellofpga_dev *dev, struct kcard *kc,
 		     const char *name)
@@ -622,7 +650,7 @@ static int read_info(struct hellofpga_dev *dev, struct kcard *kc,
 		 "%s", hi.driver_version);
 	dev->info.abi_version = hi.abi_major << 16 | (hi.abi_minor & 0xffff);
 	dev->info.features = hi.features;
-	dev->user_bar_size = hi.user_bar_size;
+	read_pci_info(dev, &hi);
 	/* The driver's timeout is the handle's default (GPU Direct passes it). */
 	if (hi.timeout_ms >= 1 && hi.timeout_ms <= HF_MAX_TIMEOUT_MS)
 		dev->timeout_ms = hi.timeout_ms;

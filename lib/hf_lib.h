@@ -134,7 +134,8 @@ struct hf_stats {
  * @ops: backend
  * @priv: backend state
  * @info: geometry and identity, filled by the backend's open
- * @user_bar_size: size of the user BAR in bytes
+ * @pci: PCI address and IDs (valid 0 for the emulated card) and user BAR
+ *	size, filled by the backend's open
  * @timeout_ms: per-transfer timeout
  * @life: transfers hold it for reading, HelloFPGA_Close() for writing
  * @chan_lock: in-process mutual exclusion per channel [dir][ch]
@@ -158,7 +159,7 @@ struct hellofpga_dev {
 	const struct hf_backend_ops *ops;
 	void *priv;
 	HELLOFPGA_INFO info;
-	uint32_t user_bar_size;
+	HELLOFPGA_PCI_INFO pci;
 	int timeout_ms;
 	pthread_rwlock_t life;
 	pthread_mutex_t chan_lock[2][XDMA_MAX_CHANNELS];

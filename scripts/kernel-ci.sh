@@ -337,7 +337,7 @@ step_checkpatch() {
 	done < <(cd "$src" && {
 		find driver core -maxdepth 1 \( -name '*.c' -o -name '*.h' \) -print0
 		find driver -mindepth 2 \( -name '*.c' -o -name '*.h' \) -print0
-		for f in core/os/hf_os_kernel.h include/uapi/hellofpga.h; do
+		for f in core/os/hf_os_kernel.h include/uapi/*.h; do
 			[ -f "$f" ] && printf '%s\0' "$f"
 		done
 	} 2>/dev/null | grep -z -v -E "$kbuild_outputs" | sort -z -u)

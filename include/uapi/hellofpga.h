@@ -4,11 +4,15 @@
  * (driver/) and libhellofpga (lib/backend_kernel.c).
  *
  * Nodes of card N:
- *   /dev/hellofpgaN_control    ioctls below; read/write/pread/pwrite of the
- *                              DMA/config BAR (32-bit registers)
+ *   /dev/hellofpgaN_control    ioctls below (no capability needed);
+ *                              read/write/pread/pwrite of the DMA/config BAR
+ *                              (32-bit registers) only for a file opened
+ *                              with CAP_SYS_RAWIO, else -EPERM
  *   /dev/hellofpgaN_h2c_C      write()/pwrite(): host memory -> card memory
  *   /dev/hellofpgaN_c2h_C      read()/pread():   card memory -> host memory
- *                              (the file position is the card address)
+ *                              (the file position is the card address);
+ *                              both also take Xilinx's ioctls
+ *                              (hellofpga_xdma.h)
  *   /dev/hellofpgaN_user       mmap() and pread/pwrite of the user BAR
  *   /dev/hellofpgaN_events_U   read() blocks for user interrupt U (4-byte count)
  *
@@ -26,7 +30,11 @@
 #include <linux/types.h>
 
 #define HELLOFPGA_ABI_MAJOR		1
-#define HELLOFPGA_ABI_MINOR		0
+/*
+ * Minor 1: info.user_bar_size64 and info.pci_domain; Xilinx's aperture,
+ * alignment and address-mode ioctls on the h2c/c2h nodes (hellofpga_xdma.h).
+ */
+#define HELLOFPGA_ABI_MINOR		1
 
 #define HELLOFPGA_IOC_MAGIC		0xb6
 
@@ -64,15 +72,24 @@
  * @addr_align: out: engine address alignment (ALIGNMENTS register)
  * @len_granularity: out: engine length granularity
  * @timeout_ms: out: per-transfer timeout (module parameter timeout_ms)
- * @user_bar_size: out: size of the user BAR, 0 when the card has none
+ * @user_bar_size: out: size of the user BAR, 0 when the card has none;
+ *	0xffffffff for a user BAR of 4 GiB or more (see @user_bar_size64)
  * @pinned_bytes: out: bytes pinned by all users of the card
  * @pin_limit: out: most bytes that may be pinned (module parameter pin_limit_mb)
  * @pci_vendor: out: PCI vendor id
  * @pci_device: out: PCI device id
- * @pci_bdf: out: domain << 16 | bus << 8 | devfn
+ * @pci_bdf: out: domain << 16 | bus << 8 | devfn, the domain saturated at
+ *	0xffff (see @pci_domain)
  * @pad: 0
  * @driver_version: out: NUL-terminated driver version string
+ * @user_bar_size64: out (ABI 1.1): size of the user BAR, 64 bits
+ * @pci_domain: out (ABI 1.1): PCI domain (segment), 32 bits (VMD domains
+ *	lie above 0xffff)
+ * @pad2: 0
  * @reserved: 0
+ *
+ * Drivers of ABI minor 0 leave @user_bar_size64, @pci_domain and @pad2 0:
+ * read them only when @abi_minor >= 1.
  */
 struct hellofpga_info {
 	__u32 flags;
@@ -96,7 +113,10 @@ struct hellofpga_info {
 	__u32 pci_bdf;
 	__u32 pad;
 	char driver_version[32];
-	__u64 reserved[8];
+	__u64 user_bar_size64;
+	__u32 pci_domain;
+	__u32 pad2;
+	__u64 reserved[6];
 };
 
 /* Kinds of memory HELLOFPGA_IOC_PIN pins (struct hellofpga_pin.type) */

@@ -7,9 +7,16 @@
  * as the in-process emulator (model/inproc/):
  *
  *   BAR0  user BAR, 64 KiB  -> xdma_model_user_read32/write32
- *         (+ the test-only fault window at 0xf000 with fault-regs=on)
+ *         (+ the test-only fault window at 0xf000 with fault-regs=on);
+ *         user-bar-size=SIZE (a power of two above 64 KiB): a 64-bit
+ *         prefetchable BAR0 of SIZE, of which the first 64 KiB are the
+ *         model's and the rest reads 0 and ignores writes
  *   BAR1  DMA/config BAR, 64 KiB -> xdma_model_dma_read32/write32, with
- *         QEMU's MSI-X table at 0x8000 and PBA at 0x8fe0 (32 vectors)
+ *         QEMU's MSI-X table at 0x8000 and PBA at 0x8fe0 (32 vectors);
+ *         BAR2 when BAR0 is 64-bit (BAR0/1 are then one BAR)
+ * Accesses narrower than 32 bits reach the register that holds them: a
+ * read returns its byte lanes, a write writes it with the value in those
+ * lanes and zeros in the others (no byte enables).
  *   MSI   32 vectors, 64-bit; INTx pin A
  *
  * Host ops given to the model:
@@ -134,6 +141,8 @@ struct XdmaSimState {
 	uint32_t addr_align;
 	uint32_t len_gran;
 	bool fault_regs;
+	uint64_t user_bar_size;
+	int dma_bar_nr;		/* 1, or 2 after a 64-bit user BAR */
 };
 
 /* ---- host ops ---- */
@@ -461,14 +470,32 @@ static bool xs_in_fw(XdmaSimState *s, hwaddr addr)
 	       addr < XS_FW_BASE + XS_FW_SIZE;
 }
 
+/*
+ * Accesses narrower than 32 bits (impl.min_access_size 1, so the device
+ * sees their size): the byte lanes of @addr in its 32-bit register.
+ */
+static unsigned xs_lane_shift(hwaddr addr)
+{
+	return 8 * (addr & 3);
+}
+
+static uint64_t xs_lanes(uint32_t reg, hwaddr addr, unsigned size)
+{
+	return (reg >> xs_lane_shift(addr)) & MAKE_64BIT_MASK(0, size * 8);
+}
+
 static uint64_t xs_user_read(void *opaque, hwaddr addr, unsigned size)
 {
 	XdmaSimState *s = opaque;
 
 	if (xs_in_fw(s, addr)) {
-		return xs_fw_read(s, addr - XS_FW_BASE);
+		return xs_lanes(xs_fw_read(s, (addr - XS_FW_BASE) & ~3), addr,
+				size);
 	}
-	return xdma_model_user_read32(s->model, addr);
+	if (addr >= XS_BAR_SIZE) {
+		return 0;	/* user-bar-size beyond the model's 64 KiB */
+	}
+	return xs_lanes(xdma_model_user_read32(s->model, addr & ~3), addr, size);
 }
 
 static void xs_user_write(void *opaque, hwaddr addr, uint64_t val,
@@ -480,14 +507,17 @@ static void xs_user_write(void *opaque, hwaddr addr, uint64_t val,
 		xs_fw_write(s, addr - XS_FW_BASE, val);
 		return;
 	}
-	xdma_model_user_write32(s->model, addr, val);
+	if (addr >= XS_BAR_SIZE) {
+		return;
+	}
+	xdma_model_user_write32(s->model, addr & ~3, val << xs_lane_shift(addr));
 }
 
 static uint64_t xs_dma_bar_read(void *opaque, hwaddr addr, unsigned size)
 {
 	XdmaSimState *s = opaque;
 
-	return xdma_model_dma_read32(s->model, addr);
+	return xs_lanes(xdma_model_dma_read32(s->model, addr & ~3), addr, size);
 }
 
 static void xs_dma_bar_write(void *opaque, hwaddr addr, uint64_t val,
@@ -495,20 +525,21 @@ static void xs_dma_bar_write(void *opaque, hwaddr addr, uint64_t val,
 {
 	XdmaSimState *s = opaque;
 
-	xdma_model_dma_write32(s->model, addr, val);
+	xdma_model_dma_write32(s->model, addr & ~3, val << xs_lane_shift(addr));
 }
 
 /*
- * The IP's AXI-Lite slaves are 32 bits wide: narrower or wider accesses are
- * done as 32-bit ones by the memory core (a byte read of a read-to-clear
- * register clears it, as on the IP).
+ * The IP's AXI-Lite slaves are 32 bits wide: wider accesses are split into
+ * 32-bit ones by the memory core, narrower ones reach the register that
+ * holds them (xs_lanes(); a byte read of a read-to-clear register clears
+ * it, as on the IP).
  */
 static const MemoryRegionOps xs_user_ops = {
 	.read = xs_user_read,
 	.write = xs_user_write,
 	.endianness = DEVICE_LITTLE_ENDIAN,
 	.valid = { .min_access_size = 1, .max_access_size = 8 },
-	.impl = { .min_access_size = 4, .max_access_size = 4 },
+	.impl = { .min_access_size = 1, .max_access_size = 4 },
 };
 
 static const MemoryRegionOps xs_dma_bar_ops = {
@@ -516,7 +547,7 @@ static const MemoryRegionOps xs_dma_bar_ops = {
 	.write = xs_dma_bar_write,
 	.endianness = DEVICE_LITTLE_ENDIAN,
 	.valid = { .min_access_size = 1, .max_access_size = 8 },
-	.impl = { .min_access_size = 4, .max_access_size = 4 },
+	.impl = { .min_access_size = 1, .max_access_size = 4 },
 };
 
 /* ---- life cycle ---- */
@@ -540,6 +571,11 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 		error_setg(errp, "xdma-sim: h2c and c2h must be 1..4");
 		return;
 	}
+	if (s->user_bar_size < XS_BAR_SIZE || !is_power_of_2(s->user_bar_size)) {
+		error_setg(errp, "xdma-sim: user-bar-size must be a power of two, "
+			   "64 KiB or more");
+		return;
+	}
 	r = xdma_model_create(&cfg, &xs_host_ops, s, &s->model);
 	if (r) {
 		error_setg_errno(errp, -r,
@@ -560,11 +596,21 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 	pci_config_set_interrupt_pin(pdev->config, 1);
 
 	memory_region_init_io(&s->user_bar, OBJECT(s), &xs_user_ops, s,
-			      "xdma-sim-user", XS_BAR_SIZE);
+			      "xdma-sim-user", s->user_bar_size);
 	memory_region_init_io(&s->dma_bar, OBJECT(s), &xs_dma_bar_ops, s,
 			      "xdma-sim-dma", XS_BAR_SIZE);
-	pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY, &s->user_bar);
-	pci_register_bar(pdev, 1, PCI_BASE_ADDRESS_SPACE_MEMORY, &s->dma_bar);
+	if (s->user_bar_size > XS_BAR_SIZE) {
+		pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
+				 PCI_BASE_ADDRESS_MEM_TYPE_64 |
+				 PCI_BASE_ADDRESS_MEM_PREFETCH, &s->user_bar);
+		s->dma_bar_nr = 2;
+	} else {
+		pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY,
+				 &s->user_bar);
+		s->dma_bar_nr = 1;
+	}
+	pci_register_bar(pdev, s->dma_bar_nr, PCI_BASE_ADDRESS_SPACE_MEMORY,
+			 &s->dma_bar);
 
 	if (pci_is_express(pdev)) {
 		r = pcie_endpoint_cap_init(pdev, XS_CAP_PCIE);
@@ -582,8 +628,9 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 		error_propagate(errp, err);
 		goto fail;
 	}
-	r = msix_init(pdev, XS_MSIX_VECTORS, &s->dma_bar, 1, XS_MSIX_TABLE,
-		      &s->dma_bar, 1, XS_MSIX_PBA, XS_CAP_MSIX, errp);
+	r = msix_init(pdev, XS_MSIX_VECTORS, &s->dma_bar, s->dma_bar_nr,
+		      XS_MSIX_TABLE, &s->dma_bar, s->dma_bar_nr, XS_MSIX_PBA,
+		      XS_CAP_MSIX, errp);
 	if (r) {
 		goto fail;
 	}
@@ -688,6 +735,8 @@ static Property xs_props[] = {
 	DEFINE_PROP_UINT32("align", XdmaSimState, addr_align, 1),
 	DEFINE_PROP_UINT32("len-gran", XdmaSimState, len_gran, 1),
 	DEFINE_PROP_BOOL("fault-regs", XdmaSimState, fault_regs, false),
+	DEFINE_PROP_SIZE("user-bar-size", XdmaSimState, user_bar_size,
+			 XS_BAR_SIZE),
 	DEFINE_PROP_CHR("chardev", XdmaSimState, chr),
 	DEFINE_PROP_END_OF_LIST(),
 };

@@ -521,3 +521,120 @@ HF_TEST(chain_count_errors)
 	HF_CHECK_ERR(xdma_chain_build(&c, (enum xdma_dir)7, sg, 2, 0, 1, 0),
 		     -EINVAL);
 }
+
+/* Card address of byte @i of a windowed range (the reference formula). */
+static u64 win_card(u64 base, u64 size, u64 off, u64 i)
+{
+	return base + (off + i) % size;
+}
+
+HF_TEST(window_chain_splits_where_the_window_ends)
+{
+	struct hf_sg sg = { 0x10000, 0x3000 };
+	struct xdma_chain c;
+
+	chain_new(&c);
+	/* 0x3000 bytes into a 0x1000 window, starting 0x800 into it */
+	HF_CHECK_EQ(xdma_chain_count_window(&sg, 1, 0, 0x3000, 0x1000, 0x800),
+		    4);
+	HF_CHECK_ERR(xdma_chain_build_window(&c, XDMA_H2C, &sg, 1, 0, 0x3000,
+					     0x100000, 0x1000, 0x800), 0);
+	check_chain(&c);
+	HF_CHECK_EQ(c.count, 4);
+	HF_CHECK_EQ(c.card_addr, 0x100800);
+	HF_CHECK_EQ(dlen(&c, 0), 0x800);
+	HF_CHECK_EQ(ddst(&c, 0), 0x100800);
+	HF_CHECK_EQ(dsrc(&c, 0), 0x10000);
+	HF_CHECK_EQ(dlen(&c, 1), 0x1000);
+	HF_CHECK_EQ(ddst(&c, 1), 0x100000);
+	HF_CHECK_EQ(dsrc(&c, 1), 0x10800);
+	HF_CHECK_EQ(dlen(&c, 2), 0x1000);
+	HF_CHECK_EQ(ddst(&c, 2), 0x100000);
+	HF_CHECK_EQ(dlen(&c, 3), 0x800);
+	HF_CHECK_EQ(ddst(&c, 3), 0x100000);
+	HF_CHECK_EQ(dsrc(&c, 3), 0x12800);
+}
+
+HF_TEST(window_chain_follows_the_formula_over_segments)
+{
+	/* odd window, segments that merge and that do not */
+	struct hf_sg sg[4] = {
+		{ 0x10000, 0x1000 }, { 0x11000, 0x0800 },
+		{ 0x40000, 0x2345 }, { 0x90000, 0x0777 },
+	};
+	const u64 base = 0x7000, size = 0x1234, off = 0x1000;
+	struct xdma_chain c;
+	u64 at = 0, i;
+	u32 d;
+
+	chain_new(&c);
+	HF_CHECK_ERR(xdma_chain_build_window(&c, XDMA_C2H, sg, 4, 5, 0x3a00,
+					     base, size, off), 0);
+	check_chain(&c);
+	HF_CHECK_EQ(xdma_chain_count_window(sg, 4, 5, 0x3a00, size, off),
+		    c.count);
+	for (d = 0; d < c.count; d++) {
+		/* C2H: the card address is the source */
+		HF_CHECK_EQ(dsrc(&c, d), win_card(base, size, off, at));
+		for (i = 1; i < dlen(&c, d); i++)	/* no wrap inside one */
+			HF_CHECK(win_card(base, size, off, at + i) ==
+				 dsrc(&c, d) + i);
+		at += dlen(&c, d);
+	}
+	HF_CHECK_EQ(at, 0x3a00);
+}
+
+HF_TEST(window_chain_without_window_is_the_linear_chain)
+{
+	struct hf_sg sg[2] = { { 0x10000, 0x1000 }, { 0x30000, 0x1000 } };
+	struct xdma_chain c;
+
+	chain_new(&c);
+	HF_CHECK_EQ(xdma_chain_count_window(sg, 2, 0x10, 0x1ff0, 0, 0),
+		    xdma_chain_count(sg, 2, 0x10, 0x1ff0));
+	HF_CHECK_ERR(xdma_chain_build_window(&c, XDMA_H2C, sg, 2, 0x10, 0x1ff0,
+					     0x5000, 0, 0x100), 0);
+	check_chain(&c);
+	HF_CHECK_EQ(c.count, 2);
+	HF_CHECK_EQ(ddst(&c, 0), 0x5100);
+	HF_CHECK_EQ(ddst(&c, 1), 0x5100 + 0xff0);
+	HF_CHECK_ERR(xdma_chain_build_window(&c, XDMA_H2C, sg, 2, 0, 1, ~0ull,
+					     0, 1), -EOVERFLOW);
+}
+
+HF_TEST(window_chain_errors)
+{
+	struct hf_sg sg = { 0x10000, 0x1000 };
+	struct xdma_chain c;
+
+	chain_new(&c);
+	/* the offset lies outside the window */
+	HF_CHECK_ERR(xdma_chain_count_window(&sg, 1, 0, 0x10, 0x100, 0x100),
+		     -EINVAL);
+	HF_CHECK_ERR(xdma_chain_build_window(&c, XDMA_H2C, &sg, 1, 0, 0x10, 0,
+					     0x100, 0x200), -EINVAL);
+	HF_CHECK_EQ(c.count, 0);
+	/* the window wraps the address space; ending at its top is fine */
+	HF_CHECK_ERR(xdma_chain_build_window(&c, XDMA_H2C, &sg, 1, 0, 0x10,
+					     ~0ull - 0x80, 0x100, 0), -EOVERFLOW);
+	HF_CHECK_ERR(xdma_chain_build_window(&c, XDMA_H2C, &sg, 1, 0, 0x10,
+					     ~0ull - 0xff, 0x100, 0), 0);
+	HF_CHECK_ERR(xdma_chain_build_window(&c, (enum xdma_dir)3, &sg, 1, 0,
+					     0x10, 0, 0x100, 0), -EINVAL);
+	HF_CHECK_ERR(xdma_chain_count_window(&sg, 1, 0, 0x1001, 0x100, 0),
+		     -EINVAL);
+	/* storage for 4 descriptors, 16 needed */
+	chain_at(&c, 0, 4, BUS_PAGE);
+	HF_CHECK_ERR(xdma_chain_build_window(&c, XDMA_H2C, &sg, 1, 0, 0x1000,
+					     0, 0x100, 0), -ENOSPC);
+}
+
+HF_TEST(window_chain_of_one_byte_windows_is_bounded)
+{
+	static struct hf_sg sg = { 0x100000000ull, 1ull << 28 };
+
+	/* more descriptors than the engine counts: stops early, -E2BIG */
+	HF_CHECK_ERR(xdma_chain_count_window(&sg, 1, 0, XDMA_WB_COUNT + 1ull,
+					     1, 0), -E2BIG);
+	HF_CHECK_EQ(xdma_chain_count_window(&sg, 1, 0, 4096, 4, 0), 1024);
+}

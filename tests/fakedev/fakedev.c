@@ -47,7 +47,10 @@
  *   HF_FAKEDEV_CARDS      card numbers present, e.g. "0,3" (default "0";
  *                         "" for none; read at each lookup)
  *   HF_FAKEDEV_NO_MODULE  set: /sys/module/hellofpga is absent
- *   HF_FAKEDEV_ABI_MAJOR, HF_FAKEDEV_ABI_MINOR   reported ABI (at GET_INFO)
+ *   HF_FAKEDEV_ABI_MAJOR, HF_FAKEDEV_ABI_MINOR   reported ABI (at GET_INFO;
+ *                         minor 0: the fields of ABI 1.1 stay 0)
+ *   HF_FAKEDEV_USER_BAR_SIZE  reported user BAR size (default: the card's)
+ *   HF_FAKEDEV_PCI_DOMAIN reported PCI domain (default 0)
  *   HF_FAKEDEV_FEATURES   feature bits (at GET_INFO; default PIN_HOST|POLL)
  *   HF_FAKEDEV_VERSION    driver version string
  *   HF_FAKEDEV_TIMEOUT_MS default transfer timeout (5000)
@@ -109,7 +112,7 @@ struct fk_card {
 	unsigned int refs;
 	HELLOFPGA_HANDLE h;
 	HELLOFPGA_INFO info;
-	uint32_t user_bar_size;
+	uint64_t user_bar_size;
 	uint32_t timeout_ms;
 	uint64_t pin_limit;
 	pthread_mutex_t lock;
@@ -312,7 +315,8 @@ static struct fk_card *card_get(unsigned int n)
 	HelloFPGA_GetInfo(c->h, &c->info);
 	c->index = n;
 	c->refs = 1;
-	c->user_bar_size = c->h->user_bar_size;
+	c->user_bar_size = env_u64("HF_FAKEDEV_USER_BAR_SIZE",
+				   c->h->pci.user_bar_size);
 	c->timeout_ms = env_u64("HF_FAKEDEV_TIMEOUT_MS", 5000);
 	if (c->timeout_ms < 1 || c->timeout_ms > HF_MAX_TIMEOUT_MS)
 		c->timeout_ms = 5000;
@@ -473,9 +477,10 @@ static ssize_t node_rw(struct fk_file *f, void *buf, size_t n, off_t off,
 		if (n != 4 || off < 0 || off & 3 ||
 		    (uint64_t)off + 4 > c->user_bar_size)
 			return fail(f, -EINVAL,
-				    "user BAR: %s of %zu bytes at 0x%llx: 4-byte accesses at 4-byte aligned offsets below 0x%x only",
+				    "user BAR: %s of %zu bytes at 0x%llx: 4-byte accesses at 4-byte aligned offsets below 0x%llx only",
 				    write ? "write" : "read", n,
-				    (long long)off, c->user_bar_size);
+				    (long long)off,
+				    (unsigned long long)c->user_bar_size);
 		if (write) {
 			memcpy(&v, buf, 4);
 			HelloFPGA_UserWrite32(c->h, off, v);
@@ -532,8 +537,11 @@ static int ioc_get_info(struct fk_file *f, struct hellofpga_info *hi)
 	struct fk_card *c = f->card;
 	const char *ver = getenv("HF_FAKEDEV_VERSION");
 
-	if (hi->flags || hi->pad || !zero(hi->reserved, sizeof(hi->reserved)))
-		return fail(f, -EINVAL, "GET_INFO: flags, pad and reserved must be 0");
+	uint64_t domain = env_u64("HF_FAKEDEV_PCI_DOMAIN", 0);
+
+	if (hi->flags || hi->pad || hi->pad2 ||
+	    !zero(hi->reserved, sizeof(hi->reserved)))
+		return fail(f, -EINVAL, "GET_INFO: flags, pad, pad2 and reserved must be 0");
 	hi->abi_major = env_u64("HF_FAKEDEV_ABI_MAJOR", HELLOFPGA_ABI_MAJOR);
 	hi->abi_minor = env_u64("HF_FAKEDEV_ABI_MINOR", HELLOFPGA_ABI_MINOR);
 	hi->card_index = c->index;
@@ -546,14 +554,19 @@ static int ioc_get_info(struct fk_file *f, struct hellofpga_info *hi)
 	hi->addr_align = c->info.addr_align;
 	hi->len_granularity = c->info.len_granularity;
 	hi->timeout_ms = c->timeout_ms;
-	hi->user_bar_size = c->user_bar_size;
+	hi->user_bar_size = c->user_bar_size > UINT32_MAX ? UINT32_MAX :
+			    c->user_bar_size;
 	pthread_mutex_lock(&c->lock);
 	hi->pinned_bytes = c->pinned_bytes;
 	pthread_mutex_unlock(&c->lock);
 	hi->pin_limit = c->pin_limit;
 	hi->pci_vendor = 0x10ee;
 	hi->pci_device = 0x903f;
-	hi->pci_bdf = c->index << 8;
+	hi->pci_bdf = (domain > 0xffff ? 0xffff : domain) << 16 | c->index << 8;
+	if (hi->abi_minor >= 1) {
+		hi->user_bar_size64 = c->user_bar_size;
+		hi->pci_domain = domain;
+	}
 	snprintf(hi->driver_version, sizeof(hi->driver_version), "%s",
 		 ver ? ver : HF_VERSION "-fakedev");
 	return 0;

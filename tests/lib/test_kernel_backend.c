@@ -29,6 +29,7 @@
 
 #define KIB	1024ul
 #define MIB	(1024ul * 1024ul)
+#define GIB	(1024ull * MIB)
 #define CARD0	"/dev/hellofpga0"
 
 __attribute__((constructor)) static void reexec_under_fake(int argc,
@@ -72,6 +73,9 @@ static void fake_defaults(void)
 	unsetenv("HF_FAKEDEV_NO_MODULE");
 	unsetenv("HF_FAKEDEV_ABI_MAJOR");
 	unsetenv("HF_FAKEDEV_FEATURES");
+	unsetenv("HF_FAKEDEV_ABI_MINOR");
+	unsetenv("HF_FAKEDEV_USER_BAR_SIZE");
+	unsetenv("HF_FAKEDEV_PCI_DOMAIN");
 	setenv("HF_FAKEDEV_CARD", "emu,private,ddr=64M", 1);
 	setenv("HELLOFPGA_GPU", "emu", 1);
 }
@@ -199,8 +203,40 @@ HF_TEST(kb_info_has_geometry_abi_and_features)
 	unsetenv("HF_FAKEDEV_ABI_MINOR");
 }
 
+HF_TEST(kb_pci_info_has_64_bit_bar_size_and_32_bit_domain)
+{
+	HELLOFPGA_PCI_INFO pci;
+	HELLOFPGA_HANDLE h;
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARDS", "3", 1);
+	setenv("HF_FAKEDEV_USER_BAR_SIZE", "0x200000000", 1);	/* 8 GiB */
+	setenv("HF_FAKEDEV_PCI_DOMAIN", "0x10002", 1);		/* VMD-like */
+	h = kopen("/dev/hellofpga3");
+	HF_CHECK_ERR(HelloFPGA_GetPCIInfo(h, &pci), 0);
+	HF_CHECK_EQ(pci.valid, 1);
+	HF_CHECK_EQ(pci.domain, 0x10002);
+	HF_CHECK_EQ(pci.bus, 3);
+	HF_CHECK_EQ(pci.device, 0);
+	HF_CHECK_EQ(pci.function, 0);
+	HF_CHECK_EQ(pci.vendor_id, 0x10ee);
+	HF_CHECK_EQ(pci.user_bar_size, 8 * GIB);
+	HF_CHECK_ERR(HelloFPGA_GetPCIInfo(h, NULL), -EFAULT);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	/* a driver of ABI 1.0: 32-bit size (saturated), 16-bit domain */
+	setenv("HF_FAKEDEV_ABI_MINOR", "0", 1);
+	h = kopen("/dev/hellofpga3");
+	HF_CHECK_ERR(HelloFPGA_GetPCIInfo(h, &pci), 0);
+	HF_CHECK_EQ(pci.domain, 0xffff);
+	HF_CHECK_EQ(pci.bus, 3);
+	HF_CHECK_EQ(pci.user_bar_size, 0xffffffffull);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	fake_defaults();
+}
+
 HF_TEST(kb_emulated_card_reports_no_abi_or_features)
 {
+	HELLOFPGA_PCI_INFO pci;
 	HELLOFPGA_HANDLE h;
 	HELLOFPGA_INFO info;
 
@@ -209,6 +245,10 @@ HF_TEST(kb_emulated_card_reports_no_abi_or_features)
 	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
 	HF_CHECK_EQ(info.abi_version, 0);
 	HF_CHECK_EQ(info.features, 0);
+	HF_CHECK_ERR(HelloFPGA_GetPCIInfo(h, &pci), 0);
+	HF_CHECK_EQ(pci.valid, 0);
+	HF_CHECK_EQ(pci.domain, 0);
+	HF_CHECK_EQ(pci.user_bar_size, 64 * 1024);
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 
@@ -220,8 +260,8 @@ HF_TEST(kb_abi_major_mismatch_is_eproto)
 	fake_defaults();
 	setenv("HF_FAKEDEV_ABI_MAJOR", "2", 1);
 	HF_CHECK_ERR(HelloFPGA_Open(NULL, &h), -EPROTO);
-	snprintf(want, sizeof(want), "driver ABI 2.0, library needs %d.x",
-		 HELLOFPGA_ABI_MAJOR);
+	snprintf(want, sizeof(want), "driver ABI 2.%d, library needs %d.x",
+		 HELLOFPGA_ABI_MINOR, HELLOFPGA_ABI_MAJOR);
 	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(NULL), want), "%s",
 		     HelloFPGA_GetLastError(NULL));
 	HF_CHECK(h == (HELLOFPGA_HANDLE)0x1);

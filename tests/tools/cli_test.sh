@@ -64,6 +64,13 @@ case_info_prints_channels() {
 	expect_in out '^backend: +emulated'
 }
 
+case_info_prints_user_bar_and_no_pci_address_for_emu() {
+	run -d emu:0,private info
+	expect_ok
+	expect_in out '^user BAR: +64 KiB \(0x10000 bytes\)$'
+	! grep -Eq '^PCI device:' "$T/out" || fail "a PCI address for the emulated card"
+}
+
 case_info_prints_model_counters() {
 	run -d emu:0,private info
 	expect_ok

@@ -13,9 +13,10 @@ static void info_usage(FILE *f)
 	fputs("Usage: hellofpga [-d DEVICE] info\n"
 	      "\n"
 	      "Show the card: name, backend, DMA channels, card memory, XDMA IP\n"
-	      "version, engine alignment, interrupt mode, timeout, library and\n"
-	      "driver versions (with a kernel driver: its ABI version and feature\n"
-	      "bits), and the handle's counters (and the emulated\n"
+	      "version, engine alignment, interrupt mode, timeout, user BAR size,\n"
+	      "library and driver versions (with a kernel driver: the PCI address\n"
+	      "and IDs, its ABI version and feature bits), and the handle's\n"
+	      "counters (and the emulated\n"
 	      "card's own counters when the card is emulated).\n", f);
 }
 
@@ -33,6 +34,7 @@ int cmd_info(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	HELLOFPGA_COUNTERS cnt;
+	HELLOFPGA_PCI_INFO pci;
 	HELLOFPGA_INFO info;
 	HELLOFPGA_HANDLE h;
 	char sz[32];
@@ -59,9 +61,11 @@ int cmd_info(int argc, char **argv)
 		HelloFPGA_Close(h);
 		return CLI_EXIT_FAIL;
 	}
-	ret = HelloFPGA_GetCounters(h, &cnt);
+	ret = HelloFPGA_GetPCIInfo(h, &pci);
+	if (!ret)
+		ret = HelloFPGA_GetCounters(h, &cnt);
 	if (ret) {
-		cli_lib_err(h, ret, "cannot read counters");
+		cli_lib_err(h, ret, "cannot read PCI info or counters");
 		HelloFPGA_Close(h);
 		return CLI_EXIT_FAIL;
 	}
@@ -77,6 +81,14 @@ int cmd_info(int argc, char **argv)
 	printf("length granule:    %" PRIu32 " bytes\n", info.len_granularity);
 	printf("interrupts:        %s\n", cli_irq_name(info.irq_mode));
 	printf("timeout:           %d ms\n", info.timeout_ms);
+	printf("user BAR:          %s (0x%" PRIx64 " bytes)\n",
+	       cli_fmt_size(pci.user_bar_size, sz, sizeof(sz)),
+	       pci.user_bar_size);
+	if (pci.valid)
+		printf("PCI device:        %04" PRIx32 ":%02" PRIx32 ":%02" PRIx32
+		       ".%" PRIx32 " (%04" PRIx32 ":%04" PRIx32 ")\n",
+		       pci.domain, pci.bus, pci.device, pci.function,
+		       pci.vendor_id, pci.device_id);
 	printf("library version:   %s\n", info.lib_version);
 	printf("driver version:    %s\n",
 	       info.driver_version[0] ? info.driver_version : "(none)");

@@ -24,7 +24,9 @@
 # both transfers must end with ENODEV/EIO well before their timeout, the
 # nodes disappear, remove() is logged, the card leaves the PCI bus; then
 # "HF-HOTPLUG-READD": run-config.sh does device_add, pciehp probes the card
-# again and a round trip works, so later cases have their card.
+# again and a round trip works, so later cases have their card.  Mappings
+# of the user and control nodes made before the removal (hf_mapprobe) fault
+# to SIGBUS after it, and a new mmap() of their open files fails.
 CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
 MODS=${HF_GUEST_MODULES:-/lib/modules-extra}
 U=${CARD}_user
@@ -199,6 +201,12 @@ t0=$(ms)
 	echo "rc=$? ms=$(($(ms) - t0))" >>/tmp/h.dd) &
 (timeout 90 hellofpga -d "$CARD" read -c 1 -a 0 -s 64K /tmp/f.dst >/tmp/h.cli 2>&1
 	echo "rc=$? ms=$(($(ms) - t0))" >>/tmp/h.cli) &
+# BAR mappings that must not outlive the card
+rm -f /tmp/h.fifo && mkfifo /tmp/h.fifo
+hf_mapprobe "${CARD}_user" "${CARD}_control" </tmp/h.fifo >/tmp/h.map 2>&1 &
+exec 8<>/tmp/h.fifo	# read-write: never blocks, never SIGPIPE
+i=0
+while ! grep -q '^READY' /tmp/h.map && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 sleep 1
 console "HF-HOTPLUG-NOW"
 i=0
@@ -208,7 +216,13 @@ if [ ! -e "${CARD}_h2c_0" ]; then
 else
 	hfail nodes-gone "${CARD}_h2c_0 still there 60 s after HF-HOTPLUG-NOW"
 fi
+echo go >&8
+exec 8>&-
 wait
+grep -E '^(PASS|FAIL) ' /tmp/h.map
+grep -q '^FAIL ' /tmp/h.map && rc=1
+grep -q 'after-removal' /tmp/h.map ||
+	hfail mmap "hf_mapprobe did not finish: $(tail -n 2 /tmp/h.map | tr '\n' ' ')"
 for f in dd:/tmp/h.dd cli:/tmp/h.cli; do
 	n=${f%%:*} o=${f#*:}
 	r=$(sed -n 's/^rc=\([0-9]*\) .*/\1/p' "$o")

@@ -66,8 +66,13 @@ hf_config() {
 		CFG_CASES=swiotlb
 		;;
 	highmem)
-		CFG_DESC="5 GiB guest, buffers above 4 GiB"
+		CFG_DESC="5 GiB guest, buffers above 4 GiB; an 8 GiB 64-bit user BAR"
 		CFG_MEM=5G
+		# GET_INFO and mmap of a user BAR over 4 GiB (cases/privsep.sh)
+		case $CFG_DEVICE in
+		*user-bar-size=*) ;;
+		*) CFG_DEVICE+=,user-bar-size=8G ;;
+		esac
 		CFG_CASES=highmem
 		;;
 	smp2)
