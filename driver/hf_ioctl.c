@@ -518,7 +518,8 @@ out_put:
  * @arg: user pointer to the command's structure
  *
  * Return: 0 or a negative errno; -ENOTTY for an unknown command, or a
- * PIN/XFER/UNPIN on a node other than control.  Other commands go to
+ * PIN/XFER/UNPIN on a node other than control; -EBADF for a PIN, XFER or
+ * UNPIN on a control node not open for writing.  Other commands go to
  * hf_xdma_ioctl().
  */
 long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -540,6 +541,12 @@ long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			hf_set_error(hf, -ENOTTY,
 				     "PIN, XFER and UNPIN are ioctls of the control node");
 			return -ENOTTY;
+		}
+		/* they write card memory or pinned memory: a writer's right */
+		if (!(file->f_mode & FMODE_WRITE)) {
+			hf_set_error(hf, -EBADF,
+				     "PIN, XFER and UNPIN need the control node open for writing");
+			return -EBADF;
 		}
 		break;
 	default:

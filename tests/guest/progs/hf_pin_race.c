@@ -90,6 +90,23 @@ int main(int argc, char **argv)
 	}
 	hfg_stats(ctl, &st0);
 
+	/* PIN, XFER and UNPIN write memory: not on a read-only open */
+	{
+		int rd = hfg_open(card, "_control", O_RDONLY);
+		uint64_t h = 0;
+		int r = rd < 0 ? -errno : hfg_pin_host(rd, buf, BUF_SIZE, &h);
+
+		if (r == -EBADF && strstr(hfg_drv_err(rd), "open for writing"))
+			HFG_PASS("pin-needs-write-access", NULL);
+		else
+			HFG_FAIL("pin-needs-write-access", "PIN on a read-only open of the control node: %s (%s)",
+				 r ? strerror(-r) : "succeeded", hfg_drv_err(rd));
+		if (!r)
+			hfg_unpin(ctl, h);
+		if (rd >= 0)
+			close(rd);
+	}
+
 	for (int i = 0; i < NUNPIN; i++)
 		pthread_create(&th[i], NULL, unpin_loop, NULL);
 	end = hfg_now() + secs;
