@@ -154,7 +154,7 @@ struct emu_opts {
 	u32 align;
 	bool private_mem;
 	bool sync;
-	struct hf_emu_link link;
+	struct xdma_link link;
 };
 
 static int parse_u64(const char *s, u64 *out, bool suffix)
@@ -238,8 +238,8 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 		else
 			goto bad;
 	} else if (KEY("link") || KEY("mps") || KEY("desc_ns")) {
-		/* the PCIe link model (model/inproc/emu_host.c) */
-		if (!eq || hf_emu_link_parse(opt, &o->link))
+		/* the PCIe link model (model/xdma_link.c) */
+		if (!eq || xdma_link_parse(opt, &o->link))
 			return hf_set_error(dev, -EINVAL,
 					    "emulated card option '%s': bad value (link=genGxW with G 1..5 and W 1|2|4|8|16, or link=none; mps=128|256|512|1024|2048|4096; desc_ns=0..1000000000)",
 					    opt);
@@ -292,7 +292,7 @@ static int parse_spec(struct hellofpga_dev *dev, const char *spec,
 		if (ret)
 			return ret;
 	}
-	if (hf_emu_link_finish(&o->link))
+	if (xdma_link_finish(&o->link))
 		return hf_set_error(dev, -EINVAL,
 				    "'%s': mps= and desc_ns= describe the link model and need link=genGxW too",
 				    spec);

@@ -167,7 +167,7 @@ struct hf_emu_host {
 	struct hf_mmio dma_bar;
 	struct hf_mmio user_bar;
 	struct emu_engine eng[XDMA_MAX_ENGINES];
-	struct hf_emu_link link;
+	struct xdma_link link;
 	double link_gbps;
 	u64 link_busy[2];
 };
@@ -177,151 +177,11 @@ static _Thread_local int emu_in_handler = -1;
 
 /* ---- PCIe link model ---- */
 
-/* GB/s (10^9 bytes/s) per lane after line encoding, by generation. */
-double hf_emu_link_lane_gbps(u32 gen)
-{
-	switch (gen) {
-	case 1:
-		return 2.5 * 8 / 10 / 8;		/* 2.5 GT/s, 8b/10b */
-	case 2:
-		return 5.0 * 8 / 10 / 8;		/* 5 GT/s, 8b/10b */
-	case 3:
-		return 8.0 * 128 / 130 / 8;		/* 8 GT/s, 128b/130b */
-	case 4:
-		return 16.0 * 128 / 130 / 8;
-	case 5:
-		return 32.0 * 128 / 130 / 8;
-	default:
-		return 0;
-	}
-}
-
-/**
- * hf_emu_link_gbps() - the data rate of a link, GB/s = bytes per ns:
- * lanes x lane rate x MPS payload efficiency; 0 without a link model.
- */
-double hf_emu_link_gbps(const struct hf_emu_link *l)
-{
-	if (!l || !l->gen)
-		return 0;
-	return l->lanes * hf_emu_link_lane_gbps(l->gen) * l->mps /
-	       (double)(l->mps + HF_EMU_LINK_TLP_OVERHEAD);
-}
-
-/**
- * hf_emu_link_ns() - the time the model gives one descriptor's data
- * access of @bytes: @l->desc_ns + @bytes / rate (0 without a link model).
- */
-u64 hf_emu_link_ns(const struct hf_emu_link *l, u64 bytes)
-{
-	double g = hf_emu_link_gbps(l);
-
-	if (g <= 0)
-		return 0;
-	return l->desc_ns + (u64)((double)bytes / g + 0.5);
-}
-
-/* "PCIe Gen3 x8, MPS 256, 1000 ns/descriptor (7.26 GB/s)" or "none". */
-int hf_emu_link_describe(const struct hf_emu_link *l, char *buf, size_t len)
-{
-	if (!l || !l->gen)
-		return snprintf(buf, len, "none");
-	return snprintf(buf, len,
-			"PCIe Gen%u x%u, MPS %u, %llu ns/descriptor (%.2f GB/s)",
-			l->gen, l->lanes, l->mps,
-			(unsigned long long)l->desc_ns, hf_emu_link_gbps(l));
-}
-
-static int link_u64(const char *s, u64 *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/**
- * hf_emu_link_parse() - one option of an emulated card's name that belongs
- * to the link model, into @l:
- *	link=genGxW   G 1..5, W 1, 2, 4, 8, 16 (link=none: no model)
- *	mps=BYTES     128, 256, 512, 1024, 2048, 4096 (default 256)
- *	desc_ns=NS    0 .. 10^9 (default 1000)
- * @opt: "key=value"
- * @l: zeroed by the caller before the first option; finish with
- *	hf_emu_link_finish()
- *
- * Return: 0, -ENOENT when @opt is not a link option, -EINVAL for a bad
- * value.
- */
-int hf_emu_link_parse(const char *opt, struct hf_emu_link *l)
-{
-	u64 v;
-
-	if (!strncmp(opt, "link=", 5)) {
-		const char *val = opt + 5;
-		unsigned int g, w;
-		char tail;
-
-		if (!strcmp(val, "none") || !strcmp(val, "off")) {
-			l->gen = 0;
-			l->lanes = 0;
-			return 0;
-		}
-		if (sscanf(val, "gen%ux%u%c", &g, &w, &tail) != 2 || g < 1 ||
-		    g > 5 || !w || w > 16 || (w & (w - 1)))
-			return -EINVAL;
-		l->gen = g;
-		l->lanes = w;
-		return 0;
-	}
-	if (!strncmp(opt, "mps=", 4)) {
-		if (link_u64(opt + 4, &v) || v < 128 || v > 4096 ||
-		    (v & (v - 1)))
-			return -EINVAL;
-		l->mps = (u32)v;
-		return 0;
-	}
-	if (!strncmp(opt, "desc_ns=", 8)) {
-		if (link_u64(opt + 8, &v) || v > 1000000000ull)
-			return -EINVAL;
-		l->desc_ns = v;
-		l->desc_set = true;
-		return 0;
-	}
-	return -ENOENT;
-}
-
-/**
- * hf_emu_link_finish() - after the options: defaults for what was not
- * given.  Return: 0, or -EINVAL when mps= or desc_ns= came without link=.
- */
-int hf_emu_link_finish(struct hf_emu_link *l)
-{
-	if (!l->gen) {
-		if (l->mps || l->desc_set)
-			return -EINVAL;
-		memset(l, 0, sizeof(*l));
-		return 0;
-	}
-	if (!l->mps)
-		l->mps = HF_EMU_LINK_DEFAULT_MPS;
-	if (!l->desc_set)
-		l->desc_ns = HF_EMU_LINK_DEFAULT_DESC_NS;
-	return 0;
-}
-
 /**
  * hf_emu_host_set_link() - install a link model (NULL or gen 0: none);
  * before the first transfer.
  */
-void hf_emu_host_set_link(struct hf_emu_host *h, const struct hf_emu_link *l)
+void hf_emu_host_set_link(struct hf_emu_host *h, const struct xdma_link *l)
 {
 	if (!l || !l->gen) {
 		memset(&h->link, 0, sizeof(h->link));
@@ -329,7 +189,7 @@ void hf_emu_host_set_link(struct hf_emu_host *h, const struct hf_emu_link *l)
 		return;
 	}
 	h->link = *l;
-	h->link_gbps = hf_emu_link_gbps(l);
+	h->link_gbps = xdma_link_gbps(l);
 }
 
 static void link_wait_until(u64 end)

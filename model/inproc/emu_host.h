@@ -16,7 +16,7 @@
  *    (deterministic unit tests);
  *  - interrupt delivery: a handler per MSI-X / MSI vector or the INTx line;
  *  - the two BARs as struct hf_mmio for the engine core;
- *  - an optional PCIe link model (struct hf_emu_link, off by default): each
+ *  - an optional PCIe link model (struct xdma_link, off by default): each
  *    DMA access then takes at least the time a link of that generation,
  *    width and max payload size would need, so the emulated card predicts
  *    the figures of a real platform.
@@ -25,6 +25,7 @@
 #define HF_EMU_HOST_H
 
 #include "../../core/hf_os.h"
+#include "../xdma_link.h"
 #include "../xdma_model.h"
 
 #define HF_EMU_SYNC		(1u << 0)	/* engines run synchronously */
@@ -73,40 +74,7 @@ struct hf_emu_host_stats {
 	u64 region_calls;
 };
 
-/**
- * struct hf_emu_link - a PCIe link model for the emulated card.
- * @gen: PCIe generation 1..5, 0 = no link model (the default)
- * @lanes: link width 1, 2, 4, 8, 16
- * @mps: max payload size in bytes, 128 .. 4096, a power of two
- * @desc_ns: latency added to each descriptor's data access (descriptor
- *	fetch round trip, engine start, completion), ns
- *
- * Data moves at lanes x lane rate x mps / (mps + HF_EMU_LINK_TLP_OVERHEAD)
- * bytes per second, one link per direction shared by every engine; each
- * descriptor's data access also waits @desc_ns.  A copy that is slower than
- * the model keeps its own time: the model is a floor, never a speed-up.
- */
-struct hf_emu_link {
-	u32 gen;
-	u32 lanes;
-	u32 mps;
-	u64 desc_ns;
-	bool desc_set;	/* desc_ns was given (parsing) */
-};
-
-/* Per-TLP bytes besides the payload: framing/sequence 4 (Gen3 STP token;
- * start/end symbols + sequence number on Gen1/2), 3DW header 12, LCRC 4. */
-#define HF_EMU_LINK_TLP_OVERHEAD	20
-#define HF_EMU_LINK_DEFAULT_MPS		256
-#define HF_EMU_LINK_DEFAULT_DESC_NS	1000
-
-int hf_emu_link_parse(const char *opt, struct hf_emu_link *l);
-int hf_emu_link_finish(struct hf_emu_link *l);
-double hf_emu_link_lane_gbps(u32 gen);
-double hf_emu_link_gbps(const struct hf_emu_link *l);
-u64 hf_emu_link_ns(const struct hf_emu_link *l, u64 bytes);
-int hf_emu_link_describe(const struct hf_emu_link *l, char *buf, size_t len);
-void hf_emu_host_set_link(struct hf_emu_host *h, const struct hf_emu_link *l);
+void hf_emu_host_set_link(struct hf_emu_host *h, const struct xdma_link *l);
 
 int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 		       struct hf_emu_host **out);
