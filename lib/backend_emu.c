@@ -978,13 +978,13 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	cfg.ddr_size = o.ddr_size;
 	cfg.addr_align = o.align;
 	cfg.len_gran = o.align;
+	cfg.link = o.link;
 	ret = hf_emu_host_create(&cfg, o.sync ? HF_EMU_SYNC : 0, &card->host);
 	if (ret) {
 		hf_set_error(dev, ret, "cannot create the emulated card: %s",
 			     strerror(-ret));
 		goto err;
 	}
-	hf_emu_host_set_link(card->host, &o.link);
 	ret = xdma_dev_probe(&card->xdev, hf_emu_dma_bar(card->host));
 	if (ret) {
 		hf_set_error(dev, ret, "emulated card: XDMA probe failed (%d)",

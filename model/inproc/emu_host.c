@@ -23,15 +23,10 @@
  * level.
  * Each engine thread waits on its own condition variable.
  *
- * Link model (off by default, hf_emu_host_set_link()): every DMA access
- * reserves its direction of the link for len / rate ns, after what earlier
- * accesses of that direction reserved (one link per direction, shared by
- * the engines, as PCIe is full duplex); an access to a mapping made with
- * hf_emu_dma_map() or hf_emu_dma_map_region() (data, one per descriptor)
- * also waits the per-descriptor latency; descriptor fetches and writebacks
- * (coherent memory of hf_emu_dma_alloc()) take link time only.  The access
- * returns no earlier than that: a copy slower than the model keeps its own
- * time.
+ * Time: the host's clock is CLOCK_MONOTONIC.  An engine that asks to run
+ * again at a time (the model's link model and timed faults,
+ * ops->schedule) has its thread sleep until shortly before it and spin the
+ * rest, or with HF_EMU_SYNC the thread that ran the engine sleeps in place.
  */
 #include "emu_host.h"
 
@@ -41,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #define EMU_PAGE		4096ull
@@ -87,9 +83,13 @@ struct emu_map {
  * @cond: signalled by a kick and at shutdown
  * @kicked: the model asked for xdma_model_engine_work() (written under
  *	@lock, read without it while the thread spins)
+ * @wake_at: the model asked for xdma_model_engine_work() at this time
+ *	(ops->schedule), 0 when it did not (under @lock; HF_EMU_SYNC: the
+ *	running thread's)
  * @stop: the thread must end
  * @sleeping: the thread waits on @cond (a kick must signal it)
  * @started: @thread was created
+ * @sync_busy: HF_EMU_SYNC: a thread runs this engine's wake-ups
  */
 struct emu_engine {
 	struct hf_emu_host *h;
@@ -98,9 +98,11 @@ struct emu_engine {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool kicked;
+	u64 wake_at;
 	bool stop;
 	bool sleeping;
 	bool started;
+	bool sync_busy;
 };
 
 /**
@@ -139,10 +141,6 @@ struct emu_irq {
  * @dma_bar: the DMA/config BAR
  * @user_bar: the user BAR
  * @eng: engine threads
- * @link: the link model (@link.gen 0: none)
- * @link_gbps: its data rate, bytes per ns
- * @link_busy: per direction (0 card reads, 1 card writes), the time the
- *	link is reserved until (atomic)
  */
 struct hf_emu_host {
 	struct xdma_model *m;
@@ -167,44 +165,29 @@ struct hf_emu_host {
 	struct hf_mmio dma_bar;
 	struct hf_mmio user_bar;
 	struct emu_engine eng[XDMA_MAX_ENGINES];
-	struct xdma_link link;
-	double link_gbps;
-	u64 link_busy[2];
 };
 
 /* Vector of the handler the current thread runs, or -1. */
 static _Thread_local int emu_in_handler = -1;
 
-/* ---- PCIe link model ---- */
+/* ---- time ---- */
 
-/**
- * hf_emu_host_set_link() - install a link model (NULL or gen 0: none);
- * before the first transfer.
- */
-void hf_emu_host_set_link(struct hf_emu_host *h, const struct xdma_link *l)
-{
-	if (!l || !l->gen) {
-		memset(&h->link, 0, sizeof(h->link));
-		h->link_gbps = 0;
-		return;
-	}
-	h->link = *l;
-	h->link_gbps = xdma_link_gbps(l);
-}
+/* The last stretch of a timed wait is spun, not slept: wake-ups on time. */
+#define EMU_WAKE_SPIN_NS	20000ull
 
-static void link_wait_until(u64 end)
+/* Wait until @end (CLOCK_MONOTONIC): sleep the bulk, spin the rest. */
+static void emu_sleep_until(u64 end)
 {
 	for (;;) {
 		u64 now = hf_os_now_ns();
 
 		if (now >= end)
 			return;
-		/* Sleep the bulk of a long wait, spin the last 100 us. */
-		if (end - now > 300000) {
+		if (end - now > EMU_WAKE_SPIN_NS) {
+			u64 ns = end - now - EMU_WAKE_SPIN_NS;
 			struct timespec ts = {
-				.tv_sec = 0,
-				.tv_nsec = (long)min_t(u64, end - now - 100000,
-						       999999999ull),
+				.tv_sec = ns / 1000000000ull,
+				.tv_nsec = ns % 1000000000ull,
 			};
 
 			nanosleep(&ts, NULL);
@@ -214,30 +197,9 @@ static void link_wait_until(u64 end)
 	}
 }
 
-/**
- * emu_link() - hold a DMA access that started at @t0 until the link model
- * lets it complete.
- * @h: the host
- * @w: 0 a card read, 1 a card write
- * @len: bytes
- * @data: a descriptor's data access (pays @h->link.desc_ns)
- * @t0: when the access started
- */
-static void emu_link(struct hf_emu_host *h, int w, size_t len, bool data,
-		     u64 t0)
+static u64 emu_now_ns(void *host)
 {
-	u64 xfer = (u64)((double)len / h->link_gbps + 0.5), start, end;
-	u64 old = __atomic_load_n(&h->link_busy[w], __ATOMIC_RELAXED);
-
-	do {
-		start = old > t0 ? old : t0;
-		end = start + xfer;
-	} while (!__atomic_compare_exchange_n(&h->link_busy[w], &old, end,
-					      false, __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
-	if (data)
-		end += h->link.desc_ns;
-	link_wait_until(end);
+	return hf_os_now_ns();
 }
 
 /* ---- IOMMU ---- */
@@ -318,15 +280,12 @@ static int emu_dma_read(void *host, uint64_t bus, void *dst, size_t len)
 {
 	struct hf_emu_host *h = host;
 	struct emu_region *region = NULL;
-	u64 t0 = h->link.gen ? hf_os_now_ns() : 0;
 	struct emu_map *mp;
-	bool data = false;
 	int r = -EFAULT;
 	u64 off;
 
 	pthread_rwlock_rdlock(&h->map_lock);
 	mp = emu_resolve(h, bus, len, HF_DMA_TO_DEVICE, &off);
-	data = mp && !mp->owned;
 	if (mp && mp->region) {
 		region = mp->region;
 		emu_region_get(h, region);
@@ -339,8 +298,6 @@ static int emu_dma_read(void *host, uint64_t bus, void *dst, size_t len)
 		r = region->ops->read(region->ctx, off, dst, len);
 		emu_region_put(h, region);
 	}
-	if (h->link.gen && !r)
-		emu_link(h, 0, len, data, t0);
 	return r;
 }
 
@@ -349,16 +306,13 @@ static int emu_dma_write(void *host, uint64_t bus, const void *src,
 {
 	struct hf_emu_host *h = host;
 	struct emu_region *region = NULL;
-	u64 t0 = h->link.gen ? hf_os_now_ns() : 0;
 	struct emu_map *mp;
-	bool data = false;
 	int r = -EFAULT;
 	u8 *dst;
 	u64 off;
 
 	pthread_rwlock_rdlock(&h->map_lock);
 	mp = emu_resolve(h, bus, len, HF_DMA_FROM_DEVICE, &off);
-	data = mp && !mp->owned;
 	dst = mp && !mp->region ? mp->cpu + off : NULL;
 	if (mp && mp->region) {
 		region = mp->region;
@@ -383,8 +337,6 @@ static int emu_dma_write(void *host, uint64_t bus, const void *src,
 		r = region->ops->write(region->ctx, off, src, len);
 		emu_region_put(h, region);
 	}
-	if (h->link.gen && !r)
-		emu_link(h, 1, len, data, t0);
 	return r;
 }
 
@@ -705,27 +657,104 @@ void hf_emu_free_irq(struct hf_emu_host *h, u32 vector)
  */
 #define EMU_ENGINE_SPIN_NS	2000000ull
 
+/* Make timed sleeps of this thread precise (Linux: timer slack 1 us). */
+static void emu_thread_precise(void)
+{
+#ifdef PR_SET_TIMERSLACK
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+#endif
+}
+
+/**
+ * emu_engine_wait() - wait for the next reason to run the engine.
+ * @t: the engine thread, @t->lock held (dropped while spinning)
+ *
+ * A kick, or the time the model asked for: sleep on @t->cond until shortly
+ * before it, then spin.  With nothing asked for, spin a while for a kick,
+ * then sleep.
+ *
+ * Return: false when the thread must end.
+ */
+static bool emu_engine_wait(struct emu_engine *t)
+{
+	struct timespec ts;
+	u64 now, at;
+
+	for (;;) {
+		if (t->stop)
+			return false;
+		if (t->kicked) {
+			__atomic_store_n(&t->kicked, false, __ATOMIC_RELAXED);
+			return true;
+		}
+		at = t->wake_at;
+		now = hf_os_now_ns();
+		if (at && now >= at) {
+			__atomic_store_n(&t->wake_at, 0, __ATOMIC_RELAXED);
+			return true;
+		}
+		if (at && at - now <= EMU_WAKE_SPIN_NS) {
+			pthread_mutex_unlock(&t->lock);
+			while (hf_os_now_ns() < at &&
+			       !__atomic_load_n(&t->kicked, __ATOMIC_ACQUIRE))
+				hf_os_relax();
+			pthread_mutex_lock(&t->lock);
+			continue;
+		}
+		t->sleeping = true;
+		if (at) {
+			at -= EMU_WAKE_SPIN_NS;
+			ts.tv_sec = at / 1000000000ull;
+			ts.tv_nsec = at % 1000000000ull;
+			pthread_cond_timedwait(&t->cond, &t->lock, &ts);
+		} else {
+			pthread_cond_wait(&t->cond, &t->lock);
+		}
+		t->sleeping = false;
+	}
+}
+
 static void *emu_engine_thread(void *arg)
 {
 	struct emu_engine *t = arg;
+	bool run;
 
+	emu_thread_precise();
 	for (;;) {
-		hf_os_spin_wait(&t->kicked, EMU_ENGINE_SPIN_NS);
+		if (!__atomic_load_n(&t->wake_at, __ATOMIC_RELAXED))
+			hf_os_spin_wait(&t->kicked, EMU_ENGINE_SPIN_NS);
 		pthread_mutex_lock(&t->lock);
-		while (!t->kicked && !t->stop) {
-			t->sleeping = true;
-			pthread_cond_wait(&t->cond, &t->lock);
-			t->sleeping = false;
-		}
-		if (t->stop) {
-			pthread_mutex_unlock(&t->lock);
-			break;
-		}
-		__atomic_store_n(&t->kicked, false, __ATOMIC_RELAXED);
+		run = emu_engine_wait(t);
 		pthread_mutex_unlock(&t->lock);
+		if (!run)
+			break;
 		xdma_model_engine_work(t->h->m, t->index);
 	}
 	return NULL;
+}
+
+/*
+ * HF_EMU_SYNC: run the engine in this thread, then serve the wake-ups it
+ * asks for by sleeping here, until it has nothing timed left.  A nested
+ * call (an interrupt handler starting the engine again) only runs the
+ * work; the outer call serves the wake-ups.
+ */
+static void emu_sync_run(struct hf_emu_host *h, struct emu_engine *t)
+{
+	u64 at;
+
+	if (t->sync_busy) {
+		xdma_model_engine_work(h->m, t->index);
+		return;
+	}
+	t->sync_busy = true;
+	xdma_model_engine_work(h->m, t->index);
+	while ((at = t->wake_at)) {
+		t->wake_at = 0;
+		emu_sleep_until(at);
+		xdma_model_engine_work(h->m, t->index);
+	}
+	t->sync_busy = false;
 }
 
 static void emu_kick(void *host, uint32_t engine)
@@ -735,13 +764,33 @@ static void emu_kick(void *host, uint32_t engine)
 
 	if (engine >= XDMA_MAX_ENGINES)
 		return;
+	t = &h->eng[engine];
 	if (h->flags & HF_EMU_SYNC) {
-		xdma_model_engine_work(h->m, engine);
+		emu_sync_run(h, t);
 		return;
 	}
-	t = &h->eng[engine];
 	pthread_mutex_lock(&t->lock);
 	__atomic_store_n(&t->kicked, true, __ATOMIC_RELEASE);
+	if (t->sleeping)
+		pthread_cond_signal(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void emu_schedule(void *host, uint32_t engine, uint64_t when_ns)
+{
+	struct hf_emu_host *h = host;
+	struct emu_engine *t;
+
+	if (engine >= XDMA_MAX_ENGINES)
+		return;
+	t = &h->eng[engine];
+	if (h->flags & HF_EMU_SYNC) {
+		/* asked from the engine's work: emu_sync_run() serves it */
+		t->wake_at = when_ns ? when_ns : 1;
+		return;
+	}
+	pthread_mutex_lock(&t->lock);
+	__atomic_store_n(&t->wake_at, when_ns ? when_ns : 1, __ATOMIC_RELAXED);
 	if (t->sleeping)
 		pthread_cond_signal(&t->cond);
 	pthread_mutex_unlock(&t->lock);
@@ -753,6 +802,8 @@ static const struct xdma_model_host_ops emu_ops = {
 	.msi = emu_msi,
 	.intx = emu_intx,
 	.kick = emu_kick,
+	.now_ns = emu_now_ns,
+	.schedule = emu_schedule,
 };
 
 /* ---- BARs ---- */
@@ -825,6 +876,7 @@ static void emu_stop_threads(struct hf_emu_host *h)
 int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 		       struct hf_emu_host **out)
 {
+	pthread_condattr_t cattr;
 	struct hf_emu_host *h;
 	u32 i, n;
 	int r;
@@ -841,12 +893,15 @@ int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 	pthread_cond_init(&h->region_cond, NULL);
 	pthread_mutex_init(&h->irq_lock, NULL);
 	pthread_cond_init(&h->irq_cond, NULL);
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
 	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
 		h->eng[i].h = h;
 		h->eng[i].index = i;
 		pthread_mutex_init(&h->eng[i].lock, NULL);
-		pthread_cond_init(&h->eng[i].cond, NULL);
+		pthread_cond_init(&h->eng[i].cond, &cattr);
 	}
+	pthread_condattr_destroy(&cattr);
 	r = xdma_model_create(cfg, &emu_ops, h, &h->m);
 	if (r)
 		goto err;

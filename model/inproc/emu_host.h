@@ -13,19 +13,17 @@
  *  - DMA-coherent allocations (descriptor rings, writeback words);
  *  - one thread per engine, so engines run asynchronously to the driver as
  *    hardware does, or, with HF_EMU_SYNC, in the thread that starts them
- *    (deterministic unit tests);
+ *    (deterministic unit tests; a timed engine, see below, makes that
+ *    thread sleep until the engine is done or parked);
+ *  - time: CLOCK_MONOTONIC, and wake-ups at the times the model asks for
+ *    (its PCIe link model, xdma_model_config.link, and timed faults);
  *  - interrupt delivery: a handler per MSI-X / MSI vector or the INTx line;
- *  - the two BARs as struct hf_mmio for the engine core;
- *  - an optional PCIe link model (struct xdma_link, off by default): each
- *    DMA access then takes at least the time a link of that generation,
- *    width and max payload size would need, so the emulated card predicts
- *    the figures of a real platform.
+ *  - the two BARs as struct hf_mmio for the engine core.
  */
 #ifndef HF_EMU_HOST_H
 #define HF_EMU_HOST_H
 
 #include "../../core/hf_os.h"
-#include "../xdma_link.h"
 #include "../xdma_model.h"
 
 #define HF_EMU_SYNC		(1u << 0)	/* engines run synchronously */
@@ -74,7 +72,6 @@ struct hf_emu_host_stats {
 	u64 region_calls;
 };
 
-void hf_emu_host_set_link(struct hf_emu_host *h, const struct xdma_link *l);
 
 int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 		       struct hf_emu_host **out);

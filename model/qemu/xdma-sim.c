@@ -21,6 +21,10 @@
  *   kick(engine) -> qemu_bh_schedule() of a per-engine bottom half that runs
  *       xdma_model_engine_work() in the main loop (BQL held), asynchronously
  *       to the vCPU that wrote the Run bit
+ *   now_ns()     -> QEMU_CLOCK_VIRTUAL
+ *   schedule(engine, when) -> timer_mod() of a per-engine QEMU_CLOCK_VIRTUAL
+ *       timer whose callback runs xdma_model_engine_work() in the main loop:
+ *       the model's link model and timed faults never sleep in QEMU
  * The interrupt mode the guest enabled in config space is passed to the
  * model (xdma_model_set_irq_mode()) after every config write.
  *
@@ -42,6 +46,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
 #include "qemu/cutils.h"
+#include "qemu/timer.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "hw/pci/pci.h"
@@ -106,6 +111,7 @@ typedef struct XdmaSimEngine {
 	struct XdmaSimState *s;
 	uint32_t index;
 	QEMUBH *bh;
+	QEMUTimer *timer;
 } XdmaSimEngine;
 
 struct XdmaSimState {
@@ -179,7 +185,22 @@ static void xs_kick(void *host, uint32_t engine)
 	}
 }
 
-static void xs_engine_bh(void *opaque)
+static uint64_t xs_now_ns(void *host)
+{
+	return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void xs_schedule(void *host, uint32_t engine, uint64_t when_ns)
+{
+	XdmaSimState *s = host;
+
+	if (engine < s->num_engines && s->eng[engine].timer) {
+		timer_mod(s->eng[engine].timer, when_ns);
+	}
+}
+
+/* bottom half (kick) and timer (schedule) of an engine */
+static void xs_engine_run(void *opaque)
 {
 	XdmaSimEngine *e = opaque;
 
@@ -194,7 +215,24 @@ static const struct xdma_model_host_ops xs_host_ops = {
 	.msi = xs_msi,
 	.intx = xs_intx,
 	.kick = xs_kick,
+	.now_ns = xs_now_ns,
+	.schedule = xs_schedule,
 };
+
+/* Bottom halves and timers of the engines go (exit, failed realize). */
+static void xs_engines_free(XdmaSimState *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->num_engines; i++) {
+		if (s->eng[i].bh) {
+			qemu_bh_delete(s->eng[i].bh);
+			s->eng[i].bh = NULL;
+		}
+		timer_free(s->eng[i].timer);
+		s->eng[i].timer = NULL;
+	}
+}
 
 /* Tell the model what the guest enabled in config space. */
 static void xs_update_irq_mode(XdmaSimState *s)
@@ -550,7 +588,9 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 	for (i = 0; i < s->num_engines; i++) {
 		s->eng[i].s = s;
 		s->eng[i].index = i;
-		s->eng[i].bh = qemu_bh_new(xs_engine_bh, &s->eng[i]);
+		s->eng[i].bh = qemu_bh_new(xs_engine_run, &s->eng[i]);
+		s->eng[i].timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+					       xs_engine_run, &s->eng[i]);
 	}
 
 	pci_set_word(pdev->config + PCI_VENDOR_ID, s->vendor_id);
@@ -605,10 +645,7 @@ fail:
 	if (pci_is_express(pdev)) {
 		pcie_cap_exit(pdev);
 	}
-	for (i = 0; i < s->num_engines; i++) {
-		qemu_bh_delete(s->eng[i].bh);
-		s->eng[i].bh = NULL;
-	}
+	xs_engines_free(s);
 	xdma_model_destroy(s->model);
 	s->model = NULL;
 }
@@ -616,13 +653,9 @@ fail:
 static void xs_exit(PCIDevice *pdev)
 {
 	XdmaSimState *s = XDMA_SIM(pdev);
-	uint32_t i;
 
 	qemu_chr_fe_deinit(&s->chr, false);
-	for (i = 0; i < s->num_engines; i++) {
-		qemu_bh_delete(s->eng[i].bh);
-		s->eng[i].bh = NULL;
-	}
+	xs_engines_free(s);
 	/* lower INTx before the model goes */
 	pci_set_irq(pdev, 0);
 	msix_unuse_all_vectors(pdev);
@@ -638,12 +671,17 @@ static void xs_exit(PCIDevice *pdev)
 static void xs_reset(DeviceState *dev)
 {
 	XdmaSimState *s = XDMA_SIM(dev);
+	uint32_t i;
 
 	if (!s->model) {
 		return;
 	}
 	/* the PCI core has reset config space, MSI and MSI-X already */
 	xdma_model_reset(s->model);
+	/* the engines are idle: their pending wake-ups have nothing to do */
+	for (i = 0; i < s->num_engines; i++) {
+		timer_del(s->eng[i].timer);
+	}
 	/*
 	 * Whether this runs before or after the PCI core resets config space,
 	 * after a reset MSI and MSI-X are off and INTx is enabled.

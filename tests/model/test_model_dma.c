@@ -761,8 +761,11 @@ HF_TEST(threaded_msix_completion)
 
 HF_TEST(threaded_run_clear_stops_long_chain)
 {
-	struct xdma_model_config c = { .ddr_size = DDR_SIZE,
-				       .desc_latency_ns = 1000000 };
+	struct xdma_model_config c = {
+		.ddr_size = DDR_SIZE,
+		.link = { .gen = 1, .lanes = 1, .mps = 256,
+			  .desc_ns = 1000000 },
+	};
 	struct xfer x;
 	u32 i;
 
@@ -775,6 +778,75 @@ HF_TEST(threaded_run_clear_stops_long_chain)
 	HF_CHECK(wait_idle(&x.t, false, 0));
 	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_IDLE_STOPPED);
 	HF_CHECK(completed(&x.t, false) < 100);
+	tcard_close(&x.t);
+}
+
+static const struct xdma_model_config cfg_gen1x1 = {
+	.ddr_size = 4 * MIB,
+	.link = { .gen = 1, .lanes = 1, .mps = 256, .desc_ns = 1000 },
+};
+
+/* Leading bytes of card memory at @addr that are no longer 0. */
+static size_t card_landed(struct tcard *t, u64 addr, size_t len)
+{
+	const u8 *p = (const u8 *)xdma_model_card_mem(t->m) + addr;
+	size_t i = 0;
+
+	while (i < len && __atomic_load_n(&p[i], __ATOMIC_RELAXED))
+		i++;
+	return i;
+}
+
+/*
+ * Gen1 x1: 2 MiB take 9 ms; its bytes land while the engine is busy.  The
+ * test thread sleeps between looks, so the engine thread gets a CPU on a
+ * loaded machine (a starved engine catches up in one access when it runs).
+ */
+HF_TEST(threaded_link_data_lands_progressively)
+{
+	u64 want = xdma_link_ns(&cfg_gen1x1.link, 2 * MIB), t0, took;
+	struct timespec nap = { 0, 50000 };
+	bool partial = false;
+	struct xfer x;
+	size_t got;
+
+	xfer_open(&x, &cfg_gen1x1, 0, 2 * MIB);
+	for (size_t i = 0; i < 2 * MIB; i++)
+		x.buf[i] = (u8)(i % 251 + 1);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 2 * MIB, x.bus, 0, 0);
+	t0 = hf_os_now_ns();
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	while (status(&x.t, false) & XDMA_STAT_BUSY) {
+		got = card_landed(&x.t, 0, 2 * MIB);
+		if (got > 0 && got < 2 * MIB &&
+		    (status(&x.t, false) & XDMA_STAT_BUSY))
+			partial = true;
+		HF_CHECK(hf_os_now_ns() - t0 < 20000000000ull);
+		nanosleep(&nap, NULL);
+	}
+	took = hf_os_now_ns() - t0;
+	HF_CHECK_MSG(partial, "never saw the descriptor partly done");
+	HF_CHECK_MSG(took >= want, "took %llu ns, the link needs %llu",
+		     (unsigned long long)took, (unsigned long long)want);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_EQ(card_landed(&x.t, 0, 2 * MIB), 2 * MIB);
+	tcard_close(&x.t);
+}
+
+/* HF_EMU_SYNC with a link model: the start returns when the link is done. */
+HF_TEST(sync_link_start_returns_after_the_link_time)
+{
+	u64 want = xdma_link_ns(&cfg_gen1x1.link, 256 * 1024), t0, took;
+	struct xfer x;
+
+	xfer_open(&x, &cfg_gen1x1, HF_EMU_SYNC, 256 * 1024);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 256 * 1024, x.bus, 0, 0);
+	t0 = hf_os_now_ns();
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	took = hf_os_now_ns() - t0;
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_MSG(took >= want, "took %llu ns, the link needs %llu",
+		     (unsigned long long)took, (unsigned long long)want);
 	tcard_close(&x.t);
 }
 
