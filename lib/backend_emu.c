@@ -1035,6 +1035,22 @@ int hf_emu_test_inject(struct hellofpga_dev *dev, uint32_t faults)
 }
 
 /**
+ * hf_emu_test_inject_hang() - every engine of an emulated card hangs for
+ * @ns, then recovers by itself (xdma_model_inject_hang(); tests only).
+ * Return: 0, -EINVAL (@ns too long), or -EOPNOTSUPP when @dev is not an
+ * emulated card.
+ */
+int hf_emu_test_inject_hang(struct hellofpga_dev *dev, uint64_t ns)
+{
+	struct emu_card *card;
+
+	if (!dev || dev->ops != &emu_ops)
+		return -EOPNOTSUPP;
+	card = dev->priv;
+	return xdma_model_inject_hang(hf_emu_host_model(card->host), ns);
+}
+
+/**
  * hf_emu_test_host_stats() - the emulated IOMMU's statistics (tests only).
  * Return: 0, or -EOPNOTSUPP when @dev is not an emulated card.
  */

@@ -208,8 +208,10 @@ void hf_chan_unlock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch);
 int hf_emu_open(struct hellofpga_dev *dev, const char *spec);
 int hf_kernel_open(struct hellofpga_dev *dev, const char *path);
 
-/* test hook (static library only): inject model faults, XDMA_FAULT_* */
+/* test hooks (static library only): inject model faults, XDMA_FAULT_*;
+ * a hang of every engine for @ns (0 ends it) */
 int hf_emu_test_inject(struct hellofpga_dev *dev, uint32_t faults);
+int hf_emu_test_inject_hang(struct hellofpga_dev *dev, uint64_t ns);
 
 /**
  * struct hf_emu_pin_info - what a test may see of an emulated card's pin.

@@ -112,8 +112,8 @@ enum eng_xfer {
  * @perf_data: data beats counted
  * @perf_pend_ns: nanoseconds a descriptor's data was in flight
  * @parked: busy, but no thread works on it (halt, stall or dead card)
- * @held: progress was held (halt, stall, dead card): on resume the engine
- *	takes up time from then, not from where it stopped
+ * @held: progress was held (halt, stall, hang, dead card): on resume the
+ *	engine takes up time from then, not from where it stopped
  * @restart: Run went 0->1 while the engine was still busy: it starts
  *	anew once its current descriptor has ended
  * @in_work: a thread is inside xdma_model_engine_work() for this engine
@@ -221,6 +221,8 @@ struct model_engine {
  * @mps_code: PCIe max payload size as the config block encodes it
  * @link_busy: link model, per direction (0 card reads, 1 card writes):
  *	the time the link is reserved until
+ * @hang_from: XDMA_FAULT_HANG: when the hang began
+ * @hang_until: when it ends
  * @cnt: counters, updated with atomics
  */
 struct xdma_model {
@@ -259,6 +261,8 @@ struct xdma_model {
 	u32 slice;
 	u32 mps_code;
 	u64 link_busy[2];
+	u64 hang_from;
+	u64 hang_until;
 	struct xdma_model_counters cnt;
 };
 
@@ -509,6 +513,21 @@ static bool eng_halted(const struct xdma_model *m, const struct model_engine *e)
 	return m->sg_halt & bit;
 }
 
+/*
+ * Whether the HANG fault holds the engines at @now; a hang that is over
+ * clears its fault bit.  @m locked.
+ */
+static bool hang_holds(struct xdma_model *m, u64 now)
+{
+	if (!(m->faults & XDMA_FAULT_HANG))
+		return false;
+	if (now < m->hang_until)
+		return true;
+	__atomic_and_fetch(&m->faults, ~(u32)XDMA_FAULT_HANG,
+			   __ATOMIC_RELAXED);
+	return false;
+}
+
 /* Status bits an event sets: the Control register ie_* bits log them. */
 static inline u32 logged(const struct model_engine *e, u32 bits)
 {
@@ -612,11 +631,12 @@ static void ctrl_write(struct xdma_model *m, struct model_engine *e, u32 val,
 	} else if ((old & XDMA_CTRL_RUN) && !(e->ctrl & XDMA_CTRL_RUN)) {
 		/*
 		 * PG195: "if the engine is busy it completes the current
-		 * descriptor".  Parked between descriptors it stops now.
+		 * descriptor".  Parked between descriptors it stops now;
+		 * hung, it stops when the hang is over.
 		 */
 		e->restart = false;
 		if ((e->status & XDMA_STAT_BUSY) && e->parked &&
-		    e->xs == X_NONE)
+		    e->xs == X_NONE && !hang_holds(m, now))
 			eng_idle(m, e, XDMA_STAT_IDLE_STOPPED, act);
 	}
 	perf_eval(e, now);
@@ -756,10 +776,19 @@ static void eng_wake(struct model_engine *e, u64 when, struct model_act *act)
 	act->wake_at[e->index] = when;
 }
 
+/* The engine stops where it is until the hang ends. */
+static bool eng_hold(struct xdma_model *m, struct model_engine *e,
+		     struct model_act *act)
+{
+	e->held = true;
+	eng_wake(e, m->hang_until, act);
+	return true;
+}
+
 /*
- * Take up time again after a hold (halt, stall, dead card): the engine
- * goes on from @now; a slice that was reserved but had not landed is
- * carried anew.
+ * Take up time again after a hold (halt, stall, hang, dead card): the
+ * engine goes on from @now; a slice that was reserved but had not landed
+ * is carried anew.
  */
 static void eng_resume(struct xdma_model *m, struct model_engine *e, u64 now)
 {
@@ -887,27 +916,32 @@ static void eng_complete(struct xdma_model *m, struct model_engine *e,
  * @m: the card, locked (dropped around the bus access)
  * @e: the engine, X_DATA
  * @now: host time
+ * @hang: the HANG fault holds the engines
  * @act: host work
  *
  * The bytes of every slice that ended by @now land in one bus access, the
  * next slice being reserved after each; once all of the descriptor landed
  * it completes, else the engine asks to run again when the reserved slice
- * ends.  Without a link model the copy is already done.
+ * ends.  Without a link model the copy is already done.  During a hang only
+ * what ended before the hang began lands (or completes), then the engine
+ * waits for the hang to end.
  *
  * Return: as eng_step().
  */
 static bool eng_data(struct xdma_model *m, struct model_engine *e, u64 now,
-		     struct model_act *act)
+		     bool hang, struct model_act *act)
 {
+	u64 end = e->s_end, limit = now;
 	u32 seq = e->seq, n = 0;
-	u64 end = e->s_end;
 	int r;
 
-	while (e->s_len && e->s_end <= now) {
+	if (hang)
+		limit = min_t(u64, now, m->hang_from);
+	while (e->s_len && e->s_end <= limit) {
 		n += e->s_len;
 		end = e->s_end;
 		e->s_len = 0;
-		if (e->x_off < e->x_len)
+		if (e->x_off < e->x_len && !hang)
 			slice_next(m, e, end);
 	}
 	if (n) {
@@ -920,6 +954,8 @@ static bool eng_data(struct xdma_model *m, struct model_engine *e, u64 now,
 		}
 		e->x_done += n;
 	}
+	if (hang && (e->x_done < e->x_len || end > limit))
+		return eng_hold(m, e, act);
 	if (e->x_done < e->x_len) {
 		eng_wake(e, e->s_end, act);
 		return true;
@@ -1028,6 +1064,7 @@ static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 static bool eng_step(struct xdma_model *m, struct model_engine *e,
 		     struct model_act *act)
 {
+	bool hang;
 	u64 now;
 
 	if (!(e->status & XDMA_STAT_BUSY))
@@ -1038,11 +1075,14 @@ static bool eng_step(struct xdma_model *m, struct model_engine *e,
 		return true;
 	}
 	now = host_now(m);
-	if (e->held)
+	hang = hang_holds(m, now);
+	if (e->held && !hang)
 		eng_resume(m, e, now);
+	if (hang && e->xs != X_DATA)
+		return eng_hold(m, e, act);
 	switch (e->xs) {
 	case X_DATA:
-		return eng_data(m, e, now, act);
+		return eng_data(m, e, now, hang, act);
 	case X_LAT:
 		if (e->x_ready > now) {
 			eng_wake(e, e->x_ready, act);
@@ -1904,14 +1944,24 @@ void xdma_model_reset_counters(struct xdma_model *m)
  * @faults: enum xdma_model_fault bits
  *
  * DESC_READ is one-shot: the next descriptor fetch of any engine fails and
- * the bit clears.  Clearing STALL or DEAD lets parked engines go on.
+ * the bit clears.  Clearing STALL or DEAD lets parked engines go on.  HANG
+ * needs a duration (xdma_model_inject_hang()): set here it keeps a hang in
+ * force, clear it ends one.
  */
 void xdma_model_inject(struct xdma_model *m, uint32_t faults)
 {
 	struct model_act act = { 0 };
+	u64 now = host_now(m);
+	u32 f = faults & ~(u32)XDMA_FAULT_HANG;
 
 	pthread_mutex_lock(&m->lock);
-	__atomic_store_n(&m->faults, faults, __ATOMIC_RELAXED);
+	if (hang_holds(m, now)) {
+		if (faults & XDMA_FAULT_HANG)
+			f |= XDMA_FAULT_HANG;
+		else
+			m->hang_until = now;
+	}
+	__atomic_store_n(&m->faults, f, __ATOMIC_RELAXED);
 	kick_busy(m, &act);
 	act.intx = true;
 	pthread_mutex_unlock(&m->lock);
@@ -1919,12 +1969,78 @@ void xdma_model_inject(struct xdma_model *m, uint32_t faults)
 }
 
 /**
+ * xdma_model_inject_hang() - every engine hangs for @ns, then recovers.
+ * @m: the card
+ * @ns: how long from now, at most XDMA_MODEL_MAX_HANG_NS; 0 ends a hang
+ *
+ * From now on no engine makes progress: no byte moves, no descriptor is
+ * fetched or completes, Busy stays set, a Run clear is noted but not acted
+ * on.  Once @ns have passed the XDMA_FAULT_HANG bit clears itself and the
+ * engines go on where they were: each finishes its current descriptor and,
+ * if Run was cleared meanwhile, then goes idle.  A new call during a hang
+ * moves its end.  Other faults are left as they are.
+ *
+ * Return: 0, or -EINVAL when @ns is too long.
+ */
+int xdma_model_inject_hang(struct xdma_model *m, uint64_t ns)
+{
+	struct model_act act = { 0 };
+	u64 now = host_now(m);
+
+	if (ns > XDMA_MODEL_MAX_HANG_NS)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	if (!ns) {
+		if (hang_holds(m, now)) {
+			m->hang_until = now;
+			__atomic_and_fetch(&m->faults, ~(u32)XDMA_FAULT_HANG,
+					   __ATOMIC_RELAXED);
+		}
+	} else {
+		if (!hang_holds(m, now))
+			m->hang_from = now;
+		m->hang_until = now + ns;
+		__atomic_or_fetch(&m->faults, XDMA_FAULT_HANG,
+				  __ATOMIC_RELAXED);
+	}
+	kick_busy(m, &act);
+	pthread_mutex_unlock(&m->lock);
+	act_flush(m, &act);
+	return 0;
+}
+
+/**
+ * xdma_model_hang_left_ns() - how long the hang in force still lasts.
+ * @m: the card
+ *
+ * Return: ns, 0 when no engine hangs.
+ */
+uint64_t xdma_model_hang_left_ns(struct xdma_model *m)
+{
+	u64 now = host_now(m), left = 0;
+
+	pthread_mutex_lock(&m->lock);
+	if (hang_holds(m, now))
+		left = m->hang_until - now;
+	pthread_mutex_unlock(&m->lock);
+	return left;
+}
+
+/**
  * xdma_model_get_faults() - the injected faults now in force.
  * @m: the card
  *
- * Return: enum xdma_model_fault bits (DESC_READ clears once it fired).
+ * Return: enum xdma_model_fault bits (DESC_READ clears once it fired,
+ * HANG once the hang is over).
  */
 uint32_t xdma_model_get_faults(struct xdma_model *m)
 {
-	return __atomic_load_n(&m->faults, __ATOMIC_RELAXED);
+	u64 now = host_now(m);
+	u32 f;
+
+	pthread_mutex_lock(&m->lock);
+	hang_holds(m, now);
+	f = m->faults;
+	pthread_mutex_unlock(&m->lock);
+	return f;
 }

@@ -64,7 +64,11 @@ enum xdma_model_fault {
 	XDMA_FAULT_STALL = 1u << 1,	/* engine stays busy until Run clears */
 	XDMA_FAULT_LOST_IRQ = 1u << 2,	/* interrupts are not delivered */
 	XDMA_FAULT_DEAD = 1u << 3,	/* every register reads 0xffffffff */
+	XDMA_FAULT_HANG = 1u << 4,	/* engines hang for a time, recover */
 };
+
+#define XDMA_FAULTS_ALL			0x1f
+#define XDMA_MODEL_MAX_HANG_NS		(3600ull * 1000000000ull)
 
 /**
  * struct xdma_model_config - what the card is built with.
@@ -162,6 +166,8 @@ void xdma_model_get_counters(struct xdma_model *m,
 			     struct xdma_model_counters *c);
 void xdma_model_reset_counters(struct xdma_model *m);
 void xdma_model_inject(struct xdma_model *m, uint32_t faults);
+int xdma_model_inject_hang(struct xdma_model *m, uint64_t ns);
+uint64_t xdma_model_hang_left_ns(struct xdma_model *m);
 uint32_t xdma_model_get_faults(struct xdma_model *m);
 
 #endif /* HF_XDMA_MODEL_H */

@@ -283,6 +283,28 @@ HF_TEST(timeout_stops_the_engine_and_channel_recovers)
 	HelloFPGA_Close(h);
 }
 
+HF_TEST(hang_shorter_than_the_timeout_delays_the_transfer)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private");
+	uint64_t hang = 50000000, t0;
+	uint8_t buf[4096];
+	size_t actual = 0;
+
+	t_need_emulated(h, "fault injection (hf_emu_test_inject_hang)");
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 5000), 0);
+	t_fill(buf, sizeof(buf), 7);
+	t0 = hf_os_now_ns();
+	HF_CHECK_ERR(hf_emu_test_inject_hang(h, hang), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 2, buf, 0, sizeof(buf),
+					       &actual), 0);
+	t0 = hf_os_now_ns() - t0;
+	HF_CHECK_MSG(t0 >= hang, "done %llu ns after a %llu ns hang",
+		     (unsigned long long)t0, (unsigned long long)hang);
+	HF_CHECK_EQ(actual, sizeof(buf));
+	roundtrip(h, 2, 2, 0, sizeof(buf), 0, 0, 8);
+	HelloFPGA_Close(h);
+}
+
 HF_TEST(dead_card_reports_enodev)
 {
 	HELLOFPGA_HANDLE h = t_open("emu,private");

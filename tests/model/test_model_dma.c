@@ -850,6 +850,27 @@ HF_TEST(sync_link_start_returns_after_the_link_time)
 	tcard_close(&x.t);
 }
 
+/* A hang injected before a start holds the engine thread until it ends. */
+HF_TEST(threaded_hang_delays_a_transfer_then_it_completes)
+{
+	u64 hang = 30000000, t0, took;
+	struct xfer x;
+
+	xfer_open(&x, NULL, 0, 4096);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 4096, x.bus, 0, 0);
+	t0 = hf_os_now_ns();
+	HF_CHECK_EQ(xdma_model_inject_hang(x.t.m, hang), 0);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK(status(&x.t, false) & XDMA_STAT_BUSY);
+	HF_CHECK(wait_idle(&x.t, false, 0));
+	took = hf_os_now_ns() - t0;
+	HF_CHECK_MSG(took >= hang, "done %llu ns after a %llu ns hang",
+		     (unsigned long long)took, (unsigned long long)hang);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_EQ(xdma_model_get_faults(x.t.m), 0);
+	tcard_close(&x.t);
+}
+
 HF_TEST(threaded_all_engines_in_parallel)
 {
 	struct xfer x;

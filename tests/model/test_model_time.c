@@ -429,3 +429,149 @@ HF_TEST(no_link_moves_a_descriptor_in_one_access_without_timers)
 	HF_CHECK(!memcmp(card(&v, 0), v.mem + SRC, MIB));
 	vh_close(&v);
 }
+
+/* ---- the HANG fault ---- */
+
+HF_TEST(hang_stops_progress_mid_descriptor)
+{
+	u64 t0, t1, d = 2 * t_link(MIB);
+	struct vhost v;
+	unsigned int reads;
+	size_t got;
+
+	vh_open(&v, &gen1x1, DDR, MEM);
+	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
+	vh_until(&v, t0 + t_link(MIB) / 4);
+	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
+	vh_run(&v);
+	t1 = v.now;
+	got = vh_landed(card(&v, 0), MIB);
+	reads = v.reads;
+	HF_CHECK(got > 0 && got < MIB / 2);
+	vh_until(&v, t1 + d - 1);
+	HF_CHECK_EQ(vh_landed(card(&v, 0), MIB), got);
+	HF_CHECK_EQ(v.reads, reads);
+	HF_CHECK(vh_busy(&v, false, 0));
+	HF_CHECK_EQ(completed(&v, false), 0);
+	HF_CHECK(xdma_model_get_faults(v.m) & XDMA_FAULT_HANG);
+	HF_CHECK_EQ(xdma_model_hang_left_ns(v.m), 1);
+	vh_close(&v);
+}
+
+HF_TEST(hang_recovers_after_its_duration)
+{
+	u64 t0, t1, end, d = 2 * t_link(MIB);
+	struct vhost v;
+
+	vh_open(&v, &gen1x1, DDR, MEM);
+	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
+	vh_until(&v, t0 + t_link(MIB) / 4);
+	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
+	vh_run(&v);
+	t1 = v.now;
+	end = vh_until_idle(&v, false, 0, t0 + 10 * d);
+	/* the rest of the descriptor after the hang (give or take a slice) */
+	HF_CHECK_MSG(end + 60000 >= t1 + d + t_link(MIB) * 3 / 4 &&
+		     end <= t1 + d + t_link(MIB) * 3 / 4 + 120000,
+		     "ended %llu ns after the hang began",
+		     (unsigned long long)(end - t1));
+	HF_CHECK_EQ(status(&v, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK(!memcmp(card(&v, 0), v.mem + SRC, MIB));
+	HF_CHECK_EQ(xdma_model_get_faults(v.m) & XDMA_FAULT_HANG, 0);
+	HF_CHECK_EQ(xdma_model_hang_left_ns(v.m), 0);
+	vh_close(&v);
+}
+
+HF_TEST(hang_ignores_run_clear_until_it_ends)
+{
+	u64 t0, d = 2 * t_link(MIB);
+	struct vhost v;
+
+	vh_open(&v, &gen1x1, DDR, MEM);
+	t0 = h2c_chain(&v, MIB, 0);
+	vh_until(&v, t0 + t_link(MIB) / 4);
+	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
+	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	vh_until(&v, v.now + d / 2);
+	HF_CHECK(vh_busy(&v, false, 0));
+	HF_CHECK(vh_until_idle(&v, false, 0, t0 + 10 * d));
+	/* after the hang: the current descriptor finished, then idle */
+	HF_CHECK(!memcmp(card(&v, 0), v.mem + SRC, MIB));
+	HF_CHECK_EQ(completed(&v, false), 1);
+	HF_CHECK_EQ(status(&v, false), XDMA_STAT_IDLE_STOPPED);
+	HF_CHECK_EQ(vh_landed(card(&v, 2 * MIB), 4096), 0);
+	vh_close(&v);
+}
+
+HF_TEST(hang_holds_a_parked_engine_and_stops_it_after)
+{
+	u64 t0, d = 1000000;
+	struct vhost v;
+
+	vh_open(&v, NULL, DDR, MEM);
+	vh_wr(&v, XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1S,
+	      XDMA_SGDMA_HALT_H2C(0));
+	t0 = h2c_chain(&v, 4096, XDMA_DESC_CTRL_STOP);
+	HF_CHECK(vh_busy(&v, false, 0));	/* halted */
+	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
+	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	HF_CHECK(vh_busy(&v, false, 0));	/* hung: Run clear noted */
+	HF_CHECK_EQ(vh_until_idle(&v, false, 0, t0 + 10 * d), t0 + d);
+	HF_CHECK_EQ(status(&v, false), XDMA_STAT_IDLE_STOPPED);
+	HF_CHECK_EQ(completed(&v, false), 0);
+	vh_close(&v);
+}
+
+HF_TEST(hang_without_link_holds_a_start_until_it_ends)
+{
+	u64 t0, d = 1000000;
+	struct vhost v;
+
+	vh_open(&v, NULL, DDR, MEM);
+	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
+	t0 = h2c_chain(&v, 64 * KIB, XDMA_DESC_CTRL_STOP);
+	HF_CHECK(vh_busy(&v, false, 0));
+	HF_CHECK_EQ(v.reads, 0);		/* not even a fetch */
+	HF_CHECK_EQ(vh_until_idle(&v, false, 0, t0 + 10 * d), t0 + d);
+	HF_CHECK_EQ(status(&v, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK(!memcmp(card(&v, 0), v.mem + SRC, 64 * KIB));
+	vh_close(&v);
+}
+
+HF_TEST(inject_keeps_a_hang_with_its_bit_and_ends_it_without)
+{
+	u64 t0, d = 1000000;
+	struct vhost v;
+
+	vh_open(&v, NULL, DDR, MEM);
+	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
+	t0 = h2c_chain(&v, 4096, XDMA_DESC_CTRL_STOP);
+	xdma_model_inject(v.m, xdma_model_get_faults(v.m) |
+			  XDMA_FAULT_LOST_IRQ);
+	vh_run(&v);
+	HF_CHECK_EQ(xdma_model_get_faults(v.m),
+		    XDMA_FAULT_HANG | XDMA_FAULT_LOST_IRQ);
+	HF_CHECK(vh_busy(&v, false, 0));
+	vh_until(&v, t0 + d / 2);
+	xdma_model_inject(v.m, 0);		/* ends the hang now */
+	vh_run(&v);
+	HF_CHECK(!vh_busy(&v, false, 0));
+	HF_CHECK_EQ(xdma_model_get_faults(v.m), 0);
+	vh_close(&v);
+}
+
+HF_TEST(inject_hang_zero_ends_it_and_too_long_is_refused)
+{
+	struct vhost v;
+
+	vh_open(&v, NULL, DDR, MEM);
+	HF_CHECK_ERR(xdma_model_inject_hang(v.m, XDMA_MODEL_MAX_HANG_NS + 1),
+		     -EINVAL);
+	HF_CHECK_EQ(xdma_model_get_faults(v.m), 0);
+	HF_CHECK_EQ(xdma_model_inject_hang(v.m, 5000), 0);
+	HF_CHECK_EQ(xdma_model_hang_left_ns(v.m), 5000);
+	HF_CHECK_EQ(xdma_model_inject_hang(v.m, 0), 0);
+	HF_CHECK_EQ(xdma_model_get_faults(v.m), 0);
+	HF_CHECK_EQ(xdma_model_hang_left_ns(v.m), 0);
+	vh_close(&v);
+}
