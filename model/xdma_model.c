@@ -432,9 +432,12 @@ static void act_flush(struct xdma_model *m, struct model_act *act)
 		__le32 wb = cpu_to_le32(act->wb_val[i]);
 
 		cnt_add(&m->cnt.wb_writes, 1);
-		if (m->ops.dma_write(m->host, act->wb_addr[i], &wb, sizeof(wb)))
+		if (m->ops.dma_write(m->host, act->wb_addr[i], &wb,
+				     sizeof(wb))) {
+			cnt_add(&m->cnt.dma_errors, 1);
 			guest_error(m, "writeback to 0x%llx failed",
 				    (unsigned long long)act->wb_addr[i]);
+		}
 	}
 	for (i = 0; i < act->nmsi; i++) {
 		cnt_add(&m->cnt.irqs, 1);
@@ -692,7 +695,10 @@ static u32 data_error(const struct model_engine *e)
 	return FIELD_PREP(XDMA_STAT_READ_ERROR, XDMA_READ_ERR_UR);
 }
 
-/* Host DMA without the lock; the caller holds it and gets it back. */
+/*
+ * Host DMA without the lock; the caller holds it and gets it back.  A
+ * failed access (IOMMU fault, bus error) is counted: never silent.
+ */
 static int bus_read(struct xdma_model *m, u64 bus, void *dst, size_t len)
 {
 	int r;
@@ -700,6 +706,8 @@ static int bus_read(struct xdma_model *m, u64 bus, void *dst, size_t len)
 	m->copies++;
 	pthread_mutex_unlock(&m->lock);
 	r = m->ops.dma_read(m->host, bus, dst, len);
+	if (r)
+		cnt_add(&m->cnt.dma_errors, 1);
 	pthread_mutex_lock(&m->lock);
 	if (!--m->copies)
 		pthread_cond_broadcast(&m->copies_cond);
@@ -714,6 +722,8 @@ static int bus_write(struct xdma_model *m, u64 bus, const void *src,
 	m->copies++;
 	pthread_mutex_unlock(&m->lock);
 	r = m->ops.dma_write(m->host, bus, src, len);
+	if (r)
+		cnt_add(&m->cnt.dma_errors, 1);
 	pthread_mutex_lock(&m->lock);
 	if (!--m->copies)
 		pthread_cond_broadcast(&m->copies_cond);

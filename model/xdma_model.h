@@ -135,6 +135,7 @@ struct xdma_model_counters {
 	uint64_t wb_writes;	/* poll-mode writebacks */
 	uint64_t errors;	/* engine stops with an error status */
 	uint64_t guest_errors;	/* accesses to reserved/read-only offsets */
+	uint64_t dma_errors;	/* bus accesses that failed (IOMMU, MEMTX) */
 };
 
 struct xdma_model;

@@ -94,7 +94,8 @@
 	X(bytes_h2c)			\
 	X(bytes_c2h)			\
 	X(errors)			\
-	X(guest_errors)
+	X(guest_errors)			\
+	X(dma_errors)
 #define XS_COUNT_ONE(n)		+ 1
 #define XS_NCOUNTERS		(0 XS_COUNTERS(XS_COUNT_ONE))
 

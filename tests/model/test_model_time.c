@@ -575,3 +575,58 @@ HF_TEST(inject_hang_zero_ends_it_and_too_long_is_refused)
 	HF_CHECK_EQ(xdma_model_hang_left_ns(v.m), 0);
 	vh_close(&v);
 }
+
+/* ---- failed bus accesses ---- */
+
+HF_TEST(dma_errors_count_every_failed_bus_access)
+{
+	struct xdma_model_counters c;
+	struct vhost v;
+
+	vh_open(&v, NULL, DDR, MEM);
+	/* a fetch from outside bus memory (bus address 0) */
+	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL), RUN_IE);
+	/* data from a hole, then a writeback into it */
+	v.hole = VH_BUS + SRC;
+	vh_desc(&v, 0, XDMA_DESC_CTRL_STOP, 4096, VH_BUS + SRC, 0, 0);
+	vh_start(&v, false, 1, 0, RUN_IE);
+	vh_wr(&v, vh_chan(false, 2, XDMA_CHAN_POLL_WB_LO),
+	      lower_32_bits(VH_BUS + SRC));
+	vh_wr(&v, vh_chan(false, 2, XDMA_CHAN_POLL_WB_HI),
+	      upper_32_bits(VH_BUS + SRC));
+	vh_desc(&v, 1, XDMA_DESC_CTRL_STOP, 4096, VH_BUS + 2 * MIB, 0, 0);
+	vh_start(&v, false, 2, 1, RUN_IE | XDMA_CTRL_POLL_MODE_WB);
+	xdma_model_get_counters(v.m, &c);
+	HF_CHECK_EQ(v.faults, 3);
+	HF_CHECK_EQ(c.dma_errors, 3);
+	HF_CHECK_EQ(vh_rd(&v, vh_chan(false, 0, XDMA_CHAN_STATUS)),
+		    FIELD_PREP(XDMA_STAT_DESC_ERROR, XDMA_DESC_ERR_UR));
+	HF_CHECK_EQ(vh_rd(&v, vh_chan(false, 1, XDMA_CHAN_STATUS)),
+		    FIELD_PREP(XDMA_STAT_READ_ERROR, XDMA_READ_ERR_UR));
+	vh_close(&v);
+}
+
+HF_TEST(link_data_fault_mid_descriptor_keeps_what_landed_before)
+{
+	struct xdma_model_counters c;
+	struct vhost v;
+	size_t got;
+	u64 t0;
+
+	vh_open(&v, &gen1x1, DDR, MEM);
+	fill_nz(&v, SRC, MIB);
+	v.hole = VH_BUS + SRC + MIB / 2;	/* "unmapped" half-way */
+	vh_desc(&v, 0, XDMA_DESC_CTRL_STOP, MIB, VH_BUS + SRC, 0, 0);
+	t0 = v.now;
+	vh_start(&v, false, 0, 0, RUN_IE);
+	HF_CHECK(vh_until_idle(&v, false, 0, t0 + 10 * t_link(MIB)));
+	got = vh_landed(card(&v, 0), MIB);
+	HF_CHECK_MSG(got > MIB / 2 - 16 * KIB && got <= MIB / 2, "%zu", got);
+	HF_CHECK_EQ(status(&v, false),
+		    FIELD_PREP(XDMA_STAT_READ_ERROR, XDMA_READ_ERR_UR));
+	HF_CHECK_EQ(completed(&v, false), 0);
+	xdma_model_get_counters(v.m, &c);
+	HF_CHECK_EQ(c.dma_errors, 1);
+	HF_CHECK_EQ(c.errors, 1);
+	vh_close(&v);
+}
