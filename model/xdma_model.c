@@ -71,7 +71,9 @@
  * Link model: a wake-up per slice of this much link time (and at least
  * SLICE_MIN_MPS payloads), so that 64 MiB at Gen1 x1 costs thousands of
  * wake-ups, not hundreds of thousands, and a region mapping (a GPU's copy
- * engine) is not called for every TLP.
+ * engine) is not called for every TLP.  Short descriptors share wake-ups
+ * the same way: the end of one that does not tell the driver (no Completed
+ * or Stop flag) is looked at SLICE_NS after the engine last made progress.
  */
 #define SLICE_NS		50000
 #define SLICE_MIN_MPS		4
@@ -130,6 +132,7 @@ enum eng_xfer {
  * @x_src: current descriptor's source address
  * @x_dst: its destination address
  * @x_len: its length
+ * @x_ctl: its control word
  * @x_off: bytes of it reserved on the link so far (slices)
  * @x_done: bytes of it landed
  * @x_t0: when it was accepted (performance pending count)
@@ -137,6 +140,8 @@ enum eng_xfer {
  * @s_end: X_DATA: end of the slice reserved on the link (without a link
  *	model: when the copy ended)
  * @s_len: bytes of that slice, 0 when none is reserved
+ * @woke: link model: when the engine last made progress (wake-ups of
+ *	short descriptors are SLICE_NS apart)
  */
 struct model_engine {
 	u32 index;
@@ -174,12 +179,14 @@ struct model_engine {
 	u64 x_src;
 	u64 x_dst;
 	u32 x_len;
+	u32 x_ctl;
 	u32 x_off;
 	u32 x_done;
 	u64 x_t0;
 	u64 x_ready;
 	u64 s_end;
 	u32 s_len;
+	u64 woke;
 };
 
 /**
@@ -769,6 +776,26 @@ static u64 link_reserve(struct xdma_model *m, int w, u64 from, u64 bytes)
 	return m->link_busy[w];
 }
 
+/**
+ * link_small() - carry a descriptor fetch or a writeback.
+ * @m: the card, locked, with a link model
+ * @w: direction, as link_reserve()
+ * @from: when it starts
+ * @bytes: payload bytes
+ *
+ * A small transfer goes between the TLPs of the data already reserved (it
+ * does not wait for a whole slice), but takes its link time from them.
+ *
+ * Return: when the link has carried it.
+ */
+static u64 link_small(struct xdma_model *m, int w, u64 from, u64 bytes)
+{
+	u64 t = link_ns(m, bytes);
+
+	m->link_busy[w] = max_t(u64, m->link_busy[w], from) + t;
+	return from + t;
+}
+
 /* Reserve the next slice of the current descriptor, from @from on. */
 static void slice_next(struct xdma_model *m, struct model_engine *e, u64 from)
 {
@@ -779,9 +806,16 @@ static void slice_next(struct xdma_model *m, struct model_engine *e, u64 from)
 	e->x_off += n;
 }
 
-/* Ask the host to run the engine again at @when. */
-static void eng_wake(struct model_engine *e, u64 when, struct model_act *act)
+/*
+ * Ask the host to run the engine again at @when; unless @precise, not
+ * sooner than SLICE_NS after it last made progress (what is due then is
+ * done with the times it had: the rate is kept, only the look is coarser).
+ */
+static void eng_wake(struct model_engine *e, u64 when, bool precise,
+		     struct model_act *act)
 {
+	if (!precise)
+		when = max_t(u64, when, e->woke + SLICE_NS);
 	act->wake |= BIT(e->index);
 	act->wake_at[e->index] = when;
 }
@@ -791,7 +825,7 @@ static bool eng_hold(struct xdma_model *m, struct model_engine *e,
 		     struct model_act *act)
 {
 	e->held = true;
-	eng_wake(e, m->hang_until, act);
+	eng_wake(e, m->hang_until, true, act);
 	return true;
 }
 
@@ -900,6 +934,7 @@ static void eng_complete(struct xdma_model *m, struct model_engine *e,
 	}
 	e->xs = X_NONE;
 	e->clock = end;
+	e->woke = now;
 	if (ctl & XDMA_DESC_CTRL_COMPLETED)
 		e->status |= logged(e, XDMA_STAT_DESC_COMPLETED);
 	if (ctl & XDMA_DESC_CTRL_STOP) {
@@ -917,7 +952,7 @@ static void eng_complete(struct xdma_model *m, struct model_engine *e,
 	if (ctl & (XDMA_DESC_CTRL_COMPLETED | XDMA_DESC_CTRL_STOP)) {
 		queue_writeback(e, act);
 		if (m->rate && (e->ctrl & XDMA_CTRL_POLL_MODE_WB))
-			link_reserve(m, 1, end, sizeof(__le32));
+			link_small(m, 1, end, sizeof(__le32));
 	}
 }
 
@@ -963,11 +998,15 @@ static bool eng_data(struct xdma_model *m, struct model_engine *e, u64 now,
 			return true;
 		}
 		e->x_done += n;
+		e->woke = now;
 	}
 	if (hang && (e->x_done < e->x_len || end > limit))
 		return eng_hold(m, e, act);
 	if (e->x_done < e->x_len) {
-		eng_wake(e, e->s_end, act);
+		/* a descriptor's end is on time when it tells the driver */
+		eng_wake(e, e->s_end, e->x_off < e->x_len ||
+			 (e->x_ctl & (XDMA_DESC_CTRL_COMPLETED |
+				      XDMA_DESC_CTRL_STOP)), act);
 		return true;
 	}
 	eng_complete(m, e, end, now, act);
@@ -1031,16 +1070,22 @@ static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 	e->x_src = src;
 	e->x_dst = dst;
 	e->x_len = len;
+	e->x_ctl = ctl;
 	e->x_off = 0;
 	e->x_done = 0;
 	e->s_len = 0;
 	if (m->rate) {
 		t = e->clock;
 		if (fetched)
-			t = link_reserve(m, 0, t, e->blk_n * XDMA_DESC_SIZE);
+			t = link_small(m, 0, t, e->blk_n * XDMA_DESC_SIZE);
 		e->x_t0 = e->clock;
 		e->x_ready = t + m->cfg.link.desc_ns;
 		e->xs = X_LAT;
+		/* soon: the data's first slice now, no wake-up for the start */
+		if (e->x_ready <= now + SLICE_NS) {
+			e->xs = X_DATA;
+			slice_next(m, e, e->x_ready);
+		}
 		return false;
 	}
 
@@ -1095,7 +1140,7 @@ static bool eng_step(struct xdma_model *m, struct model_engine *e,
 		return eng_data(m, e, now, hang, act);
 	case X_LAT:
 		if (e->x_ready > now) {
-			eng_wake(e, e->x_ready, act);
+			eng_wake(e, e->x_ready, true, act);
 			return true;
 		}
 		e->xs = X_DATA;
@@ -1734,7 +1779,8 @@ static void link_setup(struct xdma_model *m, const struct xdma_link *l)
 	if (!m->rate)
 		return;
 	m->mps_code = __builtin_ctz(l->mps) - 7;	/* 128 << code */
-	slice = (u64)(m->rate * SLICE_NS) / l->mps * l->mps;
+	/* at least SLICE_NS of link time each, in MPS multiples */
+	slice = DIV_ROUND_UP((u64)(m->rate * SLICE_NS), l->mps) * l->mps;
 	m->slice = max_t(u64, slice, (u64)SLICE_MIN_MPS * l->mps);
 }
 
