@@ -204,10 +204,27 @@ static u64 emu_now_ns(void *host)
 
 /* ---- IOMMU ---- */
 
+/* DMA faults of every host of this process (hf_emu_dma_faults_total()). */
+static u64 emu_faults_total;
+
 static void emu_fault(struct hf_emu_host *h, u64 bus)
 {
 	__atomic_fetch_add(&h->faults, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&emu_faults_total, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->last_fault_bus, bus, __ATOMIC_RELAXED);
+}
+
+/**
+ * hf_emu_dma_faults_total() - DMA faults of every in-process host this
+ * process has had, destroyed ones included: the emulated cards' DMA to bus
+ * addresses not (or no longer) mapped, or without permission.  Tests check
+ * it around each case (tests/dma_faults.c).
+ *
+ * Return: the count.
+ */
+u64 hf_emu_dma_faults_total(void)
+{
+	return __atomic_load_n(&emu_faults_total, __ATOMIC_RELAXED);
 }
 
 /* The mapping holding @bus, or NULL; map_lock held. */

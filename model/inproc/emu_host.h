@@ -97,5 +97,6 @@ void hf_emu_free_irq(struct hf_emu_host *h, u32 vector);
 
 void hf_emu_host_get_stats(struct hf_emu_host *h,
 			   struct hf_emu_host_stats *st);
+u64 hf_emu_dma_faults_total(void);
 
 #endif /* HF_EMU_HOST_H */

@@ -7,6 +7,7 @@
 #ifndef HF_MODEL_TEST_H
 #define HF_MODEL_TEST_H
 
+#include "dma_faults.h"
 #include "harness.h"
 #include "hf_os.h"
 #include "inproc/emu_host.h"

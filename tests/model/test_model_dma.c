@@ -397,6 +397,7 @@ HF_TEST(error_descriptor_fetch_unmapped_sets_desc_error_ur)
 	struct xfer x;
 	struct hf_emu_host_stats st;
 
+	t_expect_dma_faults(1);	/* the fault this case provokes */
 	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
 	set_desc(&x.t, 0, 0, 0, 64, x.bus, 0, 0x7700000000ull);
 	irq_setup(&x.t);
@@ -416,6 +417,7 @@ HF_TEST(error_h2c_read_unmapped_sets_read_error_ur)
 {
 	struct xfer x;
 
+	t_expect_dma_faults(1);	/* the fault this case provokes */
 	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
 	/* 1 byte past the mapping: the whole read fails */
 	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 257, x.bus, 0, 0);
@@ -461,6 +463,7 @@ HF_TEST(error_c2h_write_to_read_only_mapping_sets_read_error_slave)
 	u8 *ro;
 	u64 ro_bus;
 
+	t_expect_dma_faults(1);	/* the fault this case provokes */
 	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
 	ro = malloc(512);
 	HF_CHECK(ro != NULL);
