@@ -652,6 +652,19 @@ static void emu_counters(struct hellofpga_dev *dev, HELLOFPGA_COUNTERS *c)
 	c->wb_writes = mc.wb_writes;
 }
 
+static void emu_dma_faults(struct hellofpga_dev *dev, HELLOFPGA_DMA_FAULTS *f)
+{
+	struct emu_card *card = dev->priv;
+	struct xdma_model_counters mc;
+	struct hf_emu_host_stats st;
+
+	hf_emu_host_get_stats(card->host, &st);
+	xdma_model_get_counters(hf_emu_host_model(card->host), &mc);
+	f->faults = st.faults;
+	f->last_fault_bus = st.last_fault_bus;
+	f->dma_errors = mc.dma_errors;
+}
+
 /* ---- GPU Direct ---- */
 
 /* The card reads GPU memory (H2C): the GPU's copy engine moves it. */
@@ -904,6 +917,7 @@ static const struct hf_backend_ops emu_ops = {
 	.user_read32 = emu_user_read32,
 	.user_write32 = emu_user_write32,
 	.counters = emu_counters,
+	.dma_faults = emu_dma_faults,
 	.gpu_pin = emu_gpu_pin,
 	.gpu_unpin = emu_gpu_unpin,
 	.gpu_xfer = emu_gpu_xfer,
@@ -1097,6 +1111,21 @@ int hf_emu_test_pin_info(struct hellofpga_dev *dev,
 	pthread_rwlock_unlock(&pin->lock);
 	hf_pin_put(pin);
 	return ret;
+}
+
+/**
+ * hf_emu_test_model() - the card model behind an emulated card, for tests
+ * that drive its registers directly (tests only).
+ * Return: the model, or NULL when @dev is not an emulated card.
+ */
+struct xdma_model *hf_emu_test_model(struct hellofpga_dev *dev)
+{
+	struct emu_card *card;
+
+	if (!dev || dev->ops != &emu_ops)
+		return NULL;
+	card = dev->priv;
+	return hf_emu_host_model(card->host);
 }
 
 /**

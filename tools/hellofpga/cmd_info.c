@@ -16,7 +16,8 @@ static void info_usage(FILE *f)
 	      "version, engine alignment, interrupt mode, timeout, library and\n"
 	      "driver versions (with a kernel driver: its ABI version and feature\n"
 	      "bits), and the handle's counters (and the emulated\n"
-	      "card's own counters when the card is emulated).\n", f);
+	      "card's own counters when the card is emulated, with its DMA\n"
+	      "faults: DMA to bus addresses its IOMMU did not map).\n", f);
 }
 
 /**
@@ -32,6 +33,7 @@ int cmd_info(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	HELLOFPGA_DMA_FAULTS df;
 	HELLOFPGA_COUNTERS cnt;
 	HELLOFPGA_INFO info;
 	HELLOFPGA_HANDLE h;
@@ -106,6 +108,13 @@ int cmd_info(int argc, char **argv)
 		printf("  descriptors:     %" PRIu64 "\n", cnt.desc_fetched);
 		printf("  interrupts:      %" PRIu64 "\n", cnt.irqs);
 		printf("  writebacks:      %" PRIu64 "\n", cnt.wb_writes);
+	}
+	if (!HelloFPGA_GetDMAFaults(h, &df)) {
+		printf("  DMA faults:      %" PRIu64, df.faults);
+		if (df.faults)
+			printf(" (last at bus address 0x%" PRIx64 ")",
+			       df.last_fault_bus);
+		printf("\n  DMA errors:      %" PRIu64 "\n", df.dma_errors);
 	}
 
 	HelloFPGA_Close(h);
