@@ -28,6 +28,11 @@
  * The interrupt mode the guest enabled in config space is passed to the
  * model (xdma_model_set_irq_mode()) after every config write.
  *
+ * Link model: link=genGxW, mps=, desc_ns= (the in-process card's options,
+ * parsed by the same model/xdma_link.c) pace the engines on the virtual
+ * clock; the PCIe capability's Link Capabilities / Status report that
+ * generation and width (Gen3 x8 without a link model).
+ *
  * Everything runs under the BQL (MMIO, bottom halves, chardev), so the
  * model's own lock is never contended here; it is kept for the in-process
  * host, which has real engine threads.
@@ -35,10 +40,12 @@
  * Fault injection (model/qemu/README.md):
  *   chardev=ID   line protocol on a character device:
  *                "fault desc_read|stall|lost_irq|dead|none|<number>" -> "ok"
+ *                "fault hang <ms>" -> "ok" (the engines hang, then recover)
  *                "faults" -> current fault bits, "counters" -> one JSON line,
- *                "reset-counters" -> "ok", anything else -> "error ..."
+ *                "link" -> the link model, "reset-counters" -> "ok",
+ *                anything else -> "error ..."
  *   fault-regs=on  a register window at BAR0 + 0xf000 for the guest itself
- *   QOM property "faults" (qom-set/qom-get over QMP)
+ *   QOM properties "faults" and "hang-ms" (qom-set/qom-get over QMP)
  */
 #include "qemu/osdep.h"
 #include "qemu/units.h"
@@ -82,7 +89,13 @@
 #define XS_FW_CTRL		0x08	/* W: bit 0 = reset the counters */
 #define XS_FW_NCOUNTERS		0x0c	/* RO: number of 64-bit counters */
 #define XS_FW_COUNTERS		0x10	/* RO: counters, lo/hi pairs */
+#define XS_FW_HANG_US		0xf0	/* RW: duration of a hang started here */
+#define XS_FW_HANG_LEFT_US	0xf4	/* RO: what is left of the hang */
 #define XS_FW_MAGIC_VALUE	0x46415554u	/* "FAUT" */
+
+/* What the PCIe capability reports without a link model (the IP's IDs). */
+#define XS_DEFAULT_GEN		3
+#define XS_DEFAULT_LANES	8
 
 /* Counter order in the fault window and in the "counters" JSON line. */
 #define XS_COUNTERS(X)			\
@@ -132,6 +145,10 @@ struct XdmaSimState {
 	size_t line_len;
 	bool line_overflow;
 
+	/* the link model the properties describe; fault window hang length */
+	struct xdma_link link_model;
+	uint32_t fw_hang_us;
+
 	/* properties */
 	uint16_t vendor_id;
 	uint16_t device_id;
@@ -141,6 +158,9 @@ struct XdmaSimState {
 	uint32_t addr_align;
 	uint32_t len_gran;
 	bool fault_regs;
+	char *link;
+	uint32_t mps;		/* UINT32_MAX: not given */
+	uint64_t desc_ns;	/* UINT64_MAX: not given */
 };
 
 /* ---- host ops ---- */
@@ -278,8 +298,25 @@ static void xs_counters(XdmaSimState *s, uint64_t out[XS_NCOUNTERS])
 }
 
 static const char *const xs_fault_names[] = {
-	"desc_read", "stall", "lost_irq", "dead",
+	"desc_read", "stall", "lost_irq", "dead", "hang",
 };
+
+/*
+ * Set fault bits @val (XDMA_FAULTS_ALL); the hang bit starts a hang of
+ * @hang_ns unless one is in force (and keeps it).  False when the hang bit
+ * came without a hang in force or a valid duration: nothing changed.
+ */
+static bool xs_set_fault_bits(XdmaSimState *s, uint32_t val,
+			      uint64_t hang_ns)
+{
+	if ((val & XDMA_FAULT_HANG) &&
+	    !(xdma_model_get_faults(s->model) & XDMA_FAULT_HANG) &&
+	    (!hang_ns || xdma_model_inject_hang(s->model, hang_ns))) {
+		return false;
+	}
+	xdma_model_inject(s->model, val);
+	return true;
+}
 
 /* "desc_read|stall", "none", "0x6": fault bits, or -1. */
 static int64_t xs_parse_faults(const char *arg)
@@ -304,7 +341,7 @@ static int64_t xs_parse_faults(const char *arg)
 		if (j < ARRAY_SIZE(xs_fault_names)) {
 			continue;
 		}
-		if (qemu_strtou64(tok[i], NULL, 0, &v) || v > 0xf) {
+		if (qemu_strtou64(tok[i], NULL, 0, &v) || v > XDMA_FAULTS_ALL) {
 			return -1;
 		}
 		bits |= v;
@@ -326,9 +363,25 @@ static void xs_reply(XdmaSimState *s, const char *fmt, ...)
 	qemu_chr_fe_write_all(&s->chr, (const uint8_t *)msg, strlen(msg));
 }
 
+/* "fault hang <ms>": every engine hangs for that long, other faults kept. */
+static void xs_command_hang(XdmaSimState *s, const char *arg)
+{
+	uint64_t ms;
+
+	if (qemu_strtou64(arg, NULL, 10, &ms) || !ms ||
+	    ms > XDMA_MODEL_MAX_HANG_NS / 1000000 ||
+	    xdma_model_inject_hang(s->model, ms * 1000000)) {
+		xs_reply(s, "error fault hang: expected a duration of 1..%llu ms\n",
+			 (unsigned long long)(XDMA_MODEL_MAX_HANG_NS / 1000000));
+		return;
+	}
+	xs_reply(s, "ok\n");
+}
+
 static void xs_command(XdmaSimState *s, char *line)
 {
 	char *cmd = g_strstrip(line), *arg;
+	char desc[128];
 	int64_t bits;
 
 	if (!*cmd || *cmd == '#') {
@@ -341,14 +394,22 @@ static void xs_command(XdmaSimState *s, char *line)
 	} else {
 		arg = cmd + strlen(cmd);
 	}
-	if (!strcmp(cmd, "fault")) {
+	if (!strcmp(cmd, "fault") && !strncmp(arg, "hang ", 5)) {
+		xs_command_hang(s, g_strstrip(arg + 5));
+	} else if (!strcmp(cmd, "fault")) {
 		bits = *arg ? xs_parse_faults(arg) : -1;
 		if (bits < 0) {
-			xs_reply(s, "error fault: expected desc_read|stall|lost_irq|dead|none or a number <= 0xf\n");
+			xs_reply(s, "error fault: expected desc_read|stall|lost_irq|dead|none or a number <= 0x1f, or hang <ms>\n");
 			return;
 		}
-		xdma_model_inject(s->model, bits);
+		if (!xs_set_fault_bits(s, bits, 0)) {
+			xs_reply(s, "error fault: a hang needs a duration: fault hang <ms>\n");
+			return;
+		}
 		xs_reply(s, "ok\n");
+	} else if (!strcmp(cmd, "link")) {
+		xdma_link_describe(&s->link_model, desc, sizeof(desc));
+		xs_reply(s, "ok %s\n", desc);
 	} else if (!strcmp(cmd, "faults")) {
 		xs_reply(s, "ok 0x%x\n", xdma_model_get_faults(s->model));
 	} else if (!strcmp(cmd, "counters")) {
@@ -361,8 +422,10 @@ static void xs_command(XdmaSimState *s, char *line)
 						       i ? "," : "", c[i]); i++;
 		XS_COUNTERS(XS_JSON)
 #undef XS_JSON
-		g_string_append_printf(j, ",\"faults\":%u,\"irq_mode\":%d}\n",
+		g_string_append_printf(j, ",\"faults\":%u,\"hang_left_us\":%" PRIu64
+				       ",\"irq_mode\":%d}\n",
 				       xdma_model_get_faults(s->model),
+				       xdma_model_hang_left_ns(s->model) / 1000,
 				       s->irq_mode);
 		qemu_chr_fe_write_all(&s->chr, (const uint8_t *)j->str, j->len);
 		g_string_free(j, true);
@@ -370,7 +433,7 @@ static void xs_command(XdmaSimState *s, char *line)
 		xdma_model_reset_counters(s->model);
 		xs_reply(s, "ok\n");
 	} else if (!strcmp(cmd, "help")) {
-		xs_reply(s, "ok commands: fault desc_read|stall|lost_irq|dead|none|N, faults, counters, reset-counters\n");
+		xs_reply(s, "ok commands: fault desc_read|stall|lost_irq|dead|none|N, fault hang MS, faults, counters, link, reset-counters\n");
 	} else {
 		xs_reply(s, "error unknown command '%s'\n", cmd);
 	}
@@ -435,15 +498,46 @@ static void xs_set_faults(Object *obj, Visitor *v, const char *name,
 	if (!visit_type_uint32(v, name, &val, errp)) {
 		return;
 	}
-	if (val > 0xf) {
-		error_setg(errp, "faults: only bits 0..3 exist");
+	if (val > XDMA_FAULTS_ALL) {
+		error_setg(errp, "faults: only bits 0..4 exist");
 		return;
 	}
 	if (!s->model) {
 		error_setg(errp, "faults: device not realized");
 		return;
 	}
-	xdma_model_inject(s->model, val);
+	if (!xs_set_fault_bits(s, val, 0)) {
+		error_setg(errp, "faults: bit 4 (hang) keeps a hang in force; start one with hang-ms");
+	}
+}
+
+static void xs_get_hang_ms(Object *obj, Visitor *v, const char *name,
+			   void *opaque, Error **errp)
+{
+	XdmaSimState *s = XDMA_SIM(obj);
+	uint64_t ns = s->model ? xdma_model_hang_left_ns(s->model) : 0;
+	uint32_t val = DIV_ROUND_UP(ns, 1000000);
+
+	visit_type_uint32(v, name, &val, errp);
+}
+
+static void xs_set_hang_ms(Object *obj, Visitor *v, const char *name,
+			   void *opaque, Error **errp)
+{
+	XdmaSimState *s = XDMA_SIM(obj);
+	uint32_t val;
+
+	if (!visit_type_uint32(v, name, &val, errp)) {
+		return;
+	}
+	if (!s->model) {
+		error_setg(errp, "hang-ms: device not realized");
+		return;
+	}
+	if (xdma_model_inject_hang(s->model, val * 1000000ull)) {
+		error_setg(errp, "hang-ms: at most %llu",
+			   (unsigned long long)(XDMA_MODEL_MAX_HANG_NS / 1000000));
+	}
 }
 
 /* ---- BARs ---- */
@@ -461,6 +555,10 @@ static uint64_t xs_fw_read(XdmaSimState *s, uint32_t off)
 		return 0;
 	case XS_FW_NCOUNTERS:
 		return XS_NCOUNTERS;
+	case XS_FW_HANG_US:
+		return s->fw_hang_us;
+	case XS_FW_HANG_LEFT_US:
+		return DIV_ROUND_UP(xdma_model_hang_left_ns(s->model), 1000);
 	}
 	if (off >= XS_FW_COUNTERS && off < XS_FW_COUNTERS + 8 * XS_NCOUNTERS) {
 		i = (off - XS_FW_COUNTERS) / 8;
@@ -481,7 +579,15 @@ static void xs_fw_write(XdmaSimState *s, uint32_t off, uint32_t val)
 {
 	switch (off) {
 	case XS_FW_FAULTS:
-		xdma_model_inject(s->model, val & 0xf);
+		if (!xs_set_fault_bits(s, val & XDMA_FAULTS_ALL,
+				       s->fw_hang_us * 1000ull)) {
+			qemu_log_mask(LOG_GUEST_ERROR,
+				      "xdma-sim: fault window: hang bit with hang time %u us\n",
+				      s->fw_hang_us);
+		}
+		break;
+	case XS_FW_HANG_US:
+		s->fw_hang_us = val;
 		break;
 	case XS_FW_CTRL:
 		if (val & 1) {
@@ -560,6 +666,91 @@ static const MemoryRegionOps xs_dma_bar_ops = {
 
 /* ---- life cycle ---- */
 
+/* One "key=value" option of the link model into @l: 0 or -EINVAL. */
+static int xs_link_opt(struct xdma_link *l, const char *fmt, ...)
+	G_GNUC_PRINTF(2, 3);
+
+static int xs_link_opt(struct xdma_link *l, const char *fmt, ...)
+{
+	g_autofree char *opt = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	opt = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	return xdma_link_parse(opt, l) ? -EINVAL : 0;
+}
+
+/*
+ * link=, mps=, desc_ns= into s->link_model, with the in-process card's
+ * parser (model/xdma_link.c): the same names, ranges and defaults.
+ */
+static bool xs_parse_link(XdmaSimState *s, Error **errp)
+{
+	struct xdma_link *l = &s->link_model;
+
+	memset(l, 0, sizeof(*l));
+	if (s->link && xs_link_opt(l, "link=%s", s->link)) {
+		error_setg(errp, "xdma-sim: link=%s: expected genGxW (G 1..5, W 1, 2, 4, 8 or 16) or none",
+			   s->link);
+		return false;
+	}
+	if (s->mps != UINT32_MAX && xs_link_opt(l, "mps=%u", s->mps)) {
+		error_setg(errp, "xdma-sim: mps=%u: expected 128, 256, 512, 1024, 2048 or 4096",
+			   s->mps);
+		return false;
+	}
+	if (s->desc_ns != UINT64_MAX &&
+	    xs_link_opt(l, "desc_ns=%" PRIu64, s->desc_ns)) {
+		error_setg(errp, "xdma-sim: desc_ns=%" PRIu64 ": at most %llu",
+			   s->desc_ns, XDMA_LINK_MAX_DESC_NS);
+		return false;
+	}
+	if (xdma_link_finish(l)) {
+		error_setg(errp, "xdma-sim: mps and desc_ns describe the link model and need link=genGxW too");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The PCIe capability's link registers report the link model's generation
+ * and width (Link Capabilities, Link Status, Link Capabilities 2, Link
+ * Control 2 target speed), or Gen3 x8; Device Capabilities its MPS.  A
+ * driver reads the negotiated speed and width from Link Status.
+ */
+static void xs_pcie_link(XdmaSimState *s)
+{
+	PCIDevice *pdev = PCI_DEVICE(s);
+	uint8_t *exp = pdev->config + pdev->exp.exp_cap;
+	const struct xdma_link *l = &s->link_model;
+	uint32_t gen = l->gen ? l->gen : XS_DEFAULT_GEN;
+	uint32_t lanes = l->gen ? l->lanes : XS_DEFAULT_LANES;
+	uint32_t mps = l->gen ? l->mps : 256, sls = 0, g;
+
+	pci_long_test_and_clear_mask(exp + PCI_EXP_LNKCAP,
+				     PCI_EXP_LNKCAP_SLS | PCI_EXP_LNKCAP_MLW);
+	pci_long_test_and_set_mask(exp + PCI_EXP_LNKCAP,
+				   QEMU_PCI_EXP_LNKCAP_MLS(gen) |
+				   QEMU_PCI_EXP_LNKCAP_MLW(lanes));
+	pci_word_test_and_clear_mask(exp + PCI_EXP_LNKSTA,
+				     PCI_EXP_LNKSTA_CLS | PCI_EXP_LNKSTA_NLW);
+	pci_word_test_and_set_mask(exp + PCI_EXP_LNKSTA,
+				   QEMU_PCI_EXP_LNKSTA_CLS(gen) |
+				   QEMU_PCI_EXP_LNKSTA_NLW(lanes));
+	/* Supported Link Speeds Vector: bit g for each generation g */
+	for (g = 1; g <= gen; g++) {
+		sls |= 1u << g;
+	}
+	pci_set_long(exp + PCI_EXP_LNKCAP2, sls);
+	pci_word_test_and_clear_mask(exp + PCI_EXP_LNKCTL2,
+				     PCI_EXP_LNKCTL2_TLS);
+	pci_word_test_and_set_mask(exp + PCI_EXP_LNKCTL2, gen);
+	pci_long_test_and_clear_mask(exp + PCI_EXP_DEVCAP,
+				     PCI_EXP_DEVCAP_PAYLOAD);
+	pci_long_test_and_set_mask(exp + PCI_EXP_DEVCAP, ctz32(mps) - 7);
+}
+
 static void xs_realize(PCIDevice *pdev, Error **errp)
 {
 	XdmaSimState *s = XDMA_SIM(pdev);
@@ -579,6 +770,10 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 		error_setg(errp, "xdma-sim: h2c and c2h must be 1..4");
 		return;
 	}
+	if (!xs_parse_link(s, errp)) {
+		return;
+	}
+	cfg.link = s->link_model;
 	r = xdma_model_create(&cfg, &xs_host_ops, s, &s->model);
 	if (r) {
 		error_setg_errno(errp, -r,
@@ -613,6 +808,7 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 			error_setg(errp, "xdma-sim: PCIe capability: %d", r);
 			goto fail;
 		}
+		xs_pcie_link(s);
 	}
 	r = msi_init(pdev, XS_CAP_MSI, XS_MSI_VECTORS, true, false, &err);
 	if (r == -ENOTSUP) {
@@ -708,7 +904,11 @@ static void xs_instance_init(Object *obj)
 	object_property_add(obj, "faults", "uint32", xs_get_faults,
 			    xs_set_faults, NULL, NULL);
 	object_property_set_description(obj, "faults",
-		"injected faults: 1 desc_read, 2 stall, 4 lost_irq, 8 dead");
+		"injected faults: 1 desc_read, 2 stall, 4 lost_irq, 8 dead, 16 hang (kept, not started)");
+	object_property_add(obj, "hang-ms", "uint32", xs_get_hang_ms,
+			    xs_set_hang_ms, NULL, NULL);
+	object_property_set_description(obj, "hang-ms",
+		"set: every engine hangs this long, then recovers (0 ends a hang); get: ms left");
 }
 
 /* The model's state lives outside QEMU: no migration, no snapshots. */
@@ -727,6 +927,9 @@ static Property xs_props[] = {
 	DEFINE_PROP_UINT32("align", XdmaSimState, addr_align, 1),
 	DEFINE_PROP_UINT32("len-gran", XdmaSimState, len_gran, 1),
 	DEFINE_PROP_BOOL("fault-regs", XdmaSimState, fault_regs, false),
+	DEFINE_PROP_STRING("link", XdmaSimState, link),
+	DEFINE_PROP_UINT32("mps", XdmaSimState, mps, UINT32_MAX),
+	DEFINE_PROP_UINT64("desc_ns", XdmaSimState, desc_ns, UINT64_MAX),
 	DEFINE_PROP_CHR("chardev", XdmaSimState, chr),
 	DEFINE_PROP_END_OF_LIST(),
 };
