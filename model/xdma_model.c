@@ -602,6 +602,7 @@ static void eng_latch(struct xdma_model *m, struct model_engine *e, u64 now)
 	e->xs = X_NONE;
 	e->restart = false;
 	e->clock = now;
+	e->woke = 0;		/* a new run's first look is not held back */
 	e->perf_auto_stopped = false;
 	if (e->perf_ctrl & XDMA_PERF_AUTO)
 		perf_clear(e, now);

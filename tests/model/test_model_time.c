@@ -662,3 +662,29 @@ HF_TEST(link_data_fault_mid_descriptor_keeps_what_landed_before)
 	HF_CHECK_EQ(c.errors, 1);
 	vh_close(&v);
 }
+
+/* Back-to-back runs of two short descriptors: each as fast as alone. */
+HF_TEST(link_short_runs_back_to_back_are_not_held_back)
+{
+	u64 t0, end, want;
+	struct vhost v;
+
+	vh_open(&v, &gen1x1, DDR, MEM);
+	fill_nz(&v, SRC, 8192);
+	vh_desc(&v, 0, 0, 4096, VH_BUS + SRC, 0, vh_desc_bus(1));
+	vh_desc(&v, 1, XDMA_DESC_CTRL_STOP, 4096, VH_BUS + SRC + 4096, 4096,
+		0);
+	want = 2 * (t_link(XDMA_DESC_SIZE) + gen1x1.desc_ns + t_link(4096));
+	for (int run = 0; run < 3; run++) {
+		vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C),
+		      XDMA_CTRL_RUN);
+		t0 = v.now;
+		vh_start(&v, false, 0, 0, RUN_IE);
+		end = vh_until_idle(&v, false, 0, t0 + 100 * want);
+		HF_CHECK_MSG(end && end - t0 <= want + 100,
+			     "run %d took %llu ns, the link %llu", run,
+			     (unsigned long long)(end - t0),
+			     (unsigned long long)want);
+	}
+	vh_close(&v);
+}
