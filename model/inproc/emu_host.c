@@ -173,7 +173,7 @@ static _Thread_local int emu_in_handler = -1;
 /* ---- time ---- */
 
 /* The last stretch of a timed wait is spun, not slept: wake-ups on time. */
-#define EMU_WAKE_SPIN_NS	20000ull
+#define EMU_WAKE_SPIN_NS	50000ull
 
 /* Wait until @end (CLOCK_MONOTONIC): sleep the bulk, spin the rest. */
 static void emu_sleep_until(u64 end)
