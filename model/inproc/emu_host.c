@@ -774,43 +774,43 @@ static void emu_sync_run(struct hf_emu_host *h, struct emu_engine *t)
 	t->sync_busy = false;
 }
 
-static void emu_kick(void *host, uint32_t engine)
+/*
+ * Engine @engine has work now (@when 0: ops->kick) or at @when
+ * (ops->schedule).  HF_EMU_SYNC: a kick runs it here; a wake-up, asked
+ * from its own work, is served by the emu_sync_run() around that work.
+ */
+static void emu_wake(struct hf_emu_host *h, uint32_t engine, u64 when)
 {
-	struct hf_emu_host *h = host;
 	struct emu_engine *t;
 
 	if (engine >= XDMA_MAX_ENGINES)
 		return;
 	t = &h->eng[engine];
 	if (h->flags & HF_EMU_SYNC) {
-		emu_sync_run(h, t);
+		if (when)
+			t->wake_at = when;
+		else
+			emu_sync_run(h, t);
 		return;
 	}
 	pthread_mutex_lock(&t->lock);
-	__atomic_store_n(&t->kicked, true, __ATOMIC_RELEASE);
+	if (when)
+		__atomic_store_n(&t->wake_at, when, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(&t->kicked, true, __ATOMIC_RELEASE);
 	if (t->sleeping)
 		pthread_cond_signal(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 }
 
+static void emu_kick(void *host, uint32_t engine)
+{
+	emu_wake(host, engine, 0);
+}
+
 static void emu_schedule(void *host, uint32_t engine, uint64_t when_ns)
 {
-	struct hf_emu_host *h = host;
-	struct emu_engine *t;
-
-	if (engine >= XDMA_MAX_ENGINES)
-		return;
-	t = &h->eng[engine];
-	if (h->flags & HF_EMU_SYNC) {
-		/* asked from the engine's work: emu_sync_run() serves it */
-		t->wake_at = when_ns ? when_ns : 1;
-		return;
-	}
-	pthread_mutex_lock(&t->lock);
-	__atomic_store_n(&t->wake_at, when_ns ? when_ns : 1, __ATOMIC_RELAXED);
-	if (t->sleeping)
-		pthread_cond_signal(&t->cond);
-	pthread_mutex_unlock(&t->lock);
+	emu_wake(host, engine, when_ns ? when_ns : 1);
 }
 
 static const struct xdma_model_host_ops emu_ops = {
