@@ -72,7 +72,34 @@ static u64 h2c_chain(struct vhost *v, u32 len, u32 flags0)
 	return v->now;
 }
 
+/* A Gen1 x1 card running h2c_chain(); returns when it started. */
+static u64 gen1x1_h2c_chain(struct vhost *v, u32 len, u32 flags0)
+{
+	vh_open(v, &gen1x1, DDR, MEM);
+	return h2c_chain(v, len, flags0);
+}
+
 /* ---- the link model ---- */
+
+/*
+ * Let time pass until H2C0 and engine (@c2h, @ch) are idle (before
+ * @limit); *@e0 and *@e1 get the times each went idle.
+ */
+static void both_idle(struct vhost *v, bool c2h, u32 ch, u64 limit, u64 *e0,
+		      u64 *e1)
+{
+	u64 next;
+
+	for (*e0 = *e1 = 0; !*e0 || !*e1;) {
+		next = vh_next(v);
+		HF_CHECK(next && next < limit);
+		vh_until(v, next);
+		if (!*e0 && !vh_busy(v, false, 0))
+			*e0 = v->now;
+		if (!*e1 && !vh_busy(v, c2h, ch))
+			*e1 = v->now;
+	}
+}
 
 HF_TEST(link_data_lands_progressively_at_the_link_rate)
 {
@@ -81,8 +108,7 @@ HF_TEST(link_data_lands_progressively_at_the_link_rate)
 	u64 t0, t;
 	size_t got, prev = 0;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
+	t0 = gen1x1_h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
 	for (int k = 1; k < 8; k++) {
 		t = t0 + k * t_link(MIB) / 8;
 		vh_until(&v, t);
@@ -107,8 +133,7 @@ HF_TEST(link_descriptor_takes_fetch_desc_ns_and_data_time)
 	struct vhost v;
 	u64 t0, end, want;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
+	t0 = gen1x1_h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
 	end = vh_until_idle(&v, false, 0, t0 + 10 * t_link(MIB));
 	want = t_link(XDMA_DESC_SIZE) + gen1x1.desc_ns + t_link(MIB);
 	HF_CHECK_MSG(end >= t0 + want - 100 && end <= t0 + want + 100,
@@ -126,8 +151,7 @@ HF_TEST(link_late_host_lands_what_is_due_in_one_access)
 	u64 t0;
 	size_t got;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
+	t0 = gen1x1_h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
 	reads = v.reads;		/* the descriptor fetch is done */
 	vh_jump(&v, t0 + t_link(MIB) / 2);
 	got = vh_landed(card(&v, 0), MIB);
@@ -142,8 +166,7 @@ HF_TEST(link_wakes_per_slice_not_per_payload)
 	struct vhost v;
 	u64 t0;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
+	t0 = gen1x1_h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
 	HF_CHECK(vh_until_idle(&v, false, 0, t0 + 10 * t_link(MIB)));
 	/* 4096 payloads of 256 bytes: one wake-up (and access) per slice */
 	HF_CHECK_MSG(v.schedules >= 8 && v.schedules <= MIB / 8192,
@@ -198,16 +221,7 @@ HF_TEST(link_is_shared_by_the_engines_of_one_direction)
 	t0 = v.now;
 	vh_start(&v, false, 0, 0, RUN_IE);
 	vh_start(&v, false, 1, 1, RUN_IE);
-	for (e0 = e1 = 0; !e0 || !e1;) {
-		u64 next = vh_next(&v);
-
-		HF_CHECK(next && next < t0 + 10 * one);
-		vh_until(&v, next);
-		if (!e0 && !vh_busy(&v, false, 0))
-			e0 = v.now;
-		if (!e1 && !vh_busy(&v, false, 1))
-			e1 = v.now;
-	}
+	both_idle(&v, false, 1, t0 + 10 * one, &e0, &e1);
 	/* each took about twice as long as alone: the link carried both */
 	HF_CHECK_MSG(e0 - t0 >= one * 19 / 10 && e1 - t0 >= one * 19 / 10,
 		     "%llu and %llu ns, one alone %llu",
@@ -229,16 +243,7 @@ HF_TEST(link_directions_are_independent)
 	t0 = v.now;
 	vh_start(&v, false, 0, 0, RUN_IE);
 	vh_start(&v, true, 0, 1, RUN_IE);
-	for (eh = ec = 0; !eh || !ec;) {
-		u64 next = vh_next(&v);
-
-		HF_CHECK(next && next < t0 + 10 * one);
-		vh_until(&v, next);
-		if (!eh && !vh_busy(&v, false, 0))
-			eh = v.now;
-		if (!ec && !vh_busy(&v, true, 0))
-			ec = v.now;
-	}
+	both_idle(&v, true, 0, t0 + 10 * one, &eh, &ec);
 	/* full duplex: each as fast as alone (plus a fetch or two) */
 	HF_CHECK_MSG(eh - t0 <= one + 10000 && ec - t0 <= one + 10000,
 		     "H2C %llu, C2H %llu ns, one alone %llu",
@@ -298,15 +303,20 @@ HF_TEST(host_without_a_clock_is_refused)
 
 /* ---- stopping: the current descriptor is finished ---- */
 
+/* At @t (time passing until then), H2C0's Run bit is cleared. */
+static void clear_run_at(struct vhost *v, u64 t)
+{
+	vh_until(v, t);
+	vh_wr(v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+}
+
 HF_TEST(run_clear_mid_descriptor_keeps_busy_until_it_ends)
 {
 	struct vhost v;
 	u64 t0, end;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_COMPLETED);
-	vh_until(&v, t0 + t_link(MIB) / 4);
-	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	t0 = gen1x1_h2c_chain(&v, MIB, XDMA_DESC_CTRL_COMPLETED);
+	clear_run_at(&v, t0 + t_link(MIB) / 4);
 	HF_CHECK(vh_busy(&v, false, 0));
 	vh_until(&v, t0 + t_link(MIB) * 3 / 4);
 	HF_CHECK(vh_busy(&v, false, 0));
@@ -322,8 +332,7 @@ HF_TEST(run_clear_mid_descriptor_lands_all_of_it_and_counts_it)
 	struct vhost v;
 	u64 t0;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, 0);
+	t0 = gen1x1_h2c_chain(&v, MIB, 0);
 	vh_until(&v, t0 + t_link(MIB) / 4);
 	HF_CHECK(vh_landed(card(&v, 0), MIB) < MIB / 2);
 	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
@@ -344,8 +353,7 @@ HF_TEST(run_clear_mid_descriptor_interrupt_comes_when_it_ends)
 	vh_open(&v, &gen1x1, DDR, MEM);
 	vh_irqs(&v, false, 0, 4);
 	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_COMPLETED);
-	vh_until(&v, t0 + t_link(MIB) / 4);
-	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	clear_run_at(&v, t0 + t_link(MIB) / 4);
 	HF_CHECK_EQ(v.msis, 0);
 	end = vh_until_idle(&v, false, 0, t0 + 10 * t_link(MIB));
 	HF_CHECK(v.msis >= 1);
@@ -370,8 +378,7 @@ HF_TEST(run_clear_mid_descriptor_writeback_comes_when_it_ends)
 	vh_desc(&v, 1, XDMA_DESC_CTRL_STOP, 4096, VH_BUS + SRC, 2 * MIB, 0);
 	t0 = v.now;
 	vh_start(&v, false, 0, 0, RUN_IE | XDMA_CTRL_POLL_MODE_WB);
-	vh_until(&v, t0 + t_link(MIB) / 4);
-	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	clear_run_at(&v, t0 + t_link(MIB) / 4);
 	memcpy(&wb, v.mem + WB, 4);
 	HF_CHECK_EQ(wb, 0);
 	HF_CHECK(vh_until_idle(&v, false, 0, t0 + 10 * t_link(MIB)));
@@ -385,8 +392,7 @@ HF_TEST(halt_mid_descriptor_finishes_it_then_parks)
 	struct vhost v;
 	u64 t0;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, 0);
+	t0 = gen1x1_h2c_chain(&v, MIB, 0);
 	vh_until(&v, t0 + t_link(MIB) / 4);
 	vh_wr(&v, XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1S,
 	      XDMA_SGDMA_HALT_H2C(0));
@@ -407,11 +413,9 @@ HF_TEST(run_set_again_while_busy_starts_anew_after_the_descriptor)
 	struct vhost v;
 	u64 t0;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, 0);
+	t0 = gen1x1_h2c_chain(&v, MIB, 0);
 	vh_desc(&v, 2, XDMA_DESC_CTRL_STOP, 8192, VH_BUS + SRC, 3 * MIB, 0);
-	vh_until(&v, t0 + t_link(MIB) / 4);
-	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	clear_run_at(&v, t0 + t_link(MIB) / 4);
 	vh_wr(&v, sg + XDMA_SGDMA_DESC_LO, lower_32_bits(vh_desc_bus(2)));
 	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1S), XDMA_CTRL_RUN);
 	xdma_model_get_counters(v.m, &c);
@@ -432,8 +436,7 @@ HF_TEST(reset_mid_descriptor_cuts_it_short)
 	size_t got;
 	u64 t0;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
+	t0 = gen1x1_h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
 	vh_until(&v, t0 + t_link(MIB) / 2);
 	xdma_model_reset(v.m);
 	got = vh_landed(card(&v, 0), MIB);
@@ -471,8 +474,7 @@ HF_TEST(hang_stops_progress_mid_descriptor)
 	unsigned int reads;
 	size_t got;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
+	t0 = gen1x1_h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
 	vh_until(&v, t0 + t_link(MIB) / 4);
 	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
 	vh_run(&v);
@@ -495,8 +497,7 @@ HF_TEST(hang_recovers_after_its_duration)
 	u64 t0, t1, end, d = 2 * t_link(MIB);
 	struct vhost v;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
+	t0 = gen1x1_h2c_chain(&v, MIB, XDMA_DESC_CTRL_STOP);
 	vh_until(&v, t0 + t_link(MIB) / 4);
 	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
 	vh_run(&v);
@@ -519,8 +520,7 @@ HF_TEST(hang_ignores_run_clear_until_it_ends)
 	u64 t0, d = 2 * t_link(MIB);
 	struct vhost v;
 
-	vh_open(&v, &gen1x1, DDR, MEM);
-	t0 = h2c_chain(&v, MIB, 0);
+	t0 = gen1x1_h2c_chain(&v, MIB, 0);
 	vh_until(&v, t0 + t_link(MIB) / 4);
 	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
 	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
