@@ -1,12 +1,17 @@
 # hf_add_test_program(<target> SOURCES <src>... [LIBS <lib>...] [TIMEOUT <s>]
-#                     [LABELS <label>...])
+#                     [LABELS <label>...] [EMU_CARD])
 # Builds a test program linked with tests/harness.c and registers each of its
 # HF_TEST cases as its own CTest test "<target>.<case>", discovered after the
 # build by running "<target> --list" (so cases are written once, in C).
+# EMU_CARD: the program runs emulated cards; every case then also checks
+# that they made no DMA fault (tests/dma_faults.c).
 function(hf_add_test_program target)
-  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "EMU_CARD" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
+  endif()
+  if(T_EMU_CARD)
+    list(APPEND T_SOURCES ${PROJECT_SOURCE_DIR}/tests/dma_faults.c)
   endif()
   add_executable(${target} ${T_SOURCES} ${PROJECT_SOURCE_DIR}/tests/harness.c)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests)

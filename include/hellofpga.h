@@ -233,6 +233,33 @@ typedef struct {
 int HelloFPGA_GetCounters(HELLOFPGA_HANDLE hDev, HELLOFPGA_COUNTERS *c);
 
 /**
+ * typedef HELLOFPGA_DMA_FAULTS - DMA of the card that the IOMMU refused.
+ * @faults: the card's DMA accesses to a bus address that is not mapped,
+ *	or no longer, or without the permission for the access (each access
+ *	counts once)
+ * @last_fault_bus: bus address of the last of them
+ * @dma_errors: the card's own count of its DMA accesses that failed
+ *
+ * A correct driver and library make none: a fault means the card was given
+ * memory that was not (or no longer) its own, for example a buffer unmapped
+ * while an engine still wrote to it.
+ */
+typedef struct {
+	uint64_t faults;
+	uint64_t last_fault_bus;
+	uint64_t dma_errors;
+} HELLOFPGA_DMA_FAULTS;
+
+/**
+ * HelloFPGA_GetDMAFaults() - DMA faults since the card was opened (an
+ * emulated card: its in-process IOMMU's record).  New in library ABI 1.1
+ * (symbol version HELLOFPGA_1.1); HELLOFPGA_COUNTERS is unchanged.
+ * Return: 0, -EFAULT (NULL @f), -EOPNOTSUPP when the backend does not see
+ * them (the kernel driver: the IOMMU reports its faults in the kernel log).
+ */
+int HelloFPGA_GetDMAFaults(HELLOFPGA_HANDLE hDev, HELLOFPGA_DMA_FAULTS *f);
+
+/**
  * HelloFPGA_UserRead32() / HelloFPGA_UserWrite32() - access a 32-bit
  * register of the user (AXI-Lite) BAR.
  * @offset: byte offset, 4-byte aligned, inside the BAR

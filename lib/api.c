@@ -281,6 +281,24 @@ int HelloFPGA_GetCounters(HELLOFPGA_HANDLE hDev, HELLOFPGA_COUNTERS *c)
 	return 0;
 }
 
+int HelloFPGA_GetDMAFaults(HELLOFPGA_HANDLE hDev, HELLOFPGA_DMA_FAULTS *f)
+{
+	int ret = hf_check_handle(hDev, "HelloFPGA_GetDMAFaults");
+
+	if (ret)
+		return ret;
+	if (!f)
+		return hf_set_error(hDev, -EFAULT,
+				    "HelloFPGA_GetDMAFaults: pointer is NULL");
+	if (!hDev->ops->dma_faults)
+		return hf_set_error(hDev, -EOPNOTSUPP,
+				    "HelloFPGA_GetDMAFaults: the %s backend does not see the IOMMU's faults (the kernel log has them)",
+				    hDev->ops->name);
+	memset(f, 0, sizeof(*f));
+	hDev->ops->dma_faults(hDev, f);
+	return 0;
+}
+
 static int check_user_reg(HELLOFPGA_HANDLE h, uint32_t off, const char *fn)
 {
 	int ret = hf_check_handle(h, fn);

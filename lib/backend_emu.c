@@ -156,7 +156,7 @@ struct emu_opts {
 	u32 align;
 	bool private_mem;
 	bool sync;
-	struct hf_emu_link link;
+	struct xdma_link link;
 };
 
 static int parse_u64(const char *s, u64 *out, bool suffix)
@@ -240,8 +240,8 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 		else
 			goto bad;
 	} else if (KEY("link") || KEY("mps") || KEY("desc_ns")) {
-		/* the PCIe link model (model/inproc/emu_host.c) */
-		if (!eq || hf_emu_link_parse(opt, &o->link))
+		/* the PCIe link model (model/xdma_link.c) */
+		if (!eq || xdma_link_parse(opt, &o->link))
 			return hf_set_error(dev, -EINVAL,
 					    "emulated card option '%s': bad value (link=genGxW with G 1..5 and W 1|2|4|8|16, or link=none; mps=128|256|512|1024|2048|4096; desc_ns=0..1000000000)",
 					    opt);
@@ -294,7 +294,7 @@ static int parse_spec(struct hellofpga_dev *dev, const char *spec,
 		if (ret)
 			return ret;
 	}
-	if (hf_emu_link_finish(&o->link))
+	if (xdma_link_finish(&o->link))
 		return hf_set_error(dev, -EINVAL,
 				    "'%s': mps= and desc_ns= describe the link model and need link=genGxW too",
 				    spec);
@@ -682,6 +682,19 @@ static void emu_counters(struct hellofpga_dev *dev, HELLOFPGA_COUNTERS *c)
 	c->wb_writes = mc.wb_writes;
 }
 
+static void emu_dma_faults(struct hellofpga_dev *dev, HELLOFPGA_DMA_FAULTS *f)
+{
+	struct emu_card *card = dev->priv;
+	struct xdma_model_counters mc;
+	struct hf_emu_host_stats st;
+
+	hf_emu_host_get_stats(card->host, &st);
+	xdma_model_get_counters(hf_emu_host_model(card->host), &mc);
+	f->faults = st.faults;
+	f->last_fault_bus = st.last_fault_bus;
+	f->dma_errors = mc.dma_errors;
+}
+
 /* ---- GPU Direct ---- */
 
 /* The card reads GPU memory (H2C): the GPU's copy engine moves it. */
@@ -937,6 +950,7 @@ static const struct hf_backend_ops emu_ops = {
 	.user_read32 = emu_user_read32,
 	.user_write32 = emu_user_write32,
 	.counters = emu_counters,
+	.dma_faults = emu_dma_faults,
 	.gpu_pin = emu_gpu_pin,
 	.gpu_unpin = emu_gpu_unpin,
 	.gpu_xfer = emu_gpu_xfer,
@@ -1011,13 +1025,13 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	cfg.ddr_size = o.ddr_size;
 	cfg.addr_align = o.align;
 	cfg.len_gran = o.align;
+	cfg.link = o.link;
 	ret = hf_emu_host_create(&cfg, o.sync ? HF_EMU_SYNC : 0, &card->host);
 	if (ret) {
 		hf_set_error(dev, ret, "cannot create the emulated card: %s",
 			     strerror(-ret));
 		goto err;
 	}
-	hf_emu_host_set_link(card->host, &o.link);
 	ret = xdma_dev_probe(&card->xdev, hf_emu_dma_bar(card->host));
 	if (ret) {
 		hf_set_error(dev, ret, "emulated card: XDMA probe failed (%d)",
@@ -1026,7 +1040,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	}
 	/* A stopped engine is proven idle within a descriptor's link time. */
 	card->xdev.link_rate = o.link.gen ?
-			       (u64)(hf_emu_link_gbps(&o.link) * 1e9) :
+			       (u64)(xdma_link_gbps(&o.link) * 1e9) :
 			       EMU_NOLINK_RATE;
 	ret = init_engines(dev, card);
 	if (ret)
@@ -1069,6 +1083,22 @@ int hf_emu_test_inject(struct hellofpga_dev *dev, uint32_t faults)
 	card = dev->priv;
 	xdma_model_inject(hf_emu_host_model(card->host), faults);
 	return 0;
+}
+
+/**
+ * hf_emu_test_inject_hang() - every engine of an emulated card hangs for
+ * @ns, then recovers by itself (xdma_model_inject_hang(); tests only).
+ * Return: 0, -EINVAL (@ns too long), or -EOPNOTSUPP when @dev is not an
+ * emulated card.
+ */
+int hf_emu_test_inject_hang(struct hellofpga_dev *dev, uint64_t ns)
+{
+	struct emu_card *card;
+
+	if (!dev || dev->ops != &emu_ops)
+		return -EOPNOTSUPP;
+	card = dev->priv;
+	return xdma_model_inject_hang(hf_emu_host_model(card->host), ns);
 }
 
 /**
@@ -1118,6 +1148,21 @@ int hf_emu_test_pin_info(struct hellofpga_dev *dev,
 	pthread_rwlock_unlock(&pin->lock);
 	hf_pin_put(pin);
 	return ret;
+}
+
+/**
+ * hf_emu_test_model() - the card model behind an emulated card, for tests
+ * that drive its registers directly (tests only).
+ * Return: the model, or NULL when @dev is not an emulated card.
+ */
+struct xdma_model *hf_emu_test_model(struct hellofpga_dev *dev)
+{
+	struct emu_card *card;
+
+	if (!dev || dev->ops != &emu_ops)
+		return NULL;
+	card = dev->priv;
+	return hf_emu_host_model(card->host);
 }
 
 /**

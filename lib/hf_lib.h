@@ -46,6 +46,7 @@ struct hf_emu_host_stats;
  * @user_read32: read a user-BAR register (offset validated)
  * @user_write32: write a user-BAR register (offset validated)
  * @counters: fill the card-side (model) fields of @c, if any
+ * @dma_faults: fill @f; NULL: the backend does not see DMA faults
  * @gpu_pin: make the GPU range of @pin (validated, SYNC_MEMOPS set)
  *	reachable by the card and prepare everything a transfer needs (bus
  *	segments, descriptor chains), storing it in @pin->bdata.  NULL: the
@@ -67,6 +68,7 @@ struct hf_backend_ops {
 	int (*user_write32)(struct hellofpga_dev *dev, uint32_t off,
 			    uint32_t val);
 	void (*counters)(struct hellofpga_dev *dev, HELLOFPGA_COUNTERS *c);
+	void (*dma_faults)(struct hellofpga_dev *dev, HELLOFPGA_DMA_FAULTS *f);
 	int (*gpu_pin)(struct hellofpga_dev *dev, struct hf_pin *pin);
 	void (*gpu_unpin)(struct hellofpga_dev *dev, struct hf_pin *pin);
 	int (*gpu_xfer)(struct hellofpga_dev *dev, struct hf_pin *pin,
@@ -209,8 +211,10 @@ void hf_chan_unlock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch);
 int hf_emu_open(struct hellofpga_dev *dev, const char *spec);
 int hf_kernel_open(struct hellofpga_dev *dev, const char *path);
 
-/* test hook (static library only): inject model faults, XDMA_FAULT_* */
+/* test hooks (static library only): inject model faults, XDMA_FAULT_*;
+ * a hang of every engine for @ns (0 ends it) */
 int hf_emu_test_inject(struct hellofpga_dev *dev, uint32_t faults);
+int hf_emu_test_inject_hang(struct hellofpga_dev *dev, uint64_t ns);
 
 /**
  * struct hf_emu_pin_info - what a test may see of an emulated card's pin.
@@ -236,6 +240,9 @@ int hf_emu_test_pin_info(struct hellofpga_dev *dev,
 /* map later pins as regions (the real-GPU path) even on a CPU-addressable
  * GPU, so CI exercises it */
 int hf_emu_test_force_region(struct hellofpga_dev *dev, bool on);
+/* the card model behind an emulated card, for register-level tests (NULL
+ * unless an emulated card) */
+struct xdma_model *hf_emu_test_model(struct hellofpga_dev *dev);
 
 static inline const char *hf_dir_name(enum xdma_dir dir)
 {

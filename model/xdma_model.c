@@ -8,7 +8,11 @@
  *    H2C/C2H SGDMA blocks and the SGDMA common block;
  *  - the scatter-gather engines: descriptor fetch over the bus (host ops),
  *    adjacent-descriptor blocks, data movement between bus memory and card
- *    memory, status, completed count, poll-mode writeback, halt;
+ *    memory, status, completed count, poll-mode writeback, halt, and the
+ *    stop rule of PG195's Run bit (a descriptor that started is finished);
+ *  - time, with a PCIe link model (xdma_link.h): descriptor fetches, data
+ *    and writebacks take link time on one link per direction shared by the
+ *    engines, a descriptor's data lands progressively, in MPS multiples;
  *  - interrupts: channel and user sources, IRQ block enables, requests,
  *    pending bits and vector numbers, delivered as MSI/MSI-X messages on a
  *    rising edge of a pending bit or as an INTx level;
@@ -20,8 +24,16 @@
  * messages, INTx) is collected in a struct model_act while the lock is held
  * and performed after it is dropped (act_flush()).  Data is copied between
  * bus memory and card memory without the lock; a sequence number per engine
- * (seq) tells an engine thread that the engine was restarted or reset while
- * it was copying, so it drops the result.
+ * (seq) tells an engine thread that the engine was reset while it was
+ * copying, so it drops the result.
+ *
+ * Time (link model): each engine keeps its own clock, the time its last
+ * activity ended on the link; a descriptor is fetched (link time), waits
+ * desc_ns, then its data is carried in slices reserved one after the other
+ * on its direction's link (link_busy).  A slice's bytes land when the host
+ * calls the engine after the slice's end (ops->schedule), in one bus access
+ * per wake-up.  Slices follow the engine's clock, not the time of the
+ * wake-up, so a late wake-up catches up and the rate stays the link's.
  */
 #include "xdma_model.h"
 
@@ -32,7 +44,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "hf_os.h"
 #include "xdma_regs.h"
@@ -42,7 +53,7 @@
 #define MODEL_AXI_NS_PER_CYCLE	4		/* 250 MHz */
 #define MODEL_DATA_WIDTH_CODE	2		/* 256-bit AXI data path */
 #define MODEL_DATA_BYTES	32
-#define MODEL_MPS_CODE		1		/* 256 bytes */
+#define MODEL_MPS_CODE		1		/* 256 bytes (no link model) */
 #define MODEL_MRRS_CODE		2		/* 512 bytes */
 #define MODEL_SYSTEM_ID		0xff01
 #define MODEL_USER_VERSION	0x00010000u	/* 1.0 */
@@ -55,6 +66,30 @@
 #define IRQ_VEC_REG_MASK	0x1f1f1f1fu
 #define USER_IRQ_MASK		GENMASK(XDMA_USER_IRQS - 1, 0)
 #define MSIX_REGION_END		(XDMA_MSIX_TABLE_OFFSET + 0x1000)
+
+/*
+ * Link model: a wake-up per slice of this much link time (and at least
+ * SLICE_MIN_MPS payloads), so that 64 MiB at Gen1 x1 costs thousands of
+ * wake-ups, not hundreds of thousands, and a region mapping (a GPU's copy
+ * engine) is not called for every TLP.  Short descriptors share wake-ups
+ * the same way: the end of one that does not tell the driver (no Completed
+ * or Stop flag) is looked at SLICE_NS after the engine last made progress.
+ */
+#define SLICE_NS		50000
+#define SLICE_MIN_MPS		4
+
+/**
+ * enum eng_xfer - where an engine is with its current descriptor.
+ * @X_NONE: between descriptors (or none yet)
+ * @X_LAT: accepted, its data not yet started (link model: fetch and
+ *	desc_ns still running)
+ * @X_DATA: its data is moving; once all of it landed it completes
+ */
+enum eng_xfer {
+	X_NONE = 0,
+	X_LAT,
+	X_DATA,
+};
 
 /**
  * struct model_engine - one SGDMA engine (H2C or C2H channel).
@@ -79,6 +114,10 @@
  * @perf_data: data beats counted
  * @perf_pend_ns: nanoseconds a descriptor's data was in flight
  * @parked: busy, but no thread works on it (halt, stall or dead card)
+ * @held: progress was held (halt, stall, hang, dead card): on resume the
+ *	engine takes up time from then, not from where it stopped
+ * @restart: Run went 0->1 while the engine was still busy: it starts
+ *	anew once its current descriptor has ended
  * @in_work: a thread is inside xdma_model_engine_work() for this engine
  * @seq: bumped at every start and reset; an engine thread that sees it
  *	change while it copied data drops what it did
@@ -86,7 +125,23 @@
  * @cur_adj: adjacent count of that block
  * @blk: the fetched descriptor block
  * @blk_n: descriptors in @blk (0: fetch the next block)
- * @blk_i: next descriptor of @blk to process
+ * @blk_i: next descriptor of @blk to process (the current one while
+ *	@xs is not X_NONE)
+ * @xs: enum eng_xfer
+ * @clock: link model: when the engine's last activity ended
+ * @x_src: current descriptor's source address
+ * @x_dst: its destination address
+ * @x_len: its length
+ * @x_ctl: its control word
+ * @x_off: bytes of it reserved on the link so far (slices)
+ * @x_done: bytes of it landed
+ * @x_t0: when it was accepted (performance pending count)
+ * @x_ready: X_LAT: when its data may start (fetch and desc_ns over)
+ * @s_end: X_DATA: end of the slice reserved on the link (without a link
+ *	model: when the copy ended)
+ * @s_len: bytes of that slice, 0 when none is reserved
+ * @woke: link model: when the engine last made progress (wake-ups of
+ *	short descriptors are SLICE_NS apart)
  */
 struct model_engine {
 	u32 index;
@@ -110,6 +165,8 @@ struct model_engine {
 	u64 perf_data;
 	u64 perf_pend_ns;
 	bool parked;
+	bool held;
+	bool restart;
 	bool in_work;
 	u32 seq;
 	u64 cur_addr;
@@ -117,6 +174,19 @@ struct model_engine {
 	struct xdma_desc blk[XDMA_DESC_MAX_ADJ + 1];
 	u32 blk_n;
 	u32 blk_i;
+	enum eng_xfer xs;
+	u64 clock;
+	u64 x_src;
+	u64 x_dst;
+	u32 x_len;
+	u32 x_ctl;
+	u32 x_off;
+	u32 x_done;
+	u64 x_t0;
+	u64 x_ready;
+	u64 s_end;
+	u32 s_len;
+	u64 woke;
 };
 
 /**
@@ -153,6 +223,13 @@ struct model_engine {
  * @uram: user BAR RAM
  * @faults: injected faults (enum xdma_model_fault)
  * @debug: log guest errors (HF_MODEL_DEBUG set)
+ * @rate: link model: payload bytes per ns, 0 without a link model
+ * @slice: link model: bytes of one slice (a multiple of the MPS)
+ * @mps_code: PCIe max payload size as the config block encodes it
+ * @link_busy: link model, per direction (0 card reads, 1 card writes):
+ *	the time the link is reserved until
+ * @hang_from: XDMA_FAULT_HANG: when the hang began
+ * @hang_until: when it ends
  * @cnt: counters, updated with atomics
  */
 struct xdma_model {
@@ -187,6 +264,12 @@ struct xdma_model {
 	u32 uram[HF_USER_RAM_SIZE / 4];
 	u32 faults;
 	bool debug;
+	double rate;
+	u32 slice;
+	u32 mps_code;
+	u64 link_busy[2];
+	u64 hang_from;
+	u64 hang_until;
 	struct xdma_model_counters cnt;
 };
 
@@ -199,9 +282,13 @@ struct xdma_model {
  * @nwb: entries of @wb_addr / @wb_val
  * @wb_addr: poll-mode writeback addresses
  * @wb_val: poll-mode writeback words
+ * @wake: engines to hand to ops->schedule
+ * @wake_at: the time each of them asked for
  */
 struct model_act {
 	u32 kick;
+	u32 wake;
+	u64 wake_at[XDMA_MAX_ENGINES];
 	u32 nmsi;
 	u32 msi[XDMA_USER_IRQS + XDMA_MAX_ENGINES];
 	bool intx;
@@ -215,23 +302,10 @@ static inline void cnt_add(uint64_t *c, uint64_t v)
 	__atomic_fetch_add(c, v, __ATOMIC_RELAXED);
 }
 
-static u64 now_ns(void)
+/* The host's clock. */
+static inline u64 host_now(struct xdma_model *m)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
-}
-
-static void sleep_ns(u64 ns)
-{
-	struct timespec ts = {
-		.tv_sec = ns / 1000000000ull,
-		.tv_nsec = ns % 1000000000ull,
-	};
-
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
+	return m->ops.now_ns(m->host);
 }
 
 static void guest_error(struct xdma_model *m, const char *fmt, ...)
@@ -365,9 +439,12 @@ static void act_flush(struct xdma_model *m, struct model_act *act)
 		__le32 wb = cpu_to_le32(act->wb_val[i]);
 
 		cnt_add(&m->cnt.wb_writes, 1);
-		if (m->ops.dma_write(m->host, act->wb_addr[i], &wb, sizeof(wb)))
+		if (m->ops.dma_write(m->host, act->wb_addr[i], &wb,
+				     sizeof(wb))) {
+			cnt_add(&m->cnt.dma_errors, 1);
 			guest_error(m, "writeback to 0x%llx failed",
 				    (unsigned long long)act->wb_addr[i]);
+		}
 	}
 	for (i = 0; i < act->nmsi; i++) {
 		cnt_add(&m->cnt.irqs, 1);
@@ -376,9 +453,12 @@ static void act_flush(struct xdma_model *m, struct model_act *act)
 	}
 	if (act->intx)
 		intx_sync(m);
-	for (i = 0; i < XDMA_MAX_ENGINES; i++)
+	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
+		if (act->wake & BIT(i))
+			m->ops.schedule(m->host, i, act->wake_at[i]);
 		if (act->kick & BIT(i))
 			m->ops.kick(m->host, i);
+	}
 }
 
 /* ---- performance monitor ---- */
@@ -443,6 +523,21 @@ static bool eng_halted(const struct xdma_model *m, const struct model_engine *e)
 	return m->sg_halt & bit;
 }
 
+/*
+ * Whether the HANG fault holds the engines at @now; a hang that is over
+ * clears its fault bit.  @m locked.
+ */
+static bool hang_holds(struct xdma_model *m, u64 now)
+{
+	if (!(m->faults & XDMA_FAULT_HANG))
+		return false;
+	if (now < m->hang_until)
+		return true;
+	__atomic_and_fetch(&m->faults, ~(u32)XDMA_FAULT_HANG,
+			   __ATOMIC_RELAXED);
+	return false;
+}
+
 /* Status bits an event sets: the Control register ie_* bits log them. */
 static inline u32 logged(const struct model_engine *e, u32 bits)
 {
@@ -471,6 +566,9 @@ static void eng_idle(struct xdma_model *m, struct model_engine *e, u32 bits,
 {
 	e->status = (e->status & ~XDMA_STAT_BUSY) | logged(e, bits);
 	e->parked = false;
+	e->held = false;
+	e->restart = false;
+	e->xs = X_NONE;
 	e->blk_n = 0;
 	irq_update(m, act);
 }
@@ -484,9 +582,16 @@ static void eng_error(struct xdma_model *m, struct model_engine *e, u32 bits,
 	queue_writeback(e, act);
 }
 
-/* Control Run 0->1: PG195 "H2C Channel Control (0x04)" run bit. */
-static void eng_start(struct xdma_model *m, struct model_engine *e, u64 now,
-		      struct model_act *act)
+/**
+ * eng_latch() - begin a run (PG195 "H2C Channel Control (0x04)", Run bit).
+ * @m: the card, locked
+ * @e: the engine
+ * @now: host time
+ *
+ * Resets the completed count and latches the first descriptor's address
+ * and adjacent count; with Auto set, clears the performance counters.
+ */
+static void eng_latch(struct xdma_model *m, struct model_engine *e, u64 now)
 {
 	e->completed = 0;
 	e->seq++;
@@ -494,11 +599,23 @@ static void eng_start(struct xdma_model *m, struct model_engine *e, u64 now,
 	e->cur_adj = e->desc_adj & XDMA_SGDMA_DESC_ADJ_MASK;
 	e->blk_n = 0;
 	e->blk_i = 0;
-	e->parked = false;
-	e->status |= XDMA_STAT_BUSY;
+	e->xs = X_NONE;
+	e->restart = false;
+	e->clock = now;
+	e->woke = 0;		/* a new run's first look is not held back */
 	e->perf_auto_stopped = false;
 	if (e->perf_ctrl & XDMA_PERF_AUTO)
 		perf_clear(e, now);
+}
+
+/* Control Run 0->1 of an idle engine. */
+static void eng_start(struct xdma_model *m, struct model_engine *e, u64 now,
+		      struct model_act *act)
+{
+	eng_latch(m, e, now);
+	e->parked = false;
+	e->held = false;
+	e->status |= XDMA_STAT_BUSY;
 	act->kick |= BIT(e->index);
 }
 
@@ -506,34 +623,46 @@ static void ctrl_write(struct xdma_model *m, struct model_engine *e, u32 val,
 		       struct model_act *act)
 {
 	u32 old = e->ctrl;
-	u64 now = now_ns();
+	u64 now = host_now(m);
 
 	e->ctrl = val & CTRL_RW_MASK;
 	if (!(old & XDMA_CTRL_RUN) && (e->ctrl & XDMA_CTRL_RUN)) {
-		eng_start(m, e, now, act);
+		if (e->status & XDMA_STAT_BUSY) {
+			/*
+			 * Still finishing the descriptor it had when Run was
+			 * cleared.  PG195 does not say what a start does then;
+			 * the model starts anew once that descriptor ended.
+			 */
+			guest_error(m, "engine %u: Run set while still busy",
+				    e->index);
+			e->restart = true;
+		} else {
+			eng_start(m, e, now, act);
+		}
 	} else if ((old & XDMA_CTRL_RUN) && !(e->ctrl & XDMA_CTRL_RUN)) {
-		/* A working engine stops at the next descriptor boundary. */
-		if ((e->status & XDMA_STAT_BUSY) && e->parked)
+		/*
+		 * PG195: "if the engine is busy it completes the current
+		 * descriptor".  Parked between descriptors it stops now;
+		 * hung, it stops when the hang is over.
+		 */
+		e->restart = false;
+		if ((e->status & XDMA_STAT_BUSY) && e->parked &&
+		    e->xs == X_NONE && !hang_holds(m, now))
 			eng_idle(m, e, XDMA_STAT_IDLE_STOPPED, act);
 	}
 	perf_eval(e, now);
 }
 
-/* Let parked engines go on once nothing holds them any more. */
-static void unpark(struct xdma_model *m, struct model_act *act)
+/* Let every busy engine look again: a fault or a halt bit changed. */
+static void kick_busy(struct xdma_model *m, struct model_act *act)
 {
 	u32 i;
 
-	if (m->faults & (XDMA_FAULT_STALL | XDMA_FAULT_DEAD))
+	if (m->faults & XDMA_FAULT_DEAD)
 		return;
-	for (i = 0; i < m->num_engines; i++) {
-		struct model_engine *e = &m->eng[i];
-
-		if (e->parked && !eng_halted(m, e)) {
-			e->parked = false;
+	for (i = 0; i < m->num_engines; i++)
+		if (m->eng[i].status & XDMA_STAT_BUSY)
 			act->kick |= BIT(i);
-		}
-	}
 }
 
 /* Check one descriptor; 0 or the status bits of the error. */
@@ -560,7 +689,24 @@ static u32 desc_check(const struct xdma_model *m, const struct model_engine *e,
 	return 0;
 }
 
-/* Host DMA without the lock; the caller holds it and gets it back. */
+/*
+ * The status of a failed data access.  H2C: the PCIe read of bus memory
+ * failed (UR).  C2H: the PCIe write was not accepted; PG195 has no field
+ * for it, the model reports it as an AXI slave error on the read side (see
+ * docs/xdma-model.md).
+ */
+static u32 data_error(const struct model_engine *e)
+{
+	if (e->c2h)
+		return FIELD_PREP(XDMA_STAT_READ_ERROR,
+				  XDMA_C2H_READ_ERR_SLAVE);
+	return FIELD_PREP(XDMA_STAT_READ_ERROR, XDMA_READ_ERR_UR);
+}
+
+/*
+ * Host DMA without the lock; the caller holds it and gets it back.  A
+ * failed access (IOMMU fault, bus error) is counted: never silent.
+ */
 static int bus_read(struct xdma_model *m, u64 bus, void *dst, size_t len)
 {
 	int r;
@@ -568,6 +714,8 @@ static int bus_read(struct xdma_model *m, u64 bus, void *dst, size_t len)
 	m->copies++;
 	pthread_mutex_unlock(&m->lock);
 	r = m->ops.dma_read(m->host, bus, dst, len);
+	if (r)
+		cnt_add(&m->cnt.dma_errors, 1);
 	pthread_mutex_lock(&m->lock);
 	if (!--m->copies)
 		pthread_cond_broadcast(&m->copies_cond);
@@ -582,11 +730,126 @@ static int bus_write(struct xdma_model *m, u64 bus, const void *src,
 	m->copies++;
 	pthread_mutex_unlock(&m->lock);
 	r = m->ops.dma_write(m->host, bus, src, len);
+	if (r)
+		cnt_add(&m->cnt.dma_errors, 1);
 	pthread_mutex_lock(&m->lock);
 	if (!--m->copies)
 		pthread_cond_broadcast(&m->copies_cond);
 	return r;
 }
+
+/* Move @len bytes at offset @off of the current descriptor; as bus_read(). */
+static int eng_move(struct xdma_model *m, struct model_engine *e, u64 off,
+		    u32 len)
+{
+	if (e->c2h)
+		return bus_write(m, e->x_dst + off, m->ddr + e->x_src + off,
+				 len);
+	return bus_read(m, e->x_src + off, m->ddr + e->x_dst + off, len);
+}
+
+/* ---- link model ---- */
+
+/* Link time of @bytes of payload, ns. */
+static u64 link_ns(const struct xdma_model *m, u64 bytes)
+{
+	return (u64)((double)bytes / m->rate + 0.5);
+}
+
+/**
+ * link_reserve() - carry @bytes over one direction of the link.
+ * @m: the card, locked, with a link model
+ * @w: 0 card reads (H2C data, descriptor fetches), 1 card writes (C2H
+ *	data, writebacks)
+ * @from: earliest start
+ * @bytes: payload bytes
+ *
+ * The direction is one resource shared by every engine: the bytes follow
+ * what was reserved on it before.
+ *
+ * Return: when the link has carried them.
+ */
+static u64 link_reserve(struct xdma_model *m, int w, u64 from, u64 bytes)
+{
+	u64 start = max_t(u64, m->link_busy[w], from);
+
+	m->link_busy[w] = start + link_ns(m, bytes);
+	return m->link_busy[w];
+}
+
+/**
+ * link_small() - carry a descriptor fetch or a writeback.
+ * @m: the card, locked, with a link model
+ * @w: direction, as link_reserve()
+ * @from: when it starts
+ * @bytes: payload bytes
+ *
+ * A small transfer goes between the TLPs of the data already reserved (it
+ * does not wait for a whole slice), but takes its link time from them.
+ *
+ * Return: when the link has carried it.
+ */
+static u64 link_small(struct xdma_model *m, int w, u64 from, u64 bytes)
+{
+	u64 t = link_ns(m, bytes);
+
+	m->link_busy[w] = max_t(u64, m->link_busy[w], from) + t;
+	return from + t;
+}
+
+/* Reserve the next slice of the current descriptor, from @from on. */
+static void slice_next(struct xdma_model *m, struct model_engine *e, u64 from)
+{
+	u32 n = min_t(u32, m->slice, e->x_len - e->x_off);
+
+	e->s_end = link_reserve(m, e->c2h, from, n);
+	e->s_len = n;
+	e->x_off += n;
+}
+
+/*
+ * Ask the host to run the engine again at @when; unless @precise, not
+ * sooner than SLICE_NS after it last made progress (what is due then is
+ * done with the times it had: the rate is kept, only the look is coarser).
+ */
+static void eng_wake(struct model_engine *e, u64 when, bool precise,
+		     struct model_act *act)
+{
+	if (!precise)
+		when = max_t(u64, when, e->woke + SLICE_NS);
+	act->wake |= BIT(e->index);
+	act->wake_at[e->index] = when;
+}
+
+/* The engine stops where it is until the hang ends. */
+static bool eng_hold(struct xdma_model *m, struct model_engine *e,
+		     struct model_act *act)
+{
+	e->held = true;
+	eng_wake(e, m->hang_until, true, act);
+	return true;
+}
+
+/*
+ * Take up time again after a hold (halt, stall, hang, dead card): the
+ * engine goes on from @now; a slice that was reserved but had not landed
+ * is carried anew.
+ */
+static void eng_resume(struct xdma_model *m, struct model_engine *e, u64 now)
+{
+	e->held = false;
+	e->clock = max_t(u64, e->clock, now);
+	if (!m->rate)
+		return;
+	if (e->xs == X_LAT) {
+		e->x_ready = max_t(u64, e->x_ready, now);
+	} else if (e->xs == X_DATA && e->x_done < e->x_len) {
+		e->x_off -= e->s_len;
+		slice_next(m, e, now);
+	}
+}
+
+/* ---- engines ---- */
 
 /**
  * eng_fetch() - fetch the next descriptor block.
@@ -595,7 +858,7 @@ static int bus_write(struct xdma_model *m, u64 bus, const void *src,
  * @act: host work
  *
  * Return: 0 when the block is in @e->blk, 1 when the engine stopped on an
- * error, -EAGAIN when the engine was restarted or reset during the fetch.
+ * error, -EAGAIN when the engine was reset during the fetch.
  */
 static int eng_fetch(struct xdma_model *m, struct model_engine *e,
 		     struct model_act *act)
@@ -637,37 +900,162 @@ static int eng_fetch(struct xdma_model *m, struct model_engine *e,
 }
 
 /**
- * eng_step() - process one descriptor of an engine.
- * @m: the card, locked (dropped while data moves)
+ * eng_complete() - the current descriptor has ended.
+ * @m: the card, locked
  * @e: the engine
- * @act: host work to do once the lock is dropped
+ * @end: when its last byte landed
+ * @now: host time
+ * @act: host work
  *
- * Return: true when the engine has nothing more to do in this thread (idle,
- * stopped or parked), false to call again.
+ * Counts it, follows the chain, logs Completed / Stop, queues the
+ * poll-mode writeback (link time on the card-write direction) and the
+ * interrupt; a Stop descriptor makes the engine idle (and start anew when
+ * Run was set again while it was busy).
  */
-static bool eng_step(struct xdma_model *m, struct model_engine *e,
+static void eng_complete(struct xdma_model *m, struct model_engine *e,
+			 u64 end, u64 now, struct model_act *act)
+{
+	const struct xdma_desc *d = &e->blk[e->blk_i];
+	u32 ctl = le32_to_cpu(d->control);
+	bool again;
+
+	cnt_add(e->c2h ? &m->cnt.bytes_c2h : &m->cnt.bytes_h2c, e->x_len);
+	e->completed++;
+	if (e->perf_on) {
+		e->perf_data += DIV_ROUND_UP(e->x_len, MODEL_DATA_BYTES);
+		e->perf_pend_ns += end - e->x_t0;
+	}
+	if (e->blk_i + 1 >= e->blk_n) {
+		/* The last descriptor of a block says where the next is. */
+		e->cur_addr = desc_addr(d->next_lo, d->next_hi);
+		e->cur_adj = FIELD_GET(XDMA_DESC_CTRL_NXT_ADJ, ctl);
+		e->blk_n = 0;
+	} else {
+		e->blk_i++;
+	}
+	e->xs = X_NONE;
+	e->clock = end;
+	e->woke = now;
+	if (ctl & XDMA_DESC_CTRL_COMPLETED)
+		e->status |= logged(e, XDMA_STAT_DESC_COMPLETED);
+	if (ctl & XDMA_DESC_CTRL_STOP) {
+		again = e->restart && (e->ctrl & XDMA_CTRL_RUN);
+		if (e->perf_ctrl & XDMA_PERF_AUTO) {
+			e->perf_auto_stopped = true;
+			perf_eval(e, now);
+		}
+		eng_idle(m, e, XDMA_STAT_DESC_STOPPED, act);
+		if (again)
+			eng_start(m, e, now, act);
+	} else {
+		irq_update(m, act);
+	}
+	if (ctl & (XDMA_DESC_CTRL_COMPLETED | XDMA_DESC_CTRL_STOP)) {
+		queue_writeback(e, act);
+		if (m->rate && (e->ctrl & XDMA_CTRL_POLL_MODE_WB))
+			link_small(m, 1, end, sizeof(__le32));
+	}
+}
+
+/**
+ * eng_data() - land what the link carried of the current descriptor.
+ * @m: the card, locked (dropped around the bus access)
+ * @e: the engine, X_DATA
+ * @now: host time
+ * @hang: the HANG fault holds the engines
+ * @act: host work
+ *
+ * The bytes of every slice that ended by @now land in one bus access, the
+ * next slice being reserved after each; once all of the descriptor landed
+ * it completes, else the engine asks to run again when the reserved slice
+ * ends.  Without a link model the copy is already done.  During a hang only
+ * what ended before the hang began lands (or completes), then the engine
+ * waits for the hang to end.
+ *
+ * Return: as eng_step().
+ */
+static bool eng_data(struct xdma_model *m, struct model_engine *e, u64 now,
+		     bool hang, struct model_act *act)
+{
+	u64 end = e->s_end, limit = now;
+	u32 seq = e->seq, n = 0;
+	int r;
+
+	if (hang)
+		limit = min_t(u64, now, m->hang_from);
+	while (e->s_len && e->s_end <= limit) {
+		n += e->s_len;
+		end = e->s_end;
+		e->s_len = 0;
+		if (e->x_off < e->x_len && !hang)
+			slice_next(m, e, end);
+	}
+	if (n) {
+		r = eng_move(m, e, e->x_done, n);
+		if (seq != e->seq)
+			return false;
+		if (r) {
+			eng_error(m, e, data_error(e), act);
+			return true;
+		}
+		e->x_done += n;
+		e->woke = now;
+	}
+	if (hang && (e->x_done < e->x_len || end > limit))
+		return eng_hold(m, e, act);
+	if (e->x_done < e->x_len) {
+		/* a descriptor's end is on time when it tells the driver */
+		eng_wake(e, e->s_end, e->x_off < e->x_len ||
+			 (e->x_ctl & (XDMA_DESC_CTRL_COMPLETED |
+				      XDMA_DESC_CTRL_STOP)), act);
+		return true;
+	}
+	eng_complete(m, e, end, now, act);
+	return !(e->status & XDMA_STAT_BUSY);
+}
+
+/**
+ * eng_next() - between descriptors: stop, park, or take the next one.
+ * @m: the card, locked (dropped around bus accesses)
+ * @e: the engine, X_NONE
+ * @now: host time
+ * @act: host work
+ *
+ * Run cleared: the engine goes idle (idle_stopped).  Halted or stalled: it
+ * parks, busy.  Otherwise it fetches the next block if needed, checks the
+ * descriptor and accepts it: with a link model its data starts once the
+ * fetch and desc_ns are over (X_LAT); without one, it moves at once, in one
+ * copy.  From acceptance on, the descriptor is "the current descriptor" that
+ * PG195 lets finish when Run is cleared.
+ *
+ * Return: as eng_step().
+ */
+static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 		     struct model_act *act)
 {
 	const struct xdma_desc *d;
+	bool fetched = false;
 	u32 ctl, len, seq, err;
-	u64 src, dst, t0;
+	u64 src, dst, t;
 	int r;
 
-	if (!(e->status & XDMA_STAT_BUSY))
-		return true;
+	if (e->restart)		/* Run was set again while it was busy */
+		eng_latch(m, e, now);
 	if (!(e->ctrl & XDMA_CTRL_RUN)) {
 		eng_idle(m, e, XDMA_STAT_IDLE_STOPPED, act);
 		return true;
 	}
-	if ((m->faults & (XDMA_FAULT_STALL | XDMA_FAULT_DEAD)) ||
-	    eng_halted(m, e)) {
+	if ((m->faults & XDMA_FAULT_STALL) || eng_halted(m, e)) {
 		e->parked = true;
+		e->held = true;
 		return true;
 	}
+	e->parked = false;
 	if (e->blk_i >= e->blk_n) {
 		r = eng_fetch(m, e, act);
 		if (r)
 			return r > 0;
+		fetched = true;
 	}
 
 	d = &e->blk[e->blk_i];
@@ -680,76 +1068,102 @@ static bool eng_step(struct xdma_model *m, struct model_engine *e,
 		eng_error(m, e, err, act);
 		return true;
 	}
-
-	seq = e->seq;
-	t0 = now_ns();
-	if (e->c2h)
-		r = bus_write(m, dst, m->ddr + src, len);
-	else
-		r = bus_read(m, src, m->ddr + dst, len);
-	if (m->cfg.desc_latency_ns) {
-		pthread_mutex_unlock(&m->lock);
-		sleep_ns(m->cfg.desc_latency_ns);
-		pthread_mutex_lock(&m->lock);
+	e->x_src = src;
+	e->x_dst = dst;
+	e->x_len = len;
+	e->x_ctl = ctl;
+	e->x_off = 0;
+	e->x_done = 0;
+	e->s_len = 0;
+	if (m->rate) {
+		t = e->clock;
+		if (fetched)
+			t = link_small(m, 0, t, e->blk_n * XDMA_DESC_SIZE);
+		e->x_t0 = e->clock;
+		e->x_ready = t + m->cfg.link.desc_ns;
+		e->xs = X_LAT;
+		/* soon: the data's first slice now, no wake-up for the start */
+		if (e->x_ready <= now + SLICE_NS) {
+			e->xs = X_DATA;
+			slice_next(m, e, e->x_ready);
+		}
+		return false;
 	}
+
+	/* No link model: the whole descriptor in one copy. */
+	e->xs = X_DATA;
+	e->x_t0 = now;
+	seq = e->seq;
+	r = eng_move(m, e, 0, len);
 	if (seq != e->seq)
 		return false;
 	if (r) {
-		/*
-		 * H2C: the PCIe read of bus memory failed (UR).  C2H: the
-		 * PCIe write was not accepted; PG195 has no field for it,
-		 * the model reports it as an AXI slave error on the read
-		 * side (see docs/xdma-model.md).
-		 */
-		if (e->c2h)
-			err = FIELD_PREP(XDMA_STAT_READ_ERROR,
-					 XDMA_C2H_READ_ERR_SLAVE);
-		else
-			err = FIELD_PREP(XDMA_STAT_READ_ERROR,
-					 XDMA_READ_ERR_UR);
-		eng_error(m, e, err, act);
+		eng_error(m, e, data_error(e), act);
 		return true;
 	}
-
-	cnt_add(e->c2h ? &m->cnt.bytes_c2h : &m->cnt.bytes_h2c, len);
-	e->completed++;
-	if (e->perf_on) {
-		e->perf_data += DIV_ROUND_UP(len, MODEL_DATA_BYTES);
-		e->perf_pend_ns += now_ns() - t0;
-	}
-	if (e->blk_i + 1 >= e->blk_n) {
-		/* The last descriptor of a block says where the next is. */
-		e->cur_addr = desc_addr(d->next_lo, d->next_hi);
-		e->cur_adj = FIELD_GET(XDMA_DESC_CTRL_NXT_ADJ, ctl);
-		e->blk_n = 0;
-	} else {
-		e->blk_i++;
-	}
-	if (ctl & XDMA_DESC_CTRL_COMPLETED)
-		e->status |= logged(e, XDMA_STAT_DESC_COMPLETED);
-	if (ctl & XDMA_DESC_CTRL_STOP) {
-		if (e->perf_ctrl & XDMA_PERF_AUTO) {
-			e->perf_auto_stopped = true;
-			perf_eval(e, now_ns());
-		}
-		eng_idle(m, e, XDMA_STAT_DESC_STOPPED, act);
-	} else {
-		irq_update(m, act);
-	}
-	if (ctl & (XDMA_DESC_CTRL_COMPLETED | XDMA_DESC_CTRL_STOP))
-		queue_writeback(e, act);
-	return !(e->status & XDMA_STAT_BUSY);
+	e->x_off = len;
+	e->x_done = len;
+	e->s_end = host_now(m);
+	return false;
 }
 
 /**
- * xdma_model_engine_work() - run engine @engine until it stops or parks.
+ * eng_step() - advance one engine as far as the time allows.
+ * @m: the card, locked (dropped while data moves)
+ * @e: the engine
+ * @act: host work to do once the lock is dropped
+ *
+ * Return: true when the engine has nothing more to do in this thread for
+ * now (idle, stopped, parked, or waiting for a time it asked the host to
+ * call it at), false to call again.
+ */
+static bool eng_step(struct xdma_model *m, struct model_engine *e,
+		     struct model_act *act)
+{
+	bool hang;
+	u64 now;
+
+	if (!(e->status & XDMA_STAT_BUSY))
+		return true;
+	if (m->faults & XDMA_FAULT_DEAD) {
+		e->parked = true;
+		e->held = true;
+		return true;
+	}
+	now = host_now(m);
+	hang = hang_holds(m, now);
+	if (e->held && !hang)
+		eng_resume(m, e, now);
+	if (hang && e->xs != X_DATA)
+		return eng_hold(m, e, act);
+	switch (e->xs) {
+	case X_DATA:
+		return eng_data(m, e, now, hang, act);
+	case X_LAT:
+		if (e->x_ready > now) {
+			eng_wake(e, e->x_ready, true, act);
+			return true;
+		}
+		e->xs = X_DATA;
+		slice_next(m, e, e->x_ready);
+		return false;
+	default:
+		return eng_next(m, e, now, act);
+	}
+}
+
+/**
+ * xdma_model_engine_work() - run engine @engine as far as it can go now.
  * @m: the card
  * @engine: engine order index
  *
- * Called by the host from an engine thread after ops->kick.  Returns when
- * the engine is idle, stopped on an error or parked (halt, stall, dead
- * card).  A call for an engine that another thread (or an outer call in the
- * same thread) is working on returns at once: that worker sees the change.
+ * Called by the host from an engine thread (or timer) after ops->kick or
+ * at the time the engine asked for with ops->schedule.  Returns when the
+ * engine is idle, stopped on an error, parked (halt, stall, dead card) or
+ * waiting for a later time (then it has called ops->schedule).  A call for
+ * an engine that another thread (or an outer call in the same thread) is
+ * working on returns at once: that worker sees the change.  Spurious calls
+ * are harmless.
  */
 void xdma_model_engine_work(struct xdma_model *m, uint32_t engine)
 {
@@ -822,7 +1236,7 @@ static u32 chan_read(struct xdma_model *m, struct model_engine *e, u32 target,
 	case XDMA_CHAN_PERF_CTRL:
 		return e->perf_ctrl;
 	}
-	now = now_ns();
+	now = host_now(m);
 	switch (reg) {
 	case XDMA_CHAN_PERF_CYC_LO:
 		return perf_lo(perf_ns(e, now) / MODEL_AXI_NS_PER_CYCLE);
@@ -886,7 +1300,7 @@ static void chan_write(struct xdma_model *m, struct model_engine *e, u32 reg,
 		irq_update(m, act);
 		break;
 	case XDMA_CHAN_PERF_CTRL:
-		now = now_ns();
+		now = host_now(m);
 		if (val & XDMA_PERF_CLEAR)
 			perf_clear(e, now);
 		e->perf_ctrl = val & (XDMA_PERF_RUN | XDMA_PERF_AUTO);
@@ -988,7 +1402,7 @@ static void common_write(struct xdma_model *m, u32 reg, u32 val,
 			    val, reg);
 		return;
 	}
-	unpark(m, act);
+	kick_busy(m, act);
 }
 
 static u32 irq_read(struct xdma_model *m, u32 reg)
@@ -1071,7 +1485,7 @@ static u32 config_read(struct xdma_model *m, u32 reg)
 	case XDMA_CFG_BUSDEV:
 		return 0;
 	case XDMA_CFG_MAX_PAYLOAD:
-		return MODEL_MPS_CODE;
+		return m->mps_code;
 	case XDMA_CFG_MAX_READ_REQ:
 		return MODEL_MRRS_CODE;
 	case XDMA_CFG_SYSTEM_ID:
@@ -1088,7 +1502,7 @@ static u32 config_read(struct xdma_model *m, u32 reg)
 		return m->pcie_ctrl;
 	case XDMA_CFG_AXI_USER_MAX_PAYLOAD:
 		return FIELD_PREP(XDMA_CFG_USER_EFF,
-				  min_t(u32, m->user_mps, MODEL_MPS_CODE)) |
+				  min_t(u32, m->user_mps, m->mps_code)) |
 		       FIELD_PREP(XDMA_CFG_USER_PRG, m->user_mps);
 	case XDMA_CFG_AXI_USER_MAX_READ_REQ:
 		return FIELD_PREP(XDMA_CFG_USER_EFF,
@@ -1334,11 +1748,41 @@ static void regs_reset(struct xdma_model *m)
 	m->sg_halt = 0;
 	m->sg_credit_en = 0;
 	m->pcie_ctrl = XDMA_CFG_PCIE_CTRL_RELAXED;
-	m->user_mps = MODEL_MPS_CODE;
+	m->user_mps = m->mps_code;
 	m->user_mrrs = MODEL_MRRS_CODE;
 	m->wr_flush = 0;
 	m->scratch = 0;
 	memset(m->uram, 0, sizeof(m->uram));
+}
+
+/* A link as xdma_link_parse() + xdma_link_finish() make them, or none. */
+static int link_check(struct xdma_link *l)
+{
+	if (!l->gen) {
+		memset(l, 0, sizeof(*l));
+		return 0;
+	}
+	if (l->gen > XDMA_LINK_MAX_GEN || !is_pow2(l->lanes) ||
+	    l->lanes > XDMA_LINK_MAX_LANES || !is_pow2(l->mps) ||
+	    l->mps < XDMA_LINK_MIN_MPS || l->mps > XDMA_LINK_MAX_MPS ||
+	    l->desc_ns > XDMA_LINK_MAX_DESC_NS)
+		return -EINVAL;
+	return 0;
+}
+
+/* The pace of a card with link @l: rate, slice, MPS code. */
+static void link_setup(struct xdma_model *m, const struct xdma_link *l)
+{
+	u64 slice;
+
+	m->mps_code = MODEL_MPS_CODE;
+	m->rate = xdma_link_gbps(l);
+	if (!m->rate)
+		return;
+	m->mps_code = __builtin_ctz(l->mps) - 7;	/* 128 << code */
+	/* at least SLICE_NS of link time each, in MPS multiples */
+	slice = DIV_ROUND_UP((u64)(m->rate * SLICE_NS), l->mps) * l->mps;
+	m->slice = max_t(u64, slice, (u64)SLICE_MIN_MPS * l->mps);
 }
 
 static int config_check(struct xdma_model_config *c)
@@ -1363,13 +1807,13 @@ static int config_check(struct xdma_model_config *c)
 	if (!is_pow2(c->addr_align) || c->addr_align > MODEL_MAX_ALIGN ||
 	    !is_pow2(c->len_gran) || c->len_gran > MODEL_MAX_ALIGN)
 		return -EINVAL;
-	return 0;
+	return link_check(&c->link);
 }
 
 /**
  * xdma_model_create() - build a card.
  * @cfg: configuration (NULL: all defaults)
- * @ops: host operations; dma_read, dma_write and kick are required
+ * @ops: host operations; all but msi and intx are required
  * @host: first argument of every host op
  * @out: the card
  *
@@ -1384,7 +1828,8 @@ int xdma_model_create(const struct xdma_model_config *cfg,
 	struct xdma_model *m;
 	int r;
 
-	if (!ops || !ops->dma_read || !ops->dma_write || !ops->kick || !out)
+	if (!ops || !ops->dma_read || !ops->dma_write || !ops->kick ||
+	    !ops->now_ns || !ops->schedule || !out)
 		return -EINVAL;
 	if (cfg)
 		c = *cfg;
@@ -1399,6 +1844,7 @@ int xdma_model_create(const struct xdma_model_config *cfg,
 	m->host = host;
 	m->num_engines = c.num_h2c + c.num_c2h;
 	m->debug = getenv("HF_MODEL_DEBUG") != NULL;
+	link_setup(m, &c.link);
 	if (c.ddr) {
 		m->ddr = c.ddr;
 	} else {
@@ -1435,7 +1881,8 @@ int xdma_model_create(const struct xdma_model_config *cfg,
  * xdma_model_destroy() - free a card.
  * @m: the card (NULL is ignored)
  *
- * The host must have stopped calling into the model (engine threads joined).
+ * The host must have stopped calling into the model: engine threads joined,
+ * wake-ups asked for with ops->schedule cancelled (timers deleted).
  */
 void xdma_model_destroy(struct xdma_model *m)
 {
@@ -1455,7 +1902,10 @@ void xdma_model_destroy(struct xdma_model *m)
  * @m: the card
  *
  * Waits for data copies in flight to end; an engine thread that was copying
- * drops its result.  The INTx line is lowered.
+ * drops its result, and a descriptor that was moving stops where it was
+ * (a reset is the one thing that cuts a descriptor short).  Wake-ups asked
+ * for earlier may still come: they find the engines idle.  The INTx line is
+ * lowered.
  */
 void xdma_model_reset(struct xdma_model *m)
 {
@@ -1551,27 +2001,103 @@ void xdma_model_reset_counters(struct xdma_model *m)
  * @faults: enum xdma_model_fault bits
  *
  * DESC_READ is one-shot: the next descriptor fetch of any engine fails and
- * the bit clears.  Clearing STALL or DEAD lets parked engines go on.
+ * the bit clears.  Clearing STALL or DEAD lets parked engines go on.  HANG
+ * needs a duration (xdma_model_inject_hang()): set here it keeps a hang in
+ * force, clear it ends one.
  */
 void xdma_model_inject(struct xdma_model *m, uint32_t faults)
 {
 	struct model_act act = { 0 };
+	u64 now = host_now(m);
+	u32 f = faults & ~(u32)XDMA_FAULT_HANG;
 
 	pthread_mutex_lock(&m->lock);
-	__atomic_store_n(&m->faults, faults, __ATOMIC_RELAXED);
-	unpark(m, &act);
+	if (hang_holds(m, now)) {
+		if (faults & XDMA_FAULT_HANG)
+			f |= XDMA_FAULT_HANG;
+		else
+			m->hang_until = now;
+	}
+	__atomic_store_n(&m->faults, f, __ATOMIC_RELAXED);
+	kick_busy(m, &act);
 	act.intx = true;
 	pthread_mutex_unlock(&m->lock);
 	act_flush(m, &act);
 }
 
 /**
+ * xdma_model_inject_hang() - every engine hangs for @ns, then recovers.
+ * @m: the card
+ * @ns: how long from now, at most XDMA_MODEL_MAX_HANG_NS; 0 ends a hang
+ *
+ * From now on no engine makes progress: no byte moves, no descriptor is
+ * fetched or completes, Busy stays set, a Run clear is noted but not acted
+ * on.  Once @ns have passed the XDMA_FAULT_HANG bit clears itself and the
+ * engines go on where they were: each finishes its current descriptor and,
+ * if Run was cleared meanwhile, then goes idle.  A new call during a hang
+ * moves its end.  Other faults are left as they are.
+ *
+ * Return: 0, or -EINVAL when @ns is too long.
+ */
+int xdma_model_inject_hang(struct xdma_model *m, uint64_t ns)
+{
+	struct model_act act = { 0 };
+	u64 now = host_now(m);
+
+	if (ns > XDMA_MODEL_MAX_HANG_NS)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	if (!ns) {
+		if (hang_holds(m, now)) {
+			m->hang_until = now;
+			__atomic_and_fetch(&m->faults, ~(u32)XDMA_FAULT_HANG,
+					   __ATOMIC_RELAXED);
+		}
+	} else {
+		if (!hang_holds(m, now))
+			m->hang_from = now;
+		m->hang_until = now + ns;
+		__atomic_or_fetch(&m->faults, XDMA_FAULT_HANG,
+				  __ATOMIC_RELAXED);
+	}
+	kick_busy(m, &act);
+	pthread_mutex_unlock(&m->lock);
+	act_flush(m, &act);
+	return 0;
+}
+
+/**
+ * xdma_model_hang_left_ns() - how long the hang in force still lasts.
+ * @m: the card
+ *
+ * Return: ns, 0 when no engine hangs.
+ */
+uint64_t xdma_model_hang_left_ns(struct xdma_model *m)
+{
+	u64 now = host_now(m), left = 0;
+
+	pthread_mutex_lock(&m->lock);
+	if (hang_holds(m, now))
+		left = m->hang_until - now;
+	pthread_mutex_unlock(&m->lock);
+	return left;
+}
+
+/**
  * xdma_model_get_faults() - the injected faults now in force.
  * @m: the card
  *
- * Return: enum xdma_model_fault bits (DESC_READ clears once it fired).
+ * Return: enum xdma_model_fault bits (DESC_READ clears once it fired,
+ * HANG once the hang is over).
  */
 uint32_t xdma_model_get_faults(struct xdma_model *m)
 {
-	return __atomic_load_n(&m->faults, __ATOMIC_RELAXED);
+	u64 now = host_now(m);
+	u32 f;
+
+	pthread_mutex_lock(&m->lock);
+	hang_holds(m, now);
+	f = m->faults;
+	pthread_mutex_unlock(&m->lock);
+	return f;
 }

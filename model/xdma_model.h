@@ -5,9 +5,16 @@
  * H2C/C2H scatter-gather engines, card DDR and a small user BAR.
  *
  * The model knows nothing about where it runs.  A host (model/inproc/ for
- * the library, a QEMU PCI device later) gives it bus-master DMA, interrupt
- * delivery and engine threads through struct xdma_model_host_ops, and calls
- * its MMIO entry points.  docs/xdma-model.md is the register reference.
+ * the library, model/qemu/ for QEMU) gives it bus-master DMA, interrupt
+ * delivery, time and engine threads or timers through struct
+ * xdma_model_host_ops, and calls its MMIO entry points.  docs/xdma-model.md
+ * is the register reference.
+ *
+ * Time: with a link model (xdma_model_config.link) a descriptor's data moves
+ * progressively at the link's rate; the model never sleeps, it asks its host
+ * to call xdma_model_engine_work() again at a given time (ops->schedule).
+ * Without a link model an engine moves each descriptor in one copy and
+ * needs no timer (only a timed fault does).
  *
  * Concurrency: MMIO entry points may be called from any thread; each engine's
  * work runs in the thread the host chooses (xdma_model_engine_work()).  The
@@ -20,6 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "xdma_link.h"
 
 #define XDMA_MODEL_DEFAULT_DDR_SIZE	(2ull << 30)	/* 2 GiB */
 
@@ -55,7 +64,11 @@ enum xdma_model_fault {
 	XDMA_FAULT_STALL = 1u << 1,	/* engine stays busy until Run clears */
 	XDMA_FAULT_LOST_IRQ = 1u << 2,	/* interrupts are not delivered */
 	XDMA_FAULT_DEAD = 1u << 3,	/* every register reads 0xffffffff */
+	XDMA_FAULT_HANG = 1u << 4,	/* engines hang for a time, recover */
 };
+
+#define XDMA_FAULTS_ALL			0x1f
+#define XDMA_MODEL_MAX_HANG_NS		(3600ull * 1000000000ull)
 
 /**
  * struct xdma_model_config - what the card is built with.
@@ -66,7 +79,9 @@ enum xdma_model_fault {
  * @ddr_size: card memory size in bytes (default 2 GiB when 0)
  * @addr_align: ALIGNMENTS address alignment in bytes (default 1)
  * @len_gran: ALIGNMENTS length granularity in bytes (default 1)
- * @desc_latency_ns: extra time each descriptor takes (default 0)
+ * @link: PCIe link model (@link.gen 0, the default: none, each descriptor
+ *	moves in one copy as fast as the host copies); a link from
+ *	xdma_link_parse() + xdma_link_finish()
  */
 struct xdma_model_config {
 	uint32_t num_h2c;
@@ -75,7 +90,7 @@ struct xdma_model_config {
 	uint64_t ddr_size;
 	uint32_t addr_align;
 	uint32_t len_gran;
-	uint64_t desc_latency_ns;
+	struct xdma_link link;
 };
 
 /**
@@ -88,6 +103,13 @@ struct xdma_model_config {
  * @intx: set the legacy interrupt line to @level
  * @kick: engine @engine (engine order) has work: call
  *	xdma_model_engine_work(@engine) from an engine thread, soon
+ * @now_ns: the host's clock in ns, monotonic (the in-process host's
+ *	CLOCK_MONOTONIC, QEMU's virtual clock); the link model, timed faults
+ *	and the performance counters run on it
+ * @schedule: call xdma_model_engine_work(@engine) again once now_ns()
+ *	reaches @when_ns (or later; never sleep in the caller): the model
+ *	asks for at most one wake-up per engine, a new request replaces the
+ *	previous one; a kick in between is allowed, as are spurious calls
  */
 struct xdma_model_host_ops {
 	int (*dma_read)(void *host, uint64_t bus, void *dst, size_t len);
@@ -96,6 +118,8 @@ struct xdma_model_host_ops {
 	void (*msi)(void *host, uint32_t vector);
 	void (*intx)(void *host, bool level);
 	void (*kick)(void *host, uint32_t engine);
+	uint64_t (*now_ns)(void *host);
+	void (*schedule)(void *host, uint32_t engine, uint64_t when_ns);
 };
 
 /**
@@ -111,6 +135,7 @@ struct xdma_model_counters {
 	uint64_t wb_writes;	/* poll-mode writebacks */
 	uint64_t errors;	/* engine stops with an error status */
 	uint64_t guest_errors;	/* accesses to reserved/read-only offsets */
+	uint64_t dma_errors;	/* bus accesses that failed (IOMMU, MEMTX) */
 };
 
 struct xdma_model;
@@ -142,6 +167,8 @@ void xdma_model_get_counters(struct xdma_model *m,
 			     struct xdma_model_counters *c);
 void xdma_model_reset_counters(struct xdma_model *m);
 void xdma_model_inject(struct xdma_model *m, uint32_t faults);
+int xdma_model_inject_hang(struct xdma_model *m, uint64_t ns);
+uint64_t xdma_model_hang_left_ns(struct xdma_model *m);
 uint32_t xdma_model_get_faults(struct xdma_model *m);
 
 #endif /* HF_XDMA_MODEL_H */

@@ -15,7 +15,7 @@
 #   build/<debver>/        the configured ninja build tree (incremental)
 #   bin/<key>/             qemu-system-x86_64 (launcher) + qemu-system-x86_64.real
 #   .lock                  flock(1) while building
-# <key> = sha256 of the model sources (model/xdma_model.{c,h}, the core
+# <key> = sha256 of the model sources (model/xdma_{model,link}.{c,h}, the core
 # headers it includes), model/qemu/{*.c,*.h,meson.build} (not the README nor
 # the smoke test), this script and the Debian qemu source version.  A hit costs a hash; a change of the model rebuilds incrementally
 # (about 10-30 s); a cold build (no src/build) takes 3-4 min on 2 cores.
@@ -50,8 +50,9 @@ die() { echo "build-qemu: error: $*" >&2; exit 1; }
 
 # Files of ours that go into the QEMU tree (hw/misc/xdma-sim/, flat: the
 # model's quote includes then resolve next to it, no include path needed).
-model_files=(model/xdma_model.c model/xdma_model.h core/hf_os.h
-	     core/os/hf_os_user.h core/xdma_regs.h)
+model_files=(model/xdma_model.c model/xdma_model.h model/xdma_link.c
+	     model/xdma_link.h core/hf_os.h core/os/hf_os_user.h
+	     core/xdma_regs.h)
 glue_files=()
 while IFS= read -r f; do glue_files+=("$f"); done < <(
 	cd "$repo" && find model/qemu -maxdepth 1 -type f \

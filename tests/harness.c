@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #define HF_MAX_TESTS 512
+#define HF_MAX_HOOKS 4
 
 struct hf_case {
 	const char *name;
@@ -18,6 +19,8 @@ struct hf_case {
 
 static struct hf_case cases[HF_MAX_TESTS];
 static int ncases;
+static hf_test_fn hooks_before[HF_MAX_HOOKS], hooks_after[HF_MAX_HOOKS];
+static int nhooks;
 static jmp_buf case_env;
 static const char *current;
 
@@ -30,6 +33,17 @@ void hf_test_register(const char *name, hf_test_fn fn)
 	cases[ncases].name = name;
 	cases[ncases].fn = fn;
 	ncases++;
+}
+
+void hf_test_add_hooks(hf_test_fn before, hf_test_fn after)
+{
+	if (nhooks == HF_MAX_HOOKS) {
+		fprintf(stderr, "harness: too many hooks\n");
+		exit(2);
+	}
+	hooks_before[nhooks] = before;
+	hooks_after[nhooks] = after;
+	nhooks++;
 }
 
 void hf_test_fail(const char *file, int line, const char *fmt, ...)
@@ -75,7 +89,13 @@ static int run_case(const struct hf_case *c)
 	current = c->name;
 	r = setjmp(case_env);
 	if (r == 0) {
+		for (int i = 0; i < nhooks; i++)
+			if (hooks_before[i])
+				hooks_before[i]();
 		c->fn();
+		for (int i = 0; i < nhooks; i++)
+			if (hooks_after[i])
+				hooks_after[i]();
 		fprintf(stderr, "PASS %s\n", c->name);
 	}
 	fflush(stderr);

@@ -11,7 +11,8 @@
  *	prog NAME...    run the named cases
  *	prog --list     print the case names (CTest discovers cases with it)
  * A failed check ends its case; HF_SKIP() ends it as skipped (exit 77 when
- * it is the only case run, which CTest reports as skipped).
+ * it is the only case run, which CTest reports as skipped).  Hooks
+ * (hf_test_add_hooks()) run around every case.
  */
 #ifndef HF_TEST_HARNESS_H
 #define HF_TEST_HARNESS_H
@@ -24,6 +25,12 @@
 typedef void (*hf_test_fn)(void);
 
 void hf_test_register(const char *name, hf_test_fn fn);
+/*
+ * @before runs before every case, @after after every case body that did not
+ * fail or skip; a check failing in @after fails the case (tests/dma_faults.c
+ * checks the emulated card's DMA faults this way).
+ */
+void hf_test_add_hooks(hf_test_fn before, hf_test_fn after);
 void hf_test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
 void hf_test_skip(const char *fmt, ...)

@@ -23,15 +23,10 @@
  * level.
  * Each engine thread waits on its own condition variable.
  *
- * Link model (off by default, hf_emu_host_set_link()): every DMA access
- * reserves its direction of the link for len / rate ns, after what earlier
- * accesses of that direction reserved (one link per direction, shared by
- * the engines, as PCIe is full duplex); an access to a mapping made with
- * hf_emu_dma_map() or hf_emu_dma_map_region() (data, one per descriptor)
- * also waits the per-descriptor latency; descriptor fetches and writebacks
- * (coherent memory of hf_emu_dma_alloc()) take link time only.  The access
- * returns no earlier than that: a copy slower than the model keeps its own
- * time.
+ * Time: the host's clock is CLOCK_MONOTONIC.  An engine that asks to run
+ * again at a time (the model's link model and timed faults,
+ * ops->schedule) has its thread sleep until shortly before it and spin the
+ * rest, or with HF_EMU_SYNC the thread that ran the engine sleeps in place.
  */
 #include "emu_host.h"
 
@@ -41,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #define EMU_PAGE		4096ull
@@ -87,9 +83,13 @@ struct emu_map {
  * @cond: signalled by a kick and at shutdown
  * @kicked: the model asked for xdma_model_engine_work() (written under
  *	@lock, read without it while the thread spins)
+ * @wake_at: the model asked for xdma_model_engine_work() at this time
+ *	(ops->schedule), 0 when it did not (under @lock; HF_EMU_SYNC: the
+ *	running thread's)
  * @stop: the thread must end
  * @sleeping: the thread waits on @cond (a kick must signal it)
  * @started: @thread was created
+ * @sync_busy: HF_EMU_SYNC: a thread runs this engine's wake-ups
  */
 struct emu_engine {
 	struct hf_emu_host *h;
@@ -98,9 +98,11 @@ struct emu_engine {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool kicked;
+	u64 wake_at;
 	bool stop;
 	bool sleeping;
 	bool started;
+	bool sync_busy;
 };
 
 /**
@@ -139,10 +141,6 @@ struct emu_irq {
  * @dma_bar: the DMA/config BAR
  * @user_bar: the user BAR
  * @eng: engine threads
- * @link: the link model (@link.gen 0: none)
- * @link_gbps: its data rate, bytes per ns
- * @link_busy: per direction (0 card reads, 1 card writes), the time the
- *	link is reserved until (atomic)
  */
 struct hf_emu_host {
 	struct xdma_model *m;
@@ -167,184 +165,29 @@ struct hf_emu_host {
 	struct hf_mmio dma_bar;
 	struct hf_mmio user_bar;
 	struct emu_engine eng[XDMA_MAX_ENGINES];
-	struct hf_emu_link link;
-	double link_gbps;
-	u64 link_busy[2];
 };
 
 /* Vector of the handler the current thread runs, or -1. */
 static _Thread_local int emu_in_handler = -1;
 
-/* ---- PCIe link model ---- */
+/* ---- time ---- */
 
-/* GB/s (10^9 bytes/s) per lane after line encoding, by generation. */
-double hf_emu_link_lane_gbps(u32 gen)
-{
-	switch (gen) {
-	case 1:
-		return 2.5 * 8 / 10 / 8;		/* 2.5 GT/s, 8b/10b */
-	case 2:
-		return 5.0 * 8 / 10 / 8;		/* 5 GT/s, 8b/10b */
-	case 3:
-		return 8.0 * 128 / 130 / 8;		/* 8 GT/s, 128b/130b */
-	case 4:
-		return 16.0 * 128 / 130 / 8;
-	case 5:
-		return 32.0 * 128 / 130 / 8;
-	default:
-		return 0;
-	}
-}
+/* The last stretch of a timed wait is spun, not slept: wake-ups on time. */
+#define EMU_WAKE_SPIN_NS	50000ull
 
-/**
- * hf_emu_link_gbps() - the data rate of a link, GB/s = bytes per ns:
- * lanes x lane rate x MPS payload efficiency; 0 without a link model.
- */
-double hf_emu_link_gbps(const struct hf_emu_link *l)
-{
-	if (!l || !l->gen)
-		return 0;
-	return l->lanes * hf_emu_link_lane_gbps(l->gen) * l->mps /
-	       (double)(l->mps + HF_EMU_LINK_TLP_OVERHEAD);
-}
-
-/**
- * hf_emu_link_ns() - the time the model gives one descriptor's data
- * access of @bytes: @l->desc_ns + @bytes / rate (0 without a link model).
- */
-u64 hf_emu_link_ns(const struct hf_emu_link *l, u64 bytes)
-{
-	double g = hf_emu_link_gbps(l);
-
-	if (g <= 0)
-		return 0;
-	return l->desc_ns + (u64)((double)bytes / g + 0.5);
-}
-
-/* "PCIe Gen3 x8, MPS 256, 1000 ns/descriptor (7.26 GB/s)" or "none". */
-int hf_emu_link_describe(const struct hf_emu_link *l, char *buf, size_t len)
-{
-	if (!l || !l->gen)
-		return snprintf(buf, len, "none");
-	return snprintf(buf, len,
-			"PCIe Gen%u x%u, MPS %u, %llu ns/descriptor (%.2f GB/s)",
-			l->gen, l->lanes, l->mps,
-			(unsigned long long)l->desc_ns, hf_emu_link_gbps(l));
-}
-
-static int link_u64(const char *s, u64 *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/**
- * hf_emu_link_parse() - one option of an emulated card's name that belongs
- * to the link model, into @l:
- *	link=genGxW   G 1..5, W 1, 2, 4, 8, 16 (link=none: no model)
- *	mps=BYTES     128, 256, 512, 1024, 2048, 4096 (default 256)
- *	desc_ns=NS    0 .. 10^9 (default 1000)
- * @opt: "key=value"
- * @l: zeroed by the caller before the first option; finish with
- *	hf_emu_link_finish()
- *
- * Return: 0, -ENOENT when @opt is not a link option, -EINVAL for a bad
- * value.
- */
-int hf_emu_link_parse(const char *opt, struct hf_emu_link *l)
-{
-	u64 v;
-
-	if (!strncmp(opt, "link=", 5)) {
-		const char *val = opt + 5;
-		unsigned int g, w;
-		char tail;
-
-		if (!strcmp(val, "none") || !strcmp(val, "off")) {
-			l->gen = 0;
-			l->lanes = 0;
-			return 0;
-		}
-		if (sscanf(val, "gen%ux%u%c", &g, &w, &tail) != 2 || g < 1 ||
-		    g > 5 || !w || w > 16 || (w & (w - 1)))
-			return -EINVAL;
-		l->gen = g;
-		l->lanes = w;
-		return 0;
-	}
-	if (!strncmp(opt, "mps=", 4)) {
-		if (link_u64(opt + 4, &v) || v < 128 || v > 4096 ||
-		    (v & (v - 1)))
-			return -EINVAL;
-		l->mps = (u32)v;
-		return 0;
-	}
-	if (!strncmp(opt, "desc_ns=", 8)) {
-		if (link_u64(opt + 8, &v) || v > 1000000000ull)
-			return -EINVAL;
-		l->desc_ns = v;
-		l->desc_set = true;
-		return 0;
-	}
-	return -ENOENT;
-}
-
-/**
- * hf_emu_link_finish() - after the options: defaults for what was not
- * given.  Return: 0, or -EINVAL when mps= or desc_ns= came without link=.
- */
-int hf_emu_link_finish(struct hf_emu_link *l)
-{
-	if (!l->gen) {
-		if (l->mps || l->desc_set)
-			return -EINVAL;
-		memset(l, 0, sizeof(*l));
-		return 0;
-	}
-	if (!l->mps)
-		l->mps = HF_EMU_LINK_DEFAULT_MPS;
-	if (!l->desc_set)
-		l->desc_ns = HF_EMU_LINK_DEFAULT_DESC_NS;
-	return 0;
-}
-
-/**
- * hf_emu_host_set_link() - install a link model (NULL or gen 0: none);
- * before the first transfer.
- */
-void hf_emu_host_set_link(struct hf_emu_host *h, const struct hf_emu_link *l)
-{
-	if (!l || !l->gen) {
-		memset(&h->link, 0, sizeof(h->link));
-		h->link_gbps = 0;
-		return;
-	}
-	h->link = *l;
-	h->link_gbps = hf_emu_link_gbps(l);
-}
-
-static void link_wait_until(u64 end)
+/* Wait until @end (CLOCK_MONOTONIC): sleep the bulk, spin the rest. */
+static void emu_sleep_until(u64 end)
 {
 	for (;;) {
 		u64 now = hf_os_now_ns();
 
 		if (now >= end)
 			return;
-		/* Sleep the bulk of a long wait, spin the last 100 us. */
-		if (end - now > 300000) {
+		if (end - now > EMU_WAKE_SPIN_NS) {
+			u64 ns = end - now - EMU_WAKE_SPIN_NS;
 			struct timespec ts = {
-				.tv_sec = 0,
-				.tv_nsec = (long)min_t(u64, end - now - 100000,
-						       999999999ull),
+				.tv_sec = ns / 1000000000ull,
+				.tv_nsec = ns % 1000000000ull,
 			};
 
 			nanosleep(&ts, NULL);
@@ -354,38 +197,34 @@ static void link_wait_until(u64 end)
 	}
 }
 
-/**
- * emu_link() - hold a DMA access that started at @t0 until the link model
- * lets it complete.
- * @h: the host
- * @w: 0 a card read, 1 a card write
- * @len: bytes
- * @data: a descriptor's data access (pays @h->link.desc_ns)
- * @t0: when the access started
- */
-static void emu_link(struct hf_emu_host *h, int w, size_t len, bool data,
-		     u64 t0)
+static u64 emu_now_ns(void *host)
 {
-	u64 xfer = (u64)((double)len / h->link_gbps + 0.5), start, end;
-	u64 old = __atomic_load_n(&h->link_busy[w], __ATOMIC_RELAXED);
-
-	do {
-		start = old > t0 ? old : t0;
-		end = start + xfer;
-	} while (!__atomic_compare_exchange_n(&h->link_busy[w], &old, end,
-					      false, __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
-	if (data)
-		end += h->link.desc_ns;
-	link_wait_until(end);
+	return hf_os_now_ns();
 }
 
 /* ---- IOMMU ---- */
 
+/* DMA faults of every host of this process (hf_emu_dma_faults_total()). */
+static u64 emu_faults_total;
+
 static void emu_fault(struct hf_emu_host *h, u64 bus)
 {
 	__atomic_fetch_add(&h->faults, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&emu_faults_total, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->last_fault_bus, bus, __ATOMIC_RELAXED);
+}
+
+/**
+ * hf_emu_dma_faults_total() - DMA faults of every in-process host this
+ * process has had, destroyed ones included: the emulated cards' DMA to bus
+ * addresses not (or no longer) mapped, or without permission.  Tests check
+ * it around each case (tests/dma_faults.c).
+ *
+ * Return: the count.
+ */
+u64 hf_emu_dma_faults_total(void)
+{
+	return __atomic_load_n(&emu_faults_total, __ATOMIC_RELAXED);
 }
 
 /* The mapping holding @bus, or NULL; map_lock held. */
@@ -458,15 +297,12 @@ static int emu_dma_read(void *host, uint64_t bus, void *dst, size_t len)
 {
 	struct hf_emu_host *h = host;
 	struct emu_region *region = NULL;
-	u64 t0 = h->link.gen ? hf_os_now_ns() : 0;
 	struct emu_map *mp;
-	bool data = false;
 	int r = -EFAULT;
 	u64 off;
 
 	pthread_rwlock_rdlock(&h->map_lock);
 	mp = emu_resolve(h, bus, len, HF_DMA_TO_DEVICE, &off);
-	data = mp && !mp->owned;
 	if (mp && mp->region) {
 		region = mp->region;
 		emu_region_get(h, region);
@@ -479,8 +315,6 @@ static int emu_dma_read(void *host, uint64_t bus, void *dst, size_t len)
 		r = region->ops->read(region->ctx, off, dst, len);
 		emu_region_put(h, region);
 	}
-	if (h->link.gen && !r)
-		emu_link(h, 0, len, data, t0);
 	return r;
 }
 
@@ -489,16 +323,13 @@ static int emu_dma_write(void *host, uint64_t bus, const void *src,
 {
 	struct hf_emu_host *h = host;
 	struct emu_region *region = NULL;
-	u64 t0 = h->link.gen ? hf_os_now_ns() : 0;
 	struct emu_map *mp;
-	bool data = false;
 	int r = -EFAULT;
 	u8 *dst;
 	u64 off;
 
 	pthread_rwlock_rdlock(&h->map_lock);
 	mp = emu_resolve(h, bus, len, HF_DMA_FROM_DEVICE, &off);
-	data = mp && !mp->owned;
 	dst = mp && !mp->region ? mp->cpu + off : NULL;
 	if (mp && mp->region) {
 		region = mp->region;
@@ -523,8 +354,6 @@ static int emu_dma_write(void *host, uint64_t bus, const void *src,
 		r = region->ops->write(region->ctx, off, src, len);
 		emu_region_put(h, region);
 	}
-	if (h->link.gen && !r)
-		emu_link(h, 1, len, data, t0);
 	return r;
 }
 
@@ -845,46 +674,143 @@ void hf_emu_free_irq(struct hf_emu_host *h, u32 vector)
  */
 #define EMU_ENGINE_SPIN_NS	2000000ull
 
+/* Make timed sleeps of this thread precise (Linux: timer slack 1 us). */
+static void emu_thread_precise(void)
+{
+#ifdef PR_SET_TIMERSLACK
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+#endif
+}
+
+/**
+ * emu_engine_wait() - wait for the next reason to run the engine.
+ * @t: the engine thread, @t->lock held (dropped while spinning)
+ *
+ * A kick, or the time the model asked for: sleep on @t->cond until shortly
+ * before it, then spin.  With nothing asked for, spin a while for a kick,
+ * then sleep.
+ *
+ * Return: false when the thread must end.
+ */
+static bool emu_engine_wait(struct emu_engine *t)
+{
+	struct timespec ts;
+	u64 now, at;
+
+	for (;;) {
+		if (t->stop)
+			return false;
+		if (t->kicked) {
+			__atomic_store_n(&t->kicked, false, __ATOMIC_RELAXED);
+			return true;
+		}
+		at = t->wake_at;
+		now = hf_os_now_ns();
+		if (at && now >= at) {
+			__atomic_store_n(&t->wake_at, 0, __ATOMIC_RELAXED);
+			return true;
+		}
+		if (at && at - now <= EMU_WAKE_SPIN_NS) {
+			pthread_mutex_unlock(&t->lock);
+			while (hf_os_now_ns() < at &&
+			       !__atomic_load_n(&t->kicked, __ATOMIC_ACQUIRE))
+				hf_os_relax();
+			pthread_mutex_lock(&t->lock);
+			continue;
+		}
+		t->sleeping = true;
+		if (at) {
+			at -= EMU_WAKE_SPIN_NS;
+			ts.tv_sec = at / 1000000000ull;
+			ts.tv_nsec = at % 1000000000ull;
+			pthread_cond_timedwait(&t->cond, &t->lock, &ts);
+		} else {
+			pthread_cond_wait(&t->cond, &t->lock);
+		}
+		t->sleeping = false;
+	}
+}
+
 static void *emu_engine_thread(void *arg)
 {
 	struct emu_engine *t = arg;
+	bool run;
 
+	emu_thread_precise();
 	for (;;) {
-		hf_os_spin_wait(&t->kicked, EMU_ENGINE_SPIN_NS);
+		if (!__atomic_load_n(&t->wake_at, __ATOMIC_RELAXED))
+			hf_os_spin_wait(&t->kicked, EMU_ENGINE_SPIN_NS);
 		pthread_mutex_lock(&t->lock);
-		while (!t->kicked && !t->stop) {
-			t->sleeping = true;
-			pthread_cond_wait(&t->cond, &t->lock);
-			t->sleeping = false;
-		}
-		if (t->stop) {
-			pthread_mutex_unlock(&t->lock);
-			break;
-		}
-		__atomic_store_n(&t->kicked, false, __ATOMIC_RELAXED);
+		run = emu_engine_wait(t);
 		pthread_mutex_unlock(&t->lock);
+		if (!run)
+			break;
 		xdma_model_engine_work(t->h->m, t->index);
 	}
 	return NULL;
 }
 
-static void emu_kick(void *host, uint32_t engine)
+/*
+ * HF_EMU_SYNC: run the engine in this thread, then serve the wake-ups it
+ * asks for by sleeping here, until it has nothing timed left.  A nested
+ * call (an interrupt handler starting the engine again) only runs the
+ * work; the outer call serves the wake-ups.
+ */
+static void emu_sync_run(struct hf_emu_host *h, struct emu_engine *t)
 {
-	struct hf_emu_host *h = host;
+	u64 at;
+
+	if (t->sync_busy) {
+		xdma_model_engine_work(h->m, t->index);
+		return;
+	}
+	t->sync_busy = true;
+	xdma_model_engine_work(h->m, t->index);
+	while ((at = t->wake_at)) {
+		t->wake_at = 0;
+		emu_sleep_until(at);
+		xdma_model_engine_work(h->m, t->index);
+	}
+	t->sync_busy = false;
+}
+
+/*
+ * Engine @engine has work now (@when 0: ops->kick) or at @when
+ * (ops->schedule).  HF_EMU_SYNC: a kick runs it here; a wake-up, asked
+ * from its own work, is served by the emu_sync_run() around that work.
+ */
+static void emu_wake(struct hf_emu_host *h, uint32_t engine, u64 when)
+{
 	struct emu_engine *t;
 
 	if (engine >= XDMA_MAX_ENGINES)
 		return;
+	t = &h->eng[engine];
 	if (h->flags & HF_EMU_SYNC) {
-		xdma_model_engine_work(h->m, engine);
+		if (when)
+			t->wake_at = when;
+		else
+			emu_sync_run(h, t);
 		return;
 	}
-	t = &h->eng[engine];
 	pthread_mutex_lock(&t->lock);
-	__atomic_store_n(&t->kicked, true, __ATOMIC_RELEASE);
+	if (when)
+		__atomic_store_n(&t->wake_at, when, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(&t->kicked, true, __ATOMIC_RELEASE);
 	if (t->sleeping)
 		pthread_cond_signal(&t->cond);
 	pthread_mutex_unlock(&t->lock);
+}
+
+static void emu_kick(void *host, uint32_t engine)
+{
+	emu_wake(host, engine, 0);
+}
+
+static void emu_schedule(void *host, uint32_t engine, uint64_t when_ns)
+{
+	emu_wake(host, engine, when_ns ? when_ns : 1);
 }
 
 static const struct xdma_model_host_ops emu_ops = {
@@ -893,6 +819,8 @@ static const struct xdma_model_host_ops emu_ops = {
 	.msi = emu_msi,
 	.intx = emu_intx,
 	.kick = emu_kick,
+	.now_ns = emu_now_ns,
+	.schedule = emu_schedule,
 };
 
 /* ---- BARs ---- */
@@ -965,6 +893,7 @@ static void emu_stop_threads(struct hf_emu_host *h)
 int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 		       struct hf_emu_host **out)
 {
+	pthread_condattr_t cattr;
 	struct hf_emu_host *h;
 	u32 i, n;
 	int r;
@@ -981,12 +910,15 @@ int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 	pthread_cond_init(&h->region_cond, NULL);
 	pthread_mutex_init(&h->irq_lock, NULL);
 	pthread_cond_init(&h->irq_cond, NULL);
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
 	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
 		h->eng[i].h = h;
 		h->eng[i].index = i;
 		pthread_mutex_init(&h->eng[i].lock, NULL);
-		pthread_cond_init(&h->eng[i].cond, NULL);
+		pthread_cond_init(&h->eng[i].cond, &cattr);
 	}
+	pthread_condattr_destroy(&cattr);
 	r = xdma_model_create(cfg, &emu_ops, h, &h->m);
 	if (r)
 		goto err;

@@ -13,13 +13,12 @@
  *  - DMA-coherent allocations (descriptor rings, writeback words);
  *  - one thread per engine, so engines run asynchronously to the driver as
  *    hardware does, or, with HF_EMU_SYNC, in the thread that starts them
- *    (deterministic unit tests);
+ *    (deterministic unit tests; a timed engine, see below, makes that
+ *    thread sleep until the engine is done or parked);
+ *  - time: CLOCK_MONOTONIC, and wake-ups at the times the model asks for
+ *    (its PCIe link model, xdma_model_config.link, and timed faults);
  *  - interrupt delivery: a handler per MSI-X / MSI vector or the INTx line;
- *  - the two BARs as struct hf_mmio for the engine core;
- *  - an optional PCIe link model (struct hf_emu_link, off by default): each
- *    DMA access then takes at least the time a link of that generation,
- *    width and max payload size would need, so the emulated card predicts
- *    the figures of a real platform.
+ *  - the two BARs as struct hf_mmio for the engine core.
  */
 #ifndef HF_EMU_HOST_H
 #define HF_EMU_HOST_H
@@ -73,40 +72,6 @@ struct hf_emu_host_stats {
 	u64 region_calls;
 };
 
-/**
- * struct hf_emu_link - a PCIe link model for the emulated card.
- * @gen: PCIe generation 1..5, 0 = no link model (the default)
- * @lanes: link width 1, 2, 4, 8, 16
- * @mps: max payload size in bytes, 128 .. 4096, a power of two
- * @desc_ns: latency added to each descriptor's data access (descriptor
- *	fetch round trip, engine start, completion), ns
- *
- * Data moves at lanes x lane rate x mps / (mps + HF_EMU_LINK_TLP_OVERHEAD)
- * bytes per second, one link per direction shared by every engine; each
- * descriptor's data access also waits @desc_ns.  A copy that is slower than
- * the model keeps its own time: the model is a floor, never a speed-up.
- */
-struct hf_emu_link {
-	u32 gen;
-	u32 lanes;
-	u32 mps;
-	u64 desc_ns;
-	bool desc_set;	/* desc_ns was given (parsing) */
-};
-
-/* Per-TLP bytes besides the payload: framing/sequence 4 (Gen3 STP token;
- * start/end symbols + sequence number on Gen1/2), 3DW header 12, LCRC 4. */
-#define HF_EMU_LINK_TLP_OVERHEAD	20
-#define HF_EMU_LINK_DEFAULT_MPS		256
-#define HF_EMU_LINK_DEFAULT_DESC_NS	1000
-
-int hf_emu_link_parse(const char *opt, struct hf_emu_link *l);
-int hf_emu_link_finish(struct hf_emu_link *l);
-double hf_emu_link_lane_gbps(u32 gen);
-double hf_emu_link_gbps(const struct hf_emu_link *l);
-u64 hf_emu_link_ns(const struct hf_emu_link *l, u64 bytes);
-int hf_emu_link_describe(const struct hf_emu_link *l, char *buf, size_t len);
-void hf_emu_host_set_link(struct hf_emu_host *h, const struct hf_emu_link *l);
 
 int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 		       struct hf_emu_host **out);
@@ -132,5 +97,6 @@ void hf_emu_free_irq(struct hf_emu_host *h, u32 vector);
 
 void hf_emu_host_get_stats(struct hf_emu_host *h,
 			   struct hf_emu_host_stats *st);
+u64 hf_emu_dma_faults_total(void);
 
 #endif /* HF_EMU_HOST_H */

@@ -10,7 +10,12 @@
 #       1 MiB + unaligned h2c/c2h round trips (cmp), interrupt count, rmmod
 #   faults    fault-regs=on window at BAR0+0xf000 from inside the guest
 #             (desc_read -> EIO, stall -> timeout, lost_irq -> timeout or
-#             recovered, dead -> all ones) and the host chardev protocol
+#             recovered, dead -> all ones, hang -> a late but whole
+#             transfer) and the host chardev protocol
+#   link      link=gen1x1 (the link model on QEMU's virtual clock): PCIe
+#             link status Gen1 x1 in sysfs, 64 MiB each way takes at least
+#             the link's time (printed), a hang shorter than the timeout
+#             delays a transfer that then completes
 #   unplug    QMP device_del of the card while transfers run
 #   viommu    msix mode behind an emulated VT-d (intel-iommu, strict)
 #
@@ -120,6 +125,11 @@ roundtrip() { # name bytes card-offset
 
 lspci_dev=$(grep -l 0x10ee /sys/bus/pci/devices/*/vendor | head -1)
 check "card on the PCI bus (10ee:9038)" grep -q 0x9038 "${lspci_dev%/vendor}/device"
+# PCIe Link Status: the link model's generation and width, Gen3 x8 without
+if [ "$MODE" = link ]; then want_speed="2.5 GT/s" want_width=1; else want_speed="8.0 GT/s" want_width=8; fi
+speed=$(cat "${lspci_dev%/vendor}/current_link_speed" 2>/dev/null)
+width=$(cat "${lspci_dev%/vendor}/current_link_width" 2>/dev/null)
+check "link status $want_speed x$want_width ($speed x$width)" sh -c "echo '$speed' | grep -q '^$want_speed' && test '$width' = $want_width"
 # /dev/mem before the driver claims the BAR (CONFIG_IO_STRICT_DEVMEM)
 bar0=$(awk '{print $1; exit}' "${lspci_dev%/vendor}/resource")
 if [ -n "$bar0" ]; then
@@ -163,6 +173,32 @@ i1=$(irqs)
 echo "interrupts during the transfers: $((i1 - i0))"
 if [ "$MODE" != poll ]; then
 	check "interrupts were delivered" test $((i1 - i0)) -gt 0
+fi
+
+if [ "$MODE" = link ] || [ "$MODE" = msix ]; then
+	# 64 MiB each way (16 read()/write() chunks of 4 MiB in the driver);
+	# Gen1 x1, MPS 256: 0.232 GB/s, at least 289 ms each way
+	dd if=/dev/urandom of=/tmp/a bs=1048576 count=64 2>/dev/null
+	t0=$(ms)
+	dd if=/tmp/a of=/dev/hellofpga0_h2c_0 bs=64M count=1 conv=notrunc 2>/tmp/err || cat /tmp/err
+	t1=$(ms)
+	dd if=/dev/hellofpga0_c2h_1 of=/tmp/b bs=64M count=1 2>/tmp/err || cat /tmp/err
+	t2=$(ms)
+	echo "64 MiB ($MODE): h2c $((t1 - t0)) ms, c2h $((t2 - t1)) ms"
+	check "64 MiB round trip data" cmp /tmp/a /tmp/b
+fi
+if [ "$MODE" = link ]; then
+	check "64 MiB h2c took the link's time ($((t1 - t0)) ms >= 289)" test $((t1 - t0)) -ge 289
+	check "64 MiB c2h took the link's time ($((t2 - t1)) ms >= 289)" test $((t2 - t1)) -ge 289
+	# a 300 ms hang (fault window bit 4, duration at 0xf0f0) delays a transfer
+	FW=$((0xf000))
+	w32le /dev/hellofpga0_user $((FW + 0xf0)) 300000
+	w32le /dev/hellofpga0_user $FW 16
+	check "hang in force (fault bits 0x10)" test "$(u32le /dev/hellofpga0_user $FW)" = 00000010
+	t0=$(ms)
+	check "a transfer during a 300 ms hang completes" roundtrip hang 65536 0
+	check "... after the hang ($(( $(ms) - t0 )) ms >= 250)" test $(( $(ms) - t0 )) -ge 250
+	check "the hang is over (fault bits 0)" test "$(u32le /dev/hellofpga0_user $FW)" = 00000000
 fi
 
 if [ "$MODE" = faults ]; then
@@ -214,6 +250,16 @@ if [ "$MODE" = faults ]; then
 	fi
 	w32le /dev/hellofpga0_user $FW 0
 	check "transfers work after dead is cleared" roundtrip after 8192 0
+	# hang: no duration set -> no hang; 200 ms -> a late but whole transfer
+	w32le /dev/hellofpga0_user $FW 16
+	check "hang bit without a duration does nothing" test "$(u32le /dev/hellofpga0_user $FW)" = 00000000
+	w32le /dev/hellofpga0_user $((FW + 0xf0)) 200000
+	w32le /dev/hellofpga0_user $FW 16
+	left=$((0x$(u32le /dev/hellofpga0_user $((FW + 0xf4)))))
+	check "hang left ($left us) <= 200000" test $left -gt 0 -a $left -le 200000
+	t0=$(ms)
+	check "a transfer during a 200 ms hang completes" roundtrip hang 8192 0
+	check "... after the hang ($(( $(ms) - t0 )) ms >= 150)" test $(( $(ms) - t0 )) -ge 150
 	# host control channel (smoke-test.sh watches for this line)
 	echo "HOST-FAULT-REQUEST stall"
 	i=0
@@ -306,6 +352,9 @@ for mode in "${modes[@]}"; do
 	faults) params=irq_mode=msix,timeout_ms=2000
 		dev+=",fault-regs=on,chardev=fault0"
 		extra=(-chardev "socket,id=fault0,path=$WORK/fault.sock,server=on,wait=off") ;;
+	link) params=irq_mode=msix
+		dev+=",fault-regs=on,link=gen1x1,chardev=fault0"
+		extra=(-chardev "socket,id=fault0,path=$WORK/fault.sock,server=on,wait=off") ;;
 	unplug) params=irq_mode=msix,timeout_ms=3000
 		dev+=",fault-regs=on" ;;
 	viommu) params=irq_mode=msix
@@ -327,12 +376,22 @@ for mode in "${modes[@]}"; do
 		-device pcie-root-port,id=rp0,chassis=1,slot=1 -device "$dev" \
 		>"$WORK/qemu-$mode.log" 2>&1 &
 	qpid=$!
+	if [ "$mode" = link ]; then
+		if wait_line "$log" '== mode' 120 $qpid; then
+			python3 - "$WORK/fault.sock" <<'PY' >>"$WORK/qemu-$mode.log" 2>&1
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile('rw')
+for c in ["link", "counters"]:
+    f.write(c + "\n"); f.flush(); print("chardev:", c, "->", f.readline().strip())
+PY
+		fi
+	fi
 	if [ "$mode" = faults ]; then
 		if wait_line "$log" HOST-FAULT-REQUEST 120 $qpid; then
 			python3 - "$WORK/fault.sock" <<'PY' >>"$WORK/qemu-$mode.log" 2>&1
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile('rw')
-for c in ["counters", "bogus", "fault stall", "faults"]:
+for c in ["counters", "bogus", "link", "fault hang", "fault hang 50", "faults", "fault none", "fault stall", "faults"]:
     f.write(c + "\n"); f.flush(); print("chardev:", c, "->", f.readline().strip())
 PY
 		fi
@@ -348,12 +407,16 @@ PY
 	wait $qpid
 	qrc=$?
 	wall=$(echo "$(date +%s.%N) - $start" | bc)
-	grep -E '^(ok|not ok|==|interrupts|RESULT|GUEST-|hellofpga|\[)' "$log" |
+	grep -E '^(ok|not ok|==|interrupts|RESULT|GUEST-|hellofpga|64 MiB|\[)' "$log" |
 		grep -vE '^\[ *[0-9.]+\] (ACPI|PCI|pci |clock|smpboot|x86)' | sed "s/^/  [$mode] /" | head -80
 	[ -s "$WORK/qemu-$mode.log" ] && sed "s/^/  [$mode] qemu: /" "$WORK/qemu-$mode.log" | head -20
 	host_ok=1
 	case $mode in
-	faults) grep -q 'chardev: fault stall -> ok' "$WORK/qemu-$mode.log" || host_ok=0 ;;
+	faults) grep -q 'chardev: fault stall -> ok' "$WORK/qemu-$mode.log" &&
+		grep -q 'chardev: fault hang -> error' "$WORK/qemu-$mode.log" &&
+		grep -q 'chardev: fault hang 50 -> ok' "$WORK/qemu-$mode.log" &&
+		grep -q 'chardev: link -> ok none' "$WORK/qemu-$mode.log" || host_ok=0 ;;
+	link) grep -q 'chardev: link -> ok PCIe Gen1 x1, MPS 256, 1000 ns/descriptor (0.23 GB/s)' "$WORK/qemu-$mode.log" || host_ok=0 ;;
 	unplug) grep -q 'event: {"timestamp.*DEVICE_DELETED.*/machine/peripheral/card' "$WORK/qemu-$mode.log" &&
 		grep -q 'DeviceNotFound' "$WORK/qemu-$mode.log" || host_ok=0 ;;
 	esac

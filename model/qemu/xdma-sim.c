@@ -28,8 +28,17 @@
  *   kick(engine) -> qemu_bh_schedule() of a per-engine bottom half that runs
  *       xdma_model_engine_work() in the main loop (BQL held), asynchronously
  *       to the vCPU that wrote the Run bit
+ *   now_ns()     -> QEMU_CLOCK_VIRTUAL
+ *   schedule(engine, when) -> timer_mod() of a per-engine QEMU_CLOCK_VIRTUAL
+ *       timer whose callback runs xdma_model_engine_work() in the main loop:
+ *       the model's link model and timed faults never sleep in QEMU
  * The interrupt mode the guest enabled in config space is passed to the
  * model (xdma_model_set_irq_mode()) after every config write.
+ *
+ * Link model: link=genGxW, mps=, desc_ns= (the in-process card's options,
+ * parsed by the same model/xdma_link.c) pace the engines on the virtual
+ * clock; the PCIe capability's Link Capabilities / Status report that
+ * generation and width (Gen3 x8 without a link model).
  *
  * Everything runs under the BQL (MMIO, bottom halves, chardev), so the
  * model's own lock is never contended here; it is kept for the in-process
@@ -38,10 +47,12 @@
  * Fault injection (model/qemu/README.md):
  *   chardev=ID   line protocol on a character device:
  *                "fault desc_read|stall|lost_irq|dead|none|<number>" -> "ok"
+ *                "fault hang <ms>" -> "ok" (the engines hang, then recover)
  *                "faults" -> current fault bits, "counters" -> one JSON line,
- *                "reset-counters" -> "ok", anything else -> "error ..."
+ *                "link" -> the link model, "reset-counters" -> "ok",
+ *                anything else -> "error ..."
  *   fault-regs=on  a register window at BAR0 + 0xf000 for the guest itself
- *   QOM property "faults" (qom-set/qom-get over QMP)
+ *   QOM properties "faults" and "hang-ms" (qom-set/qom-get over QMP)
  */
 #include "qemu/osdep.h"
 #include "qemu/units.h"
@@ -49,6 +60,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
 #include "qemu/cutils.h"
+#include "qemu/timer.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "hw/pci/pci.h"
@@ -84,7 +96,13 @@
 #define XS_FW_CTRL		0x08	/* W: bit 0 = reset the counters */
 #define XS_FW_NCOUNTERS		0x0c	/* RO: number of 64-bit counters */
 #define XS_FW_COUNTERS		0x10	/* RO: counters, lo/hi pairs */
+#define XS_FW_HANG_US		0xf0	/* RW: duration of a hang started here */
+#define XS_FW_HANG_LEFT_US	0xf4	/* RO: what is left of the hang */
 #define XS_FW_MAGIC_VALUE	0x46415554u	/* "FAUT" */
+
+/* What the PCIe capability reports without a link model (the IP's IDs). */
+#define XS_DEFAULT_GEN		3
+#define XS_DEFAULT_LANES	8
 
 /* Counter order in the fault window and in the "counters" JSON line. */
 #define XS_COUNTERS(X)			\
@@ -96,7 +114,8 @@
 	X(bytes_h2c)			\
 	X(bytes_c2h)			\
 	X(errors)			\
-	X(guest_errors)
+	X(guest_errors)			\
+	X(dma_errors)
 #define XS_COUNT_ONE(n)		+ 1
 #define XS_NCOUNTERS		(0 XS_COUNTERS(XS_COUNT_ONE))
 
@@ -113,6 +132,7 @@ typedef struct XdmaSimEngine {
 	struct XdmaSimState *s;
 	uint32_t index;
 	QEMUBH *bh;
+	QEMUTimer *timer;
 } XdmaSimEngine;
 
 struct XdmaSimState {
@@ -132,6 +152,10 @@ struct XdmaSimState {
 	size_t line_len;
 	bool line_overflow;
 
+	/* the link model the properties describe; fault window hang length */
+	struct xdma_link link_model;
+	uint32_t fw_hang_us;
+
 	/* properties */
 	uint16_t vendor_id;
 	uint16_t device_id;
@@ -143,6 +167,9 @@ struct XdmaSimState {
 	bool fault_regs;
 	uint64_t user_bar_size;
 	int dma_bar_nr;		/* 1, or 2 after a 64-bit user BAR */
+	char *link;
+	uint32_t mps;		/* UINT32_MAX: not given */
+	uint64_t desc_ns;	/* UINT64_MAX: not given */
 };
 
 /* ---- host ops ---- */
@@ -188,7 +215,22 @@ static void xs_kick(void *host, uint32_t engine)
 	}
 }
 
-static void xs_engine_bh(void *opaque)
+static uint64_t xs_now_ns(void *host)
+{
+	return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void xs_schedule(void *host, uint32_t engine, uint64_t when_ns)
+{
+	XdmaSimState *s = host;
+
+	if (engine < s->num_engines && s->eng[engine].timer) {
+		timer_mod(s->eng[engine].timer, when_ns);
+	}
+}
+
+/* bottom half (kick) and timer (schedule) of an engine */
+static void xs_engine_run(void *opaque)
 {
 	XdmaSimEngine *e = opaque;
 
@@ -203,7 +245,24 @@ static const struct xdma_model_host_ops xs_host_ops = {
 	.msi = xs_msi,
 	.intx = xs_intx,
 	.kick = xs_kick,
+	.now_ns = xs_now_ns,
+	.schedule = xs_schedule,
 };
+
+/* Bottom halves and timers of the engines go (exit, failed realize). */
+static void xs_engines_free(XdmaSimState *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->num_engines; i++) {
+		if (s->eng[i].bh) {
+			qemu_bh_delete(s->eng[i].bh);
+			s->eng[i].bh = NULL;
+		}
+		timer_free(s->eng[i].timer);
+		s->eng[i].timer = NULL;
+	}
+}
 
 /* Tell the model what the guest enabled in config space. */
 static void xs_update_irq_mode(XdmaSimState *s)
@@ -248,8 +307,25 @@ static void xs_counters(XdmaSimState *s, uint64_t out[XS_NCOUNTERS])
 }
 
 static const char *const xs_fault_names[] = {
-	"desc_read", "stall", "lost_irq", "dead",
+	"desc_read", "stall", "lost_irq", "dead", "hang",
 };
+
+/*
+ * Set fault bits @val (XDMA_FAULTS_ALL); the hang bit starts a hang of
+ * @hang_ns unless one is in force (and keeps it).  False when the hang bit
+ * came without a hang in force or a valid duration: nothing changed.
+ */
+static bool xs_set_fault_bits(XdmaSimState *s, uint32_t val,
+			      uint64_t hang_ns)
+{
+	if ((val & XDMA_FAULT_HANG) &&
+	    !(xdma_model_get_faults(s->model) & XDMA_FAULT_HANG) &&
+	    (!hang_ns || xdma_model_inject_hang(s->model, hang_ns))) {
+		return false;
+	}
+	xdma_model_inject(s->model, val);
+	return true;
+}
 
 /* "desc_read|stall", "none", "0x6": fault bits, or -1. */
 static int64_t xs_parse_faults(const char *arg)
@@ -274,7 +350,7 @@ static int64_t xs_parse_faults(const char *arg)
 		if (j < ARRAY_SIZE(xs_fault_names)) {
 			continue;
 		}
-		if (qemu_strtou64(tok[i], NULL, 0, &v) || v > 0xf) {
+		if (qemu_strtou64(tok[i], NULL, 0, &v) || v > XDMA_FAULTS_ALL) {
 			return -1;
 		}
 		bits |= v;
@@ -296,9 +372,25 @@ static void xs_reply(XdmaSimState *s, const char *fmt, ...)
 	qemu_chr_fe_write_all(&s->chr, (const uint8_t *)msg, strlen(msg));
 }
 
+/* "fault hang <ms>": every engine hangs for that long, other faults kept. */
+static void xs_command_hang(XdmaSimState *s, const char *arg)
+{
+	uint64_t ms;
+
+	if (qemu_strtou64(arg, NULL, 10, &ms) || !ms ||
+	    ms > XDMA_MODEL_MAX_HANG_NS / 1000000 ||
+	    xdma_model_inject_hang(s->model, ms * 1000000)) {
+		xs_reply(s, "error fault hang: expected a duration of 1..%llu ms\n",
+			 (unsigned long long)(XDMA_MODEL_MAX_HANG_NS / 1000000));
+		return;
+	}
+	xs_reply(s, "ok\n");
+}
+
 static void xs_command(XdmaSimState *s, char *line)
 {
 	char *cmd = g_strstrip(line), *arg;
+	char desc[128];
 	int64_t bits;
 
 	if (!*cmd || *cmd == '#') {
@@ -311,14 +403,22 @@ static void xs_command(XdmaSimState *s, char *line)
 	} else {
 		arg = cmd + strlen(cmd);
 	}
-	if (!strcmp(cmd, "fault")) {
+	if (!strcmp(cmd, "fault") && !strncmp(arg, "hang ", 5)) {
+		xs_command_hang(s, g_strstrip(arg + 5));
+	} else if (!strcmp(cmd, "fault")) {
 		bits = *arg ? xs_parse_faults(arg) : -1;
 		if (bits < 0) {
-			xs_reply(s, "error fault: expected desc_read|stall|lost_irq|dead|none or a number <= 0xf\n");
+			xs_reply(s, "error fault: expected desc_read|stall|lost_irq|dead|none or a number <= 0x1f, or hang <ms>\n");
 			return;
 		}
-		xdma_model_inject(s->model, bits);
+		if (!xs_set_fault_bits(s, bits, 0)) {
+			xs_reply(s, "error fault: a hang needs a duration: fault hang <ms>\n");
+			return;
+		}
 		xs_reply(s, "ok\n");
+	} else if (!strcmp(cmd, "link")) {
+		xdma_link_describe(&s->link_model, desc, sizeof(desc));
+		xs_reply(s, "ok %s\n", desc);
 	} else if (!strcmp(cmd, "faults")) {
 		xs_reply(s, "ok 0x%x\n", xdma_model_get_faults(s->model));
 	} else if (!strcmp(cmd, "counters")) {
@@ -331,8 +431,10 @@ static void xs_command(XdmaSimState *s, char *line)
 						       i ? "," : "", c[i]); i++;
 		XS_COUNTERS(XS_JSON)
 #undef XS_JSON
-		g_string_append_printf(j, ",\"faults\":%u,\"irq_mode\":%d}\n",
+		g_string_append_printf(j, ",\"faults\":%u,\"hang_left_us\":%" PRIu64
+				       ",\"irq_mode\":%d}\n",
 				       xdma_model_get_faults(s->model),
+				       xdma_model_hang_left_ns(s->model) / 1000,
 				       s->irq_mode);
 		qemu_chr_fe_write_all(&s->chr, (const uint8_t *)j->str, j->len);
 		g_string_free(j, true);
@@ -340,7 +442,7 @@ static void xs_command(XdmaSimState *s, char *line)
 		xdma_model_reset_counters(s->model);
 		xs_reply(s, "ok\n");
 	} else if (!strcmp(cmd, "help")) {
-		xs_reply(s, "ok commands: fault desc_read|stall|lost_irq|dead|none|N, faults, counters, reset-counters\n");
+		xs_reply(s, "ok commands: fault desc_read|stall|lost_irq|dead|none|N, fault hang MS, faults, counters, link, reset-counters\n");
 	} else {
 		xs_reply(s, "error unknown command '%s'\n", cmd);
 	}
@@ -405,15 +507,46 @@ static void xs_set_faults(Object *obj, Visitor *v, const char *name,
 	if (!visit_type_uint32(v, name, &val, errp)) {
 		return;
 	}
-	if (val > 0xf) {
-		error_setg(errp, "faults: only bits 0..3 exist");
+	if (val > XDMA_FAULTS_ALL) {
+		error_setg(errp, "faults: only bits 0..4 exist");
 		return;
 	}
 	if (!s->model) {
 		error_setg(errp, "faults: device not realized");
 		return;
 	}
-	xdma_model_inject(s->model, val);
+	if (!xs_set_fault_bits(s, val, 0)) {
+		error_setg(errp, "faults: bit 4 (hang) keeps a hang in force; start one with hang-ms");
+	}
+}
+
+static void xs_get_hang_ms(Object *obj, Visitor *v, const char *name,
+			   void *opaque, Error **errp)
+{
+	XdmaSimState *s = XDMA_SIM(obj);
+	uint64_t ns = s->model ? xdma_model_hang_left_ns(s->model) : 0;
+	uint32_t val = DIV_ROUND_UP(ns, 1000000);
+
+	visit_type_uint32(v, name, &val, errp);
+}
+
+static void xs_set_hang_ms(Object *obj, Visitor *v, const char *name,
+			   void *opaque, Error **errp)
+{
+	XdmaSimState *s = XDMA_SIM(obj);
+	uint32_t val;
+
+	if (!visit_type_uint32(v, name, &val, errp)) {
+		return;
+	}
+	if (!s->model) {
+		error_setg(errp, "hang-ms: device not realized");
+		return;
+	}
+	if (xdma_model_inject_hang(s->model, val * 1000000ull)) {
+		error_setg(errp, "hang-ms: at most %llu",
+			   (unsigned long long)(XDMA_MODEL_MAX_HANG_NS / 1000000));
+	}
 }
 
 /* ---- BARs ---- */
@@ -431,6 +564,10 @@ static uint64_t xs_fw_read(XdmaSimState *s, uint32_t off)
 		return 0;
 	case XS_FW_NCOUNTERS:
 		return XS_NCOUNTERS;
+	case XS_FW_HANG_US:
+		return s->fw_hang_us;
+	case XS_FW_HANG_LEFT_US:
+		return DIV_ROUND_UP(xdma_model_hang_left_ns(s->model), 1000);
 	}
 	if (off >= XS_FW_COUNTERS && off < XS_FW_COUNTERS + 8 * XS_NCOUNTERS) {
 		i = (off - XS_FW_COUNTERS) / 8;
@@ -451,7 +588,15 @@ static void xs_fw_write(XdmaSimState *s, uint32_t off, uint32_t val)
 {
 	switch (off) {
 	case XS_FW_FAULTS:
-		xdma_model_inject(s->model, val & 0xf);
+		if (!xs_set_fault_bits(s, val & XDMA_FAULTS_ALL,
+				       s->fw_hang_us * 1000ull)) {
+			qemu_log_mask(LOG_GUEST_ERROR,
+				      "xdma-sim: fault window: hang bit with hang time %u us\n",
+				      s->fw_hang_us);
+		}
+		break;
+	case XS_FW_HANG_US:
+		s->fw_hang_us = val;
 		break;
 	case XS_FW_CTRL:
 		if (val & 1) {
@@ -552,6 +697,91 @@ static const MemoryRegionOps xs_dma_bar_ops = {
 
 /* ---- life cycle ---- */
 
+/* One "key=value" option of the link model into @l: 0 or -EINVAL. */
+static int xs_link_opt(struct xdma_link *l, const char *fmt, ...)
+	G_GNUC_PRINTF(2, 3);
+
+static int xs_link_opt(struct xdma_link *l, const char *fmt, ...)
+{
+	g_autofree char *opt = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	opt = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	return xdma_link_parse(opt, l) ? -EINVAL : 0;
+}
+
+/*
+ * link=, mps=, desc_ns= into s->link_model, with the in-process card's
+ * parser (model/xdma_link.c): the same names, ranges and defaults.
+ */
+static bool xs_parse_link(XdmaSimState *s, Error **errp)
+{
+	struct xdma_link *l = &s->link_model;
+
+	memset(l, 0, sizeof(*l));
+	if (s->link && xs_link_opt(l, "link=%s", s->link)) {
+		error_setg(errp, "xdma-sim: link=%s: expected genGxW (G 1..5, W 1, 2, 4, 8 or 16) or none",
+			   s->link);
+		return false;
+	}
+	if (s->mps != UINT32_MAX && xs_link_opt(l, "mps=%u", s->mps)) {
+		error_setg(errp, "xdma-sim: mps=%u: expected 128, 256, 512, 1024, 2048 or 4096",
+			   s->mps);
+		return false;
+	}
+	if (s->desc_ns != UINT64_MAX &&
+	    xs_link_opt(l, "desc_ns=%" PRIu64, s->desc_ns)) {
+		error_setg(errp, "xdma-sim: desc_ns=%" PRIu64 ": at most %llu",
+			   s->desc_ns, XDMA_LINK_MAX_DESC_NS);
+		return false;
+	}
+	if (xdma_link_finish(l)) {
+		error_setg(errp, "xdma-sim: mps and desc_ns describe the link model and need link=genGxW too");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The PCIe capability's link registers report the link model's generation
+ * and width (Link Capabilities, Link Status, Link Capabilities 2, Link
+ * Control 2 target speed), or Gen3 x8; Device Capabilities its MPS.  A
+ * driver reads the negotiated speed and width from Link Status.
+ */
+static void xs_pcie_link(XdmaSimState *s)
+{
+	PCIDevice *pdev = PCI_DEVICE(s);
+	uint8_t *exp = pdev->config + pdev->exp.exp_cap;
+	const struct xdma_link *l = &s->link_model;
+	uint32_t gen = l->gen ? l->gen : XS_DEFAULT_GEN;
+	uint32_t lanes = l->gen ? l->lanes : XS_DEFAULT_LANES;
+	uint32_t mps = l->gen ? l->mps : 256, sls = 0, g;
+
+	pci_long_test_and_clear_mask(exp + PCI_EXP_LNKCAP,
+				     PCI_EXP_LNKCAP_SLS | PCI_EXP_LNKCAP_MLW);
+	pci_long_test_and_set_mask(exp + PCI_EXP_LNKCAP,
+				   QEMU_PCI_EXP_LNKCAP_MLS(gen) |
+				   QEMU_PCI_EXP_LNKCAP_MLW(lanes));
+	pci_word_test_and_clear_mask(exp + PCI_EXP_LNKSTA,
+				     PCI_EXP_LNKSTA_CLS | PCI_EXP_LNKSTA_NLW);
+	pci_word_test_and_set_mask(exp + PCI_EXP_LNKSTA,
+				   QEMU_PCI_EXP_LNKSTA_CLS(gen) |
+				   QEMU_PCI_EXP_LNKSTA_NLW(lanes));
+	/* Supported Link Speeds Vector: bit g for each generation g */
+	for (g = 1; g <= gen; g++) {
+		sls |= 1u << g;
+	}
+	pci_set_long(exp + PCI_EXP_LNKCAP2, sls);
+	pci_word_test_and_clear_mask(exp + PCI_EXP_LNKCTL2,
+				     PCI_EXP_LNKCTL2_TLS);
+	pci_word_test_and_set_mask(exp + PCI_EXP_LNKCTL2, gen);
+	pci_long_test_and_clear_mask(exp + PCI_EXP_DEVCAP,
+				     PCI_EXP_DEVCAP_PAYLOAD);
+	pci_long_test_and_set_mask(exp + PCI_EXP_DEVCAP, ctz32(mps) - 7);
+}
+
 static void xs_realize(PCIDevice *pdev, Error **errp)
 {
 	XdmaSimState *s = XDMA_SIM(pdev);
@@ -576,6 +806,10 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 			   "64 KiB or more");
 		return;
 	}
+	if (!xs_parse_link(s, errp)) {
+		return;
+	}
+	cfg.link = s->link_model;
 	r = xdma_model_create(&cfg, &xs_host_ops, s, &s->model);
 	if (r) {
 		error_setg_errno(errp, -r,
@@ -586,7 +820,9 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 	for (i = 0; i < s->num_engines; i++) {
 		s->eng[i].s = s;
 		s->eng[i].index = i;
-		s->eng[i].bh = qemu_bh_new(xs_engine_bh, &s->eng[i]);
+		s->eng[i].bh = qemu_bh_new(xs_engine_run, &s->eng[i]);
+		s->eng[i].timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+					       xs_engine_run, &s->eng[i]);
 	}
 
 	pci_set_word(pdev->config + PCI_VENDOR_ID, s->vendor_id);
@@ -618,6 +854,7 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 			error_setg(errp, "xdma-sim: PCIe capability: %d", r);
 			goto fail;
 		}
+		xs_pcie_link(s);
 	}
 	r = msi_init(pdev, XS_CAP_MSI, XS_MSI_VECTORS, true, false, &err);
 	if (r == -ENOTSUP) {
@@ -652,10 +889,7 @@ fail:
 	if (pci_is_express(pdev)) {
 		pcie_cap_exit(pdev);
 	}
-	for (i = 0; i < s->num_engines; i++) {
-		qemu_bh_delete(s->eng[i].bh);
-		s->eng[i].bh = NULL;
-	}
+	xs_engines_free(s);
 	xdma_model_destroy(s->model);
 	s->model = NULL;
 }
@@ -663,13 +897,9 @@ fail:
 static void xs_exit(PCIDevice *pdev)
 {
 	XdmaSimState *s = XDMA_SIM(pdev);
-	uint32_t i;
 
 	qemu_chr_fe_deinit(&s->chr, false);
-	for (i = 0; i < s->num_engines; i++) {
-		qemu_bh_delete(s->eng[i].bh);
-		s->eng[i].bh = NULL;
-	}
+	xs_engines_free(s);
 	/* lower INTx before the model goes */
 	pci_set_irq(pdev, 0);
 	msix_unuse_all_vectors(pdev);
@@ -685,12 +915,17 @@ static void xs_exit(PCIDevice *pdev)
 static void xs_reset(DeviceState *dev)
 {
 	XdmaSimState *s = XDMA_SIM(dev);
+	uint32_t i;
 
 	if (!s->model) {
 		return;
 	}
 	/* the PCI core has reset config space, MSI and MSI-X already */
 	xdma_model_reset(s->model);
+	/* the engines are idle: their pending wake-ups have nothing to do */
+	for (i = 0; i < s->num_engines; i++) {
+		timer_del(s->eng[i].timer);
+	}
 	/*
 	 * Whether this runs before or after the PCI core resets config space,
 	 * after a reset MSI and MSI-X are off and INTx is enabled.
@@ -716,7 +951,11 @@ static void xs_instance_init(Object *obj)
 	object_property_add(obj, "faults", "uint32", xs_get_faults,
 			    xs_set_faults, NULL, NULL);
 	object_property_set_description(obj, "faults",
-		"injected faults: 1 desc_read, 2 stall, 4 lost_irq, 8 dead");
+		"injected faults: 1 desc_read, 2 stall, 4 lost_irq, 8 dead, 16 hang (kept, not started)");
+	object_property_add(obj, "hang-ms", "uint32", xs_get_hang_ms,
+			    xs_set_hang_ms, NULL, NULL);
+	object_property_set_description(obj, "hang-ms",
+		"set: every engine hangs this long, then recovers (0 ends a hang); get: ms left");
 }
 
 /* The model's state lives outside QEMU: no migration, no snapshots. */
@@ -737,6 +976,9 @@ static Property xs_props[] = {
 	DEFINE_PROP_BOOL("fault-regs", XdmaSimState, fault_regs, false),
 	DEFINE_PROP_SIZE("user-bar-size", XdmaSimState, user_bar_size,
 			 XS_BAR_SIZE),
+	DEFINE_PROP_STRING("link", XdmaSimState, link),
+	DEFINE_PROP_UINT32("mps", XdmaSimState, mps, UINT32_MAX),
+	DEFINE_PROP_UINT64("desc_ns", XdmaSimState, desc_ns, UINT64_MAX),
 	DEFINE_PROP_CHR("chardev", XdmaSimState, chr),
 	DEFINE_PROP_END_OF_LIST(),
 };

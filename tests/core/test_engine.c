@@ -4,6 +4,7 @@
  * its in-process host): probe, transfers in poll mode and interrupt modes,
  * register traffic of the hot path, error decoding and fault recovery.
  */
+#include "dma_faults.h"
 #include "harness.h"
 
 #include <pthread.h>
@@ -647,6 +648,7 @@ HF_TEST(engine_unmapped_host_memory_read_error)
 	struct fx f;
 	struct xdma_result res;
 
+	t_expect_dma_faults(1);	/* the fault this case provokes */
 	fx_setup(&f, 0, FX_MSIX);
 	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
 				      f.total, CARD_ADDR), 0);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dma_faults.h"
 #include "hellofpga.h"
 
 /* A fresh HELLOFPGA_EMU_DIR for this process, removed at exit. */

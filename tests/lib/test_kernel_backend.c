@@ -362,6 +362,7 @@ static int bad_call(HELLOFPGA_HANDLE h, int which, uint8_t *buf)
 	case 12: return HelloFPGA_GPUDirect_Xfer(h, 0, 0x12345, 0, 0, 4096, 7,
 						 0, NULL);
 	case 13: return HelloFPGA_GetCounters(h, NULL);
+	case 14: return HelloFPGA_GetDMAFaults(h, NULL);
 	}
 	return 1;
 }
@@ -375,7 +376,7 @@ HF_TEST(kb_bad_inputs_fail_as_on_the_emulated_card)
 	t_emu_dir();
 	k = kopen(NULL);
 	e = kopen("emu,private,ddr=64M");
-	for (int i = 0; i < 14; i++) {
+	for (int i = 0; i < 15; i++) {
 		int rk = bad_call(k, i, buf), re = bad_call(e, i, buf);
 
 		HF_CHECK_MSG(rk == re, "case %d: kernel %d, emulated %d (%s)",
@@ -407,6 +408,20 @@ HF_TEST(kb_driver_text_surfaces_in_last_error)
 	HF_CHECK_EQ(c.errors, 1);
 	HF_CHECK_EQ(c.timeouts, 1);
 	HF_CHECK_EQ(c.model_valid, 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+/* The driver does not see the IOMMU's faults (the kernel log has them). */
+HF_TEST(kb_dma_faults_are_not_seen_by_the_kernel_backend)
+{
+	HELLOFPGA_DMA_FAULTS f;
+	HELLOFPGA_HANDLE h;
+
+	fake_defaults();
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GetDMAFaults(h, &f), -EOPNOTSUPP);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "kernel log"), "%s",
+		     HelloFPGA_GetLastError(h));
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 

@@ -196,7 +196,9 @@ HF_TEST(get_info_and_counters_reject_null)
 
 	HF_CHECK_ERR(HelloFPGA_GetInfo(h, NULL), -EFAULT);
 	HF_CHECK_ERR(HelloFPGA_GetCounters(h, NULL), -EFAULT);
+	HF_CHECK_ERR(HelloFPGA_GetDMAFaults(h, NULL), -EFAULT);
 	HF_CHECK_ERR(HelloFPGA_GetInfo(NULL, NULL), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_GetDMAFaults(NULL, NULL), -EBADF);
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 

@@ -283,6 +283,64 @@ HF_TEST(timeout_stops_the_engine_and_channel_recovers)
 	HelloFPGA_Close(h);
 }
 
+HF_TEST(hang_shorter_than_the_timeout_delays_the_transfer)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private");
+	uint64_t hang = 50000000, t0;
+	uint8_t buf[4096];
+	size_t actual = 0;
+
+	t_need_emulated(h, "fault injection (hf_emu_test_inject_hang)");
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 5000), 0);
+	t_fill(buf, sizeof(buf), 7);
+	t0 = hf_os_now_ns();
+	HF_CHECK_ERR(hf_emu_test_inject_hang(h, hang), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 2, buf, 0, sizeof(buf),
+					       &actual), 0);
+	t0 = hf_os_now_ns() - t0;
+	HF_CHECK_MSG(t0 >= hang, "done %llu ns after a %llu ns hang",
+		     (unsigned long long)t0, (unsigned long long)hang);
+	HF_CHECK_EQ(actual, sizeof(buf));
+	roundtrip(h, 2, 2, 0, sizeof(buf), 0, 0, 8);
+	HelloFPGA_Close(h);
+}
+
+/*
+ * An engine driven past the library fetches its descriptor from a bus
+ * address nothing is mapped at: HelloFPGA_GetDMAFaults() reports the
+ * emulated IOMMU's fault (and the card's failed access).
+ */
+HF_TEST(dma_faults_of_the_card_are_reported)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private,irq=poll");
+	const uint32_t sg = XDMA_H2C_SGDMA_BASE(3), ch = XDMA_H2C_BASE(3);
+	HELLOFPGA_DMA_FAULTS f;
+	struct xdma_model *m;
+	int i;
+
+	t_need_emulated(h, "card model (hf_emu_test_model)");
+	m = hf_emu_test_model(h);
+	HF_CHECK(m != NULL);
+	HF_CHECK_ERR(HelloFPGA_GetDMAFaults(h, &f), 0);
+	HF_CHECK_EQ(f.faults, 0);
+	t_expect_dma_faults(1);
+	xdma_model_dma_write32(m, sg + XDMA_SGDMA_DESC_LO, 0x2000);
+	xdma_model_dma_write32(m, sg + XDMA_SGDMA_DESC_HI, 0);
+	xdma_model_dma_write32(m, ch + XDMA_CHAN_CONTROL, XDMA_CTRL_RUN);
+	for (i = 0; i < 5000; i++) {
+		if (!(xdma_model_dma_read32(m, ch + XDMA_CHAN_STATUS) &
+		      XDMA_STAT_BUSY))
+			break;
+		hf_os_sleep_us(1000);
+	}
+	xdma_model_dma_write32(m, ch + XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+	HF_CHECK_ERR(HelloFPGA_GetDMAFaults(h, &f), 0);
+	HF_CHECK_EQ(f.faults, 1);
+	HF_CHECK_EQ(f.last_fault_bus, 0x2000);
+	HF_CHECK_EQ(f.dma_errors, 1);
+	HelloFPGA_Close(h);
+}
+
 HF_TEST(dead_card_reports_enodev)
 {
 	HELLOFPGA_HANDLE h = t_open("emu,private");

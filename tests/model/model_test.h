@@ -7,6 +7,8 @@
 #ifndef HF_MODEL_TEST_H
 #define HF_MODEL_TEST_H
 
+#include "desc_fill.h"
+#include "dma_faults.h"
 #include "harness.h"
 #include "hf_os.h"
 #include "inproc/emu_host.h"
@@ -116,19 +118,7 @@ static inline u32 engine_index(struct tcard *t, bool c2h, u32 ch)
 static inline void set_desc(struct tcard *t, u32 i, u32 flags, u32 nxt_adj,
 			    u32 len, u64 src, u64 dst, u64 next)
 {
-	struct xdma_desc *d = &t->ring[i];
-
-	d->control = cpu_to_le32(FIELD_PREP(XDMA_DESC_CTRL_MAGIC,
-					    XDMA_DESC_MAGIC) |
-				 FIELD_PREP(XDMA_DESC_CTRL_NXT_ADJ, nxt_adj) |
-				 flags);
-	d->len = cpu_to_le32(len);
-	d->src_lo = cpu_to_le32(lower_32_bits(src));
-	d->src_hi = cpu_to_le32(upper_32_bits(src));
-	d->dst_lo = cpu_to_le32(lower_32_bits(dst));
-	d->dst_hi = cpu_to_le32(upper_32_bits(dst));
-	d->next_lo = cpu_to_le32(lower_32_bits(next));
-	d->next_hi = cpu_to_le32(upper_32_bits(next));
+	desc_fill(&t->ring[i], flags, nxt_adj, len, src, dst, next);
 }
 
 static inline u64 desc_bus(struct tcard *t, u32 i)

@@ -58,6 +58,7 @@ HF_TEST(iommu_mapping_is_byte_exact)
 	u8 *p = calloc(1, 4096);
 	u64 bus;
 
+	t_expect_dma_faults(2);	/* the faults this case provokes */
 	HF_CHECK(p != NULL);
 	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
 	HF_CHECK_EQ(hf_emu_dma_map(t.h, p + 8, 100, HF_DMA_TO_DEVICE, &bus),
@@ -80,6 +81,7 @@ HF_TEST(iommu_neighbouring_mappings_are_separate)
 	u8 *p = calloc(1, 8192);
 	u64 b1, b2;
 
+	t_expect_dma_faults(1);	/* the fault this case provokes */
 	HF_CHECK(p != NULL);
 	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
 	HF_CHECK_EQ(hf_emu_dma_map(t.h, p, 4096, HF_DMA_TO_DEVICE, &b1), 0);
@@ -97,6 +99,7 @@ HF_TEST(iommu_read_needs_to_device_permission)
 	u8 *p = calloc(1, 256);
 	u64 bus;
 
+	t_expect_dma_faults(1);	/* the fault this case provokes */
 	HF_CHECK(p != NULL);
 	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
 	HF_CHECK_EQ(hf_emu_dma_map(t.h, p, 256, HF_DMA_FROM_DEVICE, &bus), 0);
@@ -112,6 +115,7 @@ HF_TEST(iommu_unmap_makes_range_unreachable)
 	u8 *p = calloc(1, 256);
 	u64 bus;
 
+	t_expect_dma_faults(1);	/* the fault this case provokes */
 	HF_CHECK(p != NULL);
 	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
 	hf_emu_host_get_stats(t.h, &st);
@@ -123,6 +127,9 @@ HF_TEST(iommu_unmap_makes_range_unreachable)
 	HF_CHECK(card_reads(&t, bus, 64));
 	HF_CHECK_EQ(hf_emu_dma_unmap(t.h, bus), 0);
 	HF_CHECK(!card_reads(&t, bus, 64));
+	hf_emu_host_get_stats(t.h, &st);
+	HF_CHECK_EQ(st.faults, 1);		/* unmapped since: a fault */
+	HF_CHECK_EQ(st.last_fault_bus, bus);
 	HF_CHECK_ERR(hf_emu_dma_unmap(t.h, bus), -ENOENT);
 	HF_CHECK_ERR(hf_emu_dma_unmap(t.h, t.ring_bus), -ENOENT);
 	tcard_close(&t);
@@ -150,6 +157,7 @@ HF_TEST(dma_alloc_is_page_aligned_zeroed_and_reachable)
 	u8 *p;
 	u64 bus;
 
+	t_expect_dma_faults(2);	/* the faults this case provokes */
 	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
 	p = hf_emu_dma_alloc(t.h, 5000, &bus);
 	HF_CHECK(p != NULL);

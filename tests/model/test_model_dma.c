@@ -397,6 +397,7 @@ HF_TEST(error_descriptor_fetch_unmapped_sets_desc_error_ur)
 	struct xfer x;
 	struct hf_emu_host_stats st;
 
+	t_expect_dma_faults(1);	/* the fault this case provokes */
 	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
 	set_desc(&x.t, 0, 0, 0, 64, x.bus, 0, 0x7700000000ull);
 	irq_setup(&x.t);
@@ -416,6 +417,7 @@ HF_TEST(error_h2c_read_unmapped_sets_read_error_ur)
 {
 	struct xfer x;
 
+	t_expect_dma_faults(1);	/* the fault this case provokes */
 	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
 	/* 1 byte past the mapping: the whole read fails */
 	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 257, x.bus, 0, 0);
@@ -461,6 +463,7 @@ HF_TEST(error_c2h_write_to_read_only_mapping_sets_read_error_slave)
 	u8 *ro;
 	u64 ro_bus;
 
+	t_expect_dma_faults(1);	/* the fault this case provokes */
 	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
 	ro = malloc(512);
 	HF_CHECK(ro != NULL);
@@ -761,8 +764,11 @@ HF_TEST(threaded_msix_completion)
 
 HF_TEST(threaded_run_clear_stops_long_chain)
 {
-	struct xdma_model_config c = { .ddr_size = DDR_SIZE,
-				       .desc_latency_ns = 1000000 };
+	struct xdma_model_config c = {
+		.ddr_size = DDR_SIZE,
+		.link = { .gen = 1, .lanes = 1, .mps = 256,
+			  .desc_ns = 1000000 },
+	};
 	struct xfer x;
 	u32 i;
 
@@ -775,6 +781,88 @@ HF_TEST(threaded_run_clear_stops_long_chain)
 	HF_CHECK(wait_idle(&x.t, false, 0));
 	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_IDLE_STOPPED);
 	HF_CHECK(completed(&x.t, false) < 100);
+	tcard_close(&x.t);
+}
+
+static const struct xdma_model_config cfg_gen1x1 = {
+	.ddr_size = 16 * MIB,
+	.link = { .gen = 1, .lanes = 1, .mps = 256, .desc_ns = 1000 },
+};
+
+/*
+ * Gen1 x1: 8 MiB take 36 ms; the first bytes land while the last have not
+ * and the engine is busy.  The test thread looks at two bytes only and
+ * sleeps between looks, so the engine thread gets a CPU on a loaded
+ * machine (a starved engine catches up in one access when it runs).
+ */
+HF_TEST(threaded_link_data_lands_progressively)
+{
+	u64 len = 8 * MIB, want = xdma_link_ns(&cfg_gen1x1.link, len);
+	struct timespec nap = { 0, 50000 };
+	bool partial = false;
+	const u8 *card;
+	struct xfer x;
+	u64 t0, took;
+
+	xfer_open(&x, &cfg_gen1x1, 0, len);
+	card = xdma_model_card_mem(x.t.m);
+	for (size_t i = 0; i < len; i++)
+		x.buf[i] = (u8)(i % 251 + 1);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, len, x.bus, 0, 0);
+	t0 = hf_os_now_ns();
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	while (status(&x.t, false) & XDMA_STAT_BUSY) {
+		if (__atomic_load_n(&card[0], __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&card[len - 1], __ATOMIC_RELAXED) &&
+		    (status(&x.t, false) & XDMA_STAT_BUSY))
+			partial = true;
+		HF_CHECK(hf_os_now_ns() - t0 < 20000000000ull);
+		nanosleep(&nap, NULL);
+	}
+	took = hf_os_now_ns() - t0;
+	HF_CHECK_MSG(partial, "never saw the descriptor partly done");
+	HF_CHECK_MSG(took >= want, "took %llu ns, the link needs %llu",
+		     (unsigned long long)took, (unsigned long long)want);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK(!memcmp(card, x.buf, len));
+	tcard_close(&x.t);
+}
+
+/* HF_EMU_SYNC with a link model: the start returns when the link is done. */
+HF_TEST(sync_link_start_returns_after_the_link_time)
+{
+	u64 want = xdma_link_ns(&cfg_gen1x1.link, 256 * 1024), t0, took;
+	struct xfer x;
+
+	xfer_open(&x, &cfg_gen1x1, HF_EMU_SYNC, 256 * 1024);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 256 * 1024, x.bus, 0, 0);
+	t0 = hf_os_now_ns();
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	took = hf_os_now_ns() - t0;
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_MSG(took >= want, "took %llu ns, the link needs %llu",
+		     (unsigned long long)took, (unsigned long long)want);
+	tcard_close(&x.t);
+}
+
+/* A hang injected before a start holds the engine thread until it ends. */
+HF_TEST(threaded_hang_delays_a_transfer_then_it_completes)
+{
+	u64 hang = 30000000, t0, took;
+	struct xfer x;
+
+	xfer_open(&x, NULL, 0, 4096);
+	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 4096, x.bus, 0, 0);
+	t0 = hf_os_now_ns();
+	HF_CHECK_EQ(xdma_model_inject_hang(x.t.m, hang), 0);
+	start(&x.t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK(status(&x.t, false) & XDMA_STAT_BUSY);
+	HF_CHECK(wait_idle(&x.t, false, 0));
+	took = hf_os_now_ns() - t0;
+	HF_CHECK_MSG(took >= hang, "done %llu ns after a %llu ns hang",
+		     (unsigned long long)took, (unsigned long long)hang);
+	HF_CHECK_EQ(status(&x.t, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK_EQ(xdma_model_get_faults(x.t.m), 0);
 	tcard_close(&x.t);
 }
 

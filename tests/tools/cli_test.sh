@@ -78,6 +78,13 @@ case_info_prints_model_counters() {
 	expect_in out 'MMIO reads: +[0-9]+'
 }
 
+case_info_prints_dma_faults() {
+	run -d emu:0,private,link=gen1x1 info
+	expect_ok
+	expect_in out '^  DMA faults: +0$'
+	expect_in out '^  DMA errors: +0$'
+}
+
 case_info_uses_HELLOFPGA_DEVICE() {
 	HELLOFPGA_DEVICE=emu:0,private,h2c=1,c2h=1 run info
 	expect_ok

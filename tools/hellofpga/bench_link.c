@@ -2,14 +2,12 @@
 /*
  * bench_link.c - what link model the emulated card was opened with: the
  * card name's link=, mps= and desc_ns= options, read with the model's own
- * parser and formula (model/inproc/emu_host.c), so the figures the bench
- * predicts are those the card was built with.  Kept apart from the other
- * bench files because emu_host.h brings the engine core's kernel-style
- * types and macros.
+ * parser and formula (model/xdma_link.c), so the figures the bench
+ * predicts are those the card was built with.
  */
 #include <string.h>
 
-#include "inproc/emu_host.h"
+#include "xdma_link.h"
 
 #include "bench.h"
 
@@ -20,7 +18,7 @@
  */
 bool bench_link_from_name(struct bench *bn, const char *name)
 {
-	struct hf_emu_link l;
+	struct xdma_link l;
 	char buf[256], *tok, *save = NULL;
 
 	memset(&l, 0, sizeof(l));
@@ -31,28 +29,28 @@ bool bench_link_from_name(struct bench *bn, const char *name)
 	strcpy(buf, name);
 	tok = strtok_r(buf, ",", &save);	/* "emu[:N]" */
 	while ((tok = strtok_r(NULL, ",", &save)))
-		hf_emu_link_parse(tok, &l);	/* the card accepted them */
-	if (hf_emu_link_finish(&l) || !l.gen)
+		xdma_link_parse(tok, &l);	/* the card accepted them */
+	if (xdma_link_finish(&l) || !l.gen)
 		return false;
 	bn->link_on = true;
 	bn->link_gen = l.gen;
 	bn->link_lanes = l.lanes;
 	bn->link_mps = l.mps;
 	bn->link_desc_ns = l.desc_ns;
-	bn->link_gbps = hf_emu_link_gbps(&l);
-	hf_emu_link_describe(&l, bn->link_desc, sizeof(bn->link_desc));
+	bn->link_gbps = xdma_link_gbps(&l);
+	xdma_link_describe(&l, bn->link_desc, sizeof(bn->link_desc));
 	return true;
 }
 
 /* The model's time for one descriptor of @bytes on the card's link. */
 uint64_t bench_link_ns(const struct bench *bn, uint64_t bytes)
 {
-	struct hf_emu_link l = {
+	struct xdma_link l = {
 		.gen = bn->link_gen,
 		.lanes = bn->link_lanes,
 		.mps = bn->link_mps,
 		.desc_ns = bn->link_desc_ns,
 	};
 
-	return bn->link_on ? hf_emu_link_ns(&l, bytes) : 0;
+	return bn->link_on ? xdma_link_ns(&l, bytes) : 0;
 }

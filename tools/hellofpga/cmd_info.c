@@ -16,8 +16,9 @@ static void info_usage(FILE *f)
 	      "version, engine alignment, interrupt mode, timeout, user BAR size,\n"
 	      "library and driver versions (with a kernel driver: the PCI address\n"
 	      "and IDs, its ABI version and feature bits), and the handle's\n"
-	      "counters (and the emulated\n"
-	      "card's own counters when the card is emulated).\n", f);
+	      "counters (and the emulated card's own counters when the card is\n"
+	      "emulated, with its DMA faults: DMA to bus addresses its IOMMU did\n"
+	      "not map).\n", f);
 }
 
 /**
@@ -33,6 +34,7 @@ int cmd_info(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	HELLOFPGA_DMA_FAULTS df;
 	HELLOFPGA_COUNTERS cnt;
 	HELLOFPGA_PCI_INFO pci;
 	HELLOFPGA_INFO info;
@@ -118,6 +120,13 @@ int cmd_info(int argc, char **argv)
 		printf("  descriptors:     %" PRIu64 "\n", cnt.desc_fetched);
 		printf("  interrupts:      %" PRIu64 "\n", cnt.irqs);
 		printf("  writebacks:      %" PRIu64 "\n", cnt.wb_writes);
+	}
+	if (!HelloFPGA_GetDMAFaults(h, &df)) {
+		printf("  DMA faults:      %" PRIu64, df.faults);
+		if (df.faults)
+			printf(" (last at bus address 0x%" PRIx64 ")",
+			       df.last_fault_bus);
+		printf("\n  DMA errors:      %" PRIu64 "\n", df.dma_errors);
 	}
 
 	HelloFPGA_Close(h);

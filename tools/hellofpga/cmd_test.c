@@ -2027,10 +2027,21 @@ static void print_result(const struct t_res *r)
  * run_case() - run case @i (0-based) and print its line.  Without a GPU a
  * GPU case is SKIP; without GPU Direct it is FAIL, with the reason.
  */
+/*
+ * DMA faults of the card so far (an emulated card's IOMMU record); false
+ * when the backend does not see them (the kernel driver: the kernel log).
+ */
+static bool dma_faults(struct tctx *t, HELLOFPGA_DMA_FAULTS *f)
+{
+	return !HelloFPGA_GetDMAFaults(t->h, f);
+}
+
 static void run_case(struct tctx *t, int i, struct t_res *r)
 {
 	const struct tcase *c = &cases[i];
 	uint64_t t0 = cli_now_ns();
+	HELLOFPGA_DMA_FAULTS f0, f1;
+	bool faults;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -2043,12 +2054,17 @@ static void run_case(struct tctx *t, int i, struct t_res *r)
 	} else if (c->gpu && !t->gs.supported) {
 		tfail(t, "GPU Direct is not supported here: %s", t->gs.reason);
 	} else {
+		faults = dma_faults(t, &f0);
 		cli_progress_start(&t->prog, 0);
 		tprog(t, "[%2d/%d] %s", i + 1, T_NCASES, c->name);
 		ret = c->fn(t);
 		cli_progress_stop(&t->prog);
 		if (ret && r->res == T_PASS)
 			tfail(t, "failed without a reason (a bug of the test)");
+		/* the card never touches memory it was not given */
+		if (faults && dma_faults(t, &f1) && f1.faults != f0.faults)
+			tfail(t, "%" PRIu64 " DMA fault(s) of the card (last at bus 0x%" PRIx64 "): it reached memory that was not, or no longer, mapped for it",
+			      f1.faults - f0.faults, f1.last_fault_bus);
 	}
 	r->ns = cli_now_ns() - t0;
 	t->cur = NULL;
