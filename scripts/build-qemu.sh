@@ -205,8 +205,9 @@ chmod +x "$tmp/qemu-system-x86_64"
 printf 'debian-qemu %s\nkey %s\nbuilt %s\n' "$debver" "$key" "$(date -Is)" > "$tmp/INFO"
 rm -rf "$out"
 mv "$tmp" "$out"
-# keep the 4 newest binaries, and only this Debian version's tree
-ls -1dt "$cache"/bin/*/ 2>/dev/null | tail -n +5 | xargs -r rm -rf
+# keep the 8 newest binaries (worktrees side by side share the cache)
+# and only this Debian version's tree
+ls -1dt "$cache"/bin/*/ 2>/dev/null | tail -n +9 | xargs -r rm -rf
 for d in "$cache"/src/* "$cache"/build/*; do
 	if [ -d "$d" ] && [ "${d##*/}" != "$dv" ]; then rm -rf "$d"; fi
 done

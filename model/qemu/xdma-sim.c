@@ -65,6 +65,7 @@
 #include "qapi/visitor.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
+#include "hw/pci/pcie_aer.h"
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
@@ -87,6 +88,7 @@
 #define XS_CAP_MSI		0x50
 #define XS_CAP_MSIX		0x70
 #define XS_CAP_PCIE		0x80
+#define XS_CAP_AER		0x100	/* extended capability: AER */
 
 /* Test-only fault window in BAR0 (fault-regs=on); README.md documents it. */
 #define XS_FW_BASE		0xf000
@@ -855,6 +857,12 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 			goto fail;
 		}
 		xs_pcie_link(s);
+		/* errors can be injected (HMP pcie_aer_inject_error) */
+		r = pcie_aer_init(pdev, PCI_ERR_VER, XS_CAP_AER, PCI_ERR_SIZEOF,
+				  errp);
+		if (r < 0) {
+			goto fail;
+		}
 	}
 	r = msi_init(pdev, XS_CAP_MSI, XS_MSI_VECTORS, true, false, &err);
 	if (r == -ENOTSUP) {
@@ -887,6 +895,7 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 fail:
 	msi_uninit(pdev);
 	if (pci_is_express(pdev)) {
+		pcie_aer_exit(pdev);
 		pcie_cap_exit(pdev);
 	}
 	xs_engines_free(s);
@@ -906,6 +915,7 @@ static void xs_exit(PCIDevice *pdev)
 	msix_uninit(pdev, &s->dma_bar, &s->dma_bar);
 	msi_uninit(pdev);
 	if (pci_is_express(pdev)) {
+		pcie_aer_exit(pdev);
 		pcie_cap_exit(pdev);
 	}
 	xdma_model_destroy(s->model);

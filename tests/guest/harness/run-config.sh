@@ -12,8 +12,10 @@
 # Environment: HF_GUEST_OUT (default build-guest/ of the repository),
 # HF_GUEST_TIMEOUT (seconds, default per configuration), HF_GUEST_DEVICE
 # (the card's -device argument, default xdma-sim).  A CFG_HOTPLUG
-# configuration also gets a QMP socket ($HF_GUEST_OUT/logs/NAME.qmp) and the
-# host half of the hotplug test (QMP output: logs/NAME.log.qmp.out).
+# configuration also gets a QMP socket ($HF_GUEST_OUT/logs/NAME.qmp), the
+# host half of the hotplug test, and runs the QMP commands the guest asks
+# for with "HF-QMP TAG {json}" console lines (QMP output:
+# logs/NAME.log.qmp.out).
 set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -131,17 +133,45 @@ print(json.dumps({"execute": "device_add", "arguments": a}))' "$CFG_DEVICE")
 	fi
 }
 
+# qmp_requests: QMP commands the guest asks for on its console, one line
+# each, "HF-QMP TAG {json}" (cases print them through /dev/console): run in
+# order, each once; the reply goes to $log.qmp.out, and a command QMP
+# refuses becomes "FAIL host/qmp-TAG: ..." (tests/guest/README.md).  The
+# guest waits for the effect it asked for (a device gone, an AER message).
+qmp_requests() {
+	local done=0 lines n tag json
+	while kill -0 "$qpid" 2>/dev/null; do
+		lines=$(tr -d '\r' <"$log" | grep -a '^HF-QMP [A-Za-z0-9_.-]* {')
+		n=$(printf '%s' "$lines" | grep -c '^HF-QMP' || true)
+		while [ "$done" -lt "$n" ]; do
+			done=$((done + 1))
+			tag=$(printf '%s\n' "$lines" | sed -n "${done}p" | cut -d' ' -f2)
+			json=$(printf '%s\n' "$lines" | sed -n "${done}p" | cut -d' ' -f3-)
+			if ! qmp "$qmp_sock" "$json" >>"$log.qmp.out" 2>&1; then
+				echo "FAIL host/qmp-$tag: QMP refused $json: $(tail -n 1 "$log.qmp.out" | head -c 200)" >>"$host_res"
+			fi
+		done
+		sleep 0.2
+	done
+}
+
 start=$(date +%s%N)
 timeout -k 5 "$CFG_TIMEOUT" "${cmd[@]}" </dev/null >"$log.qemu" 2>&1 &
 qpid=$!
-hpid=
+hpid= rpid=
 if [ -n "$CFG_HOTPLUG" ]; then
 	: >"$log.qmp.out"
 	hotplug_host &
 	hpid=$!
+	qmp_requests &
+	rpid=$!
 fi
 wait "$qpid"
 qrc=$?
+if [ -n "$rpid" ]; then
+	kill "$rpid" 2>/dev/null
+	wait "$rpid" 2>/dev/null
+fi
 if [ -n "$hpid" ]; then
 	kill "$hpid" 2>/dev/null
 	wait "$hpid" 2>/dev/null
