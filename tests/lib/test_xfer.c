@@ -306,6 +306,44 @@ HF_TEST(hang_shorter_than_the_timeout_delays_the_transfer)
 }
 
 /*
+ * A hang longer than the stop bound: the timed-out transfer leaves its
+ * channel wedged (the engine did not go idle), the next transfer there is
+ * refused at once, and once the hang is over the channel works again.
+ */
+HF_TEST(hang_longer_than_the_stop_bound_wedges_the_channel_until_it_ends)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private");
+	uint64_t hang = 1500000000ull, t_inject, t0;
+	uint8_t buf[4096];
+	size_t actual = 0;
+
+	t_need_emulated(h, "fault injection (hf_emu_test_inject_hang)");
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 50), 0);
+	t_fill(buf, sizeof(buf), 9);
+	t_inject = hf_os_now_ns();
+	HF_CHECK_ERR(hf_emu_test_inject_hang(h, hang), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 1, buf, 0, sizeof(buf),
+					       &actual), -ETIMEDOUT);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "wedged"), "%s",
+		     HelloFPGA_GetLastError(h));
+	t0 = hf_os_now_ns();
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 1, buf, 0, sizeof(buf),
+					       &actual), -EIO);
+	HF_CHECK_MSG(hf_os_now_ns() - t0 < 500000000ull,
+		     "refused only after %llu ns",
+		     (unsigned long long)(hf_os_now_ns() - t0));
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "H2C1: channel wedged"),
+		     "%s", HelloFPGA_GetLastError(h));
+	while (hf_os_now_ns() - t_inject < hang + 100000000ull)
+		hf_os_sleep_us(10000);
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 5000), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 1, buf, 0, sizeof(buf),
+					       &actual), 0);
+	roundtrip(h, 1, 1, 0, sizeof(buf), 0, 0, 10);
+	HelloFPGA_Close(h);
+}
+
+/*
  * An engine driven past the library fetches its descriptor from a bus
  * address nothing is mapped at: HelloFPGA_GetDMAFaults() reports the
  * emulated IOMMU's fault (and the card's failed access).
