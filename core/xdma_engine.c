@@ -1388,7 +1388,7 @@ static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
 	}
 	what = err == -EINTR ? "interrupted by a signal, engine stopped" :
 	       err == -ECANCELED ? "cancelled (its memory is being revoked), engine stopped" :
-	       err == -ENODEV ? "card being removed, engine stopped" :
+	       err == -ENODEV ? "card removed or recovering from a PCIe error, engine stopped" :
 				"engine stopped without finishing";
 	n = snprintf(res->msg, sizeof(res->msg),
 		     "%s: %s: %u of %u descriptors completed, status 0x%08x (%s)",

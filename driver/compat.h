@@ -302,6 +302,26 @@ static inline void __iomem *hf_pcim_iomap_bar(struct pci_dev *pdev, int bar,
 }
 
 /*
+ * AER reporting in the Device Control register: drivers enabled it with
+ * pci_enable_pcie_error_reporting() until the PCI core did it for every
+ * device when AER is native (6.5, and the function was removed).
+ */
+#if HF_KERNEL_GE(6, 5, 0)
+static inline void hf_aer_reporting(struct pci_dev *pdev, bool on)
+{
+}
+#else
+#include <linux/aer.h>
+static inline void hf_aer_reporting(struct pci_dev *pdev, bool on)
+{
+	if (on)
+		pci_enable_pcie_error_reporting(pdev);
+	else
+		pci_disable_pcie_error_reporting(pdev);
+}
+#endif
+
+/*
  * account_locked_vm(): 5.3 (mm/util.c).  Before it, the same by hand under
  * mmap_sem: charge @pages to @mm's locked_vm against RLIMIT_MEMLOCK unless
  * the caller has CAP_IPC_LOCK.

@@ -756,6 +756,8 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_engines;
 	/* Every engine stopped and proven idle: DMA may start. */
 	pci_set_master(pdev);
+	/* PCIe errors reach the AER driver and our error handlers */
+	hf_aer_reporting(pdev, true);
 	/* for the config space restore after a reset (PCIe error recovery) */
 	pci_save_state(pdev);
 	ret = hf_cdev_create(card);
@@ -852,6 +854,7 @@ static void hf_remove(struct pci_dev *pdev)
 	down_write(&card->hw_lock);
 	hf_engines_fini(card);
 	up_write(&card->hw_lock);
+	hf_aer_reporting(pdev, false);
 
 	/* Bus mastering is off: nothing below can be reached by the card. */
 	hf_events_wake_all(card);

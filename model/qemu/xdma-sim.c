@@ -857,6 +857,8 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 			goto fail;
 		}
 		xs_pcie_link(s);
+		/* Device Control: the OS may enable error reporting */
+		pcie_cap_deverr_init(pdev);
 		/* errors can be injected (HMP pcie_aer_inject_error) */
 		r = pcie_aer_init(pdev, PCI_ERR_VER, XS_CAP_AER, PCI_ERR_SIZEOF,
 				  errp);
