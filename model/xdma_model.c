@@ -439,9 +439,12 @@ static void act_flush(struct xdma_model *m, struct model_act *act)
 		__le32 wb = cpu_to_le32(act->wb_val[i]);
 
 		cnt_add(&m->cnt.wb_writes, 1);
-		if (m->ops.dma_write(m->host, act->wb_addr[i], &wb,
-				     sizeof(wb))) {
-			cnt_add(&m->cnt.dma_errors, 1);
+		int r = m->ops.dma_write(m->host, act->wb_addr[i], &wb,
+					 sizeof(wb));
+
+		if (r) {
+			cnt_add(r == -EBUSY ? &m->cnt.dma_blocked :
+					      &m->cnt.dma_errors, 1);
 			guest_error(m, "writeback to 0x%llx failed",
 				    (unsigned long long)act->wb_addr[i]);
 		}
@@ -715,7 +718,8 @@ static int bus_read(struct xdma_model *m, u64 bus, void *dst, size_t len)
 	pthread_mutex_unlock(&m->lock);
 	r = m->ops.dma_read(m->host, bus, dst, len);
 	if (r)
-		cnt_add(&m->cnt.dma_errors, 1);
+		cnt_add(r == -EBUSY ? &m->cnt.dma_blocked :
+				      &m->cnt.dma_errors, 1);
 	pthread_mutex_lock(&m->lock);
 	if (!--m->copies)
 		pthread_cond_broadcast(&m->copies_cond);
@@ -731,7 +735,8 @@ static int bus_write(struct xdma_model *m, u64 bus, const void *src,
 	pthread_mutex_unlock(&m->lock);
 	r = m->ops.dma_write(m->host, bus, src, len);
 	if (r)
-		cnt_add(&m->cnt.dma_errors, 1);
+		cnt_add(r == -EBUSY ? &m->cnt.dma_blocked :
+				      &m->cnt.dma_errors, 1);
 	pthread_mutex_lock(&m->lock);
 	if (!--m->copies)
 		pthread_cond_broadcast(&m->copies_cond);
@@ -858,7 +863,9 @@ static void eng_resume(struct xdma_model *m, struct model_engine *e, u64 now)
  * @act: host work
  *
  * Return: 0 when the block is in @e->blk, 1 when the engine stopped on an
- * error, -EAGAIN when the engine was reset during the fetch.
+ * error, 2 when it parked because bus mastering is off (the fetch is not
+ * issued; xdma_model_bus_master() lets it go on, a Run clear stops it),
+ * -EAGAIN when the engine was reset during the fetch.
  */
 static int eng_fetch(struct xdma_model *m, struct model_engine *e,
 		     struct model_act *act)
@@ -886,6 +893,11 @@ static int eng_fetch(struct xdma_model *m, struct model_engine *e,
 		r = bus_read(m, addr, blk, n * XDMA_DESC_SIZE);
 		if (seq != e->seq)
 			return -EAGAIN;
+	}
+	if (r == -EBUSY) {
+		/* the request waits for bus mastering, busy */
+		e->parked = true;
+		return 2;
 	}
 	if (r) {
 		eng_error(m, e, FIELD_PREP(XDMA_STAT_DESC_ERROR,
@@ -2021,6 +2033,28 @@ void xdma_model_inject(struct xdma_model *m, uint32_t faults)
 	__atomic_store_n(&m->faults, f, __ATOMIC_RELAXED);
 	kick_busy(m, &act);
 	act.intx = true;
+	pthread_mutex_unlock(&m->lock);
+	act_flush(m, &act);
+}
+
+/**
+ * xdma_model_bus_master() - the host turned bus mastering on or off.
+ * @m: the card
+ * @on: on
+ *
+ * With it off the host's DMA ops fail with -EBUSY: a descriptor fetch then
+ * waits, its engine busy, as the request a PCIe function may not issue
+ * does; turning it on lets such engines go on (an engine started before
+ * and not stopped fetches its descriptors now).
+ */
+void xdma_model_bus_master(struct xdma_model *m, bool on)
+{
+	struct model_act act = { 0 };
+
+	if (!on)
+		return;
+	pthread_mutex_lock(&m->lock);
+	kick_busy(m, &act);
 	pthread_mutex_unlock(&m->lock);
 	act_flush(m, &act);
 }

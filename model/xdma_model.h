@@ -97,7 +97,10 @@ struct xdma_model_config {
  * struct xdma_model_host_ops - what a host gives the model.
  * @dma_read: bus-master read of @len bytes at bus address @bus into @dst;
  *	0, or a negative errno if any byte is not mapped for reading (then
- *	the model reports a PCIe read error and discards the data)
+ *	the model reports a PCIe read error and discards the data); -EBUSY
+ *	when the host has bus mastering off (the request is not issued: a
+ *	descriptor fetch waits for xdma_model_bus_master(m, true), other
+ *	accesses fail as errors do, see docs/xdma-model.md)
  * @dma_write: bus-master write; 0 or a negative errno as @dma_read
  * @msi: deliver message interrupt @vector (MSI-X table entry or MSI vector)
  * @intx: set the legacy interrupt line to @level
@@ -136,6 +139,7 @@ struct xdma_model_counters {
 	uint64_t errors;	/* engine stops with an error status */
 	uint64_t guest_errors;	/* accesses to reserved/read-only offsets */
 	uint64_t dma_errors;	/* bus accesses that failed (IOMMU, MEMTX) */
+	uint64_t dma_blocked;	/* accesses held back: bus mastering off */
 };
 
 struct xdma_model;
@@ -167,6 +171,7 @@ void xdma_model_get_counters(struct xdma_model *m,
 			     struct xdma_model_counters *c);
 void xdma_model_reset_counters(struct xdma_model *m);
 void xdma_model_inject(struct xdma_model *m, uint32_t faults);
+void xdma_model_bus_master(struct xdma_model *m, bool on);
 int xdma_model_inject_hang(struct xdma_model *m, uint64_t ns);
 uint64_t xdma_model_hang_left_ns(struct xdma_model *m);
 uint32_t xdma_model_get_faults(struct xdma_model *m);

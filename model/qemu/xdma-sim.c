@@ -117,7 +117,8 @@
 	X(bytes_c2h)			\
 	X(errors)			\
 	X(guest_errors)			\
-	X(dma_errors)
+	X(dma_errors)			\
+	X(dma_blocked)
 #define XS_COUNT_ONE(n)		+ 1
 #define XS_NCOUNTERS		(0 XS_COUNTERS(XS_COUNT_ONE))
 
@@ -176,10 +177,16 @@ struct XdmaSimState {
 
 /* ---- host ops ---- */
 
+static bool xs_bus_master(PCIDevice *pdev);
+
+/* Bus mastering off: the function issues no request (-EBUSY to the model). */
 static int xs_dma_read(void *host, uint64_t bus, void *dst, size_t len)
 {
 	XdmaSimState *s = host;
 
+	if (!xs_bus_master(PCI_DEVICE(s))) {
+		return -EBUSY;
+	}
 	return pci_dma_read(PCI_DEVICE(s), bus, dst, len) == MEMTX_OK ? 0 : -EIO;
 }
 
@@ -187,6 +194,9 @@ static int xs_dma_write(void *host, uint64_t bus, const void *src, size_t len)
 {
 	XdmaSimState *s = host;
 
+	if (!xs_bus_master(PCI_DEVICE(s))) {
+		return -EBUSY;
+	}
 	return pci_dma_write(PCI_DEVICE(s), bus, src, len) == MEMTX_OK ?
 	       0 : -EIO;
 }
@@ -288,11 +298,22 @@ static void xs_update_irq_mode(XdmaSimState *s)
 	}
 }
 
+static bool xs_bus_master(PCIDevice *pdev)
+{
+	return pci_get_word(pdev->config + PCI_COMMAND) & PCI_COMMAND_MASTER;
+}
+
 static void xs_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
 			    int len)
 {
+	bool bm = xs_bus_master(pdev);
+
 	pci_default_write_config(pdev, addr, val, len);
 	xs_update_irq_mode(XDMA_SIM(pdev));
+	/* a fetch held back while bus mastering was off goes out now */
+	if (!bm && xs_bus_master(pdev)) {
+		xdma_model_bus_master(XDMA_SIM(pdev)->model, true);
+	}
 }
 
 /* ---- counters and faults (fault window, chardev, QOM) ---- */

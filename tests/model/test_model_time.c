@@ -638,6 +638,58 @@ HF_TEST(dma_errors_count_every_failed_bus_access)
 	vh_close(&v);
 }
 
+/* An engine started with bus mastering off waits at its fetch, busy. */
+HF_TEST(fetch_waits_while_bus_mastering_is_off_then_goes_out)
+{
+	struct xdma_model_counters c;
+	struct vhost v;
+
+	vh_open(&v, NULL, DDR, MEM);
+	vh_desc(&v, 0, XDMA_DESC_CTRL_STOP, 4096, VH_BUS + SRC, 0, 0);
+	v.bm_off = true;
+	vh_start(&v, false, 0, 0, RUN_IE);
+	vh_until(&v, v.now + 1000000);
+	HF_CHECK(vh_busy(&v, false, 0));
+	xdma_model_get_counters(v.m, &c);
+	HF_CHECK_EQ(c.desc_fetched, 0);
+	HF_CHECK_EQ(c.dma_errors, 0);
+	HF_CHECK(c.dma_blocked >= 1);
+	/* turned on: the descriptor that waited is fetched and done */
+	v.bm_off = false;
+	xdma_model_bus_master(v.m, true);
+	vh_run(&v);
+	HF_CHECK(!vh_busy(&v, false, 0));
+	xdma_model_get_counters(v.m, &c);
+	HF_CHECK_EQ(c.desc_fetched, 1);
+	HF_CHECK_EQ(c.bytes_h2c, 4096);
+	HF_CHECK_EQ(vh_rd(&v, vh_chan(false, 0, XDMA_CHAN_STATUS)),
+		    XDMA_STAT_DESC_STOPPED);
+	vh_close(&v);
+}
+
+/* Stopped before bus mastering comes back: it never fetches. */
+HF_TEST(run_clear_stops_an_engine_waiting_for_bus_mastering)
+{
+	struct xdma_model_counters c;
+	struct vhost v;
+
+	vh_open(&v, NULL, DDR, MEM);
+	vh_desc(&v, 0, XDMA_DESC_CTRL_STOP, 4096, VH_BUS + SRC, 0, 0);
+	v.bm_off = true;
+	vh_start(&v, false, 0, 0, RUN_IE);
+	HF_CHECK(vh_busy(&v, false, 0));
+	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	HF_CHECK(!vh_busy(&v, false, 0));
+	v.bm_off = false;
+	xdma_model_bus_master(v.m, true);
+	vh_run(&v);
+	xdma_model_get_counters(v.m, &c);
+	HF_CHECK_EQ(c.desc_fetched, 0);
+	HF_CHECK_EQ(c.bytes_h2c, 0);
+	HF_CHECK_EQ(v.reads, 0);
+	vh_close(&v);
+}
+
 HF_TEST(link_data_fault_mid_descriptor_keeps_what_landed_before)
 {
 	struct xdma_model_counters c;

@@ -52,6 +52,7 @@ struct vhost {
 	unsigned int schedules;
 	unsigned int msis;
 	u64 last_msi;
+	bool bm_off;
 };
 
 /* The bytes [bus, bus + len) in vh->mem, or NULL (a fault, counted). */
@@ -70,8 +71,11 @@ static inline int vh_dma_read(void *host, uint64_t bus, void *dst,
 			      size_t len)
 {
 	struct vhost *v = host;
-	u8 *p = vh_at(v, bus, len);
+	u8 *p;
 
+	if (v->bm_off)		/* bus mastering off: not issued */
+		return -EBUSY;
+	p = vh_at(v, bus, len);
 	if (p) {
 		memcpy(dst, p, len);
 		v->reads++;
@@ -83,8 +87,11 @@ static inline int vh_dma_write(void *host, uint64_t bus, const void *src,
 			       size_t len)
 {
 	struct vhost *v = host;
-	u8 *p = vh_at(v, bus, len);
+	u8 *p;
 
+	if (v->bm_off)
+		return -EBUSY;
+	p = vh_at(v, bus, len);
 	if (p) {
 		memcpy(p, src, len);
 		v->writes++;

@@ -1,0 +1,79 @@
+#!/bin/sh
+# rebind.sh - an engine left running by an earlier driver must be stopped
+# before hellofpga.ko turns bus mastering on (viommu configuration: a
+# stale fetch would also be a DMAR fault).
+#
+# With the driver unbound (remove() leaves bus mastering off) the test
+# plays the earlier driver through the PCI sysfs resource files: it points
+# H2C0's descriptor address at 0xdead0000, where nothing is mapped, and sets
+# Run.  A function with bus mastering off issues no request, so the engine
+# waits at its descriptor fetch, busy (xdma-sim: counter dma_blocked).
+# Binding the driver again must stop that engine first: no descriptor fetch
+# may go out (counter dma_errors unchanged), the engine is idle afterwards
+# and the card works.  A driver that enables bus mastering before it stops
+# the engines lets the stale fetch out.
+CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
+rc=0
+pass() { echo "PASS rebind/$1${2:+: $2}"; }
+fail() { echo "FAIL rebind/$1: $2"; rc=1; }
+skip() { echo "SKIP rebind/$1: $2"; }
+case " $(cat /proc/cmdline) " in
+*" hf_config=viommu "*) ;;
+*) skip all "runs in the viommu configuration"; exit 0 ;;
+esac
+drv=/sys/bus/pci/drivers/hellofpga
+dev=
+for d in "$drv"/0000:*; do [ -e "$d" ] && dev=$(readlink -f "$d") && break; done
+if [ -z "$dev" ]; then
+	fail find "no device bound to hellofpga"
+	exit 1
+fi
+bdf=${dev##*/}
+rd() { hf_regrw "$1" "$2" w | sed -n 's/.* = //p'; }	# rd FILE OFFSET
+wr() { hf_regrw "$1" "$2" w "$3" >/dev/null; }		# wr FILE OFFSET VALUE
+u0=$dev/resource0 u1=$dev/resource1
+counter() { printf '%d' "$(rd "$u0" "$1")"; }	# low half of a counter
+wait_nodes() {
+	i=0
+	while [ ! -e "${CARD}_c2h_1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e "${CARD}_c2h_1" ]
+}
+
+echo "$bdf" >"$drv/unbind" 2>/tmp/rb.err || { fail unbind "$(cat /tmp/rb.err)"; exit 1; }
+id=$(rd "$u1" 0x0)
+case $id in
+0x1fc0*) pass unbound "H2C0 identifier $id through $u1" ;;
+*) fail unbound "H2C0 identifier reads '$id' through $u1"; echo "$bdf" >"$drv/bind"; exit 1 ;;
+esac
+e0=$(counter 0xf058)
+b0=$(counter 0xf060)
+wr "$u1" 0x4080 0xdead0000	# H2C0 SGDMA descriptor address, low
+wr "$u1" 0x4084 0
+wr "$u1" 0x4088 0
+wr "$u1" 0x0004 1		# H2C0 Control: Run
+st=$(rd "$u1" 0x40)
+b1=$(counter 0xf060)
+if [ $((st & 1)) = 1 ] && [ "$b1" -gt "$b0" ]; then
+	pass left-running "H2C0 busy (status $st), its fetch held back ($b0 -> $b1 blocked accesses)"
+else
+	fail left-running "H2C0 status $st, blocked accesses $b0 -> $b1"
+fi
+echo "$bdf" >"$drv/bind" 2>/tmp/rb.err || fail bind "$(cat /tmp/rb.err)"
+if wait_nodes; then pass probe; else fail probe "no ${CARD}_c2h_1 after bind"; fi
+e1=$(counter 0xf058)
+if [ "$e1" = "$e0" ]; then
+	pass no-stale-fetch "no DMA error ($e0 -> $e1): the engine was stopped before bus mastering"
+else
+	fail no-stale-fetch "$((e1 - e0)) DMA errors: the left-running engine fetched its stale descriptor once bus mastering was on"
+fi
+st=$(hf_regrw "${CARD}_control" 0x40 w | sed -n 's/.* = //p')
+if [ $((st & 1)) = 0 ]; then pass idle "H2C0 status $st"; else fail idle "H2C0 status $st"; fi
+dd if=/dev/urandom of=/tmp/rb.a bs=65536 count=1 2>/dev/null
+if timeout 30 dd if=/tmp/rb.a of="${CARD}_h2c_0" bs=65536 seek=8 count=1 conv=notrunc 2>/tmp/rb.err &&
+	timeout 30 dd if="${CARD}_c2h_1" of=/tmp/rb.b bs=65536 skip=8 count=1 2>>/tmp/rb.err &&
+	cmp -s /tmp/rb.a /tmp/rb.b; then
+	pass roundtrip
+else
+	fail roundtrip "$(head -c 200 /tmp/rb.err)"
+fi
+exit $rc
