@@ -40,7 +40,17 @@ wait_nodes() {
 	[ -e "${CARD}_c2h_1" ]
 }
 
+# A PIN on a control node kept open across the removal fails before
+# anything is pinned (hf_pin_gone).
+rm -f /tmp/rb.go
+hf_pin_gone -d "$CARD" -g /tmp/rb.go >/tmp/rb.gone 2>&1 &
+gone_pid=$!
+i=0
+while ! grep -q ready /tmp/rb.gone && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 echo "$bdf" >"$drv/unbind" 2>/tmp/rb.err || { fail unbind "$(cat /tmp/rb.err)"; exit 1; }
+: >/tmp/rb.go
+wait $gone_pid || rc=1
+grep -E '^(PASS|FAIL|SKIP) ' /tmp/rb.gone
 id=$(rd "$u1" 0x0)
 case $id in
 0x1fc0*) pass unbound "H2C0 identifier $id through $u1" ;;
@@ -78,5 +88,32 @@ if timeout 30 dd if=/tmp/rb.a of="${CARD}_h2c_0" bs=65536 seek=8 count=1 conv=no
 	pass roundtrip
 else
 	fail roundtrip "$(head -c 200 /tmp/rb.err)"
+fi
+
+# An engine that does not stop (the hang fault holds it busy longer than
+# stop_wait_ms, 2 s): probe refuses the card, bus mastering stays off, the
+# error path frees the interrupts before the engines; once the hang is over
+# a bind works.
+echo "$bdf" >"$drv/unbind" 2>/tmp/rb.err || fail unbind-2 "$(cat /tmp/rb.err)"
+wr "$u0" 0xf0f0 6000000		# hang duration, us
+wr "$u0" 0xf000 16		# fault: hang
+wr "$u1" 0x4080 0xdead0000
+wr "$u1" 0x4084 0
+wr "$u1" 0x0004 1
+echo "HF-REBIND-MARK-2" >/dev/kmsg
+if echo "$bdf" >"$drv/bind" 2>/tmp/rb.err; then
+	fail probe-refuses-busy-engine "bind succeeded with H2C0 busy"
+elif dmesg | sed -n '/HF-REBIND-MARK-2/,$p' | grep -q 'left running, not stopping'; then
+	pass probe-refuses-busy-engine "$(dmesg | sed -n '/HF-REBIND-MARK-2/,$p' | grep 'engine init failed' | tail -n 1 | sed 's/^\[[^]]*\] //' | head -c 160)"
+else
+	fail probe-refuses-busy-engine "bind failed, but not for the busy engine: $(dmesg | tail -n 2 | tr '\n' ' ' | head -c 200)"
+fi
+i=0
+while [ $(($(rd "$u0" 0xf0f4))) != 0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+wr "$u0" 0xf000 0
+if echo "$bdf" >"$drv/bind" 2>/tmp/rb.err && wait_nodes; then
+	pass bind-after-hang
+else
+	fail bind-after-hang "$(cat /tmp/rb.err) $(dmesg | tail -n 2 | tr '\n' ' ' | head -c 200)"
 fi
 exit $rc
