@@ -236,6 +236,49 @@ static u32 xdma_block_end(u64 bus, u32 start, u32 n)
 }
 
 /**
+ * xdma_desc_put() - write descriptor @i of a chain of @n.
+ * @c: the chain
+ * @i: index of the descriptor
+ * @n: descriptors of the chain
+ * @blk_end: last descriptor of the adjacent block @i is in; advanced when
+ *	@i + 1 starts the next block
+ * @dir: direction
+ * @bus: bus address of the descriptor's first byte
+ * @card: card address of its first byte
+ * @len: its length
+ *
+ * Links it to descriptor @i + 1 with the Nxt_adj count of the block, or
+ * marks it the last one (Stop, Completed, EOP, no next pointer).
+ */
+static void xdma_desc_put(struct xdma_chain *c, u32 i, u32 n, u32 *blk_end,
+			  enum xdma_dir dir, u64 bus, u64 card, u32 len)
+{
+	struct xdma_desc *d = &c->desc[i];
+	u32 ctrl = FIELD_PREP(XDMA_DESC_CTRL_MAGIC, XDMA_DESC_MAGIC);
+	u64 src = dir == XDMA_H2C ? bus : card;
+	u64 dst = dir == XDMA_H2C ? card : bus;
+	u64 next = 0;
+
+	if (i + 1 < n) {
+		if (i + 1 > *blk_end)
+			*blk_end = xdma_block_end(c->bus, i + 1, n);
+		ctrl |= FIELD_PREP(XDMA_DESC_CTRL_NXT_ADJ, *blk_end - (i + 1));
+		next = c->bus + (u64)(i + 1) * XDMA_DESC_SIZE;
+	} else {
+		ctrl |= XDMA_DESC_CTRL_STOP | XDMA_DESC_CTRL_COMPLETED |
+			XDMA_DESC_CTRL_EOP;
+	}
+	d->control = cpu_to_le32(ctrl);
+	d->len = cpu_to_le32(len);
+	d->src_lo = cpu_to_le32(lower_32_bits(src));
+	d->src_hi = cpu_to_le32(upper_32_bits(src));
+	d->dst_lo = cpu_to_le32(lower_32_bits(dst));
+	d->dst_hi = cpu_to_le32(upper_32_bits(dst));
+	d->next_lo = cpu_to_le32(lower_32_bits(next));
+	d->next_hi = cpu_to_le32(upper_32_bits(next));
+}
+
+/**
  * xdma_chain_build() - write the descriptors of a transfer.
  * @c: the chain, with storage from xdma_chain_init()
  * @dir: XDMA_H2C (bus -> card) or XDMA_C2H (card -> bus)
@@ -286,38 +329,13 @@ int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
 	xdma_sg_iter_start(&it, sg, nsg, offset, len);
 	while ((run = xdma_sg_next_run(&it, &addr)) != 0) {
 		while (run) {
-			struct xdma_desc *d = &c->desc[i];
 			u32 chunk = min_t(u64, run, XDMA_DESC_MAX_LEN);
-			u64 src = dir == XDMA_H2C ? addr : card;
-			u64 dst = dir == XDMA_H2C ? card : addr;
-			u32 ctrl = FIELD_PREP(XDMA_DESC_CTRL_MAGIC,
-					      XDMA_DESC_MAGIC);
-			u64 next = 0;
 
-			if (i + 1 < n) {
-				if (i + 1 > blk_end)
-					blk_end = xdma_block_end(c->bus, i + 1,
-								 n);
-				ctrl |= FIELD_PREP(XDMA_DESC_CTRL_NXT_ADJ,
-						   blk_end - (i + 1));
-				next = c->bus + (u64)(i + 1) * XDMA_DESC_SIZE;
-			} else {
-				ctrl |= XDMA_DESC_CTRL_STOP |
-					XDMA_DESC_CTRL_COMPLETED |
-					XDMA_DESC_CTRL_EOP;
-			}
-			d->control = cpu_to_le32(ctrl);
-			d->len = cpu_to_le32(chunk);
-			d->src_lo = cpu_to_le32(lower_32_bits(src));
-			d->src_hi = cpu_to_le32(upper_32_bits(src));
-			d->dst_lo = cpu_to_le32(lower_32_bits(dst));
-			d->dst_hi = cpu_to_le32(upper_32_bits(dst));
-			d->next_lo = cpu_to_le32(lower_32_bits(next));
-			d->next_hi = cpu_to_le32(upper_32_bits(next));
+			xdma_desc_put(c, i++, n, &blk_end, dir, addr, card,
+				      chunk);
 			addr += chunk;
 			card += chunk;
 			run -= chunk;
-			i++;
 		}
 	}
 	c->count = n;
@@ -452,38 +470,13 @@ int xdma_chain_build_window(struct xdma_chain *c, enum xdma_dir dir,
 	xdma_sg_iter_start(&it, sg, nsg, offset, len);
 	while ((run = xdma_sg_next_run(&it, &addr)) != 0) {
 		while (run) {
-			struct xdma_desc *d = &c->desc[i];
 			u64 card = win_base + win_off;
-			u32 ctrl = FIELD_PREP(XDMA_DESC_CTRL_MAGIC,
-					      XDMA_DESC_MAGIC);
-			u64 src, dst, next = 0;
 
 			take = xdma_win_take(run, win_size, &win_off);
-			src = dir == XDMA_H2C ? addr : card;
-			dst = dir == XDMA_H2C ? card : addr;
-			if (i + 1 < n) {
-				if (i + 1 > blk_end)
-					blk_end = xdma_block_end(c->bus, i + 1,
-								 n);
-				ctrl |= FIELD_PREP(XDMA_DESC_CTRL_NXT_ADJ,
-						   blk_end - (i + 1));
-				next = c->bus + (u64)(i + 1) * XDMA_DESC_SIZE;
-			} else {
-				ctrl |= XDMA_DESC_CTRL_STOP |
-					XDMA_DESC_CTRL_COMPLETED |
-					XDMA_DESC_CTRL_EOP;
-			}
-			d->control = cpu_to_le32(ctrl);
-			d->len = cpu_to_le32((u32)take);
-			d->src_lo = cpu_to_le32(lower_32_bits(src));
-			d->src_hi = cpu_to_le32(upper_32_bits(src));
-			d->dst_lo = cpu_to_le32(lower_32_bits(dst));
-			d->dst_hi = cpu_to_le32(upper_32_bits(dst));
-			d->next_lo = cpu_to_le32(lower_32_bits(next));
-			d->next_hi = cpu_to_le32(upper_32_bits(next));
+			xdma_desc_put(c, i++, n, &blk_end, dir, addr, card,
+				      (u32)take);
 			addr += take;
 			run -= take;
-			i++;
 		}
 	}
 	c->count = n;

@@ -638,16 +638,22 @@ HF_TEST(dma_errors_count_every_failed_bus_access)
 	vh_close(&v);
 }
 
+/* H2C0 started on one 4 KiB descriptor with bus mastering off. */
+static void bm_off_start(struct vhost *v)
+{
+	vh_open(v, NULL, DDR, MEM);
+	vh_desc(v, 0, XDMA_DESC_CTRL_STOP, 4096, VH_BUS + SRC, 0, 0);
+	v->bm_off = true;
+	vh_start(v, false, 0, 0, RUN_IE);
+}
+
 /* An engine started with bus mastering off waits at its fetch, busy. */
 HF_TEST(fetch_waits_while_bus_mastering_is_off_then_goes_out)
 {
 	struct xdma_model_counters c;
 	struct vhost v;
 
-	vh_open(&v, NULL, DDR, MEM);
-	vh_desc(&v, 0, XDMA_DESC_CTRL_STOP, 4096, VH_BUS + SRC, 0, 0);
-	v.bm_off = true;
-	vh_start(&v, false, 0, 0, RUN_IE);
+	bm_off_start(&v);
 	vh_until(&v, v.now + 1000000);
 	HF_CHECK(vh_busy(&v, false, 0));
 	xdma_model_get_counters(v.m, &c);
@@ -673,10 +679,7 @@ HF_TEST(run_clear_stops_an_engine_waiting_for_bus_mastering)
 	struct xdma_model_counters c;
 	struct vhost v;
 
-	vh_open(&v, NULL, DDR, MEM);
-	vh_desc(&v, 0, XDMA_DESC_CTRL_STOP, 4096, VH_BUS + SRC, 0, 0);
-	v.bm_off = true;
-	vh_start(&v, false, 0, 0, RUN_IE);
+	bm_off_start(&v);
 	HF_CHECK(vh_busy(&v, false, 0));
 	vh_wr(&v, vh_chan(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
 	HF_CHECK(!vh_busy(&v, false, 0));

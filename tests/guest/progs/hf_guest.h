@@ -143,6 +143,22 @@ static inline int hfg_stats(int ctl, struct hellofpga_stats *st)
 	return ioctl(ctl, HELLOFPGA_IOC_GET_STATS, st) ? -errno : 0;
 }
 
+/* VmLck of this process in KiB (its locked memory), -1 when unknown. */
+static inline long hfg_vmlck_kib(void)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 /* Fill @len bytes with a pattern of @seed; hfg_check() finds the first
  * byte that differs, or -1. */
 static inline void hfg_fill(uint8_t *p, size_t len, uint32_t seed)

@@ -24,22 +24,6 @@
 
 #define LIMIT		(128 * 1024)
 
-/* VmLck of this process in KiB, -1 when unknown. */
-static long vmlck_kib(void)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 static void max_pins_case(const char *card, unsigned int max)
 {
 	struct hellofpga_stats st0, st1;
@@ -115,7 +99,7 @@ static void memlock_case(const char *card)
 		HFG_FAIL("rlimit", "setrlimit/setuid: %s", strerror(errno));
 		return;
 	}
-	before = vmlck_kib();
+	before = hfg_vmlck_kib();
 	r = hfg_pin_host(ctl, buf, 1 << 20, &h);
 	if (r == -ENOMEM && strstr(hfg_drv_err(ctl), "RLIMIT_MEMLOCK"))
 		HFG_PASS("rlimit-over", "%s", hfg_drv_err(ctl));
@@ -125,7 +109,7 @@ static void memlock_case(const char *card)
 	if (!r)
 		hfg_unpin(ctl, h);
 	r = hfg_pin_host(ctl, buf, LIMIT, &h);
-	during = vmlck_kib();
+	during = hfg_vmlck_kib();
 	if (!r && during - before == LIMIT / 1024)
 		HFG_PASS("rlimit-within", "PIN of 128 KiB, VmLck %ld -> %ld kB",
 			 before, during);
@@ -151,7 +135,7 @@ static void memlock_case(const char *card)
 	if (!r)
 		hfg_unpin(ctl, h2);
 	hfg_unpin(ctl, h);
-	after = vmlck_kib();
+	after = hfg_vmlck_kib();
 	if (after == before)
 		HFG_PASS("rlimit-unpin-releases", "VmLck back to %ld kB", after);
 	else

@@ -18,21 +18,6 @@
 
 #include "hf_guest.h"
 
-static long vmlck_kib(void)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	const char *card = "/dev/hellofpga0", *go = NULL;
@@ -71,9 +56,9 @@ int main(int argc, char **argv)
 	else
 		HFG_FAIL("unpinnable-memory", "PIN on a removed card: %s (%s), expected ENODEV before the provider ran",
 			 r ? strerror(-r) : "succeeded", hfg_drv_err(ctl));
-	before = vmlck_kib();
+	before = hfg_vmlck_kib();
 	r = hfg_pin_host(ctl, buf, 65536, &h);
-	after = vmlck_kib();
+	after = hfg_vmlck_kib();
 	if (r == -ENODEV && after == before)
 		HFG_PASS("nothing-pinned", "ENODEV, VmLck %ld kB as before", after);
 	else
