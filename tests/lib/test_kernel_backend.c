@@ -536,6 +536,30 @@ HF_TEST(kb_gpudirect_emulated_gpu_through_pin_host)
 	free(back);
 }
 
+/* An XFER the driver cancelled because the pin was revoked is -ENXIO. */
+HF_TEST(kb_gpudirect_xfer_cancelled_by_revocation_is_enxio)
+{
+	void (*fail_next)(int, const char *) = hook_fail_next();
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_GPU_HANDLE gh;
+	size_t size = 64 * KIB;
+	void *gpu;
+
+	fake_defaults();
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	fail_next(-ECANCELED,
+		  "C2H0: cancelled (its memory is being revoked), engine stopped: 0 of 1 descriptors completed");
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_ReadC2H(h, 0, gh, 0, size, 0),
+		     -ENXIO);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "revoked"), "%s",
+		     HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+}
+
 HF_TEST(kb_gpudirect_tegra_emulated_gpu)
 {
 	HELLOFPGA_HANDLE h;
