@@ -1430,9 +1430,10 @@ static int xdma_engine_wedged_msg(struct xdma_engine *e,
  *
  * On a timeout, a fatal signal (kernel), xdma_engine_cancel() or removal
  * (xdma_dev.gone) the engine is stopped and proven idle (see the top of
- * xdma_engine.h) before this returns; if its status then shows the chain
- * finished, the completion notification was lost and the run succeeds
- * (stats.lost_irqs).  If it cannot be proven idle, @res->wedged is set and
+ * xdma_engine.h) before this returns; if the chain had already ended when
+ * the wait did, its completion notification was lost and the run succeeds
+ * (stats.lost_irqs); a chain that ends only while the stop waits for it
+ * timed out, and @res->bytes counts it.  If it cannot be proven idle, @res->wedged is set and
  * later runs fail at once until xdma_engine_recover().  A run that fails
  * leaves the SGDMA registers to be programmed again by the next run, and
  * makes the next run distrust late notifications (@e->stale).
@@ -1450,8 +1451,9 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	struct xdma_result local;
 	u32 count = c->count;
 	u32 lo = lower_32_bits(c->bus), hi = upper_32_bits(c->bus);
-	bool started = false;
+	bool started = false, ended = false;
 	u64 start, done_ns;
+	u32 pre;
 	u32 status;
 	int ret, q;
 
@@ -1542,6 +1544,14 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	} else if (!started) {
 		status = 0;
 	} else {
+		/*
+		 * Had the chain already ended when the wait did (its
+		 * notification lost)?  Only then may the run succeed: a chain
+		 * that ends while the stop below waits for it still timed out.
+		 */
+		pre = xdma_rd(e, XDMA_CHAN_STATUS);
+		ended = pre != XDMA_ID_DEAD && !(pre & XDMA_STAT_BUSY) &&
+			(pre & XDMA_STAT_DESC_STOPPED);
 		/* The card may still be moving data: prove it idle first. */
 		q = xdma_engine_stop(e, c, &status);
 		if (q == -ENODEV) {
@@ -1569,7 +1579,7 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 		e->stale = false;
 		goto done;
 	}
-	if (!res->wedged && started && status != XDMA_ID_DEAD &&
+	if (ended && !res->wedged && status != XDMA_ID_DEAD &&
 	    !(status & XDMA_STAT_ERR_MASK) &&
 	    (ret == -ETIMEDOUT || ret == -EINTR || ret == -ECANCELED) &&
 	    (status & XDMA_STAT_DESC_STOPPED)) {

@@ -39,6 +39,7 @@ struct fx {
 	const struct hf_mmio *card_bar;
 	struct hf_mmio shim;
 	bool hold_busy;
+	bool release_on_stop;
 	struct xdma_dev xdev;
 	struct xdma_engine h2c;
 	struct xdma_engine c2h;
@@ -75,7 +76,8 @@ static void fx_shared_isr(void *arg)
 /*
  * The engine core sees the card through a shim: with @hold_busy set, H2C0's
  * status reads Busy whatever the model says (an engine that does not stop
- * when Run clears, as a hung card's).
+ * when Run clears, as a hung card's; or, with @release_on_stop, one still
+ * busy until the stop clears Run).
  */
 static u32 fx_shim_read(void *ctx, u32 off)
 {
@@ -93,6 +95,10 @@ static void fx_shim_write(void *ctx, u32 off, u32 val)
 {
 	struct fx *f = ctx;
 
+	/* with @release_on_stop, the Run clear of a stop ends the hold */
+	if (f->release_on_stop && (val & XDMA_CTRL_RUN) &&
+	    off == XDMA_H2C_BASE(0) + XDMA_CHAN_CONTROL_W1C)
+		__atomic_store_n(&f->hold_busy, false, __ATOMIC_RELEASE);
 	hf_iowrite32(val, f->card_bar, off);
 }
 
@@ -118,6 +124,7 @@ static void fx_setup_ch(struct fx *f, u32 flags, enum fx_mode mode,
 		.num_h2c = nh2c, .num_c2h = nc2h, .ddr_size = DDR_SIZE,
 	};
 	bool poll = mode == FX_POLL;
+
 	u32 i;
 
 	memset(f, 0, sizeof(*f));
@@ -1035,6 +1042,38 @@ HF_TEST(engine_late_writeback_of_a_failed_run_is_ignored)
 		 lo == lower_32_bits(f.wb_bus + XDMA_WB_SLOT_OFFSET));
 	xdma_model_inject(f.m, 0);
 	fx_roundtrip(&f, 43);
+	fx_teardown(&f);
+}
+
+/*
+ * A chain still busy when its wait times out, that ends while the stop
+ * proves the engine idle: the run timed out all the same (its interrupt was
+ * not lost before the timeout, the chain was late), and bytes counts what
+ * the card wrote.  The shim shows H2C0 busy until the stop clears Run; the
+ * model's interrupt is lost so the waiter is not woken first.
+ */
+HF_TEST(engine_chain_ending_during_the_stop_still_timed_out)
+{
+	struct xdma_result res;
+	struct fx f;
+
+	fx_setup(&f, 0, FX_MSIX);
+	fx_fill(&f, 45);
+	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+				      f.total, CARD_ADDR), 0);
+	xdma_model_inject(f.m, XDMA_FAULT_LOST_IRQ);
+	fx_hold_busy(&f, true);
+	f.release_on_stop = true;
+	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
+		     -ETIMEDOUT);
+	HF_CHECK(!res.wedged);
+	HF_CHECK_EQ(res.bytes, f.total);
+	HF_CHECK_EQ(res.completed, NSEG);
+	HF_CHECK_EQ(f.h2c.stats.lost_irqs, 0);
+	HF_CHECK_EQ(f.h2c.stats.timeouts, 1);
+	fx_check_card(&f);
+	xdma_model_inject(f.m, 0);
+	fx_roundtrip(&f, 46);
 	fx_teardown(&f);
 }
 
