@@ -55,6 +55,11 @@
 /* Interrupt vectors at most: one per engine plus the 16 user interrupts. */
 #define HF_MAX_VECTORS		(XDMA_MAX_ENGINES + XDMA_USER_IRQS)
 
+/* ddr_size parameter not given: each card says its own (hf_pci.c). */
+#define HF_DDR_SIZE_AUTO	(~0ULL)
+/* Card memory of a card that does not say (not the reference design). */
+#define HF_DDR_SIZE_DEFAULT	(2ULL << 30)
+
 /* Length of the per-file last-error text (struct hellofpga_last_error). */
 #define HF_ERR_LEN		256
 
@@ -212,7 +217,8 @@ struct hf_user_irq {
  * @pins: pins alive
  * @irqs: interrupts handled
  * @pin_limit: most bytes that may be pinned
- * @ddr_size: card memory size (0: unbounded)
+ * @ddr_size: card memory size (0: unbounded): the ddr_size parameter, else
+ *	what the card says (hf_card_ddr_size())
  * @timeout_ms: default engine timeout
  * @name: "hellofpgaN"
  */

@@ -34,10 +34,10 @@ module_param_named(timeout_ms, hf_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms,
 		 "Engine timeout of one run in ms, XFER may ask another; the engine is stopped after it (default: 5000)");
 
-unsigned long long hf_ddr_size = 2ULL << 30;
+unsigned long long hf_ddr_size = HF_DDR_SIZE_AUTO;
 module_param_named(ddr_size, hf_ddr_size, ullong, 0444);
 MODULE_PARM_DESC(ddr_size,
-		 "Card memory size in bytes, the bound of card addresses; 0: unbounded (default: 2 GiB)");
+		 "Card memory size in bytes, the bound of card addresses, for every card; 0: unbounded (default: each card's own, from the reference design's user BAR register DDR_SIZE_MB, else 2 GiB)");
 
 unsigned int hf_pin_limit_mb;
 module_param_named(pin_limit_mb, hf_pin_limit_mb, uint, 0444);

@@ -28,6 +28,7 @@
 
 #include "compat.h"
 #include "hellofpga.h"
+#include "../core/hf_user_regs.h"
 
 /* Cards by index (N of /dev/hellofpgaN_*), for open(). */
 static DEFINE_MUTEX(hf_cards_lock);	/* protects hf_cards */
@@ -260,6 +261,33 @@ static int hf_map_bars(struct hf_card *card)
 		card->user_bar_phys = pci_resource_start(pdev, bar);
 	}
 	return 0;
+}
+
+/**
+ * hf_card_ddr_size() - the card memory size, the bound of card addresses.
+ * @card: the card, BARs mapped
+ *
+ * The XDMA IP does not know what memory its AXI side reaches.  The ddr_size
+ * parameter says it for every card; without it a card whose user BAR is the
+ * hellofpga reference design's (HF_USER_ID reads HF_USER_ID_VALUE) says its
+ * own in HF_USER_DDR_SIZE_MB, so cards of different sizes each get theirs;
+ * any other card gets HF_DDR_SIZE_DEFAULT.
+ *
+ * Return: bytes, 0 for unbounded.
+ */
+static u64 hf_card_ddr_size(struct hf_card *card)
+{
+	u32 mb;
+
+	if (hf_ddr_size != HF_DDR_SIZE_AUTO)
+		return hf_ddr_size;
+	if (!card->user_bar || card->user_bar_size < HF_USER_BAR_SIZE ||
+	    ioread32(card->user_bar + HF_USER_ID) != HF_USER_ID_VALUE)
+		return HF_DDR_SIZE_DEFAULT;
+	mb = ioread32(card->user_bar + HF_USER_DDR_SIZE_MB);
+	if (!mb || mb == XDMA_ID_DEAD)
+		return HF_DDR_SIZE_DEFAULT;
+	return (u64)mb << 20;
 }
 
 /**
@@ -686,7 +714,6 @@ static struct hf_card *hf_card_alloc(struct pci_dev *pdev)
 	}
 	card->poll = hf_poll_mode;
 	card->timeout_ms = max(hf_timeout_ms, 1u);
-	card->ddr_size = hf_ddr_size;
 	card->pin_limit = hf_pin_limit_mb ? (u64)hf_pin_limit_mb << 20 :
 			  max_t(u64, hf_totalram_bytes() / 2, 1ULL << 30);
 	return card;
@@ -731,6 +758,7 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = hf_map_bars(card);
 	if (ret)
 		goto err_idr;
+	card->ddr_size = hf_card_ddr_size(card);
 	ret = xdma_dev_probe(&card->xdev, &card->dma_bar);
 	if (ret) {
 		dev_err(dev, "XDMA IP not usable (%d): no memory-mapped channel or card not responding\n",

@@ -32,18 +32,8 @@
 
 #define XDMA_MODEL_DEFAULT_DDR_SIZE	(2ull << 30)	/* 2 GiB */
 
-/* User BAR (BAR0 on the card, 64 KiB AXI-Lite) */
-#define HF_USER_BAR_SIZE		0x10000
-#define HF_USER_ID			0x0000	/* RO: HF_USER_ID_VALUE */
-#define HF_USER_VERSION			0x0004	/* RO: major << 16 | minor */
-#define HF_USER_SCRATCH			0x0008	/* RW */
-#define HF_USER_IRQ_SET			0x000c	/* W1S: raise usr_irq_req[n] */
-#define HF_USER_IRQ_CLEAR		0x0010	/* W1C: drop usr_irq_req[n] */
-#define HF_USER_IRQ_REQ			0x0014	/* RO: usr_irq_req lines */
-#define HF_USER_DDR_SIZE_MB		0x0018	/* RO: card memory in MiB */
-#define HF_USER_RAM			0x1000	/* 4 KiB RW scratch RAM */
-#define HF_USER_RAM_SIZE		0x1000
-#define HF_USER_ID_VALUE		0x48465047u	/* "HFPG" */
+/* The user BAR of the reference design (BAR0, 64 KiB AXI-Lite). */
+#include "hf_user_regs.h"
 
 /**
  * enum xdma_model_irq_mode - what the host enabled in PCI config space.
