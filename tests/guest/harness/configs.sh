@@ -15,6 +15,16 @@
 #                 id=card, QEMU gets a QMP socket, and run-config.sh does
 #                 QMP device_del / device_add when the guest asks for it on
 #                 the console (cases/faults.sh, "hotplug/..." tests)
+#   CFG_CARD2     a second card's -device argument: card 0 behind rp0
+#                 (id=card), this one behind rp1 (id=card1), and the QMP
+#                 socket with its "HF-QMP" request channel (cases ask for
+#                 device_del / device_add of either); empty: one card
+#   CFG_ONLY      what the guest runs, comma separated, instead of the
+#                 whole suite: built-ins (info, demo, test, lib) and case
+#                 scripts by name (stop64 for cases/stop64.sh); the load,
+#                 unload, reload and dmesg checks and CFG_CASES always run;
+#                 empty: everything; HF_GUEST_ONLY (same form) replaces it
+#                 in every configuration, for a quicker run by hand
 # Every configuration's card has the guest fault/counter window
 # (fault-regs=on, BAR0 + 0xf000; model/qemu/README.md), used by
 # cases/faults.sh and cases/efficiency.sh; HF_GUEST_DEVICE gets it added
@@ -27,7 +37,7 @@ hf_config() {
 	CFG_DESC= CFG_MEM=1G CFG_SMP=1 CFG_APPEND= CFG_QEMU=()
 	CFG_DEVICE=${HF_GUEST_DEVICE:-xdma-sim}
 	CFG_MODPARAMS= CFG_IRQ=msix CFG_CASES= CFG_TIMEOUT=${HF_GUEST_TIMEOUT:-300}
-	CFG_HOTPLUG=
+	CFG_HOTPLUG= CFG_CARD2= CFG_ONLY=
 	case $CFG_DEVICE in
 	*fault-regs=*) ;;
 	*) CFG_DEVICE+=,fault-regs=on ;;
@@ -84,4 +94,6 @@ hf_config() {
 		return 1
 		;;
 	esac
+	[ -n "${HF_GUEST_ONLY:-}" ] && CFG_ONLY=$HF_GUEST_ONLY
+	return 0
 }

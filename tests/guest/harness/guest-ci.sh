@@ -22,6 +22,10 @@
 #   HF_GUEST_JOBS   guests run at once (default: nproc / 2, at least 1;
 #                   TCG takes about one core per vCPU)
 #   HF_GUEST_TIMEOUT  per-guest timeout in seconds (default 300)
+#   HF_GUEST_DRIVER_SRC  a tree whose driver/ core/ include/ build the
+#                   hellofpga.ko under test (default: this one), e.g. a
+#                   worktree of an older commit, to see the tests fail
+#                   against a driver without what they test
 #   JOBS            make/cmake -j (default nproc)
 set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
@@ -116,11 +120,15 @@ mkdir -p "$stage/lib/modules-extra" "$stage/tests/bin" "$stage/tests/libtests" \
 	"$stage/tests/cases" "$out/src"
 # A copy of the sources without in-place build outputs (driver/ includes
 # ../core and ../include; kmods may include ../../../../include/...).
-(cd "$repo" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
+drv_src=${HF_GUEST_DRIVER_SRC:-$repo}
+(cd "$drv_src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
 	--exclude='*.mod' --exclude='*.mod.c' --exclude='Module.symvers' \
-	--exclude='modules.order' --exclude='tests/guest/kmod/*/build' \
-	driver core include \
-	$( [ -d tests/guest/kmod ] && echo tests/guest/kmod )) | tar -xf - -C "$out/src"
+	--exclude='modules.order' driver core include) | tar -xf - -C "$out/src"
+[ -d "$repo/tests/guest/kmod" ] && (cd "$repo" && tar -cf - --exclude='*.o' \
+	--exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' --exclude='*.mod.c' \
+	--exclude='Module.symvers' --exclude='modules.order' \
+	--exclude='tests/guest/kmod/*/build' tests/guest/kmod) | tar -xf - -C "$out/src"
+[ "$drv_src" = "$repo" ] || log "hellofpga.ko from $drv_src (HF_GUEST_DRIVER_SRC)"
 klog=$out/logs/setup-driver.log
 log "build hellofpga.ko against $KDIR"
 if make -C "$KDIR" M="$out/src/driver" -j "$JOBS" modules >"$klog" 2>&1 &&
