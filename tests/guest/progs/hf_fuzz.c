@@ -282,6 +282,7 @@ struct worker {
 	int fds[MAX_NODES];		/* own files, -1 when closed */
 	int flags[MAX_NODES];
 	uint64_t handles[NHANDLE];	/* fd << 32 | handle */
+	uint64_t sizes[NHANDLE];	/* bytes pinned under each */
 	void *unmapped, *none, *ro_page;
 	long ops;
 };
@@ -424,12 +425,26 @@ static void *arg_of(struct worker *w, void *good, size_t len)
 	return rnd_ptr(w, len, true);
 }
 
-static void remember(struct worker *w, int fd, uint64_t handle)
+static void remember(struct worker *w, int fd, uint64_t handle,
+		     uint64_t size)
 {
 	uint64_t v = (uint64_t)fd << 32 | (handle & 0xffffffffu);
+	int k = below(&w->r, NHANDLE);
 
-	w->handles[below(&w->r, NHANDLE)] = v;
+	w->handles[k] = v;
+	w->sizes[k] = size;
 	atomic_store(&shared_handles[below(&w->r, NSHARED)], v);
+}
+
+/* one of this thread's pins on @fd, or -1 */
+static int own_pin(struct worker *w, int fd)
+{
+	int k = below(&w->r, NHANDLE);
+
+	for (int i = 0; i < NHANDLE; i++, k = (k + 1) % NHANDLE)
+		if (w->handles[k] && (int)(w->handles[k] >> 32) == fd)
+			return k;
+	return -1;
 }
 
 /* a handle to use on @fd: one of ours, one of anyone's, or random */
@@ -551,7 +566,7 @@ static void do_pin(struct worker *w, const struct node *n, int fd)
 		if (!p.handle || !p.nsegs)
 			bad("PIN on %s: handle %llu, %u segments (%s)", n->path,
 			    (unsigned long long)p.handle, p.nsegs, what);
-		remember(w, fd, p.handle);
+		remember(w, fd, p.handle, p.size);
 	}
 }
 
@@ -593,18 +608,32 @@ static void do_xfer(struct worker *w, const struct node *n, int fd)
 	void *arg;
 	long ret;
 
-	x.handle = pick_handle(w, fd);
-	x.dir = chance(&w->r, 95) ? below(&w->r, 2) : rnd(&w->r);
-	x.channel = chance(&w->r, 90) ? below(&w->r, 4) : rnd(&w->r);
-	x.length = rnd_len(&w->r);
-	x.buf_offset = chance(&w->r, 80) ? 4096 * below(&w->r, 4) :
-					   rnd(&w->r);
-	x.card_addr = rnd_card_addr(w, c, x.length);
-	x.timeout_ms = tmo[below(&w->r, 7)];
-	if (chance(&w->r, 5))
-		x.flags = 1;
-	else if (chance(&w->r, 5))
-		x.reserved[below(&w->r, 4)] = 1;
+	int k = chance(&w->r, 60) ? own_pin(w, fd) : -1;
+
+	if (k >= 0) {
+		/* a valid request over one of our pins */
+		x.handle = w->handles[k] & 0xffffffffu;
+		x.dir = below(&w->r, 2);
+		x.channel = below(&w->r, x.dir ? c->info.num_c2h :
+						  c->info.num_h2c);
+		x.buf_offset = below(&w->r, w->sizes[k]);
+		x.length = below(&w->r, w->sizes[k] - x.buf_offset + 1);
+		x.card_addr = below(&w->r, CARD_WIN - x.length);
+		x.timeout_ms = chance(&w->r, 80) ? 0 : tmo[below(&w->r, 7)];
+	} else {
+		x.handle = pick_handle(w, fd);
+		x.dir = chance(&w->r, 95) ? below(&w->r, 2) : rnd(&w->r);
+		x.channel = chance(&w->r, 90) ? below(&w->r, 4) : rnd(&w->r);
+		x.length = rnd_len(&w->r);
+		x.buf_offset = chance(&w->r, 80) ? 4096 * below(&w->r, 4) :
+						   rnd(&w->r);
+		x.card_addr = rnd_card_addr(w, c, x.length);
+		x.timeout_ms = tmo[below(&w->r, 7)];
+		if (chance(&w->r, 5))
+			x.flags = 1;
+		else if (chance(&w->r, 5))
+			x.reserved[below(&w->r, 4)] = 1;
+	}
 	snprintf(what, sizeof(what), "handle %llu dir %u ch %u off 0x%llx card 0x%llx len 0x%llx tmo %u",
 		 (unsigned long long)x.handle, x.dir, x.channel,
 		 (unsigned long long)x.buf_offset,
@@ -625,6 +654,7 @@ static void do_xilinx(struct worker *w, const struct node *n, int fd)
 {
 	struct hellofpga_xdma_aperture io = { 0 };
 	const struct card *c = &cards[n->card];
+	bool good = false;
 	char what[128];
 	int v = 0;
 	long ret;
@@ -639,12 +669,23 @@ static void do_xilinx(struct worker *w, const struct node *n, int fd)
 		io.ep_addr = rnd_card_addr(w, c, io.len);
 		if (chance(&w->r, 10))
 			fill_random(w, &io, sizeof(io));
+		good = (n->type == N_H2C || n->type == N_C2H) &&
+		       chance(&w->r, 60);
+		if (good) {
+			/* a valid one: the node's direction, a buffer of ours */
+			struct region *g = &w->reg[below(&w->r, NREG)];
+
+			io.len = g->p && !g->ro ? below(&w->r, g->len + 1) : 0;
+			io.buffer = (uintptr_t)g->p;
+			io.ep_addr = below(&w->r, CARD_WIN - MAX_IO);
+		}
 		snprintf(what, sizeof(what), "ep 0x%llx aperture 0x%x len 0x%lx",
 			 (unsigned long long)io.ep_addr, io.aperture,
 			 (unsigned long)io.len);
-		ret = ioctl(fd, chance(&w->r, 50) ? HELLOFPGA_XDMA_IOC_APERTURE_W :
+		ret = ioctl(fd, (good ? n->type == N_H2C : chance(&w->r, 50)) ?
+			    HELLOFPGA_XDMA_IOC_APERTURE_W :
 			    HELLOFPGA_XDMA_IOC_APERTURE_R,
-			    arg_of(w, &io, sizeof(io)));
+			    good ? (void *)&io : arg_of(w, &io, sizeof(io)));
 		check(OP_APERTURE, ret, n, what);
 		if (!ret && io.done > io.len)
 			bad("APERTURE on %s: done %lu > len (%s)", n->path,
@@ -766,6 +807,17 @@ static void do_rw(struct worker *w, const struct node *n, int fd, int flags)
 	if (!pos_io && (n->type == N_H2C || n->type == N_C2H))
 		lseek(fd, pos, SEEK_SET);
 	buf = rnd_ptr(w, len, !wr);
+	if ((n->type == N_H2C || n->type == N_C2H) && chance(&w->r, 50)) {
+		/* a valid one: the node's direction, a buffer of ours */
+		struct region *g = &w->reg[below(&w->r, NREG)];
+
+		wr = n->type == N_H2C;
+		buf = g->p;
+		len = g->p && (wr || !g->ro) ? below(&w->r, g->len + 1) : 0;
+		pos = below(&w->r, CARD_WIN - MAX_IO);
+		if (!pos_io)
+			lseek(fd, pos, SEEK_SET);
+	}
 	snprintf(what, sizeof(what), "%s%s of 0x%zx at 0x%llx", pos_io ? "p" : "",
 		 wr ? "write" : "read", len, (unsigned long long)pos);
 	if (wr)
@@ -782,7 +834,8 @@ static void do_lseek(struct worker *w, const struct node *n, int fd)
 	static const int whence[] = { SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA,
 				      SEEK_HOLE, 7 };
 	int wh = whence[below(&w->r, 6)];
-	off_t off = chance(&w->r, 70) ? (off_t)below(&w->r, CARD_WIN) :
+	off_t off = chance(&w->r, 70) ? (off_t)below(&w->r, n->type == N_USER ?
+							 65536 : CARD_WIN) :
 					(off_t)rnd(&w->r);
 	char what[64];
 
@@ -803,6 +856,14 @@ static void do_mmap(struct worker *w, const struct node *n, int fd, int flags)
 
 	if (chance(&w->r, 5))
 		off += 1 + below(&w->r, 4095);
+	if (n->type == N_USER && chance(&w->r, 50)) {
+		/* a valid one, inside the BAR */
+		off = 4096 * below(&w->r, 4);
+		len = 4096 * (1 + below(&w->r, 4));
+		mf = MAP_SHARED;
+		if ((flags & O_ACCMODE) == O_RDONLY)
+			prot = PROT_READ;
+	}
 	snprintf(what, sizeof(what), "0x%zx at 0x%llx prot %d %s", len,
 		 (unsigned long long)off, prot,
 		 mf == MAP_SHARED ? "shared" : "private");
@@ -858,14 +919,30 @@ static void do_remap(struct worker *w)
 
 static void one_op(struct worker *w)
 {
-	int i = pick_node(w, N_CONTROL, chance(&w->r, 40));
-	const struct node *n = &nodes[i];
-	int fd = node_fd(w, i);
-	int flags = fd == n->shared_fd ?
-		    (n->type == N_EVENTS ? O_RDONLY | O_NONBLOCK : O_RDWR) :
-		    w->flags[i];
+	static const enum node_type rw_types[] = { N_H2C, N_C2H, N_H2C, N_C2H,
+						   N_USER, N_EVENTS, N_CONTROL };
+	unsigned int pick = below(&w->r, 100);
+	enum node_type want;
+	const struct node *n;
+	int i, fd, flags;
 
-	switch (below(&w->r, 100)) {
+	/* the node: mostly what the operation is for, else any */
+	if (pick >= 55 && pick <= 61)
+		want = chance(&w->r, 50) ? N_H2C : N_C2H;
+	else if (pick >= 67 && pick <= 83)
+		want = rw_types[below(&w->r, 7)];
+	else if (pick >= 84 && pick <= 87)
+		want = N_USER;
+	else
+		want = N_CONTROL;
+	i = pick_node(w, want, pick >= 95 || chance(&w->r, 25));
+	n = &nodes[i];
+	fd = node_fd(w, i);
+	flags = fd == n->shared_fd ?
+		(n->type == N_EVENTS ? O_RDONLY | O_NONBLOCK : O_RDWR) :
+		w->flags[i];
+
+	switch (pick) {
 	case 0 ... 7:
 		do_info(w, n, fd);
 		break;
