@@ -31,7 +31,7 @@
 # unless it says fault-regs= itself.
 # Returns 1 for an unknown NAME.
 
-HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2)
+HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards)
 
 hf_config() {
 	CFG_DESC= CFG_MEM=1G CFG_SMP=1 CFG_APPEND= CFG_QEMU=()
@@ -89,6 +89,18 @@ hf_config() {
 		CFG_DESC="2 vCPUs, 6 processes on 4 channels at once"
 		CFG_SMP=2
 		CFG_CASES=concurrent
+		;;
+	twocards)
+		CFG_DESC="two cards (4+4 channels, 2 GiB; 2+1 channels, 512 MiB on a PCIe Gen1 x1 link), vIOMMU (strict), slub_debug; stop path, hang, unplug, fuzzer"
+		CFG_QEMU=(-device intel-iommu,intremap=off)
+		CFG_APPEND="intel_iommu=on iommu.strict=1 slub_debug=FZPU hf_fuzz=20"
+		# card 1 (hellofpga1): other channel counts and memory size, and a
+		# slow link, so that one 64 MiB descriptor takes ~290 ms
+		CFG_CARD2=xdma-sim,h2c=2,c2h=1,ddr-size=512M,link=gen1x1,fault-regs=on
+		# not the whole suite: what needs two cards, the slow link, the
+		# vIOMMU or slub_debug (tests/guest/README.md, "Configurations")
+		CFG_ONLY=info,stop64,twocards,hang,fuzz,pins
+		CFG_CASES=iommu
 		;;
 	*)
 		return 1
