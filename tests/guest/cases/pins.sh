@@ -12,6 +12,9 @@
 #                 whole-pin sync around a run loses other ranges' data)
 #   hf_memlock    max_pins per open file (ENOSPC) and RLIMIT_MEMLOCK of an
 #                 unprivileged pinner (ENOMEM), descriptor storage included
+#   hf_unpin_keep what the CPU wrote after the last transfer survives UNPIN
+#                 and close (under swiotlb the bounce buffer must not be
+#                 copied back over it)
 CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
 rc=0
 run() {	# run TIMEOUT PROG ARGS...: its result lines; FAIL if it has none
@@ -30,4 +33,5 @@ run() {	# run TIMEOUT PROG ARGS...: its result lines; FAIL if it has none
 run 60 hf_pin_race -s 3
 run 60 hf_sync_race -s 3
 run 120 hf_memlock
+run 60 hf_unpin_keep
 exit $rc
