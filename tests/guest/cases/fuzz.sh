@@ -49,7 +49,9 @@ wait_nodes() {
 		[ -e "${c}_c2h_0" ] || return 1
 	done
 }
-if rmmod hellofpga >/tmp/fuzz.rm 2>&1 && insmod "$MODS/hellofpga.ko" $MODPARAMS >>/tmp/fuzz.rm 2>&1 && wait_nodes; then
+i=0
+until rmmod hellofpga >/tmp/fuzz.rm 2>&1 || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
+if ! grep -q '^hellofpga ' /proc/modules && insmod "$MODS/hellofpga.ko" $MODPARAMS >>/tmp/fuzz.rm 2>&1 && wait_nodes; then
 	echo "PASS fuzz/reload-after"
 else
 	echo "FAIL fuzz/reload-after: $(head -c 200 /tmp/fuzz.rm)"

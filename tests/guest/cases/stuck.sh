@@ -17,7 +17,13 @@ wait_nodes() {
 	done
 }
 reload() {
-	rmmod hellofpga >/tmp/stuck.rm 2>&1 || return 1
+	# a process of the case before may still be closing its files
+	i=0
+	until rmmod hellofpga >/tmp/stuck.rm 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || return 1
+		sleep 0.2
+	done
 	insmod "$MODS/hellofpga.ko" $MODPARAMS "$@" >>/tmp/stuck.rm 2>&1 || return 1
 	wait_nodes
 }

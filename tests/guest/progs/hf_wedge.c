@@ -19,7 +19,9 @@
  * card (-o) works meanwhile.  After the hang is ended, while the wedged
  * channels still hold their memory, another channel (H2C2 -> C2H2) works;
  * then the next transfer on each wedged channel works (data checked) and
- * dmesg says "<chan>: wedged run's memory released", once each; no pin is
+ * dmesg says "<chan>: wedged run's memory released", once each, and the
+ * buffer of the wedged read() keeps what the program wrote into it after
+ * it returned (no bounce buffer copied back at the release); no pin is
  * left.
  *
  * Prints PASS/FAIL/SKIP lines "hang/NAME"; exit status 1 when one failed.
@@ -244,6 +246,8 @@ int main(int argc, char **argv)
 	rw.pos = 1 << 20;
 	wedge("rw-write", "H2C0", h2c0, op_write, &rw, tmo_ms / 2.0);
 	wedge("rw-read", "C2H0", c2h0, op_read, &rw, tmo_ms / 2.0);
+	/* the failed read() returned: its buffer is the program's again */
+	hfg_fill(rw.buf, LEN, 99);
 	xa.ms = XFER_MS;
 	xa.bytes = 0;
 	ret = op_xfer(ctl, &xa);
@@ -304,6 +308,11 @@ int main(int argc, char **argv)
 		HFG_FAIL("rw-recovers", "%s", why);
 	released("rw-write", "H2C0");
 	released("rw-read", "C2H0");
+	if (hfg_check(rw.buf, LEN, 99) < 0)
+		HFG_PASS("rw-read-buffer-untouched", "the wedged read()'s buffer kept what the program wrote after it returned");
+	else
+		HFG_FAIL("rw-read-buffer-untouched", "the buffer of the read() that wedged C2H0 changed at byte %ld after it had returned (when the kept memory was released)",
+			 hfg_check(rw.buf, LEN, 99));
 	hfg_fill(pbuf, LEN, 7);
 	ret = hfg_pin_host(ctl, pbuf, LEN, &xa.handle);
 	if (!ret)
