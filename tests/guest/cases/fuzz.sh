@@ -10,10 +10,7 @@
 # checks at the end that no pin is left and every channel still works;
 # the harness's dmesg scan afterwards is the check for kernel splats.
 # hellofpga.ko is reloaded afterwards, so later cases find it as loaded.
-CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
-CARDS=${HF_GUEST_CARDS:-$CARD}
-MODS=${HF_GUEST_MODULES:-/lib/modules-extra}
-MODPARAMS=$(sed -n 's/.*hf_modparams=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')
+. "${HF_GUEST_LIB:-/tests/case-lib.sh}"
 secs=$(sed -n 's/.*hf_fuzz=\([0-9]*\).*/\1/p' /proc/cmdline)
 seed=$(sed -n 's/.*hf_fuzz_seed=\([0-9]*\).*/\1/p' /proc/cmdline)
 if [ -z "$secs" ]; then
@@ -21,7 +18,7 @@ if [ -z "$secs" ]; then
 	exit 0
 fi
 rc=0
-echo HF-FUZZ-MARK >/dev/kmsg
+hf_kmark fuzz
 timeout $((secs + 120)) hf_runas -u 0 -g 0 -m 256M -- \
 	hf_fuzz -s "$secs" -t 4 ${seed:+-S "$seed"} $CARDS >/tmp/fuzz.out 2>&1
 r=$?
@@ -34,7 +31,7 @@ if ! grep -q -E '^(PASS|FAIL|SKIP) fuzz/errnos' /tmp/fuzz.out; then
 elif [ $r != 0 ]; then
 	rc=1
 fi
-k=$(dmesg | sed -n '/HF-FUZZ-MARK$/,$p' | grep -E 'BUG:|WARNING:|Oops|Call Trace|general protection|DMAR:.*[Ff]ault' | head -n 1)
+k=$(hf_kbad fuzz)
 if [ -z "$k" ]; then
 	echo "PASS fuzz/dmesg-clean"
 else
@@ -42,20 +39,6 @@ else
 	rc=1
 fi
 # a fresh module for what follows (user interrupts, file positions, ...)
-wait_nodes() {
-	for c in $CARDS; do
-		i=0
-		while [ ! -e "${c}_c2h_0" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-		[ -e "${c}_c2h_0" ] || return 1
-	done
-}
-i=0
-until rmmod hellofpga >/tmp/fuzz.rm 2>&1 || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
-if ! grep -q '^hellofpga ' /proc/modules && insmod "$MODS/hellofpga.ko" $MODPARAMS >>/tmp/fuzz.rm 2>&1 && wait_nodes; then
-	echo "PASS fuzz/reload-after"
-else
-	echo "FAIL fuzz/reload-after: $(head -c 200 /tmp/fuzz.rm)"
-	rc=1
-	wait_nodes || { insmod "$MODS/hellofpga.ko" $MODPARAMS; wait_nodes; }
-fi
+hf_restore fuzz && echo "PASS fuzz/reload-after"
+[ $hf_rc = 0 ] || rc=1
 exit $rc

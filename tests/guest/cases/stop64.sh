@@ -7,8 +7,7 @@
 # fault (hf_stop -m timeout, -m kill; docs/driver-stop.md).  The same with
 # device_del during the transfer is in twocards.sh (hf_stop -m unplug).
 # Skipped without a card on a Gen1 x1 link.
-CARDS=${HF_GUEST_CARDS:-${HF_GUEST_CARD:-/dev/hellofpga0}}
-rc=0
+. "${HF_GUEST_LIB:-/tests/case-lib.sh}"
 slow=
 for c in $CARDS; do
 	d=/sys/class/hellofpga/${c##*/}_control/device
@@ -22,15 +21,6 @@ if [ -z "$slow" ]; then
 	echo "SKIP stop64/all: no card on a PCIe Gen1 x1 link here (the twocards configuration has one)"
 	exit 0
 fi
-for m in timeout kill; do
-	timeout 120 hf_stop -d "$slow" -m $m >/tmp/stop64.out 2>&1
-	r=$?
-	cat /tmp/stop64.out
-	if ! grep -q -E '^(PASS|FAIL|SKIP) ' /tmp/stop64.out; then
-		echo "FAIL stop64/$m: hf_stop exit $r without a result line"
-		rc=1
-	elif [ $r != 0 ]; then
-		rc=1
-	fi
-done
-exit $rc
+hf_prog stop64 120 hf_stop -d "$slow" -m timeout
+hf_prog stop64 120 hf_stop -d "$slow" -m kill
+exit $hf_rc

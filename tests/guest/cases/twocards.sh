@@ -19,7 +19,7 @@
 #   twocards/readd-*          device_add brings card 1 back as it was
 # Needs the QMP request channel (hf_qmp=1): "HF-QMP TAG {json}" and
 # "HF-QMP TAG readd card1" console lines (harness/run-config.sh).
-CARDS=${HF_GUEST_CARDS:-/dev/hellofpga0}
+. "${HF_GUEST_LIB:-/tests/case-lib.sh}"
 A=/dev/hellofpga0
 B=/dev/hellofpga1
 rc=0
@@ -52,7 +52,6 @@ u32le() {	# u32le FILE OFFSET: a 32-bit value, decimal
 }
 console() { echo "$*" >/dev/console 2>/dev/null; echo "$*"; }
 ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
-kbad() { dmesg | sed -n "/HF-TWOCARDS-MARK\$/,\$p" | grep -E 'BUG:|WARNING:|Oops|Call Trace|general protection|DMAR:.*[Ff]ault' | head -n 1; }
 # rt CARD H2C C2H ADDR SIZE TAG: round trip, compared
 rt() {
 	f=/tmp/tc.$6
@@ -63,7 +62,7 @@ rt() {
 }
 
 # ------------------------------------------------------ probe and info --
-echo HF-TWOCARDS-MARK >/dev/kmsg
+hf_kmark twocards
 n=0
 for c in 0 1; do
 	d=$(dev_of $c)
@@ -222,6 +221,6 @@ if [ -e "${B}_c2h_0" ]; then
 else
 	fail readd-probe "no ${B}_c2h_0 60 s after device_add"
 fi
-k=$(kbad)
+k=$(hf_kbad twocards)
 [ -z "$k" ] && pass dmesg-clean || fail dmesg-clean "$k"
 exit $rc

@@ -216,6 +216,7 @@ done
 for c in "$repo"/tests/guest/cases/*.sh; do
 	[ -f "$c" ] && install -m 755 "$c" "$stage/tests/cases/"
 done
+install -m 644 "$here/case-lib.sh" "$stage/tests/case-lib.sh"
 
 # --------------------------------------------------- kernel + initramfs --
 # The ELF vmlinux inside the bzImage: PVH entry skips the xz decompressor,

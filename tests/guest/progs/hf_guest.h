@@ -146,6 +146,28 @@ static inline int hfg_stats(int ctl, struct hellofpga_stats *st)
 	return ioctl(ctl, HELLOFPGA_IOC_GET_STATS, st) ? -errno : 0;
 }
 
+/*
+ * Check NAME: the card behind @ctl has the pins and pinned bytes of @before
+ * again (what a test pinned, or a killed process held, is gone).
+ */
+static inline void hfg_pins_back(const char *name, int ctl,
+				 const struct hellofpga_stats *before)
+{
+	struct hellofpga_stats now;
+
+	if (hfg_stats(ctl, &now))
+		HFG_FAIL(name, "GET_STATS: %s", strerror(errno));
+	else if (now.pins == before->pins &&
+		 now.pinned_bytes == before->pinned_bytes)
+		HFG_PASS(name, NULL);
+	else
+		HFG_FAIL(name, "pins %llu -> %llu, pinned bytes %llu -> %llu",
+			 (unsigned long long)before->pins,
+			 (unsigned long long)now.pins,
+			 (unsigned long long)before->pinned_bytes,
+			 (unsigned long long)now.pinned_bytes);
+}
+
 /* VmLck of this process in KiB (its locked memory), -1 when unknown. */
 static inline long hfg_vmlck_kib(void)
 {

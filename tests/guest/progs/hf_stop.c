@@ -378,7 +378,7 @@ static void mode_timeout(void)
 
 static void mode_kill(void)
 {
-	struct hellofpga_stats st0, st1;
+	struct hellofpga_stats st0;
 	uint64_t dma0;
 	uint8_t *snap;
 	int pfd[2], status = 0, ret;
@@ -454,15 +454,7 @@ static void mode_kill(void)
 	munmap(map_a, BIG);
 	map_a = NULL;
 	report_quiet("kill-nothing-written-after-exit", quiet_check(snap));
-	hfg_stats(ctl, &st1);
-	if (st1.pins == st0.pins && st1.pinned_bytes == st0.pinned_bytes)
-		HFG_PASS("kill-pin-released", NULL);
-	else
-		HFG_FAIL("kill-pin-released", "pins %llu -> %llu, pinned bytes %llu -> %llu",
-			 (unsigned long long)st0.pins,
-			 (unsigned long long)st1.pins,
-			 (unsigned long long)st0.pinned_bytes,
-			 (unsigned long long)st1.pinned_bytes);
+	hfg_pins_back("kill-pin-released", ctl, &st0);
 	report_faults("kill-no-dma-fault", dma0);
 	report_next("kill-next-transfer", BIG);
 }
@@ -609,7 +601,7 @@ static double stuck_kill(bool rw, char *why, size_t len)
 
 static void mode_stuck(void)
 {
-	struct hellofpga_stats st0, st1;
+	struct hellofpga_stats st0;
 	static const char *const names[2] = { "killed-xfer", "killed-read" };
 	char why[200];
 	double ms;
@@ -637,13 +629,7 @@ static void mode_stuck(void)
 				 ms);
 	}
 	report_next("next-transfer", 0);
-	hfg_stats(ctl, &st1);
-	if (st1.pins == st0.pins && st1.pinned_bytes == st0.pinned_bytes)
-		HFG_PASS("no-pin-left", NULL);
-	else
-		HFG_FAIL("no-pin-left", "pins %llu -> %llu",
-			 (unsigned long long)st0.pins,
-			 (unsigned long long)st1.pins);
+	hfg_pins_back("no-pin-left", ctl, &st0);
 }
 
 int main(int argc, char **argv)
