@@ -12,22 +12,12 @@
 #                 whole-pin sync around a run loses other ranges' data)
 #   hf_memlock    max_pins per open file (ENOSPC) and RLIMIT_MEMLOCK of an
 #                 unprivileged pinner (ENOMEM), descriptor storage included
-CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
-rc=0
-run() {	# run TIMEOUT PROG ARGS...: its result lines; FAIL if it has none
-	to=$1
-	shift
-	timeout "$to" "$@" -d "$CARD" >/tmp/pins.out 2>&1
-	r=$?
-	cat /tmp/pins.out
-	if ! grep -q -E '^(PASS|FAIL|SKIP) ' /tmp/pins.out; then
-		echo "FAIL pins/$1: exit $r without a result line"
-		rc=1
-	elif [ $r != 0 ]; then
-		rc=1
-	fi
-}
-run 60 hf_pin_race -s 3
-run 60 hf_sync_race -s 3
-run 120 hf_memlock
-exit $rc
+#   hf_unpin_keep what the CPU wrote after the last transfer survives UNPIN
+#                 and close (under swiotlb the bounce buffer must not be
+#                 copied back over it)
+. "${HF_GUEST_LIB:-/tests/case-lib.sh}"
+hf_prog pins 60 hf_pin_race -s 3 -d "$CARD"
+hf_prog pins 60 hf_sync_race -s 3 -d "$CARD"
+hf_prog pins 120 hf_memlock -d "$CARD"
+hf_prog pins 60 hf_unpin_keep -d "$CARD"
+exit $hf_rc

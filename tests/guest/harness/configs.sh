@@ -15,19 +15,29 @@
 #                 id=card, QEMU gets a QMP socket, and run-config.sh does
 #                 QMP device_del / device_add when the guest asks for it on
 #                 the console (cases/faults.sh, "hotplug/..." tests)
+#   CFG_CARD2     a second card's -device argument: card 0 behind rp0
+#                 (id=card), this one behind rp1 (id=card1), and the QMP
+#                 socket with its "HF-QMP" request channel (cases ask for
+#                 device_del / device_add of either); empty: one card
+#   CFG_ONLY      what the guest runs, comma separated, instead of the
+#                 whole suite: built-ins (info, demo, test, lib) and case
+#                 scripts by name (stop64 for cases/stop64.sh); the load,
+#                 unload, reload and dmesg checks and CFG_CASES always run;
+#                 empty: everything; HF_GUEST_ONLY (same form) replaces it
+#                 in every configuration, for a quicker run by hand
 # Every configuration's card has the guest fault/counter window
 # (fault-regs=on, BAR0 + 0xf000; model/qemu/README.md), used by
 # cases/faults.sh and cases/efficiency.sh; HF_GUEST_DEVICE gets it added
 # unless it says fault-regs= itself.
 # Returns 1 for an unknown NAME.
 
-HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2)
+HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards)
 
 hf_config() {
 	CFG_DESC= CFG_MEM=1G CFG_SMP=1 CFG_APPEND= CFG_QEMU=()
 	CFG_DEVICE=${HF_GUEST_DEVICE:-xdma-sim}
 	CFG_MODPARAMS= CFG_IRQ=msix CFG_CASES= CFG_TIMEOUT=${HF_GUEST_TIMEOUT:-300}
-	CFG_HOTPLUG=
+	CFG_HOTPLUG= CFG_CARD2= CFG_ONLY=
 	case $CFG_DEVICE in
 	*fault-regs=*) ;;
 	*) CFG_DEVICE+=,fault-regs=on ;;
@@ -80,8 +90,22 @@ hf_config() {
 		CFG_SMP=2
 		CFG_CASES=concurrent
 		;;
+	twocards)
+		CFG_DESC="two cards (4+4 channels, 2 GiB; 2+1 channels, 512 MiB on a PCIe Gen1 x1 link), vIOMMU (strict), slub_debug; stop path, hang, unplug, fuzzer"
+		CFG_QEMU=(-device intel-iommu,intremap=off)
+		CFG_APPEND="intel_iommu=on iommu.strict=1 slub_debug=FZPU hf_fuzz=20"
+		# card 1 (hellofpga1): other channel counts and memory size, and a
+		# slow link, so that one 64 MiB descriptor takes ~290 ms
+		CFG_CARD2=xdma-sim,h2c=2,c2h=1,ddr-size=512M,link=gen1x1,fault-regs=on
+		# not the whole suite: what needs two cards, the slow link, the
+		# vIOMMU or slub_debug (tests/guest/README.md, "Configurations")
+		CFG_ONLY=info,stop64,twocards,hang,fuzz,pins
+		CFG_CASES=iommu
+		;;
 	*)
 		return 1
 		;;
 	esac
+	[ -n "${HF_GUEST_ONLY:-}" ] && CFG_ONLY=$HF_GUEST_ONLY
+	return 0
 }

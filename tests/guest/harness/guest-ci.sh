@@ -19,9 +19,16 @@
 #   HF_GUEST_OUT    build directory (default build-guest/)
 #   HF_GUEST_QEMU   a qemu-system-x86_64 with -device xdma-sim to use
 #                   instead of scripts/build-qemu.sh
-#   HF_GUEST_JOBS   guests run at once (default: nproc / 2, at least 1;
-#                   TCG takes about one core per vCPU)
+#   HF_GUEST_JOBS   guests run at once (default: nproc; a 1-vCPU TCG
+#                   guest keeps about one core busy, and on the 2-core CI
+#                   machine two at once took the 9 guests from 1258 s of
+#                   guest time to 643 s of wall time, see
+#                   tests/guest/README.md, "Time")
 #   HF_GUEST_TIMEOUT  per-guest timeout in seconds (default 300)
+#   HF_GUEST_DRIVER_SRC  a tree whose driver/ core/ include/ build the
+#                   hellofpga.ko under test (default: this one), e.g. a
+#                   worktree of an older commit, to see the tests fail
+#                   against a driver without what they test
 #   JOBS            make/cmake -j (default nproc)
 set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
@@ -116,11 +123,15 @@ mkdir -p "$stage/lib/modules-extra" "$stage/tests/bin" "$stage/tests/libtests" \
 	"$stage/tests/cases" "$out/src"
 # A copy of the sources without in-place build outputs (driver/ includes
 # ../core and ../include; kmods may include ../../../../include/...).
-(cd "$repo" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
+drv_src=${HF_GUEST_DRIVER_SRC:-$repo}
+(cd "$drv_src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
 	--exclude='*.mod' --exclude='*.mod.c' --exclude='Module.symvers' \
-	--exclude='modules.order' --exclude='tests/guest/kmod/*/build' \
-	driver core include \
-	$( [ -d tests/guest/kmod ] && echo tests/guest/kmod )) | tar -xf - -C "$out/src"
+	--exclude='modules.order' driver core include) | tar -xf - -C "$out/src"
+[ -d "$repo/tests/guest/kmod" ] && (cd "$repo" && tar -cf - --exclude='*.o' \
+	--exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' --exclude='*.mod.c' \
+	--exclude='Module.symvers' --exclude='modules.order' \
+	--exclude='tests/guest/kmod/*/build' tests/guest/kmod) | tar -xf - -C "$out/src"
+[ "$drv_src" = "$repo" ] || log "hellofpga.ko from $drv_src (HF_GUEST_DRIVER_SRC)"
 klog=$out/logs/setup-driver.log
 log "build hellofpga.ko against $KDIR"
 if make -C "$KDIR" M="$out/src/driver" -j "$JOBS" modules >"$klog" 2>&1 &&
@@ -205,6 +216,7 @@ done
 for c in "$repo"/tests/guest/cases/*.sh; do
 	[ -f "$c" ] && install -m 755 "$c" "$stage/tests/cases/"
 done
+install -m 644 "$here/case-lib.sh" "$stage/tests/case-lib.sh"
 
 # --------------------------------------------------- kernel + initramfs --
 # The ELF vmlinux inside the bzImage: PVH entry skips the xz decompressor,
@@ -257,7 +269,7 @@ if [ "$FAILED" != 0 ]; then
 fi
 
 # -------------------------------------------------------------- guests --
-jobs_max=${HF_GUEST_JOBS:-$(( $(nproc) / 2 ))}
+jobs_max=${HF_GUEST_JOBS:-$(nproc)}
 ((jobs_max < 1)) && jobs_max=1
 res=$out/results
 rm -rf "$res" && mkdir -p "$res"

@@ -11,11 +11,13 @@
 #
 # Environment: HF_GUEST_OUT (default build-guest/ of the repository),
 # HF_GUEST_TIMEOUT (seconds, default per configuration), HF_GUEST_DEVICE
-# (the card's -device argument, default xdma-sim).  A CFG_HOTPLUG
-# configuration also gets a QMP socket ($HF_GUEST_OUT/logs/NAME.qmp), the
-# host half of the hotplug test, and runs the QMP commands the guest asks
-# for with "HF-QMP TAG {json}" console lines (QMP output:
-# logs/NAME.log.qmp.out).
+# (the card's -device argument, default xdma-sim).  A CFG_HOTPLUG or
+# CFG_CARD2 configuration also gets a QMP socket
+# ($HF_GUEST_OUT/logs/NAME.qmp) and runs the QMP commands the guest asks
+# for with console lines "HF-QMP TAG {json}", or "HF-QMP TAG readd ID":
+# device_add of the card with QMP id ID (card, card1) as configured (QMP
+# output: logs/NAME.log.qmp.out); CFG_HOTPLUG adds the host half of
+# faults.sh's hotplug test.
 set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -41,21 +43,29 @@ append="console=ttyS0 panic=-1 oops=panic loglevel=4 rdinit=/init"
 append+=" hf_config=$name hf_irq=$CFG_IRQ"
 [ -n "$CFG_MODPARAMS" ] && append+=" hf_modparams=$CFG_MODPARAMS"
 [ -n "$CFG_CASES" ] && append+=" hf_cases=$CFG_CASES"
+[ -n "$CFG_ONLY" ] && append+=" hf_only=$CFG_ONLY"
 [ -n "$CFG_APPEND" ] && append+=" $CFG_APPEND"
 
-# Hot-unplug configuration: the card behind a PCIe root port (pciehp),
-# with an id for QMP device_del / device_add.
+# Hot-unplug and two-card configurations: each card behind a PCIe root
+# port (pciehp), with an id for QMP device_del / device_add.
 card=(-device "$CFG_DEVICE")
 qmp_sock=
 host_res=$log.host
 : >"$host_res"
-if [ -n "$CFG_HOTPLUG" ]; then
+if [ -n "$CFG_HOTPLUG$CFG_CARD2" ]; then
 	qmp_sock=$out/logs/$name.qmp
 	rm -f "$qmp_sock"
-	append+=" hf_hotplug=1"
+	append+=" hf_qmp=1"
+	[ -n "$CFG_HOTPLUG" ] && append+=" hf_hotplug=1"
 	card=(-qmp "unix:$qmp_sock,server=on,wait=off"
 		-device pcie-root-port,id=rp0,chassis=1,slot=1
 		-device "$CFG_DEVICE,bus=rp0,id=card")
+	if [ -n "$CFG_CARD2" ]; then
+		# the guest learns what the cards are from its command line
+		append+=" hf_card0=$CFG_DEVICE hf_card1=$CFG_CARD2"
+		card+=(-device pcie-root-port,id=rp1,chassis=2,slot=2
+			-device "$CFG_CARD2,bus=rp1,id=card1")
+	fi
 fi
 
 cmd=("$HF_QEMU" "${data[@]}" -machine q35 -accel tcg -cpu max
@@ -105,6 +115,23 @@ wait_line() {
 		[ $i -lt $(($2 * 5)) ] || return 1
 	done
 }
+# device_add_json ID: the QMP device_add of card ID (card: CFG_DEVICE on
+# rp0, card1: CFG_CARD2 on rp1) as configured, so that a card the guest
+# had removed comes back the same: xdma-sim,prop=val,... -> arguments
+device_add_json() {
+	local dev bus
+	case $1 in
+	card) dev=$CFG_DEVICE bus=rp0 ;;
+	card1) dev=$CFG_CARD2 bus=rp1 ;;
+	*) return 1 ;;
+	esac
+	[ -n "$dev" ] || return 1
+	python3 -c 'import json,sys
+d = sys.argv[1].split(",")
+a = {"driver": d[0], "bus": sys.argv[2], "id": sys.argv[3]}
+a.update(kv.split("=", 1) for kv in d[1:] if "=" in kv)
+print(json.dumps({"execute": "device_add", "arguments": a}))' "$dev" "$bus" "$1"
+}
 # hotplug_host: the host half of cases/faults.sh's hotplug test.  The guest
 # prints HF-HOTPLUG-NOW while a transfer is stalled on the card: device_del
 # (the guest's pciehp removes it; DEVICE_DELETED); then HF-HOTPLUG-READD:
@@ -120,12 +147,7 @@ hotplug_host() {
 		echo "FAIL hotplug/host-device_del: QMP device_del or its DEVICE_DELETED event failed: $(tail -n 1 "$log.qmp.out" | head -c 200)" >>"$host_res"
 	fi
 	wait_line HF-HOTPLUG-READD 120 || return
-	# the same card again: xdma-sim,prop=val,... -> device_add arguments
-	props=$(python3 -c 'import json,sys
-d = sys.argv[1].split(",")
-a = {"driver": d[0], "bus": "rp0", "id": "card"}
-a.update(kv.split("=", 1) for kv in d[1:] if "=" in kv)
-print(json.dumps({"execute": "device_add", "arguments": a}))' "$CFG_DEVICE")
+	props=$(device_add_json card) || return
 	if qmp "$qmp_sock" "$props" >>"$log.qmp.out" 2>&1; then
 		echo "PASS hotplug/host-device_add" >>"$host_res"
 	else
@@ -134,19 +156,26 @@ print(json.dumps({"execute": "device_add", "arguments": a}))' "$CFG_DEVICE")
 }
 
 # qmp_requests: QMP commands the guest asks for on its console, one line
-# each, "HF-QMP TAG {json}" (cases print them through /dev/console): run in
-# order, each once; the reply goes to $log.qmp.out, and a command QMP
-# refuses becomes "FAIL host/qmp-TAG: ..." (tests/guest/README.md).  The
-# guest waits for the effect it asked for (a device gone, an AER message).
+# each, "HF-QMP TAG {json}" or "HF-QMP TAG readd ID" (device_add of card ID
+# as configured; cases print them through /dev/console): run in order,
+# each once; the reply goes to $log.qmp.out, and a command QMP refuses
+# becomes "FAIL host/qmp-TAG: ..." (tests/guest/README.md).  The guest
+# waits for the effect it asked for (a device gone, an AER message).
 qmp_requests() {
 	local done=0 lines n tag json
 	while kill -0 "$qpid" 2>/dev/null; do
-		lines=$(tr -d '\r' <"$log" | grep -a '^HF-QMP [A-Za-z0-9_.-]* {')
+		lines=$(tr -d '\r' <"$log" | grep -a -E '^HF-QMP [A-Za-z0-9_.-]+ (\{|readd [a-z0-9]+$)')
 		n=$(printf '%s' "$lines" | grep -c '^HF-QMP' || true)
 		while [ "$done" -lt "$n" ]; do
 			done=$((done + 1))
 			tag=$(printf '%s\n' "$lines" | sed -n "${done}p" | cut -d' ' -f2)
 			json=$(printf '%s\n' "$lines" | sed -n "${done}p" | cut -d' ' -f3-)
+			case $json in
+			"readd "*)
+				json=$(device_add_json "${json#readd }") ||
+					json="(no card ${json#readd } configured)"
+				;;
+			esac
 			if ! qmp "$qmp_sock" "$json" >>"$log.qmp.out" 2>&1; then
 				echo "FAIL host/qmp-$tag: QMP refused $json: $(tail -n 1 "$log.qmp.out" | head -c 200)" >>"$host_res"
 			fi
@@ -159,10 +188,12 @@ start=$(date +%s%N)
 timeout -k 5 "$CFG_TIMEOUT" "${cmd[@]}" </dev/null >"$log.qemu" 2>&1 &
 qpid=$!
 hpid= rpid=
-if [ -n "$CFG_HOTPLUG" ]; then
+if [ -n "$qmp_sock" ]; then
 	: >"$log.qmp.out"
-	hotplug_host &
-	hpid=$!
+	if [ -n "$CFG_HOTPLUG" ]; then
+		hotplug_host &
+		hpid=$!
+	fi
 	qmp_requests &
 	rpid=$!
 fi

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hf_guest.h - what the guest test programs share: result lines, the
- * driver's last-error text, and thin wrappers of the ioctls of
- * include/uapi/hellofpga.h.  Header only: each program in tests/guest/progs/
- * is built on its own (tests/guest/harness/guest-ci.sh).
+ * driver's last-error text, thin wrappers of the ioctls of
+ * include/uapi/hellofpga.h, the card's guest fault/counter window
+ * (xdma-sim,fault-regs=on: BAR0 + 0xf000, model/qemu/README.md) and the
+ * kernel log.  Header only: each program in tests/guest/progs/ is built on
+ * its own (tests/guest/harness/guest-ci.sh).
  *
  * Result lines, one per check, as the guest harness counts them:
  *   PASS group/name[: detail]   FAIL group/name: reason   SKIP group/name: why
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,6 +146,28 @@ static inline int hfg_stats(int ctl, struct hellofpga_stats *st)
 	return ioctl(ctl, HELLOFPGA_IOC_GET_STATS, st) ? -errno : 0;
 }
 
+/*
+ * Check NAME: the card behind @ctl has the pins and pinned bytes of @before
+ * again (what a test pinned, or a killed process held, is gone).
+ */
+static inline void hfg_pins_back(const char *name, int ctl,
+				 const struct hellofpga_stats *before)
+{
+	struct hellofpga_stats now;
+
+	if (hfg_stats(ctl, &now))
+		HFG_FAIL(name, "GET_STATS: %s", strerror(errno));
+	else if (now.pins == before->pins &&
+		 now.pinned_bytes == before->pinned_bytes)
+		HFG_PASS(name, NULL);
+	else
+		HFG_FAIL(name, "pins %llu -> %llu, pinned bytes %llu -> %llu",
+			 (unsigned long long)before->pins,
+			 (unsigned long long)now.pins,
+			 (unsigned long long)before->pinned_bytes,
+			 (unsigned long long)now.pinned_bytes);
+}
+
 /* VmLck of this process in KiB (its locked memory), -1 when unknown. */
 static inline long hfg_vmlck_kib(void)
 {
@@ -157,6 +182,120 @@ static inline long hfg_vmlck_kib(void)
 			break;
 	fclose(f);
 	return v;
+}
+
+static inline int hfg_info(int fd, struct hellofpga_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return ioctl(fd, HELLOFPGA_IOC_GET_INFO, info) ? -errno : 0;
+}
+
+/*
+ * The guest fault/counter window of xdma-sim (fault-regs=on), through the
+ * card's _user node: fault bits at 0xf000 (XDMA_FAULT_*: 1 desc_read,
+ * 2 stall, 4 lost_irq, 8 dead, 0x10 hang), magic at 0xf004, counters at
+ * 0xf010 + 8 * i (low half first: it latches the high half), the duration
+ * of the next hang in us at 0xf0f0, what is left of one at 0xf0f4.
+ */
+#define HFG_FW			0xf000u
+#define HFG_FW_MAGIC		0x46415554u	/* "FAUT" */
+#define HFG_FAULT_STALL		0x02u
+#define HFG_FAULT_HANG		0x10u
+#define HFG_CNT_BYTES_H2C	5
+#define HFG_CNT_BYTES_C2H	6
+#define HFG_CNT_DMA_ERRORS	9
+
+static inline int hfg_rd32(int ufd, uint32_t off, uint32_t *v)
+{
+	return pread(ufd, v, 4, off) == 4 ? 0 : -errno;
+}
+
+static inline int hfg_wr32(int ufd, uint32_t off, uint32_t v)
+{
+	return pwrite(ufd, &v, 4, off) == 4 ? 0 : -errno;
+}
+
+/* Whether the card behind @ufd has the fault window. */
+static inline int hfg_fw_present(int ufd)
+{
+	uint32_t v = 0;
+
+	return !hfg_rd32(ufd, HFG_FW + 4, &v) && v == HFG_FW_MAGIC;
+}
+
+/* Counter @i of the card (HFG_CNT_*); ~0 when it cannot be read. */
+static inline uint64_t hfg_counter(int ufd, unsigned int i)
+{
+	uint32_t lo, hi;
+
+	if (hfg_rd32(ufd, HFG_FW + 0x10 + 8 * i, &lo) ||
+	    hfg_rd32(ufd, HFG_FW + 0x14 + 8 * i, &hi))
+		return ~0ull;
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* Replace the card's fault bits (0 ends a hang). */
+static inline int hfg_fault(int ufd, uint32_t bits)
+{
+	return hfg_wr32(ufd, HFG_FW, bits);
+}
+
+/* Every engine of the card hangs for @us microseconds from now. */
+static inline int hfg_hang(int ufd, uint32_t us)
+{
+	int ret = hfg_wr32(ufd, HFG_FW + 0xf0, us);
+
+	return ret ? ret : hfg_fault(ufd, HFG_FAULT_HANG);
+}
+
+/*
+ * The kernel log: hfg_kmark() writes a line "TAG" into it (/dev/kmsg),
+ * hfg_klog_count() counts the lines after the last line that contains TAG
+ * (make it unique: "prog mark PID.N end") that contain @needle (all lines
+ * with a NULL @tag); -1 when the log cannot be read.
+ */
+static inline void hfg_kmark(const char *tag)
+{
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	char line[256];
+	int n;
+
+	/* one write, with its newline: a record without one is not readable
+	 * until the next record ends it */
+	n = snprintf(line, sizeof(line), "%s\n", tag);
+	if (fd >= 0) {
+		if (write(fd, line, n) != n)
+			perror("/dev/kmsg");
+		close(fd);
+	}
+}
+
+static inline int hfg_klog_count(const char *tag, const char *needle)
+{
+	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	char *buf, *line, *save = NULL;
+	int n = 0, len;
+
+	if (size <= 0)
+		return -1;
+	buf = malloc(size + 1);
+	if (!buf)
+		return -1;
+	len = klogctl(3, buf, size);		/* SYSLOG_ACTION_READ_ALL */
+	if (len < 0) {
+		free(buf);
+		return -1;
+	}
+	buf[len] = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (tag && strstr(line, tag))
+			n = 0;
+		else if (strstr(line, needle))
+			n++;
+	}
+	free(buf);
+	return n;
 }
 
 /* Fill @len bytes with a pattern of @seed; hfg_check() finds the first
