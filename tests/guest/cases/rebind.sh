@@ -33,13 +33,15 @@ bdf=${dev##*/}
 rd() { hf_regrw "$1" "$2" w | sed -n 's/.* = //p'; }	# rd FILE OFFSET
 wr() { hf_regrw "$1" "$2" w "$3" >/dev/null; }		# wr FILE OFFSET VALUE
 u0=$dev/resource0 u1=$dev/resource1
-# counter OFFSET: the low half of a fault-window counter, in decimal; an
-# unreadable counter is reported as such (the caller must not take an empty
-# read for 0), after a few tries
+# counter OFFSET [FILE]: the low half of a fault-window counter, in decimal,
+# through FILE (default the sysfs resource0: with the driver bound the
+# kernel refuses to map it, CONFIG_IO_STRICT_DEVMEM, so read the user node
+# then); an unreadable counter is reported as such (the caller must not take
+# an empty read for 0), after a few tries
 counter() {
 	_n=0
 	while [ $_n -lt 20 ]; do
-		_v=$(hf_regrw "$u0" "$1" w 2>&1)
+		_v=$(hf_regrw "${2:-$u0}" "$1" w 2>&1)
 		case $_v in
 		*" = 0x"*) printf '%d' "${_v##* = }"; return 0 ;;
 		esac
@@ -88,7 +90,7 @@ else
 fi
 echo "$bdf" >"$drv/bind" 2>/tmp/rb.err || fail bind "$(cat /tmp/rb.err)"
 if wait_nodes; then pass probe; else fail probe "no ${CARD}_c2h_1 after bind"; fi
-f1=$(counter 0xf020)
+f1=$(counter 0xf020 "${CARD}_user")
 dmar=$(dmesg | sed -n '/HF-REBIND-MARK/,$p' | grep -c 'DMAR:.*[Ff]ault')
 if [ "$f0" = x ] || [ "$f1" = x ]; then
 	fail no-stale-fetch "counter desc_fetched unreadable (before $f0, after $f1)"
