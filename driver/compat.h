@@ -247,12 +247,13 @@ static inline int hf_dma_map_sgtable(struct device *dev, struct sg_table *sgt,
 
 static inline void hf_dma_unmap_sgtable(struct device *dev,
 					struct sg_table *sgt,
-					enum dma_data_direction dir)
+					enum dma_data_direction dir,
+					unsigned long attrs)
 {
 #if HF_KERNEL_GE(5, 8, 0)
-	dma_unmap_sgtable(dev, sgt, dir, 0);
+	dma_unmap_sgtable(dev, sgt, dir, attrs);
 #else
-	dma_unmap_sg(dev, sgt->sgl, sgt->orig_nents, dir);
+	dma_unmap_sg_attrs(dev, sgt->sgl, sgt->orig_nents, dir, attrs);
 #endif
 }
 

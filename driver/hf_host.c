@@ -143,7 +143,8 @@ static int hf_host_pin(struct hf_pin *pin, const struct hellofpga_pin *req)
 	return 0;
 
 err_unmap:
-	hf_dma_unmap_sgtable(dev, &hp->sgt, DMA_BIDIRECTIONAL);
+	hf_dma_unmap_sgtable(dev, &hp->sgt, DMA_BIDIRECTIONAL,
+			     DMA_ATTR_SKIP_CPU_SYNC);
 err_sgt:
 	sg_free_table(&hp->sgt);
 err_unpin:
@@ -160,7 +161,13 @@ static void hf_host_unpin(struct hf_pin *pin)
 
 	if (!hp)
 		return;
-	hf_dma_unmap_sgtable(hf_pin_dev(pin), &hp->sgt, DMA_BIDIRECTIONAL);
+	/*
+	 * Every run synced its own range (hf_host_sync()); an unmap that syncs
+	 * would copy a bounce buffer's old contents over what the CPU wrote
+	 * since the last run, or over the pages a new pin of them uses.
+	 */
+	hf_dma_unmap_sgtable(hf_pin_dev(pin), &hp->sgt, DMA_BIDIRECTIONAL,
+			     DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(&hp->sgt);
 	/* The card may have written any page: they are all dirty. */
 	hf_unpin_user_pages(hp->pages, hp->npages, true);

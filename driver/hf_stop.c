@@ -163,7 +163,12 @@ void hf_quarantine_release(struct hf_chan *chan)
 		enum dma_data_direction dir = q->c2h ? DMA_FROM_DEVICE :
 						       DMA_TO_DEVICE;
 
-		hf_dma_unmap_sgtable(hf_dev(card), &q->sgt, dir);
+		/*
+		 * The read() or write() returned long ago: what the card wrote
+		 * into a bounce buffer since is not the user's data any more.
+		 */
+		hf_dma_unmap_sgtable(hf_dev(card), &q->sgt, dir,
+				     DMA_ATTR_SKIP_CPU_SYNC);
 		sg_free_table(&q->sgt);
 		hf_unpin_user_pages(q->pages, q->npages, q->c2h);
 		kvfree(q->pages);

@@ -328,7 +328,7 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 		return ret;
 	}
 unmap:
-	hf_dma_unmap_sgtable(dev, &sgt, dma_dir);
+	hf_dma_unmap_sgtable(dev, &sgt, dma_dir, 0);
 free_sgt:
 	sg_free_table(&sgt);
 unpin:
