@@ -279,6 +279,74 @@ static void xdma_desc_put(struct xdma_chain *c, u32 i, u32 n, u32 *blk_end,
 }
 
 /**
+ * xdma_win_take() - length of the next descriptor of a run in a window.
+ * @run: bytes left of the physically contiguous run
+ * @win_size: window size, > 0
+ * @win_off: offset in the window of the run's next byte; advanced past the
+ *	descriptor, back to 0 at the end of the window
+ *
+ * Return: the descriptor's length: the run, cut at XDMA_DESC_MAX_LEN and
+ * at the end of the window.
+ */
+static u64 xdma_win_take(u64 run, u64 win_size, u64 *win_off)
+{
+	u64 take = min_t(u64, run, XDMA_DESC_MAX_LEN);
+
+	take = min_t(u64, take, win_size - *win_off);
+	*win_off += take;
+	if (*win_off == win_size)
+		*win_off = 0;
+	return take;
+}
+
+/**
+ * xdma_chain_fill() - write the @n descriptors of a checked range.
+ * @c: the chain, with room for @n descriptors
+ * @dir: XDMA_H2C or XDMA_C2H
+ * @sg: scatter list of bus-address segments
+ * @nsg: number of entries in @sg
+ * @offset: first byte of the range within the list
+ * @len: length of the range in bytes
+ * @n: its descriptors, as xdma_chain_count_window() counts them
+ * @card: card address of the first byte, or of the window (@win_size > 0)
+ * @win_size: window size; 0: card addresses advance linearly from @card
+ * @win_off: offset in the window of the range's first byte
+ */
+static void xdma_chain_fill(struct xdma_chain *c, enum xdma_dir dir,
+			    const struct hf_sg *sg, u32 nsg, u64 offset,
+			    u64 len, u32 n, u64 card, u64 win_size,
+			    u64 win_off)
+{
+	struct xdma_sg_iter it;
+	u64 run, addr, take, at;
+	u32 i = 0, blk_end;
+
+	c->card_addr = card + win_off;
+	blk_end = xdma_block_end(c->bus, 0, n);
+	c->first_adj = blk_end;
+	xdma_sg_iter_start(&it, sg, nsg, offset, len);
+	while ((run = xdma_sg_next_run(&it, &addr)) != 0) {
+		while (run) {
+			if (win_size) {
+				at = card + win_off;
+				take = xdma_win_take(run, win_size, &win_off);
+			} else {
+				at = card;
+				take = min_t(u64, run, XDMA_DESC_MAX_LEN);
+				card += take;
+			}
+			xdma_desc_put(c, i++, n, &blk_end, dir, addr, at,
+				      (u32)take);
+			addr += take;
+			run -= take;
+		}
+	}
+	c->count = n;
+	c->bytes = len;
+	c->dir = dir;
+}
+
+/**
  * xdma_chain_build() - write the descriptors of a transfer.
  * @c: the chain, with storage from xdma_chain_init()
  * @dir: XDMA_H2C (bus -> card) or XDMA_C2H (card -> bus)
@@ -306,9 +374,6 @@ int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
 		     const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
 		     u64 card_addr)
 {
-	struct xdma_sg_iter it;
-	u64 run, addr, card = card_addr;
-	u32 i = 0, n, blk_end;
 	int ret;
 
 	c->count = 0;
@@ -318,52 +383,12 @@ int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
 	ret = xdma_chain_count(sg, nsg, offset, len);
 	if (ret < 0)
 		return ret;
-	n = ret;
 	if (len - 1 > ~0ull - card_addr)
 		return -EOVERFLOW;
-	if (!c->desc || n > c->capacity)
+	if (!c->desc || (u32)ret > c->capacity)
 		return -ENOSPC;
-
-	blk_end = xdma_block_end(c->bus, 0, n);
-	c->first_adj = blk_end;
-	xdma_sg_iter_start(&it, sg, nsg, offset, len);
-	while ((run = xdma_sg_next_run(&it, &addr)) != 0) {
-		while (run) {
-			u32 chunk = min_t(u64, run, XDMA_DESC_MAX_LEN);
-
-			xdma_desc_put(c, i++, n, &blk_end, dir, addr, card,
-				      chunk);
-			addr += chunk;
-			card += chunk;
-			run -= chunk;
-		}
-	}
-	c->count = n;
-	c->bytes = len;
-	c->card_addr = card_addr;
-	c->dir = dir;
+	xdma_chain_fill(c, dir, sg, nsg, offset, len, ret, card_addr, 0, 0);
 	return 0;
-}
-
-/**
- * xdma_win_take() - length of the next descriptor of a run in a window.
- * @run: bytes left of the physically contiguous run
- * @win_size: window size, > 0
- * @win_off: offset in the window of the run's next byte; advanced past the
- *	descriptor, back to 0 at the end of the window
- *
- * Return: the descriptor's length: the run, cut at XDMA_DESC_MAX_LEN and
- * at the end of the window.
- */
-static u64 xdma_win_take(u64 run, u64 win_size, u64 *win_off)
-{
-	u64 take = min_t(u64, run, XDMA_DESC_MAX_LEN);
-
-	take = min_t(u64, take, win_size - *win_off);
-	*win_off += take;
-	if (*win_off == win_size)
-		*win_off = 0;
-	return take;
 }
 
 /**
@@ -441,9 +466,6 @@ int xdma_chain_build_window(struct xdma_chain *c, enum xdma_dir dir,
 			    const struct hf_sg *sg, u32 nsg, u64 offset,
 			    u64 len, u64 win_base, u64 win_size, u64 win_off)
 {
-	struct xdma_sg_iter it;
-	u64 run, addr, take, start = win_off;
-	u32 i = 0, n, blk_end;
 	int ret;
 
 	if (!win_size) {
@@ -459,30 +481,12 @@ int xdma_chain_build_window(struct xdma_chain *c, enum xdma_dir dir,
 	ret = xdma_chain_count_window(sg, nsg, offset, len, win_size, win_off);
 	if (ret < 0)
 		return ret;
-	n = ret;
 	if (win_size - 1 > ~0ull - win_base)
 		return -EOVERFLOW;
-	if (!c->desc || n > c->capacity)
+	if (!c->desc || (u32)ret > c->capacity)
 		return -ENOSPC;
-
-	blk_end = xdma_block_end(c->bus, 0, n);
-	c->first_adj = blk_end;
-	xdma_sg_iter_start(&it, sg, nsg, offset, len);
-	while ((run = xdma_sg_next_run(&it, &addr)) != 0) {
-		while (run) {
-			u64 card = win_base + win_off;
-
-			take = xdma_win_take(run, win_size, &win_off);
-			xdma_desc_put(c, i++, n, &blk_end, dir, addr, card,
-				      (u32)take);
-			addr += take;
-			run -= take;
-		}
-	}
-	c->count = n;
-	c->bytes = len;
-	c->card_addr = win_base + start;
-	c->dir = dir;
+	xdma_chain_fill(c, dir, sg, nsg, offset, len, ret, win_base, win_size,
+			win_off);
 	return 0;
 }
 
