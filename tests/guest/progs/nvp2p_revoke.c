@@ -59,38 +59,21 @@
 #include "hellofpga.h"
 #include "uapi/hellofpga.h"
 #include "../kmod/nvp2p-standin/nvp2p_standin_uapi.h"
+#include "hf_guest.h"
 
 #define BUF		(1u << 20)	/* pinned buffer */
 #define PIECE		(256u << 10)	/* one streamed transfer */
 #define CARD_ADDR	0x100000ull
 #define STREAM_MAX_S	20
 
-static int failed;
 static const char *card = "/dev/hellofpga0";
 static int ch;
 static int sa = -1;		/* /dev/nvp2p-standin */
 static bool tegra, persistent;
 
-static void result(const char *res, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s revoke/%s", res, name);
-	if (fmt) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	printf("\n");
-	fflush(stdout);
-	if (!strcmp(res, "FAIL"))
-		failed++;
-}
-
-#define PASS(n, ...)	result("PASS", n, __VA_ARGS__)
-#define FAIL(n, ...)	result("FAIL", n, __VA_ARGS__)
-#define SKIP(n, ...)	result("SKIP", n, __VA_ARGS__)
+#define PASS(n, ...)	HFG_PASS(n, __VA_ARGS__)
+#define FAIL(n, ...)	HFG_FAIL(n, __VA_ARGS__)
+#define SKIP(n, ...)	HFG_SKIP(n, __VA_ARGS__)
 
 static double now(void)
 {
@@ -751,6 +734,8 @@ int main(int argc, char **argv)
 	struct hellofpga_info info = { 0 };
 	int opt, ctl;
 
+	hfg_group = "revoke";
+
 	while ((opt = getopt(argc, argv, "d:c:")) != -1) {
 		if (opt == 'd')
 			card = optarg;
@@ -827,5 +812,5 @@ int main(int argc, char **argv)
 		       (unsigned long long)(s.free_dma_mapping - s0.free_dma_mapping));
 		PASS("counters", NULL);
 	}
-	return failed ? 1 : 0;
+	return hfg_failed ? 1 : 0;
 }

@@ -28,6 +28,7 @@
 #include <linux/types.h>
 
 #include "uapi/hellofpga.h"
+#include "hf_guest.h"
 
 /* ---- the DRM uapi this needs (drm.h, drm_mode.h) ---- */
 struct drm_version_s {
@@ -63,45 +64,12 @@ struct drm_gem_close_s {
 #define CARD_B		0x400000ull
 #define POISON		0x5a
 
-static int failed, passed, skipped;
 static int ctl = -1, h2c = -1, c2h = -1, drm = -1;
 
-static void result(const char *res, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s vgem/%s", res, name);
-	if (fmt) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	printf("\n");
-	fflush(stdout);
-	if (!strcmp(res, "FAIL"))
-		failed++;
-	else if (!strcmp(res, "PASS"))
-		passed++;
-	else
-		skipped++;
-}
-
-#define PASS(n)			result("PASS", n, NULL)
-#define FAIL(n, ...)		result("FAIL", n, __VA_ARGS__)
-#define SKIP(n, ...)		result("SKIP", n, __VA_ARGS__)
-
-/* The driver's text for the last failure of the control node. */
-static const char *drv_err(void)
-{
-	static struct hellofpga_last_error le;
-
-	memset(&le, 0, sizeof(le));
-	if (ioctl(ctl, HELLOFPGA_IOC_LAST_ERROR, &le))
-		return "?";
-	le.text[sizeof(le.text) - 1] = 0;
-	return le.text;
-}
+#define PASS(n)			HFG_PASS(n, NULL)
+#define FAIL(n, ...)		HFG_FAIL(n, __VA_ARGS__)
+#define SKIP(n, ...)		HFG_SKIP(n, __VA_ARGS__)
+#define drv_err()		hfg_drv_err(ctl)
 
 struct vbuf {
 	__u32 handle;
@@ -252,6 +220,8 @@ int main(int argc, char **argv)
 	size_t len;
 	int ch = 0, opt, r;
 	long d;
+
+	hfg_group = "vgem";
 
 	while ((opt = getopt(argc, argv, "d:c:")) != -1) {
 		if (opt == 'd')
@@ -498,6 +468,7 @@ int main(int argc, char **argv)
 	vbuf_free(&b);
 	free(pat);
 	free(got);
-	printf("# %d passed, %d failed, %d skipped\n", passed, failed, skipped);
-	return failed ? 1 : 0;
+	printf("# %d passed, %d failed, %d skipped\n", hfg_passed, hfg_failed,
+	       hfg_skipped);
+	return hfg_failed ? 1 : 0;
 }
