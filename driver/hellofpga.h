@@ -41,7 +41,6 @@
 #include "hf_p2p.h"
 
 #define HF_DRV_NAME		"hellofpga"
-#define HF_DRV_VERSION		"1.0.0"
 
 /* Cards and their minors: one block of HF_MINORS_PER_CARD per card. */
 #define HF_MAX_CARDS		64

@@ -86,7 +86,7 @@ static long hf_ioc_get_info(struct hf_file *hf, void __user *uarg)
 	out.pci_bdf = min_t(u32, out.pci_domain, 0xffff) << 16 |
 		      (u32)pdev->bus->number << 8 | pdev->devfn;
 	out.user_bar_size64 = card->user_bar_size;
-	strscpy(out.driver_version, HF_DRV_VERSION,
+	strscpy(out.driver_version, HF_VERSION,
 		sizeof(out.driver_version));
 	if (copy_to_user(uarg, &out, sizeof(out)))
 		return hf_efault(hf, "GET_INFO");

@@ -112,7 +112,7 @@ static int __init hf_init(void)
 	if (ret)
 		goto err_cdev;
 	hf_add_ids();
-	pr_info("version " HF_DRV_VERSION " loaded (ABI %u.%u)\n",
+	pr_info("version " HF_VERSION " loaded (ABI %u.%u)\n",
 		HELLOFPGA_ABI_MAJOR, HELLOFPGA_ABI_MINOR);
 	return 0;
 
@@ -136,7 +136,7 @@ module_exit(hf_exit);
 MODULE_AUTHOR("hellofpga contributors");
 MODULE_DESCRIPTION("Xilinx XDMA (PG195) driver with host, dma-buf and GPU memory pins");
 MODULE_LICENSE("GPL");
-MODULE_VERSION(HF_DRV_VERSION);
+MODULE_VERSION(HF_VERSION);
 #if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
 #if HF_KERNEL_GE(6, 13, 0)
 MODULE_IMPORT_NS("DMA_BUF");

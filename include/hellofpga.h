@@ -44,9 +44,7 @@
 extern "C" {
 #endif
 
-#define HELLOFPGA_VERSION_MAJOR 0
-#define HELLOFPGA_VERSION_MINOR 1
-#define HELLOFPGA_VERSION_PATCH 0
+#include "hellofpga_version.h"
 
 /** An open card. */
 typedef struct hellofpga_dev *HELLOFPGA_HANDLE;

@@ -14,7 +14,7 @@
 
 const char *HelloFPGA_Version(void)
 {
-	return HF_VERSION;
+	return HELLOFPGA_VERSION_STRING;
 }
 
 static struct hellofpga_dev *dev_alloc(void)
@@ -32,7 +32,7 @@ static struct hellofpga_dev *dev_alloc(void)
 	dev->lock_fd = -1;
 	dev->timeout_ms = HF_DEFAULT_TIMEOUT_MS;
 	snprintf(dev->info.lib_version, sizeof(dev->info.lib_version), "%s",
-		 HF_VERSION);
+		 HELLOFPGA_VERSION_STRING);
 	return dev;
 }
 

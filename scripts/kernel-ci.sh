@@ -143,7 +143,7 @@ KVER='' HVER=''
 step_deps() {
 	log "deps"
 	local missing=() p
-	for p in linux-headers-amd64 sparse gcc-aarch64-linux-gnu make perl \
+	for p in linux-headers-amd64 sparse gcc-aarch64-linux-gnu make perl kmod \
 		xz-utils; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'install ok installed' || missing+=("$p")
@@ -453,6 +453,28 @@ build_arch() {
 	[ -n "$ok" ]
 }
 
+# module-version: both modules built for amd64 carry CMake's
+# project(VERSION) as MODULE_VERSION (driver/version.mk), as the library does.
+step_module_version() {
+	local want got ko bad=
+	want=$(sed -n 's/^project(hellofpga VERSION \([0-9][0-9.]*\) .*/\1/p' "$src/CMakeLists.txt")
+	for ko in driver/hellofpga.ko driver/nvp2p/hellofpga-nvp2p.ko; do
+		if [ ! -f "$out/amd64/$ko" ]; then
+			bad="$bad $ko: not built;"
+			continue
+		fi
+		got=$(modinfo -F version "$out/amd64/$ko")
+		[ "$got" = "$want" ] || bad="$bad $ko: '$got';"
+	done
+	if [ -z "$want" ]; then
+		fail module-version "no project(hellofpga VERSION ...) line in CMakeLists.txt"
+	elif [ -n "$bad" ]; then
+		fail module-version "CMakeLists.txt says $want;$bad"
+	else
+		pass module-version
+	fi
+}
+
 # sparse ARCH: C=2 over what build_arch built cleanly in $out/ARCH (the main
 # module, and nvp2p desktop on amd64, TEGRA=1 on arm64): nothing is
 # recompiled, sparse checks every file.
@@ -509,7 +531,10 @@ want arm64 && steps[arm64h]=1
 start=$SECONDS
 if step_deps; then
 	want checkpatch && step_checkpatch
-	want amd64 && build_arch amd64
+	if want amd64; then
+		build_arch amd64
+		step_module_version
+	fi
 	arm_ok=
 	want arm64h && step_arm64_headers && arm_ok=1
 	if want arm64; then

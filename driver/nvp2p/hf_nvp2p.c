@@ -812,3 +812,4 @@ module_exit(hf_nv_exit);
 
 MODULE_DESCRIPTION("hellofpga: nvidia_p2p (GPUDirect RDMA) memory provider, " HF_NV_KIND);
 MODULE_LICENSE("Dual MIT/GPL");
+MODULE_VERSION(HF_VERSION);

@@ -568,7 +568,7 @@ static int ioc_get_info(struct fk_file *f, struct hellofpga_info *hi)
 		hi->pci_domain = domain;
 	}
 	snprintf(hi->driver_version, sizeof(hi->driver_version), "%s",
-		 ver ? ver : HF_VERSION "-fakedev");
+		 ver ? ver : HELLOFPGA_VERSION_STRING "-fakedev");
 	return 0;
 }
 

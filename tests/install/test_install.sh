@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# test_install.sh BUILD_DIR SOURCE_DIR CASE
+# test_install.sh BUILD_DIR SOURCE_DIR CASE VERSION
 # Installs the build into a temporary prefix and builds an example the way a
 # user would, then runs it on the emulated card.
 #   seed_name:  cc example.c -lHelloFPGACore  (the seed's library name)
 #   pkgconfig:  cc example.c $(pkg-config --cflags --libs hellofpga)
 #   static:     cc example.c -l:libhellofpga.a -lpthread
 #   cuda_examples: nvcc examples/*.cu -lHelloFPGACore (skipped without nvcc)
+#   version:    CMake's project(VERSION) is what the installed header, the
+#               library's file name and soname, pkg-config, HelloFPGA_Version()
+#               and the CLI say
 set -euo pipefail
-build=$1 src=$2 case=$3
+build=$1 src=$2 case=$3 version=${4:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
@@ -38,9 +41,38 @@ cuda_examples)
 	done
 	exit 0
 	;;
+version)
+	major=${version%%.*}
+	fail() { echo "version $version: $*"; exit 1; }
+	[ -f "$lib/libhellofpga.so.$version" ] || fail "no $lib/libhellofpga.so.$version"
+	soname=$(objdump -p "$lib/libhellofpga.so.$version" | awk '$1 == "SONAME" {print $2}')
+	[ "$soname" = "libhellofpga.so.$major" ] || fail "soname $soname"
+	pc=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --modversion hellofpga)
+	[ "$pc" = "$version" ] || fail "pkg-config says $pc"
+	cat >"$tmp/v.c" <<-'EOF'
+	#include <stdio.h>
+	#include <string.h>
+	#include <hellofpga.h>
+	int main(void)
+	{
+		printf("%d.%d.%d %s %s\n", HELLOFPGA_VERSION_MAJOR,
+		       HELLOFPGA_VERSION_MINOR, HELLOFPGA_VERSION_PATCH,
+		       HELLOFPGA_VERSION_STRING, HelloFPGA_Version());
+		return HELLOFPGA_VERSION < HELLOFPGA_VERSION_NUM(1, 0, 0);
+	}
+	EOF
+	cc -std=c11 -Wall -Werror -I"$tmp/prefix/include" "$tmp/v.c" -L"$lib" \
+		-lhellofpga -o "$tmp/v"
+	got=$(LD_LIBRARY_PATH="$lib" "$tmp/v")
+	[ "$got" = "$version $version $version" ] || fail "header and library say '$got'"
+	cli=$("$build/bin/hellofpga" version)
+	[ "$cli" = "hellofpga $version (libhellofpga $version)" ] || fail "the CLI says '$cli'"
+	echo "$version everywhere: $soname, pkg-config, header, HelloFPGA_Version(), CLI"
+	exit 0
+	;;
 exports)
 	# only the HelloFPGA_ API leaves the shared library
-	bad=$(nm -D --defined-only "$lib/libhellofpga.so.1" | awk '$2 ~ /[TDBR]/ {print $3}' |
+	bad=$(nm -D --defined-only "$lib/libhellofpga.so.${version%%.*}" | awk '$2 ~ /[TDBR]/ {print $3}' |
 		grep -v '^HelloFPGA_' | grep -v '^HELLOFPGA_' || true)
 	[ -z "$bad" ] || { echo "unexpected exports: $bad"; exit 1; }
 	exit 0

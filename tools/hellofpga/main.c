@@ -13,10 +13,6 @@
 
 #include "cli.h"
 
-#ifndef HF_VERSION
-#define HF_VERSION "unknown"
-#endif
-
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
@@ -76,7 +72,7 @@ static int cmd_version(int argc, char **argv)
 		cli_usage_err("version", "unexpected argument '%s'", argv[1]);
 		return CLI_EXIT_USAGE;
 	}
-	printf("hellofpga %s (libhellofpga %s)\n", HF_VERSION,
+	printf("hellofpga %s (libhellofpga %s)\n", HELLOFPGA_VERSION_STRING,
 	       HelloFPGA_Version());
 	return CLI_EXIT_OK;
 }

@@ -126,7 +126,8 @@ mkdir -p "$stage/lib/modules-extra" "$stage/tests/bin" "$stage/tests/libtests" \
 drv_src=${HF_GUEST_DRIVER_SRC:-$repo}
 (cd "$drv_src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
 	--exclude='*.mod' --exclude='*.mod.c' --exclude='Module.symvers' \
-	--exclude='modules.order' driver core include) | tar -xf - -C "$out/src"
+	--exclude='modules.order' CMakeLists.txt driver core include) |
+	tar -xf - -C "$out/src"
 [ -d "$repo/tests/guest/kmod" ] && (cd "$repo" && tar -cf - --exclude='*.o' \
 	--exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' --exclude='*.mod.c' \
 	--exclude='Module.symvers' --exclude='modules.order' \
@@ -207,7 +208,8 @@ for p in "$repo"/tests/guest/progs/*.c; do
 	[ -f "$p" ] || continue
 	n=$(basename "$p" .c)
 	l=$out/logs/setup-prog-$n.log
-	if ! gcc -O2 -g -Wall -static -pthread -I"$repo/include" -I"$repo/lib" \
+	if ! gcc -O2 -g -Wall -static -pthread -I"$repo/include" \
+		-I"$out/static/include" -I"$repo/lib" \
 		-I"$repo/tests" -I"$repo/core" -o "$stage/tests/bin/$n" "$p" \
 		"$out/static/lib/libhellofpga.a" -ldl >"$l" 2>&1; then
 		setup_fail "prog-$n" "gcc -static tests/guest/progs/$n.c failed" "$l"

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# The project's one version, read from project(VERSION) in CMakeLists.txt
+# (the only place it is written) for MODULE_VERSION; included by the Kbuild
+# files with HF_TOP set to the tree's top directory.
+hf_lparen := (
+HF_VERSION := $(shell sed -n 's/^project$(hf_lparen)hellofpga VERSION \([0-9][0-9.]*\) .*/\1/p' $(HF_TOP)/CMakeLists.txt 2>/dev/null)
+ifeq ($(HF_VERSION),)
+$(error no "project(hellofpga VERSION x.y.z" line in $(HF_TOP)/CMakeLists.txt)
+endif
+ccflags-y += -DHF_VERSION='"$(HF_VERSION)"'
