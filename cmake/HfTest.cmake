@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # hf_add_test_program(<target> SOURCES <src>... [LIBS <lib>...] [TIMEOUT <s>]
 #                     [LABELS <label>...] [EMU_CARD])
 # Builds a test program linked with tests/harness.c and registers each of its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Run by hf_add_test_program() after a test program is built: lists its
 # cases and writes one add_test() per case into OUT.
 execute_process(COMMAND ${TEST_EXE} --list

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fetch-nv-p2p.sh [DIR] - fetch NVIDIA's open kernel sources (for nv-p2p.h)
 # from Debian's non-free component WITHOUT installing the package, and print
 # the directory to use as NVIDIA_SRC_DIR (the one holding nvidia/nv-p2p.h).

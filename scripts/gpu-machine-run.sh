@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gpu-machine-run.sh OUTDIR [STEPS...] - build and check hellofpga on a machine
 # with a real NVIDIA GPU and CUDA, saving every log under OUTDIR.
 # Steps (default: all): env build ctest test examples bench

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # kernel-ci.sh [STEP...] - build and check the kernel modules the way CI does.
 #
 # Steps (default: all):
@@ -520,7 +521,7 @@ for s in "$@"; do
 	sparse) steps[sparse]=1 steps[amd64]=1 steps[arm64]=1 ;;
 	arm64-headers) steps[arm64h]=1 ;;
 	*)
-		sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2
+		sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//' >&2
 		exit 2
 		;;
 	esac

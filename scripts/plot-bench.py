@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """plot-bench.py BENCH.json OUTDIR - draw the bandwidth and latency plots of a
 `hellofpga bench --json` result with gnuplot, for results measured on a machine
 without gnuplot (the GPU machine).  Writes bandwidth.{png,svg} and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_install.sh BUILD_DIR SOURCE_DIR CASE VERSION
 # Installs the build into a temporary prefix and builds an example the way a
 # user would, then runs it on the emulated card.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # aer.sh - PCIe error recovery (AER) through the driver's error handlers, in
 # a configuration with a QMP socket (CFG_HOTPLUG: msix): the guest asks the
 # host, by an "HF-QMP" console line (run-config.sh), to inject an error with

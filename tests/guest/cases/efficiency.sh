@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # efficiency.sh - per-transfer efficiency counts of the card model (its
 # counter window at BAR0 + 0xf000, -device xdma-sim,fault-regs=on): MMIO
 # reads, MMIO writes, descriptors fetched, interrupts and writebacks per

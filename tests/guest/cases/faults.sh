@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # faults.sh - fault injection through the card's guest fault window (BAR0 +
 # 0xf000, -device xdma-sim,fault-regs=on; model/qemu/README.md), and, in a
 # configuration with CFG_HOTPLUG (hf_hotplug=1 on the kernel command line:

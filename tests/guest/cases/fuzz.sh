@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fuzz.sh - the bounded random fuzzer of the driver's nodes and ioctls
 # (hf_fuzz, progs/hf_fuzz.c: what it calls and which errnos each call may
 # return), on every node of every card, for hf_fuzz=SECONDS of the kernel

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # gpu_nvp2p.sh - GPU Direct through the real nvidia_p2p provider in the
 # guest: nvp2p-standin.ko (tests/guest/kmod/nvp2p-standin) plays nvidia.ko
 # over guest memory, hellofpga-nvp2p.ko (built against it) pins for

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # gpu_nvp2p_tegra.sh - gpu_nvp2p.sh with the Tegra flavor: the stand-in
 # pins ordinary user memory in 4 KiB pages behind an MMU notifier, the
 # provider is hellofpga-nvp2p.ko's Tegra flavor, the library's GPU is the

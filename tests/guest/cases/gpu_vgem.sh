@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # gpu_vgem.sh - dma-buf pins (HELLOFPGA_PIN_DMABUF) through the real
 # driver's dma-buf provider, with vgem (Debian's virtual GEM driver) as the
 # exporter standing in for a GPU: vgem_pin (tests/guest/progs) pins whole

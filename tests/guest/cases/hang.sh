@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hang.sh - hang, then recover (hf_wedge, docs/driver-stop.md "Wedged
 # channels"): the card's hang fault (fault window bit 4) holds every engine,
 # so stopped runs cannot be proven idle and their channels wedge; refused at

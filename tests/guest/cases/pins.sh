@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # pins.sh - PIN, XFER and UNPIN attacked as a hostile but fair user would,
 # through the real driver (tests/guest/progs):
 #   hf_pin_race   PIN with its argument in a read-only page (copy_to_user

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # privsep.sh - the privilege split of hellofpga.ko (docs/security.md): the
 # card's nodes are given to a group the obvious way (chgrp + chmod g+rw),
 # and a member of it with no capabilities (hf_runas: uid 4243, gid 4244,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # rebind.sh - an engine left running by an earlier driver must be stopped
 # before hellofpga.ko turns bus mastering on (viommu configuration: a
 # stale fetch would also be a DMAR fault).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # stop64.sh - a 64 MiB one-descriptor transfer that times out, or whose
 # process is killed, on a card with a slow link (xdma-sim link=gen1x1: the
 # descriptor takes ~290 ms; card 1 of the twocards configuration, under the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # stuck.sh - SIGKILL ends a transfer stuck on the card (stall fault) at
 # once, whatever the completion mode (in poll mode the wait looks for fatal
 # signals at least every 100 us): hf_stop -m stuck, with hellofpga.ko

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # twocards.sh - two cards at once (the twocards configuration: card 0 as
 # everywhere, card 1 another xdma-sim with other channel counts and card
 # memory, hf_card0= / hf_card1= on the kernel command line give both

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # xilinx-compat.sh - as root, what Xilinx's reference tools (dma_ip_drivers,
 # XDMA/linux-kernel/tools) do with hellofpga.ko's nodes, through programs
 # of our own that do the same: reg_rw (hf_regrw: mmap of the control and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=sh
 # case-lib.sh - what case scripts share, in the guest at /tests/case-lib.sh
 # (busybox sh): . "${HF_GUEST_LIB:-/tests/case-lib.sh}"

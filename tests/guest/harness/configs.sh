@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # configs.sh - the guest configuration matrix, sourced by guest-ci.sh and
 # run-config.sh.  hf_config NAME sets, for one configuration:

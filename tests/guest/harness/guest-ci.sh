@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # guest-ci.sh [CONFIG...] - the real hellofpga.ko against the xdma-sim card
 # inside QEMU (Debian's kernel under TCG), in every configuration of the
 # matrix (configs.sh; default: all of them).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # mkinitramfs.sh STAGE OUT.cpio.gz - the test guest's initramfs.
 #
 # A fresh root with busybox-static (/bin/busybox, /bin/sh), this directory's

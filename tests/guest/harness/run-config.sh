@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run-config.sh NAME - boot the test guest in one configuration and report.
 #
 # Needs what guest-ci.sh built (it writes $HF_GUEST_OUT/guest.env: the QEMU
