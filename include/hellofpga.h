@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hellofpga.h - libhellofpga, the user-space API of hellofpga: DMA between
- * host memory (and, later, GPU memory) and the memory of a Xilinx XDMA FPGA
+ * host or GPU memory (GPUDirect RDMA) and the memory of a Xilinx XDMA FPGA
  * card.  The names and signatures are those of the HelloFPGA API
  * (libHelloFPGACore.so), so code written against it compiles unchanged.
  *

@@ -5,7 +5,7 @@
  * the emulated card needs to DMA into it.
  *
  * One process-wide instance, initialised on first use (hf_gpu_get()).
- * Backends (backend_emu.c now, backend_kernel.c later) use it to validate a
+ * Both backends (backend_emu.c, backend_kernel.c) use it to validate a
  * buffer for pinning and, for the emulated card, to move bytes between card
  * memory and GPU memory.
  */

@@ -6,8 +6,8 @@
  *
  * MMIO goes through struct hf_mmio: over the in-process emulated card a
  * register access is a call into the model, so read-to-clear and W1S/W1C
- * behave as on hardware; over a mapped BAR (kernel backend, later) it is a
- * volatile load or store.
+ * behave as on hardware.  (The kernel module has its own OS layer,
+ * hf_os_kernel.h, where an access is ioread32()/iowrite32() of the BAR.)
  */
 #ifndef HF_OS_USER_H
 #define HF_OS_USER_H
