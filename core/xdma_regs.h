@@ -40,6 +40,7 @@
 #define XDMA_MAX_CHANNELS		4	/* per direction */
 #define XDMA_MAX_ENGINES		(2 * XDMA_MAX_CHANNELS)
 #define XDMA_MSIX_VECTORS		32	/* 16 channel + 16 user sources */
+#define XDMA_MSI_VECTORS		32	/* the most MSI allows */
 #define XDMA_USER_IRQS			16
 
 /* ---- Identifier register (offset 0x00 of every block) ---- */

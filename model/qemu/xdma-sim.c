@@ -75,15 +75,15 @@
 #include "qom/object.h"
 
 #include "xdma_model.h"
+#include "xdma_regs.h"		/* offsets and counts only: no field macros */
+#include "hf_user_regs.h"
 
 #define TYPE_XDMA_SIM		"xdma-sim"
 
-#define XS_BAR_SIZE		(64 * KiB)
-#define XS_MSIX_VECTORS		32
-#define XS_MSIX_TABLE		0x8000
-#define XS_MSIX_PBA		0x8fe0
-#define XS_MSI_VECTORS		32
-#define XS_MAX_ENGINES		8
+/* the MSI-X table and PBA lie inside the DMA/config BAR */
+QEMU_BUILD_BUG_ON(XDMA_MSIX_PBA_OFFSET + XDMA_MSIX_VECTORS / 8 > XDMA_BAR_SIZE);
+QEMU_BUILD_BUG_ON(XDMA_MSIX_TABLE_OFFSET + 16 * XDMA_MSIX_VECTORS >
+		  XDMA_MSIX_PBA_OFFSET);
 
 #define XS_CAP_MSI		0x50
 #define XS_CAP_MSIX		0x70
@@ -144,7 +144,7 @@ struct XdmaSimState {
 	MemoryRegion user_bar;
 	MemoryRegion dma_bar;
 	struct xdma_model *model;
-	XdmaSimEngine eng[XS_MAX_ENGINES];
+	XdmaSimEngine eng[XDMA_MAX_ENGINES];
 	uint32_t num_engines;
 	int irq_mode;		/* enum xdma_model_irq_mode, -1: unknown */
 	uint64_t latched[XS_NCOUNTERS];
@@ -207,7 +207,7 @@ static void xs_msi(void *host, uint32_t vector)
 	PCIDevice *pdev = PCI_DEVICE(s);
 
 	if (msix_enabled(pdev)) {
-		msix_notify(pdev, vector % XS_MSIX_VECTORS);
+		msix_notify(pdev, vector % XDMA_MSIX_VECTORS);
 	} else if (msi_enabled(pdev)) {
 		msi_notify(pdev, vector % msi_nr_vectors_allocated(pdev));
 	}
@@ -660,7 +660,7 @@ static uint64_t xs_user_read(void *opaque, hwaddr addr, unsigned size)
 		return xs_lanes(xs_fw_read(s, (addr - XS_FW_BASE) & ~3), addr,
 				size);
 	}
-	if (addr >= XS_BAR_SIZE) {
+	if (addr >= HF_USER_BAR_SIZE) {
 		return 0;	/* user-bar-size beyond the model's 64 KiB */
 	}
 	return xs_lanes(xdma_model_user_read32(s->model, addr & ~3), addr, size);
@@ -675,7 +675,7 @@ static void xs_user_write(void *opaque, hwaddr addr, uint64_t val,
 		xs_fw_write(s, addr - XS_FW_BASE, val);
 		return;
 	}
-	if (addr >= XS_BAR_SIZE) {
+	if (addr >= HF_USER_BAR_SIZE) {
 		return;
 	}
 	xdma_model_user_write32(s->model, addr & ~3, val << xs_lane_shift(addr));
@@ -819,12 +819,13 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 	uint32_t i;
 	int r;
 
-	if (s->num_h2c < 1 || s->num_h2c > 4 || s->num_c2h < 1 ||
-	    s->num_c2h > 4) {
+	if (s->num_h2c < 1 || s->num_h2c > XDMA_MAX_CHANNELS ||
+	    s->num_c2h < 1 || s->num_c2h > XDMA_MAX_CHANNELS) {
 		error_setg(errp, "xdma-sim: h2c and c2h must be 1..4");
 		return;
 	}
-	if (s->user_bar_size < XS_BAR_SIZE || !is_power_of_2(s->user_bar_size)) {
+	if (s->user_bar_size < HF_USER_BAR_SIZE ||
+	    !is_power_of_2(s->user_bar_size)) {
 		error_setg(errp, "xdma-sim: user-bar-size must be a power of two, "
 			   "64 KiB or more");
 		return;
@@ -857,8 +858,8 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 	memory_region_init_io(&s->user_bar, OBJECT(s), &xs_user_ops, s,
 			      "xdma-sim-user", s->user_bar_size);
 	memory_region_init_io(&s->dma_bar, OBJECT(s), &xs_dma_bar_ops, s,
-			      "xdma-sim-dma", XS_BAR_SIZE);
-	if (s->user_bar_size > XS_BAR_SIZE) {
+			      "xdma-sim-dma", XDMA_BAR_SIZE);
+	if (s->user_bar_size > HF_USER_BAR_SIZE) {
 		pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
 				 PCI_BASE_ADDRESS_MEM_TYPE_64 |
 				 PCI_BASE_ADDRESS_MEM_PREFETCH, &s->user_bar);
@@ -887,7 +888,7 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 			goto fail;
 		}
 	}
-	r = msi_init(pdev, XS_CAP_MSI, XS_MSI_VECTORS, true, false, &err);
+	r = msi_init(pdev, XS_CAP_MSI, XDMA_MSI_VECTORS, true, false, &err);
 	if (r == -ENOTSUP) {
 		/* the machine's interrupt controller has no MSI: MSI-X/INTx */
 		error_free(err);
@@ -896,13 +897,14 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 		error_propagate(errp, err);
 		goto fail;
 	}
-	r = msix_init(pdev, XS_MSIX_VECTORS, &s->dma_bar, s->dma_bar_nr,
-		      XS_MSIX_TABLE, &s->dma_bar, s->dma_bar_nr, XS_MSIX_PBA,
+	r = msix_init(pdev, XDMA_MSIX_VECTORS, &s->dma_bar, s->dma_bar_nr,
+		      XDMA_MSIX_TABLE_OFFSET, &s->dma_bar, s->dma_bar_nr,
+		      XDMA_MSIX_PBA_OFFSET,
 		      XS_CAP_MSIX, errp);
 	if (r) {
 		goto fail;
 	}
-	for (i = 0; i < XS_MSIX_VECTORS; i++) {
+	for (i = 0; i < XDMA_MSIX_VECTORS; i++) {
 		msix_vector_use(pdev, i);
 	}
 
@@ -1008,7 +1010,7 @@ static Property xs_props[] = {
 	DEFINE_PROP_UINT32("len-gran", XdmaSimState, len_gran, 1),
 	DEFINE_PROP_BOOL("fault-regs", XdmaSimState, fault_regs, false),
 	DEFINE_PROP_SIZE("user-bar-size", XdmaSimState, user_bar_size,
-			 XS_BAR_SIZE),
+			 HF_USER_BAR_SIZE),
 	DEFINE_PROP_STRING("link", XdmaSimState, link),
 	DEFINE_PROP_UINT32("mps", XdmaSimState, mps, UINT32_MAX),
 	DEFINE_PROP_UINT64("desc_ns", XdmaSimState, desc_ns, UINT64_MAX),
