@@ -17,6 +17,7 @@
 
 #include "compat.h"
 #include "hellofpga.h"
+#include "../core/hf_abi.h"
 
 /**
  * hf_efault() - record a bad ioctl argument pointer.

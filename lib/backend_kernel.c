@@ -42,8 +42,18 @@
 
 #include "gpu.h"
 #include "gpu_dmabuf.h"
+#include "hf_abi.h"
 #include "hf_lib.h"
 #include "uapi/hellofpga.h"
+
+/* GET_INFO's irq_mode is passed on as HELLOFPGA_INFO's */
+HF_ABI_SAME(HELLOFPGA_IRQ_POLL, HELLOFPGA_IRQ_MODE_POLL);
+HF_ABI_SAME(HELLOFPGA_IRQ_LEGACY, HELLOFPGA_IRQ_MODE_LEGACY);
+HF_ABI_SAME(HELLOFPGA_IRQ_MSI, HELLOFPGA_IRQ_MODE_MSI);
+HF_ABI_SAME(HELLOFPGA_IRQ_MSIX, HELLOFPGA_IRQ_MODE_MSIX);
+/* the GPU Direct directions are XFER's */
+HF_ABI_SAME(HELLOFPGA_DIR_H2C, HELLOFPGA_XFER_H2C);
+HF_ABI_SAME(HELLOFPGA_DIR_C2H, HELLOFPGA_XFER_C2H);
 
 #define HF_EMU_HINT \
 	"To develop without a card, use the emulated card: set HELLOFPGA_DEVICE=emu or open \"emu\"."
