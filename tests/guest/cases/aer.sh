@@ -17,10 +17,8 @@ CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
 MODS=${HF_GUEST_MODULES:-/lib/modules-extra}
 U=${CARD}_user
 MODPARAMS=$(sed -n 's/.*hf_modparams=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')
-rc=0
-pass() { echo "PASS aer/$1${2:+: $2}"; }
-fail() { echo "FAIL aer/$1: $2"; rc=1; }
-skip() { echo "SKIP aer/$1: $2"; }
+. "${HF_GUEST_LIB:-/tests/case-lib.sh}"
+HF_GROUP=aer
 grep -q 'hf_hotplug=1' /proc/cmdline || {
 	skip all "needs the QMP socket of a CFG_HOTPLUG configuration"
 	exit 0

@@ -41,12 +41,10 @@ for w in $(cat /proc/cmdline); do
 	esac
 done
 IRQ=$(sed -n 's/.*hf_irq=\([a-z]*\).*/\1/p' /proc/cmdline)
-rc=0
-pass() { echo "PASS faults/$1${2:+: $2}"; }
-fail() { echo "FAIL faults/$1: $2"; rc=1; }
-skip() { echo "SKIP faults/$1: $2"; }
-hpass() { echo "PASS hotplug/$1${2:+: $2}"; }
-hfail() { echo "FAIL hotplug/$1: $2"; rc=1; }
+. "${HF_GUEST_LIB:-/tests/case-lib.sh}"
+HF_GROUP=faults
+hpass() { HF_GROUP=hotplug; pass "$@"; HF_GROUP=faults; }
+hfail() { HF_GROUP=hotplug; fail "$@"; HF_GROUP=faults; }
 console() { echo "$*" >/dev/console 2>/dev/null; echo "$*"; }
 ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
 u32le() {	# u32le FILE OFFSET: 32-bit value, hex

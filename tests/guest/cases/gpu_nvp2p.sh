@@ -34,10 +34,8 @@ else
 	P=nvp2p KO=$MODS/nvp2p-standin/desktop
 	GPU=emu DEV=/dev/nvp2p-standin FEAT=pin-nvp2p
 fi
-bad=0
-pass() { echo "PASS $P/$1"; }
-fail() { echo "FAIL $P/$1: $2"; bad=1; }
-skip() { echo "SKIP $P/$1: $2"; }
+. "${HF_GUEST_LIB:-/tests/case-lib.sh}"
+HF_GROUP=$P
 loaded() { grep -q "^$(echo "$1" | tr - _) " /proc/modules; }
 
 # counters NAME: the stand-in's page tables, mappings and allocations are 0
@@ -94,7 +92,7 @@ revoke() {
 	rc=$?
 	grep '^#' /tmp/nvr.out
 	sed -n "s#^\(PASS\|FAIL\|SKIP\) #\1 $P/$1/#p" /tmp/nvr.out
-	grep -q '^FAIL' /tmp/nvr.out && bad=1
+	grep -q '^FAIL' /tmp/nvr.out && rc=1
 	if ! grep -q -E '^(PASS|FAIL|SKIP) ' /tmp/nvr.out || { [ $rc != 0 ] && ! grep -q '^FAIL' /tmp/nvr.out; }; then
 		fail "$1/revoke" "nvp2p_revoke: exit $rc: $(tail -n 1 /tmp/nvr.out | head -c 200)"
 	fi
@@ -162,4 +160,4 @@ if loaded "$PROV" || loaded "$SA"; then
 else
 	pass unload
 fi
-exit $bad
+exit $rc

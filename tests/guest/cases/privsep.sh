@@ -23,9 +23,8 @@
 CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
 GRP=4242
 USR="-u 4243 -g 4244"
-rc=0
-pass() { echo "PASS privsep/$1${2:+: $2}"; }
-fail() { echo "FAIL privsep/$1: $2"; rc=1; }
+. "${HF_GUEST_LIB:-/tests/case-lib.sh}"
+HF_GROUP=privsep
 # run NAME CMD...: CMD prints its own result lines; a failure without a
 # FAIL line (hf_runas could not switch, a crash) is NAME's FAIL
 run() {

@@ -15,10 +15,8 @@
 # works.  A driver that enables bus
 # mastering before it stops the engines lets the stale fetch out.
 CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
-rc=0
-pass() { echo "PASS rebind/$1${2:+: $2}"; }
-fail() { echo "FAIL rebind/$1: $2"; rc=1; }
-skip() { echo "SKIP rebind/$1: $2"; }
+. "${HF_GUEST_LIB:-/tests/case-lib.sh}"
+HF_GROUP=rebind
 case " $(cat /proc/cmdline) " in
 *" hf_config=viommu "*) ;;
 *) skip all "runs in the viommu configuration"; exit 0 ;;

@@ -23,9 +23,7 @@
 . "${HF_GUEST_LIB:-/tests/case-lib.sh}"
 A=/dev/hellofpga0
 B=/dev/hellofpga1
-rc=0
-pass() { echo "PASS twocards/$1${2:+: $2}"; }
-fail() { echo "FAIL twocards/$1: $2"; rc=1; }
+HF_GROUP=twocards
 case $CARDS in
 *"$B"*) ;;
 *)

@@ -11,9 +11,8 @@
 CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
 C=${CARD}_control
 U=${CARD}_user
-rc=0
-pass() { echo "PASS xilinx/$1${2:+: $2}"; }
-fail() { echo "FAIL xilinx/$1: $2"; rc=1; }
+. "${HF_GUEST_LIB:-/tests/case-lib.sh}"
+HF_GROUP=xilinx
 # rr NAME EXPECT ARGS...: hf_regrw ARGS prints "... = EXPECT"
 rr() {
 	n=$1 want=$2

@@ -18,6 +18,9 @@
 #   hf_kmark NAME, hf_kbad NAME  a mark line in the kernel log; the first
 #                               kernel problem after it (BUG, WARNING, Oops,
 #                               Call Trace, general protection, DMAR fault)
+#   HF_GROUP; pass|fail|skip NAME [TEXT]
+#                               one result line, "PASS HF_GROUP/NAME: TEXT";
+#                               fail also sets rc=1 (a case ends: exit $rc)
 #   hf_prog GROUP TIMEOUT CMD...  runs a program that prints result lines
 #                               and shows them; one without any, or a
 #                               failure, sets hf_rc=1 (and the first adds
@@ -27,6 +30,12 @@ CARDS=${HF_GUEST_CARDS:-$CARD}
 MODS=${HF_GUEST_MODULES:-/lib/modules-extra}
 MODPARAMS=$(sed -n 's/.*hf_modparams=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')
 hf_rc=0
+rc=0
+HF_GROUP=${HF_GROUP:-guest}
+
+pass() { echo "PASS $HF_GROUP/$1${2:+: $2}"; }
+fail() { echo "FAIL $HF_GROUP/$1${2:+: $2}"; rc=1; }
+skip() { echo "SKIP $HF_GROUP/$1${2:+: $2}"; }
 
 hf_wait_nodes() {
 	for _c in $CARDS; do
