@@ -18,8 +18,10 @@
  *   NULL or ""   the first hardware card (/dev/hellofpga0), or the card named
  *                by the environment variable HELLOFPGA_DEVICE when it is set
  *   "emu", "emu:N"   the emulated card N, in-process (N = 0 when omitted).
- *                Its card memory is shared by every process that opens emu:N
- *                on this machine, as a real card's memory would be.
+ *                Its card memory is shared by every process of the user that
+ *                opens emu:N, as a real card's memory would be; each user
+ *                has cards of their own (state in $HELLOFPGA_EMU_DIR, default
+ *                /dev/shm/hellofpga-<uid>, a directory of the user's own).
  *                Options follow after commas, e.g. "emu:1,ddr=256M,h2c=2":
  *                  h2c=1..4, c2h=1..4   channels per direction (default 4)
  *                  ddr=SIZE             card memory, K/M/G suffix (default 2G)
@@ -58,6 +60,11 @@ typedef struct hellofpga_dev *HELLOFPGA_HANDLE;
  *
  * Return: 0, or -ENODEV when no card is found (the last-error text says how
  * to use the emulated card), -EINVAL for a malformed name, -ENOMEM.
+ * Shared emulated cards also: -EPERM (the state directory is a symbolic
+ * link, not a directory, another user's or writable by other users, or a
+ * state file in it is a symbolic link or not a regular file of the user's),
+ * -ENAMETOOLONG ($HELLOFPGA_EMU_DIR too long), or the errno of creating or
+ * opening the state directory and its files (for example -EACCES).
  */
 int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev);
 

@@ -22,10 +22,13 @@
  * card memory (registered with CUDA once per card), so each byte crosses
  * PCIe once, as with hardware.
  *
- * Card memory of "emu:N" lives in a file ($HELLOFPGA_EMU_DIR, default
- * /dev/shm, "hellofpga-emuN.ddr") mapped shared, so every process opening
- * emu:N sees the same card memory, as with a real card; channel locks use
- * "hellofpga-emuN.lock" beside it.  "private" keeps the memory anonymous.
+ * Card memory of "emu:N" lives in a file, "hellofpga-emuN.ddr", mapped
+ * shared, so every process of the user opening emu:N sees the same card
+ * memory, as with a real card; channel locks use "hellofpga-emuN.lock"
+ * beside it.  Both are in the user's own state directory
+ * ($HELLOFPGA_EMU_DIR, default /dev/shm/hellofpga-<uid>, mode 0700; files
+ * 0600, never followed through a symbolic link), so users never share or
+ * collide.  "private" keeps the memory anonymous.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -301,39 +304,170 @@ static int parse_spec(struct hellofpga_dev *dev, const char *spec,
 	return 0;
 }
 
-static const char *emu_dir(void)
+/* Test hook: where the per-user state directories are made (NULL: default). */
+static const char *emu_state_base;
+
+/**
+ * hf_emu_test_state_base() - make the per-user state directories in @dir
+ * instead of /dev/shm (tests only; NULL restores the default).
+ */
+void hf_emu_test_state_base(const char *dir)
 {
-	const char *dir = getenv("HELLOFPGA_EMU_DIR");
+	emu_state_base = dir;
+}
+
+static bool is_writable_dir(const char *path)
+{
 	struct stat st;
 
-	if (dir && *dir)
-		return dir;
-	if (!stat("/dev/shm", &st) && S_ISDIR(st.st_mode) &&
-	    !access("/dev/shm", W_OK))
-		return "/dev/shm";
-	return "/tmp";
+	return !stat(path, &st) && S_ISDIR(st.st_mode) && !access(path, W_OK);
+}
+
+/**
+ * state_dir_open() - open the directory that holds this user's emulated
+ * cards: $HELLOFPGA_EMU_DIR, else "hellofpga-<uid>" in /dev/shm (in /tmp
+ * without /dev/shm).
+ * @dev: the handle, for the error text
+ * @path: receives the directory's path
+ * @size: bytes at @path
+ *
+ * The directory is created 0700 when missing.  What is in it is trusted
+ * (card memory, channel locks), so it must be a directory of the user's
+ * own: not a symbolic link, owned by the effective uid and writable by
+ * nobody else.  Other users have directories of their own and never see
+ * these cards.
+ *
+ * Return: a descriptor of the directory, or negative errno with the error
+ * text set: -EPERM (a symbolic link, not a directory, another user's, or
+ * writable by others), -ENAMETOOLONG, or what mkdir()/open() failed with.
+ */
+static int state_dir_open(struct hellofpga_dev *dev, char *path, size_t size)
+{
+	const char *env = getenv("HELLOFPGA_EMU_DIR");
+	const char *base = emu_state_base;
+	uid_t uid = geteuid();
+	struct stat st;
+	int n, fd;
+
+	if (env && *env) {
+		n = snprintf(path, size, "%s", env);
+	} else {
+		if (!base)
+			base = is_writable_dir("/dev/shm") ? "/dev/shm" :
+							     "/tmp";
+		n = snprintf(path, size, "%s/hellofpga-%u", base,
+			     (unsigned int)uid);
+	}
+	if (n < 0 || (size_t)n >= size)
+		return hf_set_error(dev, -ENAMETOOLONG,
+				    "the emulated cards' state directory name is too long (HELLOFPGA_EMU_DIR)");
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return hf_set_error(dev, -errno,
+				    "cannot create the emulated cards' state directory %s: %s",
+				    path, strerror(errno));
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
+		return hf_set_error(dev, -EPERM,
+				    "the emulated cards' state directory %s is %s: refused (set HELLOFPGA_EMU_DIR to a directory of your own)",
+				    path, !lstat(path, &st) && S_ISLNK(st.st_mode) ?
+				    "a symbolic link" : "not a directory");
+	if (fd < 0)
+		return hf_set_error(dev, -errno,
+				    "cannot open the emulated cards' state directory %s: %s",
+				    path, strerror(errno));
+	if (fstat(fd, &st)) {
+		n = -errno;
+		close(fd);
+		return hf_set_error(dev, n, "cannot stat %s: %s", path,
+				    strerror(-n));
+	}
+	if (st.st_uid != uid || (st.st_mode & 022)) {
+		close(fd);
+		if (st.st_uid != uid)
+			return hf_set_error(dev, -EPERM,
+					    "the emulated cards' state directory %s belongs to uid %u, not to you (uid %u): refused (remove it, or set HELLOFPGA_EMU_DIR to a directory of your own)",
+					    path, (unsigned int)st.st_uid,
+					    (unsigned int)uid);
+		return hf_set_error(dev, -EPERM,
+				    "the emulated cards' state directory %s is writable by other users (mode %04o): refused (chmod 700 it, or set HELLOFPGA_EMU_DIR to a directory of your own)",
+				    path, (unsigned int)(st.st_mode & 07777));
+	}
+	return fd;
+}
+
+/**
+ * state_file_open() - open a state file of a card, creating it when missing.
+ * @dev: the handle, for the error text
+ * @dirfd: the state directory (state_dir_open())
+ * @dir: its path, for the error text
+ * @name: the file's name in it
+ *
+ * A new file is made with O_EXCL, mode 0600; an existing one is opened
+ * without following a symbolic link and must be a regular file of the
+ * effective uid.
+ *
+ * Return: a read-write descriptor, or negative errno with the error text
+ * set: -EPERM (a symbolic link, not a regular file, or another user's), or
+ * what open() failed with.
+ */
+static int state_file_open(struct hellofpga_dev *dev, int dirfd,
+			   const char *dir, const char *name)
+{
+	const int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
+	struct stat st;
+	int fd = -1, i;
+
+	/* a file removed between the two opens is made again */
+	for (i = 0; i < 8 && fd < 0; i++) {
+		fd = openat(dirfd, name, flags | O_CREAT | O_EXCL, 0600);
+		if (fd < 0 && errno == EEXIST) {
+			fd = openat(dirfd, name, flags);
+			if (fd < 0 && errno == ENOENT)
+				continue;
+		}
+		if (fd < 0)
+			break;
+	}
+	if (fd < 0 && errno == ELOOP)
+		return hf_set_error(dev, -EPERM,
+				    "%s/%s is a symbolic link: refused", dir,
+				    name);
+	if (fd < 0)
+		return hf_set_error(dev, -errno, "cannot open %s/%s: %s", dir,
+				    name, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		return hf_set_error(dev, -EPERM,
+				    "%s/%s is not a regular file of your own: refused",
+				    dir, name);
+	}
+	return fd;
 }
 
 /* Map the shared card memory of emu:N, creating it on first use. */
 static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 			  struct emu_opts *o)
 {
-	char path[512];
+	char dir[512], name[64];
 	struct stat st;
-	int fd, ret;
+	int dirfd, fd, ret;
 
-	snprintf(path, sizeof(path), "%s/hellofpga-emu%u.lock", emu_dir(),
-		 o->index);
-	ret = hf_lockfile_open(dev, path);
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/hellofpga-emu%u.ddr", emu_dir(),
-		 o->index);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	dirfd = state_dir_open(dev, dir, sizeof(dir));
+	if (dirfd < 0)
+		return dirfd;
+	snprintf(name, sizeof(name), "hellofpga-emu%u.lock", o->index);
+	fd = state_file_open(dev, dirfd, dir, name);
+	if (fd < 0) {
+		close(dirfd);
+		return fd;
+	}
+	dev->lock_fd = fd;
+	snprintf(name, sizeof(name), "hellofpga-emu%u.ddr", o->index);
+	fd = state_file_open(dev, dirfd, dir, name);
+	close(dirfd);
 	if (fd < 0)
-		return hf_set_error(dev, -errno,
-				    "cannot open the emulated card memory %s: %s",
-				    path, strerror(errno));
+		return fd;
 	if (fstat(fd, &st)) {
 		ret = -errno;
 		goto err;
@@ -341,17 +475,17 @@ static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 	if (st.st_size == 0) {
 		if (ftruncate(fd, o->ddr_size)) {
 			ret = hf_set_error(dev, -errno,
-					   "cannot size the emulated card memory %s: %s",
-					   path, strerror(errno));
+					   "cannot size the emulated card memory %s/%s: %s",
+					   dir, name, strerror(errno));
 			goto err;
 		}
 	} else if ((u64)st.st_size != o->ddr_size) {
 		if (o->ddr_given || st.st_size % 4096) {
 			ret = hf_set_error(dev, -EINVAL,
-					   "emu:%u already exists with %llu bytes of card memory (%s); open it without ddr= or with ddr=%llu, or remove that file",
+					   "emu:%u already exists with %llu bytes of card memory (%s/%s); open it without ddr= or with ddr=%llu, or remove that file",
 					   o->index,
 					   (unsigned long long)st.st_size,
-					   path,
+					   dir, name,
 					   (unsigned long long)st.st_size);
 			goto err;
 		}
@@ -362,8 +496,8 @@ static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 	if (card->ddr == MAP_FAILED) {
 		card->ddr = NULL;
 		ret = hf_set_error(dev, -errno,
-				   "cannot map the emulated card memory %s: %s",
-				   path, strerror(errno));
+				   "cannot map the emulated card memory %s/%s: %s",
+				   dir, name, strerror(errno));
 		goto err;
 	}
 	card->ddr_size = o->ddr_size;

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_emu_state.c - where an emulated card's state lives, and how it is
+ * made: a directory of the user's own (0700, files 0600, no symbolic link
+ * followed), so users never share or collide.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "hf_lib.h"
+#include "lib_helpers.h"
+
+#define NOBODY 65534
+
+/* A fresh directory below the test's HELLOFPGA_EMU_DIR parent. */
+static void t_subdir(char *path, size_t size, const char *name)
+{
+	snprintf(path, size, "%s/%s", t_emu_dir(), name);
+	HF_CHECK_MSG(!mkdir(path, 0700) || errno == EEXIST, "mkdir %s: %s",
+		     path, strerror(errno));
+}
+
+static char shared_base[64];
+
+static void rm_shared_base(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", shared_base);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", shared_base);
+}
+
+/*
+ * A world-writable, sticky directory in /tmp (as /dev/shm is) for the
+ * per-user state directories, removed at exit.
+ */
+static const char *t_shared_base(void)
+{
+	if (shared_base[0])
+		return shared_base;
+	snprintf(shared_base, sizeof(shared_base), "/tmp/hf-state-XXXXXX");
+	HF_CHECK(mkdtemp(shared_base));
+	HF_CHECK(!chmod(shared_base, 01777));
+	atexit(rm_shared_base);
+	return shared_base;
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	HF_CHECK_MSG(!lstat(path, &st), "lstat %s: %s", path,
+		     strerror(errno));
+	return st.st_mode;
+}
+
+/* HelloFPGA_Open(@name)'s return value; the handle is closed again. */
+static int try_open(const char *name)
+{
+	HELLOFPGA_HANDLE h;
+	int ret = HelloFPGA_Open(name, &h);
+
+	if (!ret)
+		HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	return ret;
+}
+
+HF_TEST(default_state_dir_is_per_user_0700_with_files_0600)
+{
+	const char *base = t_shared_base();
+	char dir[128], file[192];
+
+	unsetenv("HELLOFPGA_EMU_DIR");
+	hf_emu_test_state_base(base);
+	HF_CHECK_ERR(try_open("emu:0,ddr=1M"), 0);
+	hf_emu_test_state_base(NULL);
+	snprintf(dir, sizeof(dir), "%s/hellofpga-%u", base,
+		 (unsigned int)geteuid());
+	HF_CHECK(S_ISDIR(mode_of(dir)));
+	HF_CHECK_EQ(mode_of(dir) & 07777, 0700);
+	snprintf(file, sizeof(file), "%s/hellofpga-emu0.ddr", dir);
+	HF_CHECK(S_ISREG(mode_of(file)));
+	HF_CHECK_EQ(mode_of(file) & 07777, 0600);
+	snprintf(file, sizeof(file), "%s/hellofpga-emu0.lock", dir);
+	HF_CHECK(S_ISREG(mode_of(file)));
+	HF_CHECK_EQ(mode_of(file) & 07777, 0600);
+}
+
+HF_TEST(state_dir_that_is_a_symlink_is_refused)
+{
+	char real[128], link[128];
+
+	t_subdir(real, sizeof(real), "real");
+	snprintf(link, sizeof(link), "%s/link", t_emu_dir());
+	HF_CHECK(!symlink(real, link));
+	setenv("HELLOFPGA_EMU_DIR", link, 1);
+	HF_CHECK_ERR(try_open("emu:0,ddr=1M"), -EPERM);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(NULL), "symbolic link"),
+		     "%s", HelloFPGA_GetLastError(NULL));
+	setenv("HELLOFPGA_EMU_DIR", t_emu_dir(), 1);
+	/* nothing was made behind the link */
+	HF_CHECK_ERR(rmdir(real), 0);
+}
+
+HF_TEST(card_file_that_is_a_symlink_is_refused_and_its_target_untouched)
+{
+	char dir[128], victim[192], link[192];
+	struct stat st;
+	int fd;
+
+	t_subdir(dir, sizeof(dir), "planted");
+	snprintf(victim, sizeof(victim), "%s/victim", t_emu_dir());
+	fd = open(victim, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	HF_CHECK(fd >= 0);
+	close(fd);
+	snprintf(link, sizeof(link), "%s/hellofpga-emu0.ddr", dir);
+	HF_CHECK(!symlink(victim, link));
+	setenv("HELLOFPGA_EMU_DIR", dir, 1);
+	HF_CHECK_ERR(try_open("emu:0,ddr=1M"), -EPERM);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(NULL), "symbolic link"),
+		     "%s", HelloFPGA_GetLastError(NULL));
+	setenv("HELLOFPGA_EMU_DIR", t_emu_dir(), 1);
+	HF_CHECK(!stat(victim, &st));
+	HF_CHECK_EQ(st.st_size, 0);
+}
+
+HF_TEST(state_dir_writable_by_others_is_refused)
+{
+	char dir[128];
+
+	t_subdir(dir, sizeof(dir), "open-to-all");
+	HF_CHECK(!chmod(dir, 0777));
+	setenv("HELLOFPGA_EMU_DIR", dir, 1);
+	HF_CHECK_ERR(try_open("emu:0,ddr=1M"), -EPERM);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(NULL),
+			    "writable by other users"),
+		     "%s", HelloFPGA_GetLastError(NULL));
+	setenv("HELLOFPGA_EMU_DIR", t_emu_dir(), 1);
+}
+
+HF_TEST(state_dir_of_another_user_is_refused)
+{
+	char dir[128];
+
+	if (geteuid() != 0)
+		HF_SKIP("needs root to give a directory to another user");
+	t_subdir(dir, sizeof(dir), "nobodys");
+	HF_CHECK(!chown(dir, NOBODY, NOBODY));
+	setenv("HELLOFPGA_EMU_DIR", dir, 1);
+	HF_CHECK_ERR(try_open("emu:0,ddr=1M"), -EPERM);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(NULL), "belongs to uid"),
+		     "%s", HelloFPGA_GetLastError(NULL));
+	setenv("HELLOFPGA_EMU_DIR", t_emu_dir(), 1);
+}
+
+/* As user nobody: emu:1 with 2 MiB, its own pattern written and read back. */
+static int nobody_uses_emu1(void)
+{
+	static uint8_t buf[4096], back[4096];
+	HELLOFPGA_HANDLE h;
+	int ret;
+
+	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+		return 10;
+	ret = HelloFPGA_Open("emu:1,ddr=2M", &h);
+	if (ret) {
+		fprintf(stderr, "nobody: open: %d %s\n", ret,
+			HelloFPGA_GetLastError(NULL));
+		return 11;
+	}
+	t_fill(buf, sizeof(buf), 2);
+	if (HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf), NULL) ||
+	    HelloFPGA_DMA_MM_ReadC2H(h, 0, back, 0, sizeof(back), NULL) ||
+	    t_check(back, sizeof(back), 2) >= 0)
+		return 12;
+	return HelloFPGA_Close(h) ? 13 : 0;
+}
+
+/*
+ * Root and nobody both open emu:1, with different sizes: each gets a card
+ * of its own in a directory of its own, where a shared directory made the
+ * second user fail (EACCES on the first one's lock file, or "already
+ * exists").
+ */
+HF_TEST(two_users_have_separate_cards)
+{
+	static uint8_t buf[4096], back[4096];
+	const char *base;
+	char dir[128];
+	HELLOFPGA_INFO info;
+	HELLOFPGA_HANDLE h;
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		HF_SKIP("needs root to run a second user (setuid in a child)");
+	base = t_shared_base();
+	unsetenv("HELLOFPGA_EMU_DIR");
+	hf_emu_test_state_base(base);
+	HF_CHECK_ERR(HelloFPGA_Open("emu:1,ddr=1M", &h), 0);
+	t_fill(buf, sizeof(buf), 1);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf), NULL),
+		     0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	/* no handle open (no engine thread) across the fork */
+	fflush(NULL);
+	pid = fork();
+	HF_CHECK(pid >= 0);
+	if (pid == 0)
+		_exit(nobody_uses_emu1());
+	HF_CHECK(waitpid(pid, &status, 0) == pid);
+	HF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		     "nobody's child: status 0x%x", status);
+	/* root's card kept its size and its data */
+	HF_CHECK_ERR(HelloFPGA_Open("emu:1", &h), 0);
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK_EQ(info.ddr_size, 1 << 20);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, back, 0, sizeof(back), NULL),
+		     0);
+	HF_CHECK(t_check(back, sizeof(back), 1) < 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	hf_emu_test_state_base(NULL);
+	snprintf(dir, sizeof(dir), "%s/hellofpga-%u", base, NOBODY);
+	HF_CHECK(S_ISDIR(mode_of(dir)));
+	snprintf(dir, sizeof(dir), "%s/hellofpga-0", base);
+	HF_CHECK(S_ISDIR(mode_of(dir)));
+	setenv("HELLOFPGA_EMU_DIR", t_emu_dir(), 1);
+}
