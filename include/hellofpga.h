@@ -60,9 +60,12 @@ typedef struct hellofpga_dev *HELLOFPGA_HANDLE;
  *
  * Return: 0, or -ENODEV when no card is found (the last-error text says how
  * to use the emulated card), -EINVAL for a malformed name, -ENOMEM.
- * Shared emulated cards also: -EPERM (the state directory is a symbolic
- * link, not a directory, another user's or writable by other users, or a
- * state file in it is a symbolic link or not a regular file of the user's),
+ * Shared emulated cards also: -EINVAL when emu:N exists with another
+ * ddr= size (the first opener sizes the card, in one step that racing
+ * openers wait for; a name without ddr= gets the existing size), -EPERM
+ * (the state directory is a symbolic link, not a directory, another
+ * user's or writable by other users, or a state file in it is a symbolic
+ * link or not a regular file of the user's),
  * -ENAMETOOLONG ($HELLOFPGA_EMU_DIR too long), or the errno of creating or
  * opening the state directory and its files (for example -EACCES).
  */

@@ -50,6 +50,11 @@
 #define EMU_NOLINK_RATE		1000000000ull	/* bytes/s */
 #define EMU_GPU_RUN_DESKTOP	(2u << 20)	/* BAR window: 2 MiB runs */
 #define EMU_GPU_RUN_TEGRA	(64u << 10)	/* SMMU: 64 KiB chunks */
+/*
+ * Bytes of a shared card's lock file: dir * 4 + ch lock the channels
+ * (chanlock.c); this one is held while the card memory is created.
+ */
+#define EMU_LOCK_CREATE		64
 
 /**
  * struct emu_engine - one engine with its descriptor storage.
@@ -445,7 +450,37 @@ static int state_file_open(struct hellofpga_dev *dev, int dirfd,
 	return fd;
 }
 
-/* Map the shared card memory of emu:N, creating it on first use. */
+/* Take (F_WRLCK) or drop (F_UNLCK) the OFD lock on @len bytes at @start. */
+static int lock_range(int fd, short type, off_t start, off_t len)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = start;
+	fl.l_len = len;
+	while (fcntl(fd, F_OFD_SETLKW, &fl) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+/**
+ * map_shared_ddr() - map the shared card memory of emu:N, creating it on
+ * first use.
+ * @dev: the handle (its lock file is opened here)
+ * @card: receives the mapping
+ * @o: the options; @o->ddr_size becomes the card's size
+ *
+ * Creation is one step for everyone: the card memory file is opened,
+ * sized and mapped with byte EMU_LOCK_CREATE of the lock file held, so of
+ * openers racing to create a card exactly one sets its size; the others see
+ * that size (and fail if they asked for another).
+ *
+ * Return: 0 or negative errno with the error text set.
+ */
 static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 			  struct emu_opts *o)
 {
@@ -463,13 +498,23 @@ static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 		return fd;
 	}
 	dev->lock_fd = fd;
+	ret = lock_range(dev->lock_fd, F_WRLCK, EMU_LOCK_CREATE, 1);
+	if (ret) {
+		close(dirfd);
+		return hf_set_error(dev, ret,
+				    "cannot lock %s/%s for creating the card: %s",
+				    dir, name, strerror(-ret));
+	}
 	snprintf(name, sizeof(name), "hellofpga-emu%u.ddr", o->index);
 	fd = state_file_open(dev, dirfd, dir, name);
 	close(dirfd);
-	if (fd < 0)
+	if (fd < 0) {
+		lock_range(dev->lock_fd, F_UNLCK, EMU_LOCK_CREATE, 1);
 		return fd;
+	}
 	if (fstat(fd, &st)) {
-		ret = -errno;
+		ret = hf_set_error(dev, -errno, "cannot stat %s/%s: %s", dir,
+				   name, strerror(errno));
 		goto err;
 	}
 	if (st.st_size == 0) {
@@ -501,10 +546,10 @@ static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 		goto err;
 	}
 	card->ddr_size = o->ddr_size;
-	close(fd);
-	return 0;
+	ret = 0;
 err:
 	close(fd);
+	lock_range(dev->lock_fd, F_UNLCK, EMU_LOCK_CREATE, 1);
 	return ret;
 }
 

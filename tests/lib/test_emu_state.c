@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -234,4 +236,104 @@ HF_TEST(two_users_have_separate_cards)
 	snprintf(dir, sizeof(dir), "%s/hellofpga-0", base);
 	HF_CHECK(S_ISDIR(mode_of(dir)));
 	setenv("HELLOFPGA_EMU_DIR", t_emu_dir(), 1);
+}
+
+#define RACERS 4
+
+/*
+ * Child @i of a creation race: open emu:@card with (@i + 1) MiB once @go is
+ * set, then write and read the last page of the card memory it was given.
+ * Exit 0 with its size in @sizes[@i], 1 when told the card exists with
+ * another size, 2 on anything else.
+ */
+static int race_open(unsigned int card, int i, int *go, uint64_t *sizes)
+{
+	uint8_t page[4096];
+	HELLOFPGA_INFO info;
+	HELLOFPGA_HANDLE h;
+	char name[64];
+	int ret;
+
+	snprintf(name, sizeof(name), "emu:%u,ddr=%dM", card, i + 1);
+	while (!__atomic_load_n(go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	ret = HelloFPGA_Open(name, &h);
+	if (ret == -EINVAL &&
+	    strstr(HelloFPGA_GetLastError(NULL), "already exists"))
+		return 1;
+	if (ret)
+		return 2;
+	if (HelloFPGA_GetInfo(h, &info))
+		return 2;
+	__atomic_store_n(&sizes[i], info.ddr_size, __ATOMIC_RELEASE);
+	t_fill(page, sizeof(page), i);
+	if (HelloFPGA_DMA_MM_WriteH2C(h, 0, page, info.ddr_size - 4096,
+				      sizeof(page), NULL) ||
+	    HelloFPGA_DMA_MM_ReadC2H(h, 0, page, info.ddr_size - 4096,
+				     sizeof(page), NULL))
+		return 2;
+	return HelloFPGA_Close(h) ? 2 : 0;
+}
+
+/*
+ * Processes racing to create one card with different ddr= sizes: exactly
+ * one size wins, every opener that asked for another fails with -EINVAL
+ * ("already exists"), none dies of a signal (SIGBUS: mapped larger than a
+ * racer truncated the file), and the file has the winner's size.  With an
+ * unlocked fstat-then-ftruncate, 16 of 60 such races went wrong.
+ */
+HF_TEST(racing_creators_with_different_sizes_agree_on_one)
+{
+	uint64_t *sizes;
+	void *shm;
+	int *go;
+
+	setenv("HELLOFPGA_EMU_DIR", t_emu_dir(), 1);
+	shm = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	HF_CHECK(shm != MAP_FAILED);
+	go = shm;
+	sizes = (uint64_t *)((char *)shm + 64);
+	for (unsigned int card = 100; card < 140; card++) {
+		uint64_t won = 0;
+		int winners = 0, status;
+		pid_t pid[RACERS];
+		char path[192];
+		struct stat st;
+
+		__atomic_store_n(go, 0, __ATOMIC_RELEASE);
+		fflush(NULL);
+		for (int i = 0; i < RACERS; i++) {
+			sizes[i] = 0;
+			pid[i] = fork();
+			HF_CHECK(pid[i] >= 0);
+			if (pid[i] == 0)
+				_exit(race_open(card, i, go, sizes));
+		}
+		__atomic_store_n(go, 1, __ATOMIC_RELEASE);
+		for (int i = 0; i < RACERS; i++) {
+			HF_CHECK(waitpid(pid[i], &status, 0) == pid[i]);
+			HF_CHECK_MSG(WIFEXITED(status),
+				     "emu:%u racer %d killed by signal %d",
+				     card, i, WTERMSIG(status));
+			HF_CHECK_MSG(WEXITSTATUS(status) <= 1,
+				     "emu:%u racer %d failed otherwise", card,
+				     i);
+			if (WEXITSTATUS(status))
+				continue;
+			HF_CHECK_MSG(!won || sizes[i] == won,
+				     "emu:%u opened with 0x%llx and 0x%llx bytes",
+				     card, (unsigned long long)won,
+				     (unsigned long long)sizes[i]);
+			HF_CHECK_EQ(sizes[i], (uint64_t)(i + 1) << 20);
+			won = sizes[i];
+			winners++;
+		}
+		HF_CHECK_EQ(winners, 1);
+		snprintf(path, sizeof(path), "%s/hellofpga-emu%u.ddr",
+			 t_emu_dir(), card);
+		HF_CHECK(!stat(path, &st));
+		HF_CHECK_EQ(st.st_size, won);
+	}
+	munmap(shm, 4096);
 }
