@@ -66,8 +66,11 @@ typedef struct hellofpga_dev *HELLOFPGA_HANDLE;
  * (the state directory is a symbolic link, not a directory, another
  * user's or writable by other users, or a state file in it is a symbolic
  * link or not a regular file of the user's),
- * -ENAMETOOLONG ($HELLOFPGA_EMU_DIR too long), or the errno of creating or
- * opening the state directory and its files (for example -EACCES).
+ * -ENOSPC (the card memory, allocated in full when the card is created,
+ * does not fit in the state directory's filesystem), -EFBIG (it exceeds
+ * the file size limit, ulimit -f), -ENAMETOOLONG ($HELLOFPGA_EMU_DIR too
+ * long), or the errno of creating or opening the state directory and its
+ * files (for example -EACCES).
  */
 int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev);
 

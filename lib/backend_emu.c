@@ -36,7 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -468,6 +470,64 @@ static int lock_range(int fd, short type, off_t start, off_t len)
 }
 
 /**
+ * alloc_ddr() - give a card memory file its size, every block allocated.
+ * @dev: the handle, for the error text
+ * @fd: the file, the creation lock held
+ * @st: what fstat() said of it
+ * @size: the card memory size
+ * @dir: the state directory, for the error text
+ * @name: the file's name, for the error text
+ *
+ * The card writes its memory through a shared mapping of the file: a page
+ * the filesystem cannot provide then would be SIGBUS in the engine thread.
+ * So the space is taken now, and a size beyond the filesystem (or the
+ * process's file size limit, whose SIGXFSZ would kill it) is an error of
+ * the open.  A filesystem without fallocate() keeps the file sparse, with a
+ * log line saying so.
+ *
+ * Return: 0, or negative errno with the error text set: -EFBIG (beyond
+ * RLIMIT_FSIZE), -ENOSPC (the filesystem has not that much free), or what
+ * fallocate() or ftruncate() failed with.
+ */
+static int alloc_ddr(struct hellofpga_dev *dev, int fd, const struct stat *st,
+		     u64 size, const char *dir, const char *name)
+{
+	u64 have = (u64)st->st_blocks * 512, avail;
+	struct statvfs vfs;
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    size > rl.rlim_cur)
+		return hf_set_error(dev, -EFBIG,
+				    "emulated card memory of %llu bytes exceeds the file size limit of %llu bytes (ulimit -f): choose a smaller ddr=",
+				    (unsigned long long)size,
+				    (unsigned long long)rl.rlim_cur);
+	/* (a filesystem without a size, as ramfs, says 0 blocks) */
+	if (!fstatvfs(fd, &vfs) && vfs.f_blocks) {
+		avail = (u64)vfs.f_bavail * vfs.f_frsize;
+		if (size > have && size - have > avail)
+			return hf_set_error(dev, -ENOSPC,
+					    "emulated card memory of %llu bytes does not fit in %s (%llu bytes free): choose a smaller ddr=, or set HELLOFPGA_EMU_DIR to a larger filesystem",
+					    (unsigned long long)size, dir,
+					    (unsigned long long)avail);
+	}
+	if (!fallocate(fd, 0, 0, (off_t)size))
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return hf_set_error(dev, -errno,
+				    "cannot allocate %llu bytes of emulated card memory in %s/%s: %s",
+				    (unsigned long long)size, dir, name,
+				    strerror(errno));
+	hf_os_log("%s/%s: %s", dir, name,
+		  "the filesystem cannot allocate ahead (fallocate): the card memory stays sparse, and a full filesystem would be SIGBUS");
+	if ((u64)st->st_size != size && ftruncate(fd, (off_t)size))
+		return hf_set_error(dev, -errno,
+				    "cannot size the emulated card memory %s/%s: %s",
+				    dir, name, strerror(errno));
+	return 0;
+}
+
+/**
  * map_shared_ddr() - map the shared card memory of emu:N, creating it on
  * first use.
  * @dev: the handle (its lock file is opened here)
@@ -475,9 +535,10 @@ static int lock_range(int fd, short type, off_t start, off_t len)
  * @o: the options; @o->ddr_size becomes the card's size
  *
  * Creation is one step for everyone: the card memory file is opened,
- * sized and mapped with byte EMU_LOCK_CREATE of the lock file held, so of
- * openers racing to create a card exactly one sets its size; the others see
- * that size (and fail if they asked for another).
+ * sized, allocated (alloc_ddr()) and mapped with byte EMU_LOCK_CREATE of
+ * the lock file held, so of openers racing to create a card exactly one
+ * sets its size; the others see that size (and fail if they asked for
+ * another).
  *
  * Return: 0 or negative errno with the error text set.
  */
@@ -518,10 +579,12 @@ static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 		goto err;
 	}
 	if (st.st_size == 0) {
-		if (ftruncate(fd, o->ddr_size)) {
-			ret = hf_set_error(dev, -errno,
-					   "cannot size the emulated card memory %s/%s: %s",
-					   dir, name, strerror(errno));
+		ret = alloc_ddr(dev, fd, &st, o->ddr_size, dir, name);
+		if (ret) {
+			/* not created: a later opener starts from scratch */
+			if (ftruncate(fd, 0))
+				hf_os_log("cannot truncate %s/%s again: %s",
+					  dir, name, strerror(errno));
 			goto err;
 		}
 	} else if ((u64)st.st_size != o->ddr_size) {
@@ -535,6 +598,12 @@ static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 			goto err;
 		}
 		o->ddr_size = st.st_size;
+	}
+	if (st.st_size && (u64)st.st_blocks * 512 < o->ddr_size) {
+		/* a creator died before allocating it all, or an older one */
+		ret = alloc_ddr(dev, fd, &st, o->ddr_size, dir, name);
+		if (ret)
+			goto err;
 	}
 	card->ddr = mmap(NULL, o->ddr_size, PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_NORESERVE, fd, 0);

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -336,4 +339,216 @@ HF_TEST(racing_creators_with_different_sizes_agree_on_one)
 		HF_CHECK_EQ(st.st_size, won);
 	}
 	munmap(shm, 4096);
+}
+
+/* ---- card memory on a filesystem that is too small or full ---- */
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * In a child: a private mount namespace (as root, or as root of a new user
+ * namespace) with a @mib MiB tmpfs, mode 0700, on @dir.
+ * Return: 0, or -1 with errno set when neither works.
+ */
+static int mount_small_tmpfs(const char *dir, int mib)
+{
+	char opt[64];
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+
+	if (unshare(CLONE_NEWNS)) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+			return -1;
+		snprintf(opt, sizeof(opt), "0 %u 1", (unsigned int)uid);
+		if (write_file("/proc/self/setgroups", "deny") ||
+		    write_file("/proc/self/uid_map", opt))
+			return -1;
+		snprintf(opt, sizeof(opt), "0 %u 1", (unsigned int)gid);
+		if (write_file("/proc/self/gid_map", opt))
+			return -1;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	snprintf(opt, sizeof(opt), "size=%dm,mode=0700", mib);
+	return mount("hf-test", dir, "tmpfs", 0, opt);
+}
+
+/*
+ * Run @fn in a child whose HELLOFPGA_EMU_DIR is a @mib MiB tmpfs of its
+ * own; the case skips when no such tmpfs can be mounted here.  @fn returns
+ * 0 for a pass or a line number; a signal fails the case.
+ */
+static void in_small_tmpfs(int mib, int (*fn)(const char *dir))
+{
+	char dir[128];
+	int status;
+	pid_t pid;
+
+	t_subdir(dir, sizeof(dir), "small");
+	fflush(NULL);
+	pid = fork();
+	HF_CHECK(pid >= 0);
+	if (pid == 0) {
+		if (mount_small_tmpfs(dir, mib)) {
+			fprintf(stderr, "cannot mount a tmpfs: %s\n",
+				strerror(errno));
+			_exit(77);
+		}
+		setenv("HELLOFPGA_EMU_DIR", dir, 1);
+		_exit(fn(dir));
+	}
+	HF_CHECK(waitpid(pid, &status, 0) == pid);
+	HF_CHECK_MSG(WIFEXITED(status), "killed by signal %d",
+		     WTERMSIG(status));
+	if (WEXITSTATUS(status) == 77)
+		HF_SKIP("no private tmpfs: needs root or user namespaces");
+	HF_CHECK_MSG(WEXITSTATUS(status) == 0, "the child failed (exit %d)",
+		     WEXITSTATUS(status));
+}
+
+/* A check that failed in a child: say where, and exit 1. */
+static int child_fail(int line)
+{
+	fprintf(stderr, "test_emu_state.c:%d: failed in the child\n", line);
+	return 1;
+}
+
+#define CHILD_FAIL() child_fail(__LINE__)
+
+static int open_64m_on_8m(const char *dir)
+{
+	HELLOFPGA_HANDLE h;
+	int ret = HelloFPGA_Open("emu:0,ddr=64M", &h);
+
+	if (ret != -ENOSPC) {
+		fprintf(stderr, "open: %d %s\n", ret,
+			HelloFPGA_GetLastError(NULL));
+		return CHILD_FAIL();
+	}
+	if (!strstr(HelloFPGA_GetLastError(NULL), "does not fit"))
+		return CHILD_FAIL();
+	return 0;
+}
+
+/* ddr=64M on an 8 MiB tmpfs: -ENOSPC at the open, not SIGBUS later. */
+HF_TEST(card_memory_larger_than_its_filesystem_is_enospc_at_open)
+{
+	in_small_tmpfs(8, open_64m_on_8m);
+}
+
+static int fill_then_write_4m(const char *dir)
+{
+	static uint8_t buf[4 << 20];
+	HELLOFPGA_HANDLE h;
+	char path[192];
+	int fd;
+
+	if (HelloFPGA_Open("emu:0,ddr=4M", &h))
+		return CHILD_FAIL();
+	/* another file takes every free block */
+	snprintf(path, sizeof(path), "%s/filler", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	if (fd < 0)
+		return CHILD_FAIL();
+	memset(buf, 0x5a, sizeof(buf));
+	while (write(fd, buf, 4096) == 4096)
+		;
+	if (errno != ENOSPC)
+		return CHILD_FAIL();
+	close(fd);
+	t_fill(buf, sizeof(buf), 6);
+	if (HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf), NULL))
+		return CHILD_FAIL();
+	memset(buf, 0, sizeof(buf));
+	if (HelloFPGA_DMA_MM_ReadC2H(h, 1, buf, 0, sizeof(buf), NULL) ||
+	    t_check(buf, sizeof(buf), 6) >= 0)
+		return CHILD_FAIL();
+	return HelloFPGA_Close(h) ? CHILD_FAIL() : 0;
+}
+
+/*
+ * The card memory is the card's from the open on: a 4 MiB card on an
+ * 8 MiB tmpfs that something else then fills up still takes 4 MiB of
+ * writes (a sparse file needed new pages there: SIGBUS).
+ */
+HF_TEST(card_memory_is_allocated_at_open_so_a_full_filesystem_cannot_fail_writes)
+{
+	in_small_tmpfs(8, fill_then_write_4m);
+}
+
+/* ddr= beyond the filesystem: -ENOSPC at once, and no card is left. */
+HF_TEST(card_memory_beyond_the_filesystem_is_enospc_at_open)
+{
+	HELLOFPGA_HANDLE h;
+	struct statvfs vfs;
+	char path[192];
+	struct stat st;
+
+	setenv("HELLOFPGA_EMU_DIR", t_emu_dir(), 1);
+	HF_CHECK(!statvfs(t_emu_dir(), &vfs));
+	if ((uint64_t)vfs.f_bavail * vfs.f_frsize >= 1ull << 40)
+		HF_SKIP("%s has 1 TiB free", t_emu_dir());
+	HF_CHECK_ERR(HelloFPGA_Open("emu:7,ddr=1024G", &h), -ENOSPC);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(NULL), "does not fit"),
+		     "%s", HelloFPGA_GetLastError(NULL));
+	/* the card was not made: another size may create it */
+	snprintf(path, sizeof(path), "%s/hellofpga-emu7.ddr", t_emu_dir());
+	HF_CHECK(!stat(path, &st));
+	HF_CHECK_EQ(st.st_size, 0);
+	HF_CHECK_ERR(HelloFPGA_Open("emu:7,ddr=1M", &h), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+static int open_64m_with_fsize_8m(const char *dir)
+{
+	struct rlimit rl = { .rlim_cur = 8 << 20, .rlim_max = 8 << 20 };
+	HELLOFPGA_HANDLE h;
+	int ret;
+
+	if (setrlimit(RLIMIT_FSIZE, &rl))
+		return CHILD_FAIL();
+	ret = HelloFPGA_Open("emu:0,ddr=64M", &h);
+	if (ret != -EFBIG) {
+		fprintf(stderr, "open: %d %s\n", ret,
+			HelloFPGA_GetLastError(NULL));
+		return CHILD_FAIL();
+	}
+	if (!strstr(HelloFPGA_GetLastError(NULL), "file size limit"))
+		return CHILD_FAIL();
+	return 0;
+}
+
+/*
+ * Card memory beyond the process's file size limit (ulimit -f): -EFBIG at
+ * the open, not SIGXFSZ from growing the file.
+ */
+HF_TEST(card_memory_beyond_the_file_size_limit_is_efbig_at_open)
+{
+	char dir[128];
+	int status;
+	pid_t pid;
+
+	t_subdir(dir, sizeof(dir), "fsize");
+	fflush(NULL);
+	pid = fork();
+	HF_CHECK(pid >= 0);
+	if (pid == 0) {
+		setenv("HELLOFPGA_EMU_DIR", dir, 1);
+		_exit(open_64m_with_fsize_8m(dir));
+	}
+	HF_CHECK(waitpid(pid, &status, 0) == pid);
+	HF_CHECK_MSG(WIFEXITED(status), "killed by signal %d",
+		     WTERMSIG(status));
+	HF_CHECK_MSG(WEXITSTATUS(status) == 0, "the child failed (exit %d)",
+		     WEXITSTATUS(status));
 }
