@@ -96,6 +96,10 @@ struct emu_engine {
  * @gpu_host: card memory registered with hf_gpu_register_host(), or NULL
  * @force_region: map GPU memory as regions even when CPU-addressable
  *	(test hook)
+ * @blk_fd: per H2C channel, an open file of the shared card memory whose
+ *	OFD byte-range locks serialise writes of the blocks of an aligned
+ *	card (blocks_lock()); -1 when the card is private or not aligned
+ * @blk_rw: the same for a private aligned card, within the handle
  */
 struct emu_card {
 	struct hf_emu_host *host;
@@ -113,6 +117,8 @@ struct emu_card {
 	bool gpu_host_tried;
 	void *gpu_host;
 	bool force_region;
+	int blk_fd[XDMA_MAX_CHANNELS];
+	pthread_rwlock_t blk_rw;
 };
 
 /**
@@ -527,6 +533,37 @@ static int alloc_ddr(struct hellofpga_dev *dev, int fd, const struct stat *st,
 	return 0;
 }
 
+/*
+ * An aligned shared card: an open file of the card memory per H2C channel
+ * (each its own open file description, so their OFD locks exclude each
+ * other), checked to be the file @fd is.
+ */
+static int open_blk_fds(struct hellofpga_dev *dev, struct emu_card *card,
+			int dirfd, int fd, u32 n, const char *dir,
+			const char *name)
+{
+	struct stat st, bst;
+
+	if (fstat(fd, &st))
+		return hf_set_error(dev, -errno, "cannot stat %s/%s: %s", dir,
+				    name, strerror(errno));
+	for (u32 ch = 0; ch < n; ch++) {
+		int bfd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+
+		if (bfd < 0)
+			return hf_set_error(dev, -errno,
+					    "cannot open %s/%s again: %s", dir,
+					    name, strerror(errno));
+		card->blk_fd[ch] = bfd;
+		if (fstat(bfd, &bst) || bst.st_dev != st.st_dev ||
+		    bst.st_ino != st.st_ino)
+			return hf_set_error(dev, -EPERM,
+					    "%s/%s was replaced while being opened: refused",
+					    dir, name);
+	}
+	return 0;
+}
+
 /**
  * map_shared_ddr() - map the shared card memory of emu:N, creating it on
  * first use.
@@ -568,8 +605,8 @@ static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 	}
 	snprintf(name, sizeof(name), "hellofpga-emu%u.ddr", o->index);
 	fd = state_file_open(dev, dirfd, dir, name);
-	close(dirfd);
 	if (fd < 0) {
+		close(dirfd);
 		lock_range(dev->lock_fd, F_UNLCK, EMU_LOCK_CREATE, 1);
 		return fd;
 	}
@@ -615,9 +652,11 @@ static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 		goto err;
 	}
 	card->ddr_size = o->ddr_size;
-	ret = 0;
+	ret = o->align > 1 ? open_blk_fds(dev, card, dirfd, fd, o->num_h2c,
+					  dir, name) : 0;
 err:
 	close(fd);
+	close(dirfd);
 	lock_range(dev->lock_fd, F_UNLCK, EMU_LOCK_CREATE, 1);
 	return ret;
 }
@@ -705,6 +744,10 @@ static void emu_teardown(struct emu_card *card)
 	}
 	if (card->ddr)
 		munmap(card->ddr, card->ddr_size);
+	for (u32 ch = 0; ch < XDMA_MAX_CHANNELS; ch++)
+		if (card->blk_fd[ch] >= 0)
+			close(card->blk_fd[ch]);
+	pthread_rwlock_destroy(&card->blk_rw);
 	free(card);
 }
 
@@ -797,6 +840,61 @@ static int run_range(struct hellofpga_dev *dev, struct emu_card *card,
 	return 0;
 }
 
+/**
+ * blocks_lock() - take the card memory blocks [@at, @at + @len) of an
+ * aligned card for a write by H2C channel @ch.
+ * @dev: the handle, for the error text
+ * @card: the card
+ * @ch: the H2C channel, held
+ * @at: first byte, block aligned
+ * @len: bytes, whole blocks
+ * @rmw: exclusively, for a read-modify-write of partial blocks; else
+ *	shared, for a write of whole blocks
+ *
+ * A read-modify-write reads blocks back and writes them whole: a write of
+ * the same blocks by another channel, handle or process between the two
+ * would be undone.  So it excludes every other write of its blocks: OFD
+ * byte-range locks on the card memory file, one open file per channel,
+ * for a shared card; a lock of the handle for a private one.  Cards
+ * without alignment never read-modify-write and take nothing.
+ *
+ * Return: 0, or negative errno with the error text set.
+ */
+static int blocks_lock(struct hellofpga_dev *dev, struct emu_card *card,
+		       int ch, u64 at, u64 len, bool rmw)
+{
+	int ret;
+
+	if (card->align <= 1)
+		return 0;
+	if (card->blk_fd[ch] < 0) {
+		if (rmw)
+			pthread_rwlock_wrlock(&card->blk_rw);
+		else
+			pthread_rwlock_rdlock(&card->blk_rw);
+		return 0;
+	}
+	ret = lock_range(card->blk_fd[ch], rmw ? F_WRLCK : F_RDLCK,
+			 (off_t)at, (off_t)len);
+	if (ret)
+		return hf_set_error(dev, ret,
+				    "H2C%d: cannot lock card memory [0x%llx, 0x%llx) for writing: %s",
+				    ch, (unsigned long long)at,
+				    (unsigned long long)(at + len),
+				    strerror(-ret));
+	return 0;
+}
+
+static void blocks_unlock(struct emu_card *card, int ch, u64 at, u64 len)
+{
+	if (card->align <= 1)
+		return;
+	if (card->blk_fd[ch] < 0)
+		pthread_rwlock_unlock(&card->blk_rw);
+	else
+		lock_range(card->blk_fd[ch], F_UNLCK, (off_t)at, (off_t)len);
+}
+
 /* The buffer maps straight through the IOMMU: one copy, by the engine. */
 static int xfer_direct(struct hellofpga_dev *dev, struct emu_card *card,
 		       struct emu_engine *e, void *buf, u64 card_addr,
@@ -811,7 +909,13 @@ static int xfer_direct(struct hellofpga_dev *dev, struct emu_card *card,
 	if (ret)
 		return hf_set_error(dev, ret, "cannot map the buffer for DMA: %s",
 				    strerror(-ret));
-	ret = run_range(dev, card, e, bus, card_addr, len, done);
+	if (e->eng.dir == XDMA_H2C)
+		ret = blocks_lock(dev, card, e->eng.ch, card_addr, len, false);
+	if (!ret) {
+		ret = run_range(dev, card, e, bus, card_addr, len, done);
+		if (e->eng.dir == XDMA_H2C)
+			blocks_unlock(card, e->eng.ch, card_addr, len);
+	}
 	hf_emu_dma_unmap(card->host, bus);
 	return ret;
 }
@@ -848,6 +952,7 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 		u64 n = min_t(u64, EMU_BOUNCE_SIZE, a1 - pos);
 		u64 lo = max(pos, card_addr), hi = min(pos + n, end);
 		size_t moved = 0;
+		bool partial;
 
 		if (e->eng.dir == XDMA_C2H) {
 			ret = run_range(dev, card, e, e->bounce_bus, pos, n,
@@ -859,23 +964,29 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 			}
 			continue;
 		}
-		if (lo != pos || hi != pos + n) {
+		partial = lo != pos || hi != pos + n;
+		ret = blocks_lock(dev, card, ch, pos, n, partial);
+		if (ret)
+			break;
+		if (partial) {
 			int cch = ch < card->xdev.num_c2h ? ch : 0;
 			struct emu_engine *rd = &card->eng[XDMA_C2H][cch];
 
 			ret = hf_chan_lock(dev, XDMA_C2H, cch);
-			if (ret)
-				break;
-			ret = run_range(dev, card, rd, e->bounce_bus, pos, n,
-					&moved);
-			hf_chan_unlock(dev, XDMA_C2H, cch);
-			if (ret)
-				break;
+			if (!ret) {
+				ret = run_range(dev, card, rd, e->bounce_bus,
+						pos, n, &moved);
+				hf_chan_unlock(dev, XDMA_C2H, cch);
+			}
 			moved = 0;
 		}
-		memcpy((u8 *)e->bounce + (lo - pos), buf + (lo - card_addr),
-		       hi - lo);
-		ret = run_range(dev, card, e, e->bounce_bus, pos, n, &moved);
+		if (!ret) {
+			memcpy((u8 *)e->bounce + (lo - pos),
+			       buf + (lo - card_addr), hi - lo);
+			ret = run_range(dev, card, e, e->bounce_bus, pos, n,
+					&moved);
+		}
+		blocks_unlock(card, ch, pos, n);
 		if (!ret)
 			*done += hi - lo;
 	}
@@ -1183,8 +1294,15 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 		pc->valid = true;
 		__atomic_add_fetch(&ep->builds, 1, __ATOMIC_RELAXED);
 	}
+	if (dir == XDMA_H2C) {
+		ret = blocks_lock(dev, card, ch, card_addr, len, false);
+		if (ret)
+			return ret;
+	}
 	ret = xdma_engine_run(&card->eng[dir][ch].eng, &pc->c,
 			      (u64)timeout_ms * 1000000ull, &res);
+	if (dir == XDMA_H2C)
+		blocks_unlock(card, ch, card_addr, len);
 	*actual = res.bytes;
 	if (ret < 0)
 		return hf_set_error(dev, ret, "%s", res.msg);
@@ -1259,6 +1377,9 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	if (!card)
 		return hf_set_error(dev, -ENOMEM, "out of memory");
 	pthread_mutex_init(&card->gpu_lock, NULL);
+	pthread_rwlock_init(&card->blk_rw, NULL);
+	for (u32 ch = 0; ch < XDMA_MAX_CHANNELS; ch++)
+		card->blk_fd[ch] = -1;
 	card->irq_mode = o.irq_mode;
 	card->align = 1;
 	if (!o.private_mem) {
