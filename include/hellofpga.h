@@ -89,14 +89,17 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
  * @len: bytes to copy; 0 is a no-op
  * @actual: if not NULL, receives the bytes copied (also on failure)
  *
- * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf), -ECHRNG (no such
- * channel), -ERANGE (range past the end of card memory), -EOVERFLOW
- * (@offset + @len wraps), -ETIMEDOUT (engine timed out; it was stopped and
- * proven idle before the call returned), -EIO (the engine reported an
- * error; or the channel is wedged: its engine did not stop after an
- * earlier failure, and the channel refuses transfers until it does, see
- * docs/driver-stop.md; or the card recovers from a PCIe error), -ENODEV
- * (card gone).  After a failure the contents of @buf are undefined.
+ * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf, or a page of @buf
+ * that is not mapped, or not writable here (readable for WriteH2C()), as
+ * the kernel driver's pinning finds; the emulated card checks the same
+ * before it moves a byte), -ECHRNG (no such channel), -ERANGE (range past
+ * the end of card memory), -EOVERFLOW (@offset + @len wraps), -ETIMEDOUT
+ * (engine timed out; it was stopped and proven idle before the call
+ * returned), -EIO (the engine reported an error; or the channel is wedged:
+ * its engine did not stop after an earlier failure, and the channel
+ * refuses transfers until it does, see docs/driver-stop.md; or the card
+ * recovers from a PCIe error), -ENODEV (card gone).  After a failure the
+ * contents of @buf are undefined.
  */
 int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
 			     uint64_t offset, size_t len, size_t *actual);

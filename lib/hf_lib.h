@@ -247,6 +247,11 @@ struct xdma_model *hf_emu_test_model(struct hellofpga_dev *dev);
  * /dev/shm (NULL: the default again), so tests leave the real ones alone
  */
 void hf_emu_test_state_base(const char *dir);
+/*
+ * check callers' buffers with MADV_POPULATE_* rather than PROCMAP_QUERY;
+ * returns whether that works on this kernel
+ */
+bool hf_emu_test_probe_populate(bool on);
 
 static inline const char *hf_dir_name(enum xdma_dir dir)
 {
