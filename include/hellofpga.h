@@ -87,7 +87,16 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
  * @buf: destination, any alignment
  * @offset: card address of the first byte
  * @len: bytes to copy; 0 is a no-op
- * @actual: if not NULL, receives the bytes copied (also on failure)
+ * @actual: if not NULL, receives the bytes copied: @len on success; after
+ *	a failure every byte the card may have written, counted from the
+ *	start (of @buf for C2H, of the card range for H2C), so bytes past it
+ *	are untouched: the descriptors the engine completed (it finishes the
+ *	one in progress when stopped), all of the transfer when its engine
+ *	could not be stopped (a wedged channel), and through the kernel
+ *	driver all of a failed read()/write() (up to 1 GiB), whose partial
+ *	progress the driver does not report.  (A hardware engine that stops
+ *	on an error may also have written part of the descriptor it stopped
+ *	in; the emulated card never does.)
  *
  * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf, or a page of @buf
  * that is not mapped, or not writable here (readable for WriteH2C()), as
@@ -396,7 +405,8 @@ int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
  * rings of buffers and frames inside one large buffer.
  * @bufOffset: offset inside the pinned buffer
  * @dir: HELLOFPGA_DIR_H2C (GPU -> card) or HELLOFPGA_DIR_C2H (card -> GPU)
- * @actual: if not NULL, receives the bytes moved
+ * @actual: if not NULL, receives the bytes moved; after a failure every
+ *	byte the card may have written, as for HelloFPGA_DMA_MM_ReadC2H()
  * Return: as HelloFPGA_GPUDirect_ReadC2H(); -EINVAL when the sub-range
  * leaves the buffer.
  */

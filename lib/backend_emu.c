@@ -949,6 +949,9 @@ static int get_bounce(struct hellofpga_dev *dev, struct emu_card *card,
  * blocks through an aligned bounce buffer.  H2C blocks the caller covers
  * only partly are first read back from the card (read-modify-write) on a
  * C2H channel, so the bytes around the caller's range keep their value.
+ * *@done counts the caller's bytes the card may have written (H2C) or that
+ * were copied out to @buf (C2H: a failed chunk's bytes stay in the bounce
+ * buffer).
  */
 static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 		       struct emu_engine *e, int ch, u8 *buf, u64 card_addr,
@@ -996,10 +999,16 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 			       buf + (lo - card_addr), hi - lo);
 			ret = run_range(dev, card, e, e->bounce_bus, pos, n,
 					&moved);
+			/*
+			 * Of the caller's bytes, count those the card may
+			 * have written: all of the chunk on success, else
+			 * those of [pos, pos + moved) (the engine core's
+			 * count: completed descriptors, or all if wedged).
+			 */
+			if (pos + moved > lo)
+				*done += min(pos + moved, hi) - lo;
 		}
 		blocks_unlock(card, ch, pos, n);
-		if (!ret)
-			*done += hi - lo;
 	}
 	return ret;
 }
