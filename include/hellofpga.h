@@ -18,8 +18,10 @@
  *   NULL or ""   the first hardware card (/dev/hellofpga0), or the card named
  *                by the environment variable HELLOFPGA_DEVICE when it is set
  *   "emu", "emu:N"   the emulated card N, in-process (N = 0 when omitted).
- *                Its card memory is shared by every process that opens emu:N
- *                on this machine, as a real card's memory would be.
+ *                Its card memory is shared by every process of the user that
+ *                opens emu:N, as a real card's memory would be; each user
+ *                has cards of their own (state in $HELLOFPGA_EMU_DIR, default
+ *                /dev/shm/hellofpga-<uid>, a directory of the user's own).
  *                Options follow after commas, e.g. "emu:1,ddr=256M,h2c=2":
  *                  h2c=1..4, c2h=1..4   channels per direction (default 4)
  *                  ddr=SIZE             card memory, K/M/G suffix (default 2G)
@@ -56,6 +58,17 @@ typedef struct hellofpga_dev *HELLOFPGA_HANDLE;
  *
  * Return: 0, or -ENODEV when no card is found (the last-error text says how
  * to use the emulated card), -EINVAL for a malformed name, -ENOMEM.
+ * Shared emulated cards also: -EINVAL when emu:N exists with another
+ * ddr= size (the first opener sizes the card, in one step that racing
+ * openers wait for; a name without ddr= gets the existing size), -EPERM
+ * (the state directory is a symbolic link, not a directory, another
+ * user's or writable by other users, or a state file in it is a symbolic
+ * link or not a regular file of the user's),
+ * -ENOSPC (the card memory, allocated in full when the card is created,
+ * does not fit in the state directory's filesystem), -EFBIG (it exceeds
+ * the file size limit, ulimit -f), -ENAMETOOLONG ($HELLOFPGA_EMU_DIR too
+ * long), or the errno of creating or opening the state directory and its
+ * files (for example -EACCES).
  */
 int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev);
 
@@ -72,16 +85,28 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
  * @buf: destination, any alignment
  * @offset: card address of the first byte
  * @len: bytes to copy; 0 is a no-op
- * @actual: if not NULL, receives the bytes copied (also on failure)
+ * @actual: if not NULL, receives the bytes copied: @len on success; after
+ *	a failure every byte the card may have written, counted from the
+ *	start (of @buf for C2H, of the card range for H2C), so bytes past it
+ *	are untouched: the descriptors the engine completed (it finishes the
+ *	one in progress when stopped), all of the transfer when its engine
+ *	could not be stopped (a wedged channel), and through the kernel
+ *	driver all of a failed read()/write() (up to 1 GiB), whose partial
+ *	progress the driver does not report.  (A hardware engine that stops
+ *	on an error may also have written part of the descriptor it stopped
+ *	in; the emulated card never does.)
  *
- * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf), -ECHRNG (no such
- * channel), -ERANGE (range past the end of card memory), -EOVERFLOW
- * (@offset + @len wraps), -ETIMEDOUT (engine timed out; it was stopped and
- * proven idle before the call returned), -EIO (the engine reported an
- * error; or the channel is wedged: its engine did not stop after an
- * earlier failure, and the channel refuses transfers until it does, see
- * docs/driver-stop.md; or the card recovers from a PCIe error), -ENODEV
- * (card gone).  After a failure the contents of @buf are undefined.
+ * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf, or a page of @buf
+ * that is not mapped, or not writable here (readable for WriteH2C()), as
+ * the kernel driver's pinning finds; the emulated card checks the same
+ * before it moves a byte), -ECHRNG (no such channel), -ERANGE (range past
+ * the end of card memory), -EOVERFLOW (@offset + @len wraps), -ETIMEDOUT
+ * (engine timed out; it was stopped and proven idle before the call
+ * returned), -EIO (the engine reported an error; or the channel is wedged:
+ * its engine did not stop after an earlier failure, and the channel
+ * refuses transfers until it does, see docs/driver-stop.md; or the card
+ * recovers from a PCIe error), -ENODEV (card gone).  After a failure the
+ * contents of @buf are undefined.
  */
 int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
 			     uint64_t offset, size_t len, size_t *actual);
@@ -378,7 +403,8 @@ int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
  * rings of buffers and frames inside one large buffer.
  * @bufOffset: offset inside the pinned buffer
  * @dir: HELLOFPGA_DIR_H2C (GPU -> card) or HELLOFPGA_DIR_C2H (card -> GPU)
- * @actual: if not NULL, receives the bytes moved
+ * @actual: if not NULL, receives the bytes moved; after a failure every
+ *	byte the card may have written, as for HelloFPGA_DMA_MM_ReadC2H()
  * Return: as HelloFPGA_GPUDirect_ReadC2H(); -EINVAL when the sub-range
  * leaves the buffer.
  */

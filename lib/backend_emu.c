@@ -22,10 +22,13 @@
  * card memory (registered with CUDA once per card), so each byte crosses
  * PCIe once, as with hardware.
  *
- * Card memory of "emu:N" lives in a file ($HELLOFPGA_EMU_DIR, default
- * /dev/shm, "hellofpga-emuN.ddr") mapped shared, so every process opening
- * emu:N sees the same card memory, as with a real card; channel locks use
- * "hellofpga-emuN.lock" beside it.  "private" keeps the memory anonymous.
+ * Card memory of "emu:N" lives in a file, "hellofpga-emuN.ddr", mapped
+ * shared, so every process of the user opening emu:N sees the same card
+ * memory, as with a real card; channel locks use "hellofpga-emuN.lock"
+ * beside it.  Both are in the user's own state directory
+ * ($HELLOFPGA_EMU_DIR, default /dev/shm/hellofpga-<uid>, mode 0700; files
+ * 0600, never followed through a symbolic link), so users never share or
+ * collide.  "private" keeps the memory anonymous.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -47,6 +53,11 @@
 #define EMU_NOLINK_RATE		1000000000ull	/* bytes/s */
 #define EMU_GPU_RUN_DESKTOP	(2u << 20)	/* BAR window: 2 MiB runs */
 #define EMU_GPU_RUN_TEGRA	(64u << 10)	/* SMMU: 64 KiB chunks */
+/*
+ * Bytes of a shared card's lock file: dir * 4 + ch lock the channels
+ * (chanlock.c); this one is held while the card memory is created.
+ */
+#define EMU_LOCK_CREATE		64
 
 /**
  * struct emu_engine - one engine with its descriptor storage.
@@ -86,6 +97,14 @@ struct emu_engine {
  * @gpu_host: card memory registered with hf_gpu_register_host(), or NULL
  * @force_region: map GPU memory as regions even when CPU-addressable
  *	(test hook)
+ * @blk_fd: per H2C channel, an open file of the shared card memory whose
+ *	OFD byte-range locks serialise writes of the blocks of an aligned
+ *	card (blocks_lock()); -1 when the card is private or not aligned
+ * @blk_rw: the same for a private aligned card, within the handle
+ * @maps_lock: guards @maps_fd and @maps_pid
+ * @maps_fd: /proc/self/maps for checking callers' buffers
+ *	(probe_user_pages()), -1 when unusable
+ * @maps_pid: the process @maps_fd was opened in, 0 before
  */
 struct emu_card {
 	struct hf_emu_host *host;
@@ -103,6 +122,11 @@ struct emu_card {
 	bool gpu_host_tried;
 	void *gpu_host;
 	bool force_region;
+	int blk_fd[XDMA_MAX_CHANNELS];
+	pthread_rwlock_t blk_rw;
+	pthread_mutex_t maps_lock;
+	int maps_fd;
+	pid_t maps_pid;
 };
 
 /**
@@ -301,76 +325,347 @@ static int parse_spec(struct hellofpga_dev *dev, const char *spec,
 	return 0;
 }
 
-static const char *emu_dir(void)
-{
-	const char *dir = getenv("HELLOFPGA_EMU_DIR");
-	struct stat st;
+/* Test hook: where the per-user state directories are made (NULL: default). */
+static const char *emu_state_base;
 
-	if (dir && *dir)
-		return dir;
-	if (!stat("/dev/shm", &st) && S_ISDIR(st.st_mode) &&
-	    !access("/dev/shm", W_OK))
-		return "/dev/shm";
-	return "/tmp";
+/**
+ * hf_emu_test_state_base() - make the per-user state directories in @dir
+ * instead of /dev/shm (tests only; NULL restores the default).
+ */
+void hf_emu_test_state_base(const char *dir)
+{
+	emu_state_base = dir;
 }
 
-/* Map the shared card memory of emu:N, creating it on first use. */
+static bool is_writable_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode) && !access(path, W_OK);
+}
+
+/**
+ * state_dir_open() - open the directory that holds this user's emulated
+ * cards: $HELLOFPGA_EMU_DIR, else "hellofpga-<uid>" in /dev/shm (in /tmp
+ * without /dev/shm).
+ * @dev: the handle, for the error text
+ * @path: receives the directory's path
+ * @size: bytes at @path
+ *
+ * The directory is created 0700 when missing.  What is in it is trusted
+ * (card memory, channel locks), so it must be a directory of the user's
+ * own: not a symbolic link, owned by the effective uid and writable by
+ * nobody else.  Other users have directories of their own and never see
+ * these cards.
+ *
+ * Return: a descriptor of the directory, or negative errno with the error
+ * text set: -EPERM (a symbolic link, not a directory, another user's, or
+ * writable by others), -ENAMETOOLONG, or what mkdir()/open() failed with.
+ */
+static int state_dir_open(struct hellofpga_dev *dev, char *path, size_t size)
+{
+	const char *env = getenv("HELLOFPGA_EMU_DIR");
+	const char *base = emu_state_base;
+	uid_t uid = geteuid();
+	struct stat st;
+	int n, fd;
+
+	if (env && *env) {
+		n = snprintf(path, size, "%s", env);
+	} else {
+		if (!base)
+			base = is_writable_dir("/dev/shm") ? "/dev/shm" :
+							     "/tmp";
+		n = snprintf(path, size, "%s/hellofpga-%u", base,
+			     (unsigned int)uid);
+	}
+	if (n < 0 || (size_t)n >= size)
+		return hf_set_error(dev, -ENAMETOOLONG,
+				    "the emulated cards' state directory name is too long (HELLOFPGA_EMU_DIR)");
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return hf_set_error(dev, -errno,
+				    "cannot create the emulated cards' state directory %s: %s",
+				    path, strerror(errno));
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
+		return hf_set_error(dev, -EPERM,
+				    "the emulated cards' state directory %s is %s: refused (set HELLOFPGA_EMU_DIR to a directory of your own)",
+				    path, !lstat(path, &st) && S_ISLNK(st.st_mode) ?
+				    "a symbolic link" : "not a directory");
+	if (fd < 0)
+		return hf_set_error(dev, -errno,
+				    "cannot open the emulated cards' state directory %s: %s",
+				    path, strerror(errno));
+	if (fstat(fd, &st)) {
+		n = -errno;
+		close(fd);
+		return hf_set_error(dev, n, "cannot stat %s: %s", path,
+				    strerror(-n));
+	}
+	if (st.st_uid != uid || (st.st_mode & 022)) {
+		close(fd);
+		if (st.st_uid != uid)
+			return hf_set_error(dev, -EPERM,
+					    "the emulated cards' state directory %s belongs to uid %u, not to you (uid %u): refused (remove it, or set HELLOFPGA_EMU_DIR to a directory of your own)",
+					    path, (unsigned int)st.st_uid,
+					    (unsigned int)uid);
+		return hf_set_error(dev, -EPERM,
+				    "the emulated cards' state directory %s is writable by other users (mode %04o): refused (chmod 700 it, or set HELLOFPGA_EMU_DIR to a directory of your own)",
+				    path, (unsigned int)(st.st_mode & 07777));
+	}
+	return fd;
+}
+
+/**
+ * state_file_open() - open a state file of a card, creating it when missing.
+ * @dev: the handle, for the error text
+ * @dirfd: the state directory (state_dir_open())
+ * @dir: its path, for the error text
+ * @name: the file's name in it
+ *
+ * A new file is made with O_EXCL, mode 0600; an existing one is opened
+ * without following a symbolic link and must be a regular file of the
+ * effective uid.
+ *
+ * Return: a read-write descriptor, or negative errno with the error text
+ * set: -EPERM (a symbolic link, not a regular file, or another user's), or
+ * what open() failed with.
+ */
+static int state_file_open(struct hellofpga_dev *dev, int dirfd,
+			   const char *dir, const char *name)
+{
+	const int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
+	struct stat st;
+	int fd = -1, i;
+
+	/* a file removed between the two opens is made again */
+	for (i = 0; i < 8 && fd < 0; i++) {
+		fd = openat(dirfd, name, flags | O_CREAT | O_EXCL, 0600);
+		if (fd < 0 && errno == EEXIST) {
+			fd = openat(dirfd, name, flags);
+			if (fd < 0 && errno == ENOENT)
+				continue;
+		}
+		if (fd < 0)
+			break;
+	}
+	if (fd < 0 && errno == ELOOP)
+		return hf_set_error(dev, -EPERM,
+				    "%s/%s is a symbolic link: refused", dir,
+				    name);
+	if (fd < 0)
+		return hf_set_error(dev, -errno, "cannot open %s/%s: %s", dir,
+				    name, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid()) {
+		close(fd);
+		return hf_set_error(dev, -EPERM,
+				    "%s/%s is not a regular file of your own: refused",
+				    dir, name);
+	}
+	return fd;
+}
+
+/* Take (F_WRLCK) or drop (F_UNLCK) the OFD lock on @len bytes at @start. */
+static int lock_range(int fd, short type, off_t start, off_t len)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = start;
+	fl.l_len = len;
+	while (fcntl(fd, F_OFD_SETLKW, &fl) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+/**
+ * alloc_ddr() - give a card memory file its size, every block allocated.
+ * @dev: the handle, for the error text
+ * @fd: the file, the creation lock held
+ * @st: what fstat() said of it
+ * @size: the card memory size
+ * @dir: the state directory, for the error text
+ * @name: the file's name, for the error text
+ *
+ * The card writes its memory through a shared mapping of the file: a page
+ * the filesystem cannot provide then would be SIGBUS in the engine thread.
+ * So the space is taken now, and a size beyond the filesystem (or the
+ * process's file size limit, whose SIGXFSZ would kill it) is an error of
+ * the open.  A filesystem without fallocate() keeps the file sparse, with a
+ * log line saying so.
+ *
+ * Return: 0, or negative errno with the error text set: -EFBIG (beyond
+ * RLIMIT_FSIZE), -ENOSPC (the filesystem has not that much free), or what
+ * fallocate() or ftruncate() failed with.
+ */
+static int alloc_ddr(struct hellofpga_dev *dev, int fd, const struct stat *st,
+		     u64 size, const char *dir, const char *name)
+{
+	u64 have = (u64)st->st_blocks * 512, avail;
+	struct statvfs vfs;
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    size > rl.rlim_cur)
+		return hf_set_error(dev, -EFBIG,
+				    "emulated card memory of %llu bytes exceeds the file size limit of %llu bytes (ulimit -f): choose a smaller ddr=",
+				    (unsigned long long)size,
+				    (unsigned long long)rl.rlim_cur);
+	/* (a filesystem without a size, as ramfs, says 0 blocks) */
+	if (!fstatvfs(fd, &vfs) && vfs.f_blocks) {
+		avail = (u64)vfs.f_bavail * vfs.f_frsize;
+		if (size > have && size - have > avail)
+			return hf_set_error(dev, -ENOSPC,
+					    "emulated card memory of %llu bytes does not fit in %s (%llu bytes free): choose a smaller ddr=, or set HELLOFPGA_EMU_DIR to a larger filesystem",
+					    (unsigned long long)size, dir,
+					    (unsigned long long)avail);
+	}
+	if (!fallocate(fd, 0, 0, (off_t)size))
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return hf_set_error(dev, -errno,
+				    "cannot allocate %llu bytes of emulated card memory in %s/%s: %s",
+				    (unsigned long long)size, dir, name,
+				    strerror(errno));
+	hf_os_log("%s/%s: %s", dir, name,
+		  "the filesystem cannot allocate ahead (fallocate): the card memory stays sparse, and a full filesystem would be SIGBUS");
+	if ((u64)st->st_size != size && ftruncate(fd, (off_t)size))
+		return hf_set_error(dev, -errno,
+				    "cannot size the emulated card memory %s/%s: %s",
+				    dir, name, strerror(errno));
+	return 0;
+}
+
+/*
+ * An aligned shared card: an open file of the card memory per H2C channel
+ * (each its own open file description, so their OFD locks exclude each
+ * other), checked to be the file @fd is.
+ */
+static int open_blk_fds(struct hellofpga_dev *dev, struct emu_card *card,
+			int dirfd, int fd, u32 n, const char *dir,
+			const char *name)
+{
+	struct stat st, bst;
+
+	if (fstat(fd, &st))
+		return hf_set_error(dev, -errno, "cannot stat %s/%s: %s", dir,
+				    name, strerror(errno));
+	for (u32 ch = 0; ch < n; ch++) {
+		int bfd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+
+		if (bfd < 0)
+			return hf_set_error(dev, -errno,
+					    "cannot open %s/%s again: %s", dir,
+					    name, strerror(errno));
+		card->blk_fd[ch] = bfd;
+		if (fstat(bfd, &bst) || bst.st_dev != st.st_dev ||
+		    bst.st_ino != st.st_ino)
+			return hf_set_error(dev, -EPERM,
+					    "%s/%s was replaced while being opened: refused",
+					    dir, name);
+	}
+	return 0;
+}
+
+/**
+ * map_shared_ddr() - map the shared card memory of emu:N, creating it on
+ * first use.
+ * @dev: the handle (its lock file is opened here)
+ * @card: receives the mapping
+ * @o: the options; @o->ddr_size becomes the card's size
+ *
+ * Creation is one step for everyone: the card memory file is opened,
+ * sized, allocated (alloc_ddr()) and mapped with byte EMU_LOCK_CREATE of
+ * the lock file held, so of openers racing to create a card exactly one
+ * sets its size; the others see that size (and fail if they asked for
+ * another).
+ *
+ * Return: 0 or negative errno with the error text set.
+ */
 static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 			  struct emu_opts *o)
 {
-	char path[512];
+	char dir[512], name[64];
 	struct stat st;
-	int fd, ret;
+	int dirfd, fd, ret;
 
-	snprintf(path, sizeof(path), "%s/hellofpga-emu%u.lock", emu_dir(),
-		 o->index);
-	ret = hf_lockfile_open(dev, path);
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/hellofpga-emu%u.ddr", emu_dir(),
-		 o->index);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return hf_set_error(dev, -errno,
-				    "cannot open the emulated card memory %s: %s",
-				    path, strerror(errno));
+	dirfd = state_dir_open(dev, dir, sizeof(dir));
+	if (dirfd < 0)
+		return dirfd;
+	snprintf(name, sizeof(name), "hellofpga-emu%u.lock", o->index);
+	fd = state_file_open(dev, dirfd, dir, name);
+	if (fd < 0) {
+		close(dirfd);
+		return fd;
+	}
+	dev->lock_fd = fd;
+	ret = lock_range(dev->lock_fd, F_WRLCK, EMU_LOCK_CREATE, 1);
+	if (ret) {
+		close(dirfd);
+		return hf_set_error(dev, ret,
+				    "cannot lock %s/%s for creating the card: %s",
+				    dir, name, strerror(-ret));
+	}
+	snprintf(name, sizeof(name), "hellofpga-emu%u.ddr", o->index);
+	fd = state_file_open(dev, dirfd, dir, name);
+	if (fd < 0) {
+		close(dirfd);
+		lock_range(dev->lock_fd, F_UNLCK, EMU_LOCK_CREATE, 1);
+		return fd;
+	}
 	if (fstat(fd, &st)) {
-		ret = -errno;
+		ret = hf_set_error(dev, -errno, "cannot stat %s/%s: %s", dir,
+				   name, strerror(errno));
 		goto err;
 	}
 	if (st.st_size == 0) {
-		if (ftruncate(fd, o->ddr_size)) {
-			ret = hf_set_error(dev, -errno,
-					   "cannot size the emulated card memory %s: %s",
-					   path, strerror(errno));
+		ret = alloc_ddr(dev, fd, &st, o->ddr_size, dir, name);
+		if (ret) {
+			/* not created: a later opener starts from scratch */
+			if (ftruncate(fd, 0))
+				hf_os_log("cannot truncate %s/%s again: %s",
+					  dir, name, strerror(errno));
 			goto err;
 		}
 	} else if ((u64)st.st_size != o->ddr_size) {
 		if (o->ddr_given || st.st_size % 4096) {
 			ret = hf_set_error(dev, -EINVAL,
-					   "emu:%u already exists with %llu bytes of card memory (%s); open it without ddr= or with ddr=%llu, or remove that file",
+					   "emu:%u already exists with %llu bytes of card memory (%s/%s); open it without ddr= or with ddr=%llu, or remove that file",
 					   o->index,
 					   (unsigned long long)st.st_size,
-					   path,
+					   dir, name,
 					   (unsigned long long)st.st_size);
 			goto err;
 		}
 		o->ddr_size = st.st_size;
+	}
+	if (st.st_size && (u64)st.st_blocks * 512 < o->ddr_size) {
+		/* a creator died before allocating it all, or an older one */
+		ret = alloc_ddr(dev, fd, &st, o->ddr_size, dir, name);
+		if (ret)
+			goto err;
 	}
 	card->ddr = mmap(NULL, o->ddr_size, PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_NORESERVE, fd, 0);
 	if (card->ddr == MAP_FAILED) {
 		card->ddr = NULL;
 		ret = hf_set_error(dev, -errno,
-				   "cannot map the emulated card memory %s: %s",
-				   path, strerror(errno));
+				   "cannot map the emulated card memory %s/%s: %s",
+				   dir, name, strerror(errno));
 		goto err;
 	}
 	card->ddr_size = o->ddr_size;
-	close(fd);
-	return 0;
+	ret = o->align > 1 ? open_blk_fds(dev, card, dirfd, fd, o->num_h2c,
+					  dir, name) : 0;
 err:
 	close(fd);
+	close(dirfd);
+	lock_range(dev->lock_fd, F_UNLCK, EMU_LOCK_CREATE, 1);
 	return ret;
 }
 
@@ -457,6 +752,13 @@ static void emu_teardown(struct emu_card *card)
 	}
 	if (card->ddr)
 		munmap(card->ddr, card->ddr_size);
+	for (u32 ch = 0; ch < XDMA_MAX_CHANNELS; ch++)
+		if (card->blk_fd[ch] >= 0)
+			close(card->blk_fd[ch]);
+	pthread_rwlock_destroy(&card->blk_rw);
+	if (card->maps_fd >= 0)
+		close(card->maps_fd);
+	pthread_mutex_destroy(&card->maps_lock);
 	free(card);
 }
 
@@ -549,6 +851,61 @@ static int run_range(struct hellofpga_dev *dev, struct emu_card *card,
 	return 0;
 }
 
+/**
+ * blocks_lock() - take the card memory blocks [@at, @at + @len) of an
+ * aligned card for a write by H2C channel @ch.
+ * @dev: the handle, for the error text
+ * @card: the card
+ * @ch: the H2C channel, held
+ * @at: first byte, block aligned
+ * @len: bytes, whole blocks
+ * @rmw: exclusively, for a read-modify-write of partial blocks; else
+ *	shared, for a write of whole blocks
+ *
+ * A read-modify-write reads blocks back and writes them whole: a write of
+ * the same blocks by another channel, handle or process between the two
+ * would be undone.  So it excludes every other write of its blocks: OFD
+ * byte-range locks on the card memory file, one open file per channel,
+ * for a shared card; a lock of the handle for a private one.  Cards
+ * without alignment never read-modify-write and take nothing.
+ *
+ * Return: 0, or negative errno with the error text set.
+ */
+static int blocks_lock(struct hellofpga_dev *dev, struct emu_card *card,
+		       int ch, u64 at, u64 len, bool rmw)
+{
+	int ret;
+
+	if (card->align <= 1)
+		return 0;
+	if (card->blk_fd[ch] < 0) {
+		if (rmw)
+			pthread_rwlock_wrlock(&card->blk_rw);
+		else
+			pthread_rwlock_rdlock(&card->blk_rw);
+		return 0;
+	}
+	ret = lock_range(card->blk_fd[ch], rmw ? F_WRLCK : F_RDLCK,
+			 (off_t)at, (off_t)len);
+	if (ret)
+		return hf_set_error(dev, ret,
+				    "H2C%d: cannot lock card memory [0x%llx, 0x%llx) for writing: %s",
+				    ch, (unsigned long long)at,
+				    (unsigned long long)(at + len),
+				    strerror(-ret));
+	return 0;
+}
+
+static void blocks_unlock(struct emu_card *card, int ch, u64 at, u64 len)
+{
+	if (card->align <= 1)
+		return;
+	if (card->blk_fd[ch] < 0)
+		pthread_rwlock_unlock(&card->blk_rw);
+	else
+		lock_range(card->blk_fd[ch], F_UNLCK, (off_t)at, (off_t)len);
+}
+
 /* The buffer maps straight through the IOMMU: one copy, by the engine. */
 static int xfer_direct(struct hellofpga_dev *dev, struct emu_card *card,
 		       struct emu_engine *e, void *buf, u64 card_addr,
@@ -563,7 +920,13 @@ static int xfer_direct(struct hellofpga_dev *dev, struct emu_card *card,
 	if (ret)
 		return hf_set_error(dev, ret, "cannot map the buffer for DMA: %s",
 				    strerror(-ret));
-	ret = run_range(dev, card, e, bus, card_addr, len, done);
+	if (e->eng.dir == XDMA_H2C)
+		ret = blocks_lock(dev, card, e->eng.ch, card_addr, len, false);
+	if (!ret) {
+		ret = run_range(dev, card, e, bus, card_addr, len, done);
+		if (e->eng.dir == XDMA_H2C)
+			blocks_unlock(card, e->eng.ch, card_addr, len);
+	}
 	hf_emu_dma_unmap(card->host, bus);
 	return ret;
 }
@@ -586,6 +949,9 @@ static int get_bounce(struct hellofpga_dev *dev, struct emu_card *card,
  * blocks through an aligned bounce buffer.  H2C blocks the caller covers
  * only partly are first read back from the card (read-modify-write) on a
  * C2H channel, so the bytes around the caller's range keep their value.
+ * *@done counts the caller's bytes the card may have written (H2C) or that
+ * were copied out to @buf (C2H: a failed chunk's bytes stay in the bounce
+ * buffer).
  */
 static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 		       struct emu_engine *e, int ch, u8 *buf, u64 card_addr,
@@ -600,6 +966,7 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 		u64 n = min_t(u64, EMU_BOUNCE_SIZE, a1 - pos);
 		u64 lo = max(pos, card_addr), hi = min(pos + n, end);
 		size_t moved = 0;
+		bool partial;
 
 		if (e->eng.dir == XDMA_C2H) {
 			ret = run_range(dev, card, e, e->bounce_bus, pos, n,
@@ -611,27 +978,199 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 			}
 			continue;
 		}
-		if (lo != pos || hi != pos + n) {
+		partial = lo != pos || hi != pos + n;
+		ret = blocks_lock(dev, card, ch, pos, n, partial);
+		if (ret)
+			break;
+		if (partial) {
 			int cch = ch < card->xdev.num_c2h ? ch : 0;
 			struct emu_engine *rd = &card->eng[XDMA_C2H][cch];
 
 			ret = hf_chan_lock(dev, XDMA_C2H, cch);
-			if (ret)
-				break;
-			ret = run_range(dev, card, rd, e->bounce_bus, pos, n,
-					&moved);
-			hf_chan_unlock(dev, XDMA_C2H, cch);
-			if (ret)
-				break;
+			if (!ret) {
+				ret = run_range(dev, card, rd, e->bounce_bus,
+						pos, n, &moved);
+				hf_chan_unlock(dev, XDMA_C2H, cch);
+			}
 			moved = 0;
 		}
-		memcpy((u8 *)e->bounce + (lo - pos), buf + (lo - card_addr),
-		       hi - lo);
-		ret = run_range(dev, card, e, e->bounce_bus, pos, n, &moved);
-		if (!ret)
-			*done += hi - lo;
+		if (!ret) {
+			memcpy((u8 *)e->bounce + (lo - pos),
+			       buf + (lo - card_addr), hi - lo);
+			ret = run_range(dev, card, e, e->bounce_bus, pos, n,
+					&moved);
+			/*
+			 * Of the caller's bytes, count those the card may
+			 * have written: all of the chunk on success, else
+			 * those of [pos, pos + moved) (the engine core's
+			 * count: completed descriptors, or all if wedged).
+			 */
+			if (pos + moved > lo)
+				*done += min(pos + moved, hi) - lo;
+		}
+		blocks_unlock(card, ch, pos, n);
 	}
 	return ret;
+}
+
+/**
+ * struct emu_vma_query - the PROCMAP_QUERY ioctl of /proc/PID/maps (Linux
+ * 6.11, struct procmap_query of <linux/fs.h>): the mapping that holds an
+ * address, with its permissions.  Spelled out here for older headers.
+ */
+struct emu_vma_query {
+	u64 size;
+	u64 query_flags;
+	u64 query_addr;
+	u64 vma_start;
+	u64 vma_end;
+	u64 vma_flags;
+	u64 vma_page_size;
+	u64 vma_offset;
+	u64 inode;
+	u32 dev_major;
+	u32 dev_minor;
+	u32 vma_name_size;
+	u32 build_id_size;
+	u64 vma_name_addr;
+	u64 build_id_addr;
+};
+
+#define EMU_PROCMAP_QUERY	_IOWR('f', 17, struct emu_vma_query)
+#define EMU_VMA_READABLE	0x01
+#define EMU_VMA_WRITABLE	0x02
+
+_Static_assert(sizeof(struct emu_vma_query) == 104,
+	       "struct procmap_query is 104 bytes");
+
+/* Test hook: check buffers with MADV_POPULATE_* even with PROCMAP_QUERY. */
+static bool emu_probe_no_query;
+
+/* Whether madvise() knows MADV_POPULATE_* (Linux 5.14): 0 unknown, 1, -1. */
+static int emu_populate_ok;
+
+static bool populate_supported(void)
+{
+	int ok = __atomic_load_n(&emu_populate_ok, __ATOMIC_RELAXED);
+
+	if (!ok) {
+		/* the page of a variable of ours: mapped and readable */
+		void *page = (void *)ALIGN_DOWN((uintptr_t)&emu_populate_ok,
+						4096);
+
+		ok = madvise(page, 4096, MADV_POPULATE_READ) ? -1 : 1;
+		__atomic_store_n(&emu_populate_ok, ok, __ATOMIC_RELAXED);
+	}
+	return ok > 0;
+}
+
+/*
+ * /proc/self/maps of this process, for PROCMAP_QUERY; -1 when the kernel
+ * (or the lack of /proc) offers none.  Opened on first use and again in a
+ * forked child (the file is of the process that opened it).
+ */
+static int maps_fd(struct emu_card *card)
+{
+	pid_t pid = getpid();
+	int fd;
+
+	pthread_mutex_lock(&card->maps_lock);
+	if (card->maps_pid != pid) {
+		struct emu_vma_query q = {
+			.size = sizeof(q),
+			.query_addr = (uintptr_t)&emu_probe_no_query,
+		};
+
+		if (card->maps_fd >= 0)
+			close(card->maps_fd);
+		card->maps_pid = pid;
+		card->maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		if (card->maps_fd >= 0 &&
+		    ioctl(card->maps_fd, EMU_PROCMAP_QUERY, &q)) {
+			close(card->maps_fd);
+			card->maps_fd = -1;
+		}
+	}
+	fd = card->maps_fd;
+	pthread_mutex_unlock(&card->maps_lock);
+	return fd;
+}
+
+/*
+ * Every mapping of [@a, @end) has permissions @need (EMU_VMA_*): one
+ * PROCMAP_QUERY per mapping.  Return: 0, -EFAULT with *@bad set, or
+ * another negative errno when the query itself failed.
+ */
+static int vma_check(int fd, uintptr_t a, uintptr_t end, u64 need,
+		     uintptr_t *bad)
+{
+	while (a < end) {
+		struct emu_vma_query q = { .size = sizeof(q), .query_addr = a };
+
+		if (ioctl(fd, EMU_PROCMAP_QUERY, &q))
+			return errno == ENOENT ? (*bad = a, -EFAULT) : -errno;
+		if ((q.vma_flags & need) != need) {
+			*bad = a;
+			return -EFAULT;
+		}
+		a = q.vma_end;
+	}
+	return 0;
+}
+
+/**
+ * probe_user_pages() - check a caller's buffer the way pinning its pages
+ * (get_user_pages() in the kernel driver) would: every page mapped, and
+ * readable for H2C, writable for C2H.
+ * @dev: the handle, for the error text
+ * @card: the card
+ * @dir: the transfer's direction
+ * @buf: first byte
+ * @len: bytes, > 0 (the range does not wrap: api.c checked)
+ *
+ * The emulated engine (and the bounce path) reach the buffer with the CPU,
+ * where a bad pointer is SIGSEGV, in an engine thread.  The kernel looks
+ * instead: PROCMAP_QUERY (Linux 6.11) gives each mapping of the range with
+ * its permissions, one ioctl per mapping; without it, MADV_POPULATE_READ or
+ * _WRITE (Linux 5.14) faults the pages in as the engine's access would,
+ * failing where that access would fault (it costs about one page-table
+ * walk per page, like the driver's pinning).  So unmapped, PROT_NONE and
+ * (C2H) read-only pages are -EFAULT, as from the kernel driver.  Older
+ * kernels leave buffers unchecked.  Like the driver's pins this holds at
+ * submission: a buffer unmapped during its own transfer is the caller's
+ * bug.
+ *
+ * Return: 0, or -EFAULT with the error text set.
+ */
+static int probe_user_pages(struct hellofpga_dev *dev, struct emu_card *card,
+			    enum xdma_dir dir, void *buf, size_t len)
+{
+	uintptr_t a = (uintptr_t)buf, end = a + len, bad = a;
+	bool c2h = dir == XDMA_C2H;
+	int fd, ret = -ENOTTY;
+
+	fd = __atomic_load_n(&emu_probe_no_query, __ATOMIC_RELAXED) ? -1 :
+	     maps_fd(card);
+	if (fd >= 0)
+		ret = vma_check(fd, a, end, c2h ? EMU_VMA_WRITABLE :
+					       EMU_VMA_READABLE, &bad);
+	if (ret && ret != -EFAULT && populate_supported()) {
+		uintptr_t s = ALIGN_DOWN(a, 4096), e = ALIGN(end, 4096);
+
+		do {
+			ret = madvise((void *)s, e - s, c2h ?
+				      MADV_POPULATE_WRITE :
+				      MADV_POPULATE_READ) ? -errno : 0;
+		} while (ret == -EINTR || ret == -EAGAIN);
+		if (ret)
+			ret = -EFAULT;
+	}
+	if (ret != -EFAULT)
+		return 0;
+	return hf_set_error(dev, -EFAULT,
+			    "%s: buffer %p + %zu is not all mapped %s by this process (first bad address about %p)",
+			    hf_dir_name(dir), buf, len,
+			    c2h ? "writable" : "readable", (void *)bad);
 }
 
 static int emu_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
@@ -640,8 +1179,12 @@ static int emu_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 	struct emu_card *card = dev->priv;
 	struct emu_engine *e = &card->eng[dir][ch];
 	u32 a = card->align;
+	int ret;
 
 	*actual = 0;
+	ret = probe_user_pages(dev, card, dir, buf, len);
+	if (ret)
+		return ret;
 	if (a > 1 && (!IS_ALIGNED((uintptr_t)buf, a) ||
 		      !IS_ALIGNED(card_addr, (u64)a) ||
 		      !IS_ALIGNED((u64)len, (u64)a)))
@@ -935,8 +1478,15 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 		pc->valid = true;
 		__atomic_add_fetch(&ep->builds, 1, __ATOMIC_RELAXED);
 	}
+	if (dir == XDMA_H2C) {
+		ret = blocks_lock(dev, card, ch, card_addr, len, false);
+		if (ret)
+			return ret;
+	}
 	ret = xdma_engine_run(&card->eng[dir][ch].eng, &pc->c,
 			      (u64)timeout_ms * 1000000ull, &res);
+	if (dir == XDMA_H2C)
+		blocks_unlock(card, ch, card_addr, len);
 	*actual = res.bytes;
 	if (ret < 0)
 		return hf_set_error(dev, ret, "%s", res.msg);
@@ -1011,6 +1561,11 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	if (!card)
 		return hf_set_error(dev, -ENOMEM, "out of memory");
 	pthread_mutex_init(&card->gpu_lock, NULL);
+	pthread_rwlock_init(&card->blk_rw, NULL);
+	for (u32 ch = 0; ch < XDMA_MAX_CHANNELS; ch++)
+		card->blk_fd[ch] = -1;
+	pthread_mutex_init(&card->maps_lock, NULL);
+	card->maps_fd = -1;
 	card->irq_mode = o.irq_mode;
 	card->align = 1;
 	if (!o.private_mem) {
@@ -1163,6 +1718,18 @@ struct xdma_model *hf_emu_test_model(struct hellofpga_dev *dev)
 		return NULL;
 	card = dev->priv;
 	return hf_emu_host_model(card->host);
+}
+
+/**
+ * hf_emu_test_probe_populate() - check callers' buffers with MADV_POPULATE_*
+ * even where PROCMAP_QUERY is there (tests only).
+ * Return: whether MADV_POPULATE_* works here (else buffers go unchecked
+ * whenever PROCMAP_QUERY is not used).
+ */
+bool hf_emu_test_probe_populate(bool on)
+{
+	__atomic_store_n(&emu_probe_no_query, on, __ATOMIC_RELAXED);
+	return populate_supported();
 }
 
 /**

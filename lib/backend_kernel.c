@@ -213,12 +213,28 @@ static int chan_fd(struct hellofpga_dev *dev, enum xdma_dir dir, int ch)
 	return fd;
 }
 
+/*
+ * Errors of a read() or write() of the driver that can come after its
+ * engine ran (docs/driver-stop.md): timeout, fatal signal, cancel,
+ * removal, an engine error (or a wedged channel's refusal, which -EIO does
+ * not tell apart).
+ */
+static bool engine_may_have_run(int err)
+{
+	return err == -ETIMEDOUT || err == -EINTR || err == -ECANCELED ||
+	       err == -ENODEV || err == -EIO;
+}
+
 /**
  * kernel_xfer() - CPU-path transfer: pwrite() to the H2C node or pread()
  * from the C2H node, the card address as file position.
  *
  * Short transfers are continued and EINTR retried, so *@actual ends as the
- * bytes the driver moved.
+ * bytes the driver moved.  A read() or write() that fails after the engine
+ * ran (or after a short one, whose failed chunk may have moved bytes
+ * beyond what it returned) reports only the error, not the bytes its
+ * failed chunk moved: *@actual then counts all of that call's range, every
+ * byte the card may have written.
  *
  * Return: 0, or negative errno with the driver's text.
  */
@@ -226,6 +242,7 @@ static int kernel_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 		       void *buf, uint64_t card, size_t len, size_t *actual)
 {
 	int fd = chan_fd(dev, dir, ch);
+	bool was_short = false;
 	size_t done = 0;
 
 	*actual = 0;
@@ -246,6 +263,8 @@ static int kernel_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 			int err = -errno;
 
 			*actual = done;
+			if (was_short || engine_may_have_run(err))
+				*actual += n;
 			return kfail(dev, fd, err,
 				     "%s%d: %s of 0x%zx bytes at card address 0x%llx failed",
 				     hf_dir_name(dir), ch,
@@ -260,6 +279,7 @@ static int kernel_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 					    (unsigned long long)at, done, len);
 		}
 		done += (size_t)r;
+		was_short = (size_t)r < n;
 	}
 	*actual = done;
 	return 0;

@@ -12,23 +12,6 @@
 
 #include "hf_lib.h"
 
-/**
- * hf_lockfile_open() - open (create) the lock file shared by all users of
- * a card.
- * Return: 0 or negative errno (with the error text set).
- */
-int hf_lockfile_open(struct hellofpga_dev *dev, const char *path)
-{
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-
-	if (fd < 0)
-		return hf_set_error(dev, -errno,
-				    "cannot open the channel lock file %s: %s",
-				    path, strerror(errno));
-	dev->lock_fd = fd;
-	return 0;
-}
-
 static int ofd_lock(int fd, short type, off_t byte)
 {
 	struct flock fl;

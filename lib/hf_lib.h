@@ -203,7 +203,6 @@ struct hf_pin *hf_pin_get(struct hellofpga_dev *dev,
 void hf_pin_put(struct hf_pin *pin);
 
 /* chanlock.c */
-int hf_lockfile_open(struct hellofpga_dev *dev, const char *path);
 int hf_chan_lock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch);
 void hf_chan_unlock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch);
 
@@ -243,6 +242,16 @@ int hf_emu_test_force_region(struct hellofpga_dev *dev, bool on);
 /* the card model behind an emulated card, for register-level tests (NULL
  * unless an emulated card) */
 struct xdma_model *hf_emu_test_model(struct hellofpga_dev *dev);
+/*
+ * make the per-user state directories of emulated cards in @dir instead of
+ * /dev/shm (NULL: the default again), so tests leave the real ones alone
+ */
+void hf_emu_test_state_base(const char *dir);
+/*
+ * check callers' buffers with MADV_POPULATE_* rather than PROCMAP_QUERY;
+ * returns whether that works on this kernel
+ */
+bool hf_emu_test_probe_populate(bool on);
 
 static inline const char *hf_dir_name(enum xdma_dir dir)
 {

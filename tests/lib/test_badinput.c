@@ -5,8 +5,10 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "harness.h"
+#include "hf_lib.h"
 #include "lib_helpers.h"
 
 #define DDR (2ull << 30)
@@ -23,19 +25,28 @@ static void setup(uint64_t at)
 					       NULL), 0);
 }
 
-/* The card memory at @at still holds the pattern; no transfer happened. */
-static void check_untouched(uint64_t at, uint64_t transfers)
+/*
+ * The card memory at @at still holds the pattern; no transfer happened,
+ * @errors transfers were refused by the card's side.
+ */
+static void check_card(uint64_t at, uint64_t transfers, uint64_t errors)
 {
 	uint8_t out[4096];
 	HELLOFPGA_COUNTERS c;
 
 	HF_CHECK_ERR(HelloFPGA_GetCounters(h, &c), 0);
 	HF_CHECK_EQ(c.transfers, transfers);
-	HF_CHECK_EQ(c.errors, 0);
+	HF_CHECK_EQ(c.errors, errors);
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, out, at, sizeof(out),
 					      NULL), 0);
 	HF_CHECK(t_check(out, sizeof(out), 1) < 0);
 	HelloFPGA_Close(h);
+}
+
+/* The card memory at @at still holds the pattern; no transfer happened. */
+static void check_untouched(uint64_t at, uint64_t transfers)
+{
+	check_card(at, transfers, 0);
 }
 
 HF_TEST(null_handle_is_ebadf)
@@ -123,4 +134,159 @@ HF_TEST(buffer_wrapping_the_address_space_is_efault)
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, (void *)(UINTPTR_MAX - 15),
 					       0, 64, NULL), -EFAULT);
 	check_untouched(0, 1);
+}
+
+/* ---- host pointers the process cannot use: -EFAULT, as from the driver */
+
+/* The emulated card names the page and what it lacks. */
+static void check_efault_text(const char *what)
+{
+	if (t_card_is_emulated(h))
+		HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), what), "%s",
+			     HelloFPGA_GetLastError(h));
+}
+
+/* @n pages, read-write, filled with @val. */
+static uint8_t *map_pages(int n, uint8_t val)
+{
+	uint8_t *p = mmap(NULL, n * 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	HF_CHECK(p != MAP_FAILED);
+	memset(p, val, n * 4096);
+	return p;
+}
+
+HF_TEST(write_from_an_unmapped_address_is_efault_and_writes_nothing)
+{
+	setup(0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, (void *)0x1000, 0, 16,
+					       NULL), -EFAULT);
+	check_efault_text("not all mapped readable");
+	check_card(0, 1, 1);
+}
+
+HF_TEST(read_into_an_unmapped_address_is_efault)
+{
+	setup(0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 1, (void *)0x1000, 0, 4096,
+					      NULL), -EFAULT);
+	check_efault_text("not all mapped writable");
+	check_card(0, 1, 1);
+}
+
+HF_TEST(read_into_a_read_only_page_is_efault_and_leaves_it_alone)
+{
+	uint8_t *p = map_pages(1, 0x11);
+
+	setup(0);
+	HF_CHECK(!mprotect(p, 4096, PROT_READ));
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, p, 0, 4096, NULL),
+		     -EFAULT);
+	check_efault_text("not all mapped writable");
+	for (int i = 0; i < 4096; i++)
+		HF_CHECK_EQ(p[i], 0x11);
+	check_card(0, 1, 1);
+	munmap(p, 4096);
+}
+
+/* A buffer whose middle page is gone: refused whole, before any DMA. */
+HF_TEST(write_from_a_buffer_with_a_hole_is_efault_and_writes_nothing)
+{
+	uint8_t *p = map_pages(3, 0x22);
+
+	setup(0);
+	HF_CHECK(!munmap(p + 4096, 4096));
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 2, p + 100, 0, 3 * 4096 - 200,
+					       NULL), -EFAULT);
+	check_efault_text("not all mapped readable");
+	check_card(0, 1, 1);
+	munmap(p, 4096);
+	munmap(p + 2 * 4096, 4096);
+}
+
+/*
+ * An aligned card moves unaligned buffers through a bounce buffer, which
+ * the library copies out with the CPU: a read-only destination is -EFAULT
+ * there too.
+ */
+HF_TEST(aligned_card_read_into_a_read_only_page_is_efault)
+{
+	HELLOFPGA_HANDLE g = t_open("emu,private,align=64,ddr=16M");
+	uint8_t *p = map_pages(1, 0x33);
+
+	HF_CHECK(!mprotect(p, 4096, PROT_READ));
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(g, 0, p + 1, 0, 100, NULL),
+		     -EFAULT);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(g), "not all mapped writable"),
+		     "%s", HelloFPGA_GetLastError(g));
+	for (int i = 0; i < 4096; i++)
+		HF_CHECK_EQ(p[i], 0x33);
+	HF_CHECK_ERR(HelloFPGA_Close(g), 0);
+	munmap(p, 4096);
+}
+
+/*
+ * Without PROCMAP_QUERY (Linux before 6.11) buffers are checked by
+ * faulting them in (MADV_POPULATE_*): the same -EFAULT.
+ */
+HF_TEST(read_into_a_read_only_page_is_efault_without_procmap_query)
+{
+	uint8_t *p = map_pages(1, 0x44);
+	int ret;
+
+	setup(0);
+	t_need_emulated(h, "buffer checks");
+	if (!hf_emu_test_probe_populate(true)) {
+		hf_emu_test_probe_populate(false);
+		HF_SKIP("no MADV_POPULATE_WRITE before Linux 5.14");
+	}
+	HF_CHECK(!mprotect(p, 4096, PROT_READ));
+	ret = HelloFPGA_DMA_MM_ReadC2H(h, 0, p, 0, 4096, NULL);
+	hf_emu_test_probe_populate(false);
+	HF_CHECK_ERR(ret, -EFAULT);
+	check_efault_text("not all mapped writable");
+	for (int i = 0; i < 4096; i++)
+		HF_CHECK_EQ(p[i], 0x44);
+	check_card(0, 1, 1);
+	munmap(p, 4096);
+}
+
+HF_TEST(write_from_a_buffer_with_a_hole_is_efault_without_procmap_query)
+{
+	uint8_t *p = map_pages(3, 0x55);
+	int ret;
+
+	setup(0);
+	t_need_emulated(h, "buffer checks");
+	if (!hf_emu_test_probe_populate(true)) {
+		hf_emu_test_probe_populate(false);
+		HF_SKIP("no MADV_POPULATE_READ before Linux 5.14");
+	}
+	HF_CHECK(!munmap(p + 4096, 4096));
+	ret = HelloFPGA_DMA_MM_WriteH2C(h, 1, p, 0, 3 * 4096, NULL);
+	hf_emu_test_probe_populate(false);
+	HF_CHECK_ERR(ret, -EFAULT);
+	check_card(0, 1, 1);
+	munmap(p, 4096);
+	munmap(p + 2 * 4096, 4096);
+}
+
+/* A good buffer over several mappings (split by madvise) still moves. */
+HF_TEST(buffer_over_several_mappings_moves)
+{
+	uint8_t *p = map_pages(3, 0), *q = map_pages(3, 0);
+
+	setup(8192);
+	HF_CHECK(!madvise(p + 4096, 4096, MADV_DONTFORK));
+	HF_CHECK(!madvise(q + 4096, 4096, MADV_DONTFORK));
+	t_fill(p, 3 * 4096, 8);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, p + 1, 1 << 20,
+					       3 * 4096 - 2, NULL), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, q + 1, 1 << 20,
+					      3 * 4096 - 2, NULL), 0);
+	HF_CHECK(!memcmp(p + 1, q + 1, 3 * 4096 - 2));
+	check_untouched(8192, 3);
+	munmap(p, 3 * 4096);
+	munmap(q, 3 * 4096);
 }

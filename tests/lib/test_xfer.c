@@ -283,6 +283,78 @@ HF_TEST(timeout_stops_the_engine_and_channel_recovers)
 	HelloFPGA_Close(h);
 }
 
+/*
+ * An unaligned write on an aligned card goes through the bounce buffer; a
+ * chunk whose run timed out may still have reached the card (the engine
+ * finishes its descriptor after Run clears), and actual counts it.  Here a
+ * 1 MiB descriptor takes about 4 ms on a Gen1 x1 link, the timeout is 1 ms.
+ * A waiter that wakes only after the chain ended sees a success (a lost
+ * interrupt), an engine stopped before it began wrote nothing: those are
+ * tried again, on fresh card memory.
+ */
+HF_TEST(timed_out_unaligned_write_counts_what_may_have_reached_the_card)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private,align=64,ddr=16M,link=gen1x1");
+	size_t len = 1 << 20, actual, written = 0;
+	uint8_t *src = xalloc(len + 1), *back = xalloc(len);
+	int ret;
+
+	t_need_emulated(h, "link model");
+	t_fill(src + 1, len, 12);
+	for (uint64_t at = 0; at < 8 * len && !written; at += len) {
+		HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 1), 0);
+		ret = HelloFPGA_DMA_MM_WriteH2C(h, 0, src + 1, at, len,
+						&actual);
+		HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 5000), 0);
+		if (!ret)
+			continue;
+		HF_CHECK_MSG(ret == -ETIMEDOUT, "WriteH2C: %d %s", ret,
+			     HelloFPGA_GetLastError(h));
+		HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, back, at, len,
+						      NULL), 0);
+		for (size_t i = 0; i < len; i++)
+			if (back[i] && back[i] == src[1 + i])
+				written = i + 1;
+		HF_CHECK_MSG(actual >= written,
+			     "actual %zu, but the card holds the first %zu bytes",
+			     actual, written);
+	}
+	if (!written)
+		HF_SKIP("no write of 8 was both timed out and begun here");
+	free(src);
+	free(back);
+	HelloFPGA_Close(h);
+}
+
+/*
+ * The case of the report, on the direct path: a 256 MiB read whose 1 ms
+ * timeout expires in its first descriptor.  Every byte written into the
+ * buffer is counted (the engine core counts the descriptor that finished
+ * after Run cleared).
+ */
+HF_TEST(timed_out_read_counts_every_byte_written_into_the_buffer)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private,ddr=512M");
+	size_t len = 256u << 20, actual = 0, written = 0;
+	uint8_t *buf = xalloc(len);
+
+	t_need_emulated(h, "timing of a 256 MiB descriptor");
+	memset(buf, 0xaa, len);
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 1), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, 0, len, &actual),
+		     -ETIMEDOUT);
+	for (size_t i = len; i > 0; i--)
+		if (buf[i - 1] != 0xaa) {
+			written = i;
+			break;
+		}
+	HF_CHECK_MSG(actual >= written,
+		     "actual %zu, but the first %zu bytes of the buffer were written",
+		     actual, written);
+	free(buf);
+	HelloFPGA_Close(h);
+}
+
 HF_TEST(hang_shorter_than_the_timeout_delays_the_transfer)
 {
 	HELLOFPGA_HANDLE h = t_open("emu,private");
