@@ -821,6 +821,8 @@ struct fx_later {
 	int what;
 	__le32 *wb;
 	u32 wb_val;
+	struct fx_later *prev;	/* acts only once prev has acted */
+	int acted;
 	pthread_t t;
 };
 
@@ -829,7 +831,8 @@ static void *fx_later_fn(void *arg)
 	struct fx_later *l = arg;
 	u64 end = hf_os_now_ns() + l->after_ns;
 
-	while (hf_os_now_ns() < end)
+	while (hf_os_now_ns() < end ||
+	       (l->prev && !__atomic_load_n(&l->prev->acted, __ATOMIC_ACQUIRE)))
 		hf_os_sleep_us(500);
 	switch (l->what) {
 	case 0:
@@ -848,15 +851,25 @@ static void *fx_later_fn(void *arg)
 		__atomic_store_n(l->wb, l->wb_val, __ATOMIC_RELEASE);
 		break;
 	}
+	__atomic_store_n(&l->acted, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-static void fx_later(struct fx_later *l, struct fx *f, int what, u64 ms)
+/* @what after @ms, and not before @prev (NULL: none) has acted */
+static void fx_later_after(struct fx_later *l, struct fx *f, int what, u64 ms,
+			   struct fx_later *prev)
 {
 	l->f = f;
 	l->what = what;
 	l->after_ns = ms * 1000000ull;
+	l->prev = prev;
+	l->acted = 0;
 	HF_CHECK_ERR(pthread_create(&l->t, NULL, fx_later_fn, l), 0);
+}
+
+static void fx_later(struct fx_later *l, struct fx *f, int what, u64 ms)
+{
+	fx_later_after(l, f, what, ms, NULL);
 }
 
 static void fx_later_join(struct fx_later *l)
@@ -1001,9 +1014,10 @@ HF_TEST(engine_late_interrupt_of_a_failed_run_is_ignored)
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
 		     -ETIMEDOUT);
-	/* next run: still stalled when the late interrupt comes */
+	/* next run: still stalled when the late interrupt comes (the stall
+	 * ends after it, however late a loaded machine runs the threads) */
 	fx_later(&late, &f, 2, 30);
-	fx_later(&done, &f, 1, 80);
+	fx_later_after(&done, &f, 1, 80, &late);
 	HF_CHECK_MSG(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res) == 0,
 		     "run: %s", res.msg);
 	fx_later_join(&late);
