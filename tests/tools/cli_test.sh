@@ -406,7 +406,9 @@ EOF
 }
 
 case_bench_soak_samples_and_drift() {
-	HELLOFPGA_GPU=emu run -d emu:0,private bench --soak 1.2s --interval 0.2s \
+	# 2 s of samples every 0.2 s: at most 11, at least the 3 a drift needs
+	# however slow a loaded machine takes them
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --soak 2s --interval 0.2s \
 		--soak-size 64K --json "$T/x.json"
 	expect_ok
 	expect_in out '^## Soak: GPU Direct, 64 KiB per transfer'
@@ -415,7 +417,7 @@ case_bench_soak_samples_and_drift() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d["soak"]
-assert 5 <= len(s["samples"]) <= 8, len(s["samples"])
+assert 3 <= len(s["samples"]) <= 11, len(s["samples"])
 assert all(x["verified"] and x["c2h"]["median_ns"] > 0 for x in s["samples"])
 assert s["drift_pct"]["c2h"] is not None
 assert d["sweep"] == []
