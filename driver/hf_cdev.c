@@ -32,7 +32,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /* Bytes of one bounce of a register read or write. */
 #define HF_REG_BOUNCE	256

@@ -17,7 +17,7 @@
 #include <linux/wait.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /**
  * hf_user_irq_enable() - enable one user interrupt in the IRQ block.

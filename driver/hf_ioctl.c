@@ -16,7 +16,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /**
  * hf_efault() - record a bad ioctl argument pointer.

@@ -17,7 +17,7 @@
 #include <linux/string.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 bool hf_poll_mode;
 module_param_named(poll_mode, hf_poll_mode, bool, 0444);

@@ -26,7 +26,7 @@
 #include <linux/pci.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /**
  * struct hf_bar_window - the part of a BAR that a node maps.
@@ -86,7 +86,7 @@ static int hf_bar_window(struct hf_file *hf, struct hf_bar_window *w)
  * @vmf: the fault
  *
  * Runs under the mmap lock; takes hw_lock for reading (the lock order of
- * hellofpga.h: nothing holds hw_lock while touching user memory).
+ * hf_drv.h: nothing holds hw_lock while touching user memory).
  *
  * Return: VM_FAULT_NOPAGE when the page is mapped, VM_FAULT_SIGBUS when
  * the card is gone or the page lies outside the window, VM_FAULT_OOM.

@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 #include "../core/hf_user_regs.h"
 
 /* Cards by index (N of /dev/hellofpgaN_*), for open(). */

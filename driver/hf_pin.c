@@ -29,7 +29,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 #define HF_MAX_PROVIDERS	8
 /* Revocation waits stop_wait_ms plus this for the runs of a pin. */

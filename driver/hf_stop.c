@@ -33,7 +33,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /**
  * hf_link_rate() - data rate of the card's PCIe link in one direction.

@@ -23,7 +23,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /*
  * Window transfers: most window ends in one chunk, so that its chain

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal structures of hellofpga.ko, the PCIe driver of a
- * Xilinx XDMA (PG195) card.
+ * hf_drv.h - internal structures of hellofpga.ko, the PCIe driver of a
+ * Xilinx XDMA (PG195) card, private to its files (the ioctl ABI is
+ * include/uapi/hellofpga.h, the memory providers' interface hf_p2p.h).
  *
  * Objects and lifetimes:
  *   struct hf_card   one bound PCI function; reference counted, because open
@@ -20,8 +21,8 @@
  * already.  Revocation (a provider's callback) takes only state_lock and
  * waits, bounded, for the runs of the pin to end (docs/driver-stop.md).
  */
-#ifndef HF_HELLOFPGA_H
-#define HF_HELLOFPGA_H
+#ifndef HF_DRV_H
+#define HF_DRV_H
 
 #include <linux/atomic.h>
 #include <linux/cdev.h>
@@ -530,4 +531,4 @@ static inline struct hf_chan *hf_chan_by_index(struct hf_card *card,
 			    hf_chan_of(card, XDMA_C2H, index - nh);
 }
 
-#endif /* HF_HELLOFPGA_H */
+#endif /* HF_DRV_H */
