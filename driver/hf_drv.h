@@ -27,11 +27,13 @@
 #include <linux/atomic.h>
 #include <linux/cdev.h>
 #include <linux/idr.h>
+#include <linux/irqreturn.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/nospec.h>
 #include <linux/pci.h>
+#include <linux/poll.h>
 #include <linux/rwsem.h>
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
