@@ -367,7 +367,7 @@ struct hf_pin_core {
 	struct hf_pin_chain chains[2][XDMA_MAX_CHANNELS];
 };
 
-/* Module parameters (hf_main.c). */
+/* hf_param.c: the module parameters */
 extern bool hf_poll_mode;
 extern char *hf_irq_mode;
 extern unsigned int hf_timeout_ms;
@@ -375,6 +375,7 @@ extern unsigned long long hf_ddr_size;
 extern unsigned int hf_pin_limit_mb;
 extern unsigned int hf_stop_wait_ms;
 extern unsigned int hf_max_pins;
+extern char *hf_ids;
 
 /* hf_pci.c */
 extern struct pci_driver hf_pci_driver;
