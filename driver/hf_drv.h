@@ -377,6 +377,13 @@ extern unsigned int hf_stop_wait_ms;
 extern unsigned int hf_max_pins;
 extern char *hf_ids;
 
+/* hf_file.c: state of an open file */
+__printf(3, 4) void hf_set_error(struct hf_file *hf, int err,
+				 const char *fmt, ...);
+void hf_set_errno(struct hf_file *hf, int err);
+void hf_rawio_decide(struct hf_file *hf);
+int hf_rawio_check(struct hf_file *hf, const char *what);
+
 /* hf_pci.c */
 extern struct pci_driver hf_pci_driver;
 void hf_card_put(struct hf_card *card);
@@ -391,10 +398,6 @@ void hf_cdev_exit(void);
 int hf_cdev_create(struct hf_card *card);
 void hf_cdev_destroy(struct hf_card *card);
 void hf_cdev_zap_mappings(struct hf_card *card);
-__printf(3, 4) void hf_set_error(struct hf_file *hf, int err,
-				 const char *fmt, ...);
-void hf_set_errno(struct hf_file *hf, int err);
-int hf_rawio_check(struct hf_file *hf, const char *what);
 
 /* hf_mmap.c */
 int hf_mmap(struct file *file, struct vm_area_struct *vma);
