@@ -384,13 +384,20 @@ void hf_set_errno(struct hf_file *hf, int err);
 void hf_rawio_decide(struct hf_file *hf);
 int hf_rawio_check(struct hf_file *hf, const char *what);
 
-/* hf_pci.c */
-extern struct pci_driver hf_pci_driver;
+/* hf_card.c: the card object, its registry and lifetime */
+struct hf_card *hf_card_alloc(struct pci_dev *pdev);
+int hf_card_reserve_index(struct hf_card *card);
+void hf_card_publish(struct hf_card *card);
+void hf_card_unpublish(struct hf_card *card);
 void hf_card_put(struct hf_card *card);
 struct hf_card *hf_card_get_by_index(int index);
 int hf_card_enter(struct hf_card *card);
 const char *hf_card_enter_why(int err);
 void hf_card_exit(struct hf_card *card);
+void hf_card_abort_runs(struct hf_card *card);
+
+/* hf_pci.c */
+extern struct pci_driver hf_pci_driver;
 
 /* hf_cdev.c */
 int hf_cdev_init(void);
