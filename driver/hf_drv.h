@@ -396,6 +396,18 @@ const char *hf_card_enter_why(int err);
 void hf_card_exit(struct hf_card *card);
 void hf_card_abort_runs(struct hf_card *card);
 
+/* hf_engine.c: the engines and their descriptor memory */
+const char *hf_chan_name(const struct hf_chan *chan);
+u64 hf_link_rate(struct pci_dev *pdev);
+int hf_engines_init(struct hf_card *card);
+void hf_engines_fini(struct hf_card *card);
+void hf_engines_quiesce(struct hf_card *card);
+int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem,
+			u32 n);
+unsigned long hf_desc_mem_pages(u32 n);
+void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem);
+void hf_engines_free_desc(struct hf_card *card);
+
 /* hf_pci.c */
 extern struct pci_driver hf_pci_driver;
 
@@ -426,10 +438,6 @@ ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
 		       char __user *buf, size_t count,
 		       const struct hf_card_window *win);
-int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem,
-			u32 n);
-unsigned long hf_desc_mem_pages(u32 n);
-void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem);
 u64 hf_sg_fit(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
 	      u32 max_desc);
 bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
@@ -440,14 +448,12 @@ void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* hf_stop.c */
-u64 hf_link_rate(struct pci_dev *pdev);
 void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
 		      unsigned int npages);
 void hf_quarantine_pin(struct hf_chan *chan, struct hf_pin_core *pc);
 void hf_quarantine_release(struct hf_chan *chan);
 int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan);
 void hf_card_bus_off(struct hf_card *card, const char *why);
-void hf_engines_quiesce(struct hf_card *card);
 void hf_card_release_quarantines(struct hf_card *card);
 
 /* hf_xdma.c */

@@ -504,74 +504,6 @@ err:
 	return ret;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Engines                                                                  */
-/* ------------------------------------------------------------------------ */
-
-/**
- * hf_engines_fini() - stop every initialised engine.
- * @card: the card
- */
-static void hf_engines_fini(struct hf_card *card)
-{
-	u32 dir, ch;
-
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
-
-			if (!c->ready)
-				continue;
-			WRITE_ONCE(c->ready, false);
-			xdma_engine_fini(&c->engine);
-		}
-	}
-}
-
-/**
- * hf_engines_init() - initialise every engine of the card.
- * @card: the card, interrupts set up, bus mastering off
- *
- * On failure the engines initialised so far stay so: the caller frees the
- * interrupts, then calls hf_engines_fini().
- *
- * Return: 0 or the engine core's error.
- */
-static int hf_engines_init(struct hf_card *card)
-{
-	u32 dir, ch, n, idx;
-	int ret;
-
-	for (dir = 0; dir < 2; dir++) {
-		n = dir == XDMA_H2C ? card->xdev.num_h2c : card->xdev.num_c2h;
-		for (ch = 0; ch < n; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
-
-			idx = dir == XDMA_H2C ? ch : card->xdev.num_h2c + ch;
-			/* XDMA_WB_AREA bytes (a cache line) per engine. */
-			c->index = idx;
-			ret = xdma_engine_init(&c->engine, &card->xdev, dir,
-					       ch, card->poll,
-					       card->wb_cpu + XDMA_WB_AREA / 4 * idx,
-					       card->wb_bus + XDMA_WB_AREA * idx);
-			if (ret) {
-				const char *why = ret == -EBUSY ?
-					" (left running, not stopping: bus mastering off)" :
-					"";
-
-				dev_err(hf_dev(card),
-					"%s%u: engine init failed: %d%s\n",
-					dir == XDMA_H2C ? "H2C" : "C2H", ch, ret,
-					why);
-				return ret;
-			}
-			/* The handlers may use the engine from now on. */
-			smp_store_release(&c->ready, true);
-		}
-	}
-	return 0;
-}
-
 static const char * const hf_irq_mode_name[] = {
 	[HELLOFPGA_IRQ_MODE_POLL] = "no",
 	[HELLOFPGA_IRQ_MODE_LEGACY] = "legacy",
@@ -689,7 +621,6 @@ static void hf_card_stop(struct hf_card *card)
 static void hf_remove(struct pci_dev *pdev)
 {
 	struct hf_card *card = pci_get_drvdata(pdev);
-	u32 dir, ch;
 
 	/* No new open; existing files keep the card until they close. */
 	hf_card_unpublish(card);
@@ -706,16 +637,7 @@ static void hf_remove(struct pci_dev *pdev)
 	hf_cdev_zap_mappings(card);
 	hf_card_release_quarantines(card);
 	hf_card_release_pins(card);
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
-
-			mutex_lock(&c->lock);
-			hf_desc_mem_free(card, &c->mem);
-			xdma_chain_init(&c->chain, NULL, 0, 0);
-			mutex_unlock(&c->lock);
-		}
-	}
+	hf_engines_free_desc(card);
 	dev_info(&pdev->dev, "%s removed\n", card->name);
 	pci_set_drvdata(pdev, NULL);
 	hf_card_put(card);

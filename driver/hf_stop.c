@@ -6,8 +6,8 @@
  * descriptor in progress finish, and one descriptor can carry 256 MiB.  The
  * engine core (xdma_engine_run(), xdma_engine_quiesce()) therefore proves an
  * engine idle after every stop, waiting at most what the descriptor can
- * still take at the link's rate (hf_link_rate(), capped by the stop_wait_ms
- * parameter).  An engine that does not go idle is wedged, and this file
+ * still take at the link's rate (hf_link_rate() in hf_engine.c, capped by
+ * the stop_wait_ms parameter).  An engine that does not go idle is wedged, and this file
  * keeps what it may still touch alive:
  *
  *   - hf_quarantine_rw() / hf_quarantine_pin() take over the mapping, the
@@ -17,7 +17,9 @@
  *     found idle is released (the quarantine freed) and used, one still
  *     busy fails at once with -EIO and a text that names the channel;
  *   - removal and shutdown stop and prove idle every engine, then turn bus
- *     mastering off before anything is freed (hf_engines_quiesce());
+ *     mastering off before anything is freed (hf_engines_quiesce(),
+ *     hf_engine.c), and only then release the quarantines
+ *     (hf_card_release_quarantines());
  *   - a pin whose memory goes away behind our back (revocation) while a
  *     wedged channel holds it turns bus mastering off too
  *     (hf_card_bus_off()): the card can reach nothing any more, until the
@@ -34,51 +36,6 @@
 
 #include "compat.h"
 #include "hf_drv.h"
-
-/**
- * hf_link_rate() - data rate of the card's PCIe link in one direction.
- * @pdev: the card
- *
- * From the negotiated speed and width in the Link Status register: lanes x
- * transfer rate x line encoding (8b/10b up to 5 GT/s, 128b/130b above),
- * without packet overheads (the idle bound has its own margin).
- *
- * Return: bytes per second, 0 when unknown (not PCIe, or the register
- * reads a speed or width of 0).
- */
-u64 hf_link_rate(struct pci_dev *pdev)
-{
-	/* Mbit/s of payload per lane, by the Current Link Speed encoding */
-	static const u32 lane_mbps[] = { 0, 2000, 4000, 7877, 15754, 31508,
-					 63015 };
-	u16 lnksta = 0;
-	u32 speed, width;
-
-	if (!pci_is_pcie(pdev) ||
-	    pcie_capability_read_word(pdev, PCI_EXP_LNKSTA, &lnksta))
-		return 0;
-	speed = lnksta & PCI_EXP_LNKSTA_CLS;
-	width = (lnksta & PCI_EXP_LNKSTA_NLW) >> PCI_EXP_LNKSTA_NLW_SHIFT;
-	if (!width || speed >= ARRAY_SIZE(lane_mbps))
-		return 0;
-	return (u64)lane_mbps[speed] * width * 1000000 / 8;
-}
-
-/**
- * hf_chan_name() - "H2C0" etc., for messages.
- * @chan: the channel
- *
- * Return: a static string.
- */
-static const char *hf_chan_name(const struct hf_chan *chan)
-{
-	static const char * const names[2][XDMA_MAX_CHANNELS] = {
-		{ "H2C0", "H2C1", "H2C2", "H2C3" },
-		{ "C2H0", "C2H1", "C2H2", "C2H3" },
-	};
-
-	return names[chan->dir][chan->ch % XDMA_MAX_CHANNELS];
-}
 
 /**
  * hf_quarantine_log() - say once per wedge that a channel is wedged.
@@ -250,35 +207,6 @@ void hf_card_bus_off(struct hf_card *card, const char *why)
 	dev_err(hf_dev(card),
 		"bus mastering turned off: %s; the card cannot move data until the driver is unbound and bound again\n",
 		why);
-}
-
-/**
- * hf_engines_quiesce() - stop every engine and make sure none moves data.
- * @card: the card, dead (no run in progress: hw_lock held for writing)
- *
- * For removal and shutdown: each engine is stopped and proven idle; then
- * bus mastering goes off whatever the engines did, so nothing freed after
- * this can be reached by the card.
- */
-void hf_engines_quiesce(struct hf_card *card)
-{
-	u32 dir, ch;
-	int ret;
-
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
-
-			if (!c->ready)
-				continue;
-			ret = xdma_engine_quiesce(&c->engine, NULL);
-			if (ret == -EBUSY)
-				dev_warn(hf_dev(card),
-					 "%s still busy at removal: bus mastering goes off before its memory is freed\n",
-					 hf_chan_name(c));
-		}
-	}
-	pci_clear_master(card->pdev);
 }
 
 /**
