@@ -26,7 +26,6 @@
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>
-#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -310,27 +309,6 @@ static const struct file_operations hf_fops = {
 	.unlocked_ioctl = hf_ioctl,
 	.compat_ioctl = hf_compat_ptr_ioctl,
 };
-
-/**
- * hf_cdev_zap_mappings() - remove every BAR mapping of the card.
- * @card: the card, dead (set under hw_lock, which the fault handler takes)
- *
- * A mapping holds its file open, so walking the open files finds them all,
- * of the user and of the control node; pages are only mapped by the fault
- * handler (hf_mmap.c), which saw the card alive, so after this nothing maps
- * the BARs and a later access faults to SIGBUS.
- */
-void hf_cdev_zap_mappings(struct hf_card *card)
-{
-	struct hf_file *hf;
-
-	mutex_lock(&card->files_lock);
-	list_for_each_entry(hf, &card->files, node) {
-		if (hf->type == HF_NODE_USER || hf->type == HF_NODE_CONTROL)
-			unmap_mapping_range(hf->filp->f_mapping, 0, 0, 1);
-	}
-	mutex_unlock(&card->files_lock);
-}
 
 /**
  * hf_node_create() - create one device node.

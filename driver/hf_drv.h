@@ -416,10 +416,10 @@ int hf_cdev_init(void);
 void hf_cdev_exit(void);
 int hf_cdev_create(struct hf_card *card);
 void hf_cdev_destroy(struct hf_card *card);
-void hf_cdev_zap_mappings(struct hf_card *card);
 
 /* hf_mmap.c */
 int hf_mmap(struct file *file, struct vm_area_struct *vma);
+void hf_mmap_zap(struct hf_card *card);
 
 /**
  * struct hf_card_window - card addresses of a read()/write()-style transfer.

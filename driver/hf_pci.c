@@ -634,7 +634,7 @@ static void hf_remove(struct pci_dev *pdev)
 
 	/* Bus mastering is off: nothing below can be reached by the card. */
 	hf_events_wake_all(card);
-	hf_cdev_zap_mappings(card);
+	hf_mmap_zap(card);
 	hf_card_release_quarantines(card);
 	hf_card_release_pins(card);
 	hf_engines_free_desc(card);
