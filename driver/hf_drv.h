@@ -460,8 +460,6 @@ void hf_card_release_quarantines(struct hf_card *card);
 long hf_xdma_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);
 
 /* hf_pin.c */
-int hf_pin_init(void);
-void hf_pin_exit(void);
 u64 hf_pin_features(void);
 int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
 		  struct hf_pin_core **out);

@@ -57,16 +57,52 @@ static void hf_add_ids(void)
 	kfree(list);
 }
 
+/**
+ * hf_providers_register() - the built-in memory providers, at load.
+ *
+ * Host memory always, dma-bufs where the kernel has them; registered as
+ * hellofpga-nvp2p.ko registers its own.
+ *
+ * Return: 0 or the error of hf_p2p_register().
+ */
+static int hf_providers_register(void)
+{
+	int ret;
+
+	ret = hf_p2p_register(&hf_host_ops);
+	if (ret)
+		return ret;
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
+	ret = hf_p2p_register(&hf_dmabuf_ops);
+	if (ret) {
+		hf_p2p_unregister(&hf_host_ops);
+		return ret;
+	}
+#endif
+	return 0;
+}
+
+/**
+ * hf_providers_unregister() - withdraw the built-in providers, at unload.
+ */
+static void hf_providers_unregister(void)
+{
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
+	hf_p2p_unregister(&hf_dmabuf_ops);
+#endif
+	hf_p2p_unregister(&hf_host_ops);
+}
+
 static int __init hf_init(void)
 {
 	int ret;
 
-	ret = hf_pin_init();
+	ret = hf_providers_register();
 	if (ret)
 		return ret;
 	ret = hf_cdev_init();
 	if (ret)
-		goto err_pin;
+		goto err_providers;
 	ret = pci_register_driver(&hf_pci_driver);
 	if (ret)
 		goto err_cdev;
@@ -77,8 +113,8 @@ static int __init hf_init(void)
 
 err_cdev:
 	hf_cdev_exit();
-err_pin:
-	hf_pin_exit();
+err_providers:
+	hf_providers_unregister();
 	return ret;
 }
 
@@ -86,7 +122,7 @@ static void __exit hf_exit(void)
 {
 	pci_unregister_driver(&hf_pci_driver);
 	hf_cdev_exit();
-	hf_pin_exit();
+	hf_providers_unregister();
 }
 
 module_init(hf_init);

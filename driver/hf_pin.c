@@ -2,9 +2,10 @@
 /*
  * The pin core: memory providers, pin lifetime, revocation.
  *
- * A pin is created by HELLOFPGA_IOC_PIN through the provider of its type
- * (host memory and dma-buf built in; CUDA memory from hellofpga-nvp2p.ko,
- * which registers its providers with hf_p2p_register()).
+ * A pin is created by HELLOFPGA_IOC_PIN through the provider of its type,
+ * registered with hf_p2p_register(): host memory and dma-buf built in
+ * (hf_host.c, hf_dmabuf.c; hf_main.c registers them at load), CUDA memory
+ * from hellofpga-nvp2p.ko, which registers its own.
  *
  * Runs: XFER marks the pin active on its channel (hf_pin_start_run(), under
  * the channel's lock) for as long as DMA to the pin may be in flight, and
@@ -726,37 +727,4 @@ void hf_card_release_pins(struct hf_card *card)
 		}
 	}
 	mutex_unlock(&card->files_lock);
-}
-
-/**
- * hf_pin_init() - register the built-in providers, at load.
- *
- * Return: 0 or a negative errno.
- */
-int hf_pin_init(void)
-{
-	int ret;
-
-	ret = hf_p2p_register(&hf_host_ops);
-	if (ret)
-		return ret;
-#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
-	ret = hf_p2p_register(&hf_dmabuf_ops);
-	if (ret) {
-		hf_p2p_unregister(&hf_host_ops);
-		return ret;
-	}
-#endif
-	return 0;
-}
-
-/**
- * hf_pin_exit() - unregister the built-in providers, at unload.
- */
-void hf_pin_exit(void)
-{
-#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
-	hf_p2p_unregister(&hf_dmabuf_ops);
-#endif
-	hf_p2p_unregister(&hf_host_ops);
 }
