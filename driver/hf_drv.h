@@ -114,8 +114,11 @@ struct hf_desc_mem {
  * @pages: the chunk's pinned user pages (the array is owned)
  * @npages: their number
  * @c2h: direction of the chunk (pages dirtied on release)
- * @pin: the pin whose chain the engine was running, referenced; its
- *	provider's unpin waits for the release (hf_pin_core.quarantined)
+ * @release: lets go of what else the run used, NULL when nothing: for a
+ *	pin whose chain the engine was running (hf_pin_quarantine()), its
+ *	reference, and the provider's unpin that waits for this release
+ *	(hf_pin_core.quarantined)
+ * @release_data: the argument of @release
  *
  * Nothing here is unmapped, unpinned or freed while the engine may still
  * move data: only when xdma_engine_recover() proves it idle, or once bus
@@ -129,7 +132,8 @@ struct hf_quarantine {
 	struct page **pages;
 	unsigned int npages;
 	bool c2h;
-	struct hf_pin_core *pin;
+	void (*release)(void *data);
+	void *release_data;
 };
 
 /**
@@ -450,7 +454,9 @@ long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 /* hf_stop.c */
 void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
 		      unsigned int npages);
-void hf_quarantine_pin(struct hf_chan *chan, struct hf_pin_core *pc);
+void hf_quarantine_hold(struct hf_chan *chan, struct hf_desc_mem *mem,
+			void (*release)(void *data), void *data,
+			const char *what);
 void hf_quarantine_release(struct hf_chan *chan);
 int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan);
 void hf_card_bus_off(struct hf_card *card, const char *why);
@@ -467,7 +473,7 @@ void hf_pin_teardown(struct hf_pin_core *pc);
 void hf_pin_put(struct hf_pin_core *pc);
 int hf_pin_start_run(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan);
-void hf_pin_quarantine_drop(struct hf_pin_core *pc);
+void hf_pin_quarantine(struct hf_pin_core *pc, struct hf_chan *chan);
 int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
 			struct hf_pin_chain *pch, u32 n);
 void hf_file_release_pins(struct hf_file *hf);

@@ -308,7 +308,7 @@ int hf_pin_start_run(struct hf_pin_core *pc, struct hf_chan *chan)
  * hf_pin_end_run() - the run of a pin on a channel is over.
  * @pc: the pin
  * @chan: the channel, locked; its engine proven idle, or the pin in its
- *	quarantine (hf_quarantine_pin())
+ *	quarantine (hf_pin_quarantine())
  */
 void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan)
 {
@@ -519,13 +519,14 @@ void hf_pin_teardown(struct hf_pin_core *pc)
 }
 
 /**
- * hf_pin_quarantine_drop() - a wedged channel lets go of a pin.
- * @pc: the pin
+ * hf_pin_quarantine_release() - a wedged channel lets go of a pin.
+ * @data: the pin (struct hf_pin_core), referenced by the quarantine
  *
  * The last one to let go of a pin already torn down gives its memory back.
  */
-void hf_pin_quarantine_drop(struct hf_pin_core *pc)
+static void hf_pin_quarantine_release(void *data)
 {
+	struct hf_pin_core *pc = data;
 	bool give;
 
 	spin_lock(&pc->state_lock);
@@ -535,6 +536,30 @@ void hf_pin_quarantine_drop(struct hf_pin_core *pc)
 	spin_unlock(&pc->state_lock);
 	if (give)
 		hf_pin_give_back(pc);
+	hf_pin_put(pc);
+}
+
+/**
+ * hf_pin_quarantine() - a wedged engine keeps a pin it was running.
+ * @pc: the pin, its run on @chan still marked active
+ * @chan: the channel, locked, its engine wedged
+ *
+ * The channel's quarantine takes a reference on the pin and the storage of
+ * its chain for @chan; the provider's unpin is deferred until the
+ * quarantine's release (hf_quarantine_release()).
+ */
+void hf_pin_quarantine(struct hf_pin_core *pc, struct hf_chan *chan)
+{
+	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
+
+	lockdep_assert_held(&chan->lock);
+	kref_get(&pc->ref);
+	spin_lock(&pc->state_lock);
+	pc->quarantined++;
+	spin_unlock(&pc->state_lock);
+	hf_quarantine_hold(chan, &pch->mem, hf_pin_quarantine_release, pc,
+			   "the pinned buffer and its mapping");
+	pch->valid = false;
 }
 
 /**

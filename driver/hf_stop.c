@@ -7,12 +7,14 @@
  * engine core (xdma_engine_run(), xdma_engine_quiesce()) therefore proves an
  * engine idle after every stop, waiting at most what the descriptor can
  * still take at the link's rate (hf_link_rate() in hf_engine.c, capped by
- * the stop_wait_ms parameter).  An engine that does not go idle is wedged, and this file
- * keeps what it may still touch alive:
+ * the stop_wait_ms parameter).  An engine that does not go idle is wedged,
+ * and this file keeps what it may still touch alive:
  *
- *   - hf_quarantine_rw() / hf_quarantine_pin() take over the mapping, the
- *     pinned pages or the pin, and the descriptor storage of the run that
- *     wedged the channel; the pin's provider unpin waits for the release;
+ *   - hf_quarantine_rw() takes over the mapping and the pinned pages of a
+ *     read()/write() chunk, hf_quarantine_hold() what else a run used (a
+ *     pin, through hf_pin_quarantine(), with a callback that lets go of
+ *     it), each with the descriptor storage of the run that wedged the
+ *     channel; the pin's provider unpin waits for the release;
  *   - hf_chan_usable(), at the start of every run, looks again: an engine
  *     found idle is released (the quarantine freed) and used, one still
  *     busy fails at once with -EIO and a text that names the channel;
@@ -79,29 +81,28 @@ void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
 }
 
 /**
- * hf_quarantine_pin() - keep a pin the wedged engine was running.
+ * hf_quarantine_hold() - keep the chain of a run the wedged engine has, and
+ *	what else the run used.
  * @chan: the channel, locked, its engine wedged
- * @pc: the pin, its run on @chan still marked active
- *
- * Takes a reference on the pin and the storage of its chain for @chan; the
- * provider's unpin is deferred until hf_quarantine_release().
+ * @mem: storage of the chain; taken over (emptied)
+ * @release: called by hf_quarantine_release() with @data to let go of the
+ *	rest (a pin: hf_pin_quarantine()), once nothing can reach it
+ * @data: its argument
+ * @what: what is kept, for the message
  */
-void hf_quarantine_pin(struct hf_chan *chan, struct hf_pin_core *pc)
+void hf_quarantine_hold(struct hf_chan *chan, struct hf_desc_mem *mem,
+			void (*release)(void *data), void *data,
+			const char *what)
 {
-	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
 	struct hf_quarantine *q = &chan->q;
 
 	lockdep_assert_held(&chan->lock);
-	kref_get(&pc->ref);
-	spin_lock(&pc->state_lock);
-	pc->quarantined++;
-	spin_unlock(&pc->state_lock);
 	q->held = true;
-	q->pin = pc;
-	q->mem = pch->mem;
-	memset(&pch->mem, 0, sizeof(pch->mem));
-	pch->valid = false;
-	hf_quarantine_log(chan, "the pinned buffer and its mapping");
+	q->release = release;
+	q->release_data = data;
+	q->mem = *mem;
+	memset(mem, 0, sizeof(*mem));
+	hf_quarantine_log(chan, what);
 }
 
 /**
@@ -131,10 +132,8 @@ void hf_quarantine_release(struct hf_chan *chan)
 		kvfree(q->pages);
 	}
 	hf_desc_mem_free(card, &q->mem);
-	if (q->pin) {
-		hf_pin_quarantine_drop(q->pin);
-		hf_pin_put(q->pin);
-	}
+	if (q->release)
+		q->release(q->release_data);
 	memset(q, 0, sizeof(*q));
 	dev_info(hf_dev(card), "%s: wedged run's memory released\n",
 		 hf_chan_name(chan));
