@@ -111,13 +111,17 @@ int hf_engines_init(struct hf_card *card)
 }
 
 /**
- * hf_engines_fini() - stop every initialised engine.
- * @card: the card
+ * hf_engines_fini() - stop every initialised engine and take it down.
+ * @card: the card, its interrupts freed
+ *
+ * Takes hw_lock for writing: no access of a file to an engine is in
+ * progress meanwhile.
  */
 void hf_engines_fini(struct hf_card *card)
 {
 	u32 dir, ch;
 
+	down_write(&card->hw_lock);
 	for (dir = 0; dir < 2; dir++) {
 		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
 			struct hf_chan *c = &card->chans[dir][ch];
@@ -128,6 +132,7 @@ void hf_engines_fini(struct hf_card *card)
 			xdma_engine_fini(&c->engine);
 		}
 	}
+	up_write(&card->hw_lock);
 }
 
 /**

@@ -618,6 +618,14 @@ static void hf_card_stop(struct hf_card *card)
 	up_write(&card->hw_lock);
 }
 
+/**
+ * hf_remove() - unplug, unbind, rmmod: the card goes, its open files stay.
+ * @pdev: the device
+ *
+ * No new open; every access and DMA of the card ended and bus mastering
+ * off (hf_card_stop()); only then is what the card could reach freed.
+ * Open files fail with -ENODEV until they close (docs/driver-stop.md).
+ */
 static void hf_remove(struct pci_dev *pdev)
 {
 	struct hf_card *card = pci_get_drvdata(pdev);
@@ -627,9 +635,7 @@ static void hf_remove(struct pci_dev *pdev)
 	hf_cdev_destroy(card);
 
 	hf_card_stop(card);
-	down_write(&card->hw_lock);
 	hf_engines_fini(card);
-	up_write(&card->hw_lock);
 	hf_aer_reporting(pdev, false);
 
 	/* Bus mastering is off: nothing below can be reached by the card. */
