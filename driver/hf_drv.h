@@ -404,6 +404,7 @@ void hf_card_abort_runs(struct hf_card *card);
 const char *hf_chan_name(const struct hf_chan *chan);
 u64 hf_link_rate(struct pci_dev *pdev);
 int hf_engines_init(struct hf_card *card);
+int hf_engine_reinit(struct hf_chan *c);
 void hf_engines_fini(struct hf_card *card);
 void hf_engines_quiesce(struct hf_card *card);
 int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem,

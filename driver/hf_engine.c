@@ -67,6 +67,26 @@ u64 hf_link_rate(struct pci_dev *pdev)
 }
 
 /**
+ * hf_engine_setup() - the engine core's init of one engine.
+ * @c: the channel, its engine order index set
+ *
+ * Each engine has XDMA_WB_AREA bytes (a cache line) of the card's
+ * poll-mode writeback area, by its index.
+ *
+ * Return: 0 or the engine core's error.
+ */
+static int hf_engine_setup(struct hf_chan *c)
+{
+	struct hf_card *card = c->card;
+	u32 idx = c->index;
+
+	return xdma_engine_init(&c->engine, &card->xdev, c->dir, c->ch,
+				card->poll,
+				card->wb_cpu + XDMA_WB_AREA / 4 * idx,
+				card->wb_bus + XDMA_WB_AREA * idx);
+}
+
+/**
  * hf_engines_init() - initialise every engine of the card.
  * @card: the card, interrupts set up, bus mastering off
  *
@@ -77,7 +97,7 @@ u64 hf_link_rate(struct pci_dev *pdev)
  */
 int hf_engines_init(struct hf_card *card)
 {
-	u32 dir, ch, n, idx;
+	u32 dir, ch, n;
 	int ret;
 
 	for (dir = 0; dir < 2; dir++) {
@@ -85,13 +105,9 @@ int hf_engines_init(struct hf_card *card)
 		for (ch = 0; ch < n; ch++) {
 			struct hf_chan *c = &card->chans[dir][ch];
 
-			idx = dir == XDMA_H2C ? ch : card->xdev.num_h2c + ch;
-			/* XDMA_WB_AREA bytes (a cache line) per engine. */
-			c->index = idx;
-			ret = xdma_engine_init(&c->engine, &card->xdev, dir,
-					       ch, card->poll,
-					       card->wb_cpu + XDMA_WB_AREA / 4 * idx,
-					       card->wb_bus + XDMA_WB_AREA * idx);
+			c->index = dir == XDMA_H2C ? ch :
+				   card->xdev.num_h2c + ch;
+			ret = hf_engine_setup(c);
 			if (ret) {
 				const char *why = ret == -EBUSY ?
 					" (left running, not stopping: bus mastering off)" :
@@ -108,6 +124,27 @@ int hf_engines_init(struct hf_card *card)
 		}
 	}
 	return 0;
+}
+
+/**
+ * hf_engine_reinit() - set an engine up again after a reset of the card.
+ * @c: the channel, initialised before and not ready (no interrupt handler
+ *	uses it)
+ *
+ * The engine is stopped, proven idle and its status cleared as at probe;
+ * its statistics are kept.
+ *
+ * Return: 0 or the engine core's error.
+ */
+int hf_engine_reinit(struct hf_chan *c)
+{
+	struct xdma_engine_stats st = c->engine.stats;
+	int ret;
+
+	ret = hf_engine_setup(c);
+	if (!ret)
+		c->engine.stats = st;
+	return ret;
 }
 
 /**

@@ -759,8 +759,6 @@ static pci_ers_result_t hf_slot_reset(struct pci_dev *pdev)
 	for (dir = 0; dir < 2; dir++) {
 		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
 			struct hf_chan *c = &card->chans[dir][ch];
-			struct xdma_engine_stats st = c->engine.stats;
-			u32 idx = c->index;
 
 			if (!c->ready)
 				continue;
@@ -769,22 +767,17 @@ static pci_ers_result_t hf_slot_reset(struct pci_dev *pdev)
 			if (card->nvec) {
 				bool own = card->irq_mode ==
 					   HELLOFPGA_IRQ_MODE_MSIX;
+				u32 v = own ? c->index : 0;
 
-				synchronize_irq(pci_irq_vector(pdev,
-							       own ? idx : 0));
+				synchronize_irq(pci_irq_vector(pdev, v));
 			}
-			ret = xdma_engine_init(&c->engine, &card->xdev, dir, ch,
-					       card->poll,
-					       card->wb_cpu + XDMA_WB_AREA / 4 * idx,
-					       card->wb_bus + XDMA_WB_AREA * idx);
+			ret = hf_engine_reinit(c);
 			if (ret) {
-				dev_err(&pdev->dev, "%s: %s%u does not come back after the reset: %d\n",
-					card->name, dir == XDMA_H2C ? "H2C" : "C2H",
-					ch, ret);
+				dev_err(&pdev->dev, "%s: %s does not come back after the reset: %d\n",
+					card->name, hf_chan_name(c), ret);
 				res = PCI_ERS_RESULT_DISCONNECT;
 				goto out;
 			}
-			c->engine.stats = st;
 			/* the handlers may use the engine from now on */
 			smp_store_release(&c->ready, true);
 		}
