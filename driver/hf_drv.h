@@ -491,6 +491,7 @@ int hf_events_open(struct hf_file *hf);
 ssize_t hf_events_read(struct hf_file *hf, char __user *buf, size_t count);
 __poll_t hf_events_poll(struct hf_file *hf, struct file *file,
 			poll_table *wait);
+u32 hf_events_open_mask(struct hf_card *card);
 void hf_events_wake_all(struct hf_card *card);
 
 /**

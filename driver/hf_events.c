@@ -150,6 +150,27 @@ __poll_t hf_events_poll(struct hf_file *hf, struct file *file,
 }
 
 /**
+ * hf_events_open_mask() - the user interrupts an open events node waits on.
+ * @card: the card
+ *
+ * For enabling them again after a reset of the card.
+ *
+ * Return: a bit per user interrupt.
+ */
+u32 hf_events_open_mask(struct hf_card *card)
+{
+	struct hf_file *hf;
+	u32 user = 0;
+
+	mutex_lock(&card->files_lock);
+	list_for_each_entry(hf, &card->files, node)
+		if (hf->type == HF_NODE_EVENTS)
+			user |= BIT(hf->index);
+	mutex_unlock(&card->files_lock);
+	return user;
+}
+
+/**
  * hf_events_wake_all() - wake every events reader (the card is gone).
  * @card: the card, dead
  */

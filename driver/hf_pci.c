@@ -798,17 +798,12 @@ out:
 static void hf_resume(struct pci_dev *pdev)
 {
 	struct hf_card *card = pci_get_drvdata(pdev);
-	struct hf_file *hf;
-	u32 user = 0;
+	u32 user;
 
 	if (!card || card->dead)
 		return;
 	hf_card_release_quarantines(card);
-	mutex_lock(&card->files_lock);
-	list_for_each_entry(hf, &card->files, node)
-		if (hf->type == HF_NODE_EVENTS)
-			user |= BIT(hf->index);
-	mutex_unlock(&card->files_lock);
+	user = hf_events_open_mask(card);
 	down_write(&card->hw_lock);
 	if (user)
 		hf_iowrite32(user, &card->dma_bar,
