@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PCI glue of hellofpga.ko: probe, interrupts, remove.
+ * PCI glue of hellofpga.ko: device IDs, BARs, DMA mask, interrupt vectors
+ * and handlers, probe, remove, shutdown and PCIe error recovery.  The card
+ * object is hf_card.c's, its engines and descriptor memory hf_engine.c's,
+ * what wedged engines hold hf_stop.c's.
  *
  * The XDMA IP exposes up to three memory BARs: the user BAR (the design's
  * own registers, optional), the DMA/config BAR (64 KiB, found by its
