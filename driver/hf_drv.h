@@ -371,6 +371,12 @@ struct hf_pin_core {
 	struct hf_pin_chain chains[2][XDMA_MAX_CHANNELS];
 };
 
+/*
+ * What each file gives the others, by layer: a file calls into the files
+ * above it here, never into one below (hf_main.c, at the bottom, loads the
+ * module).  scripts/driver-deps.py checks it (kernel-ci.sh's driver-deps).
+ */
+
 /* hf_param.c: the module parameters */
 extern bool hf_poll_mode;
 extern char *hf_irq_mode;
@@ -413,46 +419,7 @@ unsigned long hf_desc_mem_pages(u32 n);
 void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem);
 void hf_engines_free_desc(struct hf_card *card);
 
-/* hf_pci.c */
-extern struct pci_driver hf_pci_driver;
-
-/* hf_cdev.c */
-int hf_cdev_init(void);
-void hf_cdev_exit(void);
-int hf_cdev_create(struct hf_card *card);
-void hf_cdev_destroy(struct hf_card *card);
-
-/* hf_mmap.c */
-int hf_mmap(struct file *file, struct vm_area_struct *vma);
-void hf_mmap_zap(struct hf_card *card);
-
-/**
- * struct hf_card_window - card addresses of a read()/write()-style transfer.
- * @base: card address of the first byte, or of the window
- * @size: 0: the bytes go to @base onwards; else byte i goes to
- *	@base + i mod @size (Xilinx's aperture transfers)
- */
-struct hf_card_window {
-	u64 base;
-	u64 size;
-};
-
-/* hf_xfer.c */
-ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
-		   char __user *buf, size_t count, loff_t *ppos);
-ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
-		       char __user *buf, size_t count,
-		       const struct hf_card_window *win);
-u64 hf_sg_fit(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
-	      u32 max_desc);
-bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
-void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
-		   const struct xdma_result *res);
-
-/* hf_ioctl.c */
-long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-
-/* hf_stop.c */
+/* hf_stop.c: what wedged engines hold, bus mastering off */
 void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
 		      unsigned int npages);
 void hf_quarantine_hold(struct hf_chan *chan, struct hf_desc_mem *mem,
@@ -463,10 +430,7 @@ int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan);
 void hf_card_bus_off(struct hf_card *card, const char *why);
 void hf_card_release_quarantines(struct hf_card *card);
 
-/* hf_xdma.c */
-long hf_xdma_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);
-
-/* hf_pin.c */
+/* hf_pin.c: pins (the provider interface: hf_p2p.h) */
 u64 hf_pin_features(void);
 int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
 		  struct hf_pin_core **out);
@@ -485,7 +449,36 @@ extern const struct hf_p2p_ops hf_host_ops;
 extern const struct hf_p2p_ops hf_dmabuf_ops;
 void hf_host_sync(struct hf_pin *pin, u64 off, u64 len, bool for_device);
 
-/* hf_events.c */
+/**
+ * struct hf_card_window - card addresses of a read()/write()-style transfer.
+ * @base: card address of the first byte, or of the window
+ * @size: 0: the bytes go to @base onwards; else byte i goes to
+ *	@base + i mod @size (Xilinx's aperture transfers)
+ */
+struct hf_card_window {
+	u64 base;
+	u64 size;
+};
+
+/* hf_xfer.c: read()/write() and what XFER shares with it */
+ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
+		   char __user *buf, size_t count, loff_t *ppos);
+ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
+		       char __user *buf, size_t count,
+		       const struct hf_card_window *win);
+u64 hf_sg_fit(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
+	      u32 max_desc);
+bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
+void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
+		   const struct xdma_result *res);
+
+/* hf_xdma.c: the Xilinx reference driver's ioctls */
+long hf_xdma_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);
+
+/* hf_ioctl.c: the ioctls of every node */
+long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* hf_events.c: user interrupts */
 irqreturn_t hf_user_irq_handle(struct hf_user_irq *ui);
 int hf_events_open(struct hf_file *hf);
 ssize_t hf_events_read(struct hf_file *hf, char __user *buf, size_t count);
@@ -493,6 +486,19 @@ __poll_t hf_events_poll(struct hf_file *hf, struct file *file,
 			poll_table *wait);
 u32 hf_events_open_mask(struct hf_card *card);
 void hf_events_wake_all(struct hf_card *card);
+
+/* hf_mmap.c: BAR mappings */
+int hf_mmap(struct file *file, struct vm_area_struct *vma);
+void hf_mmap_zap(struct hf_card *card);
+
+/* hf_cdev.c: the character devices */
+int hf_cdev_init(void);
+void hf_cdev_exit(void);
+int hf_cdev_create(struct hf_card *card);
+void hf_cdev_destroy(struct hf_card *card);
+
+/* hf_pci.c: the PCI driver */
+extern struct pci_driver hf_pci_driver;
 
 /**
  * hf_dev() - the struct device of a card for messages and DMA.
