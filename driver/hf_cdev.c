@@ -19,100 +19,25 @@
  * node (read, write, mmap): the DMA engines fetch descriptors from any bus
  * address written there, so that needs CAP_SYS_RAWIO, as /dev/mem does.
  * It is decided at open from the opener's credentials and kept with the
- * open file; every ioctl works without it.
+ * open file (hf_rawio_decide(), hf_file.c); every ioctl works without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>
-#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /* Bytes of one bounce of a register read or write. */
 #define HF_REG_BOUNCE	256
 
 static struct class *hf_class;
 static dev_t hf_devt;
-
-/**
- * hf_set_error() - record the last failure of a file.
- * @hf: the file
- * @err: negative errno
- * @fmt: text
- *
- * Also logs it at debug level.
- */
-void hf_set_error(struct hf_file *hf, int err, const char *fmt, ...)
-{
-	va_list args;
-
-	spin_lock(&hf->err_lock);
-	hf->err = err;
-	va_start(args, fmt);
-	vsnprintf(hf->err_text, sizeof(hf->err_text), fmt, args);
-	va_end(args);
-	spin_unlock(&hf->err_lock);
-	dev_dbg(hf_dev(hf->card), "error %d: %s\n", err, hf->err_text);
-}
-
-/**
- * hf_set_errno() - change the errno of the last failure, keeping its text.
- * @hf: the file
- * @err: negative errno
- */
-void hf_set_errno(struct hf_file *hf, int err)
-{
-	spin_lock(&hf->err_lock);
-	hf->err = err;
-	spin_unlock(&hf->err_lock);
-}
-
-/**
- * hf_rawio_decide() - whether an open file of the control node may access
- *	the DMA/config registers itself.
- * @hf: the file, being opened by the current task
- *
- * Decided once, from the opener's credentials, as /dev/mem does: a file
- * handed on (fork, SCM_RIGHTS) keeps the opener's answer, and a privileged
- * task reading or writing through a file that an unprivileged one opened
- * (a confused deputy: a setuid program writing to a descriptor it was given)
- * is refused.  Lockdown is asked only for capable openers, so unprivileged
- * opens log nothing.
- */
-static void hf_rawio_decide(struct hf_file *hf)
-{
-	hf->rawio = false;
-	if (!hf_rawio_capable())
-		hf->rawio_why = "opened without CAP_SYS_RAWIO";
-	else if (hf_locked_down())
-		hf->rawio_why = "opened while the kernel is locked down";
-	else
-		hf->rawio = true;
-}
-
-/**
- * hf_rawio_check() - refuse raw register access to a file that may not.
- * @hf: the file
- * @what: the access, for the error text ("read", "write", "mmap")
- *
- * Return: 0 when @hf may access the DMA/config registers itself, else
- * -EPERM with the file's last error set.
- */
-int hf_rawio_check(struct hf_file *hf, const char *what)
-{
-	if (hf->rawio)
-		return 0;
-	hf_set_error(hf, -EPERM,
-		     "%s of the DMA/config registers refused: this file of %s_control was %s; raw register access needs CAP_SYS_RAWIO at open (the ioctls, the user, h2c, c2h and events nodes need none)",
-		     what, hf->card->name, hf->rawio_why);
-	return -EPERM;
-}
 
 /**
  * hf_node_size() - bound of the file position of a node.
@@ -384,27 +309,6 @@ static const struct file_operations hf_fops = {
 	.unlocked_ioctl = hf_ioctl,
 	.compat_ioctl = hf_compat_ptr_ioctl,
 };
-
-/**
- * hf_cdev_zap_mappings() - remove every BAR mapping of the card.
- * @card: the card, dead (set under hw_lock, which the fault handler takes)
- *
- * A mapping holds its file open, so walking the open files finds them all,
- * of the user and of the control node; pages are only mapped by the fault
- * handler (hf_mmap.c), which saw the card alive, so after this nothing maps
- * the BARs and a later access faults to SIGBUS.
- */
-void hf_cdev_zap_mappings(struct hf_card *card)
-{
-	struct hf_file *hf;
-
-	mutex_lock(&card->files_lock);
-	list_for_each_entry(hf, &card->files, node) {
-		if (hf->type == HF_NODE_USER || hf->type == HF_NODE_CONTROL)
-			unmap_mapping_range(hf->filp->f_mapping, 0, 0, 1);
-	}
-	mutex_unlock(&card->files_lock);
-}
 
 /**
  * hf_node_create() - create one device node.

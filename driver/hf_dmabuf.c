@@ -25,7 +25,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 #if HF_DMABUF_DYNAMIC
 #include <linux/dma-resv.h>

@@ -17,7 +17,7 @@
 #include <linux/wait.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /**
  * hf_user_irq_enable() - enable one user interrupt in the IRQ block.
@@ -147,6 +147,27 @@ __poll_t hf_events_poll(struct hf_file *hf, struct file *file,
 	if (READ_ONCE(card->dead))
 		mask |= EPOLLHUP | EPOLLERR;
 	return mask;
+}
+
+/**
+ * hf_events_open_mask() - the user interrupts an open events node waits on.
+ * @card: the card
+ *
+ * For enabling them again after a reset of the card.
+ *
+ * Return: a bit per user interrupt.
+ */
+u32 hf_events_open_mask(struct hf_card *card)
+{
+	struct hf_file *hf;
+	u32 user = 0;
+
+	mutex_lock(&card->files_lock);
+	list_for_each_entry(hf, &card->files, node)
+		if (hf->type == HF_NODE_EVENTS)
+			user |= BIT(hf->index);
+	mutex_unlock(&card->files_lock);
+	return user;
 }
 
 /**

@@ -13,7 +13,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /* Pages pinned per call of pin_user_pages_fast(). */
 #define HF_HOST_PIN_BATCH	65536u

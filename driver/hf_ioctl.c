@@ -16,7 +16,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 #include "../core/hf_abi.h"
 
 /**
@@ -408,7 +408,7 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 				      &res);
 		hf_card_exit(card);
 		if (res.wedged)
-			hf_quarantine_pin(chan, pc);
+			hf_pin_quarantine(pc, chan);
 		else if (sync && chan->dir == XDMA_C2H)
 			sync(&pc->pin, off, piece, false);
 		x->bytes += res.bytes;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Module parameters, load and unload of hellofpga.ko.
+ * Load and unload of hellofpga.ko (its parameters: hf_param.c).
  *
  * hellofpga.ko drives the Xilinx DMA/Bridge Subsystem for PCI Express (XDMA,
  * PG195) in AXI memory-mapped mode: character devices compatible with the
@@ -12,52 +12,11 @@
 
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/pci.h>
 #include <linux/string.h>
 
 #include "compat.h"
-#include "hellofpga.h"
-
-bool hf_poll_mode;
-module_param_named(poll_mode, hf_poll_mode, bool, 0444);
-MODULE_PARM_DESC(poll_mode,
-		 "Complete transfers by poll-mode writeback instead of interrupts (default: no)");
-
-char *hf_irq_mode = "auto";
-module_param_named(irq_mode, hf_irq_mode, charp, 0444);
-MODULE_PARM_DESC(irq_mode,
-		 "Interrupts: auto (MSI-X, then MSI, then legacy), msix, msi or legacy (default: auto)");
-
-unsigned int hf_timeout_ms = 5000;
-module_param_named(timeout_ms, hf_timeout_ms, uint, 0444);
-MODULE_PARM_DESC(timeout_ms,
-		 "Engine timeout of one run in ms, XFER may ask another; the engine is stopped after it (default: 5000)");
-
-unsigned long long hf_ddr_size = HF_DDR_SIZE_AUTO;
-module_param_named(ddr_size, hf_ddr_size, ullong, 0444);
-MODULE_PARM_DESC(ddr_size,
-		 "Card memory size in bytes, the bound of card addresses, for every card; 0: unbounded (default: each card's own, from the reference design's user BAR register DDR_SIZE_MB, else 2 GiB)");
-
-unsigned int hf_pin_limit_mb;
-module_param_named(pin_limit_mb, hf_pin_limit_mb, uint, 0444);
-MODULE_PARM_DESC(pin_limit_mb,
-		 "Most MiB pinned per card by PIN; 0: half of system RAM (default: 0)");
-
-unsigned int hf_stop_wait_ms = 2000;
-module_param_named(stop_wait_ms, hf_stop_wait_ms, uint, 0444);
-MODULE_PARM_DESC(stop_wait_ms,
-		 "Longest wait, in ms, for a stopped engine to finish the descriptor in progress (bounded first by that descriptor's time at the link's speed); an engine still busy after it is wedged: its memory stays allocated and its channel refuses transfers until it is idle (default: 2000)");
-
-unsigned int hf_max_pins = 4096;
-module_param_named(max_pins, hf_max_pins, uint, 0444);
-MODULE_PARM_DESC(max_pins,
-		 "Most pins one open file may hold (default: 4096)");
-
-static char *hf_ids;
-module_param_named(ids, hf_ids, charp, 0444);
-MODULE_PARM_DESC(ids,
-		 "More PCI IDs to bind, \"vendor:device[,vendor:device...]\" in hex");
+#include "hf_drv.h"
 
 /**
  * hf_add_ids() - bind the IDs of the ids parameter as dynamic IDs.
@@ -98,16 +57,52 @@ static void hf_add_ids(void)
 	kfree(list);
 }
 
+/**
+ * hf_providers_register() - the built-in memory providers, at load.
+ *
+ * Host memory always, dma-bufs where the kernel has them; registered as
+ * hellofpga-nvp2p.ko registers its own.
+ *
+ * Return: 0 or the error of hf_p2p_register().
+ */
+static int hf_providers_register(void)
+{
+	int ret;
+
+	ret = hf_p2p_register(&hf_host_ops);
+	if (ret)
+		return ret;
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
+	ret = hf_p2p_register(&hf_dmabuf_ops);
+	if (ret) {
+		hf_p2p_unregister(&hf_host_ops);
+		return ret;
+	}
+#endif
+	return 0;
+}
+
+/**
+ * hf_providers_unregister() - withdraw the built-in providers, at unload.
+ */
+static void hf_providers_unregister(void)
+{
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
+	hf_p2p_unregister(&hf_dmabuf_ops);
+#endif
+	hf_p2p_unregister(&hf_host_ops);
+}
+
 static int __init hf_init(void)
 {
 	int ret;
 
-	ret = hf_pin_init();
+	ret = hf_providers_register();
 	if (ret)
 		return ret;
 	ret = hf_cdev_init();
 	if (ret)
-		goto err_pin;
+		goto err_providers;
 	ret = pci_register_driver(&hf_pci_driver);
 	if (ret)
 		goto err_cdev;
@@ -118,8 +113,8 @@ static int __init hf_init(void)
 
 err_cdev:
 	hf_cdev_exit();
-err_pin:
-	hf_pin_exit();
+err_providers:
+	hf_providers_unregister();
 	return ret;
 }
 
@@ -127,7 +122,7 @@ static void __exit hf_exit(void)
 {
 	pci_unregister_driver(&hf_pci_driver);
 	hf_cdev_exit();
-	hf_pin_exit();
+	hf_providers_unregister();
 }
 
 module_init(hf_init);

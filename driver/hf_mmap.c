@@ -12,10 +12,10 @@
  * by the fault handler with vmf_insert_pfn(), as vfio-pci does.  The handler
  * takes the card's hw_lock for reading and inserts nothing once the card is
  * dead; remove() sets dead under the lock for writing and then zaps every
- * mapping of the card's files (hf_cdev_zap_mappings()).  So no mapping can
- * hold on to a removed card's BAR: not one set up while remove() runs
- * (its pages are not mapped before they fault), not one of a forked child
- * (the same file), and every later access raises SIGBUS.  MAP_PRIVATE is
+ * mapping of the card's files (hf_mmap_zap()).  So no mapping can hold on
+ * to a removed card's BAR: not one set up while remove() runs (its pages
+ * are not mapped before they fault), not one of a forked child (the same
+ * file), and every later access raises SIGBUS.  MAP_PRIVATE is
  * refused: a private (copy-on-write) mapping of registers means nothing,
  * and vmf_insert_pfn() must not be used on one.
  */
@@ -26,7 +26,7 @@
 #include <linux/pci.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /**
  * struct hf_bar_window - the part of a BAR that a node maps.
@@ -86,7 +86,7 @@ static int hf_bar_window(struct hf_file *hf, struct hf_bar_window *w)
  * @vmf: the fault
  *
  * Runs under the mmap lock; takes hw_lock for reading (the lock order of
- * hellofpga.h: nothing holds hw_lock while touching user memory).
+ * hf_drv.h: nothing holds hw_lock while touching user memory).
  *
  * Return: VM_FAULT_NOPAGE when the page is mapped, VM_FAULT_SIGBUS when
  * the card is gone or the page lies outside the window, VM_FAULT_OOM.
@@ -165,4 +165,25 @@ int hf_mmap(struct file *file, struct vm_area_struct *vma)
 	vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
 	hf_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	return 0;
+}
+
+/**
+ * hf_mmap_zap() - remove every BAR mapping of the card.
+ * @card: the card, dead (set under hw_lock, which the fault handler takes)
+ *
+ * A mapping holds its file open, so walking the open files finds them all,
+ * of the user and of the control node; pages are only mapped by the fault
+ * handler, which saw the card alive, so after this nothing maps the BARs
+ * and a later access faults to SIGBUS.
+ */
+void hf_mmap_zap(struct hf_card *card)
+{
+	struct hf_file *hf;
+
+	mutex_lock(&card->files_lock);
+	list_for_each_entry(hf, &card->files, node) {
+		if (hf->type == HF_NODE_USER || hf->type == HF_NODE_CONTROL)
+			unmap_mapping_range(hf->filp->f_mapping, 0, 0, 1);
+	}
+	mutex_unlock(&card->files_lock);
 }

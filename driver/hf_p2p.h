@@ -73,7 +73,7 @@ struct hf_p2p_ops {
  * @priv: provider data
  *
  * The main module's part of the structure is private to it
- * (driver/hellofpga.h).
+ * (driver/hf_drv.h).
  */
 struct hf_pin {
 	u64 addr;

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PCI glue of hellofpga.ko: probe, interrupts, remove.
+ * PCI glue of hellofpga.ko: device IDs, BARs, DMA mask, interrupt vectors
+ * and handlers, probe, remove, shutdown and PCIe error recovery.  The card
+ * object is hf_card.c's, its engines and descriptor memory hf_engine.c's,
+ * what wedged engines hold hf_stop.c's.
  *
  * The XDMA IP exposes up to three memory BARs: the user BAR (the design's
  * own registers, optional), the DMA/config BAR (64 KiB, found by its
  * identifier registers) and the bypass BAR (ignored).  Probe maps them with
- * managed (pcim/dmam) calls; the card itself is reference counted because
- * open files outlive remove().  Bus mastering is enabled only once every
- * engine is stopped and proven idle (one left running by an earlier driver
- * would otherwise go on with stale descriptors).  Remove marks the card dead
- * under hw_lock, so no file touches a register afterwards, frees the
- * interrupts, stops every engine and proves it idle, turns bus mastering
- * off, and only then frees what the card could reach: the memory wedged
- * engines held, every pin of every file, the descriptor storage (see
- * hf_stop.c).  Shutdown stops the engines the same way.
+ * managed (pcim/dmam) calls; the card itself (hf_card.c) is reference
+ * counted because open files outlive remove().  Bus mastering is enabled
+ * only once every engine is stopped and proven idle (one left running by an
+ * earlier driver would otherwise go on with stale descriptors).  Remove
+ * marks the card dead under hw_lock, so no file touches a register
+ * afterwards, frees the interrupts, stops every engine and proves it idle,
+ * turns bus mastering off, and only then frees what the card could reach:
+ * the memory wedged engines held, every pin of every file, the descriptor
+ * storage (see hf_stop.c).  Shutdown stops the engines the same way.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,15 +27,10 @@
 #include <linux/io.h>
 #include <linux/module.h>
 #include <linux/pci.h>
-#include <linux/slab.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 #include "../core/hf_user_regs.h"
-
-/* Cards by index (N of /dev/hellofpgaN_*), for open(). */
-static DEFINE_MUTEX(hf_cards_lock);	/* protects hf_cards */
-static DEFINE_IDR(hf_cards);
 
 #define HF_XDMA_ID(dev)	{ PCI_DEVICE(PCI_VENDOR_ID_XILINX, (dev)) }
 
@@ -59,101 +57,6 @@ static const struct pci_device_id hf_pci_ids[] = {
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, hf_pci_ids);
-
-/**
- * hf_card_release() - free a card when its last reference goes.
- * @ref: the card's kref
- */
-static void hf_card_release(struct kref *ref)
-{
-	struct hf_card *card = container_of(ref, struct hf_card, ref);
-	u32 dir, ch;
-
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			kvfree(card->chans[dir][ch].pages);
-			kvfree(card->chans[dir][ch].sg);
-		}
-	}
-	pci_dev_put(card->pdev);
-	kfree(card);
-}
-
-/**
- * hf_card_put() - drop a reference to a card.
- * @card: the card
- */
-void hf_card_put(struct hf_card *card)
-{
-	kref_put(&card->ref, hf_card_release);
-}
-
-/**
- * hf_card_get_by_index() - find a live card by its index.
- * @index: N of /dev/hellofpgaN_*
- *
- * Return: the card with a reference the caller puts, or NULL.
- */
-struct hf_card *hf_card_get_by_index(int index)
-{
-	struct hf_card *card;
-
-	mutex_lock(&hf_cards_lock);
-	card = idr_find(&hf_cards, index);
-	if (card)
-		kref_get(&card->ref);
-	mutex_unlock(&hf_cards_lock);
-	return card;
-}
-
-/**
- * hf_card_enter() - start an access to the card's registers or engines.
- * @card: the card
- *
- * Takes hw_lock for reading; hf_card_exit() ends the access.  Must not be
- * called with hw_lock already held, nor held while touching user memory.
- *
- * Return: 0, -ENODEV when the card was removed, -EIO while it recovers
- * from a PCIe error, -EINTR on a fatal signal (hf_card_enter_why() says
- * which in words).
- */
-int hf_card_enter(struct hf_card *card)
-{
-	if (down_read_killable(&card->hw_lock))
-		return -EINTR;
-	if (card->dead || card->frozen) {
-		up_read(&card->hw_lock);
-		return card->dead ? -ENODEV : -EIO;
-	}
-	return 0;
-}
-
-/**
- * hf_card_enter_why() - the words for an error of hf_card_enter().
- * @err: its return value
- *
- * Return: a static string.
- */
-const char *hf_card_enter_why(int err)
-{
-	switch (err) {
-	case -ENODEV:
-		return "card removed";
-	case -EIO:
-		return "card recovering from a PCIe error (see dmesg); try again";
-	default:
-		return "interrupted";
-	}
-}
-
-/**
- * hf_card_exit() - end an access started by hf_card_enter().
- * @card: the card
- */
-void hf_card_exit(struct hf_card *card)
-{
-	up_read(&card->hw_lock);
-}
 
 /* ------------------------------------------------------------------------ */
 /* BARs                                                                     */
@@ -604,121 +507,6 @@ err:
 	return ret;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Engines                                                                  */
-/* ------------------------------------------------------------------------ */
-
-/**
- * hf_engines_fini() - stop every initialised engine.
- * @card: the card
- */
-static void hf_engines_fini(struct hf_card *card)
-{
-	u32 dir, ch;
-
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
-
-			if (!c->ready)
-				continue;
-			WRITE_ONCE(c->ready, false);
-			xdma_engine_fini(&c->engine);
-		}
-	}
-}
-
-/**
- * hf_engines_init() - initialise every engine of the card.
- * @card: the card, interrupts set up, bus mastering off
- *
- * On failure the engines initialised so far stay so: the caller frees the
- * interrupts, then calls hf_engines_fini().
- *
- * Return: 0 or the engine core's error.
- */
-static int hf_engines_init(struct hf_card *card)
-{
-	u32 dir, ch, n, idx;
-	int ret;
-
-	for (dir = 0; dir < 2; dir++) {
-		n = dir == XDMA_H2C ? card->xdev.num_h2c : card->xdev.num_c2h;
-		for (ch = 0; ch < n; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
-
-			idx = dir == XDMA_H2C ? ch : card->xdev.num_h2c + ch;
-			/* XDMA_WB_AREA bytes (a cache line) per engine. */
-			c->index = idx;
-			ret = xdma_engine_init(&c->engine, &card->xdev, dir,
-					       ch, card->poll,
-					       card->wb_cpu + XDMA_WB_AREA / 4 * idx,
-					       card->wb_bus + XDMA_WB_AREA * idx);
-			if (ret) {
-				const char *why = ret == -EBUSY ?
-					" (left running, not stopping: bus mastering off)" :
-					"";
-
-				dev_err(hf_dev(card),
-					"%s%u: engine init failed: %d%s\n",
-					dir == XDMA_H2C ? "H2C" : "C2H", ch, ret,
-					why);
-				return ret;
-			}
-			/* The handlers may use the engine from now on. */
-			smp_store_release(&c->ready, true);
-		}
-	}
-	return 0;
-}
-
-/**
- * hf_card_alloc() - allocate and initialise the software state of a card.
- * @pdev: the device
- *
- * Return: the card with one reference, or NULL.
- */
-static struct hf_card *hf_card_alloc(struct pci_dev *pdev)
-{
-	struct hf_card *card;
-	u32 dir, ch, i;
-
-	card = kzalloc(sizeof(*card), GFP_KERNEL);
-	if (!card)
-		return NULL;
-	kref_init(&card->ref);
-	card->pdev = pci_dev_get(pdev);
-	card->index = -1;
-	init_rwsem(&card->hw_lock);
-	mutex_init(&card->files_lock);
-	INIT_LIST_HEAD(&card->files);
-	atomic64_set(&card->pinned_bytes, 0);
-	atomic64_set(&card->pins, 0);
-	atomic64_set(&card->irqs, 0);
-	atomic_set(&card->bus_off, 0);
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
-
-			c->card = card;
-			c->dir = dir;
-			c->ch = ch;
-			mutex_init(&c->lock);
-		}
-	}
-	for (i = 0; i < XDMA_USER_IRQS; i++) {
-		card->user_irq[i].card = card;
-		card->user_irq[i].n = i;
-		spin_lock_init(&card->user_irq[i].lock);
-		init_waitqueue_head(&card->user_irq[i].wq);
-	}
-	card->poll = hf_poll_mode;
-	card->timeout_ms = max(hf_timeout_ms, 1u);
-	card->pin_limit = hf_pin_limit_mb ? (u64)hf_pin_limit_mb << 20 :
-			  max_t(u64, hf_totalram_bytes() / 2, 1ULL << 30);
-	return card;
-}
-
 static const char * const hf_irq_mode_name[] = {
 	[HELLOFPGA_IRQ_MODE_POLL] = "no",
 	[HELLOFPGA_IRQ_MODE_LEGACY] = "legacy",
@@ -736,16 +524,11 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!card)
 		return -ENOMEM;
 
-	mutex_lock(&hf_cards_lock);
-	ret = idr_alloc(&hf_cards, NULL, 0, HF_MAX_CARDS, GFP_KERNEL);
-	mutex_unlock(&hf_cards_lock);
-	if (ret < 0) {
+	ret = hf_card_reserve_index(card);
+	if (ret) {
 		dev_err(dev, "more than %d cards\n", HF_MAX_CARDS);
 		goto err_put;
 	}
-	card->index = ret;
-	snprintf(card->name, sizeof(card->name), HF_DRV_NAME "%d",
-		 card->index);
 	pci_set_drvdata(pdev, card);
 
 	ret = pcim_enable_device(pdev);
@@ -792,9 +575,7 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_engines;
 
-	mutex_lock(&hf_cards_lock);
-	idr_replace(&hf_cards, card, card->index);
-	mutex_unlock(&hf_cards_lock);
+	hf_card_publish(card);
 
 	dev_info(dev, "%s: XDMA IP version %u, %u H2C + %u C2H channels, DMA BAR %d, user BAR %d (%llu KiB), %s interrupts, %s completion\n",
 		 card->name, card->xdev.version, card->xdev.num_h2c,
@@ -811,38 +592,11 @@ err_engines:
 	pci_clear_master(pdev);
 	hf_engines_fini(card);
 err_idr:
-	mutex_lock(&hf_cards_lock);
-	idr_remove(&hf_cards, card->index);
-	mutex_unlock(&hf_cards_lock);
+	hf_card_unpublish(card);
 	pci_set_drvdata(pdev, NULL);
 err_put:
 	hf_card_put(card);
 	return ret;
-}
-
-/**
- * hf_card_abort_runs() - make runs in flight stop waiting, new ones fail.
- * @card: the card
- *
- * Each run still stops its engine and proves it idle before it returns
- * (xdma_dev.gone); the caller then takes hw_lock for writing to wait for
- * them.
- */
-static void hf_card_abort_runs(struct hf_card *card)
-{
-	u32 dir, ch;
-
-	WRITE_ONCE(card->xdev.gone, true);
-	/* order the flag before the wake-ups; pairs with xdma_engine_run() */
-	smp_mb();
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct xdma_engine *e = &card->chans[dir][ch].engine;
-
-			if (READ_ONCE(e->xdev))
-				xdma_engine_abort(e);
-		}
-	}
 }
 
 /**
@@ -867,38 +621,32 @@ static void hf_card_stop(struct hf_card *card)
 	up_write(&card->hw_lock);
 }
 
+/**
+ * hf_remove() - unplug, unbind, rmmod: the card goes, its open files stay.
+ * @pdev: the device
+ *
+ * No new open; every access and DMA of the card ended and bus mastering
+ * off (hf_card_stop()); only then is what the card could reach freed.
+ * Open files fail with -ENODEV until they close (docs/driver-stop.md).
+ */
 static void hf_remove(struct pci_dev *pdev)
 {
 	struct hf_card *card = pci_get_drvdata(pdev);
-	u32 dir, ch;
 
 	/* No new open; existing files keep the card until they close. */
-	mutex_lock(&hf_cards_lock);
-	idr_remove(&hf_cards, card->index);
-	mutex_unlock(&hf_cards_lock);
+	hf_card_unpublish(card);
 	hf_cdev_destroy(card);
 
 	hf_card_stop(card);
-	down_write(&card->hw_lock);
 	hf_engines_fini(card);
-	up_write(&card->hw_lock);
 	hf_aer_reporting(pdev, false);
 
 	/* Bus mastering is off: nothing below can be reached by the card. */
 	hf_events_wake_all(card);
-	hf_cdev_zap_mappings(card);
+	hf_mmap_zap(card);
 	hf_card_release_quarantines(card);
 	hf_card_release_pins(card);
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
-
-			mutex_lock(&c->lock);
-			hf_desc_mem_free(card, &c->mem);
-			xdma_chain_init(&c->chain, NULL, 0, 0);
-			mutex_unlock(&c->lock);
-		}
-	}
+	hf_engines_free_desc(card);
 	dev_info(&pdev->dev, "%s removed\n", card->name);
 	pci_set_drvdata(pdev, NULL);
 	hf_card_put(card);
@@ -1014,8 +762,6 @@ static pci_ers_result_t hf_slot_reset(struct pci_dev *pdev)
 	for (dir = 0; dir < 2; dir++) {
 		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
 			struct hf_chan *c = &card->chans[dir][ch];
-			struct xdma_engine_stats st = c->engine.stats;
-			u32 idx = c->index;
 
 			if (!c->ready)
 				continue;
@@ -1024,22 +770,17 @@ static pci_ers_result_t hf_slot_reset(struct pci_dev *pdev)
 			if (card->nvec) {
 				bool own = card->irq_mode ==
 					   HELLOFPGA_IRQ_MODE_MSIX;
+				u32 v = own ? c->index : 0;
 
-				synchronize_irq(pci_irq_vector(pdev,
-							       own ? idx : 0));
+				synchronize_irq(pci_irq_vector(pdev, v));
 			}
-			ret = xdma_engine_init(&c->engine, &card->xdev, dir, ch,
-					       card->poll,
-					       card->wb_cpu + XDMA_WB_AREA / 4 * idx,
-					       card->wb_bus + XDMA_WB_AREA * idx);
+			ret = hf_engine_reinit(c);
 			if (ret) {
-				dev_err(&pdev->dev, "%s: %s%u does not come back after the reset: %d\n",
-					card->name, dir == XDMA_H2C ? "H2C" : "C2H",
-					ch, ret);
+				dev_err(&pdev->dev, "%s: %s does not come back after the reset: %d\n",
+					card->name, hf_chan_name(c), ret);
 				res = PCI_ERS_RESULT_DISCONNECT;
 				goto out;
 			}
-			c->engine.stats = st;
 			/* the handlers may use the engine from now on */
 			smp_store_release(&c->ready, true);
 		}
@@ -1060,17 +801,12 @@ out:
 static void hf_resume(struct pci_dev *pdev)
 {
 	struct hf_card *card = pci_get_drvdata(pdev);
-	struct hf_file *hf;
-	u32 user = 0;
+	u32 user;
 
 	if (!card || card->dead)
 		return;
 	hf_card_release_quarantines(card);
-	mutex_lock(&card->files_lock);
-	list_for_each_entry(hf, &card->files, node)
-		if (hf->type == HF_NODE_EVENTS)
-			user |= BIT(hf->index);
-	mutex_unlock(&card->files_lock);
+	user = hf_events_open_mask(card);
 	down_write(&card->hw_lock);
 	if (user)
 		hf_iowrite32(user, &card->dma_bar,

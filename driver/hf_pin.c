@@ -2,9 +2,10 @@
 /*
  * The pin core: memory providers, pin lifetime, revocation.
  *
- * A pin is created by HELLOFPGA_IOC_PIN through the provider of its type
- * (host memory and dma-buf built in; CUDA memory from hellofpga-nvp2p.ko,
- * which registers its providers with hf_p2p_register()).
+ * A pin is created by HELLOFPGA_IOC_PIN through the provider of its type,
+ * registered with hf_p2p_register(): host memory and dma-buf built in
+ * (hf_host.c, hf_dmabuf.c; hf_main.c registers them at load), CUDA memory
+ * from hellofpga-nvp2p.ko, which registers its own.
  *
  * Runs: XFER marks the pin active on its channel (hf_pin_start_run(), under
  * the channel's lock) for as long as DMA to the pin may be in flight, and
@@ -29,7 +30,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 #define HF_MAX_PROVIDERS	8
 /* Revocation waits stop_wait_ms plus this for the runs of a pin. */
@@ -307,7 +308,7 @@ int hf_pin_start_run(struct hf_pin_core *pc, struct hf_chan *chan)
  * hf_pin_end_run() - the run of a pin on a channel is over.
  * @pc: the pin
  * @chan: the channel, locked; its engine proven idle, or the pin in its
- *	quarantine (hf_quarantine_pin())
+ *	quarantine (hf_pin_quarantine())
  */
 void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan)
 {
@@ -518,13 +519,14 @@ void hf_pin_teardown(struct hf_pin_core *pc)
 }
 
 /**
- * hf_pin_quarantine_drop() - a wedged channel lets go of a pin.
- * @pc: the pin
+ * hf_pin_quarantine_release() - a wedged channel lets go of a pin.
+ * @data: the pin (struct hf_pin_core), referenced by the quarantine
  *
  * The last one to let go of a pin already torn down gives its memory back.
  */
-void hf_pin_quarantine_drop(struct hf_pin_core *pc)
+static void hf_pin_quarantine_release(void *data)
 {
+	struct hf_pin_core *pc = data;
 	bool give;
 
 	spin_lock(&pc->state_lock);
@@ -534,6 +536,30 @@ void hf_pin_quarantine_drop(struct hf_pin_core *pc)
 	spin_unlock(&pc->state_lock);
 	if (give)
 		hf_pin_give_back(pc);
+	hf_pin_put(pc);
+}
+
+/**
+ * hf_pin_quarantine() - a wedged engine keeps a pin it was running.
+ * @pc: the pin, its run on @chan still marked active
+ * @chan: the channel, locked, its engine wedged
+ *
+ * The channel's quarantine takes a reference on the pin and the storage of
+ * its chain for @chan; the provider's unpin is deferred until the
+ * quarantine's release (hf_quarantine_release()).
+ */
+void hf_pin_quarantine(struct hf_pin_core *pc, struct hf_chan *chan)
+{
+	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
+
+	lockdep_assert_held(&chan->lock);
+	kref_get(&pc->ref);
+	spin_lock(&pc->state_lock);
+	pc->quarantined++;
+	spin_unlock(&pc->state_lock);
+	hf_quarantine_hold(chan, &pch->mem, hf_pin_quarantine_release, pc,
+			   "the pinned buffer and its mapping");
+	pch->valid = false;
 }
 
 /**
@@ -726,37 +752,4 @@ void hf_card_release_pins(struct hf_card *card)
 		}
 	}
 	mutex_unlock(&card->files_lock);
-}
-
-/**
- * hf_pin_init() - register the built-in providers, at load.
- *
- * Return: 0 or a negative errno.
- */
-int hf_pin_init(void)
-{
-	int ret;
-
-	ret = hf_p2p_register(&hf_host_ops);
-	if (ret)
-		return ret;
-#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
-	ret = hf_p2p_register(&hf_dmabuf_ops);
-	if (ret) {
-		hf_p2p_unregister(&hf_host_ops);
-		return ret;
-	}
-#endif
-	return 0;
-}
-
-/**
- * hf_pin_exit() - unregister the built-in providers, at unload.
- */
-void hf_pin_exit(void)
-{
-#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
-	hf_p2p_unregister(&hf_dmabuf_ops);
-#endif
-	hf_p2p_unregister(&hf_host_ops);
 }

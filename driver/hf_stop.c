@@ -6,18 +6,22 @@
  * descriptor in progress finish, and one descriptor can carry 256 MiB.  The
  * engine core (xdma_engine_run(), xdma_engine_quiesce()) therefore proves an
  * engine idle after every stop, waiting at most what the descriptor can
- * still take at the link's rate (hf_link_rate(), capped by the stop_wait_ms
- * parameter).  An engine that does not go idle is wedged, and this file
- * keeps what it may still touch alive:
+ * still take at the link's rate (hf_link_rate() in hf_engine.c, capped by
+ * the stop_wait_ms parameter).  An engine that does not go idle is wedged,
+ * and this file keeps what it may still touch alive:
  *
- *   - hf_quarantine_rw() / hf_quarantine_pin() take over the mapping, the
- *     pinned pages or the pin, and the descriptor storage of the run that
- *     wedged the channel; the pin's provider unpin waits for the release;
+ *   - hf_quarantine_rw() takes over the mapping and the pinned pages of a
+ *     read()/write() chunk, hf_quarantine_hold() what else a run used (a
+ *     pin, through hf_pin_quarantine(), with a callback that lets go of
+ *     it), each with the descriptor storage of the run that wedged the
+ *     channel; the pin's provider unpin waits for the release;
  *   - hf_chan_usable(), at the start of every run, looks again: an engine
  *     found idle is released (the quarantine freed) and used, one still
  *     busy fails at once with -EIO and a text that names the channel;
  *   - removal and shutdown stop and prove idle every engine, then turn bus
- *     mastering off before anything is freed (hf_engines_quiesce());
+ *     mastering off before anything is freed (hf_engines_quiesce(),
+ *     hf_engine.c), and only then release the quarantines
+ *     (hf_card_release_quarantines());
  *   - a pin whose memory goes away behind our back (revocation) while a
  *     wedged channel holds it turns bus mastering off too
  *     (hf_card_bus_off()): the card can reach nothing any more, until the
@@ -33,52 +37,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "hellofpga.h"
-
-/**
- * hf_link_rate() - data rate of the card's PCIe link in one direction.
- * @pdev: the card
- *
- * From the negotiated speed and width in the Link Status register: lanes x
- * transfer rate x line encoding (8b/10b up to 5 GT/s, 128b/130b above),
- * without packet overheads (the idle bound has its own margin).
- *
- * Return: bytes per second, 0 when unknown (not PCIe, or the register
- * reads a speed or width of 0).
- */
-u64 hf_link_rate(struct pci_dev *pdev)
-{
-	/* Mbit/s of payload per lane, by the Current Link Speed encoding */
-	static const u32 lane_mbps[] = { 0, 2000, 4000, 7877, 15754, 31508,
-					 63015 };
-	u16 lnksta = 0;
-	u32 speed, width;
-
-	if (!pci_is_pcie(pdev) ||
-	    pcie_capability_read_word(pdev, PCI_EXP_LNKSTA, &lnksta))
-		return 0;
-	speed = lnksta & PCI_EXP_LNKSTA_CLS;
-	width = (lnksta & PCI_EXP_LNKSTA_NLW) >> PCI_EXP_LNKSTA_NLW_SHIFT;
-	if (!width || speed >= ARRAY_SIZE(lane_mbps))
-		return 0;
-	return (u64)lane_mbps[speed] * width * 1000000 / 8;
-}
-
-/**
- * hf_chan_name() - "H2C0" etc., for messages.
- * @chan: the channel
- *
- * Return: a static string.
- */
-static const char *hf_chan_name(const struct hf_chan *chan)
-{
-	static const char * const names[2][XDMA_MAX_CHANNELS] = {
-		{ "H2C0", "H2C1", "H2C2", "H2C3" },
-		{ "C2H0", "C2H1", "C2H2", "C2H3" },
-	};
-
-	return names[chan->dir][chan->ch % XDMA_MAX_CHANNELS];
-}
+#include "hf_drv.h"
 
 /**
  * hf_quarantine_log() - say once per wedge that a channel is wedged.
@@ -122,29 +81,28 @@ void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
 }
 
 /**
- * hf_quarantine_pin() - keep a pin the wedged engine was running.
+ * hf_quarantine_hold() - keep the chain of a run the wedged engine has, and
+ *	what else the run used.
  * @chan: the channel, locked, its engine wedged
- * @pc: the pin, its run on @chan still marked active
- *
- * Takes a reference on the pin and the storage of its chain for @chan; the
- * provider's unpin is deferred until hf_quarantine_release().
+ * @mem: storage of the chain; taken over (emptied)
+ * @release: called by hf_quarantine_release() with @data to let go of the
+ *	rest (a pin: hf_pin_quarantine()), once nothing can reach it
+ * @data: its argument
+ * @what: what is kept, for the message
  */
-void hf_quarantine_pin(struct hf_chan *chan, struct hf_pin_core *pc)
+void hf_quarantine_hold(struct hf_chan *chan, struct hf_desc_mem *mem,
+			void (*release)(void *data), void *data,
+			const char *what)
 {
-	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
 	struct hf_quarantine *q = &chan->q;
 
 	lockdep_assert_held(&chan->lock);
-	kref_get(&pc->ref);
-	spin_lock(&pc->state_lock);
-	pc->quarantined++;
-	spin_unlock(&pc->state_lock);
 	q->held = true;
-	q->pin = pc;
-	q->mem = pch->mem;
-	memset(&pch->mem, 0, sizeof(pch->mem));
-	pch->valid = false;
-	hf_quarantine_log(chan, "the pinned buffer and its mapping");
+	q->release = release;
+	q->release_data = data;
+	q->mem = *mem;
+	memset(mem, 0, sizeof(*mem));
+	hf_quarantine_log(chan, what);
 }
 
 /**
@@ -174,10 +132,8 @@ void hf_quarantine_release(struct hf_chan *chan)
 		kvfree(q->pages);
 	}
 	hf_desc_mem_free(card, &q->mem);
-	if (q->pin) {
-		hf_pin_quarantine_drop(q->pin);
-		hf_pin_put(q->pin);
-	}
+	if (q->release)
+		q->release(q->release_data);
 	memset(q, 0, sizeof(*q));
 	dev_info(hf_dev(card), "%s: wedged run's memory released\n",
 		 hf_chan_name(chan));
@@ -250,35 +206,6 @@ void hf_card_bus_off(struct hf_card *card, const char *why)
 	dev_err(hf_dev(card),
 		"bus mastering turned off: %s; the card cannot move data until the driver is unbound and bound again\n",
 		why);
-}
-
-/**
- * hf_engines_quiesce() - stop every engine and make sure none moves data.
- * @card: the card, dead (no run in progress: hw_lock held for writing)
- *
- * For removal and shutdown: each engine is stopped and proven idle; then
- * bus mastering goes off whatever the engines did, so nothing freed after
- * this can be reached by the card.
- */
-void hf_engines_quiesce(struct hf_card *card)
-{
-	u32 dir, ch;
-	int ret;
-
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
-
-			if (!c->ready)
-				continue;
-			ret = xdma_engine_quiesce(&c->engine, NULL);
-			if (ret == -EBUSY)
-				dev_warn(hf_dev(card),
-					 "%s still busy at removal: bus mastering goes off before its memory is freed\n",
-					 hf_chan_name(c));
-		}
-	}
-	pci_clear_master(card->pdev);
 }
 
 /**

@@ -20,7 +20,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 #include "../include/uapi/hellofpga_xdma.h"
 
 /**

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Read()/write() of the h2c and c2h nodes, and helpers shared
- * with the XFER ioctl: descriptor storage, range checks, failure reports.
+ * with the XFER ioctl: segment fitting, range checks, failure reports.
  *
  * A read() or write() moves the user buffer in chunks of at most
  * HF_RW_CHUNK_PAGES pages: pin the pages, build an sg table with segments
@@ -23,7 +23,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "hellofpga.h"
+#include "hf_drv.h"
 
 /*
  * Window transfers: most window ends in one chunk, so that its chain
@@ -31,64 +31,6 @@
  * HF_RUN_MAX_DESC descriptors.
  */
 #define HF_RW_CHUNK_WINDOWS	8192u
-
-/**
- * hf_desc_mem_free() - free descriptor storage.
- * @card: the card whose device it was allocated for
- * @mem: the storage (emptied)
- */
-void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem)
-{
-	if (mem->cpu)
-		dma_free_coherent(hf_dev(card),
-				  (size_t)mem->cap * XDMA_DESC_SIZE, mem->cpu,
-				  mem->bus);
-	mem->cpu = NULL;
-	mem->bus = 0;
-	mem->cap = 0;
-}
-
-/**
- * hf_desc_mem_pages() - pages of descriptor storage for @n descriptors.
- * @n: descriptors needed
- *
- * Return: the pages hf_desc_mem_reserve() allocates for them.
- */
-unsigned long hf_desc_mem_pages(u32 n)
-{
-	u64 cap = max_t(u32, PAGE_SIZE / XDMA_DESC_SIZE, roundup_pow_of_two(n));
-
-	return DIV_ROUND_UP(cap * XDMA_DESC_SIZE, PAGE_SIZE);
-}
-
-/**
- * hf_desc_mem_reserve() - make descriptor storage hold @n descriptors.
- * @card: the card
- * @mem: the storage; grown (to a power of two, at least a page) when too
- *	small, kept otherwise
- * @n: descriptors needed
- *
- * Return: 0, or -ENOMEM (the old storage is kept then).
- */
-int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem, u32 n)
-{
-	u32 cap = max_t(u32, PAGE_SIZE / XDMA_DESC_SIZE,
-			roundup_pow_of_two(n));
-	dma_addr_t bus;
-	void *cpu;
-
-	if (mem->cpu && mem->cap >= n)
-		return 0;
-	cpu = dma_alloc_coherent(hf_dev(card), (size_t)cap * XDMA_DESC_SIZE,
-				 &bus, GFP_KERNEL);
-	if (!cpu)
-		return -ENOMEM;
-	hf_desc_mem_free(card, mem);
-	mem->cpu = cpu;
-	mem->bus = bus;
-	mem->cap = cap;
-	return 0;
-}
 
 /**
  * hf_sg_fit() - bytes of a range that fit in a chain of @max_desc.

@@ -4,8 +4,9 @@
 #
 # Steps (default: all):
 #   deps        apt-get install what is missing: linux-headers-amd64, sparse,
-#               gcc-aarch64-linux-gnu, make, perl, xz-utils
+#               gcc-aarch64-linux-gnu, make, perl, xz-utils, python3
 #   checkpatch  checkpatch.pl --no-tree --strict on the kernel sources
+#   driver-deps scripts/driver-deps.py: no import cycle between driver/*.c
 #   amd64       build hellofpga.ko and hellofpga-nvp2p.ko (desktop) with
 #               KCFLAGS=-Werror W=1 against Debian 12's amd64 headers
 #   sparse      the same trees again with C=2 CHECK=sparse (amd64 and arm64)
@@ -145,7 +146,7 @@ step_deps() {
 	log "deps"
 	local missing=() p
 	for p in linux-headers-amd64 sparse gcc-aarch64-linux-gnu make perl kmod \
-		xz-utils; do
+		xz-utils python3; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'install ok installed' || missing+=("$p")
 	done
@@ -361,6 +362,37 @@ step_checkpatch() {
 	fi
 }
 
+# -------------------------------------------------------- driver-deps --
+
+# The layering of hellofpga.ko's files (driver/hf_drv.h): no file calls
+# into one that calls back into it, directly or around a circle.
+step_driver_deps() {
+	local logf=$out/logs/driver-deps.log script rc=0 last
+	log "driver-deps"
+	script=$src/scripts/driver-deps.py
+	[ -f "$script" ] || script=$repo/scripts/driver-deps.py
+	if [ ! -d "$src/driver" ]; then
+		fail driver-deps "no driver/ in $src"
+		return 1
+	fi
+	python3 "$script" "$src/driver" >"$logf" 2>&1 </dev/null || rc=$?
+	if [ "$rc" = 0 ]; then
+		pass driver-deps
+		return 0
+	fi
+	last=$(tail -n 1 "$logf")
+	last=${last#driver-deps: }
+	if [ "$rc" = 1 ]; then
+		fail driver-deps "$last"
+		sed -n '/^files importing each other/,$p' "$logf" | head -n 15 |
+			sed 's/^/    /'
+	else
+		fail driver-deps "scripts/driver-deps.py exited $rc: $last"
+	fi
+	echo "    (log: $logf)"
+	return 1
+}
+
 # -------------------------------------------------------------- builds --
 
 NV_SRC=
@@ -513,15 +545,18 @@ step_sparse_arch() {
 
 want() { [ -n "${steps[$1]:-}" ]; }
 declare -A steps=()
-[ $# = 0 ] && set -- checkpatch amd64 arm64 sparse
+[ $# = 0 ] && set -- checkpatch driver-deps amd64 arm64 sparse
 for s in "$@"; do
 	case $s in
-	all) steps[checkpatch]=1 steps[amd64]=1 steps[arm64]=1 steps[sparse]=1 ;;
-	deps | checkpatch | amd64 | arm64) steps[$s]=1 ;;
+	all)
+		steps[checkpatch]=1 steps[driver-deps]=1 steps[amd64]=1
+		steps[arm64]=1 steps[sparse]=1
+		;;
+	deps | checkpatch | driver-deps | amd64 | arm64) steps[$s]=1 ;;
 	sparse) steps[sparse]=1 steps[amd64]=1 steps[arm64]=1 ;;
 	arm64-headers) steps[arm64h]=1 ;;
 	*)
-		sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//' >&2
+		sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2
 		exit 2
 		;;
 	esac
@@ -532,6 +567,7 @@ want arm64 && steps[arm64h]=1
 start=$SECONDS
 if step_deps; then
 	want checkpatch && step_checkpatch
+	want driver-deps && step_driver_deps
 	if want amd64; then
 		build_arch amd64
 		step_module_version

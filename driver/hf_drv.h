@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal structures of hellofpga.ko, the PCIe driver of a
- * Xilinx XDMA (PG195) card.
+ * hf_drv.h - internal structures of hellofpga.ko, the PCIe driver of a
+ * Xilinx XDMA (PG195) card, private to its files (the ioctl ABI is
+ * include/uapi/hellofpga.h, the memory providers' interface hf_p2p.h).
  *
  * Objects and lifetimes:
  *   struct hf_card   one bound PCI function; reference counted, because open
@@ -20,17 +21,19 @@
  * already.  Revocation (a provider's callback) takes only state_lock and
  * waits, bounded, for the runs of the pin to end (docs/driver-stop.md).
  */
-#ifndef HF_HELLOFPGA_H
-#define HF_HELLOFPGA_H
+#ifndef HF_DRV_H
+#define HF_DRV_H
 
 #include <linux/atomic.h>
 #include <linux/cdev.h>
 #include <linux/idr.h>
+#include <linux/irqreturn.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/nospec.h>
 #include <linux/pci.h>
+#include <linux/poll.h>
 #include <linux/rwsem.h>
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
@@ -110,8 +113,11 @@ struct hf_desc_mem {
  * @pages: the chunk's pinned user pages (the array is owned)
  * @npages: their number
  * @c2h: direction of the chunk (pages dirtied on release)
- * @pin: the pin whose chain the engine was running, referenced; its
- *	provider's unpin waits for the release (hf_pin_core.quarantined)
+ * @release: lets go of what else the run used, NULL when nothing: for a
+ *	pin whose chain the engine was running (hf_pin_quarantine()), its
+ *	reference, and the provider's unpin that waits for this release
+ *	(hf_pin_core.quarantined)
+ * @release_data: the argument of @release
  *
  * Nothing here is unmapped, unpinned or freed while the engine may still
  * move data: only when xdma_engine_recover() proves it idle, or once bus
@@ -125,7 +131,8 @@ struct hf_quarantine {
 	struct page **pages;
 	unsigned int npages;
 	bool c2h;
-	struct hf_pin_core *pin;
+	void (*release)(void *data);
+	void *release_data;
 };
 
 /**
@@ -363,7 +370,13 @@ struct hf_pin_core {
 	struct hf_pin_chain chains[2][XDMA_MAX_CHANNELS];
 };
 
-/* Module parameters (hf_main.c). */
+/*
+ * What each file gives the others, by layer: a file calls into the files
+ * above it here, never into one below (hf_main.c, at the bottom, loads the
+ * module).  scripts/driver-deps.py checks it (kernel-ci.sh's driver-deps).
+ */
+
+/* hf_param.c: the module parameters */
 extern bool hf_poll_mode;
 extern char *hf_irq_mode;
 extern unsigned int hf_timeout_ms;
@@ -371,28 +384,69 @@ extern unsigned long long hf_ddr_size;
 extern unsigned int hf_pin_limit_mb;
 extern unsigned int hf_stop_wait_ms;
 extern unsigned int hf_max_pins;
+extern char *hf_ids;
 
-/* hf_pci.c */
-extern struct pci_driver hf_pci_driver;
+/* hf_file.c: state of an open file */
+__printf(3, 4) void hf_set_error(struct hf_file *hf, int err,
+				 const char *fmt, ...);
+void hf_set_errno(struct hf_file *hf, int err);
+void hf_rawio_decide(struct hf_file *hf);
+int hf_rawio_check(struct hf_file *hf, const char *what);
+
+/* hf_card.c: the card object, its registry and lifetime */
+struct hf_card *hf_card_alloc(struct pci_dev *pdev);
+int hf_card_reserve_index(struct hf_card *card);
+void hf_card_publish(struct hf_card *card);
+void hf_card_unpublish(struct hf_card *card);
 void hf_card_put(struct hf_card *card);
 struct hf_card *hf_card_get_by_index(int index);
 int hf_card_enter(struct hf_card *card);
 const char *hf_card_enter_why(int err);
 void hf_card_exit(struct hf_card *card);
+void hf_card_abort_runs(struct hf_card *card);
 
-/* hf_cdev.c */
-int hf_cdev_init(void);
-void hf_cdev_exit(void);
-int hf_cdev_create(struct hf_card *card);
-void hf_cdev_destroy(struct hf_card *card);
-void hf_cdev_zap_mappings(struct hf_card *card);
-__printf(3, 4) void hf_set_error(struct hf_file *hf, int err,
-				 const char *fmt, ...);
-void hf_set_errno(struct hf_file *hf, int err);
-int hf_rawio_check(struct hf_file *hf, const char *what);
+/* hf_engine.c: the engines and their descriptor memory */
+const char *hf_chan_name(const struct hf_chan *chan);
+u64 hf_link_rate(struct pci_dev *pdev);
+int hf_engines_init(struct hf_card *card);
+int hf_engine_reinit(struct hf_chan *c);
+void hf_engines_fini(struct hf_card *card);
+void hf_engines_quiesce(struct hf_card *card);
+int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem,
+			u32 n);
+unsigned long hf_desc_mem_pages(u32 n);
+void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem);
+void hf_engines_free_desc(struct hf_card *card);
 
-/* hf_mmap.c */
-int hf_mmap(struct file *file, struct vm_area_struct *vma);
+/* hf_stop.c: what wedged engines hold, bus mastering off */
+void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
+		      unsigned int npages);
+void hf_quarantine_hold(struct hf_chan *chan, struct hf_desc_mem *mem,
+			void (*release)(void *data), void *data,
+			const char *what);
+void hf_quarantine_release(struct hf_chan *chan);
+int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan);
+void hf_card_bus_off(struct hf_card *card, const char *why);
+void hf_card_release_quarantines(struct hf_card *card);
+
+/* hf_pin.c: pins (the provider interface: hf_p2p.h) */
+u64 hf_pin_features(void);
+int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
+		  struct hf_pin_core **out);
+void hf_pin_teardown(struct hf_pin_core *pc);
+void hf_pin_put(struct hf_pin_core *pc);
+int hf_pin_start_run(struct hf_pin_core *pc, struct hf_chan *chan);
+void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan);
+void hf_pin_quarantine(struct hf_pin_core *pc, struct hf_chan *chan);
+int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
+			struct hf_pin_chain *pch, u32 n);
+void hf_file_release_pins(struct hf_file *hf);
+void hf_card_release_pins(struct hf_card *card);
+
+/* hf_host.c, hf_dmabuf.c: the built-in providers */
+extern const struct hf_p2p_ops hf_host_ops;
+extern const struct hf_p2p_ops hf_dmabuf_ops;
+void hf_host_sync(struct hf_pin *pin, u64 off, u64 len, bool for_device);
 
 /**
  * struct hf_card_window - card addresses of a read()/write()-style transfer.
@@ -405,67 +459,45 @@ struct hf_card_window {
 	u64 size;
 };
 
-/* hf_xfer.c */
+/* hf_xfer.c: read()/write() and what XFER shares with it */
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		   char __user *buf, size_t count, loff_t *ppos);
 ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
 		       char __user *buf, size_t count,
 		       const struct hf_card_window *win);
-int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem,
-			u32 n);
-unsigned long hf_desc_mem_pages(u32 n);
-void hf_desc_mem_free(struct hf_card *card, struct hf_desc_mem *mem);
 u64 hf_sg_fit(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
 	      u32 max_desc);
 bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
 void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 		   const struct xdma_result *res);
 
-/* hf_ioctl.c */
-long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-
-/* hf_stop.c */
-u64 hf_link_rate(struct pci_dev *pdev);
-void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
-		      unsigned int npages);
-void hf_quarantine_pin(struct hf_chan *chan, struct hf_pin_core *pc);
-void hf_quarantine_release(struct hf_chan *chan);
-int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan);
-void hf_card_bus_off(struct hf_card *card, const char *why);
-void hf_engines_quiesce(struct hf_card *card);
-void hf_card_release_quarantines(struct hf_card *card);
-
-/* hf_xdma.c */
+/* hf_xdma.c: the Xilinx reference driver's ioctls */
 long hf_xdma_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);
 
-/* hf_pin.c */
-int hf_pin_init(void);
-void hf_pin_exit(void);
-u64 hf_pin_features(void);
-int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
-		  struct hf_pin_core **out);
-void hf_pin_teardown(struct hf_pin_core *pc);
-void hf_pin_put(struct hf_pin_core *pc);
-int hf_pin_start_run(struct hf_pin_core *pc, struct hf_chan *chan);
-void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan);
-void hf_pin_quarantine_drop(struct hf_pin_core *pc);
-int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
-			struct hf_pin_chain *pch, u32 n);
-void hf_file_release_pins(struct hf_file *hf);
-void hf_card_release_pins(struct hf_card *card);
+/* hf_ioctl.c: the ioctls of every node */
+long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
-/* hf_host.c, hf_dmabuf.c: the built-in providers */
-extern const struct hf_p2p_ops hf_host_ops;
-extern const struct hf_p2p_ops hf_dmabuf_ops;
-void hf_host_sync(struct hf_pin *pin, u64 off, u64 len, bool for_device);
-
-/* hf_events.c */
+/* hf_events.c: user interrupts */
 irqreturn_t hf_user_irq_handle(struct hf_user_irq *ui);
 int hf_events_open(struct hf_file *hf);
 ssize_t hf_events_read(struct hf_file *hf, char __user *buf, size_t count);
 __poll_t hf_events_poll(struct hf_file *hf, struct file *file,
 			poll_table *wait);
+u32 hf_events_open_mask(struct hf_card *card);
 void hf_events_wake_all(struct hf_card *card);
+
+/* hf_mmap.c: BAR mappings */
+int hf_mmap(struct file *file, struct vm_area_struct *vma);
+void hf_mmap_zap(struct hf_card *card);
+
+/* hf_cdev.c: the character devices */
+int hf_cdev_init(void);
+void hf_cdev_exit(void);
+int hf_cdev_create(struct hf_card *card);
+void hf_cdev_destroy(struct hf_card *card);
+
+/* hf_pci.c: the PCI driver */
+extern struct pci_driver hf_pci_driver;
 
 /**
  * hf_dev() - the struct device of a card for messages and DMA.
@@ -529,4 +561,4 @@ static inline struct hf_chan *hf_chan_by_index(struct hf_card *card,
 			    hf_chan_of(card, XDMA_C2H, index - nh);
 }
 
-#endif /* HF_HELLOFPGA_H */
+#endif /* HF_DRV_H */
