@@ -45,12 +45,14 @@ static const struct hf_errname errnames[] = {
 
 const char *HelloFPGA_StrError(int err)
 {
-	int e = err < 0 ? -err : err;
-
 	if (err > 0)
 		return "not an error code (positive value)";
+	/*
+	 * Compare with -errnames[i].err rather than negate @err: -INT_MIN is
+	 * undefined behaviour.
+	 */
 	for (size_t i = 0; i < ARRAY_SIZE(errnames); i++)
-		if (errnames[i].err == e)
+		if (-errnames[i].err == err)
 			return errnames[i].text;
 	return "unknown error code";
 }
