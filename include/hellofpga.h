@@ -99,8 +99,11 @@ int HelloFPGA_DMA_MM_WriteH2C(HELLOFPGA_HANDLE hDev, int ch, const void *buf,
 
 /**
  * HelloFPGA_StrError() - short description of an error code.
- * @err: a value returned by this library (negative errno), or 0
- * Return: a static string, e.g. "ECHRNG: channel number out of range".
+ * @err: a value returned by this library (negative errno), or 0; any int
+ * Return: a static string: the errno's name and meaning for every errno of
+ * Linux, e.g. "ECHRNG: channel number out of range"; "success" for 0; a
+ * text saying it is not an error code for a positive value or one below
+ * -4095, or that no errno has this value.  Never NULL; thread-safe.
  */
 const char *HelloFPGA_StrError(int err);
 
