@@ -56,8 +56,22 @@ typedef struct hellofpga_dev *HELLOFPGA_HANDLE;
  * @name: card name, or NULL / "" for the default card
  * @phDev: receives the handle on success; untouched on failure
  *
- * Return: 0, or -ENODEV when no card is found (the last-error text says how
- * to use the emulated card), -EINVAL for a malformed name, -ENOMEM.
+ * Return: 0, or
+ * -EFAULT (@phDev is NULL),
+ * -EINVAL (a malformed name or option; or emu:N exists with another ddr=),
+ * -ENODEV (no such card; without a hardware card the last-error text says
+ * how to use the emulated card),
+ * -ENOENT, -ENOTDIR (emulated card: the directory of its files,
+ * $HELLOFPGA_EMU_DIR, does not exist or is not a directory),
+ * -EACCES, -EPERM (permission denied: the card's nodes, or the emulated
+ * card's files or their directory),
+ * -EMFILE, -ENFILE (too many open files),
+ * -EAGAIN (the emulated card's engine threads cannot be started),
+ * -ENOMEM (out of memory, or the card memory cannot be mapped),
+ * -EPROTO (the kernel driver speaks another ABI major version, or reports
+ * a card it cannot have),
+ * -EIO (any other failure of a system call on the card's nodes or files;
+ * the last-error text names it).
  */
 int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev);
 

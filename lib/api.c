@@ -57,7 +57,7 @@ static bool is_emu_name(const char *name)
 	       (name[3] == '\0' || name[3] == ':' || name[3] == ',');
 }
 
-int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
+static int open_card(const char *name, HELLOFPGA_HANDLE *phDev)
 {
 	struct hellofpga_dev *dev;
 	const char *env;
@@ -94,6 +94,11 @@ int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
 	dev->magic = HF_DEV_MAGIC;
 	*phDev = dev;
 	return 0;
+}
+
+int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
+{
+	return hf_api_ret(HF_API_OPEN, open_card(name, phDev));
 }
 
 /**

@@ -166,6 +166,38 @@ const char *HelloFPGA_StrError(int err)
 	return "unknown error code (no errno of Linux has this value)";
 }
 
+const struct hf_api_errs hf_api_errs[HF_API_COUNT] = {
+	[HF_API_OPEN] = { "HelloFPGA_Open", {
+		EFAULT, EINVAL, ENODEV, ENOENT, ENOTDIR, EACCES, EPERM, EMFILE,
+		ENFILE, EAGAIN, ENOMEM, EPROTO, EIO } },
+};
+
+/**
+ * hf_api_ret() - what public function @fn returns for @ret.
+ * @fn: the function
+ * @ret: the result of its work: 0, positive, or negative errno
+ *
+ * The errors of system calls, of the driver and of CUDA reach the public
+ * functions in many places; this one boundary keeps each function to the
+ * errors its documentation lists.  An error outside the list is reported
+ * as -EIO; the last-error text, set where the error arose, still names it.
+ *
+ * Return: @ret when it is 0, positive or documented for @fn, else -EIO.
+ */
+int hf_api_ret(enum hf_api fn, int ret)
+{
+	const int *e = hf_api_errs[fn].errs;
+
+	if (ret >= 0)
+		return ret;
+	for (int i = 0; i < HF_API_MAX_ERRS && e[i]; i++)
+		if (-e[i] == ret)
+			return ret;
+	hf_os_log("%s: %s is not one of its documented errors: reported as EIO",
+		  hf_api_errs[fn].fn, HelloFPGA_StrError(ret));
+	return -EIO;
+}
+
 static _Thread_local char tls_error[HF_ERRLEN];
 static _Thread_local char tls_copy[HF_ERRLEN];
 

@@ -186,6 +186,31 @@ int hf_set_errorv(struct hellofpga_dev *dev, int err, const char *fmt,
 		  va_list ap);
 void hf_clear_error(struct hellofpga_dev *dev);
 
+/*
+ * error.c: the public functions that pass on errors of system calls, the
+ * driver or CUDA return only the errors include/hellofpga.h documents for
+ * them; hf_api_ret() reports any other as -EIO.
+ */
+enum hf_api {
+	HF_API_OPEN,
+	HF_API_COUNT
+};
+
+#define HF_API_MAX_ERRS	24
+
+/**
+ * struct hf_api_errs - the errors a public function documents.
+ * @fn: its name
+ * @errs: the errnos (positive), 0-terminated; EIO among them
+ */
+struct hf_api_errs {
+	const char *fn;
+	int errs[HF_API_MAX_ERRS];
+};
+
+extern const struct hf_api_errs hf_api_errs[HF_API_COUNT];
+int hf_api_ret(enum hf_api fn, int ret);
+
 /* api.c */
 int hf_check_handle(struct hellofpga_dev *dev, const char *fn);
 
