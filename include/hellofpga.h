@@ -90,23 +90,33 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
  * @len: bytes to copy; 0 is a no-op
  * @actual: if not NULL, receives the bytes copied (also on failure)
  *
- * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf), -ECHRNG (no such
- * channel), -ERANGE (range past the end of card memory), -EOVERFLOW
- * (@offset + @len wraps), -ETIMEDOUT (engine timed out; it was stopped and
- * proven idle before the call returned), -EIO (the engine reported an
- * error; or the channel is wedged: its engine did not stop after an
- * earlier failure, and the channel refuses transfers until it does, see
- * docs/driver-stop.md; or the card recovers from a PCIe error), -ENODEV
- * (card gone).  After a failure the contents of @buf are undefined.
+ * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf, or desktop GPU
+ * memory outside TransferMode), -ECHRNG (no such channel), -ERANGE (range
+ * past the end of card memory), -EOVERFLOW (@offset + @len wraps),
+ * -ETIMEDOUT (engine timed out; it was stopped and proven idle before the
+ * call returned), -EIO (the engine reported an error; or the channel is
+ * wedged: its engine did not stop after an earlier failure, and the
+ * channel refuses transfers until it does, see docs/driver-stop.md; or the
+ * card recovers from a PCIe error; or any other failure of a system call,
+ * named by the last-error text), -ENODEV (card gone), -ENOMEM (no memory
+ * for the transfer's descriptors or mappings; kernel driver: the pages of
+ * @buf exceed the caller's RLIMIT_MEMLOCK).
+ * In TransferMode GPU_PINNED, with @buf inside the registered GPU buffer
+ * (see HelloFPGA_SetTransferMode()), also -EINVAL (@buf straddles the
+ * registered buffer's end, or the card needs aligned GPU Direct transfers),
+ * -ENXIO (the registered GPU memory was freed) and -ENOENT (the buffer was
+ * replaced or unregistered by a HelloFPGA_SetGPUBuffer() running at the
+ * same time).  After a failure the contents of @buf are undefined.
  */
 int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
 			     uint64_t offset, size_t len, size_t *actual);
 
 /**
  * HelloFPGA_DMA_MM_WriteH2C() - copy host memory to card memory (H2C).
- * Arguments and return values as HelloFPGA_DMA_MM_ReadC2H(), with @ch an
- * H2C channel and @buf the source.  Nothing is written to the card when the
- * arguments are rejected.
+ * Arguments as HelloFPGA_DMA_MM_ReadC2H(), with @ch an H2C channel and
+ * @buf the source.  Nothing is written to the card when the arguments are
+ * rejected.
+ * Return: as HelloFPGA_DMA_MM_ReadC2H().
  */
 int HelloFPGA_DMA_MM_WriteH2C(HELLOFPGA_HANDLE hDev, int ch, const void *buf,
 			      uint64_t offset, size_t len, size_t *actual);

@@ -213,16 +213,18 @@ static int dma_mm(HELLOFPGA_HANDLE h, enum xdma_dir dir, int ch, void *buf,
 int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
 			     uint64_t offset, size_t len, size_t *actual)
 {
-	return dma_mm(hDev, XDMA_C2H, ch, buf, offset, len, actual,
-		      "HelloFPGA_DMA_MM_ReadC2H");
+	return hf_api_ret(HF_API_DMA_MM_READ_C2H,
+			  dma_mm(hDev, XDMA_C2H, ch, buf, offset, len, actual,
+				 "HelloFPGA_DMA_MM_ReadC2H"));
 }
 
 int HelloFPGA_DMA_MM_WriteH2C(HELLOFPGA_HANDLE hDev, int ch, const void *buf,
 			      uint64_t offset, size_t len, size_t *actual)
 {
 	/* The engine only reads @buf for H2C; the cast does not leak out. */
-	return dma_mm(hDev, XDMA_H2C, ch, (void *)buf, offset, len, actual,
-		      "HelloFPGA_DMA_MM_WriteH2C");
+	return hf_api_ret(HF_API_DMA_MM_WRITE_H2C,
+			  dma_mm(hDev, XDMA_H2C, ch, (void *)buf, offset, len,
+				 actual, "HelloFPGA_DMA_MM_WriteH2C"));
 }
 
 int HelloFPGA_SetTimeout(HELLOFPGA_HANDLE hDev, int timeout_ms)

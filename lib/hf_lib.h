@@ -193,6 +193,8 @@ void hf_clear_error(struct hellofpga_dev *dev);
  */
 enum hf_api {
 	HF_API_OPEN,
+	HF_API_DMA_MM_READ_C2H,
+	HF_API_DMA_MM_WRITE_H2C,
 	HF_API_COUNT
 };
 

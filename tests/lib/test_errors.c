@@ -166,3 +166,59 @@ HF_TEST(open_emu_dir_not_writable_is_documented_eacces)
 		     "child (uid 65534): status 0x%x (10 setuid failed, 11 not -EACCES, 12 not documented, 13 text)",
 		     status);
 }
+
+/* A card in TransferMode GPU_PINNED with a registered buffer of @size. */
+static HELLOFPGA_HANDLE transfer_mode_card(void **gpu, size_t size)
+{
+	HELLOFPGA_GPU_STATUS st;
+	HELLOFPGA_HANDLE h;
+
+	setenv("HELLOFPGA_GPU", "emu", 1);
+	HF_CHECK_EQ(HelloFPGA_GetGPUStatus(&st), 0);
+	HF_CHECK_MSG(st.supported, "no emulated GPU: %s", st.reason);
+	h = t_open("emu,private,ddr=16M");
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_SetGPUBuffer(h, *gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_SetTransferMode(h,
+					       HELLOFPGA_XFER_MODE_GPU_PINNED),
+		     0);
+	return h;
+}
+
+HF_TEST(transfer_mode_straddling_buffer_is_documented_einval)
+{
+	void *gpu;
+	HELLOFPGA_HANDLE h = transfer_mode_card(&gpu, 65536);
+	int ret;
+
+	/* the last 4 KiB of the registered buffer and 4 KiB past it */
+	ret = HelloFPGA_DMA_MM_ReadC2H(h, 0, (char *)gpu + 61440, 0, 8192,
+				       NULL);
+	HF_CHECK_ERR(ret, -EINVAL);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "straddles"));
+	HF_CHECK_MSG(t_doc_allows("HelloFPGA_DMA_MM_ReadC2H", ret),
+		     "include/hellofpga.h does not list -EINVAL for HelloFPGA_DMA_MM_ReadC2H");
+	ret = HelloFPGA_DMA_MM_WriteH2C(h, 0, (char *)gpu + 61440, 0, 8192,
+					NULL);
+	HF_CHECK_ERR(ret, -EINVAL);
+	HF_CHECK(t_doc_allows("HelloFPGA_DMA_MM_WriteH2C", ret));
+	HelloFPGA_Close(h);
+	HelloFPGA_GPU_Free(gpu);
+}
+
+HF_TEST(transfer_mode_freed_buffer_is_documented_enxio)
+{
+	void *gpu;
+	HELLOFPGA_HANDLE h = transfer_mode_card(&gpu, 65536);
+	int ret;
+
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	ret = HelloFPGA_DMA_MM_ReadC2H(h, 0, gpu, 0, 4096, NULL);
+	HF_CHECK_ERR(ret, -ENXIO);
+	HF_CHECK_MSG(t_doc_allows("HelloFPGA_DMA_MM_ReadC2H", ret),
+		     "include/hellofpga.h does not list -ENXIO for HelloFPGA_DMA_MM_ReadC2H");
+	ret = HelloFPGA_DMA_MM_WriteH2C(h, 0, gpu, 0, 4096, NULL);
+	HF_CHECK_ERR(ret, -ENXIO);
+	HF_CHECK(t_doc_allows("HelloFPGA_DMA_MM_WriteH2C", ret));
+	HelloFPGA_Close(h);
+}
