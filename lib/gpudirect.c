@@ -58,6 +58,24 @@ static int not_pinned(struct hellofpga_dev *dev, HELLOFPGA_GPU_HANDLE handle,
 			    fn, (unsigned long long)handle);
 }
 
+/*
+ * The GPU memory of @pin was freed while pinned: -ENXIO, with what to do
+ * about it.  A buffer of HelloFPGA_SetGPUBuffer() has no handle of the
+ * caller's (Unpin refuses its internal one): it is replaced or
+ * unregistered through HelloFPGA_SetGPUBuffer() again.
+ */
+static int pin_freed(struct hellofpga_dev *dev, const struct hf_pin *pin,
+		     const char *fn)
+{
+	if (pin->internal)
+		return hf_set_error(dev, -ENXIO,
+				    "%s: the GPU buffer %p registered with HelloFPGA_SetGPUBuffer() was freed while registered: register another one, or unregister it with HelloFPGA_SetGPUBuffer(hDev, NULL, 0)",
+				    fn, pin->gpu);
+	return hf_set_error(dev, -ENXIO,
+			    "%s: the GPU memory %p of handle 0x%llx was freed while pinned; unpin the handle",
+			    fn, pin->gpu, (unsigned long long)pin->handle);
+}
+
 /* The slot @handle names, pin_lock held; NULL when it names nothing. */
 static struct hf_pin_slot *slot_of(struct hellofpga_dev *dev,
 				   HELLOFPGA_GPU_HANDLE handle)
@@ -547,10 +565,7 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		/* No free callback (real CUDA): is it still the allocation? */
 		ret = hf_gpu_check(pin->gpu, pin->buffer_id);
 		if (ret) {
-			ret = hf_set_error(dev, -ENXIO,
-					   "%s: the GPU memory of handle 0x%llx was freed while pinned (%p is no longer the pinned allocation); unpin the handle",
-					   fn, (unsigned long long)handle,
-					   pin->gpu);
+			ret = pin_freed(dev, pin, fn);
 			goto out_pin;
 		}
 	}
@@ -563,9 +578,7 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		goto out_pin;
 	pthread_rwlock_rdlock(&pin->lock);
 	if (pin->revoked) {
-		ret = hf_set_error(dev, -ENXIO,
-				   "%s: the GPU memory of handle 0x%llx was freed while pinned; unpin the handle",
-				   fn, (unsigned long long)handle);
+		ret = pin_freed(dev, pin, fn);
 	} else if (pin->released) {
 		ret = not_pinned(dev, handle, fn);
 	} else {
@@ -639,7 +652,7 @@ int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum xdma_dir dir,
 	uintptr_t b = (uintptr_t)buf, base;
 	HELLOFPGA_GPU_HANDLE handle;
 	size_t size;
-	int mode;
+	int mode, ret;
 
 	pthread_mutex_lock(&dev->pin_lock);
 	mode = dev->xfer_mode;
@@ -655,9 +668,15 @@ int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum xdma_dir dir,
 		return hf_set_error(dev, -EINVAL,
 				    "%s: buffer straddles the registered GPU buffer: [%p, +0x%zx) is partly inside [%p, +0x%zx); it must lie wholly inside it (GPU Direct) or wholly outside (CPU path)",
 				    fn, buf, len, (void *)base, size);
-	return hf_gpudirect_xfer(dev, ch, handle, b - base, card, len,
-				 dir == XDMA_H2C ? HELLOFPGA_DIR_H2C :
-				 HELLOFPGA_DIR_C2H, 0, actual, fn);
+	ret = hf_gpudirect_xfer(dev, ch, handle, b - base, card, len,
+				dir == XDMA_H2C ? HELLOFPGA_DIR_H2C :
+				HELLOFPGA_DIR_C2H, 0, actual, fn);
+	/* the internal handle is none of the caller's business */
+	if (ret == -ENOENT)
+		ret = hf_set_error(dev, -ENOENT,
+				   "%s: the GPU buffer [%p, +0x%zx) registered with HelloFPGA_SetGPUBuffer() was replaced or unregistered while this call ran; nothing was moved",
+				   fn, (void *)base, size);
+	return ret;
 }
 
 int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)

@@ -222,3 +222,25 @@ HF_TEST(transfer_mode_freed_buffer_is_documented_enxio)
 	HF_CHECK(t_doc_allows("HelloFPGA_DMA_MM_WriteH2C", ret));
 	HelloFPGA_Close(h);
 }
+
+/*
+ * The buffer of SetGPUBuffer has no handle the caller could unpin: the
+ * text after it was freed says to register another or unregister it, and
+ * that works.
+ */
+HF_TEST(set_gpu_buffer_freed_text_says_set_gpu_buffer_not_unpin)
+{
+	void *gpu;
+	HELLOFPGA_HANDLE h = transfer_mode_card(&gpu, 65536);
+	const char *text;
+
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, gpu, 0, 4096, NULL),
+		     -ENXIO);
+	text = HelloFPGA_GetLastError(h);
+	HF_CHECK_MSG(strstr(text, "HelloFPGA_SetGPUBuffer(hDev, NULL, 0)") &&
+		     !strstr(text, "unpin") && !strstr(text, "handle 0x"),
+		     "text: %s", text);
+	HF_CHECK_ERR(HelloFPGA_SetGPUBuffer(h, NULL, 0), 0);
+	HelloFPGA_Close(h);
+}
