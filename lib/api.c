@@ -321,8 +321,7 @@ static int check_user_reg(HELLOFPGA_HANDLE h, uint32_t off, const char *fn)
 	return 0;
 }
 
-int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
-			 uint32_t *val)
+static int user_read(HELLOFPGA_HANDLE hDev, uint32_t offset, uint32_t *val)
 {
 	int ret = check_user_reg(hDev, offset, "HelloFPGA_UserRead32");
 
@@ -337,8 +336,7 @@ int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 	return ret;
 }
 
-int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
-			  uint32_t val)
+static int user_write(HELLOFPGA_HANDLE hDev, uint32_t offset, uint32_t val)
 {
 	int ret = check_user_reg(hDev, offset, "HelloFPGA_UserWrite32");
 
@@ -348,4 +346,16 @@ int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 	ret = hDev->ops->user_write32(hDev, offset, val);
 	pthread_rwlock_unlock(&hDev->life);
 	return ret;
+}
+
+int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
+			 uint32_t *val)
+{
+	return hf_api_ret(HF_API_USER_READ32, user_read(hDev, offset, val));
+}
+
+int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
+			  uint32_t val)
+{
+	return hf_api_ret(HF_API_USER_WRITE32, user_write(hDev, offset, val));
 }

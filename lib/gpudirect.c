@@ -443,8 +443,8 @@ static int unpin_handle(struct hellofpga_dev *dev,
 	return 0;
 }
 
-int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
-			    HELLOFPGA_GPU_HANDLE *handle)
+static int gpudirect_pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
+			 HELLOFPGA_GPU_HANDLE *handle)
 {
 	static const char fn[] = "HelloFPGA_GPUDirect_Pin";
 	int ret = hf_check_handle(hDev, fn);
@@ -457,6 +457,13 @@ int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
 	ret = pin_buffer(hDev, gpuBuf, size, false, handle, fn);
 	pthread_rwlock_unlock(&hDev->life);
 	return ret;
+}
+
+int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
+			    HELLOFPGA_GPU_HANDLE *handle)
+{
+	return hf_api_ret(HF_API_GPUDIRECT_PIN,
+			  gpudirect_pin(hDev, gpuBuf, size, handle));
 }
 
 int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
@@ -613,18 +620,20 @@ int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
 			     uint64_t fpgaAddr, size_t size, int dir,
 			     int timeout_ms, size_t *actual)
 {
-	return hf_gpudirect_xfer(hDev, ch, handle, bufOffset, fpgaAddr, size,
-				 dir, timeout_ms, actual,
-				 "HelloFPGA_GPUDirect_Xfer");
+	return hf_api_ret(HF_API_GPUDIRECT_XFER,
+			  hf_gpudirect_xfer(hDev, ch, handle, bufOffset,
+					    fpgaAddr, size, dir, timeout_ms,
+					    actual, "HelloFPGA_GPUDirect_Xfer"));
 }
 
 int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
 				HELLOFPGA_GPU_HANDLE handle, uint64_t fpgaAddr,
 				size_t size, int timeout_ms)
 {
-	return hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr, size,
-				 HELLOFPGA_DIR_C2H, timeout_ms, NULL,
-				 "HelloFPGA_GPUDirect_ReadC2H");
+	return hf_api_ret(HF_API_GPUDIRECT_READ_C2H,
+			  hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr,
+					    size, HELLOFPGA_DIR_C2H, timeout_ms,
+					    NULL, "HelloFPGA_GPUDirect_ReadC2H"));
 }
 
 int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
@@ -632,9 +641,10 @@ int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
 				 uint64_t fpgaAddr, size_t size,
 				 int timeout_ms)
 {
-	return hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr, size,
-				 HELLOFPGA_DIR_H2C, timeout_ms, NULL,
-				 "HelloFPGA_GPUDirect_WriteH2C");
+	return hf_api_ret(HF_API_GPUDIRECT_WRITE_H2C,
+			  hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr,
+					    size, HELLOFPGA_DIR_H2C, timeout_ms,
+					    NULL, "HelloFPGA_GPUDirect_WriteH2C"));
 }
 
 /**
@@ -679,7 +689,7 @@ int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum xdma_dir dir,
 	return ret;
 }
 
-int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
+static int set_gpu_buffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
 {
 	static const char fn[] = "HelloFPGA_SetGPUBuffer";
 	HELLOFPGA_GPU_HANDLE nh = 0, old;
@@ -708,6 +718,12 @@ int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
 out:
 	pthread_rwlock_unlock(&hDev->life);
 	return ret;
+}
+
+int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
+{
+	return hf_api_ret(HF_API_SET_GPU_BUFFER,
+			  set_gpu_buffer(hDev, gpuAddr, size));
 }
 
 int HelloFPGA_SetTransferMode(HELLOFPGA_HANDLE hDev, int mode)

@@ -13,6 +13,7 @@
 
 #include "api_doc.h"
 #include "harness.h"
+#include "hf_lib.h"
 #include "lib_helpers.h"
 
 /* -INT_MIN does not exist: StrError must not negate its argument. */
@@ -243,4 +244,39 @@ HF_TEST(set_gpu_buffer_freed_text_says_set_gpu_buffer_not_unpin)
 		     "text: %s", text);
 	HF_CHECK_ERR(HelloFPGA_SetGPUBuffer(h, NULL, 0), 0);
 	HelloFPGA_Close(h);
+}
+
+/* Every int function of the header has a "Return:" that lists its errors. */
+HF_TEST(header_lists_errors_of_every_public_function)
+{
+	int errs[T_DOC_MAX_ERRS], n = 0;
+	const char *fn;
+
+	for (int i = 0; (fn = t_doc_function(i)); i++, n++)
+		HF_CHECK_MSG(t_doc_errors(fn, errs) > 0,
+			     "%s: include/hellofpga.h lists no errors", fn);
+	HF_CHECK_MSG(n >= 22, "only %d int functions found in the header", n);
+}
+
+/*
+ * The library's own lists (hf_api_errs, what hf_api_ret() lets through)
+ * are the header's, error for error.
+ */
+HF_TEST(library_error_lists_match_the_header)
+{
+	for (int i = 0; i < HF_API_COUNT; i++) {
+		const struct hf_api_errs *a = &hf_api_errs[i];
+		int errs[T_DOC_MAX_ERRS], n, m = 0;
+
+		HF_CHECK_MSG(a->fn, "hf_api_errs[%d] is empty", i);
+		n = t_doc_errors(a->fn, errs);
+		HF_CHECK_MSG(n > 0, "%s: not documented", a->fn);
+		for (int k = 0; k < HF_API_MAX_ERRS && a->errs[k]; k++, m++)
+			HF_CHECK_MSG(t_doc_allows(a->fn, -a->errs[k]),
+				     "%s: the library lets %s through, the header does not list it",
+				     a->fn, HelloFPGA_StrError(-a->errs[k]));
+		HF_CHECK_MSG(m == n,
+			     "%s: the header lists %d errors, the library %d",
+			     a->fn, n, m);
+	}
 }
