@@ -20,9 +20,11 @@
  *   "emu", "emu:N"   the emulated card N, in-process (N = 0 when omitted).
  *                Its card memory is shared by every process that opens emu:N
  *                on this machine, as a real card's memory would be.
- *                Options follow after commas, e.g. "emu:1,ddr=256M,h2c=2":
+ *                Options follow after commas, e.g. "emu:1,ddr=256M,h2c=2";
+ *                numbers as README.md's "Numbers" (decimal, 0x hex; sizes
+ *                with a K/M/G/T suffix; no leading zeros, spaces or signs):
  *                  h2c=1..4, c2h=1..4   channels per direction (default 4)
- *                  ddr=SIZE             card memory, K/M/G suffix (default 2G)
+ *                  ddr=SIZE             card memory, 4K .. 1T (default 2G)
  *                  irq=msix|msi|legacy|poll   completion mode (default msix)
  *                  align=N              engine address alignment and length
  *                                       granularity, 1..128 (default 1)

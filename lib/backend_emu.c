@@ -38,6 +38,7 @@
 
 #include "gpu.h"
 #include "hf_lib.h"
+#include "hf_number.h"
 #include "inproc/emu_host.h"
 
 #define EMU_DESC_MIN		64		/* descriptors per channel at first */
@@ -159,42 +160,23 @@ struct emu_opts {
 	struct xdma_link link;
 };
 
-static int parse_u64(const char *s, u64 *out, bool suffix)
+/*
+ * A link model option for xdma_link_parse(); the number of mps= or
+ * desc_ns= read by the one number parser first and handed on in decimal.
+ */
+static int parse_link_opt(struct emu_opts *o, const char *opt, bool link,
+			  bool mps, const char *val)
 {
-	char *end;
-	unsigned long long v;
+	char canon[32];
+	u64 v;
 
-	if (!*s || *s == '-')
+	if (link)
+		return xdma_link_parse(opt, &o->link);
+	if (hf_parse_number(val, mps ? HF_NUM_SIZE : 0, UINT64_MAX, &v))
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno)
-		return -EINVAL;
-	if (suffix && *end) {
-		unsigned int shift = 0;
-
-		switch (*end) {
-		case 'k': case 'K':
-			shift = 10;
-			break;
-		case 'm': case 'M':
-			shift = 20;
-			break;
-		case 'g': case 'G':
-			shift = 30;
-			break;
-		default:
-			return -EINVAL;
-		}
-		end++;
-		if (v > (~0ull >> shift))
-			return -EINVAL;
-		v <<= shift;
-	}
-	if (*end)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	snprintf(canon, sizeof(canon), "%s=%llu", mps ? "mps" : "desc_ns",
+		 (unsigned long long)v);
+	return xdma_link_parse(canon, &o->link);
 }
 
 static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
@@ -211,20 +193,20 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 	} else if (KEY("sync") && !eq) {
 		o->sync = true;
 	} else if ((KEY("h2c") || KEY("c2h")) && eq) {
-		if (parse_u64(val, &v, false) || v < 1 || v > XDMA_MAX_CHANNELS)
+		if (hf_parse_number(val, 0, XDMA_MAX_CHANNELS, &v) || v < 1)
 			goto bad;
 		if (KEY("h2c"))
 			o->num_h2c = v;
 		else
 			o->num_c2h = v;
 	} else if (KEY("ddr") && eq) {
-		if (parse_u64(val, &v, true) || v < 4096 || v % 4096 ||
-		    v > (1ull << 40))
+		if (hf_parse_number(val, HF_NUM_SIZE, 1ull << 40, &v) ||
+		    v < 4096 || v % 4096)
 			goto bad;
 		o->ddr_size = v;
 		o->ddr_given = true;
 	} else if (KEY("align") && eq) {
-		if (parse_u64(val, &v, false) || !v || v > 128 ||
+		if (hf_parse_number(val, HF_NUM_SIZE, 128, &v) || !v ||
 		    (v & (v - 1)))
 			goto bad;
 		o->align = v;
@@ -241,20 +223,20 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 			goto bad;
 	} else if (KEY("link") || KEY("mps") || KEY("desc_ns")) {
 		/* the PCIe link model (model/xdma_link.c) */
-		if (!eq || xdma_link_parse(opt, &o->link))
+		if (!eq || parse_link_opt(o, opt, KEY("link"), KEY("mps"), val))
 			return hf_set_error(dev, -EINVAL,
 					    "emulated card option '%s': bad value (link=genGxW with G 1..5 and W 1|2|4|8|16, or link=none; mps=128|256|512|1024|2048|4096; desc_ns=0..1000000000)",
 					    opt);
 	} else {
 		return hf_set_error(dev, -EINVAL,
-				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G], irq=msix|msi|legacy|poll, align=N, private, sync, link=genGxW, mps=N, desc_ns=N",
+				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G|T], irq=msix|msi|legacy|poll, align=N, private, sync, link=genGxW, mps=N, desc_ns=N",
 				    (int)klen, opt);
 	}
 #undef KEY
 	return 0;
 bad:
 	return hf_set_error(dev, -EINVAL,
-			    "emulated card option '%s': bad value (h2c/c2h 1..4; ddr a multiple of 4 KiB up to 1 TiB; align a power of two up to 128 (the ALIGNMENTS register's 8-bit field))",
+			    "emulated card option '%s': bad value (h2c/c2h 1..4; ddr a multiple of 4 KiB up to 1 TiB (1T); align a power of two up to 128 (the ALIGNMENTS register's 8-bit field); numbers as README.md's \"Numbers\": decimal without leading zeros or 0x hex, no spaces or signs)",
 			    opt);
 }
 
@@ -280,9 +262,9 @@ static int parse_spec(struct hellofpga_dev *dev, const char *spec,
 
 		if (end)
 			*end = '\0';
-		if (parse_u64(p + 1, &v, false) || v > 9999)
+		if (hf_parse_number(p + 1, 0, 9999, &v))
 			return hf_set_error(dev, -EINVAL,
-					    "'%s': the emulated card number must be 0..9999",
+					    "'%s': the emulated card number must be 0..9999 (decimal without leading zeros, or 0x hex; README.md, \"Numbers\")",
 					    spec);
 		o->index = v;
 		p = end ? end + 1 : p + strlen(p);
