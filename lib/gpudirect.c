@@ -34,6 +34,7 @@
 
 #include "gpu.h"
 #include "hf_lib.h"
+#include "hf_number.h"
 
 #define HF_PIN_ALIGN	4096u
 
@@ -187,39 +188,24 @@ static void pin_teardown(struct hf_pin *pin)
 	hf_pin_put(pin);			/* the table's reference */
 }
 
-/* HELLOFPGA_PIN_LIMIT: bytes (K/M/G suffix allowed); 0 when unlimited. */
+/*
+ * HELLOFPGA_PIN_LIMIT: bytes, a size of the one number grammar (README.md,
+ * "Numbers"); 0 when unlimited.
+ */
 static int pin_limit(struct hellofpga_dev *dev, uint64_t *limit,
 		     const char *fn)
 {
 	const char *env = getenv("HELLOFPGA_PIN_LIMIT");
-	unsigned long long v;
-	char *end;
-	int shift = 0;
+	uint64_t v;
 
 	*limit = 0;
 	if (!env || !*env)
 		return 0;
-	errno = 0;
-	v = strtoull(env, &end, 0);
-	switch (*end) {
-	case 'k': case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		end++;
-		break;
-	}
-	if (errno || *end || *env == '-' || v > (~0ull >> shift))
+	if (hf_parse_number(env, HF_NUM_SIZE, UINT64_MAX, &v))
 		return hf_set_error(dev, -EINVAL,
-				    "%s: HELLOFPGA_PIN_LIMIT='%s' is not a byte count (e.g. 1073741824 or 1G)",
+				    "%s: HELLOFPGA_PIN_LIMIT='%.64s' is not a byte count (e.g. 1073741824, 0x40000000 or 1G; README.md, \"Numbers\")",
 				    fn, env);
-	*limit = (uint64_t)v << shift;
+	*limit = v;
 	return 0;
 }
 

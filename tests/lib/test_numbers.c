@@ -238,3 +238,62 @@ HF_TEST(dev_path_number_with_a_leading_zero_is_refused)
 	HF_CHECK_ERR(HelloFPGA_Open("/dev/hellofpga 1", &h), -EINVAL);
 	HF_CHECK_ERR(HelloFPGA_Open("/dev/hellofpga7_control", &h), -ENODEV);
 }
+
+/* ---- environment variables ---- */
+
+/* GPUDirect_Pin of 64 KiB of the emulated GPU with HELLOFPGA_PIN_LIMIT=@limit. */
+static int pin_with_limit(const char *limit)
+{
+	HELLOFPGA_GPU_HANDLE gh;
+	HELLOFPGA_GPU_STATUS st;
+	HELLOFPGA_HANDLE h;
+	void *gpu;
+	int ret;
+
+	setenv("HELLOFPGA_GPU", "emu", 1);
+	HF_CHECK_EQ(HelloFPGA_GetGPUStatus(&st), 0);
+	HF_CHECK_MSG(st.supported, "no emulated GPU: %s", st.reason);
+	h = t_open("emu,private,ddr=1M");
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, 65536), 0);
+	setenv("HELLOFPGA_PIN_LIMIT", limit, 1);
+	ret = HelloFPGA_GPUDirect_Pin(h, gpu, 65536, &gh);
+	unsetenv("HELLOFPGA_PIN_LIMIT");
+	if (!ret)
+		HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	else
+		HF_CHECK(strstr(HelloFPGA_GetLastError(h), "PIN_LIMIT"));
+	HelloFPGA_Close(h);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	return ret;
+}
+
+HF_TEST(pin_limit_1T_is_one_tebibyte)
+{
+	HF_CHECK_ERR(pin_with_limit("1T"), 0);
+	HF_CHECK_ERR(pin_with_limit("64K"), 0);
+	HF_CHECK_ERR(pin_with_limit("0x10000"), 0);
+	HF_CHECK_ERR(pin_with_limit("65535"), -ENOMEM);
+}
+
+HF_TEST(pin_limit_with_a_leading_zero_is_refused)
+{
+	/* was 8 KiB (octal 010) */
+	HF_CHECK_ERR(pin_with_limit("010K"), -EINVAL);
+}
+
+HF_TEST(pin_limit_with_a_space_is_refused)
+{
+	HF_CHECK_ERR(pin_with_limit(" 1G"), -EINVAL);
+	HF_CHECK_ERR(pin_with_limit("1G "), -EINVAL);
+}
+
+HF_TEST(pin_limit_lower_case_suffix_is_refused)
+{
+	HF_CHECK_ERR(pin_with_limit("1g"), -EINVAL);
+}
+
+HF_TEST(pin_limit_overflow_is_refused)
+{
+	HF_CHECK_ERR(pin_with_limit("16777216T"), -EINVAL);
+	HF_CHECK_ERR(pin_with_limit("18446744073709551616"), -EINVAL);
+}
