@@ -160,23 +160,31 @@ struct emu_opts {
 	struct xdma_link link;
 };
 
-/*
- * A link model option for xdma_link_parse(); the number of mps= or
- * desc_ns= read by the one number parser first and handed on in decimal.
+/**
+ * hf_emu_link_opt() - one link model option of a card name into @l, as
+ * xdma_link_parse() takes it, but with the number of mps= (a size) or
+ * desc_ns= read by the one number parser (README.md, "Numbers") and
+ * handed on in decimal.  The bench reads a card name's link with it too.
+ * @opt: "key=value"
+ * @l: as for xdma_link_parse()
+ *
+ * Return: 0, -ENOENT when @opt is not a link option, -EINVAL for a bad
+ * value.
  */
-static int parse_link_opt(struct emu_opts *o, const char *opt, bool link,
-			  bool mps, const char *val)
+int hf_emu_link_opt(const char *opt, struct xdma_link *l)
 {
+	bool mps = !strncmp(opt, "mps=", 4);
 	char canon[32];
 	u64 v;
 
-	if (link)
-		return xdma_link_parse(opt, &o->link);
-	if (hf_parse_number(val, mps ? HF_NUM_SIZE : 0, UINT64_MAX, &v))
+	if (!mps && strncmp(opt, "desc_ns=", 8))
+		return xdma_link_parse(opt, l);
+	if (hf_parse_number(strchr(opt, '=') + 1, mps ? HF_NUM_SIZE : 0,
+			    UINT64_MAX, &v))
 		return -EINVAL;
 	snprintf(canon, sizeof(canon), "%s=%llu", mps ? "mps" : "desc_ns",
 		 (unsigned long long)v);
-	return xdma_link_parse(canon, &o->link);
+	return xdma_link_parse(canon, l);
 }
 
 static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
@@ -223,7 +231,7 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 			goto bad;
 	} else if (KEY("link") || KEY("mps") || KEY("desc_ns")) {
 		/* the PCIe link model (model/xdma_link.c) */
-		if (!eq || parse_link_opt(o, opt, KEY("link"), KEY("mps"), val))
+		if (!eq || hf_emu_link_opt(opt, &o->link))
 			return hf_set_error(dev, -EINVAL,
 					    "emulated card option '%s': bad value (link=genGxW with G 1..5 and W 1|2|4|8|16, or link=none; mps=128|256|512|1024|2048|4096; desc_ns=0..1000000000)",
 					    opt);

@@ -246,6 +246,8 @@ void hf_chan_unlock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch);
 
 /* backends: open fills dev->info, dev->ops, dev->priv */
 int hf_emu_open(struct hellofpga_dev *dev, const char *spec);
+struct xdma_link;
+int hf_emu_link_opt(const char *opt, struct xdma_link *l);
 int hf_kernel_open(struct hellofpga_dev *dev, const char *path);
 
 /* test hooks (static library only): inject model faults, XDMA_FAULT_*;

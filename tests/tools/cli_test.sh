@@ -481,6 +481,15 @@ case_bench_bad_options_fail() {
 	[ "$rc" -eq 2 ] || fail "--frame-size: exit status $rc, expected 2"
 }
 
+# The bench reads the card name's link options as the card does: hex and
+# suffixes of the one number grammar too.
+case_bench_link_model_reads_numbers_as_the_card() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,link=gen3x8,mps=0x200,desc_ns=0x1F4 \
+		bench --sections sweep --min 64K --max 64K --iters 1
+	expect_ok
+	expect_in out '^# link: +PCIe Gen3 x8, MPS 512, 500 ns/descriptor '
+}
+
 case_bench_bad_link_option_fails() {
 	for opt in link=gen6x8 link=gen3x3 link=pcie link=gen3x4,mps=300 \
 		   link=gen3x4,desc_ns=-1 mps=256; do
