@@ -6,6 +6,8 @@
 # build by running "<target> --list" (so cases are written once, in C).
 # EMU_CARD: the program runs emulated cards; every case then also checks
 # that they made no DMA fault (tests/dma_faults.c).
+# LABELS threads: the program runs transfers from several threads; target
+# threads_tests builds all of those (the ThreadSanitizer stage of ./run test).
 function(hf_add_test_program target)
   cmake_parse_arguments(T "EMU_CARD" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
@@ -34,4 +36,10 @@ function(hf_add_test_program target)
          "add_test(${target}.NOT_BUILT \"${CMAKE_COMMAND}\" -E false)\n")
   endif()
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${ctest_file})
+  if("threads" IN_LIST T_LABELS)
+    if(NOT TARGET threads_tests)
+      add_custom_target(threads_tests)
+    endif()
+    add_dependencies(threads_tests ${target})
+  endif()
 endfunction()

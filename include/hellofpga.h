@@ -22,9 +22,11 @@
  *                opens emu:N, as a real card's memory would be; each user
  *                has cards of their own (state in $HELLOFPGA_EMU_DIR, default
  *                /dev/shm/hellofpga-<uid>, a directory of the user's own).
- *                Options follow after commas, e.g. "emu:1,ddr=256M,h2c=2":
+ *                Options follow after commas, e.g. "emu:1,ddr=256M,h2c=2";
+ *                numbers as README.md's "Numbers" (decimal, 0x hex; sizes
+ *                with a K/M/G/T suffix; no leading zeros, spaces or signs):
  *                  h2c=1..4, c2h=1..4   channels per direction (default 4)
- *                  ddr=SIZE             card memory, K/M/G suffix (default 2G)
+ *                  ddr=SIZE             card memory, 4K .. 1T (default 2G)
  *                  irq=msix|msi|legacy|poll   completion mode (default msix)
  *                  align=N              engine address alignment and length
  *                                       granularity, 1..128 (default 1)
@@ -56,25 +58,37 @@ typedef struct hellofpga_dev *HELLOFPGA_HANDLE;
  * @name: card name, or NULL / "" for the default card
  * @phDev: receives the handle on success; untouched on failure
  *
- * Return: 0, or -ENODEV when no card is found (the last-error text says how
- * to use the emulated card), -EINVAL for a malformed name, -ENOMEM.
- * Shared emulated cards also: -EINVAL when emu:N exists with another
- * ddr= size (the first opener sizes the card, in one step that racing
- * openers wait for; a name without ddr= gets the existing size), -EPERM
- * (the state directory is a symbolic link, not a directory, another
- * user's or writable by other users, or a state file in it is a symbolic
- * link or not a regular file of the user's),
- * -ENOSPC (the card memory, allocated in full when the card is created,
- * does not fit in the state directory's filesystem), -EFBIG (it exceeds
- * the file size limit, ulimit -f), -ENAMETOOLONG ($HELLOFPGA_EMU_DIR too
- * long), or the errno of creating or opening the state directory and its
- * files (for example -EACCES).
+ * Return: 0, or
+ * -EFAULT (@phDev is NULL),
+ * -EINVAL (a malformed name or option; or emu:N exists with another ddr=
+ * size: the first opener sizes the card, in one step that racing openers
+ * wait for; a name without ddr= gets the existing size),
+ * -ENODEV (no such card; without a hardware card the last-error text says
+ * how to use the emulated card),
+ * -ENOENT, -ENOTDIR (emulated card: the state directory,
+ * $HELLOFPGA_EMU_DIR, cannot be made: a directory above it does not exist,
+ * or is a file),
+ * -EACCES, -EPERM (permission denied: the card's nodes, or the emulated
+ * card's files or their directory; -EPERM also when the state directory is
+ * a symbolic link, another user's or writable by other users, or a state
+ * file in it is a symbolic link or not a regular file of the user's),
+ * -ENOSPC (emulated card: its memory, allocated in full when the card is
+ * created, does not fit in the state directory's filesystem),
+ * -EFBIG (emulated card: its memory exceeds the file size limit, ulimit -f),
+ * -ENAMETOOLONG ($HELLOFPGA_EMU_DIR too long),
+ * -EMFILE, -ENFILE (too many open files),
+ * -EAGAIN (the emulated card's engine threads cannot be started),
+ * -ENOMEM (out of memory, or the card memory cannot be mapped),
+ * -EPROTO (the kernel driver speaks another ABI major version, or reports
+ * a card it cannot have),
+ * -EIO (any other failure of a system call on the card's nodes or files;
+ * the last-error text names it).
  */
 int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev);
 
 /**
  * HelloFPGA_Close() - close a card; waits for transfers in flight.
- * Return: 0, or -EBADF for a NULL handle.
+ * Return: 0, or -EBADF (NULL or closed handle).
  */
 int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
 
@@ -96,34 +110,47 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
  *	on an error may also have written part of the descriptor it stopped
  *	in; the emulated card never does.)
  *
- * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf, or a page of @buf
+ * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf; a page of @buf
  * that is not mapped, or not writable here (readable for WriteH2C()), as
- * the kernel driver's pinning finds; the emulated card checks the same
- * before it moves a byte), -ECHRNG (no such channel), -ERANGE (range past
- * the end of card memory), -EOVERFLOW (@offset + @len wraps), -ETIMEDOUT
- * (engine timed out; it was stopped and proven idle before the call
- * returned), -EIO (the engine reported an error; or the channel is wedged:
- * its engine did not stop after an earlier failure, and the channel
- * refuses transfers until it does, see docs/driver-stop.md; or the card
- * recovers from a PCIe error), -ENODEV (card gone).  After a failure the
- * contents of @buf are undefined.
+ * the kernel driver's pinning finds, and the emulated card checks the same
+ * before it moves a byte; or desktop GPU memory outside TransferMode),
+ * -ECHRNG (no such channel), -ERANGE (range past the end of card memory),
+ * -EOVERFLOW (@offset + @len wraps), -ETIMEDOUT (engine timed out; it was
+ * stopped and proven idle before the call returned), -EIO (the engine
+ * reported an error; or the channel is wedged: its engine did not stop
+ * after an earlier failure, and the channel refuses transfers until it
+ * does, see docs/driver-stop.md; or the card recovers from a PCIe error;
+ * or any other failure of a system call, named by the last-error text),
+ * -ENODEV (card gone), -ENOMEM (no memory for the transfer's descriptors
+ * or mappings; kernel driver: the pages of @buf exceed the caller's
+ * RLIMIT_MEMLOCK).
+ * In TransferMode GPU_PINNED, with @buf inside the registered GPU buffer
+ * (see HelloFPGA_SetTransferMode()), also -EINVAL (@buf straddles the
+ * registered buffer's end, or the card needs aligned GPU Direct transfers),
+ * -ENXIO (the registered GPU memory was freed) and -ENOENT (the buffer was
+ * replaced or unregistered by a HelloFPGA_SetGPUBuffer() running at the
+ * same time).  After a failure the contents of @buf are undefined.
  */
 int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
 			     uint64_t offset, size_t len, size_t *actual);
 
 /**
  * HelloFPGA_DMA_MM_WriteH2C() - copy host memory to card memory (H2C).
- * Arguments and return values as HelloFPGA_DMA_MM_ReadC2H(), with @ch an
- * H2C channel and @buf the source.  Nothing is written to the card when the
- * arguments are rejected.
+ * Arguments as HelloFPGA_DMA_MM_ReadC2H(), with @ch an H2C channel and
+ * @buf the source.  Nothing is written to the card when the arguments are
+ * rejected.
+ * Return: as HelloFPGA_DMA_MM_ReadC2H().
  */
 int HelloFPGA_DMA_MM_WriteH2C(HELLOFPGA_HANDLE hDev, int ch, const void *buf,
 			      uint64_t offset, size_t len, size_t *actual);
 
 /**
  * HelloFPGA_StrError() - short description of an error code.
- * @err: a value returned by this library (negative errno), or 0
- * Return: a static string, e.g. "ECHRNG: channel number out of range".
+ * @err: a value returned by this library (negative errno), or 0; any int
+ * Return: a static string: the errno's name and meaning for every errno of
+ * Linux, e.g. "ECHRNG: channel number out of range"; "success" for 0; a
+ * text saying it is not an error code for a positive value or one below
+ * -4095, or that no errno has this value.  Never NULL; thread-safe.
  */
 const char *HelloFPGA_StrError(int err);
 
@@ -139,7 +166,8 @@ const char *HelloFPGA_GetLastError(HELLOFPGA_HANDLE hDev);
 /**
  * HelloFPGA_SetTimeout() - per-transfer engine timeout of this handle.
  * @timeout_ms: 1 .. 3600000 (default 5000)
- * Return: 0 or -EINVAL.
+ * Return: 0, -EBADF (NULL or closed handle), -EINVAL (@timeout_ms out of
+ * range).
  */
 int HelloFPGA_SetTimeout(HELLOFPGA_HANDLE hDev, int timeout_ms);
 
@@ -189,6 +217,11 @@ typedef struct {
 	uint64_t features;
 } HELLOFPGA_INFO;
 
+/**
+ * HelloFPGA_GetInfo() - what the card is and how it is used.
+ * @info: receives it
+ * Return: 0, -EBADF (NULL or closed handle), -EFAULT (NULL @info).
+ */
 int HelloFPGA_GetInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_INFO *info);
 
 /**
@@ -221,7 +254,7 @@ typedef struct {
 /**
  * HelloFPGA_GetPCIInfo() - the card's PCI address and IDs and its user BAR
  * size.
- * Return: 0, -EBADF (NULL handle), -EFAULT (NULL @pci).
+ * Return: 0, -EBADF (NULL or closed handle), -EFAULT (NULL @pci).
  */
 int HelloFPGA_GetPCIInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_PCI_INFO *pci);
 
@@ -253,6 +286,11 @@ typedef struct {
 	uint64_t wb_writes;
 } HELLOFPGA_COUNTERS;
 
+/**
+ * HelloFPGA_GetCounters() - the handle's (and its emulated card's) counters.
+ * @c: receives them
+ * Return: 0, -EBADF (NULL or closed handle), -EFAULT (NULL @c).
+ */
 int HelloFPGA_GetCounters(HELLOFPGA_HANDLE hDev, HELLOFPGA_COUNTERS *c);
 
 /**
@@ -277,19 +315,32 @@ typedef struct {
  * HelloFPGA_GetDMAFaults() - DMA faults since the card was opened (an
  * emulated card: its in-process IOMMU's record).  New in library ABI 1.1
  * (symbol version HELLOFPGA_1.1); HELLOFPGA_COUNTERS is unchanged.
- * Return: 0, -EFAULT (NULL @f), -EOPNOTSUPP when the backend does not see
- * them (the kernel driver: the IOMMU reports its faults in the kernel log).
+ * Return: 0, -EBADF (NULL or closed handle), -EFAULT (NULL @f), -EOPNOTSUPP
+ * when the backend does not see them (the kernel driver: the IOMMU reports
+ * its faults in the kernel log).
  */
 int HelloFPGA_GetDMAFaults(HELLOFPGA_HANDLE hDev, HELLOFPGA_DMA_FAULTS *f);
 
 /**
- * HelloFPGA_UserRead32() / HelloFPGA_UserWrite32() - access a 32-bit
- * register of the user (AXI-Lite) BAR.
+ * HelloFPGA_UserRead32() - read a 32-bit register of the user (AXI-Lite)
+ * BAR.
  * @offset: byte offset, 4-byte aligned, inside the BAR
- * Return: 0, -EINVAL (unaligned or outside the BAR), -EFAULT (NULL @val).
+ * @val: receives the value
+ * Return: 0, -EBADF (NULL or closed handle), -EINVAL (unaligned or outside
+ * the BAR), -EFAULT (NULL @val), -ENODEV (card gone), -EIO (kernel driver:
+ * the access failed; the last-error text says why).
  */
 int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 			 uint32_t *val);
+
+/**
+ * HelloFPGA_UserWrite32() - write a 32-bit register of the user BAR.
+ * @offset: byte offset, 4-byte aligned, inside the BAR
+ * @val: the value
+ * Return: 0, -EBADF (NULL or closed handle), -EINVAL (unaligned or outside
+ * the BAR), -ENODEV (card gone), -EIO (kernel driver: the access failed;
+ * the last-error text says why).
+ */
 int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 			  uint32_t val);
 
@@ -368,12 +419,15 @@ int HelloFPGA_GetGPUStatus(HELLOFPGA_GPU_STATUS *status);
  * @gpuBuf: start, 4096-byte aligned, GPU memory of one allocation
  * @size: bytes, a multiple of 4096
  * @handle: receives the handle
- * Return: 0, -EINVAL (unaligned, not GPU memory, crosses allocations),
- * -EOPNOTSUPP (no GPU Direct on this platform/backend), -ENOMEM (no memory;
+ * Return: 0, -EBADF (NULL or closed handle), -EFAULT (NULL @gpuBuf or
+ * @handle), -EINVAL (unaligned, not GPU memory, crosses allocations; a
+ * malformed HELLOFPGA_PIN_LIMIT), -EOPNOTSUPP (no GPU Direct on this
+ * platform/backend), -ENOMEM (no memory; HELLOFPGA_PIN_LIMIT reached;
  * kernel driver: the card's pin limit, or the caller's RLIMIT_MEMLOCK for
  * host memory and descriptor storage), -ENOSPC (kernel driver: the handle
  * holds the most pins one open file may, parameter max_pins), -ENODEV
- * (card gone).
+ * (card gone), -EIO (any other failure of CUDA, the driver or a system
+ * call; the last-error text names it).
  */
 int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
 			    HELLOFPGA_GPU_HANDLE *handle);
@@ -382,17 +436,26 @@ int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
  * HelloFPGA_GPUDirect_ReadC2H() - card memory -> pinned GPU buffer.
  * Moves @size bytes from card address @fpgaAddr to the start of the buffer.
  * @timeout_ms: engine timeout, or <= 0 for the handle's default
- * Return: 0, or -ENOENT (unknown or unpinned handle), -ENXIO (the GPU
- * memory was freed, also while the transfer ran: it was cancelled),
- * -EINVAL (@size larger than the buffer), -ENOMEM (kernel driver: the
- * descriptor storage of the transfer exceeds the pinner's RLIMIT_MEMLOCK),
- * and the errors of HelloFPGA_DMA_MM_ReadC2H().
+ * Return: 0, or -EBADF (NULL or closed handle), -ECHRNG (no such channel),
+ * -ENOENT (unknown or unpinned handle), -ENXIO (the GPU memory was freed,
+ * also while the transfer ran: it was cancelled), -EINVAL (@size larger
+ * than the buffer; @timeout_ms above 3600000; an aligned card and an
+ * unaligned range: GPU Direct has no bounce buffer), -ERANGE (range past
+ * the end of card memory), -EOVERFLOW (@fpgaAddr + @size wraps),
+ * -ETIMEDOUT (engine timed out), -EIO (the engine reported an error, the
+ * channel is wedged, or any other failure of the driver; see
+ * HelloFPGA_DMA_MM_ReadC2H()), -ENODEV (card gone), -ENOMEM (kernel driver:
+ * the descriptor storage of the transfer exceeds the pinner's
+ * RLIMIT_MEMLOCK).
  */
 int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
 				HELLOFPGA_GPU_HANDLE handle, uint64_t fpgaAddr,
 				size_t size, int timeout_ms);
 
-/** HelloFPGA_GPUDirect_WriteH2C() - pinned GPU buffer -> card memory. */
+/**
+ * HelloFPGA_GPUDirect_WriteH2C() - pinned GPU buffer -> card memory.
+ * Return: as HelloFPGA_GPUDirect_ReadC2H().
+ */
 int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
 				 HELLOFPGA_GPU_HANDLE handle,
 				 uint64_t fpgaAddr, size_t size,
@@ -405,8 +468,8 @@ int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
  * @dir: HELLOFPGA_DIR_H2C (GPU -> card) or HELLOFPGA_DIR_C2H (card -> GPU)
  * @actual: if not NULL, receives the bytes moved; after a failure every
  *	byte the card may have written, as for HelloFPGA_DMA_MM_ReadC2H()
- * Return: as HelloFPGA_GPUDirect_ReadC2H(); -EINVAL when the sub-range
- * leaves the buffer.
+ * Return: as HelloFPGA_GPUDirect_ReadC2H(); -EINVAL also when the sub-range
+ * leaves the buffer or @dir is neither direction.
  */
 int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
 			     HELLOFPGA_GPU_HANDLE handle, size_t bufOffset,
@@ -415,7 +478,9 @@ int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
 
 /**
  * HelloFPGA_GPUDirect_Unpin() - release a pinned buffer; waits for its
- * transfers in flight.  Return: 0 or -ENOENT (unknown or already unpinned).
+ * transfers in flight.
+ * Return: 0, -EBADF (NULL or closed handle), -ENOENT (unknown or already
+ * unpinned).
  */
 int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
 			      HELLOFPGA_GPU_HANDLE handle);
@@ -424,6 +489,8 @@ int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
  * HelloFPGA_SetGPUBuffer() - register (pin) the GPU buffer TransferMode uses;
  * replaces the previous one.  NULL / 0 unregisters it (and returns the
  * handle to CPU mode).  Same rules as HelloFPGA_GPUDirect_Pin().
+ * Return: 0, -EBADF (NULL or closed handle), -EINVAL, -EOPNOTSUPP, -ENOMEM,
+ * -ENOSPC, -ENODEV, -EIO: what HelloFPGA_GPUDirect_Pin() returns them for.
  */
 int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size);
 
@@ -432,22 +499,47 @@ int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size);
  * HELLOFPGA_XFER_MODE_GPU_PINNED.  In GPU_PINNED mode a DMA_MM call whose
  * buffer lies inside the registered GPU buffer moves card <-> GPU directly;
  * any other buffer takes the CPU path as before.
- * Return: 0, -EINVAL (unknown mode, or GPU_PINNED with no GPU buffer).
+ * Return: 0, -EBADF (NULL or closed handle), -EINVAL (unknown mode, or
+ * GPU_PINNED with no GPU buffer).
  */
 int HelloFPGA_SetTransferMode(HELLOFPGA_HANDLE hDev, int mode);
 
 #define HELLOFPGA_MEMCPY_HOST_TO_GPU 1
 #define HELLOFPGA_MEMCPY_GPU_TO_HOST 2
 
-/**
- * HelloFPGA_GPU_Alloc() / HelloFPGA_GPU_Free() / HelloFPGA_GPU_Memcpy() -
+/*
+ * HelloFPGA_GPU_Alloc() / HelloFPGA_GPU_Free() / HelloFPGA_GPU_Memcpy():
  * GPU memory for programs that must run with or without CUDA (tests,
  * tools): device memory on a desktop GPU, pinned host memory on Tegra,
- * the emulated GPU's memory without CUDA.  Alloc aligns to the GPU page.
- * Return: 0 or negative errno (-ENODEV without any GPU).
+ * the emulated GPU's memory without CUDA.  They keep their error text per
+ * thread (HelloFPGA_GetLastError(NULL)).
+ */
+
+/**
+ * HelloFPGA_GPU_Alloc() - allocate GPU memory, aligned to the GPU page.
+ * @ptr: receives the address (NULL on failure)
+ * @size: bytes, not 0
+ * Return: 0, -EFAULT (NULL @ptr), -EINVAL (@size 0, or CUDA refuses it),
+ * -ENODEV (no GPU), -ENOMEM, -EOPNOTSUPP (CUDA: not supported), -EIO (any
+ * other failure of CUDA).
  */
 int HelloFPGA_GPU_Alloc(void **ptr, size_t size);
+
+/**
+ * HelloFPGA_GPU_Free() - free what HelloFPGA_GPU_Alloc() returned; pins of
+ * it are revoked first.  NULL is a no-op.
+ * Return: 0, -EINVAL (not an address HelloFPGA_GPU_Alloc() returned),
+ * -ENODEV (no GPU), -EIO (a failure of CUDA).
+ */
 int HelloFPGA_GPU_Free(void *ptr);
+
+/**
+ * HelloFPGA_GPU_Memcpy() - copy between host memory and GPU memory.
+ * @kind: HELLOFPGA_MEMCPY_HOST_TO_GPU or HELLOFPGA_MEMCPY_GPU_TO_HOST
+ * Return: 0, -EFAULT (NULL @dst or @src), -EINVAL (unknown @kind, or the GPU
+ * side is not inside one GPU allocation), -ENODEV (no GPU), -ENOMEM,
+ * -EOPNOTSUPP (CUDA: not supported), -EIO (any other failure of CUDA).
+ */
 int HelloFPGA_GPU_Memcpy(void *dst, const void *src, size_t size, int kind);
 
 /** HelloFPGA_Version() - the library version, "MAJOR.MINOR.PATCH". */

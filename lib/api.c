@@ -57,7 +57,7 @@ static bool is_emu_name(const char *name)
 	       (name[3] == '\0' || name[3] == ':' || name[3] == ',');
 }
 
-int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
+static int open_card(const char *name, HELLOFPGA_HANDLE *phDev)
 {
 	struct hellofpga_dev *dev;
 	const char *env;
@@ -94,6 +94,11 @@ int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
 	dev->magic = HF_DEV_MAGIC;
 	*phDev = dev;
 	return 0;
+}
+
+int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
+{
+	return hf_api_ret(HF_API_OPEN, open_card(name, phDev));
 }
 
 /**
@@ -208,16 +213,18 @@ static int dma_mm(HELLOFPGA_HANDLE h, enum xdma_dir dir, int ch, void *buf,
 int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
 			     uint64_t offset, size_t len, size_t *actual)
 {
-	return dma_mm(hDev, XDMA_C2H, ch, buf, offset, len, actual,
-		      "HelloFPGA_DMA_MM_ReadC2H");
+	return hf_api_ret(HF_API_DMA_MM_READ_C2H,
+			  dma_mm(hDev, XDMA_C2H, ch, buf, offset, len, actual,
+				 "HelloFPGA_DMA_MM_ReadC2H"));
 }
 
 int HelloFPGA_DMA_MM_WriteH2C(HELLOFPGA_HANDLE hDev, int ch, const void *buf,
 			      uint64_t offset, size_t len, size_t *actual)
 {
 	/* The engine only reads @buf for H2C; the cast does not leak out. */
-	return dma_mm(hDev, XDMA_H2C, ch, (void *)buf, offset, len, actual,
-		      "HelloFPGA_DMA_MM_WriteH2C");
+	return hf_api_ret(HF_API_DMA_MM_WRITE_H2C,
+			  dma_mm(hDev, XDMA_H2C, ch, (void *)buf, offset, len,
+				 actual, "HelloFPGA_DMA_MM_WriteH2C"));
 }
 
 int HelloFPGA_SetTimeout(HELLOFPGA_HANDLE hDev, int timeout_ms)
@@ -314,8 +321,7 @@ static int check_user_reg(HELLOFPGA_HANDLE h, uint32_t off, const char *fn)
 	return 0;
 }
 
-int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
-			 uint32_t *val)
+static int user_read(HELLOFPGA_HANDLE hDev, uint32_t offset, uint32_t *val)
 {
 	int ret = check_user_reg(hDev, offset, "HelloFPGA_UserRead32");
 
@@ -330,8 +336,7 @@ int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 	return ret;
 }
 
-int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
-			  uint32_t val)
+static int user_write(HELLOFPGA_HANDLE hDev, uint32_t offset, uint32_t val)
 {
 	int ret = check_user_reg(hDev, offset, "HelloFPGA_UserWrite32");
 
@@ -341,4 +346,16 @@ int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 	ret = hDev->ops->user_write32(hDev, offset, val);
 	pthread_rwlock_unlock(&hDev->life);
 	return ret;
+}
+
+int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
+			 uint32_t *val)
+{
+	return hf_api_ret(HF_API_USER_READ32, user_read(hDev, offset, val));
+}
+
+int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
+			  uint32_t val)
+{
+	return hf_api_ret(HF_API_USER_WRITE32, user_write(hDev, offset, val));
 }

@@ -44,6 +44,7 @@
 
 #include "gpu.h"
 #include "hf_lib.h"
+#include "hf_number.h"
 #include "inproc/emu_host.h"
 
 #define EMU_DESC_MIN		64		/* descriptors per channel at first */
@@ -183,42 +184,31 @@ struct emu_opts {
 	struct xdma_link link;
 };
 
-static int parse_u64(const char *s, u64 *out, bool suffix)
+/**
+ * hf_emu_link_opt() - one link model option of a card name into @l, as
+ * xdma_link_parse() takes it, but with the number of mps= (a size) or
+ * desc_ns= read by the one number parser (README.md, "Numbers") and
+ * handed on in decimal.  The bench reads a card name's link with it too.
+ * @opt: "key=value"
+ * @l: as for xdma_link_parse()
+ *
+ * Return: 0, -ENOENT when @opt is not a link option, -EINVAL for a bad
+ * value.
+ */
+int hf_emu_link_opt(const char *opt, struct xdma_link *l)
 {
-	char *end;
-	unsigned long long v;
+	bool mps = !strncmp(opt, "mps=", 4);
+	char canon[32];
+	u64 v;
 
-	if (!*s || *s == '-')
+	if (!mps && strncmp(opt, "desc_ns=", 8))
+		return xdma_link_parse(opt, l);
+	if (hf_parse_number(strchr(opt, '=') + 1, mps ? HF_NUM_SIZE : 0,
+			    UINT64_MAX, &v))
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno)
-		return -EINVAL;
-	if (suffix && *end) {
-		unsigned int shift = 0;
-
-		switch (*end) {
-		case 'k': case 'K':
-			shift = 10;
-			break;
-		case 'm': case 'M':
-			shift = 20;
-			break;
-		case 'g': case 'G':
-			shift = 30;
-			break;
-		default:
-			return -EINVAL;
-		}
-		end++;
-		if (v > (~0ull >> shift))
-			return -EINVAL;
-		v <<= shift;
-	}
-	if (*end)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	snprintf(canon, sizeof(canon), "%s=%llu", mps ? "mps" : "desc_ns",
+		 (unsigned long long)v);
+	return xdma_link_parse(canon, l);
 }
 
 static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
@@ -235,20 +225,20 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 	} else if (KEY("sync") && !eq) {
 		o->sync = true;
 	} else if ((KEY("h2c") || KEY("c2h")) && eq) {
-		if (parse_u64(val, &v, false) || v < 1 || v > XDMA_MAX_CHANNELS)
+		if (hf_parse_number(val, 0, XDMA_MAX_CHANNELS, &v) || v < 1)
 			goto bad;
 		if (KEY("h2c"))
 			o->num_h2c = v;
 		else
 			o->num_c2h = v;
 	} else if (KEY("ddr") && eq) {
-		if (parse_u64(val, &v, true) || v < 4096 || v % 4096 ||
-		    v > (1ull << 40))
+		if (hf_parse_number(val, HF_NUM_SIZE, 1ull << 40, &v) ||
+		    v < 4096 || v % 4096)
 			goto bad;
 		o->ddr_size = v;
 		o->ddr_given = true;
 	} else if (KEY("align") && eq) {
-		if (parse_u64(val, &v, false) || !v || v > 128 ||
+		if (hf_parse_number(val, HF_NUM_SIZE, 128, &v) || !v ||
 		    (v & (v - 1)))
 			goto bad;
 		o->align = v;
@@ -265,20 +255,20 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 			goto bad;
 	} else if (KEY("link") || KEY("mps") || KEY("desc_ns")) {
 		/* the PCIe link model (model/xdma_link.c) */
-		if (!eq || xdma_link_parse(opt, &o->link))
+		if (!eq || hf_emu_link_opt(opt, &o->link))
 			return hf_set_error(dev, -EINVAL,
 					    "emulated card option '%s': bad value (link=genGxW with G 1..5 and W 1|2|4|8|16, or link=none; mps=128|256|512|1024|2048|4096; desc_ns=0..1000000000)",
 					    opt);
 	} else {
 		return hf_set_error(dev, -EINVAL,
-				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G], irq=msix|msi|legacy|poll, align=N, private, sync, link=genGxW, mps=N, desc_ns=N",
+				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G|T], irq=msix|msi|legacy|poll, align=N, private, sync, link=genGxW, mps=N, desc_ns=N",
 				    (int)klen, opt);
 	}
 #undef KEY
 	return 0;
 bad:
 	return hf_set_error(dev, -EINVAL,
-			    "emulated card option '%s': bad value (h2c/c2h 1..4; ddr a multiple of 4 KiB up to 1 TiB; align a power of two up to 128 (the ALIGNMENTS register's 8-bit field))",
+			    "emulated card option '%s': bad value (h2c/c2h 1..4; ddr a multiple of 4 KiB up to 1 TiB (1T); align a power of two up to 128 (the ALIGNMENTS register's 8-bit field); numbers as README.md's \"Numbers\": decimal without leading zeros or 0x hex, no spaces or signs)",
 			    opt);
 }
 
@@ -304,9 +294,9 @@ static int parse_spec(struct hellofpga_dev *dev, const char *spec,
 
 		if (end)
 			*end = '\0';
-		if (parse_u64(p + 1, &v, false) || v > 9999)
+		if (hf_parse_number(p + 1, 0, 9999, &v))
 			return hf_set_error(dev, -EINVAL,
-					    "'%s': the emulated card number must be 0..9999",
+					    "'%s': the emulated card number must be 0..9999 (decimal without leading zeros, or 0x hex; README.md, \"Numbers\")",
 					    spec);
 		o->index = v;
 		p = end ? end + 1 : p + strlen(p);

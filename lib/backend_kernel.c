@@ -44,6 +44,7 @@
 #include "gpu_dmabuf.h"
 #include "hf_abi.h"
 #include "hf_lib.h"
+#include "hf_number.h"
 #include "uapi/hellofpga.h"
 
 /* GET_INFO's irq_mode is passed on as HELLOFPGA_INFO's */
@@ -571,21 +572,26 @@ static const struct hf_backend_ops kernel_ops = {
 };
 
 /*
- * Card number of "/dev/hellofpgaN" or "/dev/hellofpgaN_control";
- * -EINVAL for anything else.
+ * Card number of "/dev/hellofpgaN" or "/dev/hellofpgaN_control", N
+ * 0..9999 a number of the one grammar (README.md, "Numbers"); -EINVAL for
+ * anything else.
  */
 static int parse_path(const char *path, unsigned int *card)
 {
 	static const char pfx[] = "/dev/hellofpga";
 	const char *p = path + sizeof(pfx) - 1;
-	unsigned long v;
-	char *end;
+	char num[16];
+	size_t n;
+	u64 v;
 
-	if (strncmp(path, pfx, sizeof(pfx) - 1) || *p < '0' || *p > '9')
+	if (strncmp(path, pfx, sizeof(pfx) - 1))
 		return -EINVAL;
-	errno = 0;
-	v = strtoul(p, &end, 10);
-	if (errno || v > 9999 || (*end && strcmp(end, "_control")))
+	n = strcspn(p, "_");
+	if (n >= sizeof(num) || (p[n] && strcmp(p + n, "_control")))
+		return -EINVAL;
+	memcpy(num, p, n);
+	num[n] = '\0';
+	if (hf_parse_number(num, 0, 9999, &v))
 		return -EINVAL;
 	*card = v;
 	return 0;

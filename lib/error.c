@@ -10,49 +10,223 @@
 
 #include "hf_lib.h"
 
-struct hf_errname {
-	int err;
-	const char *text;
+/*
+ * The name and meaning of every errno of Linux (1 .. EHWPOISON), indexed by
+ * the code; those the library returns say what they mean here.  Aliases
+ * (EWOULDBLOCK, EDEADLOCK, ENOTSUP) share their code's entry.
+ */
+static const char *const errnames[] = {
+	[EPERM] = "EPERM: operation not permitted",
+	[ENOENT] = "ENOENT: no such file, directory or pinned handle",
+	[ESRCH] = "ESRCH: no such process",
+	[EINTR] = "EINTR: interrupted",
+	[EIO] = "EIO: I/O error (the DMA engine reported an error, or a system call failed)",
+	[ENXIO] = "ENXIO: no such device or address (GPU memory freed while pinned)",
+	[E2BIG] = "E2BIG: argument list too long",
+	[ENOEXEC] = "ENOEXEC: not an executable format",
+	[EBADF] = "EBADF: invalid or closed handle",
+	[ECHILD] = "ECHILD: no child processes",
+	[EAGAIN] = "EAGAIN: resource temporarily unavailable, try again",
+	[ENOMEM] = "ENOMEM: out of memory",
+	[EACCES] = "EACCES: permission denied",
+	[EFAULT] = "EFAULT: bad buffer address",
+	[ENOTBLK] = "ENOTBLK: not a block device",
+	[EBUSY] = "EBUSY: device or resource busy",
+	[EEXIST] = "EEXIST: already exists",
+	[EXDEV] = "EXDEV: link across file systems",
+	[ENODEV] = "ENODEV: no such card",
+	[ENOTDIR] = "ENOTDIR: not a directory",
+	[EISDIR] = "EISDIR: is a directory",
+	[EINVAL] = "EINVAL: invalid argument",
+	[ENFILE] = "ENFILE: too many open files in the system",
+	[EMFILE] = "EMFILE: too many open files in this process",
+	[ENOTTY] = "ENOTTY: unknown request (inappropriate ioctl)",
+	[ETXTBSY] = "ETXTBSY: text file busy",
+	[EFBIG] = "EFBIG: file too large",
+	[ENOSPC] = "ENOSPC: no space left",
+	[ESPIPE] = "ESPIPE: illegal seek",
+	[EROFS] = "EROFS: read-only file system",
+	[EMLINK] = "EMLINK: too many links",
+	[EPIPE] = "EPIPE: broken pipe",
+	[EDOM] = "EDOM: argument outside the function's domain",
+	[ERANGE] = "ERANGE: card address range outside card memory, or result out of range",
+	[EDEADLK] = "EDEADLK: resource deadlock avoided",
+	[ENAMETOOLONG] = "ENAMETOOLONG: file name too long",
+	[ENOLCK] = "ENOLCK: no locks available",
+	[ENOSYS] = "ENOSYS: function not implemented",
+	[ENOTEMPTY] = "ENOTEMPTY: directory not empty",
+	[ELOOP] = "ELOOP: too many levels of symbolic links",
+	[ENOMSG] = "ENOMSG: no message of the desired type",
+	[EIDRM] = "EIDRM: identifier removed",
+	[ECHRNG] = "ECHRNG: channel number out of range",
+	[EL2NSYNC] = "EL2NSYNC: level 2 not synchronized",
+	[EL3HLT] = "EL3HLT: level 3 halted",
+	[EL3RST] = "EL3RST: level 3 reset",
+	[ELNRNG] = "ELNRNG: link number out of range",
+	[EUNATCH] = "EUNATCH: protocol driver not attached",
+	[ENOCSI] = "ENOCSI: no CSI structure available",
+	[EL2HLT] = "EL2HLT: level 2 halted",
+	[EBADE] = "EBADE: invalid exchange",
+	[EBADR] = "EBADR: invalid request descriptor",
+	[EXFULL] = "EXFULL: exchange full",
+	[ENOANO] = "ENOANO: no anode",
+	[EBADRQC] = "EBADRQC: invalid request code",
+	[EBADSLT] = "EBADSLT: invalid slot",
+	[EBFONT] = "EBFONT: bad font file format",
+	[ENOSTR] = "ENOSTR: not a stream device",
+	[ENODATA] = "ENODATA: no data available",
+	[ETIME] = "ETIME: timer expired",
+	[ENOSR] = "ENOSR: out of streams resources",
+	[ENONET] = "ENONET: machine is not on the network",
+	[ENOPKG] = "ENOPKG: package not installed",
+	[EREMOTE] = "EREMOTE: object is remote",
+	[ENOLINK] = "ENOLINK: link has been severed",
+	[EADV] = "EADV: advertise error",
+	[ESRMNT] = "ESRMNT: srmount error",
+	[ECOMM] = "ECOMM: communication error on send",
+	[EPROTO] = "EPROTO: protocol error (driver of another ABI)",
+	[EMULTIHOP] = "EMULTIHOP: multihop attempted",
+	[EDOTDOT] = "EDOTDOT: RFS specific error",
+	[EBADMSG] = "EBADMSG: bad message",
+	[EOVERFLOW] = "EOVERFLOW: address + length overflows",
+	[ENOTUNIQ] = "ENOTUNIQ: name not unique on the network",
+	[EBADFD] = "EBADFD: file descriptor in a bad state",
+	[EREMCHG] = "EREMCHG: remote address changed",
+	[ELIBACC] = "ELIBACC: cannot access a needed shared library",
+	[ELIBBAD] = "ELIBBAD: corrupted shared library",
+	[ELIBSCN] = "ELIBSCN: .lib section in a.out corrupted",
+	[ELIBMAX] = "ELIBMAX: too many shared libraries",
+	[ELIBEXEC] = "ELIBEXEC: cannot exec a shared library directly",
+	[EILSEQ] = "EILSEQ: invalid or incomplete multibyte character",
+	[ERESTART] = "ERESTART: interrupted system call should be restarted",
+	[ESTRPIPE] = "ESTRPIPE: streams pipe error",
+	[EUSERS] = "EUSERS: too many users",
+	[ENOTSOCK] = "ENOTSOCK: not a socket",
+	[EDESTADDRREQ] = "EDESTADDRREQ: destination address required",
+	[EMSGSIZE] = "EMSGSIZE: message too long",
+	[EPROTOTYPE] = "EPROTOTYPE: protocol wrong type for socket",
+	[ENOPROTOOPT] = "ENOPROTOOPT: protocol not available",
+	[EPROTONOSUPPORT] = "EPROTONOSUPPORT: protocol not supported",
+	[ESOCKTNOSUPPORT] = "ESOCKTNOSUPPORT: socket type not supported",
+	[EOPNOTSUPP] = "EOPNOTSUPP: not supported by this card or backend",
+	[EPFNOSUPPORT] = "EPFNOSUPPORT: protocol family not supported",
+	[EAFNOSUPPORT] = "EAFNOSUPPORT: address family not supported",
+	[EADDRINUSE] = "EADDRINUSE: address already in use",
+	[EADDRNOTAVAIL] = "EADDRNOTAVAIL: address not available",
+	[ENETDOWN] = "ENETDOWN: network is down",
+	[ENETUNREACH] = "ENETUNREACH: network is unreachable",
+	[ENETRESET] = "ENETRESET: network dropped the connection on reset",
+	[ECONNABORTED] = "ECONNABORTED: connection aborted",
+	[ECONNRESET] = "ECONNRESET: connection reset by peer",
+	[ENOBUFS] = "ENOBUFS: no buffer space available",
+	[EISCONN] = "EISCONN: already connected",
+	[ENOTCONN] = "ENOTCONN: not connected",
+	[ESHUTDOWN] = "ESHUTDOWN: cannot send after shutdown",
+	[ETOOMANYREFS] = "ETOOMANYREFS: too many references",
+	[ETIMEDOUT] = "ETIMEDOUT: timed out (DMA engine or channel)",
+	[ECONNREFUSED] = "ECONNREFUSED: connection refused",
+	[EHOSTDOWN] = "EHOSTDOWN: host is down",
+	[EHOSTUNREACH] = "EHOSTUNREACH: no route to host",
+	[EALREADY] = "EALREADY: operation already in progress",
+	[EINPROGRESS] = "EINPROGRESS: operation now in progress",
+	[ESTALE] = "ESTALE: stale file handle",
+	[EUCLEAN] = "EUCLEAN: structure needs cleaning",
+	[ENOTNAM] = "ENOTNAM: not a XENIX named type file",
+	[ENAVAIL] = "ENAVAIL: no XENIX semaphores available",
+	[EISNAM] = "EISNAM: is a named type file",
+	[EREMOTEIO] = "EREMOTEIO: remote I/O error",
+	[EDQUOT] = "EDQUOT: disk quota exceeded",
+	[ENOMEDIUM] = "ENOMEDIUM: no medium found",
+	[EMEDIUMTYPE] = "EMEDIUMTYPE: wrong medium type",
+	[ECANCELED] = "ECANCELED: transfer cancelled: its memory was revoked",
+	[ENOKEY] = "ENOKEY: required key not available",
+	[EKEYEXPIRED] = "EKEYEXPIRED: key has expired",
+	[EKEYREVOKED] = "EKEYREVOKED: key has been revoked",
+	[EKEYREJECTED] = "EKEYREJECTED: key was rejected",
+	[EOWNERDEAD] = "EOWNERDEAD: owner died",
+	[ENOTRECOVERABLE] = "ENOTRECOVERABLE: state not recoverable",
+	[ERFKILL] = "ERFKILL: operation not possible due to RF-kill",
+	[EHWPOISON] = "EHWPOISON: memory page has a hardware error",
 };
 
-static const struct hf_errname errnames[] = {
-	{ 0, "success" },
-	{ EPERM, "EPERM: operation not permitted" },
-	{ ENOENT, "ENOENT: no such file or directory" },
-	{ EINTR, "EINTR: interrupted" },
-	{ EIO, "EIO: DMA engine reported an error" },
-	{ ENXIO, "ENXIO: no such device or address" },
-	{ EBADF, "EBADF: invalid or closed handle" },
-	{ EAGAIN, "EAGAIN: resource temporarily unavailable" },
-	{ ENOMEM, "ENOMEM: out of memory" },
-	{ EACCES, "EACCES: permission denied" },
-	{ EFAULT, "EFAULT: bad buffer address" },
-	{ EBUSY, "EBUSY: device or resource busy" },
-	{ EEXIST, "EEXIST: already exists" },
-	{ ENODEV, "ENODEV: no such card" },
-	{ EINVAL, "EINVAL: invalid argument" },
-	{ ENOSPC, "ENOSPC: no space left" },
-	{ ERANGE, "ERANGE: card address range outside card memory" },
-	{ ENOSYS, "ENOSYS: function not implemented" },
-	{ ECHRNG, "ECHRNG: channel number out of range" },
-	{ EOVERFLOW, "EOVERFLOW: address + length overflows" },
-	{ EOPNOTSUPP, "EOPNOTSUPP: not supported by this card or backend" },
-	{ ETIMEDOUT, "ETIMEDOUT: DMA engine timed out" },
-	{ EPROTO, "EPROTO: protocol error" },
-	{ ENOTTY, "ENOTTY: unknown request" },
-	{ ECANCELED, "ECANCELED: transfer cancelled: its memory was revoked" },
-};
+/* Linux errnos are 1 .. 4095 (the kernel's MAX_ERRNO). */
+#define HF_MAX_ERRNO	4095
 
 const char *HelloFPGA_StrError(int err)
 {
-	int e = err < 0 ? -err : err;
-
+	if (err == 0)
+		return "success";
 	if (err > 0)
 		return "not an error code (positive value)";
-	for (size_t i = 0; i < ARRAY_SIZE(errnames); i++)
-		if (errnames[i].err == e)
-			return errnames[i].text;
-	return "unknown error code";
+	/* -INT_MIN is undefined behaviour: compare before negating. */
+	if (err < -HF_MAX_ERRNO)
+		return "not an error code (below -4095, the lowest negative errno)";
+	if ((size_t)-err < ARRAY_SIZE(errnames) && errnames[-err])
+		return errnames[-err];
+	return "unknown error code (no errno of Linux has this value)";
+}
+
+const struct hf_api_errs hf_api_errs[HF_API_COUNT] = {
+	[HF_API_OPEN] = { "HelloFPGA_Open", {
+		EFAULT, EINVAL, ENODEV, ENOENT, ENOTDIR, EACCES, EPERM, ENOSPC,
+		EFBIG, ENAMETOOLONG, EMFILE, ENFILE, EAGAIN, ENOMEM, EPROTO,
+		EIO } },
+	[HF_API_DMA_MM_READ_C2H] = { "HelloFPGA_DMA_MM_ReadC2H", {
+		EBADF, EFAULT, ECHRNG, ERANGE, EOVERFLOW, ETIMEDOUT, EIO,
+		ENODEV, ENOMEM, EINVAL, ENXIO, ENOENT } },
+	[HF_API_DMA_MM_WRITE_H2C] = { "HelloFPGA_DMA_MM_WriteH2C", {
+		EBADF, EFAULT, ECHRNG, ERANGE, EOVERFLOW, ETIMEDOUT, EIO,
+		ENODEV, ENOMEM, EINVAL, ENXIO, ENOENT } },
+	[HF_API_USER_READ32] = { "HelloFPGA_UserRead32", {
+		EBADF, EINVAL, EFAULT, ENODEV, EIO } },
+	[HF_API_USER_WRITE32] = { "HelloFPGA_UserWrite32", {
+		EBADF, EINVAL, ENODEV, EIO } },
+	[HF_API_GPUDIRECT_PIN] = { "HelloFPGA_GPUDirect_Pin", {
+		EBADF, EFAULT, EINVAL, EOPNOTSUPP, ENOMEM, ENOSPC, ENODEV,
+		EIO } },
+	[HF_API_GPUDIRECT_READ_C2H] = { "HelloFPGA_GPUDirect_ReadC2H", {
+		EBADF, ECHRNG, ENOENT, ENXIO, EINVAL, ERANGE, EOVERFLOW,
+		ETIMEDOUT, EIO, ENODEV, ENOMEM } },
+	[HF_API_GPUDIRECT_WRITE_H2C] = { "HelloFPGA_GPUDirect_WriteH2C", {
+		EBADF, ECHRNG, ENOENT, ENXIO, EINVAL, ERANGE, EOVERFLOW,
+		ETIMEDOUT, EIO, ENODEV, ENOMEM } },
+	[HF_API_GPUDIRECT_XFER] = { "HelloFPGA_GPUDirect_Xfer", {
+		EBADF, ECHRNG, ENOENT, ENXIO, EINVAL, ERANGE, EOVERFLOW,
+		ETIMEDOUT, EIO, ENODEV, ENOMEM } },
+	[HF_API_SET_GPU_BUFFER] = { "HelloFPGA_SetGPUBuffer", {
+		EBADF, EINVAL, EOPNOTSUPP, ENOMEM, ENOSPC, ENODEV, EIO } },
+	[HF_API_GPU_ALLOC] = { "HelloFPGA_GPU_Alloc", {
+		EFAULT, EINVAL, ENODEV, ENOMEM, EOPNOTSUPP, EIO } },
+	[HF_API_GPU_FREE] = { "HelloFPGA_GPU_Free", {
+		EINVAL, ENODEV, EIO } },
+	[HF_API_GPU_MEMCPY] = { "HelloFPGA_GPU_Memcpy", {
+		EFAULT, EINVAL, ENODEV, ENOMEM, EOPNOTSUPP, EIO } },
+};
+
+/**
+ * hf_api_ret() - what public function @fn returns for @ret.
+ * @fn: the function
+ * @ret: the result of its work: 0, positive, or negative errno
+ *
+ * The errors of system calls, of the driver and of CUDA reach the public
+ * functions in many places; this one boundary keeps each function to the
+ * errors its documentation lists.  An error outside the list is reported
+ * as -EIO; the last-error text, set where the error arose, still names it.
+ *
+ * Return: @ret when it is 0, positive or documented for @fn, else -EIO.
+ */
+int hf_api_ret(enum hf_api fn, int ret)
+{
+	const int *e = hf_api_errs[fn].errs;
+
+	if (ret >= 0)
+		return ret;
+	for (int i = 0; i < HF_API_MAX_ERRS && e[i]; i++)
+		if (-e[i] == ret)
+			return ret;
+	hf_os_log("%s: %s is not one of its documented errors: reported as EIO",
+		  hf_api_errs[fn].fn, HelloFPGA_StrError(ret));
+	return -EIO;
 }
 
 static _Thread_local char tls_error[HF_ERRLEN];

@@ -320,17 +320,18 @@ int HelloFPGA_GetGPUStatus(HELLOFPGA_GPU_STATUS *status)
 int HelloFPGA_GPU_Alloc(void **ptr, size_t size)
 {
 	hf_clear_error(NULL);
-	return hf_gpu_alloc(ptr, size);
+	return hf_api_ret(HF_API_GPU_ALLOC, hf_gpu_alloc(ptr, size));
 }
 
 int HelloFPGA_GPU_Free(void *ptr)
 {
 	hf_clear_error(NULL);
-	return hf_gpu_free(ptr);
+	return hf_api_ret(HF_API_GPU_FREE, hf_gpu_free(ptr));
 }
 
 int HelloFPGA_GPU_Memcpy(void *dst, const void *src, size_t size, int kind)
 {
 	hf_clear_error(NULL);
-	return hf_gpu_memcpy(dst, src, size, kind);
+	return hf_api_ret(HF_API_GPU_MEMCPY,
+			  hf_gpu_memcpy(dst, src, size, kind));
 }

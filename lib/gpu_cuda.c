@@ -25,6 +25,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 
 #include "gpu_internal.h"
 #include "hf_lib.h"
+#include "hf_number.h"
 
 /* ---- the part of cuda.h this file needs (values as in cuda.h) ---- */
 typedef int CUresult;
@@ -915,13 +917,11 @@ static int cu_pick_device(int count, char *reason, size_t reasonlen)
 	CUcontext cur = NULL;
 	CUdevice dev;
 	CUresult r;
-	char *end;
-	long n;
+	uint64_t n;
 
 	if (env && *env) {
-		errno = 0;
-		n = strtol(env, &end, 10);
-		if (errno || *end || n < 0 || n >= count) {
+		/* a number of the one grammar (README.md, "Numbers") */
+		if (hf_parse_number(env, 0, INT_MAX, &n) || n >= (uint64_t)count) {
 			snprintf(reason, reasonlen,
 				 "HELLOFPGA_GPU_DEVICE=%.32s: not a device ordinal 0..%d",
 				 env, count - 1);

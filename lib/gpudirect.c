@@ -34,6 +34,7 @@
 
 #include "gpu.h"
 #include "hf_lib.h"
+#include "hf_number.h"
 
 #define HF_PIN_ALIGN	4096u
 
@@ -56,6 +57,24 @@ static int not_pinned(struct hellofpga_dev *dev, HELLOFPGA_GPU_HANDLE handle,
 	return hf_set_error(dev, -ENOENT,
 			    "%s: handle 0x%llx is not pinned on this card (unpinned, or from another card)",
 			    fn, (unsigned long long)handle);
+}
+
+/*
+ * The GPU memory of @pin was freed while pinned: -ENXIO, with what to do
+ * about it.  A buffer of HelloFPGA_SetGPUBuffer() has no handle of the
+ * caller's (Unpin refuses its internal one): it is replaced or
+ * unregistered through HelloFPGA_SetGPUBuffer() again.
+ */
+static int pin_freed(struct hellofpga_dev *dev, const struct hf_pin *pin,
+		     const char *fn)
+{
+	if (pin->internal)
+		return hf_set_error(dev, -ENXIO,
+				    "%s: the GPU buffer %p registered with HelloFPGA_SetGPUBuffer() was freed while registered: register another one, or unregister it with HelloFPGA_SetGPUBuffer(hDev, NULL, 0)",
+				    fn, pin->gpu);
+	return hf_set_error(dev, -ENXIO,
+			    "%s: the GPU memory %p of handle 0x%llx was freed while pinned; unpin the handle",
+			    fn, pin->gpu, (unsigned long long)pin->handle);
 }
 
 /* The slot @handle names, pin_lock held; NULL when it names nothing. */
@@ -169,39 +188,24 @@ static void pin_teardown(struct hf_pin *pin)
 	hf_pin_put(pin);			/* the table's reference */
 }
 
-/* HELLOFPGA_PIN_LIMIT: bytes (K/M/G suffix allowed); 0 when unlimited. */
+/*
+ * HELLOFPGA_PIN_LIMIT: bytes, a size of the one number grammar (README.md,
+ * "Numbers"); 0 when unlimited.
+ */
 static int pin_limit(struct hellofpga_dev *dev, uint64_t *limit,
 		     const char *fn)
 {
 	const char *env = getenv("HELLOFPGA_PIN_LIMIT");
-	unsigned long long v;
-	char *end;
-	int shift = 0;
+	uint64_t v;
 
 	*limit = 0;
 	if (!env || !*env)
 		return 0;
-	errno = 0;
-	v = strtoull(env, &end, 0);
-	switch (*end) {
-	case 'k': case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		end++;
-		break;
-	}
-	if (errno || *end || *env == '-' || v > (~0ull >> shift))
+	if (hf_parse_number(env, HF_NUM_SIZE, UINT64_MAX, &v))
 		return hf_set_error(dev, -EINVAL,
-				    "%s: HELLOFPGA_PIN_LIMIT='%s' is not a byte count (e.g. 1073741824 or 1G)",
+				    "%s: HELLOFPGA_PIN_LIMIT='%.64s' is not a byte count (e.g. 1073741824, 0x40000000 or 1G; README.md, \"Numbers\")",
 				    fn, env);
-	*limit = (uint64_t)v << shift;
+	*limit = v;
 	return 0;
 }
 
@@ -425,8 +429,8 @@ static int unpin_handle(struct hellofpga_dev *dev,
 	return 0;
 }
 
-int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
-			    HELLOFPGA_GPU_HANDLE *handle)
+static int gpudirect_pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
+			 HELLOFPGA_GPU_HANDLE *handle)
 {
 	static const char fn[] = "HelloFPGA_GPUDirect_Pin";
 	int ret = hf_check_handle(hDev, fn);
@@ -439,6 +443,13 @@ int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
 	ret = pin_buffer(hDev, gpuBuf, size, false, handle, fn);
 	pthread_rwlock_unlock(&hDev->life);
 	return ret;
+}
+
+int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
+			    HELLOFPGA_GPU_HANDLE *handle)
+{
+	return hf_api_ret(HF_API_GPUDIRECT_PIN,
+			  gpudirect_pin(hDev, gpuBuf, size, handle));
 }
 
 int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
@@ -547,10 +558,7 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		/* No free callback (real CUDA): is it still the allocation? */
 		ret = hf_gpu_check(pin->gpu, pin->buffer_id);
 		if (ret) {
-			ret = hf_set_error(dev, -ENXIO,
-					   "%s: the GPU memory of handle 0x%llx was freed while pinned (%p is no longer the pinned allocation); unpin the handle",
-					   fn, (unsigned long long)handle,
-					   pin->gpu);
+			ret = pin_freed(dev, pin, fn);
 			goto out_pin;
 		}
 	}
@@ -563,9 +571,7 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		goto out_pin;
 	pthread_rwlock_rdlock(&pin->lock);
 	if (pin->revoked) {
-		ret = hf_set_error(dev, -ENXIO,
-				   "%s: the GPU memory of handle 0x%llx was freed while pinned; unpin the handle",
-				   fn, (unsigned long long)handle);
+		ret = pin_freed(dev, pin, fn);
 	} else if (pin->released) {
 		ret = not_pinned(dev, handle, fn);
 	} else {
@@ -600,18 +606,20 @@ int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
 			     uint64_t fpgaAddr, size_t size, int dir,
 			     int timeout_ms, size_t *actual)
 {
-	return hf_gpudirect_xfer(hDev, ch, handle, bufOffset, fpgaAddr, size,
-				 dir, timeout_ms, actual,
-				 "HelloFPGA_GPUDirect_Xfer");
+	return hf_api_ret(HF_API_GPUDIRECT_XFER,
+			  hf_gpudirect_xfer(hDev, ch, handle, bufOffset,
+					    fpgaAddr, size, dir, timeout_ms,
+					    actual, "HelloFPGA_GPUDirect_Xfer"));
 }
 
 int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
 				HELLOFPGA_GPU_HANDLE handle, uint64_t fpgaAddr,
 				size_t size, int timeout_ms)
 {
-	return hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr, size,
-				 HELLOFPGA_DIR_C2H, timeout_ms, NULL,
-				 "HelloFPGA_GPUDirect_ReadC2H");
+	return hf_api_ret(HF_API_GPUDIRECT_READ_C2H,
+			  hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr,
+					    size, HELLOFPGA_DIR_C2H, timeout_ms,
+					    NULL, "HelloFPGA_GPUDirect_ReadC2H"));
 }
 
 int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
@@ -619,9 +627,10 @@ int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
 				 uint64_t fpgaAddr, size_t size,
 				 int timeout_ms)
 {
-	return hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr, size,
-				 HELLOFPGA_DIR_H2C, timeout_ms, NULL,
-				 "HelloFPGA_GPUDirect_WriteH2C");
+	return hf_api_ret(HF_API_GPUDIRECT_WRITE_H2C,
+			  hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr,
+					    size, HELLOFPGA_DIR_H2C, timeout_ms,
+					    NULL, "HelloFPGA_GPUDirect_WriteH2C"));
 }
 
 /**
@@ -639,7 +648,7 @@ int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum xdma_dir dir,
 	uintptr_t b = (uintptr_t)buf, base;
 	HELLOFPGA_GPU_HANDLE handle;
 	size_t size;
-	int mode;
+	int mode, ret;
 
 	pthread_mutex_lock(&dev->pin_lock);
 	mode = dev->xfer_mode;
@@ -655,12 +664,18 @@ int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum xdma_dir dir,
 		return hf_set_error(dev, -EINVAL,
 				    "%s: buffer straddles the registered GPU buffer: [%p, +0x%zx) is partly inside [%p, +0x%zx); it must lie wholly inside it (GPU Direct) or wholly outside (CPU path)",
 				    fn, buf, len, (void *)base, size);
-	return hf_gpudirect_xfer(dev, ch, handle, b - base, card, len,
-				 dir == XDMA_H2C ? HELLOFPGA_DIR_H2C :
-				 HELLOFPGA_DIR_C2H, 0, actual, fn);
+	ret = hf_gpudirect_xfer(dev, ch, handle, b - base, card, len,
+				dir == XDMA_H2C ? HELLOFPGA_DIR_H2C :
+				HELLOFPGA_DIR_C2H, 0, actual, fn);
+	/* the internal handle is none of the caller's business */
+	if (ret == -ENOENT)
+		ret = hf_set_error(dev, -ENOENT,
+				   "%s: the GPU buffer [%p, +0x%zx) registered with HelloFPGA_SetGPUBuffer() was replaced or unregistered while this call ran; nothing was moved",
+				   fn, (void *)base, size);
+	return ret;
 }
 
-int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
+static int set_gpu_buffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
 {
 	static const char fn[] = "HelloFPGA_SetGPUBuffer";
 	HELLOFPGA_GPU_HANDLE nh = 0, old;
@@ -689,6 +704,12 @@ int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
 out:
 	pthread_rwlock_unlock(&hDev->life);
 	return ret;
+}
+
+int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
+{
+	return hf_api_ret(HF_API_SET_GPU_BUFFER,
+			  set_gpu_buffer(hDev, gpuAddr, size));
 }
 
 int HelloFPGA_SetTransferMode(HELLOFPGA_HANDLE hDev, int mode)

@@ -186,6 +186,43 @@ int hf_set_errorv(struct hellofpga_dev *dev, int err, const char *fmt,
 		  va_list ap);
 void hf_clear_error(struct hellofpga_dev *dev);
 
+/*
+ * error.c: the public functions that pass on errors of system calls, the
+ * driver or CUDA return only the errors include/hellofpga.h documents for
+ * them; hf_api_ret() reports any other as -EIO.
+ */
+enum hf_api {
+	HF_API_OPEN,
+	HF_API_DMA_MM_READ_C2H,
+	HF_API_DMA_MM_WRITE_H2C,
+	HF_API_USER_READ32,
+	HF_API_USER_WRITE32,
+	HF_API_GPUDIRECT_PIN,
+	HF_API_GPUDIRECT_READ_C2H,
+	HF_API_GPUDIRECT_WRITE_H2C,
+	HF_API_GPUDIRECT_XFER,
+	HF_API_SET_GPU_BUFFER,
+	HF_API_GPU_ALLOC,
+	HF_API_GPU_FREE,
+	HF_API_GPU_MEMCPY,
+	HF_API_COUNT
+};
+
+#define HF_API_MAX_ERRS	24
+
+/**
+ * struct hf_api_errs - the errors a public function documents.
+ * @fn: its name
+ * @errs: the errnos (positive), 0-terminated; EIO among them
+ */
+struct hf_api_errs {
+	const char *fn;
+	int errs[HF_API_MAX_ERRS];
+};
+
+extern const struct hf_api_errs hf_api_errs[HF_API_COUNT];
+int hf_api_ret(enum hf_api fn, int ret);
+
 /* api.c */
 int hf_check_handle(struct hellofpga_dev *dev, const char *fn);
 
@@ -208,6 +245,8 @@ void hf_chan_unlock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch);
 
 /* backends: open fills dev->info, dev->ops, dev->priv */
 int hf_emu_open(struct hellofpga_dev *dev, const char *spec);
+struct xdma_link;
+int hf_emu_link_opt(const char *opt, struct xdma_link *l);
 int hf_kernel_open(struct hellofpga_dev *dev, const char *path);
 
 /* test hooks (static library only): inject model faults, XDMA_FAULT_*;

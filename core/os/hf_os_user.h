@@ -53,8 +53,23 @@ typedef int64_t s64;
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 
-#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
-#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+/*
+ * READ_ONCE() / WRITE_ONCE() of a scalar that another thread (the model,
+ * an interrupt handler, a canceller) writes or reads at the same time:
+ * relaxed atomics, the C11 form of the kernel's volatile accesses, which
+ * C11 counts as data races.  ThreadSanitizer models no fences, so under it
+ * they are acquire and release, which is what the fence after a
+ * READ_ONCE() (dma_rmb(), mb()) or before a WRITE_ONCE() makes of them.
+ */
+#ifdef __SANITIZE_THREAD__
+#define HF_ONCE_LOAD		__ATOMIC_ACQUIRE
+#define HF_ONCE_STORE		__ATOMIC_RELEASE
+#else
+#define HF_ONCE_LOAD		__ATOMIC_RELAXED
+#define HF_ONCE_STORE		__ATOMIC_RELAXED
+#endif
+#define READ_ONCE(x)		__atomic_load_n(&(x), HF_ONCE_LOAD)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), HF_ONCE_STORE)
 
 #define cpu_to_le32(x)		htole32(x)
 #define le32_to_cpu(x)		le32toh(x)

@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_number.h"
 
 static char emu_dir[64];
 
@@ -36,18 +37,12 @@ const char *t_emu_dir(void)
 	return emu_dir;
 }
 
-/* A size with an optional K, M or G suffix; 0 when malformed. */
-static uint64_t parse_size(const char *s)
+/* A number of the card names' grammar (lib/hf_number.c); 0 when malformed. */
+static uint64_t parse_num(const char *s, unsigned int flags)
 {
-	char *end;
-	uint64_t v = strtoull(s, &end, 0);
+	uint64_t v;
 
-	switch (*end) {
-	case 'K': v <<= 10; end++; break;
-	case 'M': v <<= 20; end++; break;
-	case 'G': v <<= 30; end++; break;
-	}
-	return *end ? 0 : v;
+	return hf_parse_number(s, flags, UINT64_MAX, &v) ? 0 : v;
 }
 
 static const char *irq_name(uint32_t mode)
@@ -79,7 +74,12 @@ static HELLOFPGA_HANDLE open_test_card(const char *name, const char *card)
 	int ret;
 
 	if (*p == ':') {
-		no = strtol(p + 1, (char **)&p, 10);
+		char num[16];
+		size_t n = strcspn(p + 1, ",");
+
+		snprintf(num, sizeof(num), "%.*s", (int)n, p + 1);
+		no = parse_num(num, 0);
+		p += 1 + n;
 	}
 	if (card_no >= 0 && no != card_no)
 		HF_SKIP("needs a second emulated card (emu:%ld besides emu:%ld)",
@@ -90,13 +90,13 @@ static HELLOFPGA_HANDLE open_test_card(const char *name, const char *card)
 		if (!strcmp(tok, "private"))
 			private = true;
 		else if (!strncmp(tok, "h2c=", 4))
-			h2c = strtoul(tok + 4, NULL, 0);
+			h2c = parse_num(tok + 4, 0);
 		else if (!strncmp(tok, "c2h=", 4))
-			c2h = strtoul(tok + 4, NULL, 0);
+			c2h = parse_num(tok + 4, 0);
 		else if (!strncmp(tok, "ddr=", 4))
-			ddr = parse_size(tok + 4);
+			ddr = parse_num(tok + 4, HF_NUM_SIZE);
 		else if (!strncmp(tok, "align=", 6))
-			align = strtoul(tok + 6, NULL, 0);
+			align = parse_num(tok + 6, HF_NUM_SIZE);
 		else if (!strncmp(tok, "irq=", 4))
 			irq = tok + 4;
 		else

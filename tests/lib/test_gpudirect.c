@@ -553,14 +553,20 @@ struct spin_arg {
 	int gone_err;
 };
 
-/* Transfer until told to stop (or the pin is gone). */
+/*
+ * Transfer until told to stop (or the pin is gone).  Each channel moves
+ * its own quarter of the buffer to its own card range: the transfers are
+ * in flight together, but no two touch the same bytes.
+ */
 static void *spin_xfer(void *arg)
 {
 	struct spin_arg *s = arg;
 
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
-		int ret = HelloFPGA_GPUDirect_Xfer(s->h, s->ch, s->gh, 0,
-						   0x100000, 256 * KIB,
+		int ret = HelloFPGA_GPUDirect_Xfer(s->h, s->ch, s->gh,
+						   s->ch * 64 * KIB,
+						   0x100000 + s->ch * 64 * KIB,
+						   64 * KIB,
 						   s->ch & 1 ? HELLOFPGA_DIR_C2H :
 						   HELLOFPGA_DIR_H2C, 0, NULL);
 

@@ -807,3 +807,56 @@ HF_TEST(kb_hellofpga_test_passes_through_the_kernel_backend)
 	HF_CHECK_MSG(st == 0, "hellofpga test exited %d:\n%s", st, out);
 	HF_CHECK_MSG(!strstr(out, "SKIP"), "%s", out);
 }
+
+/*
+ * A driver errno the API does not document for the call reaches the
+ * caller as -EIO (lib/error.c, hf_api_ret()), with the driver's text.
+ */
+HF_TEST(kb_undocumented_driver_errno_of_a_read_is_eio)
+{
+	void (*fail_next)(int, const char *) = hook_fail_next();
+	HELLOFPGA_HANDLE h;
+	uint8_t buf[4096];
+
+	fake_defaults();
+	h = kopen(NULL);
+	fail_next(-EPIPE, "C2H0: a pipe of the test broke");
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, 0, sizeof(buf),
+					      NULL), -EIO);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "a pipe of the test broke"));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(kb_undocumented_driver_errno_of_a_user_read_is_eio)
+{
+	void (*fail_next)(int, const char *) = hook_fail_next();
+	HELLOFPGA_HANDLE h;
+	uint32_t v;
+
+	fake_defaults();
+	h = kopen(NULL);
+	fail_next(-EPIPE, "user BAR: a pipe of the test broke");
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, 0, &v), -EIO);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "a pipe of the test broke"));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(kb_undocumented_driver_errno_of_xfer_is_eio)
+{
+	void (*fail_next)(int, const char *) = hook_fail_next();
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_GPU_HANDLE gh;
+	size_t size = 64 * KIB;
+	void *gpu;
+
+	fake_defaults();
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	fail_next(-EPIPE, "C2H0: a pipe of the test broke");
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_ReadC2H(h, 0, gh, 0, size, 0), -EIO);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "a pipe of the test broke"));
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+}

@@ -156,7 +156,7 @@ HF_TEST(strerror_names_each_code)
 	}
 	HF_CHECK(strstr(HelloFPGA_StrError(-ECHRNG), "channel"));
 	HF_CHECK(strstr(HelloFPGA_StrError(-ECANCELED), "revoked"));
-	HF_CHECK(!strcmp(HelloFPGA_StrError(-4095), "unknown error code"));
+	HF_CHECK(strstr(HelloFPGA_StrError(-4095), "unknown error code"));
 	HF_CHECK(strstr(HelloFPGA_StrError(5), "positive"));
 }
 

@@ -170,6 +170,43 @@ case_negative_size_fails() {
 	expect_in err "bad size '-5'"
 }
 
+# Numbers have one grammar (README.md, "Numbers"): K/M/G/T only, no
+# KiB, KB or lower case, no leading zeros; hex and decimal everywhere.
+case_size_with_kib_suffix_fails() {
+	run -d emu:0,private read -a 0 -s 4KiB "$T/back"
+	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
+	expect_in err "bad size '4KiB'"
+}
+
+case_size_with_lower_case_suffix_fails() {
+	run -d emu:0,private read -a 0 -s 4k "$T/back"
+	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
+	expect_in err "bad size '4k'"
+}
+
+case_address_with_leading_zero_fails() {
+	run -d emu:0,private read -a 010 -s 16 "$T/back"
+	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
+	expect_in err "bad size '010'"
+}
+
+case_size_overflow_fails() {
+	run -d emu:0,private read -a 0 -s 16777216T "$T/back"
+	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
+	expect_in err "size '16777216T' is too large"
+}
+
+case_reg_offset_with_leading_zero_fails() {
+	run -d emu:0,private reg 010
+	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
+	expect_in err "bad register offset '010'"
+}
+
+case_count_in_hex_is_accepted() {
+	run -d emu:0,private demo -s 64K -r 0x2
+	expect_ok
+}
+
 case_channel_out_of_range_fails() {
 	random_file "$T/in" 10
 	run -d emu:0,private,h2c=2 write -a 0 -c 2 "$T/in"
@@ -444,6 +481,15 @@ case_bench_bad_options_fail() {
 	[ "$rc" -eq 2 ] || fail "--buffers: exit status $rc, expected 2"
 	run -d emu:0,private bench --frame-size 1000
 	[ "$rc" -eq 2 ] || fail "--frame-size: exit status $rc, expected 2"
+}
+
+# The bench reads the card name's link options as the card does: hex and
+# suffixes of the one number grammar too.
+case_bench_link_model_reads_numbers_as_the_card() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,link=gen3x8,mps=0x200,desc_ns=0x1F4 \
+		bench --sections sweep --min 64K --max 64K --iters 1
+	expect_ok
+	expect_in out '^# link: +PCIe Gen3 x8, MPS 512, 500 ns/descriptor '
 }
 
 case_bench_bad_link_option_fails() {

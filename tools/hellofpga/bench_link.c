@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_link.c - what link model the emulated card was opened with: the
- * card name's link=, mps= and desc_ns= options, read with the model's own
- * parser and formula (model/xdma_link.c), so the figures the bench
- * predicts are those the card was built with.
+ * card name's link=, mps= and desc_ns= options, read with the card's own
+ * parser (hf_emu_link_opt(), then model/xdma_link.c) and the model's
+ * formula, so the figures the bench predicts are those the card was
+ * built with.
  */
 #include <string.h>
 
+#include "hf_lib.h"
 #include "xdma_link.h"
 
 #include "bench.h"
@@ -29,7 +31,7 @@ bool bench_link_from_name(struct bench *bn, const char *name)
 	strcpy(buf, name);
 	tok = strtok_r(buf, ",", &save);	/* "emu[:N]" */
 	while ((tok = strtok_r(NULL, ",", &save)))
-		xdma_link_parse(tok, &l);	/* the card accepted them */
+		hf_emu_link_opt(tok, &l);	/* the card accepted them */
 	if (xdma_link_finish(&l) || !l.gen)
 		return false;
 	bn->link_on = true;

@@ -3,7 +3,6 @@
  * util.c - helpers shared by the hellofpga commands: messages, argument
  * parsing, opening the card, aligned buffers, time and the progress line.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hf_number.h"
 
 const char *cli_device;
 
@@ -81,98 +81,47 @@ void cli_usage_err(const char *cmd, const char *fmt, ...)
 }
 
 /**
- * cli_parse_size() - parse a size or address.
- * @s: decimal or 0x-prefixed hexadecimal number, optionally followed by a
- *	binary multiplier K, M, G or T (also written KB/KiB, any case)
+ * cli_parse_size() - parse a size or address: a size of the one number
+ * grammar (README.md, "Numbers"): decimal or 0x-prefixed hexadecimal,
+ * optionally followed by a binary multiplier K, M, G or T.
+ * @s: the argument
  * @out: receives the value
  *
  * Return: 0, or -EINVAL when @s is not a valid size, -ERANGE on overflow.
  */
 int cli_parse_size(const char *s, uint64_t *out)
 {
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (end == s)
-		return -EINVAL;
-	switch (toupper((unsigned char)*end)) {
-	case '\0':
-		break;
-	case 'K':
-		shift = 10;
-		break;
-	case 'M':
-		shift = 20;
-		break;
-	case 'G':
-		shift = 30;
-		break;
-	case 'T':
-		shift = 40;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (shift) {
-		end++;
-		if (*end == 'i' || *end == 'I')
-			end++;
-		if (*end == 'B' || *end == 'b')
-			end++;
-	}
-	if (*end)
-		return -EINVAL;
-	if (shift && v > (UINT64_MAX >> shift))
-		return -ERANGE;
-	*out = (uint64_t)v << shift;
-	return 0;
+	return hf_parse_number(s, HF_NUM_SIZE, UINT64_MAX, out);
 }
 
 /**
- * cli_parse_u32() - parse a 32-bit register offset or value (0x.. or
- * decimal).
+ * cli_parse_u32() - parse a 32-bit register offset or value (a number of
+ * the one grammar, no suffix).
  * Return: 0, -EINVAL or -ERANGE.
  */
 int cli_parse_u32(const char *s, uint32_t *out)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
+	int ret = hf_parse_number(s, 0, UINT32_MAX, &v);
 
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno == ERANGE || v > UINT32_MAX)
-		return -ERANGE;
-	if (end == s || *end)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
+	if (!ret)
+		*out = (uint32_t)v;
+	return ret;
 }
 
 /**
- * cli_parse_int() - parse a decimal integer in [@min, @max].
+ * cli_parse_int() - parse a count or index in [@min, @max] (a number of the
+ * one grammar, no suffix; @min >= 0).
  * Return: 0, -EINVAL or -ERANGE.
  */
 int cli_parse_int(const char *s, int min, int max, int *out)
 {
-	long v;
-	char *end;
+	uint64_t v;
+	int ret = hf_parse_number(s, 0, max < 0 ? 0 : (uint64_t)max, &v);
 
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (end == s || *end)
-		return -EINVAL;
-	if (errno == ERANGE || v < min || v > max)
+	if (ret)
+		return ret;
+	if ((int64_t)v < min)
 		return -ERANGE;
 	*out = (int)v;
 	return 0;
@@ -192,7 +141,7 @@ int cli_opt_size(const char *cmd, const char *opt, const char *arg,
 		cli_usage_err(cmd, "%s: size '%s' is too large", opt, arg);
 	else if (ret)
 		cli_usage_err(cmd,
-			      "%s: bad size '%s' (expected e.g. 4096, 0x1000, 64K, 16M, 1G)",
+			      "%s: bad size '%s' (expected e.g. 4096, 0x1000, 64K, 16M, 1G: README.md, \"Numbers\")",
 			      opt, arg);
 	return ret ? -EINVAL : 0;
 }
