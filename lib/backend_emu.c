@@ -950,6 +950,7 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 	u64 a0 = ALIGN_DOWN(card_addr, (u64)card->align);
 	u64 a1 = ALIGN(card_addr + len, (u64)card->align);
 	u64 end = card_addr + len;
+	int cch = ch < card->xdev.num_c2h ? ch : 0;
 	int ret = get_bounce(dev, card, e);
 
 	for (u64 pos = a0; !ret && pos < a1; pos += EMU_BOUNCE_SIZE) {
@@ -969,19 +970,26 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 			continue;
 		}
 		partial = lo != pos || hi != pos + n;
-		ret = blocks_lock(dev, card, ch, pos, n, partial);
-		if (ret)
-			break;
+		/*
+		 * Lock order: channels (H2C, then the C2H one that reads the
+		 * block back), then a pin (GPU Direct), then card blocks.
+		 */
 		if (partial) {
-			int cch = ch < card->xdev.num_c2h ? ch : 0;
+			ret = hf_chan_lock(dev, XDMA_C2H, cch);
+			if (ret)
+				break;
+		}
+		ret = blocks_lock(dev, card, ch, pos, n, partial);
+		if (ret) {
+			if (partial)
+				hf_chan_unlock(dev, XDMA_C2H, cch);
+			break;
+		}
+		if (partial) {
 			struct emu_engine *rd = &card->eng[XDMA_C2H][cch];
 
-			ret = hf_chan_lock(dev, XDMA_C2H, cch);
-			if (!ret) {
-				ret = run_range(dev, card, rd, e->bounce_bus,
-						pos, n, &moved);
-				hf_chan_unlock(dev, XDMA_C2H, cch);
-			}
+			ret = run_range(dev, card, rd, e->bounce_bus, pos, n,
+					&moved);
 			moved = 0;
 		}
 		if (!ret) {
@@ -999,6 +1007,8 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 				*done += min(pos + moved, hi) - lo;
 		}
 		blocks_unlock(card, ch, pos, n);
+		if (partial)
+			hf_chan_unlock(dev, XDMA_C2H, cch);
 	}
 	return ret;
 }
