@@ -664,14 +664,22 @@ static void isr_engine(void *arg)
 	xdma_engine_isr(arg);
 }
 
+/*
+ * The one vector of MSI or INTx.  The pending register is read again after
+ * each round: an engine that raised its request while this handler served
+ * others made no new edge on INTx (the line was still up) and would
+ * otherwise wait for its timeout.  Each round masks what it served, so the
+ * loop ends.
+ */
 static void isr_shared(void *arg)
 {
 	struct emu_card *card = arg;
-	u32 pending = xdma_dev_isr_pending(&card->xdev);
+	u32 pending;
 
-	for (u32 i = 0; i < card->nengines; i++)
-		if (pending & BIT(i))
-			xdma_engine_isr(&card->by_index[i]->eng);
+	while ((pending = xdma_dev_isr_pending(&card->xdev)))
+		for (u32 i = 0; i < card->nengines; i++)
+			if (pending & BIT(i))
+				xdma_engine_isr(&card->by_index[i]->eng);
 }
 
 /*

@@ -109,12 +109,19 @@ struct emu_engine {
  * struct emu_irq - a registered interrupt handler.
  * @handler: called with @arg from the thread that raised the interrupt
  * @arg: handler argument
- * @running: calls of @handler in progress (hf_emu_free_irq() waits)
+ * @running: a call of @handler is in progress (hf_emu_free_irq() waits)
+ * @again: the vector fired while @handler ran: the running call runs it
+ *	once more when it returns
+ *
+ * As on Linux (handle_edge_irq()), the handler of one vector never runs
+ * twice at once: an interrupt that arrives while it runs is kept pending
+ * and replayed, never lost and never handled by two threads at once.
  */
 struct emu_irq {
 	void (*handler)(void *arg);
 	void *arg;
-	u32 running;
+	bool running;
+	bool again;
 };
 
 /**
@@ -556,26 +563,37 @@ void hf_emu_host_get_stats(struct hf_emu_host *h,
 
 static void emu_call_handler(struct hf_emu_host *h, u32 vector)
 {
-	void (*fn)(void *arg);
-	void *arg;
+	struct emu_irq *irq;
 	int prev;
 
 	if (vector >= EMU_NVEC)
 		return;
+	irq = &h->irqs[vector];
 	pthread_mutex_lock(&h->irq_lock);
-	fn = h->irqs[vector].handler;
-	arg = h->irqs[vector].arg;
-	if (fn)
-		h->irqs[vector].running++;
-	pthread_mutex_unlock(&h->irq_lock);
-	if (!fn)
+	if (!irq->handler) {
+		pthread_mutex_unlock(&h->irq_lock);
 		return;
+	}
+	if (irq->running) {
+		irq->again = true;
+		pthread_mutex_unlock(&h->irq_lock);
+		return;
+	}
+	irq->running = true;
 	prev = emu_in_handler;
 	emu_in_handler = (int)vector;
-	fn(arg);
+	do {
+		void (*fn)(void *arg) = irq->handler;
+		void *arg = irq->arg;
+
+		irq->again = false;
+		pthread_mutex_unlock(&h->irq_lock);
+		fn(arg);
+		pthread_mutex_lock(&h->irq_lock);
+	} while (irq->again && irq->handler);
 	emu_in_handler = prev;
-	pthread_mutex_lock(&h->irq_lock);
-	h->irqs[vector].running--;
+	irq->running = false;
+	irq->again = false;
 	pthread_cond_broadcast(&h->irq_cond);
 	pthread_mutex_unlock(&h->irq_lock);
 }

@@ -203,6 +203,7 @@ struct worker {
 	HELLOFPGA_HANDLE h;
 	int ch;
 	int iters;
+	size_t len;
 	uint64_t base;
 	int failed;
 	char msg[256];
@@ -211,7 +212,7 @@ struct worker {
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	size_t len = 256 * 1024 + w->ch * 13;
+	size_t len = w->len + w->ch * 13;
 	uint8_t *src = malloc(len), *dst = malloc(len);
 
 	for (int i = 0; i < w->iters && !w->failed; i++) {
@@ -235,7 +236,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void parallel(const char *name, int threads_per_channel)
+static void parallel_n(const char *name, int threads_per_channel,
+		       int iters, size_t len)
 {
 	HELLOFPGA_HANDLE h = t_open(name);
 	struct worker w[16];
@@ -243,7 +245,8 @@ static void parallel(const char *name, int threads_per_channel)
 	int n = 4 * threads_per_channel;
 
 	for (int i = 0; i < n; i++) {
-		w[i] = (struct worker){ .h = h, .ch = i % 4, .iters = 40,
+		w[i] = (struct worker){ .h = h, .ch = i % 4, .iters = iters,
+					.len = len,
 					.base = (uint64_t)i * (32 << 20) };
 		HF_CHECK(!pthread_create(&t[i], NULL, worker_main, &w[i]));
 	}
@@ -252,6 +255,26 @@ static void parallel(const char *name, int threads_per_channel)
 	for (int i = 0; i < n; i++)
 		HF_CHECK_MSG(!w[i].failed, "%s", w[i].msg);
 	HelloFPGA_Close(h);
+}
+
+static void parallel(const char *name, int threads_per_channel)
+{
+	parallel_n(name, threads_per_channel, 40, 256 * 1024);
+}
+
+/*
+ * Eight engines completing at once on the one vector of MSI or INTx: an
+ * engine that raises its request while the handler serves another must
+ * not be lost (it would wait for its timeout).
+ */
+HF_TEST(many_small_transfers_on_every_channel_share_the_intx_line)
+{
+	parallel_n("emu,private,irq=legacy", 1, 1500, 512);
+}
+
+HF_TEST(many_small_transfers_on_every_channel_share_the_msi_vector)
+{
+	parallel_n("emu,private,irq=msi", 1, 1500, 512);
 }
 
 HF_TEST(all_channels_in_parallel_from_threads)
