@@ -11,7 +11,13 @@
  *    HelloFPGA_GetLastError() gives the detailed text of the last failure.
  *  - A handle may be used from several threads at once.  Transfers on
  *    different channels run in parallel; transfers on one channel are
- *    serialised, also between processes sharing a card.
+ *    serialised, also between processes sharing a card.  A call waits for
+ *    a busy channel until the handle's timeout (HelloFPGA_SetTimeout(), or
+ *    the call's own) and then fails with -EBUSY, having moved nothing.
+ *  - Closing a handle waits for its calls in flight; any later use of it
+ *    is -EBADF, even after another Open.  A handle does not survive
+ *    fork(): in the child it fails with -ECHILD (Close of it only forgets
+ *    it); open the card again there.
  *  - "offset" and "fpgaAddr" are card (AXI) addresses, 0 .. card memory size.
  *
  * Opening a card: HelloFPGA_Open(name, &h)
@@ -50,8 +56,13 @@ extern "C" {
 
 #include "hellofpga_version.h"
 
-/** An open card. */
-typedef struct hellofpga_dev *HELLOFPGA_HANDLE;
+/**
+ * An open card.  A token, not a pointer to anything: a closed handle is
+ * never valid again, even when a later Open makes a handle for the same
+ * card, and a handle does not survive fork() (the child opens the card
+ * again).
+ */
+typedef struct hellofpga_card *HELLOFPGA_HANDLE;
 
 /**
  * HelloFPGA_Open() - open a card (see the file comment for names).
@@ -87,8 +98,12 @@ typedef struct hellofpga_dev *HELLOFPGA_HANDLE;
 int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev);
 
 /**
- * HelloFPGA_Close() - close a card; waits for transfers in flight.
- * Return: 0, or -EBADF (NULL or closed handle).
+ * HelloFPGA_Close() - close a card.  At once, calls that start on @hDev
+ * fail with -EBADF; Close then waits for the calls in flight to return
+ * before it frees anything.  In a fork() child, closing a handle opened
+ * before the fork() only forgets it: the parent's card is left alone.
+ * Return: 0, or -EBADF (NULL or closed handle, or another thread closes
+ * it).
  */
 int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
 
@@ -110,26 +125,27 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
  *	on an error may also have written part of the descriptor it stopped
  *	in; the emulated card never does.)
  *
- * Return: 0, or -EBADF (NULL handle), -EFAULT (NULL @buf; a page of @buf
- * that is not mapped, or not writable here (readable for WriteH2C()), as
- * the kernel driver's pinning finds, and the emulated card checks the same
- * before it moves a byte; or desktop GPU memory outside TransferMode),
- * -ECHRNG (no such channel), -ERANGE (range past the end of card memory),
- * -EOVERFLOW (@offset + @len wraps), -ETIMEDOUT (engine timed out; it was
- * stopped and proven idle before the call returned), -EIO (the engine
- * reported an error; or the channel is wedged: its engine did not stop
- * after an earlier failure, and the channel refuses transfers until it
- * does, see docs/driver-stop.md; or the card recovers from a PCIe error;
- * or any other failure of a system call, named by the last-error text),
- * -ENODEV (card gone), -ENOMEM (no memory for the transfer's descriptors
- * or mappings; kernel driver: the pages of @buf exceed the caller's
- * RLIMIT_MEMLOCK).
- * In TransferMode GPU_PINNED, with @buf inside the registered GPU buffer
- * (see HelloFPGA_SetTransferMode()), also -EINVAL (@buf straddles the
- * registered buffer's end, or the card needs aligned GPU Direct transfers),
- * -ENXIO (the registered GPU memory was freed) and -ENOENT (the buffer was
- * replaced or unregistered by a HelloFPGA_SetGPUBuffer() running at the
- * same time).  After a failure the contents of @buf are undefined.
+ * Return: 0, or -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EFAULT (NULL @buf; a page of @buf
+ * that is not mapped, or not writable here (readable for WriteH2C()), as the
+ * kernel driver's pinning finds, and the emulated card checks the same before
+ * it moves a byte; or desktop GPU memory outside TransferMode), -ECHRNG (no
+ * such channel), -ERANGE (range past the end of card memory), -EOVERFLOW
+ * (@offset + @len wraps), -EBUSY (the channel stayed in use by another thread
+ * or process for the whole timeout; nothing was moved), -ETIMEDOUT (engine
+ * timed out; it was stopped and proven idle before the call returned), -EIO
+ * (the engine reported an error; or the channel is wedged: its engine did not
+ * stop after an earlier failure, and the channel refuses transfers until it
+ * does, see docs/driver-stop.md; or the card recovers from a PCIe error; or
+ * any other failure of a system call, named by the last-error text), -ENODEV
+ * (card gone), -ENOMEM (no memory for the transfer's descriptors or mappings;
+ * kernel driver: the pages of @buf exceed the caller's RLIMIT_MEMLOCK). In
+ * TransferMode GPU_PINNED, with @buf inside the registered GPU buffer (see
+ * HelloFPGA_SetTransferMode()), also -EINVAL (@buf straddles the registered
+ * buffer's end, or the card needs aligned GPU Direct transfers), -ENXIO (the
+ * registered GPU memory was freed) and -ENOENT (the buffer was replaced or
+ * unregistered by a HelloFPGA_SetGPUBuffer() running at the same time).  After
+ * a failure the contents of @buf are undefined.
  */
 int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
 			     uint64_t offset, size_t len, size_t *actual);
@@ -166,8 +182,8 @@ const char *HelloFPGA_GetLastError(HELLOFPGA_HANDLE hDev);
 /**
  * HelloFPGA_SetTimeout() - per-transfer engine timeout of this handle.
  * @timeout_ms: 1 .. 3600000 (default 5000)
- * Return: 0, -EBADF (NULL or closed handle), -EINVAL (@timeout_ms out of
- * range).
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EINVAL (@timeout_ms out of range).
  */
 int HelloFPGA_SetTimeout(HELLOFPGA_HANDLE hDev, int timeout_ms);
 
@@ -220,7 +236,8 @@ typedef struct {
 /**
  * HelloFPGA_GetInfo() - what the card is and how it is used.
  * @info: receives it
- * Return: 0, -EBADF (NULL or closed handle), -EFAULT (NULL @info).
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EFAULT (NULL @info).
  */
 int HelloFPGA_GetInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_INFO *info);
 
@@ -254,7 +271,8 @@ typedef struct {
 /**
  * HelloFPGA_GetPCIInfo() - the card's PCI address and IDs and its user BAR
  * size.
- * Return: 0, -EBADF (NULL or closed handle), -EFAULT (NULL @pci).
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EFAULT (NULL @pci).
  */
 int HelloFPGA_GetPCIInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_PCI_INFO *pci);
 
@@ -289,7 +307,8 @@ typedef struct {
 /**
  * HelloFPGA_GetCounters() - the handle's (and its emulated card's) counters.
  * @c: receives them
- * Return: 0, -EBADF (NULL or closed handle), -EFAULT (NULL @c).
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EFAULT (NULL @c).
  */
 int HelloFPGA_GetCounters(HELLOFPGA_HANDLE hDev, HELLOFPGA_COUNTERS *c);
 
@@ -315,9 +334,10 @@ typedef struct {
  * HelloFPGA_GetDMAFaults() - DMA faults since the card was opened (an
  * emulated card: its in-process IOMMU's record).  New in library ABI 1.1
  * (symbol version HELLOFPGA_1.1); HELLOFPGA_COUNTERS is unchanged.
- * Return: 0, -EBADF (NULL or closed handle), -EFAULT (NULL @f), -EOPNOTSUPP
- * when the backend does not see them (the kernel driver: the IOMMU reports
- * its faults in the kernel log).
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EFAULT (NULL @f), -EOPNOTSUPP when
+ * the backend does not see them (the kernel driver: the IOMMU reports its
+ * faults in the kernel log).
  */
 int HelloFPGA_GetDMAFaults(HELLOFPGA_HANDLE hDev, HELLOFPGA_DMA_FAULTS *f);
 
@@ -326,9 +346,10 @@ int HelloFPGA_GetDMAFaults(HELLOFPGA_HANDLE hDev, HELLOFPGA_DMA_FAULTS *f);
  * BAR.
  * @offset: byte offset, 4-byte aligned, inside the BAR
  * @val: receives the value
- * Return: 0, -EBADF (NULL or closed handle), -EINVAL (unaligned or outside
- * the BAR), -EFAULT (NULL @val), -ENODEV (card gone), -EIO (kernel driver:
- * the access failed; the last-error text says why).
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EINVAL (unaligned or outside the
+ * BAR), -EFAULT (NULL @val), -ENODEV (card gone), -EIO (kernel driver: the
+ * access failed; the last-error text says why).
  */
 int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 			 uint32_t *val);
@@ -337,9 +358,10 @@ int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
  * HelloFPGA_UserWrite32() - write a 32-bit register of the user BAR.
  * @offset: byte offset, 4-byte aligned, inside the BAR
  * @val: the value
- * Return: 0, -EBADF (NULL or closed handle), -EINVAL (unaligned or outside
- * the BAR), -ENODEV (card gone), -EIO (kernel driver: the access failed;
- * the last-error text says why).
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EINVAL (unaligned or outside the
+ * BAR), -ENODEV (card gone), -EIO (kernel driver: the access failed; the
+ * last-error text says why).
  */
 int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 			  uint32_t val);
@@ -419,15 +441,15 @@ int HelloFPGA_GetGPUStatus(HELLOFPGA_GPU_STATUS *status);
  * @gpuBuf: start, 4096-byte aligned, GPU memory of one allocation
  * @size: bytes, a multiple of 4096
  * @handle: receives the handle
- * Return: 0, -EBADF (NULL or closed handle), -EFAULT (NULL @gpuBuf or
- * @handle), -EINVAL (unaligned, not GPU memory, crosses allocations; a
- * malformed HELLOFPGA_PIN_LIMIT), -EOPNOTSUPP (no GPU Direct on this
- * platform/backend), -ENOMEM (no memory; HELLOFPGA_PIN_LIMIT reached;
- * kernel driver: the card's pin limit, or the caller's RLIMIT_MEMLOCK for
- * host memory and descriptor storage), -ENOSPC (kernel driver: the handle
- * holds the most pins one open file may, parameter max_pins), -ENODEV
- * (card gone), -EIO (any other failure of CUDA, the driver or a system
- * call; the last-error text names it).
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EFAULT (NULL @gpuBuf or @handle),
+ * -EINVAL (unaligned, not GPU memory, crosses allocations; a malformed
+ * HELLOFPGA_PIN_LIMIT), -EOPNOTSUPP (no GPU Direct on this platform/backend),
+ * -ENOMEM (no memory; HELLOFPGA_PIN_LIMIT reached; kernel driver: the card's
+ * pin limit, or the caller's RLIMIT_MEMLOCK for host memory and descriptor
+ * storage), -ENOSPC (kernel driver: the handle holds the most pins one open
+ * file may, parameter max_pins), -ENODEV (card gone), -EIO (any other failure
+ * of CUDA, the driver or a system call; the last-error text names it).
  */
 int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
 			    HELLOFPGA_GPU_HANDLE *handle);
@@ -436,17 +458,18 @@ int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
  * HelloFPGA_GPUDirect_ReadC2H() - card memory -> pinned GPU buffer.
  * Moves @size bytes from card address @fpgaAddr to the start of the buffer.
  * @timeout_ms: engine timeout, or <= 0 for the handle's default
- * Return: 0, or -EBADF (NULL or closed handle), -ECHRNG (no such channel),
- * -ENOENT (unknown or unpinned handle), -ENXIO (the GPU memory was freed,
- * also while the transfer ran: it was cancelled), -EINVAL (@size larger
- * than the buffer; @timeout_ms above 3600000; an aligned card and an
- * unaligned range: GPU Direct has no bounce buffer), -ERANGE (range past
- * the end of card memory), -EOVERFLOW (@fpgaAddr + @size wraps),
- * -ETIMEDOUT (engine timed out), -EIO (the engine reported an error, the
- * channel is wedged, or any other failure of the driver; see
+ * Return: 0, or -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -ECHRNG (no such channel), -ENOENT
+ * (unknown or unpinned handle), -ENXIO (the GPU memory was freed, also while
+ * the transfer ran: it was cancelled), -EINVAL (@size larger than the buffer;
+ * @timeout_ms above 3600000; an aligned card and an unaligned range: GPU
+ * Direct has no bounce buffer), -ERANGE (range past the end of card memory),
+ * -EOVERFLOW (@fpgaAddr + @size wraps), -EBUSY (the channel, or the pin,
+ * stayed in use by another thread or process until the timeout; nothing was
+ * moved), -ETIMEDOUT (engine timed out), -EIO (the engine reported an error,
+ * the channel is wedged, or any other failure of the driver; see
  * HelloFPGA_DMA_MM_ReadC2H()), -ENODEV (card gone), -ENOMEM (kernel driver:
- * the descriptor storage of the transfer exceeds the pinner's
- * RLIMIT_MEMLOCK).
+ * the descriptor storage of the transfer exceeds the pinner's RLIMIT_MEMLOCK).
  */
 int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
 				HELLOFPGA_GPU_HANDLE handle, uint64_t fpgaAddr,
@@ -479,8 +502,8 @@ int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
 /**
  * HelloFPGA_GPUDirect_Unpin() - release a pinned buffer; waits for its
  * transfers in flight.
- * Return: 0, -EBADF (NULL or closed handle), -ENOENT (unknown or already
- * unpinned).
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -ENOENT (unknown or already unpinned).
  */
 int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
 			      HELLOFPGA_GPU_HANDLE handle);
@@ -489,7 +512,8 @@ int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
  * HelloFPGA_SetGPUBuffer() - register (pin) the GPU buffer TransferMode uses;
  * replaces the previous one.  NULL / 0 unregisters it (and returns the
  * handle to CPU mode).  Same rules as HelloFPGA_GPUDirect_Pin().
- * Return: 0, -EBADF (NULL or closed handle), -EINVAL, -EOPNOTSUPP, -ENOMEM,
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EINVAL, -EOPNOTSUPP, -ENOMEM,
  * -ENOSPC, -ENODEV, -EIO: what HelloFPGA_GPUDirect_Pin() returns them for.
  */
 int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size);
@@ -499,8 +523,9 @@ int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size);
  * HELLOFPGA_XFER_MODE_GPU_PINNED.  In GPU_PINNED mode a DMA_MM call whose
  * buffer lies inside the registered GPU buffer moves card <-> GPU directly;
  * any other buffer takes the CPU path as before.
- * Return: 0, -EBADF (NULL or closed handle), -EINVAL (unknown mode, or
- * GPU_PINNED with no GPU buffer).
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EINVAL (unknown mode, or GPU_PINNED
+ * with no GPU buffer).
  */
 int HelloFPGA_SetTransferMode(HELLOFPGA_HANDLE hDev, int mode);
 

@@ -23,7 +23,6 @@ static struct hellofpga_dev *dev_alloc(void)
 
 	if (!dev)
 		return NULL;
-	pthread_rwlock_init(&dev->life, NULL);
 	pthread_mutex_init(&dev->err_lock, NULL);
 	pthread_mutex_init(&dev->pin_lock, NULL);
 	for (int d = 0; d < 2; d++)
@@ -46,8 +45,6 @@ static void dev_free(struct hellofpga_dev *dev)
 	pthread_mutex_destroy(&dev->err_lock);
 	pthread_mutex_destroy(&dev->pin_lock);
 	free(dev->pins);
-	pthread_rwlock_destroy(&dev->life);
-	dev->magic = 0;
 	free(dev);
 }
 
@@ -91,9 +88,15 @@ static int open_card(const char *name, HELLOFPGA_HANDLE *phDev)
 		return ret;
 	}
 	dev->info.timeout_ms = dev->timeout_ms;
-	dev->magic = HF_DEV_MAGIC;
-	*phDev = dev;
-	return 0;
+	ret = hf_dev_register(dev, phDev);
+	if (ret) {
+		hf_set_error(NULL, ret,
+			     "HelloFPGA_Open: out of memory (handle table)");
+		hf_gpudirect_close(dev);
+		dev->ops->close(dev);
+		dev_free(dev);
+	}
+	return ret;
 }
 
 int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
@@ -101,47 +104,38 @@ int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
 	return hf_api_ret(HF_API_OPEN, open_card(name, phDev));
 }
 
-/**
- * hf_check_handle() - is @h an open handle?
- * Return: 0, or -EBADF with the thread's error text set.
- */
-int hf_check_handle(HELLOFPGA_HANDLE h, const char *fn)
+static int close_card(HELLOFPGA_HANDLE hDev)
 {
-	if (!h || h->magic != HF_DEV_MAGIC)
+	struct hellofpga_dev *dev;
+
+	/* Refuses new calls at once, then waits for those in flight. */
+	if (hf_dev_unregister(hDev, &dev))
 		return hf_set_error(NULL, -EBADF,
-				    "%s: invalid handle (NULL or closed)", fn);
+				    "HelloFPGA_Close: invalid handle %p (NULL, closed, or being closed)",
+				    (void *)hDev);
+	if (!dev)
+		return 0;	/* inherited over fork(): only forgotten */
+	/* Pins use the backend's mappings: release them first. */
+	hf_gpudirect_close(dev);
+	dev->ops->close(dev);
+	dev_free(dev);
 	return 0;
 }
 
 int HelloFPGA_Close(HELLOFPGA_HANDLE hDev)
 {
-	int ret = hf_check_handle(hDev, "HelloFPGA_Close");
-
-	if (ret)
-		return ret;
-	/* Wait for transfers in flight, then refuse new ones. */
-	pthread_rwlock_wrlock(&hDev->life);
-	hDev->magic = 0;
-	pthread_rwlock_unlock(&hDev->life);
-	/* Pins use the backend's mappings: release them first. */
-	hf_gpudirect_close(hDev);
-	hDev->ops->close(hDev);
-	dev_free(hDev);
-	return 0;
+	return close_card(hDev);
 }
 
-static int dma_mm(HELLOFPGA_HANDLE h, enum xdma_dir dir, int ch, void *buf,
-		  uint64_t offset, size_t len, size_t *actual, const char *fn)
+static int dma_mm(struct hellofpga_dev *h, enum xdma_dir dir, int ch,
+		  void *buf, uint64_t offset, size_t len, size_t *actual,
+		  const char *fn)
 {
 	const struct hf_gpu *gpu;
+	struct timespec dl;
 	int nch, ret;
 	size_t done = 0;
 
-	if (actual)
-		*actual = 0;
-	ret = hf_check_handle(h, fn);
-	if (ret)
-		return ret;
 	nch = dir == XDMA_H2C ? h->info.num_h2c : h->info.num_c2h;
 	if (ch < 0 || ch >= nch)
 		return hf_set_error(h, -ECHRNG,
@@ -189,13 +183,12 @@ static int dma_mm(HELLOFPGA_HANDLE h, enum xdma_dir dir, int ch, void *buf,
 				    "%s: buf %p is GPU device memory: use GPU Direct (HelloFPGA_GPUDirect_*) or TransferMode (HelloFPGA_SetGPUBuffer + HelloFPGA_SetTransferMode)",
 				    fn, buf);
 
-	pthread_rwlock_rdlock(&h->life);
-	ret = hf_chan_lock(h, dir, ch);
+	hf_deadline_in(&dl, __atomic_load_n(&h->timeout_ms, __ATOMIC_RELAXED));
+	ret = hf_chan_lock(h, dir, ch, &dl);
 	if (!ret) {
-		ret = h->ops->xfer(h, dir, ch, buf, offset, len, &done);
+		ret = h->ops->xfer(h, dir, ch, buf, offset, len, &dl, &done);
 		hf_chan_unlock(h, dir, ch);
 	}
-	pthread_rwlock_unlock(&h->life);
 
 	HF_STAT_ADD(h->stats.bytes[dir], done);
 	if (ret < 0) {
@@ -210,12 +203,28 @@ static int dma_mm(HELLOFPGA_HANDLE h, enum xdma_dir dir, int ch, void *buf,
 	return ret < 0 ? ret : 0;
 }
 
+static int dma_mm_call(HELLOFPGA_HANDLE hDev, enum xdma_dir dir, int ch,
+		       void *buf, uint64_t offset, size_t len, size_t *actual,
+		       const char *fn)
+{
+	struct hellofpga_dev *dev;
+	int ret;
+
+	if (actual)
+		*actual = 0;
+	ret = hf_dev_get(hDev, fn, &dev);
+	if (ret)
+		return ret;
+	return hf_dev_put_ret(dev, dma_mm(dev, dir, ch, buf, offset, len,
+					  actual, fn));
+}
+
 int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
 			     uint64_t offset, size_t len, size_t *actual)
 {
 	return hf_api_ret(HF_API_DMA_MM_READ_C2H,
-			  dma_mm(hDev, XDMA_C2H, ch, buf, offset, len, actual,
-				 "HelloFPGA_DMA_MM_ReadC2H"));
+			  dma_mm_call(hDev, XDMA_C2H, ch, buf, offset, len,
+				      actual, "HelloFPGA_DMA_MM_ReadC2H"));
 }
 
 int HelloFPGA_DMA_MM_WriteH2C(HELLOFPGA_HANDLE hDev, int ch, const void *buf,
@@ -223,95 +232,113 @@ int HelloFPGA_DMA_MM_WriteH2C(HELLOFPGA_HANDLE hDev, int ch, const void *buf,
 {
 	/* The engine only reads @buf for H2C; the cast does not leak out. */
 	return hf_api_ret(HF_API_DMA_MM_WRITE_H2C,
-			  dma_mm(hDev, XDMA_H2C, ch, (void *)buf, offset, len,
-				 actual, "HelloFPGA_DMA_MM_WriteH2C"));
+			  dma_mm_call(hDev, XDMA_H2C, ch, (void *)buf, offset,
+				      len, actual,
+				      "HelloFPGA_DMA_MM_WriteH2C"));
+}
+
+static int set_timeout(struct hellofpga_dev *dev, int timeout_ms)
+{
+	if (timeout_ms < 1 || timeout_ms > HF_MAX_TIMEOUT_MS)
+		return hf_set_error(dev, -EINVAL,
+				    "HelloFPGA_SetTimeout: %d ms is outside 1..%d ms",
+				    timeout_ms, HF_MAX_TIMEOUT_MS);
+	__atomic_store_n(&dev->timeout_ms, timeout_ms, __ATOMIC_RELAXED);
+	return 0;
 }
 
 int HelloFPGA_SetTimeout(HELLOFPGA_HANDLE hDev, int timeout_ms)
 {
-	int ret = hf_check_handle(hDev, "HelloFPGA_SetTimeout");
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, "HelloFPGA_SetTimeout", &dev);
 
-	if (ret)
-		return ret;
-	if (timeout_ms < 1 || timeout_ms > HF_MAX_TIMEOUT_MS)
-		return hf_set_error(hDev, -EINVAL,
-				    "HelloFPGA_SetTimeout: %d ms is outside 1..%d ms",
-				    timeout_ms, HF_MAX_TIMEOUT_MS);
-	__atomic_store_n(&hDev->timeout_ms, timeout_ms, __ATOMIC_RELAXED);
+	return ret ? ret : hf_dev_put_ret(dev, set_timeout(dev, timeout_ms));
+}
+
+static int get_info(struct hellofpga_dev *dev, HELLOFPGA_INFO *info)
+{
+	if (!info)
+		return hf_set_error(dev, -EFAULT,
+				    "HelloFPGA_GetInfo: info is NULL");
+	*info = dev->info;
+	info->timeout_ms = __atomic_load_n(&dev->timeout_ms, __ATOMIC_RELAXED);
 	return 0;
 }
 
 int HelloFPGA_GetInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_INFO *info)
 {
-	int ret = hf_check_handle(hDev, "HelloFPGA_GetInfo");
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, "HelloFPGA_GetInfo", &dev);
 
-	if (ret)
-		return ret;
-	if (!info)
-		return hf_set_error(hDev, -EFAULT,
-				    "HelloFPGA_GetInfo: info is NULL");
-	*info = hDev->info;
-	info->timeout_ms = __atomic_load_n(&hDev->timeout_ms, __ATOMIC_RELAXED);
+	return ret ? ret : hf_dev_put_ret(dev, get_info(dev, info));
+}
+
+static int get_pci_info(struct hellofpga_dev *dev, HELLOFPGA_PCI_INFO *pci)
+{
+	if (!pci)
+		return hf_set_error(dev, -EFAULT,
+				    "HelloFPGA_GetPCIInfo: pci is NULL");
+	*pci = dev->pci;
 	return 0;
 }
 
 int HelloFPGA_GetPCIInfo(HELLOFPGA_HANDLE hDev, HELLOFPGA_PCI_INFO *pci)
 {
-	int ret = hf_check_handle(hDev, "HelloFPGA_GetPCIInfo");
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, "HelloFPGA_GetPCIInfo", &dev);
 
-	if (ret)
-		return ret;
-	if (!pci)
-		return hf_set_error(hDev, -EFAULT,
-				    "HelloFPGA_GetPCIInfo: pci is NULL");
-	*pci = hDev->pci;
+	return ret ? ret : hf_dev_put_ret(dev, get_pci_info(dev, pci));
+}
+
+static int get_counters(struct hellofpga_dev *dev, HELLOFPGA_COUNTERS *c)
+{
+	if (!c)
+		return hf_set_error(dev, -EFAULT,
+				    "HelloFPGA_GetCounters: counters pointer is NULL");
+	memset(c, 0, sizeof(*c));
+	c->transfers = HF_STAT_GET(dev->stats.transfers);
+	c->bytes_h2c = HF_STAT_GET(dev->stats.bytes[XDMA_H2C]);
+	c->bytes_c2h = HF_STAT_GET(dev->stats.bytes[XDMA_C2H]);
+	c->errors = HF_STAT_GET(dev->stats.errors);
+	c->timeouts = HF_STAT_GET(dev->stats.timeouts);
+	if (dev->ops->counters)
+		dev->ops->counters(dev, c);
 	return 0;
 }
 
 int HelloFPGA_GetCounters(HELLOFPGA_HANDLE hDev, HELLOFPGA_COUNTERS *c)
 {
-	int ret = hf_check_handle(hDev, "HelloFPGA_GetCounters");
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, "HelloFPGA_GetCounters", &dev);
 
-	if (ret)
-		return ret;
-	if (!c)
-		return hf_set_error(hDev, -EFAULT,
-				    "HelloFPGA_GetCounters: counters pointer is NULL");
-	memset(c, 0, sizeof(*c));
-	c->transfers = HF_STAT_GET(hDev->stats.transfers);
-	c->bytes_h2c = HF_STAT_GET(hDev->stats.bytes[XDMA_H2C]);
-	c->bytes_c2h = HF_STAT_GET(hDev->stats.bytes[XDMA_C2H]);
-	c->errors = HF_STAT_GET(hDev->stats.errors);
-	c->timeouts = HF_STAT_GET(hDev->stats.timeouts);
-	if (hDev->ops->counters)
-		hDev->ops->counters(hDev, c);
+	return ret ? ret : hf_dev_put_ret(dev, get_counters(dev, c));
+}
+
+static int get_dma_faults(struct hellofpga_dev *dev, HELLOFPGA_DMA_FAULTS *f)
+{
+	if (!f)
+		return hf_set_error(dev, -EFAULT,
+				    "HelloFPGA_GetDMAFaults: pointer is NULL");
+	if (!dev->ops->dma_faults)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "HelloFPGA_GetDMAFaults: the %s backend does not see the IOMMU's faults (the kernel log has them)",
+				    dev->ops->name);
+	memset(f, 0, sizeof(*f));
+	dev->ops->dma_faults(dev, f);
 	return 0;
 }
 
 int HelloFPGA_GetDMAFaults(HELLOFPGA_HANDLE hDev, HELLOFPGA_DMA_FAULTS *f)
 {
-	int ret = hf_check_handle(hDev, "HelloFPGA_GetDMAFaults");
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, "HelloFPGA_GetDMAFaults", &dev);
 
-	if (ret)
-		return ret;
-	if (!f)
-		return hf_set_error(hDev, -EFAULT,
-				    "HelloFPGA_GetDMAFaults: pointer is NULL");
-	if (!hDev->ops->dma_faults)
-		return hf_set_error(hDev, -EOPNOTSUPP,
-				    "HelloFPGA_GetDMAFaults: the %s backend does not see the IOMMU's faults (the kernel log has them)",
-				    hDev->ops->name);
-	memset(f, 0, sizeof(*f));
-	hDev->ops->dma_faults(hDev, f);
-	return 0;
+	return ret ? ret : hf_dev_put_ret(dev, get_dma_faults(dev, f));
 }
 
-static int check_user_reg(HELLOFPGA_HANDLE h, uint32_t off, const char *fn)
+static int check_user_reg(struct hellofpga_dev *h, uint32_t off,
+			  const char *fn)
 {
-	int ret = hf_check_handle(h, fn);
-
-	if (ret)
-		return ret;
 	if (off & 3 || off >= h->pci.user_bar_size)
 		return hf_set_error(h, -EINVAL,
 				    "%s: offset 0x%x is %s (user BAR is 0x%llx bytes, 32-bit registers)",
@@ -321,41 +348,45 @@ static int check_user_reg(HELLOFPGA_HANDLE h, uint32_t off, const char *fn)
 	return 0;
 }
 
-static int user_read(HELLOFPGA_HANDLE hDev, uint32_t offset, uint32_t *val)
+static int user_read(struct hellofpga_dev *dev, uint32_t offset,
+		     uint32_t *val)
 {
-	int ret = check_user_reg(hDev, offset, "HelloFPGA_UserRead32");
+	int ret = check_user_reg(dev, offset, "HelloFPGA_UserRead32");
 
 	if (ret)
 		return ret;
 	if (!val)
-		return hf_set_error(hDev, -EFAULT,
+		return hf_set_error(dev, -EFAULT,
 				    "HelloFPGA_UserRead32: val is NULL");
-	pthread_rwlock_rdlock(&hDev->life);
-	ret = hDev->ops->user_read32(hDev, offset, val);
-	pthread_rwlock_unlock(&hDev->life);
-	return ret;
+	return dev->ops->user_read32(dev, offset, val);
 }
 
-static int user_write(HELLOFPGA_HANDLE hDev, uint32_t offset, uint32_t val)
+static int user_write(struct hellofpga_dev *dev, uint32_t offset,
+		      uint32_t val)
 {
-	int ret = check_user_reg(hDev, offset, "HelloFPGA_UserWrite32");
+	int ret = check_user_reg(dev, offset, "HelloFPGA_UserWrite32");
 
-	if (ret)
-		return ret;
-	pthread_rwlock_rdlock(&hDev->life);
-	ret = hDev->ops->user_write32(hDev, offset, val);
-	pthread_rwlock_unlock(&hDev->life);
-	return ret;
+	return ret ? ret : dev->ops->user_write32(dev, offset, val);
 }
 
 int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 			 uint32_t *val)
 {
-	return hf_api_ret(HF_API_USER_READ32, user_read(hDev, offset, val));
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, "HelloFPGA_UserRead32", &dev);
+
+	if (!ret)
+		ret = hf_dev_put_ret(dev, user_read(dev, offset, val));
+	return hf_api_ret(HF_API_USER_READ32, ret);
 }
 
 int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 			  uint32_t val)
 {
-	return hf_api_ret(HF_API_USER_WRITE32, user_write(hDev, offset, val));
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, "HelloFPGA_UserWrite32", &dev);
+
+	if (!ret)
+		ret = hf_dev_put_ret(dev, user_write(dev, offset, val));
+	return hf_api_ret(HF_API_USER_WRITE32, ret);
 }

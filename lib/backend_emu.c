@@ -459,18 +459,7 @@ static int state_file_open(struct hellofpga_dev *dev, int dirfd,
 /* Take (F_WRLCK) or drop (F_UNLCK) the OFD lock on @len bytes at @start. */
 static int lock_range(int fd, short type, off_t start, off_t len)
 {
-	struct flock fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	fl.l_start = start;
-	fl.l_len = len;
-	while (fcntl(fd, F_OFD_SETLKW, &fl) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	return 0;
+	return hf_ofd_lock_until(fd, type, start, len, NULL);
 }
 
 /**
@@ -766,6 +755,18 @@ static void emu_close(struct hellofpga_dev *dev)
 	dev->priv = NULL;
 }
 
+/* fork() child: the card memory files carry the parent's block locks. */
+static void emu_fork_child(struct hellofpga_dev *dev)
+{
+	struct emu_card *card = dev->priv;
+
+	for (u32 ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
+		if (card->blk_fd[ch] >= 0)
+			close(card->blk_fd[ch]);
+		card->blk_fd[ch] = -1;
+	}
+}
+
 /* Make sure @e's descriptor storage holds @count descriptors. */
 static int reserve_desc(struct hellofpga_dev *dev, struct emu_card *card,
 			struct emu_engine *e, u32 count)
@@ -859,6 +860,7 @@ static int run_range(struct hellofpga_dev *dev, struct emu_card *card,
  * @len: bytes, whole blocks
  * @rmw: exclusively, for a read-modify-write of partial blocks; else
  *	shared, for a write of whole blocks
+ * @dl: the call's deadline: -EBUSY when another write holds them until then
  *
  * A read-modify-write reads blocks back and writes them whole: a write of
  * the same blocks by another channel, handle or process between the two
@@ -870,21 +872,24 @@ static int run_range(struct hellofpga_dev *dev, struct emu_card *card,
  * Return: 0, or negative errno with the error text set.
  */
 static int blocks_lock(struct hellofpga_dev *dev, struct emu_card *card,
-		       int ch, u64 at, u64 len, bool rmw)
+		       int ch, u64 at, u64 len, bool rmw,
+		       const struct timespec *dl)
 {
 	int ret;
 
 	if (card->align <= 1)
 		return 0;
-	if (card->blk_fd[ch] < 0) {
-		if (rmw)
-			pthread_rwlock_wrlock(&card->blk_rw);
-		else
-			pthread_rwlock_rdlock(&card->blk_rw);
-		return 0;
-	}
-	ret = lock_range(card->blk_fd[ch], rmw ? F_WRLCK : F_RDLCK,
-			 (off_t)at, (off_t)len);
+	if (card->blk_fd[ch] < 0)
+		ret = hf_rwlock_lock_until(&card->blk_rw, rmw, dl);
+	else
+		ret = hf_ofd_lock_until(card->blk_fd[ch],
+					rmw ? F_WRLCK : F_RDLCK, (off_t)at,
+					(off_t)len, dl);
+	if (ret == -EBUSY)
+		return hf_set_error(dev, ret,
+				    "H2C%d: card memory [0x%llx, 0x%llx) stayed locked by a write of another channel or process until the timeout",
+				    ch, (unsigned long long)at,
+				    (unsigned long long)(at + len));
 	if (ret)
 		return hf_set_error(dev, ret,
 				    "H2C%d: cannot lock card memory [0x%llx, 0x%llx) for writing: %s",
@@ -907,7 +912,7 @@ static void blocks_unlock(struct emu_card *card, int ch, u64 at, u64 len)
 /* The buffer maps straight through the IOMMU: one copy, by the engine. */
 static int xfer_direct(struct hellofpga_dev *dev, struct emu_card *card,
 		       struct emu_engine *e, void *buf, u64 card_addr,
-		       size_t len, size_t *done)
+		       size_t len, const struct timespec *dl, size_t *done)
 {
 	enum hf_dma_dir ddir = e->eng.dir == XDMA_H2C ? HF_DMA_TO_DEVICE :
 						       HF_DMA_FROM_DEVICE;
@@ -919,7 +924,8 @@ static int xfer_direct(struct hellofpga_dev *dev, struct emu_card *card,
 		return hf_set_error(dev, ret, "cannot map the buffer for DMA: %s",
 				    strerror(-ret));
 	if (e->eng.dir == XDMA_H2C)
-		ret = blocks_lock(dev, card, e->eng.ch, card_addr, len, false);
+		ret = blocks_lock(dev, card, e->eng.ch, card_addr, len, false,
+				  dl);
 	if (!ret) {
 		ret = run_range(dev, card, e, bus, card_addr, len, done);
 		if (e->eng.dir == XDMA_H2C)
@@ -953,7 +959,7 @@ static int get_bounce(struct hellofpga_dev *dev, struct emu_card *card,
  */
 static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 		       struct emu_engine *e, int ch, u8 *buf, u64 card_addr,
-		       size_t len, size_t *done)
+		       size_t len, const struct timespec *dl, size_t *done)
 {
 	u64 a0 = ALIGN_DOWN(card_addr, (u64)card->align);
 	u64 a1 = ALIGN(card_addr + len, (u64)card->align);
@@ -983,11 +989,11 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 		 * block back), then a pin (GPU Direct), then card blocks.
 		 */
 		if (partial) {
-			ret = hf_chan_lock(dev, XDMA_C2H, cch);
+			ret = hf_chan_lock(dev, XDMA_C2H, cch, dl);
 			if (ret)
 				break;
 		}
-		ret = blocks_lock(dev, card, ch, pos, n, partial);
+		ret = blocks_lock(dev, card, ch, pos, n, partial, dl);
 		if (ret) {
 			if (partial)
 				hf_chan_unlock(dev, XDMA_C2H, cch);
@@ -1182,7 +1188,8 @@ static int probe_user_pages(struct hellofpga_dev *dev, struct emu_card *card,
 }
 
 static int emu_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
-		    void *buf, uint64_t card_addr, size_t len, size_t *actual)
+		    void *buf, uint64_t card_addr, size_t len,
+		    const struct timespec *dl, size_t *actual)
 {
 	struct emu_card *card = dev->priv;
 	struct emu_engine *e = &card->eng[dir][ch];
@@ -1196,9 +1203,9 @@ static int emu_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 	if (a > 1 && (!IS_ALIGNED((uintptr_t)buf, a) ||
 		      !IS_ALIGNED(card_addr, (u64)a) ||
 		      !IS_ALIGNED((u64)len, (u64)a)))
-		return xfer_bounce(dev, card, e, ch, buf, card_addr, len,
+		return xfer_bounce(dev, card, e, ch, buf, card_addr, len, dl,
 				   actual);
-	return xfer_direct(dev, card, e, buf, card_addr, len, actual);
+	return xfer_direct(dev, card, e, buf, card_addr, len, dl, actual);
 }
 
 static int emu_user_read32(struct hellofpga_dev *dev, uint32_t off,
@@ -1458,7 +1465,8 @@ static void emu_gpu_unpin(struct hellofpga_dev *dev, struct hf_pin *pin)
  */
 static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 			enum xdma_dir dir, int ch, size_t off, uint64_t card_addr,
-			size_t len, int timeout_ms, size_t *actual)
+			size_t len, int timeout_ms, const struct timespec *dl,
+			size_t *actual)
 {
 	struct emu_card *card = dev->priv;
 	struct emu_pin *ep = pin->bdata;
@@ -1487,7 +1495,7 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 		__atomic_add_fetch(&ep->builds, 1, __ATOMIC_RELAXED);
 	}
 	if (dir == XDMA_H2C) {
-		ret = blocks_lock(dev, card, ch, card_addr, len, false);
+		ret = blocks_lock(dev, card, ch, card_addr, len, false, dl);
 		if (ret)
 			return ret;
 	}
@@ -1504,6 +1512,7 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 static const struct hf_backend_ops emu_ops = {
 	.name = "emulated card (in-process model)",
 	.close = emu_close,
+	.fork_child = emu_fork_child,
 	.xfer = emu_xfer,
 	.user_read32 = emu_user_read32,
 	.user_write32 = emu_user_write32,
@@ -1632,52 +1641,69 @@ err:
 	return ret;
 }
 
+/*
+ * The emulated card of handle @h for a test hook, with a reference on
+ * *@dev to drop with hf_dev_put(); NULL (no reference) when @h is not an
+ * open emulated card.
+ */
+static struct emu_card *test_card(HELLOFPGA_HANDLE h,
+				  struct hellofpga_dev **dev)
+{
+	if (hf_dev_ref(h, dev))
+		return NULL;
+	if ((*dev)->ops != &emu_ops) {
+		hf_dev_put(*dev);
+		return NULL;
+	}
+	return (*dev)->priv;
+}
+
 /**
  * hf_emu_test_inject() - inject faults into an emulated card (tests only;
  * not exported from the shared library).
- * Return: 0, or -EOPNOTSUPP when @dev is not an emulated card.
+ * Return: 0, or -EOPNOTSUPP when @h is not an emulated card.
  */
-int hf_emu_test_inject(struct hellofpga_dev *dev, uint32_t faults)
+int hf_emu_test_inject(HELLOFPGA_HANDLE h, uint32_t faults)
 {
-	struct emu_card *card;
+	struct hellofpga_dev *dev;
+	struct emu_card *card = test_card(h, &dev);
 
-	if (!dev || dev->ops != &emu_ops)
+	if (!card)
 		return -EOPNOTSUPP;
-	card = dev->priv;
 	xdma_model_inject(hf_emu_host_model(card->host), faults);
-	return 0;
+	return hf_dev_put_ret(dev, 0);
 }
 
 /**
  * hf_emu_test_inject_hang() - every engine of an emulated card hangs for
  * @ns, then recovers by itself (xdma_model_inject_hang(); tests only).
- * Return: 0, -EINVAL (@ns too long), or -EOPNOTSUPP when @dev is not an
+ * Return: 0, -EINVAL (@ns too long), or -EOPNOTSUPP when @h is not an
  * emulated card.
  */
-int hf_emu_test_inject_hang(struct hellofpga_dev *dev, uint64_t ns)
+int hf_emu_test_inject_hang(HELLOFPGA_HANDLE h, uint64_t ns)
 {
-	struct emu_card *card;
+	struct hellofpga_dev *dev;
+	struct emu_card *card = test_card(h, &dev);
 
-	if (!dev || dev->ops != &emu_ops)
+	if (!card)
 		return -EOPNOTSUPP;
-	card = dev->priv;
-	return xdma_model_inject_hang(hf_emu_host_model(card->host), ns);
+	return hf_dev_put_ret(dev, xdma_model_inject_hang(
+				      hf_emu_host_model(card->host), ns));
 }
 
 /**
  * hf_emu_test_host_stats() - the emulated IOMMU's statistics (tests only).
- * Return: 0, or -EOPNOTSUPP when @dev is not an emulated card.
+ * Return: 0, or -EOPNOTSUPP when @h is not an emulated card.
  */
-int hf_emu_test_host_stats(struct hellofpga_dev *dev,
-			   struct hf_emu_host_stats *st)
+int hf_emu_test_host_stats(HELLOFPGA_HANDLE h, struct hf_emu_host_stats *st)
 {
-	struct emu_card *card;
+	struct hellofpga_dev *dev;
+	struct emu_card *card = test_card(h, &dev);
 
-	if (!dev || dev->ops != &emu_ops)
+	if (!card)
 		return -EOPNOTSUPP;
-	card = dev->priv;
 	hf_emu_host_get_stats(card->host, st);
-	return 0;
+	return hf_dev_put_ret(dev, 0);
 }
 
 /**
@@ -1685,19 +1711,19 @@ int hf_emu_test_host_stats(struct hellofpga_dev *dev,
  * Return: 0, -EOPNOTSUPP (not an emulated card), -ENOENT (not pinned),
  * -ENXIO (revoked).
  */
-int hf_emu_test_pin_info(struct hellofpga_dev *dev,
-			 HELLOFPGA_GPU_HANDLE handle,
+int hf_emu_test_pin_info(HELLOFPGA_HANDLE h, HELLOFPGA_GPU_HANDLE handle,
 			 struct hf_emu_pin_info *info)
 {
+	struct hellofpga_dev *dev;
 	struct hf_pin *pin;
 	struct emu_pin *ep;
 	int ret = 0;
 
-	if (!dev || dev->ops != &emu_ops)
+	if (!test_card(h, &dev))
 		return -EOPNOTSUPP;
 	pin = hf_pin_get(dev, handle);
 	if (!pin)
-		return -ENOENT;
+		return hf_dev_put_ret(dev, -ENOENT);
 	pthread_rwlock_rdlock(&pin->lock);
 	ep = pin->bdata;
 	if (!ep) {
@@ -1710,22 +1736,43 @@ int hf_emu_test_pin_info(struct hellofpga_dev *dev,
 	}
 	pthread_rwlock_unlock(&pin->lock);
 	hf_pin_put(pin);
-	return ret;
+	return hf_dev_put_ret(dev, ret);
 }
 
 /**
  * hf_emu_test_model() - the card model behind an emulated card, for tests
- * that drive its registers directly (tests only).
- * Return: the model, or NULL when @dev is not an emulated card.
+ * that drive its registers directly (tests only; valid until the handle is
+ * closed).
+ * Return: the model, or NULL when @h is not an emulated card.
  */
-struct xdma_model *hf_emu_test_model(struct hellofpga_dev *dev)
+struct xdma_model *hf_emu_test_model(HELLOFPGA_HANDLE h)
 {
-	struct emu_card *card;
+	struct hellofpga_dev *dev;
+	struct emu_card *card = test_card(h, &dev);
+	struct xdma_model *m;
 
-	if (!dev || dev->ops != &emu_ops)
+	if (!card)
 		return NULL;
-	card = dev->priv;
-	return hf_emu_host_model(card->host);
+	m = hf_emu_host_model(card->host);
+	hf_dev_put(dev);
+	return m;
+}
+
+/**
+ * hf_emu_test_limit_ddr() - let the library's range checks see only the
+ * first @ddr bytes of card memory (tests only).
+ * Return: 0, -EINVAL (@ddr larger than the card), or -EOPNOTSUPP.
+ */
+int hf_emu_test_limit_ddr(HELLOFPGA_HANDLE h, uint64_t ddr)
+{
+	struct hellofpga_dev *dev;
+
+	if (!test_card(h, &dev))
+		return -EOPNOTSUPP;
+	if (ddr > dev->info.ddr_size)
+		return hf_dev_put_ret(dev, -EINVAL);
+	dev->info.ddr_size = ddr;
+	return hf_dev_put_ret(dev, 0);
 }
 
 /**
@@ -1745,13 +1792,13 @@ bool hf_emu_test_probe_populate(bool on)
  * hf_gpu_copy_*(), the real-GPU path, whatever the GPU (tests only).
  * Return: 0 or -EOPNOTSUPP.
  */
-int hf_emu_test_force_region(struct hellofpga_dev *dev, bool on)
+int hf_emu_test_force_region(HELLOFPGA_HANDLE h, bool on)
 {
-	struct emu_card *card;
+	struct hellofpga_dev *dev;
+	struct emu_card *card = test_card(h, &dev);
 
-	if (!dev || dev->ops != &emu_ops)
+	if (!card)
 		return -EOPNOTSUPP;
-	card = dev->priv;
 	card->force_region = on;
-	return 0;
+	return hf_dev_put_ret(dev, 0);
 }

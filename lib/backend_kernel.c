@@ -172,10 +172,8 @@ static int kfail(struct hellofpga_dev *dev, int fd, int err,
 	return hf_set_error(dev, err, "%s: %s", what, strerror(-err));
 }
 
-static void kcard_free(struct kcard *kc)
+static void kcard_close_fds(struct kcard *kc)
 {
-	if (!kc)
-		return;
 	for (int d = 0; d < 2; d++)
 		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
 			if (kc->ch_fd[d][c] >= 0)
@@ -184,6 +182,13 @@ static void kcard_free(struct kcard *kc)
 		close(kc->user_fd);
 	if (kc->ctl_fd >= 0)
 		close(kc->ctl_fd);
+}
+
+static void kcard_free(struct kcard *kc)
+{
+	if (!kc)
+		return;
+	kcard_close_fds(kc);
 	pthread_mutex_destroy(&kc->user_lock);
 	free(kc);
 }
@@ -192,6 +197,21 @@ static void kernel_close(struct hellofpga_dev *dev)
 {
 	kcard_free(dev->priv);
 	dev->priv = NULL;
+}
+
+/*
+ * fork() child: the nodes hold the parent's pins and channels (the driver
+ * ends them when the last file of an open goes); the child's copies must
+ * not keep them alive after the parent closes or dies.
+ */
+static void kernel_fork_child(struct hellofpga_dev *dev)
+{
+	struct kcard *kc = dev->priv;
+
+	kcard_close_fds(kc);
+	memset(kc->ch_fd, 0xff, sizeof(kc->ch_fd));
+	kc->user_fd = -1;
+	kc->ctl_fd = -1;
 }
 
 /* The node of channel @ch of @dir, opened on first use (channel lock held). */
@@ -240,7 +260,8 @@ static bool engine_may_have_run(int err)
  * Return: 0, or negative errno with the driver's text.
  */
 static int kernel_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
-		       void *buf, uint64_t card, size_t len, size_t *actual)
+		       void *buf, uint64_t card, size_t len,
+		       const struct timespec *dl, size_t *actual)
 {
 	int fd = chan_fd(dev, dir, ch);
 	bool was_short = false;
@@ -525,7 +546,7 @@ static void kernel_gpu_unpin(struct hellofpga_dev *dev, struct hf_pin *pin)
 static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 			   enum xdma_dir dir, int ch, size_t off,
 			   uint64_t card, size_t len, int timeout_ms,
-			   size_t *actual)
+			   const struct timespec *dl, size_t *actual)
 {
 	struct kcard *kc = dev->priv;
 	struct kpin *kp = pin->bdata;
@@ -555,13 +576,14 @@ static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 	 */
 	if (ret == -EFAULT || ret == -ECANCELED)
 		ret = hf_set_error(dev, -ENXIO, "%s",
-				   HelloFPGA_GetLastError(dev));
+				   hf_last_error(dev));
 	return ret;
 }
 
 static const struct hf_backend_ops kernel_ops = {
 	.name = "kernel driver",
 	.close = kernel_close,
+	.fork_child = kernel_fork_child,
 	.xfer = kernel_xfer,
 	.user_read32 = kernel_user_read32,
 	.user_write32 = kernel_user_write32,

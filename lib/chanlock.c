@@ -1,57 +1,140 @@
 // SPDX-License-Identifier: MIT
 /*
- * chanlock.c - per-channel mutual exclusion, inside a process (a mutex per
- * channel of the handle) and between processes and handles sharing a card
- * (an open-file-description lock on byte dir * 4 + ch of the card's lock
- * file; released by the kernel if the holder dies).
+ * chanlock.c - waits with a deadline, and per-channel mutual exclusion.
+ *
+ * A channel is held inside a process by a mutex per channel of the handle,
+ * and between processes and handles sharing a card by an
+ * open-file-description lock on byte dir * 4 + ch of the card's lock file
+ * (released by the kernel if the holder dies).
+ *
+ * Every wait of a call ends at the call's deadline (its handle's timeout,
+ * or the timeout the call was given), with -EBUSY: nothing was moved.  The
+ * deadline is of CLOCK_REALTIME, the clock of pthread_mutex_timedlock(),
+ * which the thread sanitizer understands.  An OFD lock has no timed wait:
+ * it is tried, then retried after a sleep that grows from 50 us to 5 ms.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hf_lib.h"
 
-static int ofd_lock(int fd, short type, off_t byte)
+#define HF_OFD_SLEEP_MIN_NS	50000L
+#define HF_OFD_SLEEP_MAX_NS	5000000L
+
+/** hf_deadline_in() - the deadline @timeout_ms from now. */
+void hf_deadline_in(struct timespec *dl, int timeout_ms)
 {
+	clock_gettime(CLOCK_REALTIME, dl);
+	dl->tv_sec += timeout_ms / 1000;
+	dl->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (dl->tv_nsec >= 1000000000L) {
+		dl->tv_sec++;
+		dl->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Nanoseconds left until @dl, 0 when past. */
+static long long ns_left(const struct timespec *dl)
+{
+	struct timespec now;
+	long long left;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	left = (long long)(dl->tv_sec - now.tv_sec) * 1000000000LL +
+	       (dl->tv_nsec - now.tv_nsec);
+	return left > 0 ? left : 0;
+}
+
+/** hf_mutex_lock_until() - lock @m by @dl; 0, or -EBUSY at the deadline. */
+int hf_mutex_lock_until(pthread_mutex_t *m, const struct timespec *dl)
+{
+	return pthread_mutex_timedlock(m, dl) ? -EBUSY : 0;
+}
+
+/** hf_rwlock_lock_until() - lock @l shared or (@excl) exclusively by @dl. */
+int hf_rwlock_lock_until(pthread_rwlock_t *l, bool excl,
+			 const struct timespec *dl)
+{
+	int ret = excl ? pthread_rwlock_timedwrlock(l, dl) :
+			 pthread_rwlock_timedrdlock(l, dl);
+
+	return ret ? -EBUSY : 0;
+}
+
+/**
+ * hf_ofd_lock_until() - take (@type F_RDLCK or F_WRLCK) or drop (F_UNLCK)
+ * the OFD lock on @len bytes of @fd at @start, waiting until @dl at most.
+ * @dl: NULL to wait for as long as it takes
+ *
+ * Return: 0, -EBUSY (another holder kept it until @dl), or negative errno.
+ */
+int hf_ofd_lock_until(int fd, short type, off_t start, off_t len,
+		      const struct timespec *dl)
+{
+	long sleep_ns = HF_OFD_SLEEP_MIN_NS;
 	struct flock fl;
 
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = type;
 	fl.l_whence = SEEK_SET;
-	fl.l_start = byte;
-	fl.l_len = 1;
-	while (fcntl(fd, F_OFD_SETLKW, &fl) < 0) {
-		if (errno != EINTR)
+	fl.l_start = start;
+	fl.l_len = len;
+	for (;;) {
+		long long left;
+
+		if (!fcntl(fd, dl ? F_OFD_SETLK : F_OFD_SETLKW, &fl))
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (!dl || (errno != EAGAIN && errno != EACCES))
 			return -errno;
+		left = ns_left(dl);
+		if (!left)
+			return -EBUSY;
+		if (left < sleep_ns)
+			sleep_ns = (long)left;
+		nanosleep(&(struct timespec){ 0, sleep_ns }, NULL);
+		sleep_ns = sleep_ns * 2 > HF_OFD_SLEEP_MAX_NS ?
+			   HF_OFD_SLEEP_MAX_NS : sleep_ns * 2;
 	}
-	return 0;
 }
 
 /**
  * hf_chan_lock() - take channel @ch of direction @dir for one transfer.
- * Waits while another thread or process uses the channel.
- * Return: 0 or negative errno.
+ * @dl: the call's deadline
+ *
+ * Waits while another thread or process uses the channel, until @dl.
+ * Return: 0, -EBUSY (still in use at @dl) or negative errno, with the error
+ * text set.
  */
-int hf_chan_lock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch)
+int hf_chan_lock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+		 const struct timespec *dl)
 {
-	int ret;
+	int ret = hf_mutex_lock_until(&dev->chan_lock[dir][ch], dl);
 
-	pthread_mutex_lock(&dev->chan_lock[dir][ch]);
-	if (dev->lock_fd < 0)
-		return 0;
-	ret = ofd_lock(dev->lock_fd, F_WRLCK, dir * XDMA_MAX_CHANNELS + ch);
-	if (ret) {
-		pthread_mutex_unlock(&dev->chan_lock[dir][ch]);
+	if (!ret && dev->lock_fd >= 0) {
+		ret = hf_ofd_lock_until(dev->lock_fd, F_WRLCK,
+					dir * XDMA_MAX_CHANNELS + ch, 1, dl);
+		if (ret)
+			pthread_mutex_unlock(&dev->chan_lock[dir][ch]);
+	}
+	if (ret == -EBUSY)
+		return hf_set_error(dev, ret,
+				    "%s%d: the channel stayed in use by another thread or process until the timeout; nothing was moved",
+				    hf_dir_name(dir), ch);
+	if (ret)
 		return hf_set_error(dev, ret, "%s%d: cannot lock the channel: %s",
 				    hf_dir_name(dir), ch, strerror(-ret));
-	}
 	return 0;
 }
 
 void hf_chan_unlock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch)
 {
 	if (dev->lock_fd >= 0)
-		ofd_lock(dev->lock_fd, F_UNLCK, dir * XDMA_MAX_CHANNELS + ch);
+		hf_ofd_lock_until(dev->lock_fd, F_UNLCK,
+				  dir * XDMA_MAX_CHANNELS + ch, 1, NULL);
 	pthread_mutex_unlock(&dev->chan_lock[dir][ch]);
 }

@@ -172,29 +172,30 @@ const struct hf_api_errs hf_api_errs[HF_API_COUNT] = {
 		EFBIG, ENAMETOOLONG, EMFILE, ENFILE, EAGAIN, ENOMEM, EPROTO,
 		EIO } },
 	[HF_API_DMA_MM_READ_C2H] = { "HelloFPGA_DMA_MM_ReadC2H", {
-		EBADF, EFAULT, ECHRNG, ERANGE, EOVERFLOW, ETIMEDOUT, EIO,
-		ENODEV, ENOMEM, EINVAL, ENXIO, ENOENT } },
+		EBADF, ECHILD, EFAULT, ECHRNG, ERANGE, EOVERFLOW, EBUSY, ETIMEDOUT,
+		EIO, ENODEV, ENOMEM, EINVAL, ENXIO, ENOENT } },
 	[HF_API_DMA_MM_WRITE_H2C] = { "HelloFPGA_DMA_MM_WriteH2C", {
-		EBADF, EFAULT, ECHRNG, ERANGE, EOVERFLOW, ETIMEDOUT, EIO,
-		ENODEV, ENOMEM, EINVAL, ENXIO, ENOENT } },
+		EBADF, ECHILD, EFAULT, ECHRNG, ERANGE, EOVERFLOW, EBUSY, ETIMEDOUT,
+		EIO, ENODEV, ENOMEM, EINVAL, ENXIO, ENOENT } },
 	[HF_API_USER_READ32] = { "HelloFPGA_UserRead32", {
-		EBADF, EINVAL, EFAULT, ENODEV, EIO } },
+		EBADF, ECHILD, EINVAL, EFAULT, ENODEV, EIO } },
 	[HF_API_USER_WRITE32] = { "HelloFPGA_UserWrite32", {
-		EBADF, EINVAL, ENODEV, EIO } },
+		EBADF, ECHILD, EINVAL, ENODEV, EIO } },
 	[HF_API_GPUDIRECT_PIN] = { "HelloFPGA_GPUDirect_Pin", {
-		EBADF, EFAULT, EINVAL, EOPNOTSUPP, ENOMEM, ENOSPC, ENODEV,
+		EBADF, ECHILD, EFAULT, EINVAL, EOPNOTSUPP, ENOMEM, ENOSPC, ENODEV,
 		EIO } },
 	[HF_API_GPUDIRECT_READ_C2H] = { "HelloFPGA_GPUDirect_ReadC2H", {
-		EBADF, ECHRNG, ENOENT, ENXIO, EINVAL, ERANGE, EOVERFLOW,
-		ETIMEDOUT, EIO, ENODEV, ENOMEM } },
+		EBADF, ECHILD, ECHRNG, ENOENT, ENXIO, EINVAL, ERANGE, EOVERFLOW,
+		EBUSY, ETIMEDOUT, EIO, ENODEV, ENOMEM } },
 	[HF_API_GPUDIRECT_WRITE_H2C] = { "HelloFPGA_GPUDirect_WriteH2C", {
-		EBADF, ECHRNG, ENOENT, ENXIO, EINVAL, ERANGE, EOVERFLOW,
-		ETIMEDOUT, EIO, ENODEV, ENOMEM } },
+		EBADF, ECHILD, ECHRNG, ENOENT, ENXIO, EINVAL, ERANGE, EOVERFLOW,
+		EBUSY, ETIMEDOUT, EIO, ENODEV, ENOMEM } },
 	[HF_API_GPUDIRECT_XFER] = { "HelloFPGA_GPUDirect_Xfer", {
-		EBADF, ECHRNG, ENOENT, ENXIO, EINVAL, ERANGE, EOVERFLOW,
-		ETIMEDOUT, EIO, ENODEV, ENOMEM } },
+		EBADF, ECHILD, ECHRNG, ENOENT, ENXIO, EINVAL, ERANGE, EOVERFLOW,
+		EBUSY, ETIMEDOUT, EIO, ENODEV, ENOMEM } },
 	[HF_API_SET_GPU_BUFFER] = { "HelloFPGA_SetGPUBuffer", {
-		EBADF, EINVAL, EOPNOTSUPP, ENOMEM, ENOSPC, ENODEV, EIO } },
+		EBADF, ECHILD, EINVAL, EOPNOTSUPP, ENOMEM, ENOSPC, ENODEV,
+		EIO } },
 	[HF_API_GPU_ALLOC] = { "HelloFPGA_GPU_Alloc", {
 		EFAULT, EINVAL, ENODEV, ENOMEM, EOPNOTSUPP, EIO } },
 	[HF_API_GPU_FREE] = { "HelloFPGA_GPU_Free", {
@@ -275,12 +276,26 @@ void hf_clear_error(struct hellofpga_dev *dev)
 	pthread_mutex_unlock(&dev->err_lock);
 }
 
+/**
+ * hf_last_error() - a copy of @dev's last-error text, good until this
+ * thread's next call of it or of HelloFPGA_GetLastError().
+ */
+const char *hf_last_error(struct hellofpga_dev *dev)
+{
+	pthread_mutex_lock(&dev->err_lock);
+	memcpy(tls_copy, dev->last_error, sizeof(tls_copy));
+	pthread_mutex_unlock(&dev->err_lock);
+	return tls_copy;
+}
+
 const char *HelloFPGA_GetLastError(HELLOFPGA_HANDLE hDev)
 {
-	if (!hDev || hDev->magic != HF_DEV_MAGIC)
+	struct hellofpga_dev *dev;
+	const char *text;
+
+	if (hf_dev_ref(hDev, &dev))
 		return tls_error;
-	pthread_mutex_lock(&hDev->err_lock);
-	memcpy(tls_copy, hDev->last_error, sizeof(tls_copy));
-	pthread_mutex_unlock(&hDev->err_lock);
-	return tls_copy;
+	text = hf_last_error(dev);
+	hf_dev_put(dev);
+	return text;
 }

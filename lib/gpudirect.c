@@ -15,8 +15,8 @@
  * the card and builds its descriptor chains once, at pin time, so that a
  * transfer allocates nothing.
  *
- * Locking, outermost first:
- *   dev->life (shared)  ->  channel lock  ->  pin->lock (shared)
+ * Locking, outermost first (the handle's reference, handle.c, keeps @dev):
+ *   channel lock  ->  pin->lock (shared)
  * Unpin and the revocation callback (GPU memory freed while pinned) take
  * pin->lock exclusively, which waits for the transfers in flight.  The pin
  * table mutex (dev->pin_lock) is only ever taken for short table updates and
@@ -280,7 +280,7 @@ static int table_insert(struct hellofpga_dev *dev, struct hf_pin *pin,
 
 /**
  * pin_buffer() - validate and pin [@gpu, @gpu + @size) on @dev.
- * @dev: an open card (its life lock held shared)
+ * @dev: an open card (a reference held)
  * @gpu: first byte
  * @size: bytes
  * @internal: for HelloFPGA_SetGPUBuffer()
@@ -433,16 +433,17 @@ static int gpudirect_pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
 			 HELLOFPGA_GPU_HANDLE *handle)
 {
 	static const char fn[] = "HelloFPGA_GPUDirect_Pin";
-	int ret = hf_check_handle(hDev, fn);
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, fn, &dev);
 
 	if (ret)
 		return ret;
 	if (!handle)
-		return hf_set_error(hDev, -EFAULT, "%s: handle is NULL", fn);
-	pthread_rwlock_rdlock(&hDev->life);
-	ret = pin_buffer(hDev, gpuBuf, size, false, handle, fn);
-	pthread_rwlock_unlock(&hDev->life);
-	return ret;
+		return hf_dev_put_ret(dev, hf_set_error(dev, -EFAULT,
+							"%s: handle is NULL",
+							fn));
+	return hf_dev_put_ret(dev, pin_buffer(dev, gpuBuf, size, false,
+					      handle, fn));
 }
 
 int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
@@ -456,19 +457,17 @@ int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
 			      HELLOFPGA_GPU_HANDLE handle)
 {
 	static const char fn[] = "HelloFPGA_GPUDirect_Unpin";
-	int ret = hf_check_handle(hDev, fn);
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, fn, &dev);
 
 	if (ret)
 		return ret;
-	pthread_rwlock_rdlock(&hDev->life);
-	ret = unpin_handle(hDev, handle, false, fn);
-	pthread_rwlock_unlock(&hDev->life);
-	return ret;
+	return hf_dev_put_ret(dev, unpin_handle(dev, handle, false, fn));
 }
 
 /**
  * hf_gpudirect_xfer() - move a sub-range of a pinned buffer.
- * @dev: the card
+ * @dev: the card (a reference held)
  * @ch: channel of direction @dir
  * @handle: the pinned buffer
  * @off: offset inside it
@@ -486,18 +485,16 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		      size_t len, int dir, int timeout_ms, size_t *actual,
 		      const char *fn)
 {
+	struct timespec dl;
 	enum xdma_dir xd;
 	struct hf_pin *pin;
 	size_t done = 0;
 	bool ran = false;
 	uint32_t align;
-	int nch, ret;
+	int nch, ret = 0;
 
 	if (actual)
 		*actual = 0;
-	ret = hf_check_handle(dev, fn);
-	if (ret)
-		return ret;
 	if (dir != HELLOFPGA_DIR_H2C && dir != HELLOFPGA_DIR_C2H)
 		return hf_set_error(dev, -EINVAL,
 				    "%s: direction %d unknown: use HELLOFPGA_DIR_H2C (%d, GPU -> card) or HELLOFPGA_DIR_C2H (%d, card -> GPU)",
@@ -515,12 +512,9 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 				    "%s: timeout %d ms is above %d ms (<= 0 uses the handle's timeout)",
 				    fn, timeout_ms, HF_MAX_TIMEOUT_MS);
 
-	pthread_rwlock_rdlock(&dev->life);
 	pin = hf_pin_get(dev, handle);
-	if (!pin) {
-		ret = not_pinned(dev, handle, fn);
-		goto out_life;
-	}
+	if (!pin)
+		return not_pinned(dev, handle, fn);
 	if (!len)
 		goto out_pin;
 	if (off > pin->size || len > pin->size - off) {
@@ -566,17 +560,25 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		timeout_ms = __atomic_load_n(&dev->timeout_ms,
 					     __ATOMIC_RELAXED);
 
-	ret = hf_chan_lock(dev, xd, ch);
+	hf_deadline_in(&dl, timeout_ms);
+	ret = hf_chan_lock(dev, xd, ch, &dl);
 	if (ret)
 		goto out_pin;
-	pthread_rwlock_rdlock(&pin->lock);
+	ret = hf_rwlock_lock_until(&pin->lock, false, &dl);
+	if (ret) {
+		hf_chan_unlock(dev, xd, ch);
+		ret = hf_set_error(dev, ret,
+				   "%s: handle 0x%llx stayed locked by an unpin or a revocation until the timeout; nothing was moved",
+				   fn, (unsigned long long)handle);
+		goto out_pin;
+	}
 	if (pin->revoked) {
 		ret = pin_freed(dev, pin, fn);
 	} else if (pin->released) {
 		ret = not_pinned(dev, handle, fn);
 	} else {
 		ret = dev->ops->gpu_xfer(dev, pin, xd, ch, off, card, len,
-					 timeout_ms, &done);
+					 timeout_ms, &dl, &done);
 		ran = true;
 	}
 	pthread_rwlock_unlock(&pin->lock);
@@ -594,11 +596,27 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 	}
 out_pin:
 	hf_pin_put(pin);
-out_life:
-	pthread_rwlock_unlock(&dev->life);
 	if (actual)
 		*actual = done;
 	return ret < 0 ? ret : 0;
+}
+
+static int gpudirect_xfer(HELLOFPGA_HANDLE hDev, int ch,
+			  HELLOFPGA_GPU_HANDLE handle, size_t off,
+			  uint64_t card, size_t len, int dir, int timeout_ms,
+			  size_t *actual, const char *fn)
+{
+	struct hellofpga_dev *dev;
+	int ret;
+
+	if (actual)
+		*actual = 0;
+	ret = hf_dev_get(hDev, fn, &dev);
+	if (ret)
+		return ret;
+	return hf_dev_put_ret(dev, hf_gpudirect_xfer(dev, ch, handle, off,
+						     card, len, dir,
+						     timeout_ms, actual, fn));
 }
 
 int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
@@ -607,9 +625,9 @@ int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
 			     int timeout_ms, size_t *actual)
 {
 	return hf_api_ret(HF_API_GPUDIRECT_XFER,
-			  hf_gpudirect_xfer(hDev, ch, handle, bufOffset,
-					    fpgaAddr, size, dir, timeout_ms,
-					    actual, "HelloFPGA_GPUDirect_Xfer"));
+			  gpudirect_xfer(hDev, ch, handle, bufOffset,
+					 fpgaAddr, size, dir, timeout_ms,
+					 actual, "HelloFPGA_GPUDirect_Xfer"));
 }
 
 int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
@@ -617,9 +635,9 @@ int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
 				size_t size, int timeout_ms)
 {
 	return hf_api_ret(HF_API_GPUDIRECT_READ_C2H,
-			  hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr,
-					    size, HELLOFPGA_DIR_C2H, timeout_ms,
-					    NULL, "HelloFPGA_GPUDirect_ReadC2H"));
+			  gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr, size,
+					 HELLOFPGA_DIR_C2H, timeout_ms, NULL,
+					 "HelloFPGA_GPUDirect_ReadC2H"));
 }
 
 int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
@@ -628,9 +646,9 @@ int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
 				 int timeout_ms)
 {
 	return hf_api_ret(HF_API_GPUDIRECT_WRITE_H2C,
-			  hf_gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr,
-					    size, HELLOFPGA_DIR_H2C, timeout_ms,
-					    NULL, "HelloFPGA_GPUDirect_WriteH2C"));
+			  gpudirect_xfer(hDev, ch, handle, 0, fpgaAddr, size,
+					 HELLOFPGA_DIR_H2C, timeout_ms, NULL,
+					 "HelloFPGA_GPUDirect_WriteH2C"));
 }
 
 /**
@@ -675,66 +693,71 @@ int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum xdma_dir dir,
 	return ret;
 }
 
-static int set_gpu_buffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
+static int set_gpu_buffer(struct hellofpga_dev *dev, void *gpuAddr,
+			  size_t size)
 {
 	static const char fn[] = "HelloFPGA_SetGPUBuffer";
 	HELLOFPGA_GPU_HANDLE nh = 0, old;
-	int ret = hf_check_handle(hDev, fn);
+	int ret;
 
-	if (ret)
-		return ret;
-	pthread_rwlock_rdlock(&hDev->life);
 	if (gpuAddr) {
-		ret = pin_buffer(hDev, gpuAddr, size, true, &nh, fn);
+		ret = pin_buffer(dev, gpuAddr, size, true, &nh, fn);
 		if (ret)
-			goto out;
+			return ret;
 	}
-	pthread_mutex_lock(&hDev->pin_lock);
-	old = hDev->gbuf_handle;
-	hDev->gbuf_handle = nh;
-	hDev->gbuf = (uintptr_t)gpuAddr;
-	hDev->gbuf_size = gpuAddr ? size : 0;
+	pthread_mutex_lock(&dev->pin_lock);
+	old = dev->gbuf_handle;
+	dev->gbuf_handle = nh;
+	dev->gbuf = (uintptr_t)gpuAddr;
+	dev->gbuf_size = gpuAddr ? size : 0;
 	if (!gpuAddr)
-		__atomic_store_n(&hDev->xfer_mode, HELLOFPGA_XFER_MODE_CPU,
+		__atomic_store_n(&dev->xfer_mode, HELLOFPGA_XFER_MODE_CPU,
 				 __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&hDev->pin_lock);
+	pthread_mutex_unlock(&dev->pin_lock);
 	/* A transfer racing this finds the old handle gone: -ENOENT. */
 	if (old)
-		unpin_handle(hDev, old, true, fn);
-out:
-	pthread_rwlock_unlock(&hDev->life);
-	return ret;
+		unpin_handle(dev, old, true, fn);
+	return 0;
 }
 
 int HelloFPGA_SetGPUBuffer(HELLOFPGA_HANDLE hDev, void *gpuAddr, size_t size)
 {
-	return hf_api_ret(HF_API_SET_GPU_BUFFER,
-			  set_gpu_buffer(hDev, gpuAddr, size));
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, "HelloFPGA_SetGPUBuffer", &dev);
+
+	if (!ret)
+		ret = hf_dev_put_ret(dev, set_gpu_buffer(dev, gpuAddr, size));
+	return hf_api_ret(HF_API_SET_GPU_BUFFER, ret);
+}
+
+static int set_transfer_mode(struct hellofpga_dev *dev, int mode)
+{
+	static const char fn[] = "HelloFPGA_SetTransferMode";
+
+	if (mode != HELLOFPGA_XFER_MODE_CPU &&
+	    mode != HELLOFPGA_XFER_MODE_GPU_PINNED)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: mode %d unknown: use HELLOFPGA_XFER_MODE_CPU (%d) or HELLOFPGA_XFER_MODE_GPU_PINNED (%d)",
+				    fn, mode, HELLOFPGA_XFER_MODE_CPU,
+				    HELLOFPGA_XFER_MODE_GPU_PINNED);
+	pthread_mutex_lock(&dev->pin_lock);
+	if (mode == HELLOFPGA_XFER_MODE_GPU_PINNED && !dev->gbuf_size) {
+		pthread_mutex_unlock(&dev->pin_lock);
+		return hf_set_error(dev, -EINVAL,
+				    "%s: GPU_PINNED needs a GPU buffer: register one with HelloFPGA_SetGPUBuffer() first",
+				    fn);
+	}
+	__atomic_store_n(&dev->xfer_mode, mode, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&dev->pin_lock);
+	return 0;
 }
 
 int HelloFPGA_SetTransferMode(HELLOFPGA_HANDLE hDev, int mode)
 {
-	static const char fn[] = "HelloFPGA_SetTransferMode";
-	int ret = hf_check_handle(hDev, fn);
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, "HelloFPGA_SetTransferMode", &dev);
 
-	if (ret)
-		return ret;
-	if (mode != HELLOFPGA_XFER_MODE_CPU &&
-	    mode != HELLOFPGA_XFER_MODE_GPU_PINNED)
-		return hf_set_error(hDev, -EINVAL,
-				    "%s: mode %d unknown: use HELLOFPGA_XFER_MODE_CPU (%d) or HELLOFPGA_XFER_MODE_GPU_PINNED (%d)",
-				    fn, mode, HELLOFPGA_XFER_MODE_CPU,
-				    HELLOFPGA_XFER_MODE_GPU_PINNED);
-	pthread_mutex_lock(&hDev->pin_lock);
-	if (mode == HELLOFPGA_XFER_MODE_GPU_PINNED && !hDev->gbuf_size) {
-		pthread_mutex_unlock(&hDev->pin_lock);
-		return hf_set_error(hDev, -EINVAL,
-				    "%s: GPU_PINNED needs a GPU buffer: register one with HelloFPGA_SetGPUBuffer() first",
-				    fn);
-	}
-	__atomic_store_n(&hDev->xfer_mode, mode, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&hDev->pin_lock);
-	return 0;
+	return ret ? ret : hf_dev_put_ret(dev, set_transfer_mode(dev, mode));
 }
 
 /**

@@ -20,11 +20,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "hellofpga.h"
 #include "xdma_engine.h"
 
-#define HF_DEV_MAGIC		0x48464456u	/* "HFDV" */
 #define HF_DEFAULT_TIMEOUT_MS	5000
 #define HF_MAX_TIMEOUT_MS	3600000
 #define HF_ERRLEN		512
@@ -40,9 +41,13 @@ struct hf_emu_host_stats;
  * struct hf_backend_ops - what a backend implements.
  * @name: backend name for HELLOFPGA_INFO.backend_name
  * @close: release everything the backend holds
+ * @fork_child: in a child right after fork(), close the files that carry
+ *	locks of the parent's handle; takes no lock, frees nothing (NULL:
+ *	nothing to do)
  * @xfer: move @len bytes between @buf and card address @card on channel
  *	@ch of direction @dir; arguments are already validated and the
- *	channel lock is held.  Sets *@actual to the bytes moved.
+ *	channel lock is held.  Every wait for a lock ends at @dl (-EBUSY).
+ *	Sets *@actual to the bytes moved.
  * @user_read32: read a user-BAR register (offset validated)
  * @user_write32: write a user-BAR register (offset validated)
  * @counters: fill the card-side (model) fields of @c, if any
@@ -56,13 +61,16 @@ struct hf_emu_host_stats;
  *	callback when the GPU memory is freed while pinned
  * @gpu_xfer: move @len bytes between offset @off of @pin and card address
  *	@card on channel @ch of direction @dir; arguments validated, channel
- *	lock and @pin's lock (shared) held.  Allocates nothing.  Sets *@actual.
+ *	lock and @pin's lock (shared) held.  The engine may run @timeout_ms;
+ *	waits for locks end at @dl.  Allocates nothing.  Sets *@actual.
  */
 struct hf_backend_ops {
 	const char *name;
 	void (*close)(struct hellofpga_dev *dev);
+	void (*fork_child)(struct hellofpga_dev *dev);
 	int (*xfer)(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
-		    void *buf, uint64_t card, size_t len, size_t *actual);
+		    void *buf, uint64_t card, size_t len,
+		    const struct timespec *dl, size_t *actual);
 	int (*user_read32)(struct hellofpga_dev *dev, uint32_t off,
 			   uint32_t *val);
 	int (*user_write32)(struct hellofpga_dev *dev, uint32_t off,
@@ -73,7 +81,8 @@ struct hf_backend_ops {
 	void (*gpu_unpin)(struct hellofpga_dev *dev, struct hf_pin *pin);
 	int (*gpu_xfer)(struct hellofpga_dev *dev, struct hf_pin *pin,
 			enum xdma_dir dir, int ch, size_t off, uint64_t card,
-			size_t len, int timeout_ms, size_t *actual);
+			size_t len, int timeout_ms, const struct timespec *dl,
+			size_t *actual);
 };
 
 /**
@@ -131,15 +140,17 @@ struct hf_stats {
 };
 
 /**
- * struct hellofpga_dev - an open card.
- * @magic: HF_DEV_MAGIC while open
+ * struct hellofpga_dev - an open card, named by a handle (handle.c).
+ * @refs: calls in progress on it (under handle.c's table lock)
+ * @closing: HelloFPGA_Close() waits for @refs to drop to 0 (table lock)
+ * @inherited: this process is a fork() child of the one that opened it
+ *	(table lock)
  * @ops: backend
  * @priv: backend state
  * @info: geometry and identity, filled by the backend's open
  * @pci: PCI address and IDs (valid 0 for the emulated card) and user BAR
  *	size, filled by the backend's open
  * @timeout_ms: per-transfer timeout
- * @life: transfers hold it for reading, HelloFPGA_Close() for writing
  * @chan_lock: in-process mutual exclusion per channel [dir][ch]
  * @lock_fd: file whose byte (dir * 4 + ch) is locked (OFD lock) while a
  *	channel is in use, for exclusion between processes; -1 for none
@@ -157,13 +168,14 @@ struct hf_stats {
  * @gbuf_handle: its internal pin
  */
 struct hellofpga_dev {
-	uint32_t magic;
+	unsigned int refs;
+	bool closing;
+	bool inherited;
 	const struct hf_backend_ops *ops;
 	void *priv;
 	HELLOFPGA_INFO info;
 	HELLOFPGA_PCI_INFO pci;
 	int timeout_ms;
-	pthread_rwlock_t life;
 	pthread_mutex_t chan_lock[2][XDMA_MAX_CHANNELS];
 	int lock_fd;
 	pthread_mutex_t err_lock;
@@ -185,6 +197,7 @@ int hf_set_error(struct hellofpga_dev *dev, int err, const char *fmt, ...)
 int hf_set_errorv(struct hellofpga_dev *dev, int err, const char *fmt,
 		  va_list ap);
 void hf_clear_error(struct hellofpga_dev *dev);
+const char *hf_last_error(struct hellofpga_dev *dev);
 
 /*
  * error.c: the public functions that pass on errors of system calls, the
@@ -223,8 +236,19 @@ struct hf_api_errs {
 extern const struct hf_api_errs hf_api_errs[HF_API_COUNT];
 int hf_api_ret(enum hf_api fn, int ret);
 
-/* api.c */
-int hf_check_handle(struct hellofpga_dev *dev, const char *fn);
+/* handle.c */
+int hf_dev_register(struct hellofpga_dev *dev, HELLOFPGA_HANDLE *out);
+int hf_dev_ref(HELLOFPGA_HANDLE h, struct hellofpga_dev **out);
+int hf_dev_get(HELLOFPGA_HANDLE h, const char *fn, struct hellofpga_dev **out);
+void hf_dev_put(struct hellofpga_dev *dev);
+int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out);
+
+/* hf_dev_put(@dev), then @ret: the end of a public call */
+static inline int hf_dev_put_ret(struct hellofpga_dev *dev, int ret)
+{
+	hf_dev_put(dev);
+	return ret;
+}
 
 /* gpudirect.c */
 int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
@@ -240,7 +264,14 @@ struct hf_pin *hf_pin_get(struct hellofpga_dev *dev,
 void hf_pin_put(struct hf_pin *pin);
 
 /* chanlock.c */
-int hf_chan_lock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch);
+void hf_deadline_in(struct timespec *dl, int timeout_ms);
+int hf_mutex_lock_until(pthread_mutex_t *m, const struct timespec *dl);
+int hf_rwlock_lock_until(pthread_rwlock_t *l, bool excl,
+			 const struct timespec *dl);
+int hf_ofd_lock_until(int fd, short type, off_t start, off_t len,
+		      const struct timespec *dl);
+int hf_chan_lock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+		 const struct timespec *dl);
 void hf_chan_unlock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch);
 
 /* backends: open fills dev->info, dev->ops, dev->priv */
@@ -251,8 +282,8 @@ int hf_kernel_open(struct hellofpga_dev *dev, const char *path);
 
 /* test hooks (static library only): inject model faults, XDMA_FAULT_*;
  * a hang of every engine for @ns (0 ends it) */
-int hf_emu_test_inject(struct hellofpga_dev *dev, uint32_t faults);
-int hf_emu_test_inject_hang(struct hellofpga_dev *dev, uint64_t ns);
+int hf_emu_test_inject(HELLOFPGA_HANDLE h, uint32_t faults);
+int hf_emu_test_inject_hang(HELLOFPGA_HANDLE h, uint64_t ns);
 
 /**
  * struct hf_emu_pin_info - what a test may see of an emulated card's pin.
@@ -270,17 +301,17 @@ struct hf_emu_pin_info {
 };
 
 /* test hooks (static library only); -EOPNOTSUPP unless an emulated card */
-int hf_emu_test_host_stats(struct hellofpga_dev *dev,
-			   struct hf_emu_host_stats *st);
-int hf_emu_test_pin_info(struct hellofpga_dev *dev,
-			 HELLOFPGA_GPU_HANDLE handle,
+int hf_emu_test_host_stats(HELLOFPGA_HANDLE h, struct hf_emu_host_stats *st);
+int hf_emu_test_pin_info(HELLOFPGA_HANDLE h, HELLOFPGA_GPU_HANDLE handle,
 			 struct hf_emu_pin_info *info);
 /* map later pins as regions (the real-GPU path) even on a CPU-addressable
  * GPU, so CI exercises it */
-int hf_emu_test_force_region(struct hellofpga_dev *dev, bool on);
+int hf_emu_test_force_region(HELLOFPGA_HANDLE h, bool on);
 /* the card model behind an emulated card, for register-level tests (NULL
  * unless an emulated card) */
-struct xdma_model *hf_emu_test_model(struct hellofpga_dev *dev);
+struct xdma_model *hf_emu_test_model(HELLOFPGA_HANDLE h);
+/* the library's range checks see only the first @ddr bytes of the card */
+int hf_emu_test_limit_ddr(HELLOFPGA_HANDLE h, uint64_t ddr);
 /*
  * make the per-user state directories of emulated cards in @dir instead of
  * /dev/shm (NULL: the default again), so tests leave the real ones alone

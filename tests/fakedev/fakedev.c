@@ -292,6 +292,7 @@ static int parse_node(const char *path, unsigned int *card,
 
 static struct fk_card *card_get(unsigned int n)
 {
+	HELLOFPGA_PCI_INFO pci;
 	struct fk_card *c;
 	int ret;
 
@@ -313,10 +314,11 @@ static struct fk_card *card_get(unsigned int n)
 		goto out;
 	}
 	HelloFPGA_GetInfo(c->h, &c->info);
+	HelloFPGA_GetPCIInfo(c->h, &pci);
 	c->index = n;
 	c->refs = 1;
 	c->user_bar_size = env_u64("HF_FAKEDEV_USER_BAR_SIZE",
-				   c->h->pci.user_bar_size);
+				   pci.user_bar_size);
 	c->timeout_ms = env_u64("HF_FAKEDEV_TIMEOUT_MS", 5000);
 	if (c->timeout_ms < 1 || c->timeout_ms > HF_MAX_TIMEOUT_MS)
 		c->timeout_ms = 5000;
