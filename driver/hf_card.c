@@ -108,6 +108,7 @@ struct hf_card *hf_card_alloc(struct pci_dev *pdev)
 			c->dir = dir;
 			c->ch = ch;
 			mutex_init(&c->lock);
+			init_waitqueue_head(&c->lock_wq);
 		}
 	}
 	for (i = 0; i < XDMA_USER_IRQS; i++) {

@@ -157,6 +157,7 @@ struct hf_chan {
 	enum xdma_dir dir;
 	u32 ch;
 	struct mutex lock;	/* runs, @chain, @mem, @pages, @sg, @q */
+	wait_queue_head_t lock_wq;	/* waiters for @lock (hf_chan_lock()) */
 	struct xdma_engine engine;
 	bool ready;
 	struct xdma_chain chain;
@@ -408,6 +409,8 @@ void hf_card_abort_runs(struct hf_card *card);
 /* hf_engine.c: the engines and their descriptor memory */
 const char *hf_chan_name(const struct hf_chan *chan);
 u64 hf_link_rate(struct pci_dev *pdev);
+int hf_chan_lock(struct hf_chan *chan, u64 timeout_ns);
+void hf_chan_unlock(struct hf_chan *chan);
 int hf_engines_init(struct hf_card *card);
 int hf_engine_reinit(struct hf_chan *c);
 void hf_engines_fini(struct hf_card *card);

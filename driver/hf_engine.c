@@ -22,6 +22,40 @@
 #include "hf_drv.h"
 
 /**
+ * hf_chan_lock() - take @chan for a run, waiting while another run of any
+ *	file holds it, for at most @timeout_ns (the run's own timeout).
+ * @chan: the channel
+ * @timeout_ns: how long to wait
+ *
+ * Release with hf_chan_unlock(), which wakes the waiters.
+ *
+ * Return: 0, -EBUSY (still held at the deadline) or -EINTR (fatal signal).
+ */
+int hf_chan_lock(struct hf_chan *chan, u64 timeout_ns)
+{
+	long left;
+
+	if (mutex_trylock(&chan->lock))
+		return 0;
+	left = wait_event_killable_timeout(chan->lock_wq,
+					   mutex_trylock(&chan->lock),
+					   nsecs_to_jiffies(timeout_ns) + 1);
+	if (left > 0)
+		return 0;
+	return left ? -EINTR : -EBUSY;
+}
+
+/**
+ * hf_chan_unlock() - release @chan taken by hf_chan_lock() or mutex_lock().
+ * @chan: the channel
+ */
+void hf_chan_unlock(struct hf_chan *chan)
+{
+	mutex_unlock(&chan->lock);
+	wake_up(&chan->lock_wq);
+}
+
+/**
  * hf_chan_name() - "H2C0" etc., for messages.
  * @chan: the channel
  *
@@ -275,7 +309,7 @@ void hf_engines_free_desc(struct hf_card *card)
 			mutex_lock(&c->lock);
 			hf_desc_mem_free(card, &c->mem);
 			xdma_chain_init(&c->chain, NULL, 0, 0);
-			mutex_unlock(&c->lock);
+			hf_chan_unlock(c);
 		}
 	}
 }

@@ -485,9 +485,14 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 	timeout_ns = (u64)(x.timeout_ms ? x.timeout_ms : card->timeout_ms) *
 		     NSEC_PER_MSEC;
 
-	if (mutex_lock_killable(&chan->lock)) {
-		ret = -EINTR;
-		hf_set_error(hf, ret, "XFER: interrupted waiting for the channel");
+	ret = hf_chan_lock(chan, timeout_ns);
+	if (ret) {
+		if (ret == -EBUSY)
+			hf_set_error(hf, ret,
+				     "XFER: the channel stayed in use by another run until the timeout; nothing was moved");
+		else
+			hf_set_error(hf, ret,
+				     "XFER: interrupted waiting for the channel");
 		goto out_put;
 	}
 	ret = hf_chan_usable(hf, chan);
@@ -503,7 +508,7 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 	ret = hf_xfer_run(hf, pc, chan, &x, timeout_ns);
 	hf_pin_end_run(pc, chan);
 out_unlock:
-	mutex_unlock(&chan->lock);
+	hf_chan_unlock(chan);
 out_put:
 	hf_pin_put(pc);
 	/* bytes and engine_ns are reported on failure too. */

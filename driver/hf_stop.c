@@ -222,7 +222,7 @@ void hf_card_release_quarantines(struct hf_card *card)
 
 			mutex_lock(&c->lock);
 			hf_quarantine_release(c);
-			mutex_unlock(&c->lock);
+			hf_chan_unlock(c);
 		}
 	}
 }

@@ -289,8 +289,9 @@ unpin:
  *
  * Return: bytes moved (fewer than @count when a later chunk failed; the
  * file's last error says why), or a negative errno when none were moved:
- * -EFAULT, -ENOMEM, -EIO (engine error), -ETIMEDOUT, -ENODEV (card
- * removed), -EINTR (fatal signal).  Never -ERESTARTSYS.
+ * -EFAULT, -ENOMEM, -EIO (engine error), -ETIMEDOUT, -EBUSY (another
+ * run held the channel for the whole timeout), -ENODEV (card removed),
+ * -EINTR (fatal signal).  Never -ERESTARTSYS.
  */
 ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
 		       char __user *buf, size_t count,
@@ -301,9 +302,15 @@ ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
 	size_t done = 0, chunk, moved;
 	int ret = 0;
 
-	if (mutex_lock_killable(&chan->lock)) {
-		hf_set_error(hf, -EINTR, "interrupted waiting for the channel");
-		return -EINTR;
+	ret = hf_chan_lock(chan, (u64)card->timeout_ms * NSEC_PER_MSEC);
+	if (ret) {
+		if (ret == -EBUSY)
+			hf_set_error(hf, ret,
+				     "the channel stayed in use by another run until the timeout; nothing was moved");
+		else
+			hf_set_error(hf, ret,
+				     "interrupted waiting for the channel");
+		return ret;
 	}
 	/* remove() frees the channel's storage after setting dead. */
 	if (READ_ONCE(card->dead)) {
@@ -339,7 +346,7 @@ ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
 		}
 	}
 out:
-	mutex_unlock(&chan->lock);
+	hf_chan_unlock(chan);
 	return done ? (ssize_t)done : ret;
 }
 

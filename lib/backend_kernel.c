@@ -21,7 +21,8 @@
  * Exclusion: api.c takes the handle's per-channel mutex around every
  * transfer, which also guards the lazy open of a channel's node.  Between
  * processes the driver serialises each engine itself (a transfer holds the
- * engine for its whole run), so the library takes no file lock of its own:
+ * engine for its whole run; one that waits for it longer than its timeout
+ * fails with -EBUSY), so the library takes no file lock of its own:
  * dev->lock_fd stays -1.  A flock() on the node would only add a second,
  * advisory serialisation that other users of the nodes (dd, other tools)
  * would not honour anyway.

@@ -22,6 +22,10 @@
  * flag or a new command number, never a changed struct.  Every ioctl
  * returns 0 or -1 with errno; the driver's text for the last failure of the
  * open file is HELLOFPGA_IOC_LAST_ERROR.
+ *
+ * A transfer (read(), write(), HELLOFPGA_IOC_XFER) waits while another
+ * run of any open file holds its channel, for at most its own timeout;
+ * then it fails with EBUSY, having moved nothing.
  */
 #ifndef _UAPI_HELLOFPGA_H
 #define _UAPI_HELLOFPGA_H

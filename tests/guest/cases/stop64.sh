@@ -5,7 +5,9 @@
 # descriptor takes ~290 ms; card 1 of the twocards configuration, under the
 # vIOMMU): the driver proves the engine idle before it gives the memory
 # back, so nothing is written after UNPIN / exit and the vIOMMU sees no
-# fault (hf_stop -m timeout, -m kill; docs/driver-stop.md).  The same with
+# fault (hf_stop -m timeout, -m kill; docs/driver-stop.md).  Meanwhile
+# another file's XFER on the held channel ends at its timeout with EBUSY
+# (hf_stop -m busy).  The same with
 # device_del during the transfer is in twocards.sh (hf_stop -m unplug).
 # Skipped without a card on a Gen1 x1 link.
 . "${HF_GUEST_LIB:-/tests/case-lib.sh}"
@@ -24,4 +26,5 @@ if [ -z "$slow" ]; then
 fi
 hf_prog stop64 120 hf_stop -d "$slow" -m timeout
 hf_prog stop64 120 hf_stop -d "$slow" -m kill
+hf_prog stop64 120 hf_stop -d "$slow" -m busy
 exit $hf_rc

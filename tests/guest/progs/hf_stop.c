@@ -4,7 +4,7 @@
  * (docs/driver-stop.md): the card must write nothing after the driver has
  * given the memory back.
  *
- *   hf_stop [-d /dev/hellofpgaN] -m timeout|kill|unplug|stuck [-q LINE]
+ *   hf_stop [-d /dev/hellofpgaN] -m timeout|kill|busy|unplug|stuck [-q LINE]
  *
  * The 64 MiB modes want a card on a slow link (xdma-sim link=gen1x1: about
  * 290 ms for one 64 MiB descriptor) and a pin that is one DMA segment (the
@@ -25,6 +25,11 @@
  *            returns, B has all of P (the driver proved the engine idle
  *            before the child's file was released) and stays unchanged;
  *            the child's pin is gone; no DMA fault; the next transfer works.
+ *   busy     a child's XFER C2H0 of 64 MiB holds the channel for ~290 ms;
+ *            meanwhile an XFER on C2H0 of another open file, with a 20 ms
+ *            timeout, fails with EBUSY, bytes 0, well before the child's
+ *            run ends (the wait for a channel ends at the run's timeout);
+ *            then the child's transfer completes and the next one works.
  *   unplug   XFERs from two card regions (P1, P2) back to back until one
  *            fails, after printing LINE (-q: "HF-QMP TAG {device_del}") on
  *            the console, so the host removes the card meanwhile: the
@@ -459,6 +464,81 @@ static void mode_kill(void)
 	report_next("kill-next-transfer", BIG);
 }
 
+/* ----------------------------------------------------------------- busy */
+
+static void mode_busy(void)
+{
+	uint64_t h, bytes = 1;
+	int pfd[2], status = 0, ret;
+	double t0, dt;
+	uint8_t *small;
+	pid_t pid;
+	char c;
+
+	ret = card_load(0, SEED_P, NULL, NULL);
+	small = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (ret || small == MAP_FAILED ||
+	    (ret = hfg_pin_host(ctl, small, 4096, &h))) {
+		HFG_FAIL("busy-setup", "%s: %s", strerror(-ret),
+			 hfg_drv_err(ctl));
+		return;
+	}
+	hfg_fill(map_a, BIG, SEED_Q);
+	if (pipe(pfd))
+		return;
+	pid = fork();
+	if (pid < 0) {
+		HFG_FAIL("busy-fork", "%s", strerror(errno));
+		return;
+	}
+	if (!pid) {
+		int cfd = hfg_open(card, "_control", O_RDWR);
+		uint64_t ch;
+
+		if (cfd < 0 || hfg_pin_host(cfd, map_a, BIG, &ch))
+			_exit(3);
+		if (write(pfd[1], "g", 1) != 1)
+			_exit(3);
+		ret = hfg_xfer(cfd, ch, HELLOFPGA_XFER_C2H, 0, 0, 0, BIG,
+			       SETUP_MS, NULL);
+		_exit(ret ? 1 : 0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &c, 1) != 1) {
+		waitpid(pid, &status, 0);
+		HFG_FAIL("busy-child-pin", "the child could not pin (exit %d)",
+			 WEXITSTATUS(status));
+		return;
+	}
+	close(pfd[0]);
+	/* the child holds the channel once its first bytes land in B */
+	t0 = hfg_now();
+	while (hfg_check(map_b, 4096, SEED_P) >= 0 && ms_since(t0) < 5000)
+		sleep_us(200);
+	t0 = hfg_now();
+	ret = hfg_xfer(ctl, h, HELLOFPGA_XFER_C2H, 0, 0, 0, 4096, SHORT_MS,
+		       &bytes);
+	dt = ms_since(t0);
+	waitpid(pid, &status, 0);
+	if (ret == -EBUSY && !bytes)
+		HFG_PASS("busy-ebusy", "after %.0f ms: %s", dt,
+			 hfg_drv_err(ctl));
+	else
+		HFG_FAIL("busy-ebusy", "XFER on a held channel with a %d ms timeout returned %s after %.0f ms, bytes %llu (want EBUSY, 0)",
+			 SHORT_MS, ret ? strerror(-ret) : "success", dt,
+			 (unsigned long long)bytes);
+	if (WIFEXITED(status) && !WEXITSTATUS(status) &&
+	    hfg_check(map_b, BIG, SEED_P) < 0)
+		HFG_PASS("busy-holder-completes", "the child's 64 MiB arrived whole");
+	else
+		HFG_FAIL("busy-holder-completes", "the child ended with status 0x%x",
+			 status);
+	hfg_unpin(ctl, h);
+	munmap(small, 4096);
+	report_next("busy-next-transfer", BIG);
+}
+
 /* --------------------------------------------------------------- unplug */
 
 static void console(const char *line)
@@ -649,7 +729,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (!mode || (!strcmp(mode, "unplug") && !qmp)) {
-		fprintf(stderr, "usage: hf_stop [-d CARD] -m timeout|kill|unplug|stuck [-q QMP-LINE]\n");
+		fprintf(stderr, "usage: hf_stop [-d CARD] -m timeout|kill|busy|unplug|stuck [-q QMP-LINE]\n");
 		return 2;
 	}
 	ctl = hfg_open(card, "_control", O_RDWR);
@@ -671,6 +751,8 @@ int main(int argc, char **argv)
 		mode_timeout();
 	else if (!strcmp(mode, "kill"))
 		mode_kill();
+	else if (!strcmp(mode, "busy"))
+		mode_busy();
 	else if (!strcmp(mode, "unplug"))
 		mode_unplug(qmp);
 	else
