@@ -34,6 +34,7 @@ HF_ABI_SIZE(hellofpga_xfer, 96);
 HF_ABI_SIZE(hellofpga_unpin, 32);
 HF_ABI_SIZE(hellofpga_stats, 416);
 HF_ABI_SIZE(hellofpga_last_error, 280);
+HF_ABI_SIZE(hellofpga_timeout, 24);
 HF_ABI_SIZE(hellofpga_xdma_aperture, 48);
 
 /* two layers' names for one number */

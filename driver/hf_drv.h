@@ -286,6 +286,8 @@ struct hf_card {
  * @pins: pins of the file by handle (struct hf_pin_core)
  * @npins: handles of @pins in use (reserved or published), at most the
  *	max_pins parameter
+ * @timeout_ms: timeout of its runs (HELLOFPGA_IOC_SET_TIMEOUT), 0 for the
+ *	card's (module parameter timeout_ms)
  */
 struct hf_file {
 	struct hf_card *card;
@@ -301,7 +303,16 @@ struct hf_file {
 	struct mutex pins_lock;		/* @pins, @npins */
 	struct idr pins;
 	u32 npins;
+	u32 timeout_ms;
 };
+
+/* The timeout of @hf's runs (HELLOFPGA_IOC_SET_TIMEOUT, else the card's). */
+static inline u64 hf_file_timeout_ns(struct hf_file *hf)
+{
+	u32 ms = READ_ONCE(hf->timeout_ms);
+
+	return (u64)(ms ? ms : hf->card->timeout_ms) * NSEC_PER_MSEC;
+}
 
 /**
  * struct hf_pin_chain - descriptor chain of a pin for one engine, kept

@@ -482,8 +482,8 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 	ret = 0;
 	if (!x.length)
 		goto out_put;
-	timeout_ns = (u64)(x.timeout_ms ? x.timeout_ms : card->timeout_ms) *
-		     NSEC_PER_MSEC;
+	timeout_ns = x.timeout_ms ? (u64)x.timeout_ms * NSEC_PER_MSEC :
+				    hf_file_timeout_ns(hf);
 
 	ret = hf_chan_lock(chan, timeout_ns);
 	if (ret) {
@@ -517,6 +517,29 @@ out_put:
 	return ret;
 }
 
+static long hf_ioc_set_timeout(struct hf_file *hf, void __user *uarg)
+{
+	struct hellofpga_timeout t;
+
+	if (copy_from_user(&t, uarg, sizeof(t))) {
+		hf_set_error(hf, -EFAULT, "SET_TIMEOUT: bad argument pointer");
+		return -EFAULT;
+	}
+	if (t.flags || !hf_all_zero(t.reserved, sizeof(t.reserved))) {
+		hf_set_error(hf, -EINVAL,
+			     "SET_TIMEOUT: flags and reserved must be 0");
+		return -EINVAL;
+	}
+	if (t.timeout_ms > HELLOFPGA_MAX_TIMEOUT_MS) {
+		hf_set_error(hf, -EINVAL,
+			     "SET_TIMEOUT: %u ms is above %u ms (0: the module's timeout_ms)",
+			     t.timeout_ms, HELLOFPGA_MAX_TIMEOUT_MS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(hf->timeout_ms, t.timeout_ms);
+	return 0;
+}
+
 /**
  * hf_ioctl() - ioctls of every node (see include/uapi/hellofpga.h).
  * @file: the file
@@ -540,6 +563,8 @@ long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return hf_ioc_get_stats(hf, uarg);
 	case HELLOFPGA_IOC_LAST_ERROR:
 		return hf_ioc_last_error(hf, uarg);
+	case HELLOFPGA_IOC_SET_TIMEOUT:
+		return hf_ioc_set_timeout(hf, uarg);
 	case HELLOFPGA_IOC_PIN:
 	case HELLOFPGA_IOC_XFER:
 	case HELLOFPGA_IOC_UNPIN:

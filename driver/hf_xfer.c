@@ -258,7 +258,7 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 	/* read()/write() runs are never cancelled: a pin's revoke may not hit */
 	WRITE_ONCE(chan->engine.cancel, false);
 	ret = xdma_engine_run(&chan->engine, &chan->chain,
-			      (u64)card->timeout_ms * NSEC_PER_MSEC, &res);
+			      hf_file_timeout_ns(hf), &res);
 	hf_card_exit(card);
 	/* a wedged chunk delivered nothing one can rely on */
 	*moved = res.wedged ? 0 : res.bytes;
@@ -302,7 +302,7 @@ ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
 	size_t done = 0, chunk, moved;
 	int ret = 0;
 
-	ret = hf_chan_lock(chan, (u64)card->timeout_ms * NSEC_PER_MSEC);
+	ret = hf_chan_lock(chan, hf_file_timeout_ns(hf));
 	if (ret) {
 		if (ret == -EBUSY)
 			hf_set_error(hf, ret,

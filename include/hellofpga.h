@@ -180,8 +180,13 @@ const char *HelloFPGA_StrError(int err);
 const char *HelloFPGA_GetLastError(HELLOFPGA_HANDLE hDev);
 
 /**
- * HelloFPGA_SetTimeout() - per-transfer engine timeout of this handle.
- * @timeout_ms: 1 .. 3600000 (default 5000)
+ * HelloFPGA_SetTimeout() - per-transfer engine timeout of this handle, and
+ * how long a transfer waits for a busy channel.
+ * @timeout_ms: 1 .. 3600000 (default 5000; through the kernel driver the
+ *	driver's timeout_ms parameter).  Through the kernel driver it bounds
+ *	each run of a host-memory transfer (the driver pins and moves host
+ *	memory 1024 pages at a time) and needs a driver of ABI 1.2 or later;
+ *	older drivers use their timeout_ms parameter there.
  * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
  * before fork(): see HELLOFPGA_HANDLE), -EINVAL (@timeout_ms out of range).
  */

@@ -71,16 +71,22 @@ HF_ABI_SAME(HELLOFPGA_DIR_C2H, HELLOFPGA_XFER_C2H);
  * @ch_fd: channel nodes [dir][ch], -1 until first used (under the channel
  *	lock of api.c)
  * @user_fd: the _user node, -1 until first used
+ * @ch_timeout: the timeout last set on each channel node
+ *	(HELLOFPGA_IOC_SET_TIMEOUT), 0 for the driver's default (under the
+ *	channel lock of api.c)
  * @user_lock: guards the lazy open of @user_fd
  * @features: HELLOFPGA_FEAT_* of the driver
+ * @abi_minor: the driver's HELLOFPGA_ABI_MINOR
  */
 struct kcard {
 	unsigned int index;
 	int ctl_fd;
 	int ch_fd[2][XDMA_MAX_CHANNELS];
+	int ch_timeout[2][XDMA_MAX_CHANNELS];
 	int user_fd;
 	pthread_mutex_t user_lock;
 	uint64_t features;
+	uint32_t abi_minor;
 };
 
 /**
@@ -232,7 +238,30 @@ static int chan_fd(struct hellofpga_dev *dev, enum xdma_dir dir, int ch)
 		return hf_set_error(dev, fd, "%s%d: cannot open %s: %s",
 				    hf_dir_name(dir), ch, path, strerror(-fd));
 	kc->ch_fd[dir][ch] = fd;
+	kc->ch_timeout[dir][ch] = 0;
 	return fd;
+}
+
+/*
+ * The handle's timeout on channel node @fd (HELLOFPGA_IOC_SET_TIMEOUT,
+ * ABI 1.2), set when it changed; a driver of ABI 1.0 or 1.1 has only its
+ * module parameter timeout_ms for read() and write().
+ */
+static int chan_timeout(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+			int fd)
+{
+	struct kcard *kc = dev->priv;
+	int ms = __atomic_load_n(&dev->timeout_ms, __ATOMIC_RELAXED), ret;
+	struct hellofpga_timeout t = { .timeout_ms = (uint32_t)ms };
+
+	if (kc->abi_minor < 2 || kc->ch_timeout[dir][ch] == ms)
+		return 0;
+	ret = kioctl(fd, HELLOFPGA_IOC_SET_TIMEOUT, &t);
+	if (ret)
+		return kfail(dev, fd, ret, "%s%d: SET_TIMEOUT of %d ms failed",
+			     hf_dir_name(dir), ch, ms);
+	kc->ch_timeout[dir][ch] = ms;
+	return 0;
 }
 
 /*
@@ -264,13 +293,16 @@ static int kernel_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 		       void *buf, uint64_t card, size_t len,
 		       const struct timespec *dl, size_t *actual)
 {
-	int fd = chan_fd(dev, dir, ch);
+	int fd = chan_fd(dev, dir, ch), ret;
 	bool was_short = false;
 	size_t done = 0;
 
 	*actual = 0;
 	if (fd < 0)
 		return fd;
+	ret = chan_timeout(dev, dir, ch, fd);
+	if (ret)
+		return ret;
 	while (done < len) {
 		size_t n = min_t(size_t, len - done, KB_MAX_IO);
 		off_t at = (off_t)(card + done);
@@ -693,6 +725,7 @@ static int read_info(struct hellofpga_dev *dev, struct kcard *kc,
 				    XDMA_MAX_CHANNELS);
 
 	kc->features = hi.features;
+	kc->abi_minor = hi.abi_minor;
 	snprintf(dev->info.name, sizeof(dev->info.name), "%s", name);
 	dev->info.backend = HELLOFPGA_BACKEND_KERNEL;
 	snprintf(dev->info.backend_name, sizeof(dev->info.backend_name), "%s",

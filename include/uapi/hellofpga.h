@@ -24,8 +24,9 @@
  * open file is HELLOFPGA_IOC_LAST_ERROR.
  *
  * A transfer (read(), write(), HELLOFPGA_IOC_XFER) waits while another
- * run of any open file holds its channel, for at most its own timeout;
- * then it fails with EBUSY, having moved nothing.
+ * run of any open file holds its channel, for at most its own timeout
+ * (HELLOFPGA_IOC_SET_TIMEOUT); then it fails with EBUSY, having moved
+ * nothing.
  */
 #ifndef _UAPI_HELLOFPGA_H
 #define _UAPI_HELLOFPGA_H
@@ -37,8 +38,10 @@
 /*
  * Minor 1: info.user_bar_size64 and info.pci_domain; Xilinx's aperture,
  * alignment and address-mode ioctls on the h2c/c2h nodes (hellofpga_xdma.h).
+ * Minor 2: HELLOFPGA_IOC_SET_TIMEOUT; a transfer that waits for a busy
+ * channel longer than its timeout fails with EBUSY.
  */
-#define HELLOFPGA_ABI_MINOR		1
+#define HELLOFPGA_ABI_MINOR		2
 
 #define HELLOFPGA_IOC_MAGIC		0xb6
 
@@ -250,11 +253,31 @@ struct hellofpga_last_error {
 	__u64 reserved[2];
 };
 
+/**
+ * struct hellofpga_timeout - HELLOFPGA_IOC_SET_TIMEOUT (ABI 1.2): the
+ * timeout of the runs of this open file (any node of the card).
+ * @timeout_ms: in: 1 .. 3600000 ms for each run of its read() and write()
+ *	(h2c/c2h nodes), and for its XFERs whose timeout_ms is 0 (control
+ *	node); 0 for the module parameter timeout_ms again
+ * @flags: in: 0
+ * @reserved: 0
+ *
+ * The wait for a busy channel ends at the same timeout (EBUSY).
+ */
+struct hellofpga_timeout {
+	__u32 timeout_ms;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+#define HELLOFPGA_MAX_TIMEOUT_MS	3600000
+
 #define HELLOFPGA_IOC_GET_INFO	_IOWR(HELLOFPGA_IOC_MAGIC, 0, struct hellofpga_info)
 #define HELLOFPGA_IOC_PIN	_IOWR(HELLOFPGA_IOC_MAGIC, 1, struct hellofpga_pin)
 #define HELLOFPGA_IOC_XFER	_IOWR(HELLOFPGA_IOC_MAGIC, 2, struct hellofpga_xfer)
 #define HELLOFPGA_IOC_UNPIN	_IOW(HELLOFPGA_IOC_MAGIC, 3, struct hellofpga_unpin)
 #define HELLOFPGA_IOC_GET_STATS	_IOWR(HELLOFPGA_IOC_MAGIC, 4, struct hellofpga_stats)
 #define HELLOFPGA_IOC_LAST_ERROR _IOWR(HELLOFPGA_IOC_MAGIC, 5, struct hellofpga_last_error)
+#define HELLOFPGA_IOC_SET_TIMEOUT _IOW(HELLOFPGA_IOC_MAGIC, 6, struct hellofpga_timeout)
 
 #endif /* _UAPI_HELLOFPGA_H */

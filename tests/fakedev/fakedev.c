@@ -152,6 +152,7 @@ struct fk_file {
 	int last_err;
 	char last_text[256];
 	struct fk_pin *pins;
+	uint32_t timeout_ms;	/* SET_TIMEOUT, 0: the card's */
 };
 
 static pthread_mutex_t fk_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -516,8 +517,8 @@ static ssize_t node_rw(struct fk_file *f, void *buf, size_t n, off_t off,
 		n = c->info.ddr_size - off;
 	if (max && n > max)
 		n = max;
-	if (card_xfer(f, write ? XDMA_H2C : XDMA_C2H, f->ch, buf, off, n, 0,
-		      &done))
+	if (card_xfer(f, write ? XDMA_H2C : XDMA_C2H, f->ch, buf, off, n,
+		      __atomic_load_n(&f->timeout_ms, __ATOMIC_RELAXED), &done))
 		return -1;
 	return done;
 }
@@ -609,6 +610,23 @@ static int ioc_last_error(struct fk_file *f, struct hellofpga_last_error *le)
 	le->error = f->last_err;
 	snprintf(le->text, sizeof(le->text), "%s", f->last_text);
 	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+/* SET_TIMEOUT (ABI 1.2): the file's timeout; ENOTTY as an older driver. */
+static int ioc_set_timeout(struct fk_file *f, struct hellofpga_timeout *t)
+{
+	if (env_u64("HF_FAKEDEV_ABI_MINOR", HELLOFPGA_ABI_MINOR) < 2)
+		return fail(f, -ENOTTY, "SET_TIMEOUT: not in ABI 1.%llu",
+			    (unsigned long long)env_u64("HF_FAKEDEV_ABI_MINOR",
+							HELLOFPGA_ABI_MINOR));
+	if (t->flags || !zero(t->reserved, sizeof(t->reserved)))
+		return fail(f, -EINVAL,
+			    "SET_TIMEOUT: flags and reserved must be 0");
+	if (t->timeout_ms > HELLOFPGA_MAX_TIMEOUT_MS)
+		return fail(f, -EINVAL, "SET_TIMEOUT: %u ms is above %u ms",
+			    t->timeout_ms, HELLOFPGA_MAX_TIMEOUT_MS);
+	__atomic_store_n(&f->timeout_ms, t->timeout_ms, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -748,7 +766,9 @@ static int ioc_xfer(struct fk_file *f, struct hellofpga_xfer *x)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = card_xfer(f, x->dir == HELLOFPGA_XFER_H2C ? XDMA_H2C : XDMA_C2H,
 			x->channel, addr + x->buf_offset, x->card_addr,
-			x->length, x->timeout_ms, &done);
+			x->length, x->timeout_ms ? x->timeout_ms :
+			__atomic_load_n(&f->timeout_ms, __ATOMIC_RELAXED),
+			&done);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	x->bytes = done;
 	x->engine_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
@@ -791,7 +811,8 @@ static int fk_ioctl(struct fk_file *f, unsigned long req, void *arg)
 		     req == HELLOFPGA_IOC_GET_STATS ||
 		     req == HELLOFPGA_IOC_LAST_ERROR ||
 		     req == HELLOFPGA_IOC_PIN || req == HELLOFPGA_IOC_XFER ||
-		     req == HELLOFPGA_IOC_UNPIN))
+		     req == HELLOFPGA_IOC_UNPIN ||
+		     req == HELLOFPGA_IOC_SET_TIMEOUT))
 		return fail(f, -EFAULT, "ioctl 0x%lx: NULL argument", req);
 	switch (req) {
 	case HELLOFPGA_IOC_GET_INFO:
@@ -800,6 +821,8 @@ static int fk_ioctl(struct fk_file *f, unsigned long req, void *arg)
 		return ioc_get_stats(f, arg);
 	case HELLOFPGA_IOC_LAST_ERROR:
 		return ioc_last_error(f, arg);
+	case HELLOFPGA_IOC_SET_TIMEOUT:
+		return ioc_set_timeout(f, arg);
 	case HELLOFPGA_IOC_PIN:
 		if (ctl)
 			return ioc_pin(f, arg);

@@ -76,6 +76,7 @@ static void fake_defaults(void)
 	unsetenv("HF_FAKEDEV_ABI_MINOR");
 	unsetenv("HF_FAKEDEV_USER_BAR_SIZE");
 	unsetenv("HF_FAKEDEV_PCI_DOMAIN");
+	unsetenv("HF_FAKEDEV_TIMEOUT_MS");
 	setenv("HF_FAKEDEV_CARD", "emu,private,ddr=64M", 1);
 	setenv("HELLOFPGA_GPU", "emu", 1);
 }
@@ -555,6 +556,54 @@ HF_TEST(kb_timed_out_read_counts_every_byte_the_card_may_have_written)
 	fail_next(-ETIMEDOUT, "C2H0: timed out after 1 ms: 1 of 3 descriptors completed");
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, 0, len, &actual),
 		     -ETIMEDOUT);
+	HF_CHECK_EQ(actual, len);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	free(buf);
+}
+
+/*
+ * The handle's timeout reaches the driver (SET_TIMEOUT on the channel
+ * node): 16 MiB on a Gen1 x1 link take ~70 ms, longer than 1 ms and much
+ * shorter than the driver's default.
+ */
+HF_TEST(kb_the_handles_timeout_reaches_the_driver)
+{
+	size_t len = 16 * MIB, actual = 0;
+	uint8_t *buf = calloc(1, len);
+	HELLOFPGA_HANDLE h;
+
+	HF_CHECK(buf);
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARD", "emu,private,ddr=32M,link=gen1x1", 1);
+	setenv("HF_FAKEDEV_TIMEOUT_MS", "10000", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 1), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, len, &actual),
+		     -ETIMEDOUT);
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 20000), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, len, &actual),
+		     0);
+	HF_CHECK_EQ(actual, len);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	free(buf);
+}
+
+/* A driver before ABI 1.2 has no SET_TIMEOUT: its own timeout applies. */
+HF_TEST(kb_a_driver_without_set_timeout_keeps_its_own)
+{
+	size_t len = 16 * MIB, actual = 0;
+	uint8_t *buf = calloc(1, len);
+	HELLOFPGA_HANDLE h;
+
+	HF_CHECK(buf);
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARD", "emu,private,ddr=32M,link=gen1x1", 1);
+	setenv("HF_FAKEDEV_TIMEOUT_MS", "10000", 1);
+	setenv("HF_FAKEDEV_ABI_MINOR", "1", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 1), 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, len, &actual),
+		     0);
 	HF_CHECK_EQ(actual, len);
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 	free(buf);

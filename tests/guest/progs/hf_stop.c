@@ -20,6 +20,10 @@
  *            counter, DMAR lines in the kernel log); the next transfer
  *            works.  Then H2C likewise: card memory has all of the buffer
  *            afterwards, no DMA fault.
+ *            Last, SET_TIMEOUT on the c2h_0 node: a 1 ms timeout makes a
+ *            4 MiB pread() time out (ETIMEDOUT), 0 gives the module's
+ *            timeout back (the pread() works); flags, reserved and a
+ *            timeout above 3600000 ms are EINVAL.
  *   kill     a child pins through A and starts the XFER (10 s timeout);
  *            once P shows up in B the parent SIGKILLs it: when waitpid()
  *            returns, B has all of P (the driver proved the engine idle
@@ -260,6 +264,58 @@ static uint64_t sum(const __u64 *v)
 	return t;
 }
 
+static int set_timeout(int fd, uint32_t ms, uint32_t flags)
+{
+	struct hellofpga_timeout t = { .timeout_ms = ms, .flags = flags };
+
+	return ioctl(fd, HELLOFPGA_IOC_SET_TIMEOUT, &t) ? -errno : 0;
+}
+
+/* SET_TIMEOUT bounds the runs of read() on a channel node. */
+static void rw_set_timeout(void)
+{
+	size_t n = 4 << 20;
+	int fd = hfg_open(card, "_c2h_0", O_RDONLY);
+	uint8_t *b = malloc(n);
+	ssize_t r;
+	int e1, e2, e3;
+
+	if (fd < 0 || !b) {
+		HFG_FAIL("timeout-rw-setup", "c2h_0: %s", strerror(errno));
+		free(b);
+		return;
+	}
+	memset(b, 0, n);
+	e1 = set_timeout(fd, 1, 0);
+	r = pread(fd, b, n, 0);
+	if (!e1 && r < 0 && errno == ETIMEDOUT)
+		HFG_PASS("timeout-rw-set-timeout", "1 ms: a 4 MiB pread() timed out: %s",
+			 hfg_drv_err(fd));
+	else
+		HFG_FAIL("timeout-rw-set-timeout", "SET_TIMEOUT 1 ms: %s; pread() of 4 MiB: %zd (%s), want ETIMEDOUT",
+			 e1 ? strerror(-e1) : "ok", r,
+			 r < 0 ? strerror(errno) : "no error");
+	e1 = set_timeout(fd, 0, 0);
+	r = pread(fd, b, n, 0);
+	if (!e1 && r == (ssize_t)n)
+		HFG_PASS("timeout-rw-default-again", "0: the module's timeout, the pread() works");
+	else
+		HFG_FAIL("timeout-rw-default-again", "SET_TIMEOUT 0: %s; pread(): %zd (%s)",
+			 e1 ? strerror(-e1) : "ok", r,
+			 r < 0 ? strerror(errno) : "short");
+	e1 = set_timeout(fd, 10, 1);
+	e2 = set_timeout(fd, HELLOFPGA_MAX_TIMEOUT_MS + 1, 0);
+	e3 = set_timeout(fd, HELLOFPGA_MAX_TIMEOUT_MS, 0);
+	if (e1 == -EINVAL && e2 == -EINVAL && !e3)
+		HFG_PASS("timeout-rw-set-timeout-checks", "flags and too long a timeout: EINVAL");
+	else
+		HFG_FAIL("timeout-rw-set-timeout-checks", "flags 1: %d, %u ms: %d, %u ms: %d (want EINVAL, EINVAL, 0)",
+			 e1, HELLOFPGA_MAX_TIMEOUT_MS + 1, e2,
+			 HELLOFPGA_MAX_TIMEOUT_MS, e3);
+	free(b);
+	close(fd);
+}
+
 static void mode_timeout(void)
 {
 	struct hellofpga_stats st0, st1;
@@ -377,6 +433,7 @@ static void mode_timeout(void)
 	else
 		HFG_PASS("timeout-h2c-card-has-all", "the card read all 64 MiB before XFER returned");
 	report_next("timeout-h2c-next-transfer", BIG);
+	rw_set_timeout();
 }
 
 /* ----------------------------------------------------------------- kill */
