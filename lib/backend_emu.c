@@ -1759,35 +1759,6 @@ struct xdma_model *hf_emu_test_model(HELLOFPGA_HANDLE h)
 }
 
 /**
- * hf_emu_test_limit_ddr() - let the library's range checks see only the
- * first @ddr bytes of card memory (tests only).
- * Return: 0, -EINVAL (@ddr larger than the card), or -EOPNOTSUPP.
- */
-int hf_emu_test_limit_ddr(HELLOFPGA_HANDLE h, uint64_t ddr)
-{
-	struct hellofpga_dev *dev;
-
-	if (!test_card(h, &dev))
-		return -EOPNOTSUPP;
-	if (ddr > dev->info.ddr_size)
-		return hf_dev_put_ret(dev, -EINVAL);
-	dev->info.ddr_size = ddr;
-	return hf_dev_put_ret(dev, 0);
-}
-
-/**
- * hf_emu_test_probe_populate() - check callers' buffers with MADV_POPULATE_*
- * even where PROCMAP_QUERY is there (tests only).
- * Return: whether MADV_POPULATE_* works here (else buffers go unchecked
- * whenever PROCMAP_QUERY is not used).
- */
-bool hf_emu_test_probe_populate(bool on)
-{
-	__atomic_store_n(&emu_probe_no_query, on, __ATOMIC_RELAXED);
-	return populate_supported();
-}
-
-/**
  * hf_emu_test_force_region() - map later pins as regions moved by
  * hf_gpu_copy_*(), the real-GPU path, whatever the GPU (tests only).
  * Return: 0 or -EOPNOTSUPP.

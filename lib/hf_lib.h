@@ -310,8 +310,9 @@ int hf_emu_test_force_region(HELLOFPGA_HANDLE h, bool on);
 /* the card model behind an emulated card, for register-level tests (NULL
  * unless an emulated card) */
 struct xdma_model *hf_emu_test_model(HELLOFPGA_HANDLE h);
-/* the library's range checks see only the first @ddr bytes of the card */
-int hf_emu_test_limit_ddr(HELLOFPGA_HANDLE h, uint64_t ddr);
+/* the library's range checks see only the first @ddr bytes of the card
+ * (any backend) */
+int hf_test_limit_ddr(HELLOFPGA_HANDLE h, uint64_t ddr);
 /*
  * make the per-user state directories of emulated cards in @dir instead of
  * /dev/shm (NULL: the default again), so tests leave the real ones alone

@@ -132,7 +132,7 @@ static HELLOFPGA_HANDLE open_test_card(const char *name, const char *card)
 			align, card, info.addr_align);
 	}
 	/* the first @ddr bytes of the card: the library's range checks use it */
-	HF_CHECK_EQ(hf_emu_test_limit_ddr(h, ddr), 0);
+	HF_CHECK_EQ(hf_test_limit_ddr(h, ddr), 0);
 	return h;
 }
 
