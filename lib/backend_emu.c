@@ -102,10 +102,6 @@ struct emu_engine {
  *	OFD byte-range locks serialise writes of the blocks of an aligned
  *	card (blocks_lock()); -1 when the card is private or not aligned
  * @blk_rw: the same for a private aligned card, within the handle
- * @maps_lock: guards @maps_fd and @maps_pid
- * @maps_fd: /proc/self/maps for checking callers' buffers
- *	(probe_user_pages()), -1 when unusable
- * @maps_pid: the process @maps_fd was opened in, 0 before
  */
 struct emu_card {
 	struct hf_emu_host *host;
@@ -125,9 +121,6 @@ struct emu_card {
 	bool force_region;
 	int blk_fd[XDMA_MAX_CHANNELS];
 	pthread_rwlock_t blk_rw;
-	pthread_mutex_t maps_lock;
-	int maps_fd;
-	pid_t maps_pid;
 };
 
 /**
@@ -743,9 +736,6 @@ static void emu_teardown(struct emu_card *card)
 		if (card->blk_fd[ch] >= 0)
 			close(card->blk_fd[ch]);
 	pthread_rwlock_destroy(&card->blk_rw);
-	if (card->maps_fd >= 0)
-		close(card->maps_fd);
-	pthread_mutex_destroy(&card->maps_lock);
 	free(card);
 }
 
@@ -1027,166 +1017,6 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 	return ret;
 }
 
-/**
- * struct emu_vma_query - the PROCMAP_QUERY ioctl of /proc/PID/maps (Linux
- * 6.11, struct procmap_query of <linux/fs.h>): the mapping that holds an
- * address, with its permissions.  Spelled out here for older headers.
- */
-struct emu_vma_query {
-	u64 size;
-	u64 query_flags;
-	u64 query_addr;
-	u64 vma_start;
-	u64 vma_end;
-	u64 vma_flags;
-	u64 vma_page_size;
-	u64 vma_offset;
-	u64 inode;
-	u32 dev_major;
-	u32 dev_minor;
-	u32 vma_name_size;
-	u32 build_id_size;
-	u64 vma_name_addr;
-	u64 build_id_addr;
-};
-
-#define EMU_PROCMAP_QUERY	_IOWR('f', 17, struct emu_vma_query)
-#define EMU_VMA_READABLE	0x01
-#define EMU_VMA_WRITABLE	0x02
-
-_Static_assert(sizeof(struct emu_vma_query) == 104,
-	       "struct procmap_query is 104 bytes");
-
-/* Test hook: check buffers with MADV_POPULATE_* even with PROCMAP_QUERY. */
-static bool emu_probe_no_query;
-
-/* Whether madvise() knows MADV_POPULATE_* (Linux 5.14): 0 unknown, 1, -1. */
-static int emu_populate_ok;
-
-static bool populate_supported(void)
-{
-	int ok = __atomic_load_n(&emu_populate_ok, __ATOMIC_RELAXED);
-
-	if (!ok) {
-		/* the page of a variable of ours: mapped and readable */
-		void *page = (void *)ALIGN_DOWN((uintptr_t)&emu_populate_ok,
-						4096);
-
-		ok = madvise(page, 4096, MADV_POPULATE_READ) ? -1 : 1;
-		__atomic_store_n(&emu_populate_ok, ok, __ATOMIC_RELAXED);
-	}
-	return ok > 0;
-}
-
-/*
- * /proc/self/maps of this process, for PROCMAP_QUERY; -1 when the kernel
- * (or the lack of /proc) offers none.  Opened on first use and again in a
- * forked child (the file is of the process that opened it).
- */
-static int maps_fd(struct emu_card *card)
-{
-	pid_t pid = getpid();
-	int fd;
-
-	pthread_mutex_lock(&card->maps_lock);
-	if (card->maps_pid != pid) {
-		struct emu_vma_query q = {
-			.size = sizeof(q),
-			.query_addr = (uintptr_t)&emu_probe_no_query,
-		};
-
-		if (card->maps_fd >= 0)
-			close(card->maps_fd);
-		card->maps_pid = pid;
-		card->maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-		if (card->maps_fd >= 0 &&
-		    ioctl(card->maps_fd, EMU_PROCMAP_QUERY, &q)) {
-			close(card->maps_fd);
-			card->maps_fd = -1;
-		}
-	}
-	fd = card->maps_fd;
-	pthread_mutex_unlock(&card->maps_lock);
-	return fd;
-}
-
-/*
- * Every mapping of [@a, @end) has permissions @need (EMU_VMA_*): one
- * PROCMAP_QUERY per mapping.  Return: 0, -EFAULT with *@bad set, or
- * another negative errno when the query itself failed.
- */
-static int vma_check(int fd, uintptr_t a, uintptr_t end, u64 need,
-		     uintptr_t *bad)
-{
-	while (a < end) {
-		struct emu_vma_query q = { .size = sizeof(q), .query_addr = a };
-
-		if (ioctl(fd, EMU_PROCMAP_QUERY, &q))
-			return errno == ENOENT ? (*bad = a, -EFAULT) : -errno;
-		if ((q.vma_flags & need) != need) {
-			*bad = a;
-			return -EFAULT;
-		}
-		a = q.vma_end;
-	}
-	return 0;
-}
-
-/**
- * probe_user_pages() - check a caller's buffer the way pinning its pages
- * (get_user_pages() in the kernel driver) would: every page mapped, and
- * readable for H2C, writable for C2H.
- * @dev: the handle, for the error text
- * @card: the card
- * @dir: the transfer's direction
- * @buf: first byte
- * @len: bytes, > 0 (the range does not wrap: api.c checked)
- *
- * The emulated engine (and the bounce path) reach the buffer with the CPU,
- * where a bad pointer is SIGSEGV, in an engine thread.  The kernel looks
- * instead: PROCMAP_QUERY (Linux 6.11) gives each mapping of the range with
- * its permissions, one ioctl per mapping; without it, MADV_POPULATE_READ or
- * _WRITE (Linux 5.14) faults the pages in as the engine's access would,
- * failing where that access would fault (it costs about one page-table
- * walk per page, like the driver's pinning).  So unmapped, PROT_NONE and
- * (C2H) read-only pages are -EFAULT, as from the kernel driver.  Older
- * kernels leave buffers unchecked.  Like the driver's pins this holds at
- * submission: a buffer unmapped during its own transfer is the caller's
- * bug.
- *
- * Return: 0, or -EFAULT with the error text set.
- */
-static int probe_user_pages(struct hellofpga_dev *dev, struct emu_card *card,
-			    enum xdma_dir dir, void *buf, size_t len)
-{
-	uintptr_t a = (uintptr_t)buf, end = a + len, bad = a;
-	bool c2h = dir == XDMA_C2H;
-	int fd, ret = -ENOTTY;
-
-	fd = __atomic_load_n(&emu_probe_no_query, __ATOMIC_RELAXED) ? -1 :
-	     maps_fd(card);
-	if (fd >= 0)
-		ret = vma_check(fd, a, end, c2h ? EMU_VMA_WRITABLE :
-					       EMU_VMA_READABLE, &bad);
-	if (ret && ret != -EFAULT && populate_supported()) {
-		uintptr_t s = ALIGN_DOWN(a, 4096), e = ALIGN(end, 4096);
-
-		do {
-			ret = madvise((void *)s, e - s, c2h ?
-				      MADV_POPULATE_WRITE :
-				      MADV_POPULATE_READ) ? -errno : 0;
-		} while (ret == -EINTR || ret == -EAGAIN);
-		if (ret)
-			ret = -EFAULT;
-	}
-	if (ret != -EFAULT)
-		return 0;
-	return hf_set_error(dev, -EFAULT,
-			    "%s: buffer %p + %zu is not all mapped %s by this process (first bad address about %p)",
-			    hf_dir_name(dir), buf, len,
-			    c2h ? "writable" : "readable", (void *)bad);
-}
-
 static int emu_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 		    void *buf, uint64_t card_addr, size_t len,
 		    const struct timespec *dl, size_t *actual)
@@ -1197,7 +1027,7 @@ static int emu_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 	int ret;
 
 	*actual = 0;
-	ret = probe_user_pages(dev, card, dir, buf, len);
+	ret = hf_user_buf_check(dev, dir, buf, len);
 	if (ret)
 		return ret;
 	if (a > 1 && (!IS_ALIGNED((uintptr_t)buf, a) ||
@@ -1581,8 +1411,6 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	pthread_rwlock_init(&card->blk_rw, NULL);
 	for (u32 ch = 0; ch < XDMA_MAX_CHANNELS; ch++)
 		card->blk_fd[ch] = -1;
-	pthread_mutex_init(&card->maps_lock, NULL);
-	card->maps_fd = -1;
 	card->irq_mode = o.irq_mode;
 	card->align = 1;
 	if (!o.private_mem) {

@@ -300,7 +300,10 @@ static int kernel_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 	*actual = 0;
 	if (fd < 0)
 		return fd;
-	ret = chan_timeout(dev, dir, ch, fd);
+	/* a bad page deep inside: -EFAULT before the pieces before it move */
+	ret = hf_user_buf_check(dev, dir, buf, len);
+	if (!ret)
+		ret = chan_timeout(dev, dir, ch, fd);
 	if (ret)
 		return ret;
 	while (done < len) {

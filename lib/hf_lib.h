@@ -274,6 +274,10 @@ int hf_chan_lock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 		 const struct timespec *dl);
 void hf_chan_unlock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch);
 
+/* user_pages.c */
+int hf_user_buf_check(struct hellofpga_dev *dev, enum xdma_dir dir, void *buf,
+		      size_t len);
+
 /* backends: open fills dev->info, dev->ops, dev->priv */
 int hf_emu_open(struct hellofpga_dev *dev, const char *spec);
 struct xdma_link;
@@ -322,7 +326,7 @@ void hf_emu_test_state_base(const char *dir);
  * check callers' buffers with MADV_POPULATE_* rather than PROCMAP_QUERY;
  * returns whether that works on this kernel
  */
-bool hf_emu_test_probe_populate(bool on);
+bool hf_test_probe_populate(bool on);
 
 static inline const char *hf_dir_name(enum xdma_dir dir)
 {

@@ -246,13 +246,13 @@ HF_TEST(read_into_a_read_only_page_is_efault_without_procmap_query)
 
 	setup(0);
 	t_need_emulated(h, "buffer checks");
-	if (!hf_emu_test_probe_populate(true)) {
-		hf_emu_test_probe_populate(false);
+	if (!hf_test_probe_populate(true)) {
+		hf_test_probe_populate(false);
 		HF_SKIP("no MADV_POPULATE_WRITE before Linux 5.14");
 	}
 	HF_CHECK(!mprotect(p, 4096, PROT_READ));
 	ret = HelloFPGA_DMA_MM_ReadC2H(h, 0, p, 0, 4096, NULL);
-	hf_emu_test_probe_populate(false);
+	hf_test_probe_populate(false);
 	HF_CHECK_ERR(ret, -EFAULT);
 	check_efault_text("not all mapped writable");
 	for (int i = 0; i < 4096; i++)
@@ -268,13 +268,13 @@ HF_TEST(write_from_a_buffer_with_a_hole_is_efault_without_procmap_query)
 
 	setup(0);
 	t_need_emulated(h, "buffer checks");
-	if (!hf_emu_test_probe_populate(true)) {
-		hf_emu_test_probe_populate(false);
+	if (!hf_test_probe_populate(true)) {
+		hf_test_probe_populate(false);
 		HF_SKIP("no MADV_POPULATE_READ before Linux 5.14");
 	}
 	HF_CHECK(!munmap(p + 4096, 4096));
 	ret = HelloFPGA_DMA_MM_WriteH2C(h, 1, p, 0, 3 * 4096, NULL);
-	hf_emu_test_probe_populate(false);
+	hf_test_probe_populate(false);
 	HF_CHECK_ERR(ret, -EFAULT);
 	check_card(0, 1, 1);
 	munmap(p, 4096);

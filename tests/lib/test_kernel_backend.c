@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +78,7 @@ static void fake_defaults(void)
 	unsetenv("HF_FAKEDEV_USER_BAR_SIZE");
 	unsetenv("HF_FAKEDEV_PCI_DOMAIN");
 	unsetenv("HF_FAKEDEV_TIMEOUT_MS");
+	unsetenv("HF_FAKEDEV_MAX_RW");
 	setenv("HF_FAKEDEV_CARD", "emu,private,ddr=64M", 1);
 	setenv("HELLOFPGA_GPU", "emu", 1);
 }
@@ -586,6 +588,37 @@ HF_TEST(kb_the_handles_timeout_reaches_the_driver)
 	HF_CHECK_EQ(actual, len);
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 	free(buf);
+}
+
+/*
+ * The driver pins and moves a buffer in pieces (HF_FAKEDEV_MAX_RW here): a
+ * bad page deep inside a write is refused before any piece reaches the
+ * card, as on the emulated card.
+ */
+HF_TEST(kb_a_bad_page_deep_inside_a_write_moves_nothing)
+{
+	size_t len = 12 * MIB, actual = 99;
+	uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *back = calloc(1, len);
+	HELLOFPGA_HANDLE h;
+
+	HF_CHECK(buf != MAP_FAILED && back);
+	memset(buf, 0x5a, len);
+	HF_CHECK(!mprotect(buf + 9 * MIB, 4096, PROT_NONE));
+	fake_defaults();
+	setenv("HF_FAKEDEV_MAX_RW", "4194304", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, len, &actual),
+		     -EFAULT);
+	HF_CHECK_EQ(actual, 0);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, back, 0, len, NULL), 0);
+	for (size_t i = 0; i < len; i += 4096)
+		HF_CHECK_MSG(!back[i], "card byte 0x%zx was written", i);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_MAX_RW");
+	munmap(buf, len);
+	free(back);
 }
 
 /* A driver before ABI 1.2 has no SET_TIMEOUT: its own timeout applies. */
