@@ -718,230 +718,275 @@ static int close_out(FILE *f, const char *path)
 	return 0;
 }
 
-static void jnum(FILE *f, double v, const char *fmt)
+static void json_stats(struct cli_json *j, const char *key,
+		       const struct bstats *s, uint64_t size)
 {
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else
-		fprintf(f, fmt, v);
+	cli_json_obj(j, key);
+	cli_json_u64(j, "iterations", s->iters);
+	cli_json_u64(j, "min_ns", s->min_ns);
+	cli_json_u64(j, "median_ns", s->median_ns);
+	cli_json_u64(j, "p99_ns", s->p99_ns);
+	cli_json_u64(j, "max_ns", s->max_ns);
+	cli_json_u64(j, "mean_ns", s->mean_ns);
+	cli_json_num(j, "gbps", "%.4f", cli_gbps(size, s->median_ns));
+	cli_json_end(j);
 }
 
-static void json_stats(FILE *f, const struct bstats *s, uint64_t size)
-{
-	fprintf(f, "{\"iterations\": %u, \"min_ns\": %" PRIu64
-		", \"median_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64
-		", \"max_ns\": %" PRIu64 ", \"mean_ns\": %" PRIu64
-		", \"gbps\": %.4f}", s->iters, s->min_ns, s->median_ns,
-		s->p99_ns, s->max_ns, s->mean_ns,
-		cli_gbps(size, s->median_ns));
-}
-
-static void json_env(const struct bench *bn, FILE *f)
+static void json_env(struct cli_json *j, const struct bench *bn)
 {
 	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
 
-	fputs("  \"environment\": {\"date\": ", f);
-	cli_json_str(f, bn->date);
-	fputs(", \"cpu\": ", f);
-	cli_json_str(f, bn->cpu);
-	fputs(", \"kernel\": ", f);
-	cli_json_str(f, bn->kernel);
-	fputs(", \"library\": ", f);
-	cli_json_str(f, HelloFPGA_Version());
-	fputs(", \"card\": ", f);
-	cli_json_str(f, bn->info.name);
-	fputs(", \"backend\": ", f);
-	cli_json_str(f, bn->info.backend_name);
-	fprintf(f, ", \"emulated_card\": %s, \"irq\": ",
-		bn->info.backend == HELLOFPGA_BACKEND_EMULATED ? "true" : "false");
-	cli_json_str(f, cli_irq_name(bn->info.irq_mode));
-	fprintf(f, ", \"channel\": %d, \"card_address\": %" PRIu64 ",\n",
-		bn->ch, bn->addr);
-	fputs("    \"link_model\": ", f);
+	cli_json_obj(j, "environment");
+	cli_json_str(j, "date", bn->date);
+	cli_json_str(j, "cpu", bn->cpu);
+	cli_json_str(j, "kernel", bn->kernel);
+	cli_json_str(j, "library", HelloFPGA_Version());
+	cli_json_str(j, "card", bn->info.name);
+	cli_json_str(j, "backend", bn->info.backend_name);
+	cli_json_bool(j, "emulated_card",
+		      bn->info.backend == HELLOFPGA_BACKEND_EMULATED);
+	cli_json_str(j, "irq", cli_irq_name(bn->info.irq_mode));
+	cli_json_int(j, "channel", bn->ch);
+	cli_json_u64(j, "card_address", bn->addr);
 	if (bn->link_on) {
-		fprintf(f, "{\"gen\": %u, \"lanes\": %u, \"mps\": %u, \"desc_ns\": %" PRIu64
-			", \"gbps\": %.4f, \"text\": ", bn->link_gen,
-			bn->link_lanes, bn->link_mps, bn->link_desc_ns,
-			bn->link_gbps);
-		cli_json_str(f, bn->link_desc);
-		fputs("}", f);
+		cli_json_obj(j, "link_model");
+		cli_json_u64(j, "gen", bn->link_gen);
+		cli_json_u64(j, "lanes", bn->link_lanes);
+		cli_json_u64(j, "mps", bn->link_mps);
+		cli_json_u64(j, "desc_ns", bn->link_desc_ns);
+		cli_json_num(j, "gbps", "%.4f", bn->link_gbps);
+		cli_json_str(j, "text", bn->link_desc);
+		cli_json_end(j);
 	} else {
-		fputs("null", f);
+		cli_json_null(j, "link_model");
 	}
-	fputs(",\n    \"gpu\": ", f);
 	if (bn->gpu.present) {
-		fputs("{\"name\": ", f);
-		cli_json_str(f, g->name);
-		fprintf(f, ", \"emulated\": %s, \"platform\": \"%s\", \"pci_bus_id\": ",
-			bn->gpu.real ? "false" : "true",
-			g->platform == HELLOFPGA_PLATFORM_TEGRA ? "tegra" :
-			"desktop");
-		cli_json_str(f, g->pci_bus_id);
-		fprintf(f, ", \"cuda_driver_version\": %d, \"driver\": ",
-			bn->gpu.cuda_version);
-		cli_json_str(f, bn->gpu.driver);
-		fprintf(f, ", \"gpudirect_supported\": %s, \"rdma_supported\": %d}",
-			g->supported ? "true" : "false", g->rdma_supported);
+		cli_json_obj(j, "gpu");
+		cli_json_str(j, "name", g->name);
+		cli_json_bool(j, "emulated", !bn->gpu.real);
+		cli_json_str(j, "platform",
+			     g->platform == HELLOFPGA_PLATFORM_TEGRA ? "tegra" :
+			     "desktop");
+		cli_json_str(j, "pci_bus_id", g->pci_bus_id);
+		cli_json_int(j, "cuda_driver_version", bn->gpu.cuda_version);
+		cli_json_str(j, "driver", bn->gpu.driver);
+		cli_json_bool(j, "gpudirect_supported", g->supported);
+		cli_json_int(j, "rdma_supported", g->rdma_supported);
+		cli_json_end(j);
 	} else {
-		fputs("null", f);
+		cli_json_null(j, "gpu");
 	}
-	fputs("},\n", f);
+	cli_json_end(j);
+}
+
+static void json_config(struct cli_json *j, const struct bench *bn)
+{
+	cli_json_obj(j, "config");
+	cli_json_bool(j, "quick", bn->quick);
+	cli_json_num(j, "budget_s", "%.3f", bn->budget_ns / 1e9);
+	cli_json_u64(j, "min_rounds", bn->min_iters);
+	cli_json_u64(j, "max_rounds", bn->max_iters);
+	cli_json_u64(j, "fixed_rounds", bn->fixed_iters);
+	cli_json_u64(j, "frame_size", bn->frame_size);
+	cli_json_int(j, "buffers", bn->max_buffers);
+	cli_json_num(j, "frames_time_s", "%.3f", bn->frames_ns / 1e9);
+	cli_json_u64(j, "pin_max", bn->pin_max);
+	cli_json_end(j);
+	cli_json_obj(j, "paths");
+	for (int p = 0; p < BP_N; p++) {
+		cli_json_obj(j, bpath_name[p]);
+		cli_json_str(j, "label", bpath_label[p]);
+		cli_json_bool(j, "measured", bn->paths[p] && bn->npoints);
+		cli_json_str(j, "why", bn->path_why[p]);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+}
+
+static void json_point(struct cli_json *j, const struct bench *bn,
+		       const struct bpoint *pt)
+{
+	int d, p;
+
+	cli_json_obj(j, NULL);
+	cli_json_u64(j, "size", pt->size);
+	cli_json_bool(j, "verified", pt->verified);
+	if (bn->link_on)
+		cli_json_u64(j, "model_ns", bench_link_ns(bn, pt->size));
+	for (d = 0; d < BD_N; d++) {
+		cli_json_obj(j, bdir_name[d]);
+		for (p = 0; p < BP_N; p++)
+			if (bn->paths[p])
+				json_stats(j, bpath_name[p], &pt->st[p][d],
+					   pt->size);
+		cli_json_end(j);
+	}
+	cli_json_obj(j, "speedup");
+	for (d = 0; d < BD_N; d++) {
+		cli_json_obj(j, bdir_name[d]);
+		cli_json_num(j, "trad_pageable", "%.4f",
+			     ratio(bn, pt->size, BP_TRAD_PAGE, BP_DIRECT, d));
+		cli_json_num(j, "trad_pinned", "%.4f",
+			     ratio(bn, pt->size, BP_TRAD_PIN, BP_DIRECT, d));
+		cli_json_num(j, "transfer_mode_vs_cpu", "%.4f",
+			     ratio(bn, pt->size, BP_CPU, BP_XMODE, d));
+		cli_json_num(j, "direct_pct_of_ceiling", "%.2f",
+			     100 / ratio(bn, pt->size, BP_DIRECT, BP_CEIL, d));
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_obj(j, "overhead_ns");
+	for (d = 0; d < BD_N; d++) {
+		cli_json_obj(j, bdir_name[d]);
+		cli_json_num(j, "direct", "%.0f",
+			     diff_ns(bn, pt->size, BP_DIRECT, BP_CEIL, d));
+		cli_json_num(j, "transfer_mode", "%.0f",
+			     diff_ns(bn, pt->size, BP_XMODE, BP_CEIL, d));
+		cli_json_num(j, "cpu_mode", "%.0f",
+			     diff_ns(bn, pt->size, BP_CPU, BP_MEMCPY, d));
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
+static void json_frames_pins(struct cli_json *j, const struct bench *bn)
+{
+	int i;
+
+	cli_json_obj(j, "frames");
+	cli_json_u64(j, "frame_size", bn->frame_size);
+	cli_json_str(j, "consumer", bn->gpu.real ? "cuda_kernel" :
+		     "cpu_thread");
+	cli_json_arr(j, "runs");
+	for (i = 0; i < bn->nframes; i++) {
+		const struct bframes *fr = &bn->frames[i];
+
+		cli_json_obj(j, NULL);
+		cli_json_int(j, "buffers", fr->nbuf);
+		cli_json_u64(j, "frames", fr->frames);
+		cli_json_num(j, "seconds", "%.4f", fr->ns / 1e9);
+		cli_json_num(j, "fps", "%.1f", fr->fps);
+		cli_json_num(j, "gbps", "%.4f",
+			     fr->fps * (double)bn->frame_size / 1e9);
+		cli_json_u64(j, "dropped", fr->dropped);
+		cli_json_u64(j, "corrupt", fr->corrupt);
+		cli_json_num(j, "vs_single", "%.4f", bn->frames[0].fps > 0 ?
+			     fr->fps / bn->frames[0].fps : 0);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
+	cli_json_obj(j, "pin");
+	cli_json_u64(j, "first_pin_ns", bn->first_pin_ns);
+	cli_json_u64(j, "first_pin_size",
+		     bn->g ? (bn->max + 65535) / 65536 * 65536 : 0);
+	cli_json_arr(j, "sizes");
+	for (i = 0; i < bn->npins; i++) {
+		cli_json_obj(j, NULL);
+		cli_json_u64(j, "size", bn->pins[i].size);
+		json_stats(j, "pin", &bn->pins[i].pin, 0);
+		json_stats(j, "unpin", &bn->pins[i].unpin, 0);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
+static void json_soak(struct cli_json *j, const struct bench *bn)
+{
+	if (!bn->nsoak) {
+		cli_json_null(j, "soak");
+		return;
+	}
+	cli_json_obj(j, "soak");
+	cli_json_u64(j, "size", bn->soak_size);
+	cli_json_num(j, "duration_s", "%.1f", bn->soak_ns / 1e9);
+	cli_json_num(j, "interval_s", "%.3f", bn->interval_ns / 1e9);
+	cli_json_arr(j, "samples");
+	for (int i = 0; i < bn->nsoak; i++) {
+		cli_json_obj(j, NULL);
+		cli_json_num(j, "t_s", "%.3f", bn->soak[i].t_ns / 1e9);
+		cli_json_bool(j, "verified", bn->soak[i].verified);
+		json_stats(j, "c2h", &bn->soak[i].st[BD_C2H], bn->soak_size);
+		json_stats(j, "h2c", &bn->soak[i].st[BD_H2C], bn->soak_size);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_obj(j, "drift_pct");
+	cli_json_num(j, "c2h", "%.3f", soak_drift(bn, BD_C2H));
+	cli_json_num(j, "h2c", "%.3f", soak_drift(bn, BD_H2C));
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
+static void json_targets_seed(struct cli_json *j, const struct bench *bn)
+{
+	struct btarget t[BENCH_NTARGETS];
+	int i;
+
+	bench_targets(bn, t);
+	cli_json_arr(j, "targets");
+	for (i = 0; i < BENCH_NTARGETS; i++) {
+		cli_json_obj(j, NULL);
+		cli_json_str(j, "name", t[i].name);
+		cli_json_str(j, "text", t[i].text);
+		cli_json_bool(j, "measured", t[i].have);
+		cli_json_bool(j, "evaluated", t[i].evaluated);
+		cli_json_bool(j, "met", t[i].met);
+		cli_json_num(j, "value", "%.4f", t[i].have ? t[i].value : NAN);
+		cli_json_num(j, "goal", "%.4f", t[i].goal);
+		cli_json_str(j, "unit", t[i].unit);
+		cli_json_str(j, "detail", t[i].detail);
+		cli_json_str(j, "why", t[i].why);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_arr(j, "seed");
+	for (i = 0; i < 3; i++) {
+		const struct seed_platform *sp = &seed_platforms[i];
+
+		cli_json_obj(j, NULL);
+		cli_json_str(j, "platform", sp->name);
+		cli_json_str(j, "link", sp->link);
+		cli_json_bool(j, "matches_link_model", seed_matches(bn, sp));
+		cli_json_num(j, "peak_gbps", "%.2f", sp->peak_gbps);
+		cli_json_obj(j, "lat1m_us");
+		cli_json_num(j, "c2h", "%.1f", sp->lat1m_us[BD_C2H]);
+		cli_json_num(j, "h2c", "%.1f", sp->lat1m_us[BD_H2C]);
+		cli_json_end(j);
+		cli_json_obj(j, "speedup");
+		cli_json_u64(j, "size", sp->speedup_size);
+		cli_json_num(j, "c2h", "%.2f", sp->speedup[BD_C2H]);
+		cli_json_num(j, "h2c", "%.2f", sp->speedup[BD_H2C]);
+		cli_json_end(j);
+		cli_json_obj(j, "fps");
+		cli_json_num(j, "rotation4", "%.0f", sp->fps_multi);
+		cli_json_num(j, "single", "%.0f", sp->fps_single);
+		cli_json_end(j);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
 }
 
 int bench_json(const struct bench *bn, const char *path)
 {
-	struct btarget t[BENCH_NTARGETS];
-	FILE *f = fopen(path, "w");
-	int i, d, p;
+	struct cli_json j;
 
-	if (!f) {
-		cli_err("cannot create '%s': %s", path, strerror(errno));
+	if (cli_json_open(&j, path))
 		return -1;
-	}
-	bench_targets(bn, t);
-	fputs("{\n  \"tool\": \"hellofpga bench\",\n  \"format\": 2,\n", f);
-	json_env(bn, f);
-	fprintf(f, "  \"config\": {\"quick\": %s, \"budget_s\": %.3f, \"min_rounds\": %u, \"max_rounds\": %u, \"fixed_rounds\": %u, "
-		"\"frame_size\": %" PRIu64 ", \"buffers\": %d, \"frames_time_s\": %.3f, \"pin_max\": %" PRIu64 "},\n",
-		bn->quick ? "true" : "false", bn->budget_ns / 1e9, bn->min_iters,
-		bn->max_iters, bn->fixed_iters, bn->frame_size, bn->max_buffers,
-		bn->frames_ns / 1e9, bn->pin_max);
-	fputs("  \"paths\": {", f);
-	for (p = 0; p < BP_N; p++) {
-		fprintf(f, "%s\"%s\": {\"label\": ", p ? ", " : "",
-			bpath_name[p]);
-		cli_json_str(f, bpath_label[p]);
-		fprintf(f, ", \"measured\": %s, \"why\": ",
-			bn->paths[p] && bn->npoints ? "true" : "false");
-		cli_json_str(f, bn->path_why[p]);
-		fputs("}", f);
-	}
-	fputs("},\n  \"sweep\": [", f);
-	for (i = 0; i < bn->npoints; i++) {
-		const struct bpoint *pt = &bn->points[i];
-
-		fprintf(f, "%s\n    {\"size\": %" PRIu64 ", \"verified\": %s",
-			i ? "," : "", pt->size, pt->verified ? "true" : "false");
-		if (bn->link_on)
-			fprintf(f, ", \"model_ns\": %" PRIu64,
-				bench_link_ns(bn, pt->size));
-		for (d = 0; d < BD_N; d++) {
-			bool first = true;
-
-			fprintf(f, ",\n     \"%s\": {", bdir_name[d]);
-			for (p = 0; p < BP_N; p++) {
-				if (!bn->paths[p])
-					continue;
-				fprintf(f, "%s\"%s\": ", first ? "" : ",\n       ",
-					bpath_name[p]);
-				json_stats(f, &pt->st[p][d], pt->size);
-				first = false;
-			}
-			fputs("}", f);
-		}
-		fputs(",\n     \"speedup\": {", f);
-		for (d = 0; d < BD_N; d++) {
-			fprintf(f, "%s\"%s\": {\"trad_pageable\": ", d ? ", " : "",
-				bdir_name[d]);
-			jnum(f, ratio(bn, pt->size, BP_TRAD_PAGE, BP_DIRECT, d), "%.4f");
-			fputs(", \"trad_pinned\": ", f);
-			jnum(f, ratio(bn, pt->size, BP_TRAD_PIN, BP_DIRECT, d), "%.4f");
-			fputs(", \"transfer_mode_vs_cpu\": ", f);
-			jnum(f, ratio(bn, pt->size, BP_CPU, BP_XMODE, d), "%.4f");
-			fputs(", \"direct_pct_of_ceiling\": ", f);
-			jnum(f, 100 / ratio(bn, pt->size, BP_DIRECT, BP_CEIL, d), "%.2f");
-			fputs("}", f);
-		}
-		fputs("},\n     \"overhead_ns\": {", f);
-		for (d = 0; d < BD_N; d++) {
-			fprintf(f, "%s\"%s\": {\"direct\": ", d ? ", " : "",
-				bdir_name[d]);
-			jnum(f, diff_ns(bn, pt->size, BP_DIRECT, BP_CEIL, d), "%.0f");
-			fputs(", \"transfer_mode\": ", f);
-			jnum(f, diff_ns(bn, pt->size, BP_XMODE, BP_CEIL, d), "%.0f");
-			fputs(", \"cpu_mode\": ", f);
-			jnum(f, diff_ns(bn, pt->size, BP_CPU, BP_MEMCPY, d), "%.0f");
-			fputs("}", f);
-		}
-		fputs("}}", f);
-	}
-	fprintf(f, "\n  ],\n  \"frames\": {\"frame_size\": %" PRIu64 ", \"consumer\": \"%s\", \"runs\": [",
-		bn->frame_size, bn->gpu.real ? "cuda_kernel" : "cpu_thread");
-	for (i = 0; i < bn->nframes; i++) {
-		const struct bframes *fr = &bn->frames[i];
-
-		fprintf(f, "%s\n    {\"buffers\": %d, \"frames\": %" PRIu64
-			", \"seconds\": %.4f, \"fps\": %.1f, \"gbps\": %.4f, \"dropped\": %" PRIu64
-			", \"corrupt\": %" PRIu64 ", \"vs_single\": %.4f}",
-			i ? "," : "", fr->nbuf, fr->frames, fr->ns / 1e9, fr->fps,
-			fr->fps * (double)bn->frame_size / 1e9, fr->dropped,
-			fr->corrupt,
-			bn->frames[0].fps > 0 ? fr->fps / bn->frames[0].fps : 0);
-	}
-	fprintf(f, "\n  ]},\n  \"pin\": {\"first_pin_ns\": %" PRIu64 ", \"first_pin_size\": %" PRIu64 ", \"sizes\": [",
-		bn->first_pin_ns, bn->g ? (bn->max + 65535) / 65536 * 65536 : 0);
-	for (i = 0; i < bn->npins; i++) {
-		fprintf(f, "%s\n    {\"size\": %" PRIu64 ", \"pin\": ", i ? "," : "",
-			bn->pins[i].size);
-		json_stats(f, &bn->pins[i].pin, 0);
-		fputs(", \"unpin\": ", f);
-		json_stats(f, &bn->pins[i].unpin, 0);
-		fputs("}", f);
-	}
-	fputs("\n  ]},\n  \"soak\": ", f);
-	if (bn->nsoak) {
-		fprintf(f, "{\"size\": %" PRIu64 ", \"duration_s\": %.1f, \"interval_s\": %.3f, \"samples\": [",
-			bn->soak_size, bn->soak_ns / 1e9, bn->interval_ns / 1e9);
-		for (i = 0; i < bn->nsoak; i++) {
-			fprintf(f, "%s\n    {\"t_s\": %.3f, \"verified\": %s, \"c2h\": ",
-				i ? "," : "", bn->soak[i].t_ns / 1e9,
-				bn->soak[i].verified ? "true" : "false");
-			json_stats(f, &bn->soak[i].st[BD_C2H], bn->soak_size);
-			fputs(", \"h2c\": ", f);
-			json_stats(f, &bn->soak[i].st[BD_H2C], bn->soak_size);
-			fputs("}", f);
-		}
-		fputs("\n  ], \"drift_pct\": {\"c2h\": ", f);
-		jnum(f, soak_drift(bn, BD_C2H), "%.3f");
-		fputs(", \"h2c\": ", f);
-		jnum(f, soak_drift(bn, BD_H2C), "%.3f");
-		fputs("}}", f);
-	} else {
-		fputs("null", f);
-	}
-	fputs(",\n  \"targets\": [", f);
-	for (i = 0; i < BENCH_NTARGETS; i++) {
-		fprintf(f, "%s\n    {\"name\": \"%s\", \"text\": ", i ? "," : "",
-			t[i].name);
-		cli_json_str(f, t[i].text);
-		fprintf(f, ", \"measured\": %s, \"evaluated\": %s, \"met\": %s, \"value\": ",
-			t[i].have ? "true" : "false",
-			t[i].evaluated ? "true" : "false",
-			t[i].met ? "true" : "false");
-		jnum(f, t[i].have ? t[i].value : NAN, "%.4f");
-		fprintf(f, ", \"goal\": %.4f, \"unit\": \"%s\", \"detail\": ",
-			t[i].goal, t[i].unit);
-		cli_json_str(f, t[i].detail);
-		fputs(", \"why\": ", f);
-		cli_json_str(f, t[i].why);
-		fputs("}", f);
-	}
-	fputs("\n  ],\n  \"seed\": [", f);
-	for (i = 0; i < 3; i++) {
-		const struct seed_platform *sp = &seed_platforms[i];
-
-		fprintf(f, "%s\n    {\"platform\": ", i ? "," : "");
-		cli_json_str(f, sp->name);
-		fprintf(f, ", \"link\": \"%s\", \"matches_link_model\": %s, \"peak_gbps\": %.2f, "
-			"\"lat1m_us\": {\"c2h\": %.1f, \"h2c\": %.1f}, \"speedup\": {\"size\": %" PRIu64
-			", \"c2h\": %.2f, \"h2c\": %.2f}, \"fps\": {\"rotation4\": %.0f, \"single\": %.0f}}",
-			sp->link, seed_matches(bn, sp) ? "true" : "false",
-			sp->peak_gbps, sp->lat1m_us[BD_C2H], sp->lat1m_us[BD_H2C],
-			sp->speedup_size, sp->speedup[BD_C2H], sp->speedup[BD_H2C],
-			sp->fps_multi, sp->fps_single);
-	}
-	fputs("\n  ]\n}\n", f);
-	return close_out(f, path);
+	cli_json_str(&j, "tool", "hellofpga bench");
+	cli_json_int(&j, "format", 2);
+	json_env(&j, bn);
+	json_config(&j, bn);
+	cli_json_arr(&j, "sweep");
+	for (int i = 0; i < bn->npoints; i++)
+		json_point(&j, bn, &bn->points[i]);
+	cli_json_end(&j);
+	json_frames_pins(&j, bn);
+	json_soak(&j, bn);
+	json_targets_seed(&j, bn);
+	return cli_json_close(&j);
 }
 
 /* ---- CSV ---- */

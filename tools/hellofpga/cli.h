@@ -51,11 +51,42 @@ int cli_opt_size(const char *cmd, const char *opt, const char *arg,
 		 uint64_t *out);
 int cli_opt_channel(const char *cmd, const char *arg, int *out);
 
+/* json.c: the JSON writer of --json outputs */
+#define CLI_JSON_MAX_DEPTH	8
+
+/**
+ * struct cli_json - a JSON file being written.
+ * @f: the file
+ * @path: its name, for errors
+ * @depth: open objects and arrays
+ * @close: the closing character of each
+ * @count: members written in each
+ */
+struct cli_json {
+	FILE *f;
+	const char *path;
+	int depth;
+	char close[CLI_JSON_MAX_DEPTH];
+	unsigned int count[CLI_JSON_MAX_DEPTH];
+};
+
+int cli_json_open(struct cli_json *j, const char *path);
+int cli_json_close(struct cli_json *j);
+void cli_json_obj(struct cli_json *j, const char *key);
+void cli_json_arr(struct cli_json *j, const char *key);
+void cli_json_end(struct cli_json *j);
+void cli_json_str(struct cli_json *j, const char *key, const char *v);
+void cli_json_u64(struct cli_json *j, const char *key, uint64_t v);
+void cli_json_int(struct cli_json *j, const char *key, long long v);
+void cli_json_num(struct cli_json *j, const char *key, const char *fmt,
+		  double v);
+void cli_json_bool(struct cli_json *j, const char *key, bool v);
+void cli_json_null(struct cli_json *j, const char *key);
+
 /* Card access. */
 int cli_open(HELLOFPGA_HANDLE *h);
 int cli_open_name(const char *name, HELLOFPGA_HANDLE *h);
 int cli_open_or_emu(HELLOFPGA_HANDLE *h);
-void cli_json_str(FILE *f, const char *s);
 int cli_get_info(HELLOFPGA_HANDLE h, HELLOFPGA_INFO *info);
 int cli_check_channel(const HELLOFPGA_INFO *info, int ch, bool h2c);
 int cli_check_range(const HELLOFPGA_INFO *info, uint64_t addr, uint64_t len);

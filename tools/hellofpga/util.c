@@ -431,22 +431,3 @@ int cli_open_or_emu(HELLOFPGA_HANDLE *h)
 		cli_lib_err(NULL, ret, "cannot open the default card");
 	return ret;
 }
-
-/**
- * cli_json_str() - write @s as a JSON string literal.
- */
-void cli_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
