@@ -404,6 +404,23 @@ case_bench_plot_without_gnuplot_says_so() {
 	[ ! -e "$T/bw.png" ] || fail "a plot appeared without gnuplot"
 }
 
+case_bench_plot_dir_without_gnuplot_writes_the_scripts() {
+	PATH=/nonexistent HELLOFPGA_GPU=emu run -d emu:0,private bench \
+		--sections sweep --max 8K --iters 3 --plot-dir "$T/plots"
+	expect_ok
+	expect_in err 'gnuplot bandwidth.gp latency.gp'
+	for f in bandwidth latency; do
+		grep -q '^\$data << EOD' "$T/plots/$f.gp" ||
+			fail "$f.gp has no data"
+		grep -q "set output '$f.png'" "$T/plots/$f.gp" ||
+			fail "$f.gp does not draw $f.png beside itself"
+		[ ! -e "$T/plots/$f.png" ] || fail "a plot appeared without gnuplot"
+	done
+	command -v gnuplot >/dev/null || return 0
+	(cd "$T/plots" && gnuplot bandwidth.gp) || fail "gnuplot bandwidth.gp failed"
+	grep -q '<svg' "$T/plots/bandwidth.svg" || fail "no SVG from the script"
+}
+
 case_bench_without_gpu_measures_cpu_mode() {
 	HELLOFPGA_GPU=none run -d emu:0,private bench --quick --max 8K \
 		--json "$T/x.json"

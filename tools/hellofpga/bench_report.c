@@ -1245,23 +1245,15 @@ static const char *const gp_style[BP_N] = {
 };
 
 /*
- * One plot, two panels (read, write): @latency false -> GB/s, true -> us;
- * the ceiling dashed, the link model's prediction dash-dotted.
+ * The gnuplot script of one plot, two panels (read, write), with its data
+ * inline: @latency false -> GB/s, true -> us; the ceiling dashed, the link
+ * model's prediction dash-dotted.  It writes @png and @svg.
  */
-static int plot_one(const struct bench *bn, const char *png, const char *svg,
-		    bool latency)
+static void gp_script(FILE *gp, const struct bench *bn, const char *png,
+		      const char *svg, bool latency)
 {
 	char title[512];
-	int status;
-	FILE *gp;
 
-	fflush(stdout);
-	fflush(stderr);
-	gp = popen("gnuplot", "w");
-	if (!gp) {
-		cli_err("cannot run gnuplot: %s", strerror(errno));
-		return -1;
-	}
 	fputs("$data << EOD\n", gp);
 	for (int i = 0; i < bn->npoints; i++) {
 		uint64_t s = bn->points[i].size;
@@ -1337,6 +1329,23 @@ static int plot_one(const struct bench *bn, const char *png, const char *svg,
 		}
 		fputs("unset multiplot\nset output\n", gp);
 	}
+}
+
+/* Run gnuplot on gp_script(): @png and @svg.  Return: 0 or -1. */
+static int plot_one(const struct bench *bn, const char *png, const char *svg,
+		    bool latency)
+{
+	int status;
+	FILE *gp;
+
+	fflush(stdout);
+	fflush(stderr);
+	gp = popen("gnuplot", "w");
+	if (!gp) {
+		cli_err("cannot run gnuplot: %s", strerror(errno));
+		return -1;
+	}
+	gp_script(gp, bn, png, svg, latency);
 	status = pclose(gp);
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		cli_err("gnuplot failed to write '%s' and '%s' (status %d)", png,
@@ -1351,13 +1360,37 @@ static int plot_one(const struct bench *bn, const char *png, const char *svg,
 	return 0;
 }
 
+/*
+ * @dir/@name.gp: the script of a plot, drawing @name.png and @name.svg
+ * beside itself, for a machine with gnuplot ("cd DIR && gnuplot NAME.gp").
+ */
+static int write_script(const struct bench *bn, const char *dir,
+			const char *name, bool latency)
+{
+	char path[4096], png[256], svg[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.gp", dir, name);
+	snprintf(png, sizeof(png), "%s.png", name);
+	snprintf(svg, sizeof(svg), "%s.svg", name);
+	f = fopen(path, "w");
+	if (!f) {
+		cli_err("cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	gp_script(f, bn, png, svg, latency);
+	return close_out(f, path);
+}
+
 /**
- * bench_plots() - bandwidth.png/.svg and latency.png/.svg in @dir, and/or
- * the bandwidth plot at @png (and .svg beside it).
+ * bench_plots() - in @dir: the scripts bandwidth.gp and latency.gp and,
+ * with gnuplot, bandwidth.png/.svg and latency.png/.svg; and/or the
+ * bandwidth plot at @png (and .svg beside it).
  * Return: 0 (also when gnuplot is missing: said on stderr) or -1.
  */
 int bench_plots(const struct bench *bn, const char *dir, const char *png)
 {
+	bool have_gp = on_path("gnuplot");
 	char a[4096], b[4096];
 	size_t n;
 
@@ -1365,8 +1398,21 @@ int bench_plots(const struct bench *bn, const char *dir, const char *png)
 		cli_err("bench: plots need the sweep; none written");
 		return 0;
 	}
-	if (!on_path("gnuplot")) {
-		cli_err("bench: --plot: gnuplot is not on PATH, so no plot was written (install gnuplot, e.g. apt-get install gnuplot-nox)");
+	if (dir) {
+		if (mkdir(dir, 0777) && errno != EEXIST) {
+			cli_err("cannot create '%s': %s", dir, strerror(errno));
+			return -1;
+		}
+		if (write_script(bn, dir, "bandwidth", false) ||
+		    write_script(bn, dir, "latency", true))
+			return -1;
+	}
+	if (!have_gp) {
+		if (dir)
+			cli_err("bench: --plot: gnuplot is not on PATH: wrote %s/bandwidth.gp and %s/latency.gp; where gnuplot is, 'cd %s && gnuplot bandwidth.gp latency.gp' draws them",
+				dir, dir, dir);
+		else
+			cli_err("bench: --plot: gnuplot is not on PATH, so no plot was written (install gnuplot, e.g. apt-get install gnuplot-nox)");
 		return 0;
 	}
 	if (png) {
@@ -1379,10 +1425,6 @@ int bench_plots(const struct bench *bn, const char *dir, const char *png)
 			return -1;
 	}
 	if (dir) {
-		if (mkdir(dir, 0777) && errno != EEXIST) {
-			cli_err("cannot create '%s': %s", dir, strerror(errno));
-			return -1;
-		}
 		snprintf(a, sizeof(a), "%s/bandwidth.png", dir);
 		snprintf(b, sizeof(b), "%s/bandwidth.svg", dir);
 		if (plot_one(bn, a, b, false))

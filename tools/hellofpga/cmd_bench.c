@@ -865,7 +865,8 @@ static void bench_usage(FILE *f)
 	      "      --json FILE     write everything as JSON\n"
 	      "      --csv FILE      write the measurements as CSV\n"
 	      "      --markdown FILE a Markdown summary with the targets met or missed\n"
-	      "      --plot-dir DIR  bandwidth.png/.svg and latency.png/.svg (gnuplot)\n"
+	      "      --plot-dir DIR  bandwidth.png/.svg and latency.png/.svg (gnuplot), and\n"
+	      "                      their gnuplot scripts bandwidth.gp, latency.gp\n"
 	      "      --plot FILE.png the bandwidth plot only, at FILE.png and FILE.svg\n"
 	      "  -h, --help          show this help\n", f);
 }
