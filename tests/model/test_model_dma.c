@@ -785,19 +785,20 @@ HF_TEST(threaded_run_clear_stops_long_chain)
 }
 
 static const struct xdma_model_config cfg_gen1x1 = {
-	.ddr_size = 16 * MIB,
+	.ddr_size = 64 * MIB,
 	.link = { .gen = 1, .lanes = 1, .mps = 256, .desc_ns = 1000 },
 };
 
 /*
- * Gen1 x1: 8 MiB take 36 ms; the first bytes land while the last have not
+ * Gen1 x1: 32 MiB take 145 ms (long enough to be seen half done on a
+ * loaded machine); the first bytes land while the last have not
  * and the engine is busy.  The test thread looks at two bytes only and
  * sleeps between looks, so the engine thread gets a CPU on a loaded
  * machine (a starved engine catches up in one access when it runs).
  */
 HF_TEST(threaded_link_data_lands_progressively)
 {
-	u64 len = 8 * MIB, want = xdma_link_ns(&cfg_gen1x1.link, len);
+	u64 len = 32 * MIB, want = xdma_link_ns(&cfg_gen1x1.link, len);
 	struct timespec nap = { 0, 50000 };
 	bool partial = false;
 	const u8 *card;
