@@ -128,12 +128,13 @@ static const char *const op_name[OP_COUNT] = {
  *   XFER       ENOENT (no such handle), ECHRNG (channel), EOVERFLOW
  *              (card address wraps), ERANGE (past ddr_size), EIO (the
  *              card's own memory is smaller than ddr_size: decode error),
- *              ETIMEDOUT (short timeouts), ECANCELED (UNPIN or close by
- *              another thread during the run)
+ *              ETIMEDOUT (short timeouts), EBUSY (the channel stayed in
+ *              use by another thread for the whole timeout), ECANCELED
+ *              (UNPIN or close by another thread during the run)
  *   UNPIN      ENOENT
- *   APERTURE   EOVERFLOW, ERANGE, EIO, ETIMEDOUT
+ *   APERTURE   EOVERFLOW, ERANGE, EIO, ETIMEDOUT, EBUSY
  *   ADDRMODE_SET EOPNOTSUPP (non-incremental)
- *   rw         ENOSPC (write past the end), EIO, ETIMEDOUT, EOVERFLOW
+ *   rw         ENOSPC (write past the end), EIO, ETIMEDOUT, EBUSY, EOVERFLOW
  *              (position + count wraps, VFS), EPERM (_control without
  *              CAP_SYS_RAWIO; EFAULT before it: the VFS checks the
  *              buffer first)
@@ -150,14 +151,14 @@ static const int allowed[OP_COUNT][16] = {
 	[OP_PIN] = { EFAULT, EINVAL, ENOSPC, EOPNOTSUPP, EBADF, ENOTTY },
 	[OP_UNPIN] = { EFAULT, EINVAL, ENOENT, EBADF, ENOTTY },
 	[OP_XFER] = { EFAULT, EINVAL, ENOENT, ECHRNG, EOVERFLOW, ERANGE, EIO,
-		       ETIMEDOUT, ECANCELED, EBADF, ENOTTY },
+		       ETIMEDOUT, EBUSY, ECANCELED, EBADF, ENOTTY },
 	[OP_APERTURE] = { EFAULT, EINVAL, EBADF, EOVERFLOW, ERANGE, EIO,
-			   ETIMEDOUT, ENOTTY },
+			   ETIMEDOUT, EBUSY, ENOTTY },
 	[OP_ALIGN] = { EFAULT, ENOTTY },
 	[OP_ADDRMODE_GET] = { EFAULT, ENOTTY },
 	[OP_ADDRMODE_SET] = { EFAULT, EINVAL, EOPNOTSUPP, ENOTTY },
 	[OP_RANDOM_IOCTL] = { ENOTTY },
-	[OP_RW_DMA] = { EFAULT, EINVAL, EIO, ETIMEDOUT, ENOSPC, EBADF,
+	[OP_RW_DMA] = { EFAULT, EINVAL, EIO, ETIMEDOUT, EBUSY, ENOSPC, EBADF,
 			 EOVERFLOW },
 	[OP_RW_USER] = { EFAULT, EINVAL, ENOSPC, EBADF, EOVERFLOW },
 	[OP_RW_CONTROL] = { EPERM, EBADF, EINVAL, EOVERFLOW, EFAULT },
