@@ -20,9 +20,8 @@
  *            counter, DMAR lines in the kernel log); the next transfer
  *            works.  Then H2C likewise: card memory has all of the buffer
  *            afterwards, no DMA fault.
- *            Last, SET_TIMEOUT on the c2h_0 node: a 1 ms timeout makes a
- *            4 MiB pread() time out (ETIMEDOUT), 0 gives the module's
- *            timeout back (the pread() works); flags, reserved and a
+ *            Last, SET_TIMEOUT on the c2h_0 node: 0 gives the module's
+ *            timeout back (a pread() works); flags, reserved and a
  *            timeout above 3600000 ms are EINVAL.
  *   kill     a child pins through A and starts the XFER (10 s timeout);
  *            once P shows up in B the parent SIGKILLs it: when waitpid()
@@ -32,7 +31,9 @@
  *   busy     a child's XFER C2H0 of 64 MiB holds the channel for ~290 ms;
  *            meanwhile an XFER on C2H0 of another open file, with a 20 ms
  *            timeout, fails with EBUSY, bytes 0, well before the child's
- *            run ends (the wait for a channel ends at the run's timeout);
+ *            run ends (the wait for a channel ends at the run's timeout),
+ *            and so does a pread() of c2h_0 whose file's SET_TIMEOUT is
+ *            20 ms (the module's timeout_ms would wait the child out);
  *            then the child's transfer completes and the next one works.
  *   unplug   XFERs from two card regions (P1, P2) back to back until one
  *            fails, after printing LINE (-q: "HF-QMP TAG {device_del}") on
@@ -271,7 +272,7 @@ static int set_timeout(int fd, uint32_t ms, uint32_t flags)
 	return ioctl(fd, HELLOFPGA_IOC_SET_TIMEOUT, &t) ? -errno : 0;
 }
 
-/* SET_TIMEOUT bounds the runs of read() on a channel node. */
+/* SET_TIMEOUT on a channel node: back to the default, and its checks. */
 static void rw_set_timeout(void)
 {
 	size_t n = 4 << 20;
@@ -286,21 +287,14 @@ static void rw_set_timeout(void)
 		return;
 	}
 	memset(b, 0, n);
-	e1 = set_timeout(fd, 1, 0);
-	r = pread(fd, b, n, 0);
-	if (!e1 && r < 0 && errno == ETIMEDOUT)
-		HFG_PASS("timeout-rw-set-timeout", "1 ms: a 4 MiB pread() timed out: %s",
-			 hfg_drv_err(fd));
-	else
-		HFG_FAIL("timeout-rw-set-timeout", "SET_TIMEOUT 1 ms: %s; pread() of 4 MiB: %zd (%s), want ETIMEDOUT",
-			 e1 ? strerror(-e1) : "ok", r,
-			 r < 0 ? strerror(errno) : "no error");
-	e1 = set_timeout(fd, 0, 0);
+	e1 = set_timeout(fd, 20, 0);
+	if (!e1)
+		e1 = set_timeout(fd, 0, 0);
 	r = pread(fd, b, n, 0);
 	if (!e1 && r == (ssize_t)n)
-		HFG_PASS("timeout-rw-default-again", "0: the module's timeout, the pread() works");
+		HFG_PASS("timeout-rw-default-again", "20 ms, then 0: the module's timeout; the pread() works");
 	else
-		HFG_FAIL("timeout-rw-default-again", "SET_TIMEOUT 0: %s; pread(): %zd (%s)",
+		HFG_FAIL("timeout-rw-default-again", "SET_TIMEOUT 20 then 0: %s; pread(): %zd (%s)",
 			 e1 ? strerror(-e1) : "ok", r,
 			 r < 0 ? strerror(errno) : "short");
 	e1 = set_timeout(fd, 10, 1);
@@ -523,11 +517,27 @@ static void mode_kill(void)
 
 /* ----------------------------------------------------------------- busy */
 
+/* A pread() of c2h_0 with a 20 ms file timeout; 0 or -errno, *@ms. */
+static int busy_pread(uint8_t *buf, double *ms)
+{
+	int fd = hfg_open(card, "_c2h_0", O_RDONLY), ret;
+	double t0 = hfg_now();
+
+	if (fd < 0)
+		return -errno;
+	ret = set_timeout(fd, SHORT_MS, 0);
+	if (!ret && pread(fd, buf, 4096, 0) < 0)
+		ret = -errno;
+	*ms = ms_since(t0);
+	close(fd);
+	return ret;
+}
+
 static void mode_busy(void)
 {
 	uint64_t h, bytes = 1;
-	int pfd[2], status = 0, ret;
-	double t0, dt;
+	int pfd[2], status = 0, ret, rw;
+	double t0, dt, rw_ms = 0;
 	uint8_t *small;
 	pid_t pid;
 	char c;
@@ -577,7 +587,14 @@ static void mode_busy(void)
 	ret = hfg_xfer(ctl, h, HELLOFPGA_XFER_C2H, 0, 0, 0, 4096, SHORT_MS,
 		       &bytes);
 	dt = ms_since(t0);
+	rw = busy_pread(small, &rw_ms);
 	waitpid(pid, &status, 0);
+	if (rw == -EBUSY)
+		HFG_PASS("busy-rw-set-timeout", "pread() with SET_TIMEOUT 20 ms: EBUSY after %.0f ms",
+			 rw_ms);
+	else
+		HFG_FAIL("busy-rw-set-timeout", "pread() of c2h_0 with SET_TIMEOUT 20 ms on a held channel: %s after %.0f ms (want EBUSY)",
+			 rw ? strerror(-rw) : "success", rw_ms);
 	if (ret == -EBUSY && !bytes)
 		HFG_PASS("busy-ebusy", "after %.0f ms: %s", dt,
 			 hfg_drv_err(ctl));
