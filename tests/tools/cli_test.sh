@@ -13,6 +13,8 @@ set -u
 
 CLI=$1
 CASE=$2
+# this project's view of a bench result (targets, the seed's figures)
+JUDGE=$(dirname "$(readlink -f "$0")")/../../scripts/bench-judge.py
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -303,8 +305,7 @@ pin = d["pin"]
 assert pin["first_pin_ns"] > 0 and len(pin["sizes"]) >= 3
 for r in pin["sizes"]:
     assert r["pin"]["median_ns"] > 0 and r["unpin"]["median_ns"] > 0
-assert [t["name"] for t in d["targets"]] == ["bandwidth", "latency_4k", "speedup_4m", "rotation"]
-assert len(d["seed"]) == 3
+assert "targets" not in d and "seed" not in d
 EOF
 }
 
@@ -347,8 +348,6 @@ case_bench_prints_every_table() {
 	expect_in out '^ +4 +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+% +0 +0$'
 	expect_in out '^## 4\. Pin and unpin'
 	expect_in out '^## 4b\. Software overhead'
-	expect_in out '^## Targets'
-	expect_in out 'not a target run'
 }
 
 case_bench_quick_default_gpu() {
@@ -372,14 +371,24 @@ case_bench_csv_has_every_section() {
 	grep -q '^frames,buffers=2,1048576,c2h,' "$T/x.csv" || fail "no 2-buffer frame row"
 }
 
-case_bench_markdown_states_the_targets() {
+case_bench_markdown_has_the_headline() {
 	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --max 4M \
 		--buffers 4 --pin-max 8K --markdown "$T/x.md"
 	expect_ok
-	grep -q '^## Targets' "$T/x.md" || fail "no targets"
-	grep -q 'speedup over the traditional pageable path >= 3.2x at 4 MiB.*not evaluated' "$T/x.md" ||
-		fail "the 4 MiB speedup target is not stated"
 	grep -q '^| 4 MiB | read |' "$T/x.md" || fail "no headline row"
+	! grep -q '^## Targets' "$T/x.md" || fail "targets in the tool's output"
+}
+
+case_bench_judge_states_the_targets() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --max 4M \
+		--buffers 4 --pin-max 8K --json "$T/x.json"
+	expect_ok
+	python3 "$JUDGE" "$T/x.json" --markdown > "$T/out" ||
+		fail "bench-judge.py failed"
+	expect_in out '^## Targets'
+	expect_in out 'speedup over the traditional pageable path >= 3.2x at 4 MiB.*not evaluated'
+	expect_in out 'not a target run'
+	expect_in out 'rotation over 4 buffers.*\| not evaluated \| [0-9.]+%'
 }
 
 case_bench_plot_writes_png_and_svg() {
@@ -441,8 +450,10 @@ case_bench_link_model_shows_the_seed() {
 		--min 1M --max 1M --iters 3 --json "$T/x.json"
 	expect_ok
 	expect_in out '^# link: +PCIe Gen3 x8, MPS 256, 1000 ns/descriptor \(7\.[0-9]+ GB/s\)'
-	expect_in out "^## 5\. The seed's H100 PCIe, Gen3 x8"
-	expect_in out '^1 MiB read us +152\.2 '
+	python3 "$JUDGE" "$T/x.json" > "$T/out" || fail "bench-judge.py failed"
+	expect_in out "^## The seed's H100 PCIe, Gen3 x8"
+	expect_in out '^1 MiB read us +152\.2 +[0-9.]+ +14[0-9]\.[0-9]$'
+	! grep -q "Jetson\|A4000" "$T/out" || fail "seed platforms of other links shown"
 	python3 - "$T/x.json" <<'EOF' || fail "unexpected JSON content"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -455,7 +466,6 @@ assert 140000 < m < 150000, m
 for dr in ("h2c", "c2h"):
     assert d["sweep"][0][dr]["direct"]["min_ns"] >= m * 0.99, d["sweep"][0][dr]
     assert d["sweep"][0][dr]["cpu_mode"]["min_ns"] >= m * 0.99
-assert [s["matches_link_model"] for s in d["seed"]] == [False, True, False]
 EOF
 }
 

@@ -129,21 +129,6 @@ int bgpu_consume_results(struct bgpu *g, uint64_t *sum, uint32_t *frame_no,
 void bgpu_consumer_fini(struct bgpu *g);
 uint64_t bench_checksum(const uint32_t *w, size_t nwords);
 
-/* The seed's published figures (bench_report.c). */
-struct seed_platform {
-	const char *name;
-	const char *link;		/* "gen3x8" ... */
-	double peak_gbps;
-	double lat1m_us[BD_N];		/* [H2C write, C2H read] */
-	double speedup[BD_N];		/* over the traditional path */
-	uint64_t speedup_size;
-	double fps_multi, fps_single;	/* 4-buffer rotation, single */
-	double xm[3][BD_N];		/* TransferMode vs CPU at 4K, 1M, 4M */
-	double soak_us[BD_N];		/* 12 h soak at 4 MB, mean latency */
-};
-
-extern const struct seed_platform seed_platforms[3];
-
 /**
  * struct bench - the run.
  */
@@ -206,31 +191,6 @@ const struct bpoint *bench_point(const struct bench *bn, uint64_t size);
 void bench_print(const struct bench *bn);
 void bench_print_soak(const struct bench *bn);
 
-/**
- * struct btarget - one of the issue's targets, judged on this run.
- * @evaluated: the run is a target run (real GPU, emulated card, no link
- *	model) and the numbers needed were measured
- * @met: the target was met
- * @value: the measured figure, @goal the target (same unit, @unit)
- * @detail: where the figure comes from
- * @why: by how much and why, when missed (or why not evaluated)
- */
-struct btarget {
-	const char *name;
-	const char *text;
-	const char *unit;
-	bool have;
-	bool evaluated;
-	bool met;
-	double value;
-	double goal;
-	bool higher_better;
-	char detail[256];
-	char why[640];
-};
-
-#define BENCH_NTARGETS 4
-void bench_targets(const struct bench *bn, struct btarget t[BENCH_NTARGETS]);
 int bench_json(const struct bench *bn, const char *path);
 int bench_csv(const struct bench *bn, const char *path);
 int bench_markdown(const struct bench *bn, const char *path);

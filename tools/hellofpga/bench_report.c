@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_report.c - what "hellofpga bench" writes: the tables on standard
- * output, JSON, CSV, a Markdown summary with the issue's targets judged,
- * and gnuplot plots; also the seed's published figures it compares with.
+ * output, JSON, CSV, a Markdown summary and gnuplot plots.  This
+ * project's targets and the seed's published figures are judged from the
+ * JSON by scripts/bench-judge.py, not here.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,61 +15,6 @@
 #include <unistd.h>
 
 #include "bench.h"
-
-/*
- * The seed's published figures (shared/seed/SUMMARY.md).  "MB" there is
- * taken as MiB.  Speedups are over the full traditional path; the A4000's
- * are at 8 MB, the others at 4 MB (12 h means).
- */
-const struct seed_platform seed_platforms[3] = {
-	{
-		.name = "Jetson Orin (Tegra), Gen3 x4",
-		.link = "gen3x4",
-		.peak_gbps = 2.84,
-		.lat1m_us = { 412.6, 521.2 },
-		.speedup = { 2.49, 1.97 },
-		.speedup_size = 4ull << 20,
-		.fps_multi = 1993, .fps_single = 2033,
-		.xm = { { 1.26, 1.38 }, { 1.39, 1.45 }, { 1.41, 1.46 } },
-		.soak_us = { 1489.0, 1785.1 },
-	},
-	{
-		.name = "H100 PCIe, Gen3 x8",
-		.link = "gen3x8",
-		.peak_gbps = 7.37,
-		.lat1m_us = { 159.2, 152.2 },
-		.speedup = { 3.17, 2.78 },
-		.speedup_size = 4ull << 20,
-		.fps_multi = 6661, .fps_single = 6658,
-		.xm = { { 1.08, 1.25 }, { 1.10, 1.14 }, { 1.11, 1.15 } },
-		.soak_us = { 620.4, 601.0 },
-	},
-	{
-		.name = "RTX A4000, Gen3 x4",
-		.link = "gen3x4",
-		.peak_gbps = 3.51,
-		.lat1m_us = { 336.6, 318.6 },
-		.speedup = { 1.44, 1.40 },
-		.speedup_size = 8ull << 20,
-		.fps_multi = 3136, .fps_single = 3127,
-		.xm = { { 1.93, 1.85 }, { 1.14, 1.12 }, { 1.07, 1.09 } },
-		.soak_us = { 0, 0 },
-	},
-};
-
-/* The A4000's by-size table: size, read us, write us, speedup read, write. */
-static const struct {
-	uint64_t size;
-	double read_us, write_us, sp_read, sp_write;
-} seed_a4000[] = {
-	{ 4ull << 10, 41.2, 19.8, 1.32, 2.81 },
-	{ 64ull << 10, 30.2, 39.8, 1.60, 1.49 },
-	{ 1ull << 20, 318.6, 336.6, 1.43, 1.50 },
-	{ 4ull << 20, 1219.4, 1236.0, 1.40, 1.44 },
-	{ 8ull << 20, 2390.6, 2430.8, 1.42, 1.44 },
-};
-
-static const uint64_t xm_sizes[3] = { 4ull << 10, 1ull << 20, 4ull << 20 };
 
 static double us(uint64_t ns)
 {
@@ -122,11 +68,6 @@ static const struct bframes *frames_n(const struct bench *bn, int n)
 	return n >= 1 && n <= bn->nframes ? &bn->frames[n - 1] : NULL;
 }
 
-static const char *dir_word(int d)
-{
-	return d == BD_C2H ? "read (card->GPU)" : "write (GPU->card)";
-}
-
 /* A cell: "%.2f" or "-" for NAN. */
 static const char *cell(char *buf, size_t len, const char *fmt, double v)
 {
@@ -135,12 +76,6 @@ static const char *cell(char *buf, size_t len, const char *fmt, double v)
 	else
 		snprintf(buf, len, fmt, v);
 	return buf;
-}
-
-static bool target_run(const struct bench *bn)
-{
-	return bn->gpu.real && !bn->link_on &&
-	       bn->info.backend == HELLOFPGA_BACKEND_EMULATED;
 }
 
 static double soak_drift(const struct bench *bn, int d)
@@ -156,140 +91,6 @@ static double soak_drift(const struct bench *bn, int d)
 			      bn->soak[n - third + i].st[d].median_ns);
 	}
 	return a > 0 ? (b - a) / a * 100.0 : NAN;
-}
-
-/* ---- targets ---- */
-
-void bench_targets(const struct bench *bn, struct btarget t[BENCH_NTARGETS])
-{
-	const struct bframes *f1 = frames_n(bn, 1), *f4 = frames_n(bn, 4);
-	bool run = target_run(bn);
-	char sz[32];
-	int i, d;
-
-	memset(t, 0, sizeof(*t) * BENCH_NTARGETS);
-	t[0].name = "bandwidth";
-	t[0].text = "GPU Direct bandwidth >= 95% of the raw pinned cudaMemcpy ceiling at >= 1 MiB";
-	t[0].unit = "%";
-	t[0].goal = 95;
-	t[0].higher_better = true;
-	t[1].name = "latency_4k";
-	t[1].text = "4 KiB GPU Direct within 3 us of a raw 4 KiB cudaMemcpy (median)";
-	t[1].unit = "us";
-	t[1].goal = 3;
-	t[2].name = "speedup_4m";
-	t[2].text = "speedup over the traditional pageable path >= 3.2x at 4 MiB, both directions";
-	t[2].unit = "x";
-	t[2].goal = 3.2;
-	t[2].higher_better = true;
-	t[3].name = "rotation";
-	t[3].text = "rotation over 4 buffers >= 98% of the single-buffer frame rate";
-	t[3].unit = "%";
-	t[3].goal = 98;
-	t[3].higher_better = true;
-
-	/* 1: the worst size >= 1 MiB */
-	t[0].value = INFINITY;
-	for (i = 0; i < bn->npoints; i++) {
-		const struct bpoint *p = &bn->points[i];
-
-		if (p->size < (1ull << 20))
-			continue;
-		for (d = 0; d < BD_N; d++) {
-			double r = ratio(bn, p->size, BP_CEIL, BP_DIRECT, d);
-
-			if (isnan(r) || r * 100 >= t[0].value)
-				continue;
-			t[0].value = r * 100;
-			t[0].have = true;
-			snprintf(t[0].detail, sizeof(t[0].detail),
-				 "worst at %s %s: GPU Direct %.2f GB/s, ceiling %.2f GB/s",
-				 cli_fmt_size(p->size, sz, sizeof(sz)),
-				 dir_word(d), gbps_of(bn, p->size, BP_DIRECT, d),
-				 gbps_of(bn, p->size, BP_CEIL, d));
-			if (r * 100 < 95)
-				snprintf(t[0].why, sizeof(t[0].why),
-					 "%.1f points short at %s %s: GPU Direct takes %.1f us more per transfer than the raw copy (%.1f vs %.1f us), the library and emulated-engine path (descriptor chain, doorbell, engine-thread hand-off, completion) on top of the same cuMemcpy",
-					 95 - r * 100, sz, dir_word(d),
-					 diff_ns(bn, p->size, BP_DIRECT, BP_CEIL, d) / 1e3,
-					 us(st_of(bn, p->size, BP_DIRECT, d)->median_ns),
-					 us(st_of(bn, p->size, BP_CEIL, d)->median_ns));
-		}
-	}
-	/* 2: 4 KiB, the worse direction */
-	t[1].value = -INFINITY;
-	for (d = 0; d < BD_N; d++) {
-		double x = diff_ns(bn, 4096, BP_DIRECT, BP_CEIL, d) / 1e3;
-
-		if (isnan(x) || x <= t[1].value)
-			continue;
-		t[1].value = x;
-		t[1].have = true;
-		snprintf(t[1].detail, sizeof(t[1].detail),
-			 "worse direction %s: GPU Direct %.2f us, cudaMemcpy %.2f us (medians)",
-			 dir_word(d), us(st_of(bn, 4096, BP_DIRECT, d)->median_ns),
-			 us(st_of(bn, 4096, BP_CEIL, d)->median_ns));
-		if (x > 3) {
-			double cpu = diff_ns(bn, 4096, BP_CPU, BP_MEMCPY, d) / 1e3;
-
-			snprintf(t[1].why, sizeof(t[1].why),
-				 "%.2f us over the 3 us allowance in the %s direction: a GPU Direct transfer is a cuMemcpy made by the emulated engine's thread plus the library's path around it (CPU mode's 4 KiB overhead over memcpy on this machine: %.2f us), and the hand-off between the calling thread and the engine thread",
-				 x - 3, dir_word(d), cpu);
-		}
-	}
-	/* 3: 4 MiB, the worse direction */
-	t[2].value = INFINITY;
-	for (d = 0; d < BD_N; d++) {
-		uint64_t s4 = 4ull << 20;
-		double x = ratio(bn, s4, BP_TRAD_PAGE, BP_DIRECT, d);
-
-		if (isnan(x) || x >= t[2].value)
-			continue;
-		t[2].value = x;
-		t[2].have = true;
-		snprintf(t[2].detail, sizeof(t[2].detail),
-			 "worse direction %s: traditional pageable %.1f us, GPU Direct %.1f us (read %.2fx, write %.2fx)",
-			 dir_word(d), us(st_of(bn, s4, BP_TRAD_PAGE, d)->median_ns),
-			 us(st_of(bn, s4, BP_DIRECT, d)->median_ns),
-			 ratio(bn, s4, BP_TRAD_PAGE, BP_DIRECT, BD_C2H),
-			 ratio(bn, s4, BP_TRAD_PAGE, BP_DIRECT, BD_H2C));
-		if (x < 3.2)
-			snprintf(t[2].why, sizeof(t[2].why),
-				 "%.2fx short in the %s direction: the traditional path's two copies are fast on this machine (card<->host DMA_MM %.1f us, pageable cudaMemcpy %.2f GB/s), and GPU Direct is bounded by the same PCIe copy engine as the ceiling (%.1f us)",
-				 3.2 - x, dir_word(d),
-				 us(st_of(bn, s4, BP_CPU, d) ?
-				    st_of(bn, s4, BP_CPU, d)->median_ns : 0),
-				 cli_gbps(s4, (uint64_t)fmax(1, diff_ns(bn, s4, BP_TRAD_PAGE, BP_CPU, d))),
-				 us(st_of(bn, s4, BP_CEIL, d)->median_ns));
-	}
-	/* 4: frames */
-	if (f1 && f4 && f1->fps > 0) {
-		t[3].have = true;
-		t[3].value = f4->fps / f1->fps * 100;
-		snprintf(t[3].detail, sizeof(t[3].detail),
-			 "4 buffers %.0f fps, single buffer %.0f fps, %" PRIu64
-			 " dropped, %" PRIu64 " corrupt",
-			 f4->fps, f1->fps, f4->dropped + f1->dropped,
-			 f4->corrupt + f1->corrupt);
-		if (t[3].value < 98)
-			snprintf(t[3].why, sizeof(t[3].why),
-				 "%.1f points short: with rotation the card's fill of frame k+1 and the kernel on frame k contend for the same copy engine and memory, and the wait for a free buffer adds a synchronisation per frame",
-				 98 - t[3].value);
-	}
-	for (i = 0; i < BENCH_NTARGETS; i++) {
-		t[i].evaluated = run && t[i].have;
-		t[i].met = t[i].have && (t[i].higher_better ?
-					 t[i].value >= t[i].goal :
-					 t[i].value <= t[i].goal);
-		if (t[i].have && !run)
-			snprintf(t[i].why, sizeof(t[i].why),
-				 "not a target run: the targets are for a real GPU with the emulated card and no link model (this run: %s GPU, link model %s)",
-				 bn->gpu.real ? "real" : "emulated",
-				 bn->link_desc);
-		else if (!t[i].have)
-			snprintf(t[i].why, sizeof(t[i].why),
-				 "not measured in this run");
-	}
 }
 
 /* ---- text ---- */
@@ -506,156 +307,6 @@ static void print_overhead(const struct bench *bn)
 	}
 }
 
-static bool seed_matches(const struct bench *bn, const struct seed_platform *sp)
-{
-	char l[16];
-
-	snprintf(l, sizeof(l), "gen%ux%u", bn->link_gen, bn->link_lanes);
-	return bn->link_on && !strcmp(l, sp->link);
-}
-
-static double peak_direct(const struct bench *bn)
-{
-	double best = NAN;
-
-	for (int i = 0; i < bn->npoints; i++)
-		for (int d = 0; d < BD_N; d++) {
-			double g = gbps_of(bn, bn->points[i].size, BP_DIRECT, d);
-
-			if (!isnan(g) && (isnan(best) || g > best))
-				best = g;
-		}
-	return best;
-}
-
-static void print_seed(const struct bench *bn, FILE *f, bool md)
-{
-	const struct bframes *f1 = frames_n(bn, 1), *f4 = frames_n(bn, 4);
-	const char *sep = md ? " | " : "  ";
-	char a[64], b[32];
-
-	for (size_t k = 0; k < 3; k++) {
-		const struct seed_platform *sp = &seed_platforms[k];
-		uint64_t m1 = 1ull << 20;
-
-		if (!seed_matches(bn, sp))
-			continue;
-		fprintf(f, md ? "\n### Seed: %s, published vs this run (%s)\n\n| figure | seed | this run | model |\n|---|---|---|---|\n" :
-			"\n## 5. The seed's %s beside this run (%s)\n%-34s %12s %12s %12s\n",
-			sp->name, bn->link_desc, "figure", "seed", "this run",
-			"model");
-#define ROW(name, seedv, ours, model, fmt)                                   \
-	do {                                                                 \
-		char s1[24], s2[24], s3[24];                                 \
-		cell(s1, sizeof(s1), fmt, seedv);                            \
-		cell(s2, sizeof(s2), fmt, ours);                             \
-		cell(s3, sizeof(s3), fmt, model);                            \
-		if (md)                                                      \
-			fprintf(f, "| %s | %s | %s | %s |\n", name, s1, s2, s3); \
-		else                                                         \
-			fprintf(f, "%-34s%s%12s%s%12s%s%12s\n", name, sep, s1, \
-				sep, s2, sep, s3);                           \
-	} while (0)
-		ROW("peak GPU Direct GB/s", sp->peak_gbps, peak_direct(bn),
-		    bn->link_gbps, "%.2f");
-		ROW("1 MiB read us", sp->lat1m_us[BD_C2H],
-		    st_of(bn, m1, BP_DIRECT, BD_C2H) ?
-		    us(st_of(bn, m1, BP_DIRECT, BD_C2H)->median_ns) : NAN,
-		    us(bench_link_ns(bn, m1)), "%.1f");
-		ROW("1 MiB write us", sp->lat1m_us[BD_H2C],
-		    st_of(bn, m1, BP_DIRECT, BD_H2C) ?
-		    us(st_of(bn, m1, BP_DIRECT, BD_H2C)->median_ns) : NAN,
-		    us(bench_link_ns(bn, m1)), "%.1f");
-		snprintf(a, sizeof(a), "speedup read %s",
-			 cli_fmt_size(sp->speedup_size, b, sizeof(b)));
-		ROW(a, sp->speedup[BD_C2H],
-		    ratio(bn, sp->speedup_size, BP_TRAD_PAGE, BP_DIRECT, BD_C2H),
-		    NAN, "%.2f");
-		snprintf(a, sizeof(a), "speedup write %s", b);
-		ROW(a, sp->speedup[BD_H2C],
-		    ratio(bn, sp->speedup_size, BP_TRAD_PAGE, BP_DIRECT, BD_H2C),
-		    NAN, "%.2f");
-		ROW("fps, 4-buffer rotation", sp->fps_multi,
-		    f4 ? f4->fps : NAN,
-		    1e9 / (double)bench_link_ns(bn, bn->frame_size), "%.0f");
-		ROW("fps, single buffer", sp->fps_single, f1 ? f1->fps : NAN,
-		    NAN, "%.0f");
-		for (int j = 0; j < 3; j++) {
-			char nm[64];
-
-			cli_fmt_size(xm_sizes[j], b, sizeof(b));
-			snprintf(nm, sizeof(nm), "TransferMode %s write", b);
-			ROW(nm, sp->xm[j][0],
-			    ratio(bn, xm_sizes[j], BP_CPU, BP_XMODE, BD_H2C),
-			    NAN, "%.2f");
-			snprintf(nm, sizeof(nm), "TransferMode %s read", b);
-			ROW(nm, sp->xm[j][1],
-			    ratio(bn, xm_sizes[j], BP_CPU, BP_XMODE, BD_C2H),
-			    NAN, "%.2f");
-		}
-		if (sp->soak_us[0] > 0) {
-			uint64_t m4 = 4ull << 20;
-
-			ROW("4 MiB read us (12 h soak mean)", sp->soak_us[BD_C2H],
-			    st_of(bn, m4, BP_DIRECT, BD_C2H) ?
-			    us(st_of(bn, m4, BP_DIRECT, BD_C2H)->median_ns) :
-			    NAN, us(bench_link_ns(bn, m4)), "%.1f");
-			ROW("4 MiB write us (12 h soak mean)", sp->soak_us[BD_H2C],
-			    st_of(bn, m4, BP_DIRECT, BD_H2C) ?
-			    us(st_of(bn, m4, BP_DIRECT, BD_H2C)->median_ns) :
-			    NAN, us(bench_link_ns(bn, m4)), "%.1f");
-		}
-		if (!strcmp(sp->link, "gen3x4") && strstr(sp->name, "A4000")) {
-			for (size_t j = 0; j < sizeof(seed_a4000) / sizeof(seed_a4000[0]); j++) {
-				uint64_t s = seed_a4000[j].size;
-				char nm[64];
-
-				cli_fmt_size(s, b, sizeof(b));
-				snprintf(nm, sizeof(nm), "%s read us", b);
-				ROW(nm, seed_a4000[j].read_us,
-				    st_of(bn, s, BP_DIRECT, BD_C2H) ?
-				    us(st_of(bn, s, BP_DIRECT, BD_C2H)->median_ns) :
-				    NAN, us(bench_link_ns(bn, s)), "%.1f");
-				snprintf(nm, sizeof(nm), "%s write us", b);
-				ROW(nm, seed_a4000[j].write_us,
-				    st_of(bn, s, BP_DIRECT, BD_H2C) ?
-				    us(st_of(bn, s, BP_DIRECT, BD_H2C)->median_ns) :
-				    NAN, us(bench_link_ns(bn, s)), "%.1f");
-				snprintf(nm, sizeof(nm), "%s speedup read", b);
-				ROW(nm, seed_a4000[j].sp_read,
-				    ratio(bn, s, BP_TRAD_PAGE, BP_DIRECT, BD_C2H),
-				    NAN, "%.2f");
-				snprintf(nm, sizeof(nm), "%s speedup write", b);
-				ROW(nm, seed_a4000[j].sp_write,
-				    ratio(bn, s, BP_TRAD_PAGE, BP_DIRECT, BD_H2C),
-				    NAN, "%.2f");
-			}
-		}
-#undef ROW
-	}
-}
-
-static void print_targets(const struct bench *bn)
-{
-	struct btarget t[BENCH_NTARGETS];
-
-	bench_targets(bn, t);
-	printf("\n## Targets (benchmark figures, not tests)\n");
-	for (int i = 0; i < BENCH_NTARGETS; i++) {
-		if (!t[i].have) {
-			printf("- %s: not measured\n", t[i].text);
-			continue;
-		}
-		printf("- %s: %s %.2f%s (target %s%.2f%s)%s\n    %s\n", t[i].text,
-		       !t[i].evaluated ? "[not evaluated]" :
-		       t[i].met ? "MET" : "MISSED", t[i].value, t[i].unit,
-		       t[i].higher_better ? ">= " : "<= ", t[i].goal, t[i].unit,
-		       "", t[i].detail);
-		if (t[i].why[0] && (!t[i].met || !t[i].evaluated))
-			printf("    %s\n", t[i].why);
-	}
-}
-
 void bench_print(const struct bench *bn)
 {
 	printf("# hellofpga bench: GPU Direct, traditional path, TransferMode and CPU mode\n");
@@ -676,10 +327,6 @@ void bench_print(const struct bench *bn)
 		print_pin(bn);
 	if (bn->do_overhead && bn->npoints)
 		print_overhead(bn);
-	if (bn->link_on)
-		print_seed(bn, stdout, false);
-	if (bn->npoints || bn->nframes)
-		print_targets(bn);
 	fflush(stdout);
 }
 
@@ -858,6 +505,8 @@ static void json_frames_pins(struct cli_json *j, const struct bench *bn)
 	cli_json_u64(j, "frame_size", bn->frame_size);
 	cli_json_str(j, "consumer", bn->gpu.real ? "cuda_kernel" :
 		     "cpu_thread");
+	if (bn->link_on)
+		cli_json_u64(j, "model_ns", bench_link_ns(bn, bn->frame_size));
 	cli_json_arr(j, "runs");
 	for (i = 0; i < bn->nframes; i++) {
 		const struct bframes *fr = &bn->frames[i];
@@ -920,55 +569,6 @@ static void json_soak(struct cli_json *j, const struct bench *bn)
 	cli_json_end(j);
 }
 
-static void json_targets_seed(struct cli_json *j, const struct bench *bn)
-{
-	struct btarget t[BENCH_NTARGETS];
-	int i;
-
-	bench_targets(bn, t);
-	cli_json_arr(j, "targets");
-	for (i = 0; i < BENCH_NTARGETS; i++) {
-		cli_json_obj(j, NULL);
-		cli_json_str(j, "name", t[i].name);
-		cli_json_str(j, "text", t[i].text);
-		cli_json_bool(j, "measured", t[i].have);
-		cli_json_bool(j, "evaluated", t[i].evaluated);
-		cli_json_bool(j, "met", t[i].met);
-		cli_json_num(j, "value", "%.4f", t[i].have ? t[i].value : NAN);
-		cli_json_num(j, "goal", "%.4f", t[i].goal);
-		cli_json_str(j, "unit", t[i].unit);
-		cli_json_str(j, "detail", t[i].detail);
-		cli_json_str(j, "why", t[i].why);
-		cli_json_end(j);
-	}
-	cli_json_end(j);
-	cli_json_arr(j, "seed");
-	for (i = 0; i < 3; i++) {
-		const struct seed_platform *sp = &seed_platforms[i];
-
-		cli_json_obj(j, NULL);
-		cli_json_str(j, "platform", sp->name);
-		cli_json_str(j, "link", sp->link);
-		cli_json_bool(j, "matches_link_model", seed_matches(bn, sp));
-		cli_json_num(j, "peak_gbps", "%.2f", sp->peak_gbps);
-		cli_json_obj(j, "lat1m_us");
-		cli_json_num(j, "c2h", "%.1f", sp->lat1m_us[BD_C2H]);
-		cli_json_num(j, "h2c", "%.1f", sp->lat1m_us[BD_H2C]);
-		cli_json_end(j);
-		cli_json_obj(j, "speedup");
-		cli_json_u64(j, "size", sp->speedup_size);
-		cli_json_num(j, "c2h", "%.2f", sp->speedup[BD_C2H]);
-		cli_json_num(j, "h2c", "%.2f", sp->speedup[BD_H2C]);
-		cli_json_end(j);
-		cli_json_obj(j, "fps");
-		cli_json_num(j, "rotation4", "%.0f", sp->fps_multi);
-		cli_json_num(j, "single", "%.0f", sp->fps_single);
-		cli_json_end(j);
-		cli_json_end(j);
-	}
-	cli_json_end(j);
-}
-
 int bench_json(const struct bench *bn, const char *path)
 {
 	struct cli_json j;
@@ -985,7 +585,6 @@ int bench_json(const struct bench *bn, const char *path)
 	cli_json_end(&j);
 	json_frames_pins(&j, bn);
 	json_soak(&j, bn);
-	json_targets_seed(&j, bn);
 	return cli_json_close(&j);
 }
 
@@ -1100,7 +699,6 @@ int bench_markdown(const struct bench *bn, const char *path)
 {
 	static const uint64_t head[] = { 4ull << 10, 64ull << 10, 1ull << 20,
 					 4ull << 20, 64ull << 20 };
-	struct btarget t[BENCH_NTARGETS];
 	FILE *f = fopen(path, "w");
 	char sz[32], c[8][24];
 
@@ -1108,27 +706,8 @@ int bench_markdown(const struct bench *bn, const char *path)
 		cli_err("cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	bench_targets(bn, t);
 	fputs("# hellofpga bench\n\n", f);
 	print_env(bn, f, "- ");
-	fputs("\n## Targets\n\n| target | result | measured | goal | detail |\n|---|---|---|---|---|\n", f);
-	for (int i = 0; i < BENCH_NTARGETS; i++) {
-		double margin = t[i].value - t[i].goal;
-
-		fprintf(f, "| %s | %s | %s%s | %s%.2f%s | %s%s%s |\n", t[i].text,
-			!t[i].have ? "not measured" : !t[i].evaluated ?
-			"not evaluated" : t[i].met ? "**met**" : "**missed**",
-			cell(c[0], sizeof(c[0]), "%.2f", t[i].have ? t[i].value : NAN),
-			t[i].unit, t[i].higher_better ? ">= " : "<= ", t[i].goal,
-			t[i].unit, t[i].detail,
-			t[i].have ? "; margin " : "",
-			t[i].have ? cell(c[1], sizeof(c[1]), "%+.2f",
-					 t[i].higher_better ? margin : -margin) : "");
-	}
-	for (int i = 0; i < BENCH_NTARGETS; i++)
-		if (t[i].have && t[i].why[0] && (!t[i].met || !t[i].evaluated))
-			fprintf(f, "\n- **%s**: %s\n", t[i].name, t[i].why);
-
 	if (bn->npoints) {
 		fputs("\n## Headline (GB/s from the median; speedup = traditional pageable / GPU Direct)\n\n"
 		      "| size | dir | ceiling | GPU Direct | % of ceiling | trad. pageable | trad. pinned | TransferMode | CPU mode | speedup |\n"
@@ -1193,8 +772,6 @@ int bench_markdown(const struct bench *bn, const char *path)
 				us(bn->pins[i].pin.median_ns),
 				us(bn->pins[i].unpin.median_ns));
 	}
-	if (bn->link_on)
-		print_seed(bn, f, true);
 	if (bn->nsoak)
 		fprintf(f, "\n## Soak\n\n%d samples of %s transfers; drift (last third vs first, bandwidth): read %+.2f%%, write %+.2f%%\n",
 			bn->nsoak, cli_fmt_size(bn->soak_size, sz, sizeof(sz)),

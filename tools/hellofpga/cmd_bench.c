@@ -12,9 +12,10 @@
  *     pinned buffers, a checksum kernel consuming frame k while the card
  *     fills frame k+1, every frame verified;
  *  4. pin and unpin cost by size; software overhead per transfer;
- *  5. with a link model on the emulated card, the seed's published figures
- *     beside the predicted ones;
- *  6. --soak DURATION: samples every interval and the drift.
+ *  5. --soak DURATION: samples every interval and the drift.
+ * With a link model on the emulated card the model's prediction stands
+ * beside the figures; scripts/bench-judge.py puts the seed's published
+ * ones beside them (from --json).
  *
  * Timing: CLOCK_MONOTONIC around each transfer, which ends when its data is
  * in place (bench_gpu.c makes the pageable host-to-GPU copy honest).  The
@@ -840,8 +841,8 @@ static void bench_usage(FILE *f)
 	      "            2..8 pinned buffers, a checksum kernel verifying every frame\n"
 	      "  pin       pin and unpin cost by size (4 KiB .. 256 MiB)\n"
 	      "  overhead  software overhead per transfer (time minus the raw copy)\n"
-	      "A link model on the emulated card (-d emu,link=gen3x8) adds the seed's\n"
-	      "published figures beside the predicted ones.\n"
+	      "A link model on the emulated card (-d emu,link=gen3x8) adds the model's\n"
+	      "prediction beside every figure.\n"
 	      "\n"
 	      "      --quick         short budgets (seconds in all), pins up to 16 MiB\n"
 	      "      --all           every section (the default)\n"
@@ -864,7 +865,7 @@ static void bench_usage(FILE *f)
 	      "  -a, --address ADDR  card address of the buffers (default 0)\n"
 	      "      --json FILE     write everything as JSON\n"
 	      "      --csv FILE      write the measurements as CSV\n"
-	      "      --markdown FILE a Markdown summary with the targets met or missed\n"
+	      "      --markdown FILE a Markdown summary\n"
 	      "      --plot-dir DIR  bandwidth.png/.svg and latency.png/.svg (gnuplot), and\n"
 	      "                      their gnuplot scripts bandwidth.gp, latency.gp\n"
 	      "      --plot FILE.png the bandwidth plot only, at FILE.png and FILE.svg\n"
