@@ -2,8 +2,11 @@
 /*
  * bench.h - "hellofpga bench": shared declarations of cmd_bench.c (the
  * runs), bench_gpu.c (the GPU: CUDA's driver API loaded at run time, or
- * the library's emulated GPU) and bench_report.c (tables, JSON, CSV,
- * Markdown, plots).  docs/benchmarks.md describes what is measured.
+ * the library's emulated GPU), bench_link.c (the card's link model),
+ * bench_stats.c (the figures derived from a run) and one file per output:
+ * bench_text.c (tables), bench_json.c, bench_csv.c, bench_md.c
+ * (Markdown), bench_plot.c.  docs/benchmarks.md describes what is
+ * measured.
  */
 #ifndef HF_BENCH_H
 #define HF_BENCH_H
@@ -188,9 +191,28 @@ bool bench_link_from_name(struct bench *bn, const char *name);
 uint64_t bench_link_ns(const struct bench *bn, uint64_t bytes);
 void bench_stats_from(uint64_t *s, unsigned int n, struct bstats *st);
 const struct bpoint *bench_point(const struct bench *bn, uint64_t size);
+/* the environment, a line each, every line after @pre ("# ", "- ") */
+void bench_print_env(const struct bench *bn, FILE *f, const char *pre);
 void bench_print(const struct bench *bn);
 void bench_print_soak(const struct bench *bn);
 
+/* bench_stats.c: figures of a run; NAN (bench_cell(): "-") when not measured */
+double bench_us(uint64_t ns);
+const struct bstats *bench_st(const struct bench *bn, uint64_t size,
+			      enum bpath p, int d);
+double bench_ratio(const struct bench *bn, uint64_t size, enum bpath a,
+		   enum bpath b, int d);
+double bench_diff_ns(const struct bench *bn, uint64_t size, enum bpath a,
+		     enum bpath b, int d);
+double bench_gbps(const struct bench *bn, uint64_t size, enum bpath p,
+		  int d);
+const struct bframes *bench_frames_n(const struct bench *bn, int n);
+const char *bench_cell(char *buf, size_t len, const char *fmt, double v);
+double bench_soak_drift(const struct bench *bn, int d);
+int bench_close_out(FILE *f, const char *path);
+
+/* the outputs: bench_text.c (bench_print*), bench_json.c, bench_csv.c,
+ * bench_md.c, bench_plot.c */
 int bench_json(const struct bench *bn, const char *path);
 int bench_csv(const struct bench *bn, const char *path);
 int bench_markdown(const struct bench *bn, const char *path);

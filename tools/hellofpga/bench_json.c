@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_json.c - --json FILE: the run as JSON (tools/hellofpga/json.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+static void json_stats(struct cli_json *j, const char *key,
+		       const struct bstats *s, uint64_t size)
+{
+	cli_json_obj(j, key);
+	cli_json_u64(j, "iterations", s->iters);
+	cli_json_u64(j, "min_ns", s->min_ns);
+	cli_json_u64(j, "median_ns", s->median_ns);
+	cli_json_u64(j, "p99_ns", s->p99_ns);
+	cli_json_u64(j, "max_ns", s->max_ns);
+	cli_json_u64(j, "mean_ns", s->mean_ns);
+	cli_json_num(j, "gbps", "%.4f", cli_gbps(size, s->median_ns));
+	cli_json_end(j);
+}
+
+static void json_env(struct cli_json *j, const struct bench *bn)
+{
+	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
+
+	cli_json_obj(j, "environment");
+	cli_json_str(j, "date", bn->date);
+	cli_json_str(j, "cpu", bn->cpu);
+	cli_json_str(j, "kernel", bn->kernel);
+	cli_json_str(j, "library", HelloFPGA_Version());
+	cli_json_str(j, "card", bn->info.name);
+	cli_json_str(j, "backend", bn->info.backend_name);
+	cli_json_bool(j, "emulated_card",
+		      bn->info.backend == HELLOFPGA_BACKEND_EMULATED);
+	cli_json_str(j, "irq", cli_irq_name(bn->info.irq_mode));
+	cli_json_int(j, "channel", bn->ch);
+	cli_json_u64(j, "card_address", bn->addr);
+	if (bn->link_on) {
+		cli_json_obj(j, "link_model");
+		cli_json_u64(j, "gen", bn->link_gen);
+		cli_json_u64(j, "lanes", bn->link_lanes);
+		cli_json_u64(j, "mps", bn->link_mps);
+		cli_json_u64(j, "desc_ns", bn->link_desc_ns);
+		cli_json_num(j, "gbps", "%.4f", bn->link_gbps);
+		cli_json_str(j, "text", bn->link_desc);
+		cli_json_end(j);
+	} else {
+		cli_json_null(j, "link_model");
+	}
+	if (bn->gpu.present) {
+		cli_json_obj(j, "gpu");
+		cli_json_str(j, "name", g->name);
+		cli_json_bool(j, "emulated", !bn->gpu.real);
+		cli_json_str(j, "platform",
+			     g->platform == HELLOFPGA_PLATFORM_TEGRA ? "tegra" :
+			     "desktop");
+		cli_json_str(j, "pci_bus_id", g->pci_bus_id);
+		cli_json_int(j, "cuda_driver_version", bn->gpu.cuda_version);
+		cli_json_str(j, "driver", bn->gpu.driver);
+		cli_json_bool(j, "gpudirect_supported", g->supported);
+		cli_json_int(j, "rdma_supported", g->rdma_supported);
+		cli_json_end(j);
+	} else {
+		cli_json_null(j, "gpu");
+	}
+	cli_json_end(j);
+}
+
+static void json_config(struct cli_json *j, const struct bench *bn)
+{
+	cli_json_obj(j, "config");
+	cli_json_bool(j, "quick", bn->quick);
+	cli_json_num(j, "budget_s", "%.3f", bn->budget_ns / 1e9);
+	cli_json_u64(j, "min_rounds", bn->min_iters);
+	cli_json_u64(j, "max_rounds", bn->max_iters);
+	cli_json_u64(j, "fixed_rounds", bn->fixed_iters);
+	cli_json_u64(j, "frame_size", bn->frame_size);
+	cli_json_int(j, "buffers", bn->max_buffers);
+	cli_json_num(j, "frames_time_s", "%.3f", bn->frames_ns / 1e9);
+	cli_json_u64(j, "pin_max", bn->pin_max);
+	cli_json_end(j);
+	cli_json_obj(j, "paths");
+	for (int p = 0; p < BP_N; p++) {
+		cli_json_obj(j, bpath_name[p]);
+		cli_json_str(j, "label", bpath_label[p]);
+		cli_json_bool(j, "measured", bn->paths[p] && bn->npoints);
+		cli_json_str(j, "why", bn->path_why[p]);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+}
+
+static void json_point(struct cli_json *j, const struct bench *bn,
+		       const struct bpoint *pt)
+{
+	int d, p;
+
+	cli_json_obj(j, NULL);
+	cli_json_u64(j, "size", pt->size);
+	cli_json_bool(j, "verified", pt->verified);
+	if (bn->link_on)
+		cli_json_u64(j, "model_ns", bench_link_ns(bn, pt->size));
+	for (d = 0; d < BD_N; d++) {
+		cli_json_obj(j, bdir_name[d]);
+		for (p = 0; p < BP_N; p++)
+			if (bn->paths[p])
+				json_stats(j, bpath_name[p], &pt->st[p][d],
+					   pt->size);
+		cli_json_end(j);
+	}
+	cli_json_obj(j, "speedup");
+	for (d = 0; d < BD_N; d++) {
+		cli_json_obj(j, bdir_name[d]);
+		cli_json_num(j, "trad_pageable", "%.4f",
+			     bench_ratio(bn, pt->size, BP_TRAD_PAGE, BP_DIRECT, d));
+		cli_json_num(j, "trad_pinned", "%.4f",
+			     bench_ratio(bn, pt->size, BP_TRAD_PIN, BP_DIRECT, d));
+		cli_json_num(j, "transfer_mode_vs_cpu", "%.4f",
+			     bench_ratio(bn, pt->size, BP_CPU, BP_XMODE, d));
+		cli_json_num(j, "direct_pct_of_ceiling", "%.2f",
+			     100 / bench_ratio(bn, pt->size, BP_DIRECT, BP_CEIL, d));
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_obj(j, "overhead_ns");
+	for (d = 0; d < BD_N; d++) {
+		cli_json_obj(j, bdir_name[d]);
+		cli_json_num(j, "direct", "%.0f",
+			     bench_diff_ns(bn, pt->size, BP_DIRECT, BP_CEIL, d));
+		cli_json_num(j, "transfer_mode", "%.0f",
+			     bench_diff_ns(bn, pt->size, BP_XMODE, BP_CEIL, d));
+		cli_json_num(j, "cpu_mode", "%.0f",
+			     bench_diff_ns(bn, pt->size, BP_CPU, BP_MEMCPY, d));
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
+static void json_frames_pins(struct cli_json *j, const struct bench *bn)
+{
+	int i;
+
+	cli_json_obj(j, "frames");
+	cli_json_u64(j, "frame_size", bn->frame_size);
+	cli_json_str(j, "consumer", bn->gpu.real ? "cuda_kernel" :
+		     "cpu_thread");
+	if (bn->link_on)
+		cli_json_u64(j, "model_ns", bench_link_ns(bn, bn->frame_size));
+	cli_json_arr(j, "runs");
+	for (i = 0; i < bn->nframes; i++) {
+		const struct bframes *fr = &bn->frames[i];
+
+		cli_json_obj(j, NULL);
+		cli_json_int(j, "buffers", fr->nbuf);
+		cli_json_u64(j, "frames", fr->frames);
+		cli_json_num(j, "seconds", "%.4f", fr->ns / 1e9);
+		cli_json_num(j, "fps", "%.1f", fr->fps);
+		cli_json_num(j, "gbps", "%.4f",
+			     fr->fps * (double)bn->frame_size / 1e9);
+		cli_json_u64(j, "dropped", fr->dropped);
+		cli_json_u64(j, "corrupt", fr->corrupt);
+		cli_json_num(j, "vs_single", "%.4f", bn->frames[0].fps > 0 ?
+			     fr->fps / bn->frames[0].fps : 0);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
+	cli_json_obj(j, "pin");
+	cli_json_u64(j, "first_pin_ns", bn->first_pin_ns);
+	cli_json_u64(j, "first_pin_size",
+		     bn->g ? (bn->max + 65535) / 65536 * 65536 : 0);
+	cli_json_arr(j, "sizes");
+	for (i = 0; i < bn->npins; i++) {
+		cli_json_obj(j, NULL);
+		cli_json_u64(j, "size", bn->pins[i].size);
+		json_stats(j, "pin", &bn->pins[i].pin, 0);
+		json_stats(j, "unpin", &bn->pins[i].unpin, 0);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
+static void json_soak(struct cli_json *j, const struct bench *bn)
+{
+	if (!bn->nsoak) {
+		cli_json_null(j, "soak");
+		return;
+	}
+	cli_json_obj(j, "soak");
+	cli_json_u64(j, "size", bn->soak_size);
+	cli_json_num(j, "duration_s", "%.1f", bn->soak_ns / 1e9);
+	cli_json_num(j, "interval_s", "%.3f", bn->interval_ns / 1e9);
+	cli_json_arr(j, "samples");
+	for (int i = 0; i < bn->nsoak; i++) {
+		cli_json_obj(j, NULL);
+		cli_json_num(j, "t_s", "%.3f", bn->soak[i].t_ns / 1e9);
+		cli_json_bool(j, "verified", bn->soak[i].verified);
+		json_stats(j, "c2h", &bn->soak[i].st[BD_C2H], bn->soak_size);
+		json_stats(j, "h2c", &bn->soak[i].st[BD_H2C], bn->soak_size);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_obj(j, "drift_pct");
+	cli_json_num(j, "c2h", "%.3f", bench_soak_drift(bn, BD_C2H));
+	cli_json_num(j, "h2c", "%.3f", bench_soak_drift(bn, BD_H2C));
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
+int bench_json(const struct bench *bn, const char *path)
+{
+	struct cli_json j;
+
+	if (cli_json_open(&j, path))
+		return -1;
+	cli_json_str(&j, "tool", "hellofpga bench");
+	cli_json_int(&j, "format", 2);
+	json_env(&j, bn);
+	json_config(&j, bn);
+	cli_json_arr(&j, "sweep");
+	for (int i = 0; i < bn->npoints; i++)
+		json_point(&j, bn, &bn->points[i]);
+	cli_json_end(&j);
+	json_frames_pins(&j, bn);
+	json_soak(&j, bn);
+	return cli_json_close(&j);
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_md.c - --markdown FILE: a Markdown summary of the run.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+int bench_markdown(const struct bench *bn, const char *path)
+{
+	static const uint64_t head[] = { 4ull << 10, 64ull << 10, 1ull << 20,
+					 4ull << 20, 64ull << 20 };
+	FILE *f = fopen(path, "w");
+	char sz[32], c[8][24];
+
+	if (!f) {
+		cli_err("cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	fputs("# hellofpga bench\n\n", f);
+	bench_print_env(bn, f, "- ");
+	if (bn->npoints) {
+		fputs("\n## Headline (GB/s from the median; speedup = traditional pageable / GPU Direct)\n\n"
+		      "| size | dir | ceiling | GPU Direct | % of ceiling | trad. pageable | trad. pinned | TransferMode | CPU mode | speedup |\n"
+		      "|---|---|---|---|---|---|---|---|---|---|\n", f);
+		for (size_t j = 0; j < sizeof(head) / sizeof(head[0]); j++) {
+			if (!bench_point(bn, head[j]))
+				continue;
+			for (int d = BD_C2H; d >= BD_H2C; d--) {
+				uint64_t s = head[j];
+
+				fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					cli_fmt_size(s, sz, sizeof(sz)),
+					d == BD_C2H ? "read" : "write",
+					bench_cell(c[0], 24, "%.2f", bench_gbps(bn, s, BP_CEIL, d)),
+					bench_cell(c[1], 24, "%.2f", bench_gbps(bn, s, BP_DIRECT, d)),
+					bench_cell(c[2], 24, "%.1f%%", 100 / bench_ratio(bn, s, BP_DIRECT, BP_CEIL, d)),
+					bench_cell(c[3], 24, "%.2f", bench_gbps(bn, s, BP_TRAD_PAGE, d)),
+					bench_cell(c[4], 24, "%.2f", bench_gbps(bn, s, BP_TRAD_PIN, d)),
+					bench_cell(c[5], 24, "%.2f", bench_gbps(bn, s, BP_XMODE, d)),
+					bench_cell(c[6], 24, "%.2f", bench_gbps(bn, s, BP_CPU, d)),
+					bench_cell(c[7], 24, "%.2fx", bench_ratio(bn, s, BP_TRAD_PAGE, BP_DIRECT, d)));
+			}
+		}
+		fputs("\n## Latency of GPU Direct (us) beside the ceiling\n\n"
+		      "| size | dir | min | median | p99 | max | ceiling median | trad. pageable median |\n"
+		      "|---|---|---|---|---|---|---|---|\n", f);
+		for (int i = 0; i < bn->npoints; i++)
+			for (int d = BD_C2H; d >= BD_H2C; d--) {
+				uint64_t s = bn->points[i].size;
+				const struct bstats *x = bench_st(bn, s, BP_DIRECT, d);
+				const struct bstats *cl = bench_st(bn, s, BP_CEIL, d);
+				const struct bstats *tp = bench_st(bn, s, BP_TRAD_PAGE, d);
+
+				if (!x)
+					continue;
+				fprintf(f, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %s | %s |\n",
+					cli_fmt_size(s, sz, sizeof(sz)),
+					d == BD_C2H ? "read" : "write", bench_us(x->min_ns),
+					bench_us(x->median_ns), bench_us(x->p99_ns), bench_us(x->max_ns),
+					bench_cell(c[0], 24, "%.2f", cl ? bench_us(cl->median_ns) : NAN),
+					bench_cell(c[1], 24, "%.2f", tp ? bench_us(tp->median_ns) : NAN));
+			}
+	}
+	if (bn->nframes) {
+		fprintf(f, "\n## Frame rate (%s frames, consumer: %s)\n\n| buffers | fps | vs single | dropped | corrupt |\n|---|---|---|---|---|\n",
+			cli_fmt_size(bn->frame_size, sz, sizeof(sz)),
+			bn->gpu.real ? "CUDA checksum kernel" : "CPU thread");
+		for (int i = 0; i < bn->nframes; i++)
+			fprintf(f, "| %d | %.0f | %.1f%% | %" PRIu64 " | %" PRIu64 " |\n",
+				bn->frames[i].nbuf, bn->frames[i].fps,
+				bn->frames[0].fps > 0 ?
+				bn->frames[i].fps / bn->frames[0].fps * 100 : 0,
+				bn->frames[i].dropped, bn->frames[i].corrupt);
+	}
+	if (bn->npins) {
+		fprintf(f, "\n## Pin / unpin (median us)\n\nFirst pin of the run: %.1f us%s.\n\n| size | pin | unpin |\n|---|---|---|\n",
+			bench_us(bn->first_pin_ns), bn->gpu.real ?
+			" (includes registering the card memory with CUDA)" : "");
+		for (int i = 0; i < bn->npins; i++)
+			fprintf(f, "| %s | %.1f | %.1f |\n",
+				cli_fmt_size(bn->pins[i].size, sz, sizeof(sz)),
+				bench_us(bn->pins[i].pin.median_ns),
+				bench_us(bn->pins[i].unpin.median_ns));
+	}
+	if (bn->nsoak)
+		fprintf(f, "\n## Soak\n\n%d samples of %s transfers; drift (last third vs first, bandwidth): read %+.2f%%, write %+.2f%%\n",
+			bn->nsoak, cli_fmt_size(bn->soak_size, sz, sizeof(sz)),
+			bench_soak_drift(bn, BD_C2H), bench_soak_drift(bn, BD_H2C));
+	return bench_close_out(f, path);
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_text.c - "hellofpga bench" on standard output: the environment
+ * and the tables.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+void bench_print_env(const struct bench *bn, FILE *f, const char *pre)
+{
+	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
+
+	fprintf(f, "%sdate:     %s\n", pre, bn->date);
+	fprintf(f, "%scpu:      %s\n", pre, bn->cpu);
+	fprintf(f, "%skernel:   %s\n", pre, bn->kernel);
+	fprintf(f, "%slibrary:  %s\n", pre, HelloFPGA_Version());
+	fprintf(f, "%scard:     %s, %s, irq %s, channel %d, card address 0x%" PRIx64 "\n",
+		pre, bn->info.name, bn->info.backend_name,
+		cli_irq_name(bn->info.irq_mode), bn->ch, bn->addr);
+	fprintf(f, "%slink:     %s\n", pre, bn->link_desc);
+	if (bn->gpu.present && bn->gpu.real)
+		fprintf(f, "%sgpu:      %s (real, %s%s%s), CUDA %d.%d%s%s, GPU Direct %s\n",
+			pre, g->name,
+			g->platform == HELLOFPGA_PLATFORM_TEGRA ? "Tegra" :
+			"desktop", g->pci_bus_id[0] ? ", PCI " : "",
+			g->pci_bus_id, bn->gpu.cuda_version / 1000,
+			bn->gpu.cuda_version % 1000 / 10,
+			bn->gpu.driver[0] ? ", driver " : "", bn->gpu.driver,
+			g->supported ? "supported" : "NOT supported");
+	else if (bn->gpu.present)
+		fprintf(f, "%sgpu:      %s (the library's emulated GPU, no CUDA), GPU Direct %s\n",
+			pre, g->name, g->supported ? "supported" : "NOT supported");
+	else
+		fprintf(f, "%sgpu:      none (%s)\n", pre, bn->gpu_why);
+}
+
+static void print_paths_note(const struct bench *bn)
+{
+	printf("# paths: ceiling = raw copy between pinned host memory and the GPU (cuMemcpy);\n"
+	       "#   direct = HelloFPGA_GPUDirect_ReadC2H/WriteH2C on a pinned handle;\n"
+	       "#   trad-pg / trad-pin = DMA_MM to/from a pageable (malloc) / pinned host\n"
+	       "#   buffer, then cuMemcpy (pageable host-to-GPU: synchronised before the clock\n"
+	       "#   stops); xmode = DMA_MM in GPU_PINNED mode; cpu = DMA_MM with a host buffer;\n"
+	       "#   memcpy = host to host (the CPU-mode ceiling); read = card->GPU, write = GPU->card\n");
+	for (int p = 0; p < BP_N; p++)
+		if (!bn->paths[p])
+			printf("# %s: not measured: %s\n", bpath_label[p],
+			       bn->path_why[p]);
+}
+
+static void print_sweep(const struct bench *bn)
+{
+	char sz[32], c[BP_N][16], pred[16];
+
+	printf("\n## 1. Bandwidth (GB/s = 10^9 B/s, from the median; %% = of the ceiling)\n");
+	printf("%9s %-5s %8s %8s %6s %8s %8s %8s %8s %8s%s\n", "size", "dir",
+	       "ceiling", "direct", "%", "trad-pg", "trad-pin", "xmode",
+	       "cpu", "memcpy", bn->link_on ? "    model" : "");
+	for (int i = 0; i < bn->npoints; i++) {
+		const struct bpoint *p = &bn->points[i];
+
+		for (int d = BD_C2H; d >= BD_H2C; d--) {
+			for (int k = 0; k < BP_N; k++)
+				bench_cell(c[k], sizeof(c[k]), "%.3f",
+				     bench_gbps(bn, p->size, k, d));
+			printf("%9s %-5s %8s %8s %6s %8s %8s %8s %8s %8s",
+			       cli_fmt_size(p->size, sz, sizeof(sz)),
+			       d == BD_C2H ? "read" : "write", c[BP_CEIL],
+			       c[BP_DIRECT],
+			       bench_cell(pred, sizeof(pred), "%.1f",
+				    100 / bench_ratio(bn, p->size, BP_DIRECT,
+						BP_CEIL, d)),
+			       c[BP_TRAD_PAGE], c[BP_TRAD_PIN], c[BP_XMODE],
+			       c[BP_CPU], c[BP_MEMCPY]);
+			if (bn->link_on)
+				printf(" %8.3f", cli_gbps(p->size,
+					bench_link_ns(bn, p->size)));
+			printf("%s\n", p->verified ? "" : "  (NOT VERIFIED)");
+		}
+	}
+
+	printf("\n## 2. Latency (us per transfer)\n");
+	printf("%9s %-5s %6s | %9s %9s %9s %9s | %9s %9s %9s %9s %9s\n",
+	       "size", "dir", "rounds", "direct min", "median", "p99", "max",
+	       "ceiling", "trad-pg", "trad-pin", "xmode", "cpu");
+	for (int i = 0; i < bn->npoints; i++) {
+		const struct bpoint *p = &bn->points[i];
+
+		for (int d = BD_C2H; d >= BD_H2C; d--) {
+			const struct bstats *s = bench_st(bn, p->size, BP_DIRECT, d);
+			int k0 = s ? BP_DIRECT : BP_CPU;
+
+			if (!s)
+				s = bench_st(bn, p->size, BP_CPU, d);
+			for (int k = 0; k < BP_N; k++) {
+				const struct bstats *x = bench_st(bn, p->size, k, d);
+
+				bench_cell(c[k], sizeof(c[k]), "%.2f",
+				     x ? bench_us(x->median_ns) : NAN);
+			}
+			printf("%9s %-5s %6u | %9.2f %9.2f %9.2f %9.2f | %9s %9s %9s %9s %9s%s\n",
+			       cli_fmt_size(p->size, sz, sizeof(sz)),
+			       d == BD_C2H ? "read" : "write",
+			       s ? s->iters : 0, s ? bench_us(s->min_ns) : 0,
+			       s ? bench_us(s->median_ns) : 0, s ? bench_us(s->p99_ns) : 0,
+			       s ? bench_us(s->max_ns) : 0, c[BP_CEIL], c[BP_TRAD_PAGE],
+			       c[BP_TRAD_PIN], c[BP_XMODE], c[BP_CPU],
+			       k0 == BP_CPU ? "  (cpu mode: no GPU Direct)" : "");
+		}
+	}
+
+	printf("\n## 2b. Speedup of GPU Direct (median traditional / median direct)\n");
+	printf("%9s | %9s %9s | %9s %9s\n", "size", "read pg", "read pin",
+	       "write pg", "write pin");
+	for (int i = 0; i < bn->npoints; i++) {
+		uint64_t s = bn->points[i].size;
+		char a[16], b[16], e[16], f[16];
+
+		printf("%9s | %9s %9s | %9s %9s\n",
+		       cli_fmt_size(s, sz, sizeof(sz)),
+		       bench_cell(a, sizeof(a), "%.2fx",
+			    bench_ratio(bn, s, BP_TRAD_PAGE, BP_DIRECT, BD_C2H)),
+		       bench_cell(b, sizeof(b), "%.2fx",
+			    bench_ratio(bn, s, BP_TRAD_PIN, BP_DIRECT, BD_C2H)),
+		       bench_cell(e, sizeof(e), "%.2fx",
+			    bench_ratio(bn, s, BP_TRAD_PAGE, BP_DIRECT, BD_H2C)),
+		       bench_cell(f, sizeof(f), "%.2fx",
+			    bench_ratio(bn, s, BP_TRAD_PIN, BP_DIRECT, BD_H2C)));
+	}
+
+	printf("\n## 2c. TransferMode speedup over CPU mode (median CPU-mode DMA_MM / GPU_PINNED DMA_MM)\n");
+	printf("%9s | %9s %9s\n", "size", "write", "read");
+	for (int i = 0; i < bn->npoints; i++) {
+		uint64_t s = bn->points[i].size;
+		char a[16], b[16];
+
+		printf("%9s | %9s %9s\n", cli_fmt_size(s, sz, sizeof(sz)),
+		       bench_cell(a, sizeof(a), "%.2fx",
+			    bench_ratio(bn, s, BP_CPU, BP_XMODE, BD_H2C)),
+		       bench_cell(b, sizeof(b), "%.2fx",
+			    bench_ratio(bn, s, BP_CPU, BP_XMODE, BD_C2H)));
+	}
+}
+
+static void print_frames(const struct bench *bn)
+{
+	const struct bframes *f1 = bench_frames_n(bn, 1);
+	char sz[32];
+
+	printf("\n## 3. Frame rate, %s frames: the card fills frame k+1 while %s consumes frame k\n",
+	       cli_fmt_size(bn->frame_size, sz, sizeof(sz)),
+	       bn->gpu.real ? "a CUDA checksum kernel" :
+	       "a CPU thread (emulated GPU)");
+	printf("%8s %8s %10s %8s %9s %8s %8s\n", "buffers", "frames", "fps",
+	       "GB/s", "vs single", "dropped", "corrupt");
+	for (int i = 0; i < bn->nframes; i++) {
+		const struct bframes *f = &bn->frames[i];
+
+		printf("%8d %8" PRIu64 " %10.0f %8.3f %8.1f%% %8" PRIu64 " %8" PRIu64 "\n",
+		       f->nbuf, f->frames, f->fps,
+		       f->fps * (double)bn->frame_size / 1e9,
+		       f1 && f1->fps > 0 ? f->fps / f1->fps * 100 : 0,
+		       f->dropped, f->corrupt);
+	}
+}
+
+static void print_pin(const struct bench *bn)
+{
+	char sz[32];
+
+	printf("\n## 4. Pin and unpin (us)\n");
+	printf("# first pin of the run (%s GPU buffer%s): %.1f us\n",
+	       bn->g ? "the sweep's" : "-",
+	       bn->gpu.real ? "; includes registering the card memory with CUDA" :
+	       "", bench_us(bn->first_pin_ns));
+	printf("%9s %6s | %9s %9s %9s | %9s %9s %9s\n", "size", "n",
+	       "pin min", "median", "max", "unpin min", "median", "max");
+	for (int i = 0; i < bn->npins; i++) {
+		const struct bpin *p = &bn->pins[i];
+
+		if (!p->pin.iters)
+			continue;
+		printf("%9s %6u | %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f\n",
+		       cli_fmt_size(p->size, sz, sizeof(sz)), p->pin.iters,
+		       bench_us(p->pin.min_ns), bench_us(p->pin.median_ns),
+		       bench_us(p->pin.max_ns), bench_us(p->unpin.min_ns),
+		       bench_us(p->unpin.median_ns), bench_us(p->unpin.max_ns));
+	}
+}
+
+static void print_overhead(const struct bench *bn)
+{
+	char sz[32], c[6][16];
+
+	printf("\n## 4b. Software overhead per transfer (us): median total minus the median of\n"
+	       "##     the data movement alone (the raw copy of the same size, timed the same way)\n");
+	if (bn->link_on)
+		printf("# a link model is on: the figures include its link time\n");
+	printf("%9s | %9s %9s %9s | %9s %9s %9s\n", "size", "direct rd",
+	       "xmode rd", "cpu rd", "direct wr", "xmode wr", "cpu wr");
+	for (int i = 0; i < bn->npoints; i++) {
+		uint64_t s = bn->points[i].size;
+
+		printf("%9s | %9s %9s %9s | %9s %9s %9s\n",
+		       cli_fmt_size(s, sz, sizeof(sz)),
+		       bench_cell(c[0], 16, "%.2f",
+			    bench_diff_ns(bn, s, BP_DIRECT, BP_CEIL, BD_C2H) / 1e3),
+		       bench_cell(c[1], 16, "%.2f",
+			    bench_diff_ns(bn, s, BP_XMODE, BP_CEIL, BD_C2H) / 1e3),
+		       bench_cell(c[2], 16, "%.2f",
+			    bench_diff_ns(bn, s, BP_CPU, BP_MEMCPY, BD_C2H) / 1e3),
+		       bench_cell(c[3], 16, "%.2f",
+			    bench_diff_ns(bn, s, BP_DIRECT, BP_CEIL, BD_H2C) / 1e3),
+		       bench_cell(c[4], 16, "%.2f",
+			    bench_diff_ns(bn, s, BP_XMODE, BP_CEIL, BD_H2C) / 1e3),
+		       bench_cell(c[5], 16, "%.2f",
+			    bench_diff_ns(bn, s, BP_CPU, BP_MEMCPY, BD_H2C) / 1e3));
+	}
+}
+
+void bench_print(const struct bench *bn)
+{
+	printf("# hellofpga bench: GPU Direct, traditional path, TransferMode and CPU mode\n");
+	bench_print_env(bn, stdout, "# ");
+	if (bn->npoints)
+		printf("# timing: wall clock per transfer, ended when the data is in place; paths\n"
+		       "#   interleaved one transfer each per round; %s per size, %u..%u rounds\n",
+		       bn->fixed_iters ? "fixed rounds" : "time budget",
+		       bn->fixed_iters ? bn->fixed_iters : bn->min_iters,
+		       bn->fixed_iters ? bn->fixed_iters : bn->max_iters);
+	if (bn->npoints) {
+		print_paths_note(bn);
+		print_sweep(bn);
+	}
+	if (bn->nframes)
+		print_frames(bn);
+	if (bn->npins)
+		print_pin(bn);
+	if (bn->do_overhead && bn->npoints)
+		print_overhead(bn);
+	fflush(stdout);
+}
+
+void bench_print_soak(const struct bench *bn)
+{
+	double mean[BD_N] = { 0, 0 };
+
+	if (!bn->nsoak)
+		return;
+	for (int i = 0; i < bn->nsoak; i++)
+		for (int d = 0; d < BD_N; d++)
+			mean[d] += bench_us(bn->soak[i].st[d].median_ns) / bn->nsoak;
+	printf("soak: %d samples; mean of medians: read %.2f us (%.3f GB/s), write %.2f us (%.3f GB/s)\n",
+	       bn->nsoak, mean[BD_C2H],
+	       mean[BD_C2H] > 0 ? bn->soak_size / mean[BD_C2H] / 1e3 : 0,
+	       mean[BD_H2C],
+	       mean[BD_H2C] > 0 ? bn->soak_size / mean[BD_H2C] / 1e3 : 0);
+	if (bn->nsoak >= 3)
+		printf("soak: drift, last third vs first third (bandwidth): read %+.2f%%, write %+.2f%%\n",
+		       bench_soak_drift(bn, BD_C2H), bench_soak_drift(bn, BD_H2C));
+	else
+		printf("soak: drift needs at least 3 samples\n");
+	fflush(stdout);
+}
