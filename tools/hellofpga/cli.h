@@ -50,6 +50,7 @@ int cli_parse_int(const char *s, int min, int max, int *out);
 int cli_opt_size(const char *cmd, const char *opt, const char *arg,
 		 uint64_t *out);
 int cli_opt_channel(const char *cmd, const char *arg, int *out);
+int cli_parse_duration(const char *s, uint64_t max_s, uint64_t *ns);
 
 /* json.c: the JSON writer of --json outputs */
 #define CLI_JSON_MAX_DEPTH	8

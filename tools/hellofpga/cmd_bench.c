@@ -575,6 +575,8 @@ out:
 
 /* ---- 6: soak ---- */
 
+#define BENCH_MAX_DURATION_S	(31ull * 86400)
+
 static const char *fmt_dur(uint64_t ns, char *buf, size_t len)
 {
 	uint64_t s = ns / NS_PER_S;
@@ -587,63 +589,6 @@ static const char *fmt_dur(uint64_t ns, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.1fs", (double)ns / 1e9);
 	return buf;
-}
-
-/* "90s", "10m", "12h", "1d", "1h30m", "1.5" (seconds), "250ms". */
-static int parse_duration(const char *s, uint64_t *ns)
-{
-	uint64_t total = 0;
-	const char *p = s;
-
-	if (!s || !*s)
-		return -EINVAL;
-	while (*p) {
-		double v, mult;
-		char *end;
-
-		if ((*p < '0' || *p > '9') && *p != '.')
-			return -EINVAL;
-		errno = 0;
-		v = strtod(p, &end);
-		if (errno || end == p || v < 0 || v > 1e7)
-			return -EINVAL;
-		if (!strncmp(end, "ms", 2)) {
-			mult = 1e6;
-			end += 2;
-		} else {
-			switch (*end) {
-			case '\0':
-				if (p != s)
-					return -EINVAL;
-				mult = 1e9;
-				break;
-			case 's':
-				mult = 1e9;
-				end++;
-				break;
-			case 'm':
-				mult = 60e9;
-				end++;
-				break;
-			case 'h':
-				mult = 3600e9;
-				end++;
-				break;
-			case 'd':
-				mult = 86400e9;
-				end++;
-				break;
-			default:
-				return -EINVAL;
-			}
-		}
-		total += (uint64_t)(v * mult);
-		p = end;
-	}
-	if (!total || total > 31 * 86400 * NS_PER_S)
-		return -EINVAL;
-	*ns = total;
-	return 0;
 }
 
 static int run_soak(struct bench *bn)
@@ -1084,14 +1029,17 @@ int cmd_bench(int argc, char **argv)
 			}
 			break;
 		case OPT_SOAK:
-			if (parse_duration(optarg, &bn.soak_ns)) {
+			if (cli_parse_duration(optarg, BENCH_MAX_DURATION_S,
+					       &bn.soak_ns) || !bn.soak_ns) {
 				cli_usage_err("bench", "--soak: bad duration '%s' (e.g. 90s, 10m, 12h, 1h30m; up to 31 days)",
 					      optarg);
 				return CLI_EXIT_USAGE;
 			}
 			break;
 		case OPT_INTERVAL:
-			if (parse_duration(optarg, &bn.interval_ns)) {
+			if (cli_parse_duration(optarg, BENCH_MAX_DURATION_S,
+					       &bn.interval_ns) ||
+			    !bn.interval_ns) {
 				cli_usage_err("bench", "--interval: bad duration '%s' (e.g. 500ms, 10s, 10m)",
 					      optarg);
 				return CLI_EXIT_USAGE;

@@ -431,3 +431,59 @@ int cli_open_or_emu(HELLOFPGA_HANDLE *h)
 		cli_lib_err(NULL, ret, "cannot open the default card");
 	return ret;
 }
+
+/**
+ * cli_parse_duration() - a duration option: one or more parts NUMBER UNIT,
+ * NUMBER decimal with an optional fraction, UNIT ms, s, m, h or d ("90s",
+ * "10m", "1h30m", "1.5h", "250ms"); a lone NUMBER is seconds.
+ * @s: the text
+ * @max_s: the longest allowed, in seconds
+ * @ns: receives the duration in nanoseconds
+ *
+ * Return: 0, -EINVAL (malformed) or -ERANGE (longer than @max_s).
+ */
+int cli_parse_duration(const char *s, uint64_t max_s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {
+		{ "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+		{ "d", 86400e9 },
+	};
+	double total = 0;
+	const char *p = s;
+
+	if (!s || !*s)
+		return -EINVAL;
+	while (*p) {
+		double v, mult = 0;
+		char *end;
+
+		if ((*p < '0' || *p > '9') && *p != '.')
+			return -EINVAL;
+		errno = 0;
+		v = strtod(p, &end);
+		if (errno || end == p || v < 0)
+			return -EINVAL;
+		if (!*end && p == s)
+			mult = 1e9;	/* plain seconds */
+		for (size_t i = 0; !mult && i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t n = strlen(units[i].unit);
+
+			if (!strncmp(end, units[i].unit, n) &&
+			    (end[n] < 'a' || end[n] > 'z')) {
+				mult = units[i].ns;
+				end += n;
+			}
+		}
+		if (!mult)
+			return -EINVAL;	/* "1h30": a unit missing */
+		total += v * mult;
+		if (total > (double)max_s * 1e9)
+			return -ERANGE;
+		p = end;
+	}
+	*ns = (uint64_t)total;
+	return 0;
+}

@@ -208,7 +208,7 @@ enum { OPT_SOAK = 256, OPT_INTERVAL, OPT_JSON, OPT_ONLY, OPT_LIST };
 /* Parse a --soak / --interval argument.  Return: 0 or -1 (reported). */
 static int opt_duration(const char *opt, const char *arg, uint64_t *ns)
 {
-	int ret = parse_duration(arg, ns);
+	int ret = cli_parse_duration(arg, T_SOAK_MAX_S, ns);
 
 	if (ret == -ERANGE) {
 		cli_usage_err("test", "%s: duration '%s' is too long (at most 30d)",

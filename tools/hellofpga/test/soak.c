@@ -55,63 +55,6 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t len)
 }
 
 /**
- * parse_duration() - "90s", "10m", "12h", "1d", "1h30m", or plain seconds.
- * @ns: receives the duration in nanoseconds
- * Return: 0, -EINVAL (malformed) or -ERANGE (over 30 days).
- */
-int parse_duration(const char *s, uint64_t *ns)
-{
-	const char *p = s;
-	uint64_t total = 0;
-
-	if (!s || !*s)
-		return -EINVAL;
-	while (*p) {
-		unsigned long long v;
-		uint64_t mult;
-		char *end;
-
-		if (!isdigit((unsigned char)*p))
-			return -EINVAL;
-		errno = 0;
-		v = strtoull(p, &end, 10);
-		if (errno == ERANGE || v > T_SOAK_MAX_S)
-			return -ERANGE;
-		switch (*end) {
-		case '\0':
-			if (p != s)
-				return -EINVAL;	/* "1h30": unit missing */
-			mult = 1;
-			break;
-		case 's':
-			mult = 1;
-			end++;
-			break;
-		case 'm':
-			mult = 60;
-			end++;
-			break;
-		case 'h':
-			mult = 3600;
-			end++;
-			break;
-		case 'd':
-			mult = 86400;
-			end++;
-			break;
-		default:
-			return -EINVAL;
-		}
-		total += v * mult;
-		if (total > T_SOAK_MAX_S)
-			return -ERANGE;
-		p = end;
-	}
-	*ns = total * NS_PER_S;
-	return 0;
-}
-
-/**
  * soak_sample() - one measurement: after T_SOAK_WARMUP untimed transfers
  * each way (the first sample comes right after the cases, cold), take
  * T_SOAK_XFERS card -> GPU transfers

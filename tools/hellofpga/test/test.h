@@ -246,7 +246,6 @@ void print_result(const struct t_res *r);
 
 /* soak.c */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);
-int parse_duration(const char *s, uint64_t *ns);
 void drift_of(const struct tctx *t, bool rd, struct drift *d);
 double pct(double first, double last);
 void run_soak(struct tctx *t);
