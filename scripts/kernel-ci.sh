@@ -16,7 +16,8 @@
 # A step runs the steps it needs first (sparse builds, arm64 fetches headers).
 #
 # Each check prints "PASS name" or "FAIL name: reason" (followed by indented
-# diagnostics); the last line is "N passed, N failed".  Exit status 1 when
+# diagnostics); the last line is "N passed, N failed, 0 skipped" (the
+# summary format of every test script, read by run).  Exit status 1 when
 # anything failed.  Progress goes to stderr, full logs to $HF_KERNEL_OUT/logs.
 #
 # Environment:
@@ -591,5 +592,5 @@ if step_deps; then
 	fi
 fi
 log "done in $((SECONDS - start)) s; logs in $out/logs"
-echo "$PASSED passed, $FAILED failed"
+echo "$PASSED passed, $FAILED failed, 0 skipped"
 [ "$FAILED" = 0 ]
