@@ -13,43 +13,9 @@ set -u
 
 CLI=$1
 CASE=$2
+. "$(dirname "$(readlink -f "$0")")/case-lib.sh"
 # this project's view of a bench result (targets, the seed's figures)
 JUDGE=$(dirname "$(readlink -f "$0")")/../../scripts/bench-judge.py
-
-fail() {
-	echo "FAIL: $*" >&2
-	for f in out err; do
-		if [ -s "$T/$f" ]; then
-			echo "--- $f:" >&2
-			head -c 4000 "$T/$f" >&2
-		fi
-	done
-	exit 1
-}
-
-skip() {
-	echo "SKIP: $*" >&2
-	exit 77
-}
-
-# run ARGS...: run the CLI, output in $T/out and $T/err, status in $rc.
-run() {
-	"$CLI" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
-
-expect_ok() {
-	[ "$rc" -eq 0 ] || fail "exit status $rc, expected 0"
-}
-
-expect_fail() {
-	[ "$rc" -ne 0 ] || fail "exit status 0, expected a failure"
-}
-
-# expect_in FILE REGEX: FILE (out or err) has a line matching REGEX.
-expect_in() {
-	grep -Eq -- "$2" "$T/$1" || fail "$1 does not match /$2/"
-}
 
 # random_file PATH BYTES
 random_file() {
@@ -544,17 +510,4 @@ case_version_prints_library_version() {
 	expect_in out '^hellofpga [0-9]+\.[0-9]+\.[0-9]+ \(libhellofpga [0-9]+\.[0-9]+\.[0-9]+\)$'
 }
 
-if [ "$CASE" = --list ]; then
-	declare -F | sed -n 's/^declare -f case_//p'
-	exit 0
-fi
-declare -F "case_$CASE" >/dev/null || { echo "no case '$CASE'" >&2; exit 1; }
-[ -x "$CLI" ] || { echo "no CLI at '$CLI'" >&2; exit 1; }
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/hellofpga-cli.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-export HELLOFPGA_EMU_DIR=$T
-unset HELLOFPGA_DEVICE
-cd "$T" || exit 1
-"case_$CASE"
-echo "PASS: $CASE"
+cases_main cli

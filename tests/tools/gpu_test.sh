@@ -14,52 +14,11 @@ set -u
 
 CLI=$1
 CASE=$2
+. "$(dirname "$(readlink -f "$0")")/case-lib.sh"
 
 NAMES="get_status pin read_c2h write_h2c unpin data_correctness batch_10x_read
 addr_space_2g_7pts stress_2g_6offs boundary_2g_6pts transfer_mode_switch
 cpu_path_unchanged pin_misuse handle_reuse multi_buffer_rotation"
-
-fail() {
-	echo "FAIL: $*" >&2
-	for f in out err; do
-		if [ -s "$T/$f" ]; then
-			echo "--- $f:" >&2
-			tail -c 6000 "$T/$f" >&2
-		fi
-	done
-	exit 1
-}
-
-# run ARGS...: run the CLI, output in $T/out and $T/err, status in $rc.
-run() {
-	"$CLI" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
-
-expect_rc() {
-	[ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1"
-}
-
-# expect_in FILE REGEX: FILE (out or err) has a line matching REGEX.
-expect_in() {
-	grep -Eq -- "$2" "$T/$1" || fail "$1 does not match /$2/"
-}
-
-# expect_count FILE REGEX N: exactly N lines of FILE match REGEX.
-expect_count() {
-	local n
-
-	n=$(grep -Ec -- "$2" "$T/$1")
-	[ "$n" -eq "$3" ] || fail "$1: $n lines match /$2/, expected $3"
-}
-
-# expect_last LINE: the last line of standard output is exactly LINE.
-expect_last() {
-	local last
-
-	last=$(tail -n 1 "$T/out")
-	[ "$last" = "$1" ] || fail "last line is '$last', expected '$1'"
-}
 
 # expect_all_cases RESULT: every one of the 15 cases, numbered in order,
 # has RESULT.
@@ -221,17 +180,4 @@ case_help() {
 	expect_in out '^  test +the GPU Direct test program'
 }
 
-if [ "$CASE" = --list ]; then
-	declare -F | sed -n 's/^declare -f case_//p'
-	exit 0
-fi
-declare -F "case_$CASE" >/dev/null || { echo "no case '$CASE'" >&2; exit 1; }
-[ -x "$CLI" ] || { echo "no CLI at '$CLI'" >&2; exit 1; }
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/hellofpga-gpu.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-export HELLOFPGA_EMU_DIR=$T
-unset HELLOFPGA_DEVICE HELLOFPGA_GPU
-cd "$T" || exit 1
-"case_$CASE"
-echo "PASS: $CASE"
+cases_main gpu HELLOFPGA_GPU

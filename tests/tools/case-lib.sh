@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: MIT
+# case-lib.sh - what the CLI test scripts (cli_test.sh, gpu_test.sh) share;
+# sourced after they set CLI and CASE.  A case is a function case_NAME
+# that returns to pass, or calls fail (exit 1) or skip (exit 77), the
+# results CTest reads.  cases_main runs the one named, in a fresh
+# temporary directory that is also HELLOFPGA_EMU_DIR.
+
+# fail REASON...: the case fails; the end of its output follows the reason.
+fail() {
+	echo "FAIL: $*" >&2
+	for f in out err; do
+		if [ -s "$T/$f" ]; then
+			echo "--- $f:" >&2
+			tail -c 6000 "$T/$f" >&2
+		fi
+	done
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# run ARGS...: run the CLI, output in $T/out and $T/err, status in $rc.
+run() {
+	"$CLI" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+
+expect_rc() {
+	[ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1"
+}
+
+expect_ok() {
+	expect_rc 0
+}
+
+expect_fail() {
+	[ "$rc" -ne 0 ] || fail "exit status 0, expected a failure"
+}
+
+# expect_in FILE REGEX: FILE (out or err) has a line matching REGEX.
+expect_in() {
+	grep -Eq -- "$2" "$T/$1" || fail "$1 does not match /$2/"
+}
+
+# expect_count FILE REGEX N: exactly N lines of FILE match REGEX.
+expect_count() {
+	local n
+
+	n=$(grep -Ec -- "$2" "$T/$1")
+	[ "$n" -eq "$3" ] || fail "$1: $n lines match /$2/, expected $3"
+}
+
+# expect_last LINE: the last line of standard output is exactly LINE.
+expect_last() {
+	local last
+
+	last=$(tail -n 1 "$T/out")
+	[ "$last" = "$1" ] || fail "last line is '$last', expected '$1'"
+}
+
+# cases_main TAG [VARIABLE...]: --list prints the case names; else run case
+# $CASE in a temporary directory hellofpga-TAG.*, with HELLOFPGA_DEVICE
+# and the VARIABLEs unset.
+cases_main() {
+	local tag=$1
+
+	shift
+	if [ "$CASE" = --list ]; then
+		declare -F | sed -n 's/^declare -f case_//p'
+		exit 0
+	fi
+	declare -F "case_$CASE" >/dev/null || { echo "no case '$CASE'" >&2; exit 1; }
+	[ -x "$CLI" ] || { echo "no CLI at '$CLI'" >&2; exit 1; }
+	T=$(mktemp -d "${TMPDIR:-/tmp}/hellofpga-$tag.XXXXXX") || exit 1
+	trap 'rm -rf "$T"' EXIT
+	export HELLOFPGA_EMU_DIR=$T
+	unset HELLOFPGA_DEVICE "$@"
+	cd "$T" || exit 1
+	"case_$CASE"
+	echo "PASS: $CASE"
+}
