@@ -44,7 +44,7 @@
 	(XDMA_STAT_ERR_MASK | XDMA_STAT_DESC_STOPPED |			\
 	 XDMA_STAT_DESC_COMPLETED)
 
-static const char * const xdma_dir_name[] = {
+static const char * const hf_xdma_dir_name[] = {
 	[XDMA_H2C] = "H2C",
 	[XDMA_C2H] = "C2H",
 };
@@ -54,7 +54,7 @@ static const char * const xdma_dir_name[] = {
 /* ------------------------------------------------------------------------ */
 
 /**
- * struct xdma_sg_iter - walks bytes [offset, offset + len) of a scatter list
+ * struct hf_xdma_sg_iter - walks bytes [offset, offset + len) of a scatter list
  *	as runs of physically contiguous bus addresses.
  * @sg: the list
  * @nsg: number of entries
@@ -62,7 +62,7 @@ static const char * const xdma_dir_name[] = {
  * @skip: bytes of entry @idx already consumed
  * @left: bytes still to walk
  */
-struct xdma_sg_iter {
+struct hf_xdma_sg_iter {
 	const struct hf_sg *sg;
 	u32 nsg;
 	u32 idx;
@@ -71,7 +71,7 @@ struct xdma_sg_iter {
 };
 
 /**
- * xdma_sg_check() - validate a scatter list and a byte range of it.
+ * hf_xdma_sg_check() - validate a scatter list and a byte range of it.
  * @sg: the list
  * @nsg: number of entries
  * @offset: first byte of the range
@@ -82,7 +82,7 @@ struct xdma_sg_iter {
  *
  * Return: 0, or -EINVAL.
  */
-static int xdma_sg_check(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len)
+static int hf_xdma_sg_check(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len)
 {
 	u64 total = 0;
 	u32 i;
@@ -104,15 +104,15 @@ static int xdma_sg_check(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len)
 }
 
 /**
- * xdma_sg_iter_start() - position an iterator at byte @offset of a list.
+ * hf_xdma_sg_iter_start() - position an iterator at byte @offset of a list.
  * @it: the iterator
- * @sg: the list (already validated with xdma_sg_check())
+ * @sg: the list (already validated with hf_xdma_sg_check())
  * @nsg: number of entries
  * @offset: first byte
  * @len: bytes to walk
  */
-static void xdma_sg_iter_start(struct xdma_sg_iter *it, const struct hf_sg *sg,
-			       u32 nsg, u64 offset, u64 len)
+static void hf_xdma_sg_iter_start(struct hf_xdma_sg_iter *it, const struct hf_sg *sg,
+				  u32 nsg, u64 offset, u64 len)
 {
 	it->sg = sg;
 	it->nsg = nsg;
@@ -126,7 +126,7 @@ static void xdma_sg_iter_start(struct xdma_sg_iter *it, const struct hf_sg *sg,
 }
 
 /**
- * xdma_sg_next_run() - the next physically contiguous run of the range.
+ * hf_xdma_sg_next_run() - the next physically contiguous run of the range.
  * @it: the iterator
  * @addr: bus address of the run's first byte
  *
@@ -135,7 +135,7 @@ static void xdma_sg_iter_start(struct xdma_sg_iter *it, const struct hf_sg *sg,
  *
  * Return: length of the run in bytes, 0 when the range is exhausted.
  */
-static u64 xdma_sg_next_run(struct xdma_sg_iter *it, u64 *addr)
+static u64 hf_xdma_sg_next_run(struct hf_xdma_sg_iter *it, u64 *addr)
 {
 	u64 run = 0, take;
 
@@ -160,7 +160,7 @@ static u64 xdma_sg_next_run(struct xdma_sg_iter *it, u64 *addr)
 }
 
 /**
- * xdma_chain_count() - number of descriptors a byte range of a list needs.
+ * hf_xdma_chain_count() - number of descriptors a byte range of a list needs.
  * @sg: scatter list of bus-address segments
  * @nsg: number of entries in @sg
  * @offset: first byte of the range within the list
@@ -173,17 +173,17 @@ static u64 xdma_sg_next_run(struct xdma_sg_iter *it, u64 *addr)
  * beyond the end of the list, an empty list, a NULL list or an empty or
  * wrapping entry, -E2BIG when the chain would exceed what the engine counts.
  */
-int xdma_chain_count(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len)
+int hf_xdma_chain_count(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len)
 {
-	struct xdma_sg_iter it;
+	struct hf_xdma_sg_iter it;
 	u64 n = 0, run, addr;
 	int ret;
 
-	ret = xdma_sg_check(sg, nsg, offset, len);
+	ret = hf_xdma_sg_check(sg, nsg, offset, len);
 	if (ret)
 		return ret;
-	xdma_sg_iter_start(&it, sg, nsg, offset, len);
-	while ((run = xdma_sg_next_run(&it, &addr)) != 0)
+	hf_xdma_sg_iter_start(&it, sg, nsg, offset, len);
+	while ((run = hf_xdma_sg_next_run(&it, &addr)) != 0)
 		n += DIV_ROUND_UP(run, (u64)XDMA_DESC_MAX_LEN);
 	if (n > XDMA_CHAIN_MAX)
 		return -E2BIG;
@@ -191,7 +191,7 @@ int xdma_chain_count(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len)
 }
 
 /**
- * xdma_chain_init() - give a chain its descriptor storage.
+ * hf_xdma_chain_init() - give a chain its descriptor storage.
  * @c: the chain
  * @cpu: CPU address of the storage (DMA-coherent)
  * @bus: bus address of the storage
@@ -201,7 +201,7 @@ int xdma_chain_count(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len)
  * (at its CPU or bus address) gets capacity 0, so every build of the chain
  * fails with -ENOSPC.
  */
-void xdma_chain_init(struct xdma_chain *c, void *cpu, u64 bus, u32 capacity)
+void hf_xdma_chain_init(struct hf_xdma_chain *c, void *cpu, u64 bus, u32 capacity)
 {
 	memset(c, 0, sizeof(*c));
 	if (!cpu || !IS_ALIGNED((unsigned long)cpu, XDMA_DESC_SIZE) ||
@@ -213,7 +213,7 @@ void xdma_chain_init(struct xdma_chain *c, void *cpu, u64 bus, u32 capacity)
 }
 
 /**
- * xdma_block_end() - last descriptor of the adjacent block starting at @start.
+ * hf_xdma_block_end() - last descriptor of the adjacent block starting at @start.
  * @bus: bus address of descriptor 0
  * @start: first descriptor of the block
  * @n: descriptors in the chain
@@ -224,7 +224,7 @@ void xdma_chain_init(struct xdma_chain *c, void *cpu, u64 bus, u32 capacity)
  *
  * Return: index of the block's last descriptor.
  */
-static u32 xdma_block_end(u64 bus, u32 start, u32 n)
+static u32 hf_xdma_block_end(u64 bus, u32 start, u32 n)
 {
 	u64 at = bus + (u64)start * XDMA_DESC_SIZE;
 	u32 in_page = at & (XDMA_DESC_BLOCK_BOUNDARY - 1);
@@ -236,7 +236,7 @@ static u32 xdma_block_end(u64 bus, u32 start, u32 n)
 }
 
 /**
- * xdma_desc_put() - write descriptor @i of a chain of @n.
+ * hf_xdma_desc_put() - write descriptor @i of a chain of @n.
  * @c: the chain
  * @i: index of the descriptor
  * @n: descriptors of the chain
@@ -250,10 +250,10 @@ static u32 xdma_block_end(u64 bus, u32 start, u32 n)
  * Links it to descriptor @i + 1 with the Nxt_adj count of the block, or
  * marks it the last one (Stop, Completed, EOP, no next pointer).
  */
-static void xdma_desc_put(struct xdma_chain *c, u32 i, u32 n, u32 *blk_end,
-			  enum xdma_dir dir, u64 bus, u64 card, u32 len)
+static void hf_xdma_desc_put(struct hf_xdma_chain *c, u32 i, u32 n, u32 *blk_end,
+			     enum hf_xdma_dir dir, u64 bus, u64 card, u32 len)
 {
-	struct xdma_desc *d = &c->desc[i];
+	struct hf_xdma_desc *d = &c->desc[i];
 	u32 ctrl = FIELD_PREP(XDMA_DESC_CTRL_MAGIC, XDMA_DESC_MAGIC);
 	u64 src = dir == XDMA_H2C ? bus : card;
 	u64 dst = dir == XDMA_H2C ? card : bus;
@@ -261,7 +261,7 @@ static void xdma_desc_put(struct xdma_chain *c, u32 i, u32 n, u32 *blk_end,
 
 	if (i + 1 < n) {
 		if (i + 1 > *blk_end)
-			*blk_end = xdma_block_end(c->bus, i + 1, n);
+			*blk_end = hf_xdma_block_end(c->bus, i + 1, n);
 		ctrl |= FIELD_PREP(XDMA_DESC_CTRL_NXT_ADJ, *blk_end - (i + 1));
 		next = c->bus + (u64)(i + 1) * XDMA_DESC_SIZE;
 	} else {
@@ -279,7 +279,7 @@ static void xdma_desc_put(struct xdma_chain *c, u32 i, u32 n, u32 *blk_end,
 }
 
 /**
- * xdma_win_take() - length of the next descriptor of a run in a window.
+ * hf_xdma_win_take() - length of the next descriptor of a run in a window.
  * @run: bytes left of the physically contiguous run
  * @win_size: window size, > 0
  * @win_off: offset in the window of the run's next byte; advanced past the
@@ -288,7 +288,7 @@ static void xdma_desc_put(struct xdma_chain *c, u32 i, u32 n, u32 *blk_end,
  * Return: the descriptor's length: the run, cut at XDMA_DESC_MAX_LEN and
  * at the end of the window.
  */
-static u64 xdma_win_take(u64 run, u64 win_size, u64 *win_off)
+static u64 hf_xdma_win_take(u64 run, u64 win_size, u64 *win_off)
 {
 	u64 take = min_t(u64, run, XDMA_DESC_MAX_LEN);
 
@@ -300,43 +300,43 @@ static u64 xdma_win_take(u64 run, u64 win_size, u64 *win_off)
 }
 
 /**
- * xdma_chain_fill() - write the @n descriptors of a checked range.
+ * hf_xdma_chain_fill() - write the @n descriptors of a checked range.
  * @c: the chain, with room for @n descriptors
  * @dir: XDMA_H2C or XDMA_C2H
  * @sg: scatter list of bus-address segments
  * @nsg: number of entries in @sg
  * @offset: first byte of the range within the list
  * @len: length of the range in bytes
- * @n: its descriptors, as xdma_chain_count_window() counts them
+ * @n: its descriptors, as hf_xdma_chain_count_window() counts them
  * @card: card address of the first byte, or of the window (@win_size > 0)
  * @win_size: window size; 0: card addresses advance linearly from @card
  * @win_off: offset in the window of the range's first byte
  */
-static void xdma_chain_fill(struct xdma_chain *c, enum xdma_dir dir,
-			    const struct hf_sg *sg, u32 nsg, u64 offset,
-			    u64 len, u32 n, u64 card, u64 win_size,
-			    u64 win_off)
+static void hf_xdma_chain_fill(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
+			       const struct hf_sg *sg, u32 nsg, u64 offset,
+			       u64 len, u32 n, u64 card, u64 win_size,
+			       u64 win_off)
 {
-	struct xdma_sg_iter it;
+	struct hf_xdma_sg_iter it;
 	u64 run, addr, take, at;
 	u32 i = 0, blk_end;
 
 	c->card_addr = card + win_off;
-	blk_end = xdma_block_end(c->bus, 0, n);
+	blk_end = hf_xdma_block_end(c->bus, 0, n);
 	c->first_adj = blk_end;
-	xdma_sg_iter_start(&it, sg, nsg, offset, len);
-	while ((run = xdma_sg_next_run(&it, &addr)) != 0) {
+	hf_xdma_sg_iter_start(&it, sg, nsg, offset, len);
+	while ((run = hf_xdma_sg_next_run(&it, &addr)) != 0) {
 		while (run) {
 			if (win_size) {
 				at = card + win_off;
-				take = xdma_win_take(run, win_size, &win_off);
+				take = hf_xdma_win_take(run, win_size, &win_off);
 			} else {
 				at = card;
 				take = min_t(u64, run, XDMA_DESC_MAX_LEN);
 				card += take;
 			}
-			xdma_desc_put(c, i++, n, &blk_end, dir, addr, at,
-				      (u32)take);
+			hf_xdma_desc_put(c, i++, n, &blk_end, dir, addr, at,
+					 (u32)take);
 			addr += take;
 			run -= take;
 		}
@@ -347,8 +347,8 @@ static void xdma_chain_fill(struct xdma_chain *c, enum xdma_dir dir,
 }
 
 /**
- * xdma_chain_build() - write the descriptors of a transfer.
- * @c: the chain, with storage from xdma_chain_init()
+ * hf_xdma_chain_build() - write the descriptors of a transfer.
+ * @c: the chain, with storage from hf_xdma_chain_init()
  * @dir: XDMA_H2C (bus -> card) or XDMA_C2H (card -> bus)
  * @sg: scatter list of bus-address segments
  * @nsg: number of entries in @sg
@@ -362,17 +362,17 @@ static void xdma_chain_fill(struct xdma_chain *c, enum xdma_dir dir,
  * @c->bus + 32 * (i + 1); the last one has Stop, Completed and EOP and a next
  * pointer of 0.  The Nxt_adj field of descriptor i counts the descriptors
  * after descriptor i + 1 in the same adjacent block, @c->first_adj those
- * after descriptor 0 (see xdma_block_end()).
+ * after descriptor 0 (see hf_xdma_block_end()).
  *
  * On failure the chain is left unusable (count 0).
  *
- * Return: 0, -EINVAL (bad range or list, see xdma_chain_count(), or a bad
+ * Return: 0, -EINVAL (bad range or list, see hf_xdma_chain_count(), or a bad
  * direction), -E2BIG, -EOVERFLOW when the card range wraps the 64-bit
  * address space, -ENOSPC when the storage holds too few descriptors.
  */
-int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
-		     const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
-		     u64 card_addr)
+int hf_xdma_chain_build(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
+			const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
+			u64 card_addr)
 {
 	int ret;
 
@@ -380,54 +380,54 @@ int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
 	c->bytes = 0;
 	if (dir != XDMA_H2C && dir != XDMA_C2H)
 		return -EINVAL;
-	ret = xdma_chain_count(sg, nsg, offset, len);
+	ret = hf_xdma_chain_count(sg, nsg, offset, len);
 	if (ret < 0)
 		return ret;
 	if (len - 1 > ~0ull - card_addr)
 		return -EOVERFLOW;
 	if (!c->desc || (u32)ret > c->capacity)
 		return -ENOSPC;
-	xdma_chain_fill(c, dir, sg, nsg, offset, len, ret, card_addr, 0, 0);
+	hf_xdma_chain_fill(c, dir, sg, nsg, offset, len, ret, card_addr, 0, 0);
 	return 0;
 }
 
 /**
- * xdma_chain_count_window() - descriptors of a range whose card addresses
+ * hf_xdma_chain_count_window() - descriptors of a range whose card addresses
  *	wrap inside a window.
  * @sg: scatter list of bus-address segments
  * @nsg: number of entries in @sg
  * @offset: first byte of the range within the list
  * @len: length of the range in bytes
  * @win_size: size of the card address window in bytes; 0 for none (card
- *	addresses advance linearly: xdma_chain_count())
+ *	addresses advance linearly: hf_xdma_chain_count())
  * @win_off: offset in the window that the range's first byte goes to,
  *	below @win_size
  *
- * As xdma_chain_count(), and a descriptor also ends where the window ends:
+ * As hf_xdma_chain_count(), and a descriptor also ends where the window ends:
  * the byte after it goes to the window's first address again.
  *
  * Return: the number of descriptors; -EINVAL for a bad range or list (see
- * xdma_chain_count()) or @win_off outside the window; -E2BIG when the
+ * hf_xdma_chain_count()) or @win_off outside the window; -E2BIG when the
  * chain would exceed what the engine counts.
  */
-int xdma_chain_count_window(const struct hf_sg *sg, u32 nsg, u64 offset,
-			    u64 len, u64 win_size, u64 win_off)
+int hf_xdma_chain_count_window(const struct hf_sg *sg, u32 nsg, u64 offset,
+			       u64 len, u64 win_size, u64 win_off)
 {
-	struct xdma_sg_iter it;
+	struct hf_xdma_sg_iter it;
 	u64 n = 0, run, addr;
 	int ret;
 
 	if (!win_size)
-		return xdma_chain_count(sg, nsg, offset, len);
+		return hf_xdma_chain_count(sg, nsg, offset, len);
 	if (win_off >= win_size)
 		return -EINVAL;
-	ret = xdma_sg_check(sg, nsg, offset, len);
+	ret = hf_xdma_sg_check(sg, nsg, offset, len);
 	if (ret)
 		return ret;
-	xdma_sg_iter_start(&it, sg, nsg, offset, len);
-	while ((run = xdma_sg_next_run(&it, &addr)) != 0) {
+	hf_xdma_sg_iter_start(&it, sg, nsg, offset, len);
+	while ((run = hf_xdma_sg_next_run(&it, &addr)) != 0) {
 		while (run) {
-			run -= xdma_win_take(run, win_size, &win_off);
+			run -= hf_xdma_win_take(run, win_size, &win_off);
 			if (++n > XDMA_CHAIN_MAX)
 				return -E2BIG;
 		}
@@ -436,9 +436,9 @@ int xdma_chain_count_window(const struct hf_sg *sg, u32 nsg, u64 offset,
 }
 
 /**
- * xdma_chain_build_window() - write the descriptors of a transfer whose card
+ * hf_xdma_chain_build_window() - write the descriptors of a transfer whose card
  *	addresses wrap inside a window (Xilinx's "aperture" transfers).
- * @c: the chain, with storage from xdma_chain_init()
+ * @c: the chain, with storage from hf_xdma_chain_init()
  * @dir: XDMA_H2C (bus -> card) or XDMA_C2H (card -> bus)
  * @sg: scatter list of bus-address segments
  * @nsg: number of entries in @sg
@@ -446,7 +446,7 @@ int xdma_chain_count_window(const struct hf_sg *sg, u32 nsg, u64 offset,
  * @len: length of the range in bytes
  * @win_base: card (AXI) address of the window's first byte
  * @win_size: size of the window; 0 for none: the range goes to card
- *	addresses @win_base + @win_off onwards, as xdma_chain_build() does
+ *	addresses @win_base + @win_off onwards, as hf_xdma_chain_build() does
  * @win_off: offset in the window that the range's first byte goes to,
  *	below @win_size
  *
@@ -454,7 +454,7 @@ int xdma_chain_count_window(const struct hf_sg *sg, u32 nsg, u64 offset,
  * @win_base + (@win_off + i) mod @win_size: descriptors are split where
  * the window ends, and the next one starts at @win_base again.  Links,
  * adjacent counts and the flags of the last descriptor are as
- * xdma_chain_build() makes them; @c->card_addr is the card address of the
+ * hf_xdma_chain_build() makes them; @c->card_addr is the card address of the
  * first byte.  Allocates nothing; on failure the chain is left unusable.
  *
  * Return: 0; -EINVAL (bad range or list, bad direction, @win_off outside
@@ -462,31 +462,31 @@ int xdma_chain_count_window(const struct hf_sg *sg, u32 nsg, u64 offset,
  * card range) wraps the 64-bit address space, -ENOSPC when the storage
  * holds too few descriptors.
  */
-int xdma_chain_build_window(struct xdma_chain *c, enum xdma_dir dir,
-			    const struct hf_sg *sg, u32 nsg, u64 offset,
-			    u64 len, u64 win_base, u64 win_size, u64 win_off)
+int hf_xdma_chain_build_window(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
+			       const struct hf_sg *sg, u32 nsg, u64 offset,
+			       u64 len, u64 win_base, u64 win_size, u64 win_off)
 {
 	int ret;
 
 	if (!win_size) {
 		if (win_off > ~0ull - win_base)
 			return -EOVERFLOW;
-		return xdma_chain_build(c, dir, sg, nsg, offset, len,
-					win_base + win_off);
+		return hf_xdma_chain_build(c, dir, sg, nsg, offset, len,
+					   win_base + win_off);
 	}
 	c->count = 0;
 	c->bytes = 0;
 	if (dir != XDMA_H2C && dir != XDMA_C2H)
 		return -EINVAL;
-	ret = xdma_chain_count_window(sg, nsg, offset, len, win_size, win_off);
+	ret = hf_xdma_chain_count_window(sg, nsg, offset, len, win_size, win_off);
 	if (ret < 0)
 		return ret;
 	if (win_size - 1 > ~0ull - win_base)
 		return -EOVERFLOW;
 	if (!c->desc || (u32)ret > c->capacity)
 		return -ENOSPC;
-	xdma_chain_fill(c, dir, sg, nsg, offset, len, ret, win_base, win_size,
-			win_off);
+	hf_xdma_chain_fill(c, dir, sg, nsg, offset, len, ret, win_base, win_size,
+			   win_off);
 	return 0;
 }
 
@@ -495,13 +495,13 @@ int xdma_chain_build_window(struct xdma_chain *c, enum xdma_dir dir,
 /* ------------------------------------------------------------------------ */
 
 /**
- * xdma_id_is_mm_channel() - whether an identifier is an AXI-MM channel.
+ * hf_xdma_id_is_mm_channel() - whether an identifier is an AXI-MM channel.
  * @id: identifier register value
  * @target: expected target (XDMA_TARGET_H2C or XDMA_TARGET_C2H)
  *
  * Return: true for an XDMA memory-mapped channel of @target.
  */
-static bool xdma_id_is_mm_channel(u32 id, u32 target)
+static bool hf_xdma_id_is_mm_channel(u32 id, u32 target)
 {
 	return FIELD_GET(XDMA_ID_SUBSYSTEM, id) == XDMA_ID_SUBSYSTEM_VALUE &&
 	       FIELD_GET(XDMA_ID_TARGET, id) == target &&
@@ -509,7 +509,7 @@ static bool xdma_id_is_mm_channel(u32 id, u32 target)
 }
 
 /**
- * xdma_probe_dir() - count the channels of one direction.
+ * hf_xdma_probe_dir() - count the channels of one direction.
  * @bar: the DMA/config BAR
  * @target: XDMA_TARGET_H2C or XDMA_TARGET_C2H
  * @num: channels found (contiguous from channel 0)
@@ -517,7 +517,7 @@ static bool xdma_id_is_mm_channel(u32 id, u32 target)
  *
  * Return: 0, or -ENODEV when a read returns all ones.
  */
-static int xdma_probe_dir(const struct hf_mmio *bar, u32 target, u32 *num, u32 *first_id)
+static int hf_xdma_probe_dir(const struct hf_mmio *bar, u32 target, u32 *num, u32 *first_id)
 {
 	u32 ch, id;
 
@@ -529,7 +529,7 @@ static int xdma_probe_dir(const struct hf_mmio *bar, u32 target, u32 *num, u32 *
 			return -ENODEV;
 		if (!ch)
 			*first_id = id;
-		if (!xdma_id_is_mm_channel(id, target))
+		if (!hf_xdma_id_is_mm_channel(id, target))
 			break;
 		*num = ch + 1;
 	}
@@ -537,7 +537,7 @@ static int xdma_probe_dir(const struct hf_mmio *bar, u32 target, u32 *num, u32 *
 }
 
 /**
- * xdma_dev_probe() - identify the XDMA IP behind a BAR and count its channels.
+ * hf_xdma_dev_probe() - identify the XDMA IP behind a BAR and count its channels.
  * @xdev: filled in
  * @bar: the mapped DMA/config BAR
  *
@@ -549,17 +549,17 @@ static int xdma_probe_dir(const struct hf_mmio *bar, u32 target, u32 *num, u32 *
  * Return: 0, or -ENODEV when the card does not respond (reads all ones) or
  * has no memory-mapped channel.
  */
-int xdma_dev_probe(struct xdma_dev *xdev, const struct hf_mmio *bar)
+int hf_xdma_dev_probe(struct hf_xdma_dev *xdev, const struct hf_mmio *bar)
 {
 	u32 h2c_id, c2h_id;
 	int ret;
 
 	memset(xdev, 0, sizeof(*xdev));
 	xdev->bar = bar;
-	ret = xdma_probe_dir(bar, XDMA_TARGET_H2C, &xdev->num_h2c, &h2c_id);
+	ret = hf_xdma_probe_dir(bar, XDMA_TARGET_H2C, &xdev->num_h2c, &h2c_id);
 	if (!ret)
-		ret = xdma_probe_dir(bar, XDMA_TARGET_C2H, &xdev->num_c2h,
-				     &c2h_id);
+		ret = hf_xdma_probe_dir(bar, XDMA_TARGET_C2H, &xdev->num_c2h,
+					&c2h_id);
 	if (ret) {
 		hf_os_log("xdma: card not responding (reads all ones): removed or link down");
 		return ret;
@@ -575,7 +575,7 @@ int xdma_dev_probe(struct xdma_dev *xdev, const struct hf_mmio *bar)
 }
 
 /**
- * xdma_dev_set_vectors() - program the IRQ block's vector numbers.
+ * hf_xdma_dev_set_vectors() - program the IRQ block's vector numbers.
  * @xdev: the card, probed
  * @chan_first: vector of engine 0 (engine order: H2C channels, then C2H)
  * @user_first: vector of user interrupt 0
@@ -584,8 +584,8 @@ int xdma_dev_probe(struct xdma_dev *xdev, const struct hf_mmio *bar)
  *	engine n gets @chan_first + n and user interrupt n @user_first + n
  *	(MSI-X, or multi-vector MSI)
  */
-void xdma_dev_set_vectors(struct xdma_dev *xdev, u32 chan_first,
-			  u32 user_first, bool shared)
+void hf_xdma_dev_set_vectors(struct hf_xdma_dev *xdev, u32 chan_first,
+			     u32 user_first, bool shared)
 {
 	u32 n = xdev->num_h2c + xdev->num_c2h;
 	u32 reg = 0, i, vec;
@@ -615,23 +615,23 @@ void xdma_dev_set_vectors(struct xdma_dev *xdev, u32 chan_first,
 /* ------------------------------------------------------------------------ */
 
 /**
- * struct xdma_buf - a text buffer filled piece by piece.
+ * struct hf_xdma_buf - a text buffer filled piece by piece.
  * @buf: the buffer, always NUL terminated when @len > 0
  * @len: its size
  * @pos: characters written so far (may exceed @len on truncation)
  */
-struct xdma_buf {
+struct hf_xdma_buf {
 	char *buf;
 	size_t len;
 	size_t pos;
 };
 
 /**
- * xdma_buf_add() - append a string to a buffer, separating items by ", ".
+ * hf_xdma_buf_add() - append a string to a buffer, separating items by ", ".
  * @b: the buffer
  * @s: the text
  */
-static void xdma_buf_add(struct xdma_buf *b, const char *s)
+static void hf_xdma_buf_add(struct hf_xdma_buf *b, const char *s)
 {
 	int n;
 
@@ -644,14 +644,14 @@ static void xdma_buf_add(struct xdma_buf *b, const char *s)
 }
 
 /**
- * xdma_buf_add_field() - append an error field with its sub-bits by name.
+ * hf_xdma_buf_add_field() - append an error field with its sub-bits by name.
  * @b: the buffer
  * @what: name of the field ("read error")
  * @val: value of the field (5 bits)
  * @names: name of each sub-bit, NULL for one the field does not define
  */
-static void xdma_buf_add_field(struct xdma_buf *b, const char *what, u32 val,
-			       const char * const names[5])
+static void hf_xdma_buf_add_field(struct hf_xdma_buf *b, const char *what, u32 val,
+				  const char * const names[5])
 {
 	char tmp[160];
 	size_t pos;
@@ -676,10 +676,10 @@ static void xdma_buf_add_field(struct xdma_buf *b, const char *what, u32 val,
 	}
 	if (pos < sizeof(tmp))
 		snprintf(tmp + pos, sizeof(tmp) - pos, ")");
-	xdma_buf_add(b, tmp);
+	hf_xdma_buf_add(b, tmp);
 }
 
-static const char * const xdma_h2c_read_err[5] = {
+static const char * const hf_xdma_h2c_read_err[5] = {
 	"unsupported request reading host memory",
 	"completer abort reading host memory",
 	"parity error reading host memory",
@@ -687,19 +687,19 @@ static const char * const xdma_h2c_read_err[5] = {
 	"unexpected completion reading host memory",
 };
 
-static const char * const xdma_c2h_read_err[5] = {
+static const char * const hf_xdma_c2h_read_err[5] = {
 	"decode error at card address",
 	"slave error at card address",
 };
 
-static const char * const xdma_h2c_write_err[5] = {
+static const char * const hf_xdma_h2c_write_err[5] = {
 	"decode error at card address",
 	"slave error at card address",
 };
 
-static const char * const xdma_no_field[5];
+static const char * const hf_xdma_no_field[5];
 
-static const char * const xdma_desc_err[5] = {
+static const char * const hf_xdma_desc_err[5] = {
 	"unsupported request",
 	"completer abort",
 	"parity error",
@@ -708,7 +708,7 @@ static const char * const xdma_desc_err[5] = {
 };
 
 /**
- * xdma_decode_status() - explain a channel status register value.
+ * hf_xdma_decode_status() - explain a channel status register value.
  * @dir: direction of the channel (the error sub-fields differ)
  * @status: value of the status register
  * @buf: receives the text, one item per bit or field set, separated by
@@ -718,9 +718,9 @@ static const char * const xdma_desc_err[5] = {
  * Return: 0 when no error bit is set, -ENODEV for an all-ones value (card
  * gone), -EIO otherwise.
  */
-int xdma_decode_status(enum xdma_dir dir, u32 status, char *buf, size_t len)
+int hf_xdma_decode_status(enum hf_xdma_dir dir, u32 status, char *buf, size_t len)
 {
-	struct xdma_buf b = { .buf = buf, .len = len, .pos = 0 };
+	struct hf_xdma_buf b = { .buf = buf, .len = len, .pos = 0 };
 	bool h2c = dir == XDMA_H2C;
 	char tmp[32];
 	u32 bit;
@@ -728,45 +728,45 @@ int xdma_decode_status(enum xdma_dir dir, u32 status, char *buf, size_t len)
 	if (len)
 		buf[0] = '\0';
 	if (status == XDMA_ID_DEAD) {
-		xdma_buf_add(&b, "card not responding (reads all ones)");
+		hf_xdma_buf_add(&b, "card not responding (reads all ones)");
 		return -ENODEV;
 	}
 	if (status & XDMA_STAT_BUSY)
-		xdma_buf_add(&b, "busy");
+		hf_xdma_buf_add(&b, "busy");
 	if (status & XDMA_STAT_DESC_STOPPED)
-		xdma_buf_add(&b, "descriptor stopped");
+		hf_xdma_buf_add(&b, "descriptor stopped");
 	if (status & XDMA_STAT_DESC_COMPLETED)
-		xdma_buf_add(&b, "descriptor completed");
+		hf_xdma_buf_add(&b, "descriptor completed");
 	if (status & XDMA_STAT_ALIGN_MISMATCH)
-		xdma_buf_add(&b, "alignment mismatch");
+		hf_xdma_buf_add(&b, "alignment mismatch");
 	if (status & XDMA_STAT_MAGIC_STOPPED)
-		xdma_buf_add(&b, "bad descriptor magic");
+		hf_xdma_buf_add(&b, "bad descriptor magic");
 	if (status & XDMA_STAT_INVALID_LENGTH)
-		xdma_buf_add(&b, "invalid length");
+		hf_xdma_buf_add(&b, "invalid length");
 	if (status & XDMA_STAT_IDLE_STOPPED)
-		xdma_buf_add(&b, "idle stopped");
+		hf_xdma_buf_add(&b, "idle stopped");
 	if (status & XDMA_STAT_READ_ERROR)
-		xdma_buf_add_field(&b, "read error",
-				   FIELD_GET(XDMA_STAT_READ_ERROR, status),
-				   h2c ? xdma_h2c_read_err : xdma_c2h_read_err);
+		hf_xdma_buf_add_field(&b, "read error",
+				      FIELD_GET(XDMA_STAT_READ_ERROR, status),
+				      h2c ? hf_xdma_h2c_read_err : hf_xdma_c2h_read_err);
 	if (status & XDMA_STAT_WRITE_ERROR)
-		xdma_buf_add_field(&b, "write error",
-				   FIELD_GET(XDMA_STAT_WRITE_ERROR, status),
-				   h2c ? xdma_h2c_write_err : xdma_no_field);
+		hf_xdma_buf_add_field(&b, "write error",
+				      FIELD_GET(XDMA_STAT_WRITE_ERROR, status),
+				      h2c ? hf_xdma_h2c_write_err : hf_xdma_no_field);
 	if (status & XDMA_STAT_DESC_ERROR)
-		xdma_buf_add_field(&b, "descriptor error",
-				   FIELD_GET(XDMA_STAT_DESC_ERROR, status),
-				   xdma_desc_err);
+		hf_xdma_buf_add_field(&b, "descriptor error",
+				      FIELD_GET(XDMA_STAT_DESC_ERROR, status),
+				      hf_xdma_desc_err);
 	for (bit = 0; bit < 32; bit++) {
 		if (!(status & BIT(bit) & ~(XDMA_STAT_BUSY |
 					     XDMA_IRQ_MASK_BITS |
 					     XDMA_STAT_IDLE_STOPPED)))
 			continue;
 		snprintf(tmp, sizeof(tmp), "reserved bit %u", bit);
-		xdma_buf_add(&b, tmp);
+		hf_xdma_buf_add(&b, tmp);
 	}
 	if (!b.pos)
-		xdma_buf_add(&b, "none");
+		hf_xdma_buf_add(&b, "none");
 	return status & XDMA_STAT_ERR_MASK ? -EIO : 0;
 }
 
@@ -774,40 +774,40 @@ int xdma_decode_status(enum xdma_dir dir, u32 status, char *buf, size_t len)
 /* Engines                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static inline u32 xdma_rd(const struct xdma_engine *e, u32 off)
+static inline u32 hf_xdma_rd(const struct hf_xdma_engine *e, u32 off)
 {
 	return hf_ioread32(e->xdev->bar, e->base + off);
 }
 
-static inline void xdma_wr(const struct xdma_engine *e, u32 off, u32 val)
+static inline void hf_xdma_wr(const struct hf_xdma_engine *e, u32 off, u32 val)
 {
 	hf_iowrite32(val, e->xdev->bar, e->base + off);
 }
 
-static inline void xdma_sg_wr(const struct xdma_engine *e, u32 off, u32 val)
+static inline void hf_xdma_sg_wr(const struct hf_xdma_engine *e, u32 off, u32 val)
 {
 	hf_iowrite32(val, e->xdev->bar, e->sgdma_base + off);
 }
 
-static inline void xdma_irq_wr(const struct xdma_engine *e, u32 off, u32 val)
+static inline void hf_xdma_irq_wr(const struct hf_xdma_engine *e, u32 off, u32 val)
 {
 	hf_iowrite32(val, e->xdev->bar, XDMA_IRQ_BASE + off);
 }
 
 /**
- * xdma_engine_halt_bit() - this engine's bit in the SGDMA common halt field.
+ * hf_xdma_engine_halt_bit() - this engine's bit in the SGDMA common halt field.
  * @e: the engine
  *
  * Return: the bit.
  */
-static u32 xdma_engine_halt_bit(const struct xdma_engine *e)
+static u32 hf_xdma_engine_halt_bit(const struct hf_xdma_engine *e)
 {
 	return e->dir == XDMA_H2C ? XDMA_SGDMA_HALT_H2C(e->ch) :
 				    XDMA_SGDMA_HALT_C2H(e->ch);
 }
 
 /**
- * xdma_engine_stop_bound() - how long a stopped engine may take to go idle.
+ * hf_xdma_engine_stop_bound() - how long a stopped engine may take to go idle.
  * @e: the engine
  * @c: the chain it runs, or NULL when unknown (a descriptor of any length)
  * @done: descriptors of @c the engine has completed
@@ -815,15 +815,15 @@ static u32 xdma_engine_halt_bit(const struct xdma_engine *e)
  * Clearing Run lets the descriptor in progress finish (PG195), so the bound
  * is what that descriptor can still take at the link's rate, shared with
  * every other engine of the direction, with a margin; never less than
- * XDMA_STOP_MIN_NS, never more than xdma_dev.stop_max_ns (also the answer
+ * XDMA_STOP_MIN_NS, never more than hf_xdma_dev.stop_max_ns (also the answer
  * when the link rate is unknown).
  *
  * Return: the bound in ns.
  */
-static u64 xdma_engine_stop_bound(const struct xdma_engine *e,
-				  const struct xdma_chain *c, u32 done)
+static u64 hf_xdma_engine_stop_bound(const struct hf_xdma_engine *e,
+				     const struct hf_xdma_chain *c, u32 done)
 {
-	const struct xdma_dev *xdev = e->xdev;
+	const struct hf_xdma_dev *xdev = e->xdev;
 	u64 cap = xdev->stop_max_ns ? xdev->stop_max_ns :
 				      XDMA_STOP_MAX_DEFAULT_NS;
 	u32 share = e->dir == XDMA_H2C ? xdev->num_h2c : xdev->num_c2h;
@@ -843,7 +843,7 @@ static u64 xdma_engine_stop_bound(const struct xdma_engine *e,
 }
 
 /**
- * xdma_engine_idle() - whether an engine is idle, by two looks.
+ * hf_xdma_engine_idle() - whether an engine is idle, by two looks.
  * @e: the engine
  * @status: receives the status register (not cleared)
  *
@@ -852,19 +852,19 @@ static u64 xdma_engine_stop_bound(const struct xdma_engine *e,
  *
  * Return: 1 idle, 0 not (yet), -ENODEV when the card reads all ones.
  */
-static int xdma_engine_idle(struct xdma_engine *e, u32 *status)
+static int hf_xdma_engine_idle(struct hf_xdma_engine *e, u32 *status)
 {
 	u32 d1, d2;
 
-	*status = xdma_rd(e, XDMA_CHAN_STATUS);
+	*status = hf_xdma_rd(e, XDMA_CHAN_STATUS);
 	if (*status == XDMA_ID_DEAD)
 		return -ENODEV;
 	if (*status & XDMA_STAT_BUSY)
 		return 0;
-	d1 = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+	d1 = hf_xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
 	hf_os_sleep_us(XDMA_STOP_STABLE_US);
-	*status = xdma_rd(e, XDMA_CHAN_STATUS);
-	d2 = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+	*status = hf_xdma_rd(e, XDMA_CHAN_STATUS);
+	d2 = hf_xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
 	if (d1 == XDMA_ID_DEAD || d2 == XDMA_ID_DEAD ||
 	    *status == XDMA_ID_DEAD)
 		return -ENODEV;
@@ -872,14 +872,14 @@ static int xdma_engine_idle(struct xdma_engine *e, u32 *status)
 }
 
 /**
- * xdma_engine_stop() - stop an engine and prove it idle.
+ * hf_xdma_engine_stop() - stop an engine and prove it idle.
  * @e: the engine
  * @c: the chain it runs, or NULL when unknown
  * @status: receives the last status read (not cleared)
  *
  * Clears Run and halts the engine's descriptor fetch in the SGDMA common
- * block, then waits, bounded by xdma_engine_stop_bound(), sleeping between
- * looks, until xdma_engine_idle() says so; the wait is not interruptible
+ * block, then waits, bounded by hf_xdma_engine_stop_bound(), sleeping between
+ * looks, until hf_xdma_engine_idle() says so; the wait is not interruptible
  * (freeing memory the card still writes is worse than a late return).
  * When idle the halt is released.  When not, the engine is wedged:
  * @e->wedged is set and the halt stays, so that an engine that finishes
@@ -888,25 +888,25 @@ static int xdma_engine_idle(struct xdma_engine *e, u32 *status)
  * Return: 0 when idle, -EBUSY when wedged, -ENODEV when the card reads all
  * ones (removed or link down: it cannot move data either).
  */
-static int xdma_engine_stop(struct xdma_engine *e, const struct xdma_chain *c,
-			    u32 *status)
+static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
+			       u32 *status)
 {
 	const struct hf_mmio *bar = e->xdev->bar;
-	u32 halt = xdma_engine_halt_bit(e);
+	u32 halt = hf_xdma_engine_halt_bit(e);
 	u32 sleep_us = XDMA_STOP_SLEEP_MIN_US, done;
 	u64 deadline;
 	int idle;
 
 	*status = XDMA_ID_DEAD;
-	xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+	hf_xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
 	hf_iowrite32(halt, bar, XDMA_SGDMA_COMMON_BASE +
 		     XDMA_SGDMA_COMMON_CTRL_W1S);
-	done = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+	done = hf_xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
 	if (done == XDMA_ID_DEAD)
 		return -ENODEV;
-	deadline = hf_os_now_ns() + xdma_engine_stop_bound(e, c, done);
+	deadline = hf_os_now_ns() + hf_xdma_engine_stop_bound(e, c, done);
 	for (;;) {
-		idle = xdma_engine_idle(e, status);
+		idle = hf_xdma_engine_idle(e, status);
 		if (idle < 0)
 			return idle;
 		if (idle)
@@ -925,9 +925,9 @@ static int xdma_engine_stop(struct xdma_engine *e, const struct xdma_chain *c,
 }
 
 /**
- * xdma_engine_init() - prepare one engine for transfers.
+ * hf_xdma_engine_init() - prepare one engine for transfers.
  * @e: the engine
- * @xdev: the card, probed with xdma_dev_probe()
+ * @xdev: the card, probed with hf_xdma_dev_probe()
  * @dir: XDMA_H2C or XDMA_C2H
  * @ch: channel number within the direction
  * @poll: complete by poll-mode writeback (else by interrupt)
@@ -939,7 +939,7 @@ static int xdma_engine_stop(struct xdma_engine *e, const struct xdma_chain *c,
  * proves it idle, clears its status, programs its interrupt mask and, in
  * poll mode, the writeback address with the channel interrupt disabled in
  * the IRQ block; in interrupt mode the channel interrupt is enabled in the
- * IRQ block.  The caller installs the interrupt handler (xdma_engine_isr())
+ * IRQ block.  The caller installs the interrupt handler (hf_xdma_engine_isr())
  * before the first run, and enables bus mastering only once every engine
  * of the card is initialised (an engine left running would otherwise go on
  * with stale descriptors).
@@ -948,9 +948,9 @@ static int xdma_engine_stop(struct xdma_engine *e, const struct xdma_chain *c,
  * area, -ENODEV when the card does not respond, -EBUSY when the engine
  * does not stop.
  */
-int xdma_engine_init(struct xdma_engine *e, struct xdma_dev *xdev,
-		     enum xdma_dir dir, u32 ch, bool poll,
-		     void *wb_cpu, u64 wb_bus)
+int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
+			enum hf_xdma_dir dir, u32 ch, bool poll,
+			void *wb_cpu, u64 wb_bus)
 {
 	u32 align, status;
 	int ret;
@@ -977,7 +977,7 @@ int xdma_engine_init(struct xdma_engine *e, struct xdma_dev *xdev,
 	e->wb_area = e->wb;
 	e->wb_area_bus = e->wb_bus;
 
-	align = xdma_rd(e, XDMA_CHAN_ALIGNMENTS);
+	align = hf_xdma_rd(e, XDMA_CHAN_ALIGNMENTS);
 	if (align == XDMA_ID_DEAD)
 		return -ENODEV;
 	e->addr_align = max_t(u32, FIELD_GET(XDMA_ALIGN_ADDR, align), 1);
@@ -985,83 +985,83 @@ int xdma_engine_init(struct xdma_engine *e, struct xdma_dev *xdev,
 	e->addr_bits = FIELD_GET(XDMA_ALIGN_ADDR_BITS, align);
 
 	/* Left running (a crashed user, a previous driver): stop it. */
-	ret = xdma_engine_stop(e, NULL, &status);
+	ret = hf_xdma_engine_stop(e, NULL, &status);
 	if (ret) {
-		hf_os_log("xdma: %s%u: %s", xdma_dir_name[dir], ch,
+		hf_os_log("xdma: %s%u: %s", hf_xdma_dir_name[dir], ch,
 			  ret == -EBUSY ? "engine left running does not stop" :
 					  "card not responding");
 		return ret;
 	}
-	status = xdma_rd(e, XDMA_CHAN_STATUS_RC);
+	status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
 	if (status == XDMA_ID_DEAD)
 		return -ENODEV;
-	xdma_wr(e, XDMA_CHAN_IRQ_MASK, XDMA_IRQ_MASK_BITS);
+	hf_xdma_wr(e, XDMA_CHAN_IRQ_MASK, XDMA_IRQ_MASK_BITS);
 	if (poll) {
 		WRITE_ONCE(*e->wb, 0);
-		xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(wb_bus));
-		xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(wb_bus));
-		xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
+		hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(wb_bus));
+		hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(wb_bus));
+		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
 	} else {
-		xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
 	}
 	hf_os_event_init(&e->irq_event);
 	return 0;
 }
 
 /**
- * xdma_engine_fini() - stop an engine and disable its interrupt.
- * @e: the engine, initialised with xdma_engine_init()
+ * hf_xdma_engine_fini() - stop an engine and disable its interrupt.
+ * @e: the engine, initialised with hf_xdma_engine_init()
  *
  * The caller frees the interrupt handler after this returns.
  */
-void xdma_engine_fini(struct xdma_engine *e)
+void hf_xdma_engine_fini(struct hf_xdma_engine *e)
 {
 	if (!e->xdev)
 		return;
-	xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
-	xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
+	hf_xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+	hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
 	e->prog_valid = false;
 	hf_os_event_destroy(&e->irq_event);
 	e->xdev = NULL;
 }
 
 /**
- * xdma_engine_isr() - interrupt of one engine (its own vector, or called by
- *	the shared handler for each bit xdma_dev_isr_pending() returned).
+ * hf_xdma_engine_isr() - interrupt of one engine (its own vector, or called by
+ *	the shared handler for each bit hf_xdma_dev_isr_pending() returned).
  * @e: the engine
  *
  * Masks the engine's channel interrupt in the IRQ block (the request stays
- * asserted until xdma_engine_run() reads the status) and wakes the waiter.
+ * asserted until hf_xdma_engine_run() reads the status) and wakes the waiter.
  * Reads no register.
  */
-void xdma_engine_isr(struct xdma_engine *e)
+void hf_xdma_engine_isr(struct hf_xdma_engine *e)
 {
-	xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
+	hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
 	hf_os_event_signal(&e->irq_event);
 }
 
 /**
- * xdma_engine_abort() - wake a run waiting on @e because the card is being
+ * hf_xdma_engine_abort() - wake a run waiting on @e because the card is being
  *	removed; the caller has set @e->xdev->gone (WRITE_ONCE) and issued a
  *	full barrier first, so the run sees it and ends with -ENODEV.
  * @e: an initialised engine
  */
-void xdma_engine_abort(struct xdma_engine *e)
+void hf_xdma_engine_abort(struct hf_xdma_engine *e)
 {
 	hf_os_event_signal(&e->irq_event);
 }
 
 /**
- * xdma_engine_cancel() - end the run in progress on @e early.
+ * hf_xdma_engine_cancel() - end the run in progress on @e early.
  * @e: an initialised engine
  *
  * For revocation: the memory of the run is going away.  The run stops its
- * engine, proves it idle (bounded, see xdma_engine_run()) and fails with
+ * engine, proves it idle (bounded, see hf_xdma_engine_run()) and fails with
  * -ECANCELED.  Callable from any context that may signal an event; the
  * caller makes sure the run it means is the one in progress (see
- * struct xdma_engine, @cancel).
+ * struct hf_xdma_engine, @cancel).
  */
-void xdma_engine_cancel(struct xdma_engine *e)
+void hf_xdma_engine_cancel(struct hf_xdma_engine *e)
 {
 	WRITE_ONCE(e->cancel, true);
 	/* the flag before the wake-up; pairs with the waiters' checks */
@@ -1070,7 +1070,7 @@ void xdma_engine_cancel(struct xdma_engine *e)
 }
 
 /**
- * xdma_engine_quiesce() - stop an engine outside a run and prove it idle.
+ * hf_xdma_engine_quiesce() - stop an engine outside a run and prove it idle.
  * @e: an initialised engine, no run in progress
  * @c: the chain it last ran, or NULL when unknown
  *
@@ -1080,15 +1080,15 @@ void xdma_engine_cancel(struct xdma_engine *e)
  * Return: 0 when idle, -EBUSY when the engine is wedged (@e->wedged set),
  * -ENODEV when the card reads all ones.
  */
-int xdma_engine_quiesce(struct xdma_engine *e, const struct xdma_chain *c)
+int hf_xdma_engine_quiesce(struct hf_xdma_engine *e, const struct hf_xdma_chain *c)
 {
 	u32 status;
 	int ret;
 
-	ret = xdma_engine_stop(e, c, &status);
+	ret = hf_xdma_engine_stop(e, c, &status);
 	if (ret)
 		return ret;
-	if (xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
+	if (hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
 		return -ENODEV;
 	e->prog_valid = false;
 	e->stale = true;
@@ -1097,10 +1097,10 @@ int xdma_engine_quiesce(struct xdma_engine *e, const struct xdma_chain *c)
 }
 
 /**
- * xdma_engine_recover() - bring a wedged engine back once it is idle.
+ * hf_xdma_engine_recover() - bring a wedged engine back once it is idle.
  * @e: an initialised engine, no run in progress
  *
- * One look (xdma_engine_idle()): when the engine has since finished what
+ * One look (hf_xdma_engine_idle()): when the engine has since finished what
  * it was doing, its status is cleared, the fetch halt released and runs
  * are allowed again; the caller may then free what the run that wedged it
  * used.  A card reset (unbind and bind the driver) is the other way back.
@@ -1108,19 +1108,19 @@ int xdma_engine_quiesce(struct xdma_engine *e, const struct xdma_chain *c)
  * Return: 0 (also when the engine was not wedged), -EBUSY when it is still
  * busy, -ENODEV when the card reads all ones.
  */
-int xdma_engine_recover(struct xdma_engine *e)
+int hf_xdma_engine_recover(struct hf_xdma_engine *e)
 {
 	u32 status;
 	int idle;
 
 	if (!e->wedged)
 		return 0;
-	idle = xdma_engine_idle(e, &status);
+	idle = hf_xdma_engine_idle(e, &status);
 	if (idle <= 0)
 		return idle ? idle : -EBUSY;
-	if (xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
+	if (hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
 		return -ENODEV;
-	hf_iowrite32(xdma_engine_halt_bit(e), e->xdev->bar,
+	hf_iowrite32(hf_xdma_engine_halt_bit(e), e->xdev->bar,
 		     XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1C);
 	e->wedged = false;
 	e->prog_valid = false;
@@ -1128,23 +1128,23 @@ int xdma_engine_recover(struct xdma_engine *e)
 	e->irq_rearm = !e->poll;
 	e->stats.recoveries++;
 	hf_os_log("xdma: %s%u: idle again, no longer wedged",
-		  xdma_dir_name[e->dir], e->ch);
+		  hf_xdma_dir_name[e->dir], e->ch);
 	return 0;
 }
 
 /**
- * xdma_dev_isr_pending() - engines requesting an interrupt (shared vector).
+ * hf_xdma_dev_isr_pending() - engines requesting an interrupt (shared vector).
  * @xdev: the card
  *
  * For a vector shared by all engines (single MSI, INTx): one read of the IRQ
  * block's channel pending register (request & enable), so an engine whose
  * interrupt its ISR already masked, or a poll-mode engine (never enabled),
- * is not reported again.  The caller calls xdma_engine_isr() for each bit
+ * is not reported again.  The caller calls hf_xdma_engine_isr() for each bit
  * set.
  *
  * Return: bitmask in engine order, 0 when none (or the card is gone).
  */
-u32 xdma_dev_isr_pending(struct xdma_dev *xdev)
+u32 hf_xdma_dev_isr_pending(struct hf_xdma_dev *xdev)
 {
 	u32 n = xdev->num_h2c + xdev->num_c2h;
 	u32 pend;
@@ -1158,13 +1158,13 @@ u32 xdma_dev_isr_pending(struct xdma_dev *xdev)
 }
 
 /**
- * xdma_chain_done_bytes() - bytes of the first @done descriptors of a chain.
+ * hf_xdma_chain_done_bytes() - bytes of the first @done descriptors of a chain.
  * @c: the chain
  * @done: completed descriptors
  *
  * Return: the sum of their lengths.
  */
-static u64 xdma_chain_done_bytes(const struct xdma_chain *c, u32 done)
+static u64 hf_xdma_chain_done_bytes(const struct hf_xdma_chain *c, u32 done)
 {
 	u64 bytes = 0;
 	u32 i;
@@ -1177,7 +1177,7 @@ static u64 xdma_chain_done_bytes(const struct xdma_chain *c, u32 done)
 }
 
 /**
- * xdma_engine_wait_wb() - wait for the poll-mode writeback of a run.
+ * hf_xdma_engine_wait_wb() - wait for the poll-mode writeback of a run.
  * @e: the engine
  * @count: descriptors of the chain
  * @start: time the engine was started
@@ -1195,8 +1195,8 @@ static u64 xdma_chain_done_bytes(const struct xdma_chain *c, u32 done)
  * the card reads all ones or is being removed, -ECANCELED, -EINTR (fatal
  * signal), -ETIMEDOUT.
  */
-static int xdma_engine_wait_wb(struct xdma_engine *e, u32 count, u64 start,
-			       u64 timeout_ns)
+static int hf_xdma_engine_wait_wb(struct hf_xdma_engine *e, u32 count, u64 start,
+				  u64 timeout_ns)
 {
 	u64 now, spin_end = start + XDMA_POLL_SPIN_NS;
 	u64 deadline = start + timeout_ns, health = 0;
@@ -1228,7 +1228,7 @@ static int xdma_engine_wait_wb(struct xdma_engine *e, u32 count, u64 start,
 			health = now + XDMA_POLL_HEALTH_NS;
 		} else if (now >= health) {
 			health = now + XDMA_POLL_HEALTH_NS;
-			status = xdma_rd(e, XDMA_CHAN_STATUS);
+			status = hf_xdma_rd(e, XDMA_CHAN_STATUS);
 			if (status == XDMA_ID_DEAD)
 				return -ENODEV;
 			if (status & XDMA_STAT_ERR_MASK)
@@ -1242,7 +1242,7 @@ static int xdma_engine_wait_wb(struct xdma_engine *e, u32 count, u64 start,
 }
 
 /**
- * xdma_engine_wait_irq() - wait for the completion interrupt of a run.
+ * hf_xdma_engine_wait_irq() - wait for the completion interrupt of a run.
  * @e: the engine
  * @start: time the engine was started
  * @timeout_ns: how long to wait
@@ -1256,8 +1256,8 @@ static int xdma_engine_wait_wb(struct xdma_engine *e, u32 count, u64 start,
  * Return: 0 when notified, -ETIMEDOUT, -EINTR (fatal signal), -ECANCELED,
  * -ENODEV when the card is being removed.
  */
-static int xdma_engine_wait_irq(struct xdma_engine *e, u64 start,
-				u64 timeout_ns)
+static int hf_xdma_engine_wait_irq(struct hf_xdma_engine *e, u64 start,
+				   u64 timeout_ns)
 {
 	u64 deadline = start + timeout_ns, now;
 	u32 status;
@@ -1275,42 +1275,42 @@ static int xdma_engine_wait_irq(struct xdma_engine *e, u64 start,
 			return -ECANCELED;
 		if (ret || likely(!e->stale))
 			return ret;
-		status = xdma_rd(e, XDMA_CHAN_STATUS);
+		status = hf_xdma_rd(e, XDMA_CHAN_STATUS);
 		if (status == XDMA_ID_DEAD || !(status & XDMA_STAT_BUSY) ||
 		    (status & (XDMA_STAT_ERR_MASK | XDMA_STAT_DESC_STOPPED)))
 			return 0;
 		e->stats.late_notices++;
 		hf_os_log("xdma: %s%u: ignored a late interrupt of an earlier run",
-			  xdma_dir_name[e->dir], e->ch);
-		xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+			  hf_xdma_dir_name[e->dir], e->ch);
+		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
 	}
 }
 
 /**
- * xdma_engine_name() - "H2C0" etc.
+ * hf_xdma_engine_name() - "H2C0" etc.
  * @e: the engine
  * @buf: receives the name
  * @len: size of @buf
  */
-static void xdma_engine_name(const struct xdma_engine *e, char *buf,
-			     size_t len)
+static void hf_xdma_engine_name(const struct hf_xdma_engine *e, char *buf,
+				size_t len)
 {
-	snprintf(buf, len, "%s%u", xdma_dir_name[e->dir], e->ch);
+	snprintf(buf, len, "%s%u", hf_xdma_dir_name[e->dir], e->ch);
 }
 
 /**
- * xdma_msg_end() - mark a truncated result text.
+ * hf_xdma_msg_end() - mark a truncated result text.
  * @res: the result
  * @n: what snprintf() returned for @res->msg
  */
-static void xdma_msg_end(struct xdma_result *res, int n)
+static void hf_xdma_msg_end(struct hf_xdma_result *res, int n)
 {
 	if (n >= (int)sizeof(res->msg))
 		memcpy(res->msg + sizeof(res->msg) - 4, "...", 4);
 }
 
 /**
- * xdma_engine_fail() - fill a result for a failed run.
+ * hf_xdma_engine_fail() - fill a result for a failed run.
  * @e: the engine
  * @c: the chain
  * @res: the result, @res->status already set
@@ -1320,8 +1320,8 @@ static void xdma_msg_end(struct xdma_result *res, int n)
  * Reads the completed-descriptor count (unless the card is gone), counts the
  * bytes of the completed descriptors and writes the text.
  */
-static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
-			     struct xdma_result *res, int err, u64 timeout_ns)
+static void hf_xdma_engine_fail(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
+				struct hf_xdma_result *res, int err, u64 timeout_ns)
 {
 	char name[8], text[128];
 	const char *what;
@@ -1329,11 +1329,11 @@ static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
 	u64 t;
 	int n;
 
-	xdma_engine_name(e, name, sizeof(name));
+	hf_xdma_engine_name(e, name, sizeof(name));
 	e->prog_valid = false;
 	res->err = err;
 	if (res->status != XDMA_ID_DEAD) {
-		done = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+		done = hf_xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
 		if (done == XDMA_ID_DEAD) {
 			res->status = XDMA_ID_DEAD;
 			done = 0;
@@ -1344,12 +1344,12 @@ static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
 		n = snprintf(res->msg, sizeof(res->msg),
 			     "%s: card not responding (reads all ones): removed or link down",
 			     name);
-		xdma_msg_end(res, n);
+		hf_xdma_msg_end(res, n);
 		return;
 	}
 	done = min(done, c->count);
 	res->completed = done;
-	res->bytes = res->wedged ? c->bytes : xdma_chain_done_bytes(c, done);
+	res->bytes = res->wedged ? c->bytes : hf_xdma_chain_done_bytes(c, done);
 
 	if (res->wedged) {
 		t = (timeout_ns + 999999) / 1000000;
@@ -1359,19 +1359,19 @@ static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
 			     err == -EINTR ? "interrupted" :
 			     err == -ECANCELED ? "cancelled" : "failed",
 			     (unsigned long long)t, done, c->count, res->status);
-		xdma_msg_end(res, n);
+		hf_xdma_msg_end(res, n);
 		return;
 	}
 	if (err == -EIO && (res->status & XDMA_STAT_ERR_MASK)) {
-		xdma_decode_status(e->dir, res->status & XDMA_STAT_ERR_MASK,
-				   text, sizeof(text));
+		hf_xdma_decode_status(e->dir, res->status & XDMA_STAT_ERR_MASK,
+				      text, sizeof(text));
 		n = snprintf(res->msg, sizeof(res->msg),
 			     "%s: engine stopped: %s after %u of %u descriptors, status 0x%08x",
 			     name, text, done, c->count, res->status);
-		xdma_msg_end(res, n);
+		hf_xdma_msg_end(res, n);
 		return;
 	}
-	xdma_decode_status(e->dir, res->status, text, sizeof(text));
+	hf_xdma_decode_status(e->dir, res->status, text, sizeof(text));
 	if (err == -ETIMEDOUT) {
 		bool ms = timeout_ns >= 1000000;
 
@@ -1380,7 +1380,7 @@ static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
 			     "%s: timed out after %llu %s: %u of %u descriptors completed, status 0x%08x (%s)",
 			     name, (unsigned long long)t, ms ? "ms" : "us",
 			     done, c->count, res->status, text);
-		xdma_msg_end(res, n);
+		hf_xdma_msg_end(res, n);
 		return;
 	}
 	what = err == -EINTR ? "interrupted by a signal, engine stopped" :
@@ -1390,34 +1390,34 @@ static void xdma_engine_fail(struct xdma_engine *e, const struct xdma_chain *c,
 	n = snprintf(res->msg, sizeof(res->msg),
 		     "%s: %s: %u of %u descriptors completed, status 0x%08x (%s)",
 		     name, what, done, c->count, res->status, text);
-	xdma_msg_end(res, n);
+	hf_xdma_msg_end(res, n);
 }
 
 /**
- * xdma_engine_wedged_msg() - the result of a run refused on a wedged engine.
+ * hf_xdma_engine_wedged_msg() - the result of a run refused on a wedged engine.
  * @e: the engine
  * @res: the result to fill
  *
  * Return: -EIO.
  */
-static int xdma_engine_wedged_msg(struct xdma_engine *e,
-				  struct xdma_result *res)
+static int hf_xdma_engine_wedged_msg(struct hf_xdma_engine *e,
+				     struct hf_xdma_result *res)
 {
 	char name[8];
 	int n;
 
-	xdma_engine_name(e, name, sizeof(name));
+	hf_xdma_engine_name(e, name, sizeof(name));
 	n = snprintf(res->msg, sizeof(res->msg),
 		     "%s: channel wedged: its engine did not stop after an earlier run failed; it is refused until the engine is idle again (or the card is reset by unbinding and binding the driver)",
 		     name);
-	xdma_msg_end(res, n);
+	hf_xdma_msg_end(res, n);
 	res->err = -EIO;
 	e->stats.errors++;
 	return res->err;
 }
 
 /**
- * xdma_engine_run() - run a built chain on an engine and wait for it.
+ * hf_xdma_engine_run() - run a built chain on an engine and wait for it.
  * @e: the engine
  * @c: a chain built for @e's direction
  * @timeout_ns: how long to wait for completion
@@ -1427,18 +1427,18 @@ static int xdma_engine_wedged_msg(struct xdma_engine *e,
  * from what the engine was last programmed with, clears the writeback word
  * (poll mode), then one write of the control register starts the engine.
  * Completion is seen in the writeback word (poll mode) or by the interrupt
- * (xdma_engine_isr()).  The engine is then stopped (Run cleared) and its
+ * (hf_xdma_engine_isr()).  The engine is then stopped (Run cleared) and its
  * status read once through the read-to-clear register, which also drops the
  * interrupt request; in interrupt mode the channel interrupt the ISR masked
  * is enabled again.
  *
- * On a timeout, a fatal signal (kernel), xdma_engine_cancel() or removal
- * (xdma_dev.gone) the engine is stopped and proven idle (see the top of
+ * On a timeout, a fatal signal (kernel), hf_xdma_engine_cancel() or removal
+ * (hf_xdma_dev.gone) the engine is stopped and proven idle (see the top of
  * xdma_engine.h) before this returns; if the chain had already ended when
  * the wait did, its completion notification was lost and the run succeeds
  * (stats.lost_irqs); a chain that ends only while the stop waits for it
  * timed out, and @res->bytes counts it.  If it cannot be proven idle, @res->wedged is set and
- * later runs fail at once until xdma_engine_recover().  A run that fails
+ * later runs fail at once until hf_xdma_engine_recover().  A run that fails
  * leaves the SGDMA registers to be programmed again by the next run, and
  * makes the next run distrust late notifications (@e->stale).
  *
@@ -1449,10 +1449,10 @@ static int xdma_engine_wedged_msg(struct xdma_engine *e,
  * an error, or the engine is wedged; @res->msg says which), -ETIMEDOUT,
  * -EINTR, -ECANCELED, -ENODEV (the card reads all ones or is removed).
  */
-int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
-		    u64 timeout_ns, struct xdma_result *res)
+int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
+		       u64 timeout_ns, struct hf_xdma_result *res)
 {
-	struct xdma_result local;
+	struct hf_xdma_result local;
 	u32 count = c->count;
 	u32 lo = lower_32_bits(c->bus), hi = upper_32_bits(c->bus);
 	bool started = false, ended = false;
@@ -1475,7 +1475,7 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	if (unlikely(!count || c->dir != e->dir)) {
 		char name[8];
 
-		xdma_engine_name(e, name, sizeof(name));
+		hf_xdma_engine_name(e, name, sizeof(name));
 		snprintf(res->msg, sizeof(res->msg), "%s: %s", name,
 			 count ? "chain built for the other direction" :
 				 "chain not built");
@@ -1484,15 +1484,15 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 		return res->err;
 	}
 	if (unlikely(e->wedged))
-		return xdma_engine_wedged_msg(e, res);
+		return hf_xdma_engine_wedged_msg(e, res);
 
 	/* Re-running a chain (the common case) writes no SGDMA register. */
 	if (!e->prog_valid || lower_32_bits(e->prog_bus) != lo)
-		xdma_sg_wr(e, XDMA_SGDMA_DESC_LO, lo);
+		hf_xdma_sg_wr(e, XDMA_SGDMA_DESC_LO, lo);
 	if (!e->prog_valid || upper_32_bits(e->prog_bus) != hi)
-		xdma_sg_wr(e, XDMA_SGDMA_DESC_HI, hi);
+		hf_xdma_sg_wr(e, XDMA_SGDMA_DESC_HI, hi);
 	if (!e->prog_valid || e->prog_adj != c->first_adj)
-		xdma_sg_wr(e, XDMA_SGDMA_DESC_ADJ, c->first_adj);
+		hf_xdma_sg_wr(e, XDMA_SGDMA_DESC_ADJ, c->first_adj);
 	e->prog_bus = c->bus;
 	e->prog_adj = c->first_adj;
 	e->prog_valid = true;
@@ -1504,13 +1504,13 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 
 			e->wb = (__le32 *)((u8 *)e->wb_area + off);
 			e->wb_bus = e->wb_area_bus + off;
-			xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(e->wb_bus));
-			xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(e->wb_bus));
+			hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(e->wb_bus));
+			hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(e->wb_bus));
 		}
 		WRITE_ONCE(*e->wb, 0);
 	} else {
 		if (unlikely(e->irq_rearm)) {
-			xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+			hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
 			e->irq_rearm = false;
 		}
 		hf_os_event_reset(&e->irq_event);
@@ -1518,8 +1518,8 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	/*
 	 * Descriptors and writeback word visible before the engine starts;
 	 * the event reset ordered before the removal and cancel checks (pairs
-	 * with the barriers of xdma_engine_abort()'s caller and of
-	 * xdma_engine_cancel()).
+	 * with the barriers of hf_xdma_engine_abort()'s caller and of
+	 * hf_xdma_engine_cancel()).
 	 */
 	mb();
 	start = hf_os_now_ns();
@@ -1528,14 +1528,14 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	} else if (unlikely(READ_ONCE(e->cancel))) {
 		ret = -ECANCELED;
 	} else {
-		xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL |
-			(e->poll ? XDMA_CTRL_POLL_MODE_WB : 0));
+		hf_xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL |
+			   (e->poll ? XDMA_CTRL_POLL_MODE_WB : 0));
 		started = true;
 		if (e->poll)
-			ret = xdma_engine_wait_wb(e, count, start, timeout_ns);
+			ret = hf_xdma_engine_wait_wb(e, count, start, timeout_ns);
 		else
-			ret = xdma_engine_wait_irq(e, start, timeout_ns);
-		/* woken by xdma_engine_abort(): the card is going away */
+			ret = hf_xdma_engine_wait_irq(e, start, timeout_ns);
+		/* woken by hf_xdma_engine_abort(): the card is going away */
 		if (unlikely(READ_ONCE(e->xdev->gone)))
 			ret = -ENODEV;
 	}
@@ -1543,8 +1543,8 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	res->elapsed_ns = done_ns - start;
 
 	if (likely(!ret)) {
-		xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
-		status = xdma_rd(e, XDMA_CHAN_STATUS_RC);
+		hf_xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+		status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
 	} else if (!started) {
 		status = 0;
 	} else {
@@ -1553,24 +1553,24 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 		 * notification lost)?  Only then may the run succeed: a chain
 		 * that ends while the stop below waits for it still timed out.
 		 */
-		pre = xdma_rd(e, XDMA_CHAN_STATUS);
+		pre = hf_xdma_rd(e, XDMA_CHAN_STATUS);
 		ended = pre != XDMA_ID_DEAD && !(pre & XDMA_STAT_BUSY) &&
 			(pre & XDMA_STAT_DESC_STOPPED);
 		/* The card may still be moving data: prove it idle first. */
-		q = xdma_engine_stop(e, c, &status);
+		q = hf_xdma_engine_stop(e, c, &status);
 		if (q == -ENODEV) {
 			ret = -ENODEV;
 			status = XDMA_ID_DEAD;
 		} else if (q == -EBUSY) {
 			res->wedged = true;
 		} else {
-			status = xdma_rd(e, XDMA_CHAN_STATUS_RC);
+			status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
 		}
 		e->irq_rearm = !e->poll;
 		e->stale = true;
 	}
 	if (!e->poll && started && status != XDMA_ID_DEAD)
-		xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
 	res->status = status;
 
 	/*
@@ -1588,11 +1588,11 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 	    (ret == -ETIMEDOUT || ret == -EINTR || ret == -ECANCELED) &&
 	    (status & XDMA_STAT_DESC_STOPPED)) {
 		/* Finished, but we were not told: check the count. */
-		u32 done = xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+		u32 done = hf_xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
 
 		if (done == XDMA_ID_DEAD) {
 			res->status = XDMA_ID_DEAD;
-			xdma_engine_fail(e, c, res, -ENODEV, 0);
+			hf_xdma_engine_fail(e, c, res, -ENODEV, 0);
 			goto out;
 		}
 		if (done < count)
@@ -1600,7 +1600,7 @@ int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
 		if (ret == -ETIMEDOUT) {
 			e->stats.lost_irqs++;
 			hf_os_log("xdma: %s%u: completion notification lost, noticed after %llu ns",
-				  xdma_dir_name[e->dir], e->ch,
+				  hf_xdma_dir_name[e->dir], e->ch,
 				  (unsigned long long)res->elapsed_ns);
 		}
 		goto done;
@@ -1621,13 +1621,13 @@ fail:
 		e->stats.timeouts++;
 	if (!started) {
 		snprintf(res->msg, sizeof(res->msg), "%s%u: %s before the engine started",
-			 xdma_dir_name[e->dir], e->ch,
+			 hf_xdma_dir_name[e->dir], e->ch,
 			 ret == -ECANCELED ? "cancelled (its memory is being revoked)" :
 					     "card removed");
 		res->err = ret;
 		goto out;
 	}
-	xdma_engine_fail(e, c, res, ret, timeout_ns);
+	hf_xdma_engine_fail(e, c, res, ret, timeout_ns);
 out:
 	e->stats.errors++;
 	e->stats.bytes += res->bytes;

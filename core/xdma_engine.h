@@ -7,12 +7,12 @@
  * into libhellofpga (see core/hf_os.h for what it needs from its host).
  *
  * Life of a transfer:
- *   xdma_chain_count()   how many descriptors a scatter list needs
- *   xdma_chain_init()    hand the chain its (DMA-coherent) descriptor storage
- *   xdma_chain_build()   write the descriptors; no allocation, may be redone
+ *   hf_xdma_chain_count()   how many descriptors a scatter list needs
+ *   hf_xdma_chain_init()    hand the chain its (DMA-coherent) descriptor storage
+ *   hf_xdma_chain_build()   write the descriptors; no allocation, may be redone
  *                        (the _window variants: card addresses that wrap
  *                        inside a window, for Xilinx's aperture ioctls)
- *   xdma_engine_run()    program, start, wait (poll-mode writeback or IRQ),
+ *   hf_xdma_engine_run()    program, start, wait (poll-mode writeback or IRQ),
  *                        stop; on error or timeout decode the status
  * A chain built once can be run any number of times.  Runs on one engine
  * must be serialised by the caller; different engines run in parallel.
@@ -22,12 +22,12 @@
  * 256 MiB - 4 KiB.  So a run that fails (timeout, fatal signal, cancel,
  * removal) stops its engine and then proves it idle: Busy clear and the
  * completed-descriptor count stable, waiting at most what the descriptor in
- * progress can still take at the link's rate (xdma_dev.link_rate, capped
- * by xdma_dev.stop_max_ns).  Only then may the caller unmap or free what
+ * progress can still take at the link's rate (hf_xdma_dev.link_rate, capped
+ * by hf_xdma_dev.stop_max_ns).  Only then may the caller unmap or free what
  * the chain points at.  An engine that does not go idle in that time is
- * wedged (xdma_result.wedged): the caller keeps every buffer of the chain
+ * wedged (hf_xdma_result.wedged): the caller keeps every buffer of the chain
  * and the chain's storage, runs on the engine fail at once, and
- * xdma_engine_recover() tells when it is idle again.
+ * hf_xdma_engine_recover() tells when it is idle again.
  */
 #ifndef HF_XDMA_ENGINE_H
 #define HF_XDMA_ENGINE_H
@@ -46,17 +46,17 @@ struct hf_sg {
 };
 
 /**
- * enum xdma_dir - transfer direction.
+ * enum hf_xdma_dir - transfer direction.
  * @XDMA_H2C: host (or GPU) memory -> card memory
  * @XDMA_C2H: card memory -> host (or GPU) memory
  */
-enum xdma_dir {
+enum hf_xdma_dir {
 	XDMA_H2C = 0,
 	XDMA_C2H = 1,
 };
 
 /**
- * struct xdma_chain - a built descriptor chain in DMA-coherent storage.
+ * struct hf_xdma_chain - a built descriptor chain in DMA-coherent storage.
  * @desc: CPU address of descriptor 0 (32-byte aligned)
  * @bus: bus address of descriptor 0; descriptor i is at @bus + 32 * i
  * @capacity: number of descriptors the storage holds
@@ -66,46 +66,46 @@ enum xdma_dir {
  * @card_addr: card address of the first byte
  * @dir: direction the chain was built for
  */
-struct xdma_chain {
-	struct xdma_desc *desc;
+struct hf_xdma_chain {
+	struct hf_xdma_desc *desc;
 	u64 bus;
 	u32 capacity;
 	u32 count;
 	u32 first_adj;
 	u64 bytes;
 	u64 card_addr;
-	enum xdma_dir dir;
+	enum hf_xdma_dir dir;
 };
 
-int xdma_chain_count(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len);
-void xdma_chain_init(struct xdma_chain *c, void *cpu, u64 bus, u32 capacity);
-int xdma_chain_build(struct xdma_chain *c, enum xdma_dir dir,
-		     const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
-		     u64 card_addr);
-int xdma_chain_count_window(const struct hf_sg *sg, u32 nsg, u64 offset,
-			    u64 len, u64 win_size, u64 win_off);
-int xdma_chain_build_window(struct xdma_chain *c, enum xdma_dir dir,
-			    const struct hf_sg *sg, u32 nsg, u64 offset,
-			    u64 len, u64 win_base, u64 win_size, u64 win_off);
+int hf_xdma_chain_count(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len);
+void hf_xdma_chain_init(struct hf_xdma_chain *c, void *cpu, u64 bus, u32 capacity);
+int hf_xdma_chain_build(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
+			const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
+			u64 card_addr);
+int hf_xdma_chain_count_window(const struct hf_sg *sg, u32 nsg, u64 offset,
+			       u64 len, u64 win_size, u64 win_off);
+int hf_xdma_chain_build_window(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
+			       const struct hf_sg *sg, u32 nsg, u64 offset,
+			       u64 len, u64 win_base, u64 win_size, u64 win_off);
 
 /**
- * struct xdma_dev - the DMA/config BAR of one card as the engine core sees it.
+ * struct hf_xdma_dev - the DMA/config BAR of one card as the engine core sees it.
  * @bar: the mapped DMA/config BAR
- * @num_h2c: H2C channels found by xdma_dev_probe()
- * @num_c2h: C2H channels found by xdma_dev_probe()
+ * @num_h2c: H2C channels found by hf_xdma_dev_probe()
+ * @num_c2h: C2H channels found by hf_xdma_dev_probe()
  * @version: IP version byte of the H2C0 (or C2H0) identifier
- * @gone: set (WRITE_ONCE, then xdma_engine_abort() on every engine) when the
+ * @gone: set (WRITE_ONCE, then hf_xdma_engine_abort() on every engine) when the
  *	card is being removed: runs in flight stop waiting at once and end
- *	with -ENODEV once their engine is proven idle (see xdma_engine_run()),
+ *	with -ENODEV once their engine is proven idle (see hf_xdma_engine_run()),
  *	and new runs fail with -ENODEV
  * @link_rate: bytes per second the card's link moves in one direction, 0
  *	when unknown; bounds how long a descriptor the engine is still working
  *	on can take (the idle proof after a stop); set by the host after
- *	xdma_dev_probe() and changeable at any time (a link may retrain)
+ *	hf_xdma_dev_probe() and changeable at any time (a link may retrain)
  * @stop_max_ns: longest wait for a stopped engine to go idle, whatever the
  *	link (0: XDMA_STOP_MAX_DEFAULT_NS); also the wait when @link_rate is 0
  */
-struct xdma_dev {
+struct hf_xdma_dev {
 	const struct hf_mmio *bar;
 	u32 num_h2c;
 	u32 num_c2h;
@@ -120,7 +120,7 @@ struct xdma_dev {
 #define XDMA_STOP_MAX_DEFAULT_NS	2000000000ull		/* 2 s */
 
 /*
- * Poll-mode writeback storage of one engine (xdma_engine_init()): two
+ * Poll-mode writeback storage of one engine (hf_xdma_engine_init()): two
  * 32-bit slots, at 0 and at XDMA_WB_SLOT_OFFSET; a run that follows a
  * failed one switches slots, so a writeback of the failed run that arrives
  * late cannot complete it.
@@ -128,12 +128,12 @@ struct xdma_dev {
 #define XDMA_WB_SLOT_OFFSET		32
 #define XDMA_WB_AREA			64
 
-int xdma_dev_probe(struct xdma_dev *xdev, const struct hf_mmio *bar);
-void xdma_dev_set_vectors(struct xdma_dev *xdev, u32 chan_first,
-			  u32 user_first, bool shared);
+int hf_xdma_dev_probe(struct hf_xdma_dev *xdev, const struct hf_mmio *bar);
+void hf_xdma_dev_set_vectors(struct hf_xdma_dev *xdev, u32 chan_first,
+			     u32 user_first, bool shared);
 
 /**
- * struct xdma_result - outcome of one xdma_engine_run().
+ * struct hf_xdma_result - outcome of one hf_xdma_engine_run().
  * @err: 0 or a negative errno (-ETIMEDOUT, -EIO, -ENODEV, -EINVAL)
  * @bytes: bytes of the descriptors the engine completed
  * @completed: descriptors the engine completed
@@ -142,11 +142,11 @@ void xdma_dev_set_vectors(struct xdma_dev *xdev, u32 chan_first,
  * @wedged: the run failed and its engine could not be proven idle: it may
  *	still read or write any buffer of the chain and read the chain itself,
  *	so the caller must keep all of them allocated and mapped until
- *	xdma_engine_recover() succeeds or bus mastering is off; @bytes then
+ *	hf_xdma_engine_recover() succeeds or bus mastering is off; @bytes then
  *	counts the whole chain (every byte the card may have written)
  * @msg: human-readable text for @err ("" on success)
  */
-struct xdma_result {
+struct hf_xdma_result {
 	int err;
 	u64 bytes;
 	u32 completed;
@@ -157,8 +157,8 @@ struct xdma_result {
 };
 
 /**
- * struct xdma_engine_stats - counters of one engine since init.
- * @runs: calls of xdma_engine_run()
+ * struct hf_xdma_engine_stats - counters of one engine since init.
+ * @runs: calls of hf_xdma_engine_run()
  * @bytes: bytes moved, including the completed part of failed runs
  * @errors: runs that failed (any error, timeouts included)
  * @timeouts: runs that failed with -ETIMEDOUT
@@ -168,9 +168,9 @@ struct xdma_result {
  * @late_notices: completion notifications (interrupts) of an earlier,
  *	failed run that arrived during a later run and were ignored
  * @wedges: stops after which the engine could not be proven idle
- * @recoveries: wedged engines found idle again by xdma_engine_recover()
+ * @recoveries: wedged engines found idle again by hf_xdma_engine_recover()
  */
-struct xdma_engine_stats {
+struct hf_xdma_engine_stats {
 	u64 runs;
 	u64 bytes;
 	u64 errors;
@@ -182,7 +182,7 @@ struct xdma_engine_stats {
 };
 
 /**
- * struct xdma_engine - one H2C or C2H SGDMA engine.
+ * struct hf_xdma_engine - one H2C or C2H SGDMA engine.
  * @xdev: the card
  * @dir: direction
  * @ch: channel number within the direction
@@ -198,7 +198,7 @@ struct xdma_engine_stats {
  * @wb_bus: bus address of @wb
  * @wb_area: CPU address of the engine's writeback storage (two slots)
  * @wb_area_bus: bus address of @wb_area
- * @irq_event: signalled by xdma_engine_isr()
+ * @irq_event: signalled by hf_xdma_engine_isr()
  * @prog_bus: descriptor address last written to the SGDMA registers
  * @prog_adj: adjacent count last written
  * @prog_valid: @prog_bus/@prog_adj reflect the registers
@@ -209,16 +209,16 @@ struct xdma_engine_stats {
  *	switches writeback slots (poll mode) or checks the status register
  *	before it believes an interrupt; cleared by a run that succeeds
  * @wedged: a stop could not prove the engine idle: runs fail at once until
- *	xdma_engine_recover() finds it idle
+ *	hf_xdma_engine_recover() finds it idle
  * @cancel: set (WRITE_ONCE, then hf_os_event_signal() by
- *	xdma_engine_cancel()) to end the run in progress early with
+ *	hf_xdma_engine_cancel()) to end the run in progress early with
  *	-ECANCELED; the caller clears it, under its serialisation of runs,
  *	before it lets anyone cancel the next run
  * @stats: counters
  */
-struct xdma_engine {
-	struct xdma_dev *xdev;
-	enum xdma_dir dir;
+struct hf_xdma_engine {
+	struct hf_xdma_dev *xdev;
+	enum hf_xdma_dir dir;
 	u32 ch;
 	u32 index;
 	u32 base;
@@ -239,22 +239,22 @@ struct xdma_engine {
 	bool stale;
 	bool wedged;
 	bool cancel;
-	struct xdma_engine_stats stats;
+	struct hf_xdma_engine_stats stats;
 };
 
-int xdma_engine_init(struct xdma_engine *e, struct xdma_dev *xdev,
-		     enum xdma_dir dir, u32 ch, bool poll,
-		     void *wb_cpu, u64 wb_bus);
-void xdma_engine_fini(struct xdma_engine *e);
-int xdma_engine_run(struct xdma_engine *e, const struct xdma_chain *c,
-		    u64 timeout_ns, struct xdma_result *res);
-void xdma_engine_isr(struct xdma_engine *e);
-void xdma_engine_abort(struct xdma_engine *e);
-void xdma_engine_cancel(struct xdma_engine *e);
-int xdma_engine_quiesce(struct xdma_engine *e, const struct xdma_chain *c);
-int xdma_engine_recover(struct xdma_engine *e);
-u32 xdma_dev_isr_pending(struct xdma_dev *xdev);
-int xdma_decode_status(enum xdma_dir dir, u32 status, char *buf,
-		       size_t len);
+int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
+			enum hf_xdma_dir dir, u32 ch, bool poll,
+			void *wb_cpu, u64 wb_bus);
+void hf_xdma_engine_fini(struct hf_xdma_engine *e);
+int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
+		       u64 timeout_ns, struct hf_xdma_result *res);
+void hf_xdma_engine_isr(struct hf_xdma_engine *e);
+void hf_xdma_engine_abort(struct hf_xdma_engine *e);
+void hf_xdma_engine_cancel(struct hf_xdma_engine *e);
+int hf_xdma_engine_quiesce(struct hf_xdma_engine *e, const struct hf_xdma_chain *c);
+int hf_xdma_engine_recover(struct hf_xdma_engine *e);
+u32 hf_xdma_dev_isr_pending(struct hf_xdma_dev *xdev);
+int hf_xdma_decode_status(enum hf_xdma_dir dir, u32 status, char *buf,
+			  size_t len);
 
 #endif /* HF_XDMA_ENGINE_H */

@@ -224,7 +224,7 @@
 #define XDMA_DESC_BLOCK_BOUNDARY	4096u
 
 /**
- * struct xdma_desc - one SGDMA descriptor as the engine fetches it.
+ * struct hf_xdma_desc - one SGDMA descriptor as the engine fetches it.
  * @control: magic, next-adjacent count and flags (XDMA_DESC_CTRL_*)
  * @len: length in bytes, bits [27:0]
  * @src_lo: source address, low word (H2C: bus address, C2H: card address)
@@ -236,7 +236,7 @@
  *
  * All words are little endian; the engine core converts with cpu_to_le32().
  */
-struct xdma_desc {
+struct hf_xdma_desc {
 	__le32 control;
 	__le32 len;
 	__le32 src_lo;

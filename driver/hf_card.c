@@ -224,7 +224,7 @@ void hf_card_exit(struct hf_card *card)
  * @card: the card
  *
  * Each run still stops its engine and proves it idle before it returns
- * (xdma_dev.gone); the caller then takes hw_lock for writing to wait for
+ * (hf_xdma_dev.gone); the caller then takes hw_lock for writing to wait for
  * them.
  */
 void hf_card_abort_runs(struct hf_card *card)
@@ -232,14 +232,14 @@ void hf_card_abort_runs(struct hf_card *card)
 	u32 dir, ch;
 
 	WRITE_ONCE(card->xdev.gone, true);
-	/* order the flag before the wake-ups; pairs with xdma_engine_run() */
+	/* order the flag before the wake-ups; pairs with hf_xdma_engine_run() */
 	smp_mb();
 	for (dir = 0; dir < 2; dir++) {
 		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct xdma_engine *e = &card->chans[dir][ch].engine;
+			struct hf_xdma_engine *e = &card->chans[dir][ch].engine;
 
 			if (READ_ONCE(e->xdev))
-				xdma_engine_abort(e);
+				hf_xdma_engine_abort(e);
 		}
 	}
 }

@@ -120,7 +120,7 @@ struct hf_desc_mem {
  * @release_data: the argument of @release
  *
  * Nothing here is unmapped, unpinned or freed while the engine may still
- * move data: only when xdma_engine_recover() proves it idle, or once bus
+ * move data: only when hf_xdma_engine_recover() proves it idle, or once bus
  * mastering is off (removal, revocation of the pin).
  */
 struct hf_quarantine {
@@ -154,13 +154,13 @@ struct hf_quarantine {
  */
 struct hf_chan {
 	struct hf_card *card;
-	enum xdma_dir dir;
+	enum hf_xdma_dir dir;
 	u32 ch;
 	struct mutex lock;	/* runs, @chain, @mem, @pages, @sg, @q */
 	wait_queue_head_t lock_wq;	/* waiters for @lock (hf_chan_lock()) */
-	struct xdma_engine engine;
+	struct hf_xdma_engine engine;
 	bool ready;
-	struct xdma_chain chain;
+	struct hf_xdma_chain chain;
 	struct hf_desc_mem mem;
 	struct page **pages;
 	struct hf_sg *sg;
@@ -242,7 +242,7 @@ struct hf_card {
 	int user_bar_idx;
 	resource_size_t user_bar_size;
 	phys_addr_t user_bar_phys;
-	struct xdma_dev xdev;
+	struct hf_xdma_dev xdev;
 	struct hf_chan chans[2][XDMA_MAX_CHANNELS];
 	__le32 *wb_cpu;
 	dma_addr_t wb_bus;
@@ -325,7 +325,7 @@ static inline u64 hf_file_timeout_ns(struct hf_file *hf)
  * @card_addr: card address it was built for
  */
 struct hf_pin_chain {
-	struct xdma_chain chain;
+	struct hf_xdma_chain chain;
 	struct hf_desc_mem mem;
 	bool valid;
 	u64 off;
@@ -483,7 +483,7 @@ u64 hf_sg_fit(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
 	      u32 max_desc);
 bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
 void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
-		   const struct xdma_result *res);
+		   const struct hf_xdma_result *res);
 
 /* hf_xdma.c: the Xilinx reference driver's ioctls */
 long hf_xdma_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);

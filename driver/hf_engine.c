@@ -114,10 +114,10 @@ static int hf_engine_setup(struct hf_chan *c)
 	struct hf_card *card = c->card;
 	u32 idx = c->index;
 
-	return xdma_engine_init(&c->engine, &card->xdev, c->dir, c->ch,
-				card->poll,
-				card->wb_cpu + XDMA_WB_AREA / 4 * idx,
-				card->wb_bus + XDMA_WB_AREA * idx);
+	return hf_xdma_engine_init(&c->engine, &card->xdev, c->dir, c->ch,
+				   card->poll,
+				   card->wb_cpu + XDMA_WB_AREA / 4 * idx,
+				   card->wb_bus + XDMA_WB_AREA * idx);
 }
 
 /**
@@ -172,7 +172,7 @@ int hf_engines_init(struct hf_card *card)
  */
 int hf_engine_reinit(struct hf_chan *c)
 {
-	struct xdma_engine_stats st = c->engine.stats;
+	struct hf_xdma_engine_stats st = c->engine.stats;
 	int ret;
 
 	ret = hf_engine_setup(c);
@@ -200,7 +200,7 @@ void hf_engines_fini(struct hf_card *card)
 			if (!c->ready)
 				continue;
 			WRITE_ONCE(c->ready, false);
-			xdma_engine_fini(&c->engine);
+			hf_xdma_engine_fini(&c->engine);
 		}
 	}
 	up_write(&card->hw_lock);
@@ -225,7 +225,7 @@ void hf_engines_quiesce(struct hf_card *card)
 
 			if (!c->ready)
 				continue;
-			ret = xdma_engine_quiesce(&c->engine, NULL);
+			ret = hf_xdma_engine_quiesce(&c->engine, NULL);
 			if (ret == -EBUSY)
 				dev_warn(hf_dev(card),
 					 "%s still busy at removal: bus mastering goes off before its memory is freed\n",
@@ -308,7 +308,7 @@ void hf_engines_free_desc(struct hf_card *card)
 
 			mutex_lock(&c->lock);
 			hf_desc_mem_free(card, &c->mem);
-			xdma_chain_init(&c->chain, NULL, 0, 0);
+			hf_xdma_chain_init(&c->chain, NULL, 0, 0);
 			hf_chan_unlock(c);
 		}
 	}

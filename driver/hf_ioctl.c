@@ -120,7 +120,7 @@ static long hf_ioc_get_stats(struct hf_file *hf, void __user *uarg)
 			&card->chans[XDMA_H2C][i] :
 			&card->chans[XDMA_C2H][i - card->xdev.num_h2c];
 		/* Unlocked snapshot: counters of a running engine may move. */
-		const struct xdma_engine_stats *es = &c->engine.stats;
+		const struct hf_xdma_engine_stats *es = &c->engine.stats;
 
 		st->runs[i] = READ_ONCE(es->runs);
 		st->bytes[i] = READ_ONCE(es->bytes);
@@ -359,7 +359,7 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 	const struct hf_pin *pin = &pc->pin;
 	void (*sync)(struct hf_pin *pin, u64 off, u64 len, bool for_device) =
 		pc->ops->sync;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	u64 off = x->buf_offset, left = x->length, card_addr = x->card_addr;
 	u64 piece;
 	int ret = 0, n;
@@ -371,7 +371,7 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 		if (!pch->valid || pch->off != off || pch->len != piece ||
 		    pch->card_addr != card_addr) {
 			pch->valid = false;
-			n = xdma_chain_count(pin->segs, pin->nsegs, off, piece);
+			n = hf_xdma_chain_count(pin->segs, pin->nsegs, off, piece);
 			if (n < 0) {
 				hf_set_error(hf, n, "XFER: descriptor chain: %d",
 					     n);
@@ -380,11 +380,11 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 			ret = hf_pin_ring_reserve(hf, pc, pch, n);
 			if (ret)
 				return ret;
-			xdma_chain_init(&pch->chain, pch->mem.cpu, pch->mem.bus,
-					pch->mem.cap);
-			ret = xdma_chain_build(&pch->chain, chan->dir, pin->segs,
-					       pin->nsegs, off, piece,
-					       card_addr);
+			hf_xdma_chain_init(&pch->chain, pch->mem.cpu, pch->mem.bus,
+					   pch->mem.cap);
+			ret = hf_xdma_chain_build(&pch->chain, chan->dir, pin->segs,
+						  pin->nsegs, off, piece,
+						  card_addr);
 			if (ret) {
 				hf_set_error(hf, ret,
 					     "XFER: building the chain failed: %d",
@@ -404,8 +404,8 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 		}
 		if (sync)
 			sync(&pc->pin, off, piece, true);
-		ret = xdma_engine_run(&chan->engine, &pch->chain, timeout_ns,
-				      &res);
+		ret = hf_xdma_engine_run(&chan->engine, &pch->chain, timeout_ns,
+					 &res);
 		hf_card_exit(card);
 		if (res.wedged)
 			hf_pin_quarantine(pc, chan);

@@ -246,7 +246,7 @@ static irqreturn_t hf_chan_isr(int irq, void *data)
 	atomic64_inc(&chan->card->irqs);
 	/* Pairs with hf_engines_init(): the engine is initialised. */
 	if (smp_load_acquire(&chan->ready))
-		xdma_engine_isr(&chan->engine);
+		hf_xdma_engine_isr(&chan->engine);
 	return IRQ_HANDLED;
 }
 
@@ -282,7 +282,7 @@ static irqreturn_t hf_shared_isr(int irq, void *data)
 	u32 val;
 	int bit;
 
-	chan = xdma_dev_isr_pending(&card->xdev);
+	chan = hf_xdma_dev_isr_pending(&card->xdev);
 	val = hf_ioread32(&card->dma_bar, XDMA_IRQ_BASE + XDMA_IRQ_USER_PEND);
 	user = val == XDMA_ID_DEAD ? 0 : val & GENMASK(XDMA_USER_IRQS - 1, 0);
 	if (!chan && !user)
@@ -293,7 +293,7 @@ static irqreturn_t hf_shared_isr(int irq, void *data)
 				    &card->chans[XDMA_C2H][bit - num_h2c];
 		/* Pairs with hf_engines_init(): the engine is initialised. */
 		if (smp_load_acquire(&c->ready))
-			xdma_engine_isr(&c->engine);
+			hf_xdma_engine_isr(&c->engine);
 	}
 	for_each_set_bit(bit, &user, XDMA_USER_IRQS)
 		hf_user_irq_handle(&card->user_irq[bit]);
@@ -440,9 +440,9 @@ static void hf_irq_program(struct hf_card *card)
 	u32 ne = hf_engine_count(card);
 
 	if (card->irq_mode == HELLOFPGA_IRQ_MODE_MSIX)
-		xdma_dev_set_vectors(&card->xdev, 0, ne, false);
+		hf_xdma_dev_set_vectors(&card->xdev, 0, ne, false);
 	else
-		xdma_dev_set_vectors(&card->xdev, 0, 0, true);
+		hf_xdma_dev_set_vectors(&card->xdev, 0, 0, true);
 }
 
 /**
@@ -542,7 +542,7 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_idr;
 	card->ddr_size = hf_card_ddr_size(card);
-	ret = xdma_dev_probe(&card->xdev, &card->dma_bar);
+	ret = hf_xdma_dev_probe(&card->xdev, &card->dma_bar);
 	if (ret) {
 		dev_err(dev, "XDMA IP not usable (%d): no memory-mapped channel or card not responding\n",
 			ret);

@@ -12,7 +12,7 @@
  * clears the mark after the run, which has proven its engine idle
  * (hf_pin_end_run()).  Revocation (hf_pin_revoke(), a provider's callback)
  * and teardown (UNPIN, close, card removal) set @revoked, so no run starts
- * any more, cancel the runs in progress (xdma_engine_cancel()) and wait for
+ * any more, cancel the runs in progress (hf_xdma_engine_cancel()) and wait for
  * the marks to clear: a short, fixed bound (the stop_wait_ms parameter plus
  * a little), never the timeout a user chose for the transfer, and never
  * behind a lock some other transfer holds.  A run that wedges its engine
@@ -262,7 +262,7 @@ static void hf_pin_cancel_runs(struct hf_pin_core *pc)
 		struct hf_chan *c = hf_chan_by_index(pc->card, bit);
 
 		if (c)
-			xdma_engine_cancel(&c->engine);
+			hf_xdma_engine_cancel(&c->engine);
 	}
 }
 

@@ -4,7 +4,7 @@
  *
  * A card keeps moving data after software gives up: clearing Run lets the
  * descriptor in progress finish, and one descriptor can carry 256 MiB.  The
- * engine core (xdma_engine_run(), xdma_engine_quiesce()) therefore proves an
+ * engine core (hf_xdma_engine_run(), hf_xdma_engine_quiesce()) therefore proves an
  * engine idle after every stop, waiting at most what the descriptor can
  * still take at the link's rate (hf_link_rate() in hf_engine.c, capped by
  * the stop_wait_ms parameter).  An engine that does not go idle is wedged,
@@ -76,7 +76,7 @@ void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
 	chan->pages = NULL;
 	q->mem = chan->mem;
 	memset(&chan->mem, 0, sizeof(chan->mem));
-	xdma_chain_init(&chan->chain, NULL, 0, 0);
+	hf_xdma_chain_init(&chan->chain, NULL, 0, 0);
 	hf_quarantine_log(chan, "the user buffer's pages and mapping");
 }
 
@@ -144,7 +144,7 @@ void hf_quarantine_release(struct hf_chan *chan)
  * @hf: the file asking (its last error is set on failure)
  * @chan: the channel, locked
  *
- * A wedged channel is looked at again (xdma_engine_recover()): once its
+ * A wedged channel is looked at again (hf_xdma_engine_recover()): once its
  * engine is idle its quarantine is released and it is used again.
  *
  * Return: 0, -ENODEV (card removed), -EIO (wedged, or bus mastering off),
@@ -171,7 +171,7 @@ int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan)
 		hf_set_error(hf, ret, "%s", hf_card_enter_why(ret));
 		return ret;
 	}
-	ret = xdma_engine_recover(&chan->engine);
+	ret = hf_xdma_engine_recover(&chan->engine);
 	hf_card_exit(card);
 	if (!ret) {
 		hf_quarantine_release(chan);

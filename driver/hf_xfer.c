@@ -40,7 +40,7 @@
  * @len: length of the range (within the list)
  * @max_desc: most descriptors
  *
- * Walks the range as xdma_chain_count() does: contiguous segments merge,
+ * Walks the range as hf_xdma_chain_count() does: contiguous segments merge,
  * runs split at XDMA_DESC_MAX_LEN.
  *
  * Return: @len when the whole range fits, else the bytes that do (> 0
@@ -104,7 +104,7 @@ bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len)
  * @res: the result with the engine core's decoded text
  */
 void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
-		   const struct xdma_result *res)
+		   const struct hf_xdma_result *res)
 {
 	if (res->err == -EINTR)
 		dev_dbg(hf_dev(chan->card), "%s\n", res->msg);
@@ -179,7 +179,7 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 						DMA_TO_DEVICE;
 	unsigned int off = offset_in_page(uaddr);
 	unsigned int npages = DIV_ROUND_UP(off + len, PAGE_SIZE);
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	struct sg_table sgt;
 	struct scatterlist *s;
 	u64 win_off = at;
@@ -228,8 +228,8 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 
 	if (win->size)
 		div64_u64_rem(at, win->size, &win_off);
-	ret = xdma_chain_count_window(chan->sg, nsg, 0, len, win->size,
-				      win_off);
+	ret = hf_xdma_chain_count_window(chan->sg, nsg, 0, len, win->size,
+					 win_off);
 	if (ret < 0) {
 		hf_set_error(hf, ret, "descriptor chain of %zu bytes: %d", len,
 			     ret);
@@ -245,10 +245,10 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 		hf_set_error(hf, ret, "%s", hf_card_enter_why(ret));
 		goto unmap;
 	}
-	xdma_chain_init(&chan->chain, chan->mem.cpu, chan->mem.bus,
-			chan->mem.cap);
-	ret = xdma_chain_build_window(&chan->chain, chan->dir, chan->sg, nsg, 0,
-				      len, win->base, win->size, win_off);
+	hf_xdma_chain_init(&chan->chain, chan->mem.cpu, chan->mem.bus,
+			   chan->mem.cap);
+	ret = hf_xdma_chain_build_window(&chan->chain, chan->dir, chan->sg, nsg, 0,
+					 len, win->base, win->size, win_off);
 	if (ret) {
 		hf_card_exit(card);
 		hf_set_error(hf, ret, "building the descriptor chain failed: %d",
@@ -257,8 +257,8 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 	}
 	/* read()/write() runs are never cancelled: a pin's revoke may not hit */
 	WRITE_ONCE(chan->engine.cancel, false);
-	ret = xdma_engine_run(&chan->engine, &chan->chain,
-			      hf_file_timeout_ns(hf), &res);
+	ret = hf_xdma_engine_run(&chan->engine, &chan->chain,
+				 hf_file_timeout_ns(hf), &res);
 	hf_card_exit(card);
 	/* a wedged chunk delivered nothing one can rely on */
 	*moved = res.wedged ? 0 : res.bytes;

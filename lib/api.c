@@ -127,7 +127,7 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev)
 	return close_card(hDev);
 }
 
-static int dma_mm(struct hellofpga_dev *h, enum xdma_dir dir, int ch,
+static int dma_mm(struct hellofpga_dev *h, enum hf_xdma_dir dir, int ch,
 		  void *buf, uint64_t offset, size_t len, size_t *actual,
 		  const char *fn)
 {
@@ -203,7 +203,7 @@ static int dma_mm(struct hellofpga_dev *h, enum xdma_dir dir, int ch,
 	return ret < 0 ? ret : 0;
 }
 
-static int dma_mm_call(HELLOFPGA_HANDLE hDev, enum xdma_dir dir, int ch,
+static int dma_mm_call(HELLOFPGA_HANDLE hDev, enum hf_xdma_dir dir, int ch,
 		       void *buf, uint64_t offset, size_t len, size_t *actual,
 		       const char *fn)
 {

@@ -71,8 +71,8 @@
  * @bounce_bus: bus address of @bounce
  */
 struct emu_engine {
-	struct xdma_engine eng;
-	struct xdma_chain chain;
+	struct hf_xdma_engine eng;
+	struct hf_xdma_chain chain;
 	void *desc_cpu;
 	u64 desc_bus;
 	u32 desc_cap;
@@ -105,7 +105,7 @@ struct emu_engine {
  */
 struct emu_card {
 	struct hf_emu_host *host;
-	struct xdma_dev xdev;
+	struct hf_xdma_dev xdev;
 	struct emu_engine eng[2][XDMA_MAX_CHANNELS];
 	struct emu_engine *by_index[XDMA_MAX_ENGINES];
 	u32 nengines;
@@ -132,7 +132,7 @@ struct emu_card {
  * @valid: @c holds a build of (@off, @len, @card)
  */
 struct emu_pin_chain {
-	struct xdma_chain c;
+	struct hf_xdma_chain c;
 	size_t off;
 	size_t len;
 	u64 card;
@@ -643,7 +643,7 @@ err:
 
 static void isr_engine(void *arg)
 {
-	xdma_engine_isr(arg);
+	hf_xdma_engine_isr(arg);
 }
 
 /*
@@ -658,10 +658,10 @@ static void isr_shared(void *arg)
 	struct emu_card *card = arg;
 	u32 pending;
 
-	while ((pending = xdma_dev_isr_pending(&card->xdev)))
+	while ((pending = hf_xdma_dev_isr_pending(&card->xdev)))
 		for (u32 i = 0; i < card->nengines; i++)
 			if (pending & BIT(i))
-				xdma_engine_isr(&card->by_index[i]->eng);
+				hf_xdma_engine_isr(&card->by_index[i]->eng);
 }
 
 /*
@@ -676,7 +676,7 @@ static int setup_irqs(struct hellofpga_dev *dev, struct emu_card *card)
 	case HELLOFPGA_IRQ_POLL:
 		return hf_emu_set_irq_mode(card->host, XDMA_MODEL_IRQ_NONE);
 	case HELLOFPGA_IRQ_MSIX:
-		xdma_dev_set_vectors(&card->xdev, 0, XDMA_USER_IRQS, false);
+		hf_xdma_dev_set_vectors(&card->xdev, 0, XDMA_USER_IRQS, false);
 		ret = hf_emu_set_irq_mode(card->host, XDMA_MODEL_IRQ_MSIX);
 		for (u32 i = 0; !ret && i < card->nengines; i++)
 			ret = hf_emu_request_irq(card->host, i, isr_engine,
@@ -684,7 +684,7 @@ static int setup_irqs(struct hellofpga_dev *dev, struct emu_card *card)
 		break;
 	case HELLOFPGA_IRQ_MSI:
 	case HELLOFPGA_IRQ_LEGACY:
-		xdma_dev_set_vectors(&card->xdev, 0, 0, true);
+		hf_xdma_dev_set_vectors(&card->xdev, 0, 0, true);
 		ret = hf_emu_set_irq_mode(card->host,
 					  card->irq_mode == HELLOFPGA_IRQ_MSI ?
 					  XDMA_MODEL_IRQ_MSI :
@@ -709,7 +709,7 @@ static void emu_teardown(struct emu_card *card)
 	pthread_mutex_destroy(&card->gpu_lock);
 	if (card->host) {
 		for (u32 i = 0; i < card->nengines; i++)
-			xdma_engine_fini(&card->by_index[i]->eng);
+			hf_xdma_engine_fini(&card->by_index[i]->eng);
 		if (card->irq_mode == HELLOFPGA_IRQ_MSIX) {
 			for (u32 i = 0; i < card->nengines; i++)
 				hf_emu_free_irq(card->host, i);
@@ -778,7 +778,7 @@ static int reserve_desc(struct hellofpga_dev *dev, struct emu_card *card,
 	e->desc_cpu = cpu;
 	e->desc_bus = bus;
 	e->desc_cap = cap;
-	xdma_chain_init(&e->chain, cpu, bus, cap);
+	hf_xdma_chain_init(&e->chain, cpu, bus, cap);
 	return 0;
 }
 
@@ -793,9 +793,9 @@ static int reserve_desc(struct hellofpga_dev *dev, struct emu_card *card,
  *
  * Return: 0, or -EIO (still wedged) / -ENODEV with the error text set.
  */
-static int emu_engine_usable(struct hellofpga_dev *dev, struct xdma_engine *e)
+static int emu_engine_usable(struct hellofpga_dev *dev, struct hf_xdma_engine *e)
 {
-	int ret = xdma_engine_recover(e);
+	int ret = hf_xdma_engine_recover(e);
 
 	if (!ret)
 		return 0;
@@ -813,27 +813,27 @@ static int run_range(struct hellofpga_dev *dev, struct emu_card *card,
 		     size_t *done)
 {
 	struct hf_sg sg = { .addr = bus, .len = len };
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	int count, ret;
 	u64 timeout_ns;
 
 	ret = emu_engine_usable(dev, &e->eng);
 	if (ret)
 		return ret;
-	count = xdma_chain_count(&sg, 1, 0, len);
+	count = hf_xdma_chain_count(&sg, 1, 0, len);
 	if (count < 0)
 		return hf_set_error(dev, count, "cannot size the descriptor chain");
 	ret = reserve_desc(dev, card, e, count);
 	if (ret)
 		return ret;
-	ret = xdma_chain_build(&e->chain, e->eng.dir, &sg, 1, 0, len,
-			       card_addr);
+	ret = hf_xdma_chain_build(&e->chain, e->eng.dir, &sg, 1, 0, len,
+				  card_addr);
 	if (ret)
 		return hf_set_error(dev, ret,
 				    "cannot build the descriptor chain (%d)", ret);
 	timeout_ns = (u64)__atomic_load_n(&dev->timeout_ms, __ATOMIC_RELAXED) *
 		     1000000ull;
-	ret = xdma_engine_run(&e->eng, &e->chain, timeout_ns, &res);
+	ret = hf_xdma_engine_run(&e->eng, &e->chain, timeout_ns, &res);
 	*done += res.bytes;
 	if (ret < 0)
 		return hf_set_error(dev, ret, "%s", res.msg);
@@ -1017,7 +1017,7 @@ static int xfer_bounce(struct hellofpga_dev *dev, struct emu_card *card,
 	return ret;
 }
 
-static int emu_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+static int emu_xfer(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 		    void *buf, uint64_t card_addr, size_t len,
 		    const struct timespec *dl, size_t *actual)
 {
@@ -1232,7 +1232,7 @@ static int emu_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
 			goto err;
 	}
 
-	count = xdma_chain_count(ep->sg, ep->nseg, 0, pin->size);
+	count = hf_xdma_chain_count(ep->sg, ep->nseg, 0, pin->size);
 	if (count < 0) {
 		ret = hf_set_error(dev, count,
 				   "cannot pin 0x%zx bytes: the descriptor chain (%u segments) exceeds what the engine takes (%d)",
@@ -1257,10 +1257,10 @@ static int emu_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
 			struct emu_pin_chain *pc = &ep->chain[d][ch];
 			u64 at = (u64)i * cap * XDMA_DESC_SIZE;
 
-			xdma_chain_init(&pc->c, (u8 *)ep->desc_cpu + at,
-					ep->desc_bus + at, cap);
-			ret = xdma_chain_build(&pc->c, d, ep->sg, ep->nseg, 0,
-					       pin->size, 0);
+			hf_xdma_chain_init(&pc->c, (u8 *)ep->desc_cpu + at,
+					   ep->desc_bus + at, cap);
+			ret = hf_xdma_chain_build(&pc->c, d, ep->sg, ep->nseg, 0,
+						  pin->size, 0);
 			if (ret) {
 				hf_set_error(dev, ret,
 					     "cannot build the descriptor chain of the pin (%d)",
@@ -1294,14 +1294,14 @@ static void emu_gpu_unpin(struct hellofpga_dev *dev, struct hf_pin *pin)
  * descriptor registers when the chain is the one they hold.
  */
 static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
-			enum xdma_dir dir, int ch, size_t off, uint64_t card_addr,
+			enum hf_xdma_dir dir, int ch, size_t off, uint64_t card_addr,
 			size_t len, int timeout_ms, const struct timespec *dl,
 			size_t *actual)
 {
 	struct emu_card *card = dev->priv;
 	struct emu_pin *ep = pin->bdata;
 	struct emu_pin_chain *pc = &ep->chain[dir][ch];
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	int ret;
 
 	*actual = 0;
@@ -1310,8 +1310,8 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 		return ret;
 	if (!pc->valid || pc->off != off || pc->len != len ||
 	    pc->card != card_addr) {
-		ret = xdma_chain_build(&pc->c, dir, ep->sg, ep->nseg, off, len,
-				       card_addr);
+		ret = hf_xdma_chain_build(&pc->c, dir, ep->sg, ep->nseg, off, len,
+					  card_addr);
 		if (ret) {
 			pc->valid = false;
 			return hf_set_error(dev, ret,
@@ -1329,8 +1329,8 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 		if (ret)
 			return ret;
 	}
-	ret = xdma_engine_run(&card->eng[dir][ch].eng, &pc->c,
-			      (u64)timeout_ms * 1000000ull, &res);
+	ret = hf_xdma_engine_run(&card->eng[dir][ch].eng, &pc->c,
+				 (u64)timeout_ms * 1000000ull, &res);
 	if (dir == XDMA_H2C)
 		blocks_unlock(card, ch, card_addr, len);
 	*actual = res.bytes;
@@ -1371,11 +1371,11 @@ static int init_engines(struct hellofpga_dev *dev, struct emu_card *card)
 			struct emu_engine *e = &card->eng[d][ch];
 			u32 i = card->nengines;
 
-			ret = xdma_engine_init(&e->eng, &card->xdev, d, ch,
-					       poll,
-					       (u8 *)card->wb_cpu +
-					       i * EMU_WB_STRIDE,
-					       card->wb_bus + i * EMU_WB_STRIDE);
+			ret = hf_xdma_engine_init(&e->eng, &card->xdev, d, ch,
+						  poll,
+						  (u8 *)card->wb_cpu +
+						  i * EMU_WB_STRIDE,
+						  card->wb_bus + i * EMU_WB_STRIDE);
 			if (ret)
 				return hf_set_error(dev, ret,
 						    "cannot initialise engine %s%u (%d)",
@@ -1432,7 +1432,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 			     strerror(-ret));
 		goto err;
 	}
-	ret = xdma_dev_probe(&card->xdev, hf_emu_dma_bar(card->host));
+	ret = hf_xdma_dev_probe(&card->xdev, hf_emu_dma_bar(card->host));
 	if (ret) {
 		hf_set_error(dev, ret, "emulated card: XDMA probe failed (%d)",
 			     ret);

@@ -222,7 +222,7 @@ static void kernel_fork_child(struct hellofpga_dev *dev)
 }
 
 /* The node of channel @ch of @dir, opened on first use (channel lock held). */
-static int chan_fd(struct hellofpga_dev *dev, enum xdma_dir dir, int ch)
+static int chan_fd(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch)
 {
 	struct kcard *kc = dev->priv;
 	char path[64], node[16];
@@ -247,7 +247,7 @@ static int chan_fd(struct hellofpga_dev *dev, enum xdma_dir dir, int ch)
  * ABI 1.2), set when it changed; a driver of ABI 1.0 or 1.1 has only its
  * module parameter timeout_ms for read() and write().
  */
-static int chan_timeout(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+static int chan_timeout(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 			int fd)
 {
 	struct kcard *kc = dev->priv;
@@ -289,7 +289,7 @@ static bool engine_may_have_run(int err)
  *
  * Return: 0, or negative errno with the driver's text.
  */
-static int kernel_xfer(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+static int kernel_xfer(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 		       void *buf, uint64_t card, size_t len,
 		       const struct timespec *dl, size_t *actual)
 {
@@ -580,7 +580,7 @@ static void kernel_gpu_unpin(struct hellofpga_dev *dev, struct hf_pin *pin)
 }
 
 static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
-			   enum xdma_dir dir, int ch, size_t off,
+			   enum hf_xdma_dir dir, int ch, size_t off,
 			   uint64_t card, size_t len, int timeout_ms,
 			   const struct timespec *dl, size_t *actual)
 {

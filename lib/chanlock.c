@@ -110,7 +110,7 @@ int hf_ofd_lock_until(int fd, short type, off_t start, off_t len,
  * Return: 0, -EBUSY (still in use at @dl) or negative errno, with the error
  * text set.
  */
-int hf_chan_lock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+int hf_chan_lock(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 		 const struct timespec *dl)
 {
 	int ret = hf_mutex_lock_until(&dev->chan_lock[dir][ch], dl);
@@ -131,7 +131,7 @@ int hf_chan_lock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
 	return 0;
 }
 
-void hf_chan_unlock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch)
+void hf_chan_unlock(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch)
 {
 	if (dev->lock_fd >= 0)
 		hf_ofd_lock_until(dev->lock_fd, F_UNLCK,

@@ -486,7 +486,7 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		      const char *fn)
 {
 	struct timespec dl;
-	enum xdma_dir xd;
+	enum hf_xdma_dir xd;
 	struct hf_pin *pin;
 	size_t done = 0;
 	bool ran = false;
@@ -659,7 +659,7 @@ int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
  * caller takes the CPU path), else the result of the direct transfer: 0 or
  * negative errno, -EINVAL when @buf straddles the registered buffer.
  */
-int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum xdma_dir dir,
+int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
 			int ch, void *buf, uint64_t card, size_t len,
 			size_t *actual, const char *fn)
 {

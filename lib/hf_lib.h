@@ -68,7 +68,7 @@ struct hf_backend_ops {
 	const char *name;
 	void (*close)(struct hellofpga_dev *dev);
 	void (*fork_child)(struct hellofpga_dev *dev);
-	int (*xfer)(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+	int (*xfer)(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 		    void *buf, uint64_t card, size_t len,
 		    const struct timespec *dl, size_t *actual);
 	int (*user_read32)(struct hellofpga_dev *dev, uint32_t off,
@@ -80,7 +80,7 @@ struct hf_backend_ops {
 	int (*gpu_pin)(struct hellofpga_dev *dev, struct hf_pin *pin);
 	void (*gpu_unpin)(struct hellofpga_dev *dev, struct hf_pin *pin);
 	int (*gpu_xfer)(struct hellofpga_dev *dev, struct hf_pin *pin,
-			enum xdma_dir dir, int ch, size_t off, uint64_t card,
+			enum hf_xdma_dir dir, int ch, size_t off, uint64_t card,
 			size_t len, int timeout_ms, const struct timespec *dl,
 			size_t *actual);
 };
@@ -134,7 +134,7 @@ struct hf_pin_slot {
  */
 struct hf_stats {
 	uint64_t transfers;
-	uint64_t bytes[2];	/* indexed by enum xdma_dir */
+	uint64_t bytes[2];	/* indexed by enum hf_xdma_dir */
 	uint64_t errors;
 	uint64_t timeouts;
 };
@@ -255,7 +255,7 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		      HELLOFPGA_GPU_HANDLE handle, size_t off, uint64_t card,
 		      size_t len, int dir, int timeout_ms, size_t *actual,
 		      const char *fn);
-int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum xdma_dir dir,
+int hf_gpudirect_dma_mm(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
 			int ch, void *buf, uint64_t card, size_t len,
 			size_t *actual, const char *fn);
 void hf_gpudirect_close(struct hellofpga_dev *dev);
@@ -270,12 +270,12 @@ int hf_rwlock_lock_until(pthread_rwlock_t *l, bool excl,
 			 const struct timespec *dl);
 int hf_ofd_lock_until(int fd, short type, off_t start, off_t len,
 		      const struct timespec *dl);
-int hf_chan_lock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch,
+int hf_chan_lock(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 		 const struct timespec *dl);
-void hf_chan_unlock(struct hellofpga_dev *dev, enum xdma_dir dir, int ch);
+void hf_chan_unlock(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch);
 
 /* user_pages.c */
-int hf_user_buf_check(struct hellofpga_dev *dev, enum xdma_dir dir, void *buf,
+int hf_user_buf_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir, void *buf,
 		      size_t len);
 
 /* backends: open fills dev->info, dev->ops, dev->priv */
@@ -328,7 +328,7 @@ void hf_emu_test_state_base(const char *dir);
  */
 bool hf_test_probe_populate(bool on);
 
-static inline const char *hf_dir_name(enum xdma_dir dir)
+static inline const char *hf_dir_name(enum hf_xdma_dir dir)
 {
 	return dir == XDMA_H2C ? "H2C" : "C2H";
 }

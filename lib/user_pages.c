@@ -152,7 +152,7 @@ static int vma_check(int fd, uintptr_t a, uintptr_t end, u64 need,
  *
  * Return: 0, or -EFAULT with the error text set.
  */
-int hf_user_buf_check(struct hellofpga_dev *dev, enum xdma_dir dir, void *buf,
+int hf_user_buf_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir, void *buf,
 		      size_t len)
 {
 	uintptr_t a = (uintptr_t)buf, end = a + len, bad = a;

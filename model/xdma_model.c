@@ -171,7 +171,7 @@ struct model_engine {
 	u32 seq;
 	u64 cur_addr;
 	u32 cur_adj;
-	struct xdma_desc blk[XDMA_DESC_MAX_ADJ + 1];
+	struct hf_xdma_desc blk[XDMA_DESC_MAX_ADJ + 1];
 	u32 blk_n;
 	u32 blk_i;
 	enum eng_xfer xs;
@@ -870,7 +870,7 @@ static void eng_resume(struct xdma_model *m, struct model_engine *e, u64 now)
 static int eng_fetch(struct xdma_model *m, struct model_engine *e,
 		     struct model_act *act)
 {
-	struct xdma_desc blk[XDMA_DESC_MAX_ADJ + 1];
+	struct hf_xdma_desc blk[XDMA_DESC_MAX_ADJ + 1];
 	u32 n = e->cur_adj + 1;
 	u64 addr = e->cur_addr;
 	u32 seq = e->seq;
@@ -927,7 +927,7 @@ static int eng_fetch(struct xdma_model *m, struct model_engine *e,
 static void eng_complete(struct xdma_model *m, struct model_engine *e,
 			 u64 end, u64 now, struct model_act *act)
 {
-	const struct xdma_desc *d = &e->blk[e->blk_i];
+	const struct hf_xdma_desc *d = &e->blk[e->blk_i];
 	u32 ctl = le32_to_cpu(d->control);
 	bool again;
 
@@ -1045,7 +1045,7 @@ static bool eng_data(struct xdma_model *m, struct model_engine *e, u64 now,
 static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 		     struct model_act *act)
 {
-	const struct xdma_desc *d;
+	const struct hf_xdma_desc *d;
 	bool fetched = false;
 	u32 ctl, len, seq, err;
 	u64 src, dst, t;

@@ -40,16 +40,16 @@ struct fx {
 	struct hf_mmio shim;
 	bool hold_busy;
 	bool release_on_stop;
-	struct xdma_dev xdev;
-	struct xdma_engine h2c;
-	struct xdma_engine c2h;
+	struct hf_xdma_dev xdev;
+	struct hf_xdma_engine h2c;
+	struct hf_xdma_engine c2h;
 	enum fx_mode mode;
 	__le32 *wb;
 	u64 wb_bus;
-	struct xdma_desc *ring;
+	struct hf_xdma_desc *ring;
 	u64 ring_bus;
-	struct xdma_chain ch_h2c;
-	struct xdma_chain ch_c2h;
+	struct hf_xdma_chain ch_h2c;
+	struct hf_xdma_chain ch_c2h;
 	u8 *src[NSEG];
 	u8 *dst[NSEG];
 	struct hf_sg sg_src[NSEG];
@@ -59,18 +59,18 @@ struct fx {
 
 static void fx_isr(void *arg)
 {
-	xdma_engine_isr(arg);
+	hf_xdma_engine_isr(arg);
 }
 
 static void fx_shared_isr(void *arg)
 {
 	struct fx *f = arg;
-	u32 pend = xdma_dev_isr_pending(&f->xdev);
+	u32 pend = hf_xdma_dev_isr_pending(&f->xdev);
 
 	if (pend & BIT(f->h2c.index))
-		xdma_engine_isr(&f->h2c);
+		hf_xdma_engine_isr(&f->h2c);
 	if (pend & BIT(f->c2h.index))
-		xdma_engine_isr(&f->c2h);
+		hf_xdma_engine_isr(&f->c2h);
 }
 
 /*
@@ -136,7 +136,7 @@ static void fx_setup_ch(struct fx *f, u32 flags, enum fx_mode mode,
 	f->shim.write32 = fx_shim_write;
 	f->shim.ctx = f;
 	f->bar = &f->shim;
-	HF_CHECK_ERR(xdma_dev_probe(&f->xdev, f->bar), 0);
+	HF_CHECK_ERR(hf_xdma_dev_probe(&f->xdev, f->bar), 0);
 
 	f->wb = hf_emu_dma_alloc(f->h, 2 * XDMA_WB_AREA, &f->wb_bus);
 	HF_CHECK(f->wb);
@@ -144,10 +144,10 @@ static void fx_setup_ch(struct fx *f, u32 flags, enum fx_mode mode,
 				   &f->ring_bus);
 	HF_CHECK(f->ring);
 	/* first half for H2C, second half for C2H */
-	xdma_chain_init(&f->ch_h2c, f->ring, f->ring_bus, RING_DESC / 2);
-	xdma_chain_init(&f->ch_c2h, f->ring + RING_DESC / 2,
-			f->ring_bus + RING_DESC / 2 * XDMA_DESC_SIZE,
-			RING_DESC / 2);
+	hf_xdma_chain_init(&f->ch_h2c, f->ring, f->ring_bus, RING_DESC / 2);
+	hf_xdma_chain_init(&f->ch_c2h, f->ring + RING_DESC / 2,
+			   f->ring_bus + RING_DESC / 2 * XDMA_DESC_SIZE,
+			   RING_DESC / 2);
 	for (i = 0; i < NSEG; i++) {
 		f->src[i] = fx_buf(f, seg_len[i], HF_DMA_TO_DEVICE,
 				   &f->sg_src[i].addr);
@@ -160,21 +160,21 @@ static void fx_setup_ch(struct fx *f, u32 flags, enum fx_mode mode,
 
 	if (mode == FX_MSIX) {
 		HF_CHECK_ERR(hf_emu_set_irq_mode(f->h, XDMA_MODEL_IRQ_MSIX), 0);
-		xdma_dev_set_vectors(&f->xdev, 0, 16, false);
+		hf_xdma_dev_set_vectors(&f->xdev, 0, 16, false);
 		HF_CHECK_ERR(hf_emu_request_irq(f->h, h2c_ch, fx_isr, &f->h2c),
 			     0);
 		HF_CHECK_ERR(hf_emu_request_irq(f->h, f->xdev.num_h2c + c2h_ch,
 						fx_isr, &f->c2h), 0);
 	} else if (mode == FX_MSI) {
 		HF_CHECK_ERR(hf_emu_set_irq_mode(f->h, XDMA_MODEL_IRQ_MSI), 0);
-		xdma_dev_set_vectors(&f->xdev, 0, 0, true);
+		hf_xdma_dev_set_vectors(&f->xdev, 0, 0, true);
 		HF_CHECK_ERR(hf_emu_request_irq(f->h, 0, fx_shared_isr, f), 0);
 	}
-	HF_CHECK_ERR(xdma_engine_init(&f->h2c, &f->xdev, XDMA_H2C, h2c_ch,
-				      poll, f->wb, f->wb_bus), 0);
-	HF_CHECK_ERR(xdma_engine_init(&f->c2h, &f->xdev, XDMA_C2H, c2h_ch,
-				      poll, f->wb + XDMA_WB_AREA / 4,
-				      f->wb_bus + XDMA_WB_AREA), 0);
+	HF_CHECK_ERR(hf_xdma_engine_init(&f->h2c, &f->xdev, XDMA_H2C, h2c_ch,
+					 poll, f->wb, f->wb_bus), 0);
+	HF_CHECK_ERR(hf_xdma_engine_init(&f->c2h, &f->xdev, XDMA_C2H, c2h_ch,
+					 poll, f->wb + XDMA_WB_AREA / 4,
+					 f->wb_bus + XDMA_WB_AREA), 0);
 }
 
 static void fx_setup(struct fx *f, u32 flags, enum fx_mode mode)
@@ -186,8 +186,8 @@ static void fx_teardown(struct fx *f)
 {
 	u32 i;
 
-	xdma_engine_fini(&f->h2c);
-	xdma_engine_fini(&f->c2h);
+	hf_xdma_engine_fini(&f->h2c);
+	hf_xdma_engine_fini(&f->c2h);
 	if (f->mode == FX_MSIX) {
 		hf_emu_free_irq(f->h, f->h2c.index);
 		hf_emu_free_irq(f->h, f->c2h.index);
@@ -245,10 +245,10 @@ static void fx_check_dst(struct fx *f)
 			     "read-back differs in segment %u", i);
 }
 
-static void fx_run_ok(struct xdma_engine *e, struct xdma_chain *c)
+static void fx_run_ok(struct hf_xdma_engine *e, struct hf_xdma_chain *c)
 {
-	struct xdma_result res;
-	int ret = xdma_engine_run(e, c, TMO, &res);
+	struct hf_xdma_result res;
+	int ret = hf_xdma_engine_run(e, c, TMO, &res);
 
 	HF_CHECK_MSG(ret == 0, "run: %d (%s)", ret, res.msg);
 	HF_CHECK_EQ(res.err, 0);
@@ -261,10 +261,10 @@ static void fx_run_ok(struct xdma_engine *e, struct xdma_chain *c)
 static void fx_roundtrip(struct fx *f, u32 seed)
 {
 	fx_fill(f, seed);
-	HF_CHECK_ERR(xdma_chain_build(&f->ch_h2c, XDMA_H2C, f->sg_src, NSEG, 0,
-				      f->total, CARD_ADDR), 0);
-	HF_CHECK_ERR(xdma_chain_build(&f->ch_c2h, XDMA_C2H, f->sg_dst, NSEG, 0,
-				      f->total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f->ch_h2c, XDMA_H2C, f->sg_src, NSEG, 0,
+					 f->total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f->ch_c2h, XDMA_C2H, f->sg_dst, NSEG, 0,
+					 f->total, CARD_ADDR), 0);
 	fx_run_ok(&f->h2c, &f->ch_h2c);
 	fx_check_card(f);
 	fx_run_ok(&f->c2h, &f->ch_c2h);
@@ -277,10 +277,10 @@ HF_TEST(engine_probe_finds_4_and_4_channels)
 {
 	struct xdma_model_config cfg = { 0 };
 	struct hf_emu_host *h;
-	struct xdma_dev xdev;
+	struct hf_xdma_dev xdev;
 
 	HF_CHECK_ERR(hf_emu_host_create(&cfg, HF_EMU_SYNC, &h), 0);
-	HF_CHECK_ERR(xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), 0);
+	HF_CHECK_ERR(hf_xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), 0);
 	HF_CHECK_EQ(xdev.num_h2c, 4);
 	HF_CHECK_EQ(xdev.num_c2h, 4);
 	HF_CHECK_EQ(xdev.version, XDMA_ID_VERSION_VALUE);
@@ -291,10 +291,10 @@ HF_TEST(engine_probe_finds_1_and_1_channels)
 {
 	struct xdma_model_config cfg = { .num_h2c = 1, .num_c2h = 1 };
 	struct hf_emu_host *h;
-	struct xdma_dev xdev;
+	struct hf_xdma_dev xdev;
 
 	HF_CHECK_ERR(hf_emu_host_create(&cfg, HF_EMU_SYNC, &h), 0);
-	HF_CHECK_ERR(xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), 0);
+	HF_CHECK_ERR(hf_xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), 0);
 	HF_CHECK_EQ(xdev.num_h2c, 1);
 	HF_CHECK_EQ(xdev.num_c2h, 1);
 	hf_emu_host_destroy(h);
@@ -304,24 +304,24 @@ HF_TEST(engine_probe_dead_card_enodev)
 {
 	struct xdma_model_config cfg = { 0 };
 	struct hf_emu_host *h;
-	struct xdma_dev xdev;
+	struct hf_xdma_dev xdev;
 
 	HF_CHECK_ERR(hf_emu_host_create(&cfg, HF_EMU_SYNC, &h), 0);
 	xdma_model_inject(hf_emu_host_model(h), XDMA_FAULT_DEAD);
-	HF_CHECK_ERR(xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), -ENODEV);
+	HF_CHECK_ERR(hf_xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), -ENODEV);
 	hf_emu_host_destroy(h);
 }
 
 HF_TEST(engine_init_rejects_missing_channel)
 {
 	struct fx f;
-	struct xdma_engine e;
+	struct hf_xdma_engine e;
 
 	fx_setup(&f, HF_EMU_SYNC, FX_POLL);
-	HF_CHECK_ERR(xdma_engine_init(&e, &f.xdev, XDMA_H2C, 1, true, f.wb,
-				      f.wb_bus), -EINVAL);
-	HF_CHECK_ERR(xdma_engine_init(&e, &f.xdev, XDMA_C2H, 0, true, NULL,
-				      0), -EINVAL);
+	HF_CHECK_ERR(hf_xdma_engine_init(&e, &f.xdev, XDMA_H2C, 1, true, f.wb,
+					 f.wb_bus), -EINVAL);
+	HF_CHECK_ERR(hf_xdma_engine_init(&e, &f.xdev, XDMA_C2H, 0, true, NULL,
+					 0), -EINVAL);
 	fx_teardown(&f);
 }
 
@@ -335,7 +335,7 @@ HF_TEST(engine_index_and_vectors_in_engine_order)
 	HF_CHECK_EQ(f.h2c.base, 0x0300);
 	HF_CHECK_EQ(f.c2h.base, 0x1200);
 	HF_CHECK_EQ(f.c2h.sgdma_base, 0x5200);
-	xdma_dev_set_vectors(&f.xdev, 0, 16, false);
+	hf_xdma_dev_set_vectors(&f.xdev, 0, 16, false);
 	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(0)),
 		    0x03020100);
 	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(4)),
@@ -347,7 +347,7 @@ HF_TEST(engine_index_and_vectors_in_engine_order)
 	/* 1 + 1: C2H0 is engine 1, vector slot byte 1 of 0xA0 */
 	fx_setup(&f, HF_EMU_SYNC, FX_POLL);
 	HF_CHECK_EQ(f.c2h.index, 1);
-	xdma_dev_set_vectors(&f.xdev, 0, 16, false);
+	hf_xdma_dev_set_vectors(&f.xdev, 0, 16, false);
 	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(0)),
 		    0x0100);
 	fx_teardown(&f);
@@ -360,8 +360,8 @@ HF_TEST(engine_init_stops_a_running_engine)
 
 	fx_setup(&f, 0, FX_MSIX);
 	/* someone left H2C0 running on a chain that never ends (stalled) */
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	hf_iowrite32(lower_32_bits(f.ch_h2c.bus), f.bar,
 		     XDMA_H2C_SGDMA_BASE(0) + XDMA_SGDMA_DESC_LO);
@@ -370,9 +370,9 @@ HF_TEST(engine_init_stops_a_running_engine)
 	hf_iowrite32(XDMA_CTRL_RUN, f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_CONTROL);
 	st = hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS);
 	HF_CHECK(st & XDMA_STAT_BUSY);
-	xdma_engine_fini(&f.h2c);
-	HF_CHECK_ERR(xdma_engine_init(&f.h2c, &f.xdev, XDMA_H2C, 0, false,
-				      NULL, 0), 0);
+	hf_xdma_engine_fini(&f.h2c);
+	HF_CHECK_ERR(hf_xdma_engine_init(&f.h2c, &f.xdev, XDMA_H2C, 0, false,
+					 NULL, 0), 0);
 	st = hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS);
 	HF_CHECK_EQ(st, 0);
 	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN) &
@@ -465,7 +465,7 @@ HF_TEST(engine_long_chain_with_storage_mid_page)
 {
 	static struct hf_sg sg[300];
 	struct fx f;
-	struct xdma_chain c;
+	struct hf_xdma_chain c;
 	u32 i;
 
 	fx_setup(&f, 0, FX_POLL);
@@ -475,10 +475,10 @@ HF_TEST(engine_long_chain_with_storage_mid_page)
 		sg[i].addr = f.sg_src[0].addr + 200ull * i;
 		sg[i].len = 100;
 	}
-	xdma_chain_init(&c, f.ring + 100, f.ring_bus + 100 * XDMA_DESC_SIZE,
-			RING_DESC - 100);
-	HF_CHECK_ERR(xdma_chain_build(&c, XDMA_H2C, sg, 300, 0, 30000,
-				      CARD_ADDR), 0);
+	hf_xdma_chain_init(&c, f.ring + 100, f.ring_bus + 100 * XDMA_DESC_SIZE,
+			   RING_DESC - 100);
+	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_H2C, sg, 300, 0, 30000,
+					 CARD_ADDR), 0);
 	HF_CHECK_EQ(c.count, 300);
 	fx_run_ok(&f.h2c, &c);
 	for (i = 0; i < 300; i++) {
@@ -493,8 +493,8 @@ HF_TEST(engine_long_chain_with_storage_mid_page)
 
 /* ---- register traffic of the hot path ---- */
 
-static void mmio_delta(struct fx *f, struct xdma_engine *e,
-		       struct xdma_chain *c, u64 *reads, u64 *writes)
+static void mmio_delta(struct fx *f, struct hf_xdma_engine *e,
+		       struct hf_xdma_chain *c, u64 *reads, u64 *writes)
 {
 	struct xdma_model_counters a, b;
 
@@ -512,8 +512,8 @@ static void rerun_poll_case(u32 flags)
 
 	fx_setup(&f, flags, FX_POLL);
 	fx_fill(&f, 9);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	mmio_delta(&f, &f.h2c, &f.ch_h2c, &r, &w);
 	/* desc lo/hi/adj + control + W1C run; status_rc */
 	HF_CHECK_EQ(w, 5);
@@ -551,8 +551,8 @@ HF_TEST(engine_rerun_writes_no_sgdma_registers_msix)
 
 	fx_setup(&f, 0, FX_MSIX);
 	fx_fill(&f, 10);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	mmio_delta(&f, &f.c2h, &f.ch_c2h, &r, &w);
 	HF_CHECK_EQ(w, 3 + 4);
 	HF_CHECK_EQ(r, 1);
@@ -566,18 +566,18 @@ HF_TEST(engine_rerun_writes_no_sgdma_registers_msix)
 HF_TEST(engine_other_chain_reprograms_descriptor_address)
 {
 	struct fx f;
-	struct xdma_chain c2;
+	struct hf_xdma_chain c2;
 	u64 r, w;
 
 	fx_setup(&f, 0, FX_POLL);
 	fx_fill(&f, 11);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	fx_run_ok(&f.h2c, &f.ch_h2c);
 	/* same list, other storage (same page: only the low word differs) */
-	xdma_chain_init(&c2, f.ring + 8, f.ring_bus + 8 * XDMA_DESC_SIZE, 64);
-	HF_CHECK_ERR(xdma_chain_build(&c2, XDMA_H2C, f.sg_src, 1, 0, 4096,
-				      CARD_ADDR + 0x200000), 0);
+	hf_xdma_chain_init(&c2, f.ring + 8, f.ring_bus + 8 * XDMA_DESC_SIZE, 64);
+	HF_CHECK_ERR(hf_xdma_chain_build(&c2, XDMA_H2C, f.sg_src, 1, 0, 4096,
+					 CARD_ADDR + 0x200000), 0);
 	mmio_delta(&f, &f.h2c, &c2, &r, &w);
 	HF_CHECK_EQ(w, 2 + 2);	/* desc lo + adj */
 	{
@@ -597,12 +597,12 @@ HF_TEST(engine_other_chain_reprograms_descriptor_address)
 HF_TEST(engine_c2h_bad_card_address_decode_error)
 {
 	struct fx f;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, FX_POLL);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
-				      f.total, DDR_SIZE + 0x1000), 0);
-	HF_CHECK_ERR(xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
+					 f.total, DDR_SIZE + 0x1000), 0);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
 	HF_CHECK_EQ(res.err, -EIO);
 	HF_CHECK_EQ(res.bytes, 0);
 	HF_CHECK_EQ(res.completed, 0);
@@ -618,12 +618,12 @@ HF_TEST(engine_c2h_bad_card_address_decode_error)
 HF_TEST(engine_h2c_bad_card_address_write_error_irq)
 {
 	struct fx f;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, FX_MSIX);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, DDR_SIZE), 0);
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, DDR_SIZE), 0);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
 	HF_CHECK_MSG(strstr(res.msg, "H2C0: engine stopped: write error (decode error at card address) after 0 of 4"),
 		     "msg: %s", res.msg);
 	HF_CHECK(res.elapsed_ns < TMO / 2);
@@ -635,14 +635,14 @@ HF_TEST(engine_h2c_bad_card_address_write_error_irq)
 HF_TEST(engine_error_mid_chain_counts_completed_bytes)
 {
 	struct fx f;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	u64 first_two = seg_len[0] + seg_len[1];
 
 	fx_setup(&f, 0, FX_POLL);
 	/* descriptor 2 starts exactly at the end of card memory */
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
-				      f.total, DDR_SIZE - first_two), 0);
-	HF_CHECK_ERR(xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
+					 f.total, DDR_SIZE - first_two), 0);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
 	HF_CHECK_EQ(res.completed, 2);
 	HF_CHECK_EQ(res.bytes, first_two);
 	HF_CHECK_MSG(strstr(res.msg, "after 2 of 4 descriptors"), "msg: %s",
@@ -653,14 +653,14 @@ HF_TEST(engine_error_mid_chain_counts_completed_bytes)
 HF_TEST(engine_unmapped_host_memory_read_error)
 {
 	struct fx f;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 
 	t_expect_dma_faults(1);	/* the fault this case provokes */
 	fx_setup(&f, 0, FX_MSIX);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	HF_CHECK_ERR(hf_emu_dma_unmap(f.h, f.sg_src[1].addr), 0);
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
 	HF_CHECK_EQ(res.completed, 1);
 	HF_CHECK_EQ(res.bytes, seg_len[0]);
 	HF_CHECK_MSG(strstr(res.msg, "read error (unsupported request reading host memory) after 1 of 4"),
@@ -674,13 +674,13 @@ HF_TEST(engine_unmapped_host_memory_read_error)
 HF_TEST(engine_descriptor_fetch_fault_eio)
 {
 	struct fx f;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, FX_POLL);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	xdma_model_inject(f.m, XDMA_FAULT_DESC_READ);
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
 	HF_CHECK(res.status & XDMA_STAT_DESC_ERROR);
 	HF_CHECK_MSG(strstr(res.msg, "descriptor error (unsupported request)"),
 		     "msg: %s", res.msg);
@@ -693,13 +693,13 @@ HF_TEST(engine_descriptor_fetch_fault_eio)
 HF_TEST(engine_descriptor_fetch_fault_eio_irq)
 {
 	struct fx f;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, FX_MSIX);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	xdma_model_inject(f.m, XDMA_FAULT_DESC_READ);
-	HF_CHECK_ERR(xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
 	HF_CHECK(res.status & XDMA_STAT_DESC_ERROR);
 	HF_CHECK(res.elapsed_ns < TMO / 2);
 	xdma_model_inject(f.m, 0);
@@ -710,15 +710,15 @@ HF_TEST(engine_descriptor_fetch_fault_eio_irq)
 static void stall_case(enum fx_mode mode, u32 flags)
 {
 	struct fx f;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	u64 t0, took;
 
 	fx_setup(&f, flags, mode);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	t0 = hf_os_now_ns();
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
 		     -ETIMEDOUT);
 	took = hf_os_now_ns() - t0;
 	HF_CHECK(took >= SHORT_TMO);
@@ -757,14 +757,14 @@ HF_TEST(engine_stall_times_out_and_recovers_sync)
 HF_TEST(engine_lost_irq_completes_via_status)
 {
 	struct fx f;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, FX_MSIX);
 	fx_fill(&f, 16);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	xdma_model_inject(f.m, XDMA_FAULT_LOST_IRQ);
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res), 0);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res), 0);
 	HF_CHECK_EQ(res.bytes, f.total);
 	HF_CHECK_EQ(res.completed, 4);
 	HF_CHECK_EQ(f.h2c.stats.lost_irqs, 1);
@@ -780,13 +780,13 @@ HF_TEST(engine_lost_irq_completes_via_status)
 static void dead_case(enum fx_mode mode)
 {
 	struct fx f;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, mode);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	xdma_model_inject(f.m, XDMA_FAULT_DEAD);
-	HF_CHECK_ERR(xdma_engine_run(&f.c2h, &f.ch_c2h, SHORT_TMO, &res),
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_c2h, SHORT_TMO, &res),
 		     -ENODEV);
 	HF_CHECK_EQ(res.status, XDMA_ID_DEAD);
 	HF_CHECK_MSG(!strcmp(res.msg, "C2H0: card not responding (reads all ones): removed or link down"),
@@ -811,8 +811,8 @@ HF_TEST(engine_dead_card_enodev_msix)
  * struct fx_later - do something to a fixture from another thread.
  * @f: the fixture
  * @after_ns: when, from the thread's start
- * @what: 0 release hold_busy, 1 clear the faults, 2 xdma_engine_isr(h2c),
- *	3 xdma_engine_cancel(h2c), 4 a stale poll-mode writeback word
+ * @what: 0 release hold_busy, 1 clear the faults, 2 hf_xdma_engine_isr(h2c),
+ *	3 hf_xdma_engine_cancel(h2c), 4 a stale poll-mode writeback word
  * @wb: for 4: where, and @wb_val what
  */
 struct fx_later {
@@ -842,10 +842,10 @@ static void *fx_later_fn(void *arg)
 		xdma_model_inject(l->f->m, 0);
 		break;
 	case 2:
-		xdma_engine_isr(&l->f->h2c);
+		hf_xdma_engine_isr(&l->f->h2c);
 		break;
 	case 3:
-		xdma_engine_cancel(&l->f->h2c);
+		hf_xdma_engine_cancel(&l->f->h2c);
 		break;
 	default:
 		__atomic_store_n(l->wb, l->wb_val, __ATOMIC_RELEASE);
@@ -878,19 +878,19 @@ static void fx_later_join(struct fx_later *l)
 }
 
 /* A timed-out run H2C0 whose engine stays busy after Run clears. */
-static int fx_stuck_run(struct fx *f, struct xdma_result *res)
+static int fx_stuck_run(struct fx *f, struct hf_xdma_result *res)
 {
-	HF_CHECK_ERR(xdma_chain_build(&f->ch_h2c, XDMA_H2C, f->sg_src, NSEG, 0,
-				      f->total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f->ch_h2c, XDMA_H2C, f->sg_src, NSEG, 0,
+					 f->total, CARD_ADDR), 0);
 	xdma_model_inject(f->m, XDMA_FAULT_STALL);
 	fx_hold_busy(f, true);
-	return xdma_engine_run(&f->h2c, &f->ch_h2c, SHORT_TMO, res);
+	return hf_xdma_engine_run(&f->h2c, &f->ch_h2c, SHORT_TMO, res);
 }
 
 HF_TEST(engine_stop_waits_until_the_engine_is_idle)
 {
 	struct fx_later l;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	struct fx f;
 	u64 t0, took;
 
@@ -915,7 +915,7 @@ HF_TEST(engine_stop_waits_until_the_engine_is_idle)
 
 static void wedge_case(enum fx_mode mode)
 {
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	struct fx f;
 	u64 t0;
 
@@ -933,18 +933,18 @@ static void wedge_case(enum fx_mode mode)
 
 	/* refused at once while wedged */
 	t0 = hf_os_now_ns();
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
 	HF_CHECK(hf_os_now_ns() - t0 < 100000000ull);
 	HF_CHECK(!res.wedged);
 	HF_CHECK_MSG(strstr(res.msg, "H2C0: channel wedged"), "msg: %s",
 		     res.msg);
-	HF_CHECK_ERR(xdma_engine_recover(&f.h2c), -EBUSY);
+	HF_CHECK_ERR(hf_xdma_engine_recover(&f.h2c), -EBUSY);
 	HF_CHECK(f.h2c.wedged);
 
 	/* the engine finally stops: the channel comes back */
 	fx_hold_busy(&f, false);
 	xdma_model_inject(f.m, 0);
-	HF_CHECK_ERR(xdma_engine_recover(&f.h2c), 0);
+	HF_CHECK_ERR(hf_xdma_engine_recover(&f.h2c), 0);
 	HF_CHECK(!f.h2c.wedged);
 	HF_CHECK_EQ(f.h2c.stats.recoveries, 1);
 	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS), 0);
@@ -964,7 +964,7 @@ HF_TEST(engine_not_idle_within_the_link_bound_is_wedged_msix)
 
 HF_TEST(engine_stop_wait_is_capped_by_stop_max)
 {
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	struct fx f;
 	u64 t0, took;
 
@@ -980,7 +980,7 @@ HF_TEST(engine_stop_wait_is_capped_by_stop_max)
 		     "took %llu ns", (unsigned long long)took);
 	fx_hold_busy(&f, false);
 	xdma_model_inject(f.m, 0);
-	HF_CHECK_ERR(xdma_engine_recover(&f.h2c), 0);
+	HF_CHECK_ERR(hf_xdma_engine_recover(&f.h2c), 0);
 	fx_teardown(&f);
 }
 
@@ -990,13 +990,13 @@ HF_TEST(engine_init_refuses_an_engine_that_does_not_stop)
 
 	fx_setup(&f, 0, FX_POLL);
 	f.xdev.stop_max_ns = 10000000ull;
-	xdma_engine_fini(&f.h2c);
+	hf_xdma_engine_fini(&f.h2c);
 	fx_hold_busy(&f, true);
-	HF_CHECK_ERR(xdma_engine_init(&f.h2c, &f.xdev, XDMA_H2C, 0, true,
-				      f.wb, f.wb_bus), -EBUSY);
+	HF_CHECK_ERR(hf_xdma_engine_init(&f.h2c, &f.xdev, XDMA_H2C, 0, true,
+					 f.wb, f.wb_bus), -EBUSY);
 	fx_hold_busy(&f, false);
-	HF_CHECK_ERR(xdma_engine_init(&f.h2c, &f.xdev, XDMA_H2C, 0, true,
-				      f.wb, f.wb_bus), 0);
+	HF_CHECK_ERR(hf_xdma_engine_init(&f.h2c, &f.xdev, XDMA_H2C, 0, true,
+					 f.wb, f.wb_bus), 0);
 	fx_teardown(&f);
 }
 
@@ -1004,21 +1004,21 @@ HF_TEST(engine_init_refuses_an_engine_that_does_not_stop)
 HF_TEST(engine_late_interrupt_of_a_failed_run_is_ignored)
 {
 	struct fx_later late, done;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	struct fx f;
 
 	fx_setup(&f, 0, FX_MSIX);
 	fx_fill(&f, 42);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
 		     -ETIMEDOUT);
 	/* next run: still stalled when the late interrupt comes (the stall
 	 * ends after it, however late a loaded machine runs the threads) */
 	fx_later(&late, &f, 2, 30);
 	fx_later_after(&done, &f, 1, 80, &late);
-	HF_CHECK_MSG(xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res) == 0,
+	HF_CHECK_MSG(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res) == 0,
 		     "run: %s", res.msg);
 	fx_later_join(&late);
 	fx_later_join(&done);
@@ -1034,21 +1034,21 @@ HF_TEST(engine_late_interrupt_of_a_failed_run_is_ignored)
 HF_TEST(engine_late_writeback_of_a_failed_run_is_ignored)
 {
 	struct fx_later late;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	u32 lo;
 	struct fx f;
 
 	fx_setup(&f, 0, FX_POLL);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
 		     -ETIMEDOUT);
 	/* the failed run's slot gets "all 4 done" during the next run */
 	late.wb = f.wb;
 	late.wb_val = cpu_to_le32(FIELD_PREP(XDMA_WB_COUNT, 4));
 	fx_later(&late, &f, 4, 20);
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
 		     -ETIMEDOUT);
 	fx_later_join(&late);
 	lo = hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_POLL_WB_LO);
@@ -1068,17 +1068,17 @@ HF_TEST(engine_late_writeback_of_a_failed_run_is_ignored)
  */
 HF_TEST(engine_chain_ending_during_the_stop_still_timed_out)
 {
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	struct fx f;
 
 	fx_setup(&f, 0, FX_MSIX);
 	fx_fill(&f, 45);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	xdma_model_inject(f.m, XDMA_FAULT_LOST_IRQ);
 	fx_hold_busy(&f, true);
 	f.release_on_stop = true;
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
 		     -ETIMEDOUT);
 	HF_CHECK(!res.wedged);
 	HF_CHECK_EQ(res.bytes, f.total);
@@ -1094,17 +1094,17 @@ HF_TEST(engine_chain_ending_during_the_stop_still_timed_out)
 static void cancel_case(enum fx_mode mode)
 {
 	struct fx_later l;
-	struct xdma_result res;
+	struct hf_xdma_result res;
 	struct fx f;
 	u64 t0, took;
 
 	fx_setup(&f, 0, mode);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	t0 = hf_os_now_ns();
 	fx_later(&l, &f, 3, 20);
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &f.ch_h2c, 10 * TMO, &res),
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, 10 * TMO, &res),
 		     -ECANCELED);
 	took = hf_os_now_ns() - t0;
 	fx_later_join(&l);
@@ -1131,28 +1131,28 @@ HF_TEST(engine_cancel_ends_a_run_early_poll)
 HF_TEST(engine_chain_of_other_direction_einval)
 {
 	struct fx f;
-	struct xdma_result res;
-	struct xdma_chain empty;
+	struct hf_xdma_result res;
+	struct hf_xdma_chain empty;
 
 	fx_setup(&f, HF_EMU_SYNC, FX_POLL);
-	HF_CHECK_ERR(xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-				      f.total, CARD_ADDR), 0);
-	HF_CHECK_ERR(xdma_engine_run(&f.c2h, &f.ch_h2c, TMO, &res), -EINVAL);
+	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
+					 f.total, CARD_ADDR), 0);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_h2c, TMO, &res), -EINVAL);
 	HF_CHECK(strstr(res.msg, "other direction"));
-	xdma_chain_init(&empty, f.ring, f.ring_bus, 4);
-	HF_CHECK_ERR(xdma_engine_run(&f.h2c, &empty, TMO, &res), -EINVAL);
+	hf_xdma_chain_init(&empty, f.ring, f.ring_bus, 4);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &empty, TMO, &res), -EINVAL);
 	HF_CHECK(strstr(res.msg, "not built"));
 	fx_teardown(&f);
 }
 
 /* ---- status decoding ---- */
 
-static void check_decode(enum xdma_dir dir, u32 status, int err,
+static void check_decode(enum hf_xdma_dir dir, u32 status, int err,
 			 const char *text)
 {
 	char buf[256];
 
-	HF_CHECK_ERR(xdma_decode_status(dir, status, buf, sizeof(buf)), err);
+	HF_CHECK_ERR(hf_xdma_decode_status(dir, status, buf, sizeof(buf)), err);
 	HF_CHECK_MSG(!strcmp(buf, text), "0x%08x: \"%s\" != \"%s\"", status,
 		     buf, text);
 }
@@ -1269,8 +1269,8 @@ HF_TEST(decode_status_truncates_safely)
 	char buf[12];
 
 	memset(buf, 'x', sizeof(buf));
-	HF_CHECK_ERR(xdma_decode_status(XDMA_H2C, 0x00ffff7f, buf, 10), -EIO);
+	HF_CHECK_ERR(hf_xdma_decode_status(XDMA_H2C, 0x00ffff7f, buf, 10), -EIO);
 	HF_CHECK_EQ(strlen(buf), 9);
 	HF_CHECK_EQ(buf[10], 'x');
-	HF_CHECK_ERR(xdma_decode_status(XDMA_H2C, 0x2, buf, 0), 0);
+	HF_CHECK_ERR(hf_xdma_decode_status(XDMA_H2C, 0x2, buf, 0), 0);
 }

@@ -428,13 +428,13 @@ static int injected(struct fk_file *f)
 	return 0;
 }
 
-static int engine_index(struct fk_card *c, enum xdma_dir dir, int ch)
+static int engine_index(struct fk_card *c, enum hf_xdma_dir dir, int ch)
 {
 	return dir == XDMA_H2C ? ch : c->info.num_h2c + ch;
 }
 
 /* Run one transfer on the emulated card, with counters. */
-static int card_xfer(struct fk_file *f, enum xdma_dir dir, int ch, void *buf,
+static int card_xfer(struct fk_file *f, enum hf_xdma_dir dir, int ch, void *buf,
 		     uint64_t card, size_t len, uint32_t timeout_ms,
 		     size_t *done)
 {

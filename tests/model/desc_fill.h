@@ -7,7 +7,7 @@
 #include "xdma_regs.h"
 
 /* Descriptor @d: @flags (Stop, Completed, EOP), @nxt_adj, the rest. */
-static inline void desc_fill(struct xdma_desc *d, u32 flags, u32 nxt_adj,
+static inline void desc_fill(struct hf_xdma_desc *d, u32 flags, u32 nxt_adj,
 			     u32 len, u64 src, u64 dst, u64 next)
 {
 	d->control = cpu_to_le32(FIELD_PREP(XDMA_DESC_CTRL_MAGIC,

@@ -52,7 +52,7 @@ struct tcard {
 	struct xdma_model *m;
 	const struct hf_mmio *bar;
 	const struct hf_mmio *ubar;
-	struct xdma_desc *ring;
+	struct hf_xdma_desc *ring;
 	u64 ring_bus;
 	volatile u32 *wb;
 	u64 wb_bus;

@@ -262,7 +262,7 @@ static inline u64 vh_until_idle(struct vhost *v, bool c2h, u32 ch, u64 limit)
 static inline void vh_desc(struct vhost *v, u32 i, u32 flags, u32 len,
 			   u64 src, u64 dst, u64 next)
 {
-	desc_fill((struct xdma_desc *)v->mem + i, flags, 0, len, src, dst,
+	desc_fill((struct hf_xdma_desc *)v->mem + i, flags, 0, len, src, dst,
 		  next);
 }
 
