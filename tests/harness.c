@@ -15,6 +15,8 @@
 struct hf_case {
 	const char *name;
 	hf_test_fn fn;
+	hf_test_row_fn row_fn;
+	const void *row;
 };
 
 static struct hf_case cases[HF_MAX_TESTS];
@@ -32,6 +34,23 @@ void hf_test_register(const char *name, hf_test_fn fn)
 	}
 	cases[ncases].name = name;
 	cases[ncases].fn = fn;
+	ncases++;
+}
+
+void hf_test_register_row(const char *prefix, const char *name,
+			  hf_test_row_fn fn, const void *row)
+{
+	size_t n = strlen(prefix) + strlen(name) + 2;
+	char *full = malloc(n);
+
+	if (!full || ncases == HF_MAX_TESTS) {
+		fprintf(stderr, "harness: too many test cases\n");
+		exit(2);
+	}
+	snprintf(full, n, "%s_%s", prefix, name);
+	cases[ncases].name = full;
+	cases[ncases].row_fn = fn;
+	cases[ncases].row = row;
 	ncases++;
 }
 
@@ -92,7 +111,10 @@ static int run_case(const struct hf_case *c)
 		for (int i = 0; i < nhooks; i++)
 			if (hooks_before[i])
 				hooks_before[i]();
-		c->fn();
+		if (c->row_fn)
+			c->row_fn(c->row);
+		else
+			c->fn();
 		for (int i = 0; i < nhooks; i++)
 			if (hooks_after[i])
 				hooks_after[i]();

@@ -23,8 +23,11 @@
 #include <string.h>
 
 typedef void (*hf_test_fn)(void);
+typedef void (*hf_test_row_fn)(const void *row);
 
 void hf_test_register(const char *name, hf_test_fn fn);
+void hf_test_register_row(const char *prefix, const char *name,
+			  hf_test_row_fn fn, const void *row);
 /*
  * @before runs before every case, @after after every case body that did not
  * fail or skip; a check failing in @after fails the case (tests/dma_faults.c
@@ -44,6 +47,19 @@ void hf_test_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 		hf_test_register(#name, name);				\
 	}								\
 	static void name(void)
+
+/*
+ * HF_TEST_ROWS(prefix, rows, fn): a table of variants, one case
+ * "prefix_NAME" per element of the array @rows (a struct whose member
+ * @name is the variant's name); @fn(const void *row) runs one.
+ */
+#define HF_TEST_ROWS(prefix, rows, fn)					\
+	__attribute__((constructor)) static void hf_reg_rows_##prefix(void) \
+	{								\
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) \
+			hf_test_register_row(#prefix, rows[i].name, fn,	\
+					     &rows[i]);			\
+	}
 
 #define HF_CHECK(cond)							\
 	do {								\
