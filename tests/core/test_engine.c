@@ -384,54 +384,35 @@ HF_TEST(engine_init_stops_a_running_engine)
 
 /* ---- data movement ---- */
 
-HF_TEST(engine_roundtrip_poll_threaded)
+/* One round trip per completion mode and engine threading. */
+static const struct roundtrip_row {
+	const char *name;
+	u32 flags;
+	enum fx_mode mode;
+	bool irq;		/* no interrupt may be lost */
+} roundtrip_rows[] = {
+	{ "poll_threaded", 0, FX_POLL, false },
+	{ "poll_sync", HF_EMU_SYNC, FX_POLL, false },
+	{ "msix_threaded", 0, FX_MSIX, true },
+	{ "msix_sync", HF_EMU_SYNC, FX_MSIX, false },
+	{ "shared_msi_threaded", 0, FX_MSI, true },
+};
+
+static void roundtrip_case(const void *arg)
 {
+	const struct roundtrip_row *row = arg;
 	struct fx f;
 
-	fx_setup(&f, 0, FX_POLL);
-	fx_roundtrip(&f, 1);
+	fx_setup(&f, row->flags, row->mode);
+	fx_roundtrip(&f, 1 + (int)(row - roundtrip_rows));
+	if (row->irq) {
+		HF_CHECK_EQ(f.h2c.stats.lost_irqs, 0);
+		HF_CHECK_EQ(f.c2h.stats.lost_irqs, 0);
+	}
 	fx_teardown(&f);
 }
 
-HF_TEST(engine_roundtrip_poll_sync)
-{
-	struct fx f;
-
-	fx_setup(&f, HF_EMU_SYNC, FX_POLL);
-	fx_roundtrip(&f, 2);
-	fx_teardown(&f);
-}
-
-HF_TEST(engine_roundtrip_msix_threaded)
-{
-	struct fx f;
-
-	fx_setup(&f, 0, FX_MSIX);
-	fx_roundtrip(&f, 3);
-	HF_CHECK_EQ(f.h2c.stats.lost_irqs, 0);
-	HF_CHECK_EQ(f.c2h.stats.lost_irqs, 0);
-	fx_teardown(&f);
-}
-
-HF_TEST(engine_roundtrip_msix_sync)
-{
-	struct fx f;
-
-	fx_setup(&f, HF_EMU_SYNC, FX_MSIX);
-	fx_roundtrip(&f, 4);
-	fx_teardown(&f);
-}
-
-HF_TEST(engine_roundtrip_shared_msi_threaded)
-{
-	struct fx f;
-
-	fx_setup(&f, 0, FX_MSI);
-	fx_roundtrip(&f, 5);
-	HF_CHECK_EQ(f.h2c.stats.lost_irqs, 0);
-	HF_CHECK_EQ(f.c2h.stats.lost_irqs, 0);
-	fx_teardown(&f);
-}
+HF_TEST_ROWS(engine_roundtrip, roundtrip_rows, roundtrip_case)
 
 HF_TEST(engine_roundtrip_last_channels_of_4_plus_4)
 {
@@ -739,20 +720,24 @@ static void stall_case(enum fx_mode mode, u32 flags)
 	fx_teardown(&f);
 }
 
-HF_TEST(engine_stall_times_out_and_recovers_msix)
+static const struct mode_row {
+	const char *name;
+	enum fx_mode mode;
+	u32 flags;
+} stall_rows[] = {
+	{ "msix", FX_MSIX, 0 },
+	{ "poll", FX_POLL, 0 },
+	{ "sync", FX_MSIX, HF_EMU_SYNC },
+};
+
+static void stall_row(const void *arg)
 {
-	stall_case(FX_MSIX, 0);
+	const struct mode_row *row = arg;
+
+	stall_case(row->mode, row->flags);
 }
 
-HF_TEST(engine_stall_times_out_and_recovers_poll)
-{
-	stall_case(FX_POLL, 0);
-}
-
-HF_TEST(engine_stall_times_out_and_recovers_sync)
-{
-	stall_case(FX_MSIX, HF_EMU_SYNC);
-}
+HF_TEST_ROWS(engine_stall_times_out_and_recovers, stall_rows, stall_row)
 
 HF_TEST(engine_lost_irq_completes_via_status)
 {
@@ -795,15 +780,18 @@ static void dead_case(enum fx_mode mode)
 	fx_teardown(&f);
 }
 
-HF_TEST(engine_dead_card_enodev_poll)
+/* The variants that differ only in completion mode. */
+static const struct mode_row poll_msix_rows[] = {
+	{ "poll", FX_POLL, 0 },
+	{ "msix", FX_MSIX, 0 },
+};
+
+static void dead_case_row(const void *arg)
 {
-	dead_case(FX_POLL);
+	dead_case(((const struct mode_row *)arg)->mode);
 }
 
-HF_TEST(engine_dead_card_enodev_msix)
-{
-	dead_case(FX_MSIX);
-}
+HF_TEST_ROWS(engine_dead_card_enodev, poll_msix_rows, dead_case_row)
 
 /* ---- stopping: the idle proof, wedged engines, late notifications ---- */
 
@@ -952,15 +940,12 @@ static void wedge_case(enum fx_mode mode)
 	fx_teardown(&f);
 }
 
-HF_TEST(engine_not_idle_within_the_link_bound_is_wedged_poll)
+static void wedge_case_row(const void *arg)
 {
-	wedge_case(FX_POLL);
+	wedge_case(((const struct mode_row *)arg)->mode);
 }
 
-HF_TEST(engine_not_idle_within_the_link_bound_is_wedged_msix)
-{
-	wedge_case(FX_MSIX);
-}
+HF_TEST_ROWS(engine_not_idle_within_the_link_bound_is_wedged, poll_msix_rows, wedge_case_row)
 
 HF_TEST(engine_stop_wait_is_capped_by_stop_max)
 {
@@ -1118,15 +1103,12 @@ static void cancel_case(enum fx_mode mode)
 	fx_teardown(&f);
 }
 
-HF_TEST(engine_cancel_ends_a_run_early_msix)
+static void cancel_case_row(const void *arg)
 {
-	cancel_case(FX_MSIX);
+	cancel_case(((const struct mode_row *)arg)->mode);
 }
 
-HF_TEST(engine_cancel_ends_a_run_early_poll)
-{
-	cancel_case(FX_POLL);
-}
+HF_TEST_ROWS(engine_cancel_ends_a_run_early, poll_msix_rows, cancel_case_row)
 
 HF_TEST(engine_chain_of_other_direction_einval)
 {
