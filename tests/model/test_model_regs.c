@@ -500,14 +500,23 @@ HF_TEST(irq_vectors_in_engine_order_1h2c_1c2h)
 	tcard_close(&t);
 }
 
+/*
+ * A 1+1 card delivering in @mode, interrupts recorded, with C2H0's
+ * interrupt enabled in the IRQ block and for every cause in the channel.
+ */
+static void c2h0_irq_card(struct tcard *t, enum xdma_model_irq_mode mode)
+{
+	tcard_open(t, &cfg_1_1, HF_EMU_SYNC);
+	record_irqs(t, mode);
+	wr(t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN, 0x1);
+	wr(t, ch_off(false, 0, XDMA_CHAN_IRQ_MASK), XDMA_CTRL_IE_ALL);
+}
+
 HF_TEST(msi_fires_on_rising_edge_only)
 {
 	struct tcard t;
 
-	tcard_open(&t, &cfg_1_1, HF_EMU_SYNC);
-	record_irqs(&t, XDMA_MODEL_IRQ_MSI);
-	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN, 0x1);
-	wr(&t, ch_off(false, 0, XDMA_CHAN_IRQ_MASK), XDMA_CTRL_IE_ALL);
+	c2h0_irq_card(&t, XDMA_MODEL_IRQ_MSI);
 	complete_one(&t, false, 0);
 	HF_CHECK_EQ(irq_count(&t, 0), 1);
 	/* still pending: a second completion sends nothing */
@@ -524,10 +533,7 @@ HF_TEST(msi_reenable_with_request_high_fires_again)
 {
 	struct tcard t;
 
-	tcard_open(&t, &cfg_1_1, HF_EMU_SYNC);
-	record_irqs(&t, XDMA_MODEL_IRQ_MSIX);
-	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN, 0x1);
-	wr(&t, ch_off(false, 0, XDMA_CHAN_IRQ_MASK), XDMA_CTRL_IE_ALL);
+	c2h0_irq_card(&t, XDMA_MODEL_IRQ_MSIX);
 	complete_one(&t, false, 0);
 	HF_CHECK_EQ(irq_count(&t, 0), 1);
 	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN_W1C, 0x1);
@@ -546,10 +552,7 @@ HF_TEST(intx_line_follows_pending_level)
 {
 	struct tcard t;
 
-	tcard_open(&t, &cfg_1_1, HF_EMU_SYNC);
-	record_irqs(&t, XDMA_MODEL_IRQ_LEGACY);
-	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN, 0x1);
-	wr(&t, ch_off(false, 0, XDMA_CHAN_IRQ_MASK), XDMA_CTRL_IE_ALL);
+	c2h0_irq_card(&t, XDMA_MODEL_IRQ_LEGACY);
 	complete_one(&t, false, 0);
 	HF_CHECK_EQ(irq_count(&t, 0), 1);
 	/* level stays high: no second assertion */
