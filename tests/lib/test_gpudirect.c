@@ -303,8 +303,24 @@ HF_TEST(xfer_moves_a_sub_range_in_both_directions)
 	HelloFPGA_Close(h);
 }
 
-HF_TEST(pin_rejects_unaligned_address)
+/* A pin of GPU memory the API refuses: the error, its text, no handle. */
+static const struct pin_refusal {
+	const char *name;
+	size_t off;	/* from the start of a 64 KiB allocation */
+	size_t size;
+	int err;
+	const char *text;
+} pin_refusals[] = {
+	{ "unaligned_address", 512, 4096, -EINVAL, "4096-byte aligned" },
+	{ "unaligned_size", 0, 4097, -EINVAL, "multiple of 4096" },
+	{ "zero_size", 0, 0, -EINVAL, "size is 0" },
+	{ "past_the_allocation", 60 * KIB, 8 * KIB, -EINVAL,
+	  "past the end of the GPU allocation" },
+};
+
+static void pin_refused(const void *arg)
 {
+	const struct pin_refusal *r = arg;
 	HELLOFPGA_GPU_HANDLE gh = 7;
 	HELLOFPGA_HANDLE h;
 	uint8_t *p;
@@ -312,27 +328,15 @@ HF_TEST(pin_rejects_unaligned_address)
 	use_any_gpu();
 	h = t_open(CARD);
 	p = galloc(64 * KIB);
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, p + 512, 4096, &gh), -EINVAL);
-	HF_CHECK(last_error_has(h, "4096-byte aligned"));
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, p + r->off, r->size, &gh),
+		     r->err);
+	HF_CHECK_MSG(last_error_has(h, r->text), "no '%s' in '%s'", r->text,
+		     HelloFPGA_GetLastError(h));
 	HF_CHECK_EQ(gh, 7);
 	HelloFPGA_Close(h);
 }
 
-HF_TEST(pin_rejects_unaligned_size)
-{
-	HELLOFPGA_GPU_HANDLE gh = 0;
-	HELLOFPGA_HANDLE h;
-	uint8_t *p;
-
-	use_any_gpu();
-	h = t_open(CARD);
-	p = galloc(64 * KIB);
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, p, 4097, &gh), -EINVAL);
-	HF_CHECK(last_error_has(h, "multiple of 4096"));
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, p, 0, &gh), -EINVAL);
-	HF_CHECK(last_error_has(h, "size is 0"));
-	HelloFPGA_Close(h);
-}
+HF_TEST_ROWS(pin_rejects, pin_refusals, pin_refused)
 
 HF_TEST(pin_rejects_host_memory_on_a_desktop_gpu)
 {
