@@ -31,6 +31,8 @@ enum bpath {
 };
 
 /* Directions: H2C = GPU (or host) -> card, "write"; C2H = card -> GPU, "read". */
+#define NS_PER_S		1000000000ull
+
 enum { BD_H2C = 0, BD_C2H = 1, BD_N = 2 };
 
 extern const char *const bpath_name[BP_N];	/* "direct" ... (JSON/CSV) */
@@ -213,6 +215,22 @@ int bench_close_out(FILE *f, const char *path);
 
 /* the outputs: bench_text.c (bench_print*), bench_json.c, bench_csv.c,
  * bench_md.c, bench_plot.c */
+/**
+ * struct bench_outputs - the files --json, --csv, --markdown, --plot and
+ * --plot-dir asked for (NULL: not asked).
+ */
+struct bench_outputs {
+	const char *json;
+	const char *csv;
+	const char *md;
+	const char *plot;
+	const char *plotdir;
+};
+
+/* bench_opts.c */
+int bench_parse_args(int argc, char **argv, struct bench *bn,
+		     struct bench_outputs *o);
+
 int bench_json(const struct bench *bn, const char *path);
 int bench_csv(const struct bench *bn, const char *path);
 int bench_markdown(const struct bench *bn, const char *path);

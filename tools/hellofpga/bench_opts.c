@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_opts.c - the options of "hellofpga bench": usage, parsing, and
+ * the defaults and budgets they select (docs/benchmarks.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define BENCH_DEFAULT_MIN	(4ull << 10)
+#define BENCH_DEFAULT_MAX	(64ull << 20)
+#define BENCH_BUDGET_NS		(5 * NS_PER_S)		/* per size */
+#define BENCH_QUICK_BUDGET_NS	(NS_PER_S / 20)
+#define BENCH_MIN_ROUNDS	10
+#define BENCH_QUICK_MIN_ROUNDS	3
+#define BENCH_MAX_ROUNDS	4000
+#define BENCH_QUICK_MAX_ROUNDS	200
+#define BENCH_MAX_USER_ITERS	100000
+#define FRAMES_NS		(3 * NS_PER_S / 2)	/* per buffer count */
+#define FRAMES_QUICK_NS		(NS_PER_S / 10)
+#define PIN_MAX_DEFAULT		(256ull << 20)
+#define PIN_MAX_QUICK		(16ull << 20)
+#define SOAK_SAMPLES		72
+#define BENCH_MAX_DURATION_S	(31ull * 86400)
+
+static void bench_usage(FILE *f)
+{
+	fputs("Usage: hellofpga [-d DEVICE] bench [--quick] [--sections LIST] [--min SIZE]\n"
+	      "                 [--max SIZE] [--budget SECONDS] [--iters N] [--frame-size SIZE]\n"
+	      "                 [--buffers N] [--frames-time SECONDS] [--pin-max SIZE]\n"
+	      "                 [--soak DURATION [--interval DURATION] [--soak-size SIZE]]\n"
+	      "                 [-c CH] [-a ADDR] [--json FILE] [--csv FILE] [--markdown FILE]\n"
+	      "                 [--plot-dir DIR] [--plot FILE.png]\n"
+	      "\n"
+	      "Measure, side by side in one run, the seed's tables (docs/benchmarks.md):\n"
+	      "  sweep     bandwidth and latency (min, median, p99, max) per size and\n"
+	      "            direction of GPU Direct, the traditional path (pageable and\n"
+	      "            pinned host buffers), TransferMode, CPU mode, and the ceilings\n"
+	      "            of the same run (raw pinned cudaMemcpy, host memcpy); speedups\n"
+	      "  frames    frame rate at 1 MiB frames, single buffer vs rotation over\n"
+	      "            2..8 pinned buffers, a checksum kernel verifying every frame\n"
+	      "  pin       pin and unpin cost by size (4 KiB .. 256 MiB)\n"
+	      "  overhead  software overhead per transfer (time minus the raw copy)\n"
+	      "A link model on the emulated card (-d emu,link=gen3x8) adds the model's\n"
+	      "prediction beside every figure.\n"
+	      "\n"
+	      "      --quick         short budgets (seconds in all), pins up to 16 MiB\n"
+	      "      --all           every section (the default)\n"
+	      "      --sections LIST comma-separated: sweep,frames,pin,overhead\n"
+	      "      --min SIZE      smallest transfer (default 4K)\n"
+	      "      --max SIZE      largest transfer (default 64M)\n"
+	      "      --budget S      seconds of timed rounds per size (default 5;\n"
+	      "                      quick 0.05), 10..4000 rounds (quick 3..200)\n"
+	      "      --iters N       exactly N rounds per size instead\n"
+	      "      --frame-size SIZE  frame size (default 1M)\n"
+	      "      --buffers N     rotate up to N buffers, 1..16 (default 8)\n"
+	      "      --frames-time S seconds per buffer count (default 1.5; quick 0.1)\n"
+	      "      --pin-max SIZE  largest pin (default 256M; quick 16M)\n"
+	      "      --soak DURATION keep GPU Direct transfers running (90s, 10m, 12h):\n"
+	      "                      samples and the drift; only the soak unless\n"
+	      "                      --sections or --all is given too\n"
+	      "      --interval D    time per sample (default DURATION/72)\n"
+	      "      --soak-size SIZE  bytes per soak transfer (default 4M)\n"
+	      "  -c, --channel CH    H2C and C2H channel (default 0)\n"
+	      "  -a, --address ADDR  card address of the buffers (default 0)\n"
+	      "      --json FILE     write everything as JSON\n"
+	      "      --csv FILE      write the measurements as CSV\n"
+	      "      --markdown FILE a Markdown summary\n"
+	      "      --plot-dir DIR  bandwidth.png/.svg and latency.png/.svg (gnuplot), and\n"
+	      "                      their gnuplot scripts bandwidth.gp, latency.gp\n"
+	      "      --plot FILE.png the bandwidth plot only, at FILE.png and FILE.svg\n"
+	      "  -h, --help          show this help\n", f);
+}
+
+enum {
+	OPT_MIN = 256, OPT_MAX, OPT_ITERS, OPT_JSON, OPT_CSV, OPT_PLOT,
+	OPT_PLOTDIR, OPT_MD, OPT_QUICK, OPT_ALL, OPT_SECTIONS, OPT_BUDGET,
+	OPT_FRAMESIZE, OPT_BUFFERS, OPT_FRAMESTIME, OPT_PINMAX, OPT_SOAK,
+	OPT_INTERVAL, OPT_SOAKSIZE,
+};
+
+static int parse_sections(struct bench *bn, const char *arg)
+{
+	char buf[128], *tok, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = false;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "sweep"))
+			bn->do_sweep = true;
+		else if (!strcmp(tok, "frames"))
+			bn->do_frames = true;
+		else if (!strcmp(tok, "pin"))
+			bn->do_pin = true;
+		else if (!strcmp(tok, "overhead"))
+			bn->do_overhead = bn->do_sweep = true;
+		else if (!strcmp(tok, "all"))
+			bn->do_sweep = bn->do_frames = bn->do_pin =
+				bn->do_overhead = true;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/**
+ * bench_parse_args() - the options of "hellofpga bench" into @bn (zeroed
+ * first, then its defaults) and @o.
+ * Return: 0 to run, 1 after --help, -1 after a usage error (reported).
+ */
+int bench_parse_args(int argc, char **argv, struct bench *bn,
+		     struct bench_outputs *o)
+{
+	static const struct option opts[] = {
+		{ "min", required_argument, NULL, OPT_MIN },
+		{ "max", required_argument, NULL, OPT_MAX },
+		{ "iters", required_argument, NULL, OPT_ITERS },
+		{ "budget", required_argument, NULL, OPT_BUDGET },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "markdown", required_argument, NULL, OPT_MD },
+		{ "plot", required_argument, NULL, OPT_PLOT },
+		{ "plot-dir", required_argument, NULL, OPT_PLOTDIR },
+		{ "quick", no_argument, NULL, OPT_QUICK },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "sections", required_argument, NULL, OPT_SECTIONS },
+		{ "frame-size", required_argument, NULL, OPT_FRAMESIZE },
+		{ "buffers", required_argument, NULL, OPT_BUFFERS },
+		{ "frames-time", required_argument, NULL, OPT_FRAMESTIME },
+		{ "pin-max", required_argument, NULL, OPT_PINMAX },
+		{ "soak", required_argument, NULL, OPT_SOAK },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "soak-size", required_argument, NULL, OPT_SOAKSIZE },
+		{ "channel", required_argument, NULL, 'c' },
+		{ "address", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t s, budget = 0, frames_t = 0, pin_max = 0;
+	bool sections_given = false;
+	int c, iters, nbuf;
+
+	memset(bn, 0, sizeof(*bn));
+	memset(o, 0, sizeof(*o));
+	bn->min = BENCH_DEFAULT_MIN;
+	bn->max = BENCH_DEFAULT_MAX;
+	bn->frame_size = 1ull << 20;
+	bn->max_buffers = 8;
+	bn->soak_size = 4ull << 20;
+	bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = true;
+	while ((c = getopt_long(argc, argv, "c:a:h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_MIN:
+			if (cli_opt_size("bench", "--min", optarg, &bn->min))
+				return -1;
+			break;
+		case OPT_MAX:
+			if (cli_opt_size("bench", "--max", optarg, &bn->max))
+				return -1;
+			break;
+		case OPT_ITERS:
+			if (cli_parse_int(optarg, 1, BENCH_MAX_USER_ITERS, &iters)) {
+				cli_usage_err("bench", "--iters: bad count '%s' (1..%d)",
+					      optarg, BENCH_MAX_USER_ITERS);
+				return -1;
+			}
+			bn->fixed_iters = (unsigned int)iters;
+			break;
+		case OPT_BUDGET:
+			if (cli_parse_duration(optarg, 3600, &budget) || !budget) {
+				cli_usage_err("bench", "--budget: bad duration '%s' (seconds, or 500ms, 2m; 0 < S <= 3600)",
+					      optarg);
+				return -1;
+			}
+			break;
+		case OPT_FRAMESTIME:
+			if (cli_parse_duration(optarg, 3600, &frames_t) ||
+			    !frames_t) {
+				cli_usage_err("bench", "--frames-time: bad duration '%s' (seconds, or 500ms, 2m; 0 < S <= 3600)",
+					      optarg);
+				return -1;
+			}
+			break;
+		case OPT_JSON:
+			o->json = optarg;
+			break;
+		case OPT_CSV:
+			o->csv = optarg;
+			break;
+		case OPT_MD:
+			o->md = optarg;
+			break;
+		case OPT_PLOT:
+			o->plot = optarg;
+			break;
+		case OPT_PLOTDIR:
+			o->plotdir = optarg;
+			break;
+		case OPT_QUICK:
+			bn->quick = true;
+			break;
+		case OPT_ALL:
+			sections_given = true;
+			parse_sections(bn, "all");
+			break;
+		case OPT_SECTIONS:
+			sections_given = true;
+			if (parse_sections(bn, optarg)) {
+				cli_usage_err("bench", "--sections: '%s': use a comma-separated list of sweep, frames, pin, overhead, all",
+					      optarg);
+				return -1;
+			}
+			break;
+		case OPT_FRAMESIZE:
+			if (cli_opt_size("bench", "--frame-size", optarg,
+					 &bn->frame_size))
+				return -1;
+			if (bn->frame_size < 4096 || bn->frame_size % 4096 ||
+			    bn->frame_size > (1ull << 30)) {
+				cli_usage_err("bench", "--frame-size: 4 KiB .. 1 GiB in 4 KiB steps");
+				return -1;
+			}
+			break;
+		case OPT_BUFFERS:
+			if (cli_parse_int(optarg, 1, 16, &nbuf)) {
+				cli_usage_err("bench", "--buffers: bad count '%s' (1..16)",
+					      optarg);
+				return -1;
+			}
+			bn->max_buffers = nbuf;
+			break;
+		case OPT_PINMAX:
+			if (cli_opt_size("bench", "--pin-max", optarg, &pin_max))
+				return -1;
+			if (pin_max < 4096 || pin_max > (4ull << 30)) {
+				cli_usage_err("bench", "--pin-max: 4 KiB .. 4 GiB");
+				return -1;
+			}
+			break;
+		case OPT_SOAK:
+			if (cli_parse_duration(optarg, BENCH_MAX_DURATION_S,
+					       &bn->soak_ns) || !bn->soak_ns) {
+				cli_usage_err("bench", "--soak: bad duration '%s' (e.g. 90s, 10m, 12h, 1h30m; up to 31 days)",
+					      optarg);
+				return -1;
+			}
+			break;
+		case OPT_INTERVAL:
+			if (cli_parse_duration(optarg, BENCH_MAX_DURATION_S,
+					       &bn->interval_ns) ||
+			    !bn->interval_ns) {
+				cli_usage_err("bench", "--interval: bad duration '%s' (e.g. 500ms, 10s, 10m)",
+					      optarg);
+				return -1;
+			}
+			break;
+		case OPT_SOAKSIZE:
+			if (cli_opt_size("bench", "--soak-size", optarg,
+					 &bn->soak_size))
+				return -1;
+			if (bn->soak_size < 4096 || bn->soak_size % 4096 ||
+			    bn->soak_size > (1ull << 30)) {
+				cli_usage_err("bench", "--soak-size: 4 KiB .. 1 GiB in 4 KiB steps");
+				return -1;
+			}
+			break;
+		case 'c':
+			if (cli_opt_channel("bench", optarg, &bn->ch))
+				return -1;
+			break;
+		case 'a':
+			if (cli_opt_size("bench", "-a", optarg, &bn->addr))
+				return -1;
+			break;
+		case 'h':
+			bench_usage(stdout);
+			return 1;
+		default:
+			bench_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		cli_usage_err("bench", "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (!bn->min || bn->min > bn->max || bn->max > (1ull << 30)) {
+		cli_usage_err("bench", "need 0 < --min <= --max <= 1G (got %" PRIu64
+			      " and %" PRIu64 ")", bn->min, bn->max);
+		return -1;
+	}
+	if (bn->interval_ns && !bn->soak_ns) {
+		cli_usage_err("bench", "--interval needs --soak");
+		return -1;
+	}
+	if (bn->soak_ns && !sections_given)
+		bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = false;
+	if (bn->soak_ns && !bn->interval_ns)
+		bn->interval_ns = bn->soak_ns / SOAK_SAMPLES;
+	if (bn->soak_ns && bn->interval_ns < NS_PER_S / 100)
+		bn->interval_ns = NS_PER_S / 100;
+	if (bn->interval_ns > bn->soak_ns)
+		bn->interval_ns = bn->soak_ns;
+	bn->budget_ns = budget ? budget :
+		       bn->quick ? BENCH_QUICK_BUDGET_NS : BENCH_BUDGET_NS;
+	bn->min_iters = bn->quick ? BENCH_QUICK_MIN_ROUNDS : BENCH_MIN_ROUNDS;
+	bn->max_iters = bn->quick ? BENCH_QUICK_MAX_ROUNDS : BENCH_MAX_ROUNDS;
+	bn->frames_ns = frames_t ? frames_t :
+		       bn->quick ? FRAMES_QUICK_NS : FRAMES_NS;
+	bn->pin_max = pin_max ? pin_max :
+		     bn->quick ? PIN_MAX_QUICK : PIN_MAX_DEFAULT;
+	for (s = bn->min; s <= bn->max; s *= 2)
+		bn->npoints++;
+	if (!bn->do_sweep)
+		bn->npoints = 0;
+	return 0;
+}
