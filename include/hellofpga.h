@@ -347,6 +347,37 @@ typedef struct {
 int HelloFPGA_GetDMAFaults(HELLOFPGA_HANDLE hDev, HELLOFPGA_DMA_FAULTS *f);
 
 /**
+ * typedef HELLOFPGA_LINK_MODEL - the PCIe link an emulated card models
+ *	(its link=, mps= and desc_ns= options); what HelloFPGA_GetLinkModel()
+ *	reports.
+ * @enabled: 1 when the card models a link, else 0 and the rest 0 or ""
+ *	(no link model, or a real card on a real link)
+ * @gen: PCIe generation, 1..5
+ * @lanes: link width, 1..16
+ * @mps: max payload size in bytes
+ * @desc_ns: the time the model adds per descriptor
+ * @gbps: the link's payload rate in GB/s (10^9 bytes/s): the model gives a
+ *	descriptor of N bytes desc_ns + N / gbps nanoseconds
+ * @text: e.g. "PCIe Gen3 x8, MPS 256, 1000 ns/descriptor (7.31 GB/s)"
+ */
+typedef struct {
+	int enabled;
+	uint32_t gen;
+	uint32_t lanes;
+	uint32_t mps;
+	uint64_t desc_ns;
+	double gbps;
+	char text[96];
+} HELLOFPGA_LINK_MODEL;
+
+/**
+ * HelloFPGA_GetLinkModel() - the link model of the card.
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EFAULT (NULL @lm).
+ */
+int HelloFPGA_GetLinkModel(HELLOFPGA_HANDLE hDev, HELLOFPGA_LINK_MODEL *lm);
+
+/**
  * HelloFPGA_UserRead32() - read a 32-bit register of the user (AXI-Lite)
  * BAR.
  * @offset: byte offset, 4-byte aligned, inside the BAR

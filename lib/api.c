@@ -336,6 +336,25 @@ int HelloFPGA_GetDMAFaults(HELLOFPGA_HANDLE hDev, HELLOFPGA_DMA_FAULTS *f)
 	return ret ? ret : hf_dev_put_ret(dev, get_dma_faults(dev, f));
 }
 
+static int get_link_model(struct hellofpga_dev *dev, HELLOFPGA_LINK_MODEL *lm)
+{
+	if (!lm)
+		return hf_set_error(dev, -EFAULT,
+				    "HelloFPGA_GetLinkModel: pointer is NULL");
+	memset(lm, 0, sizeof(*lm));
+	if (dev->ops->link_model)
+		dev->ops->link_model(dev, lm);
+	return 0;
+}
+
+int HelloFPGA_GetLinkModel(HELLOFPGA_HANDLE hDev, HELLOFPGA_LINK_MODEL *lm)
+{
+	struct hellofpga_dev *dev;
+	int ret = hf_dev_get(hDev, "HelloFPGA_GetLinkModel", &dev);
+
+	return ret ? ret : hf_dev_put_ret(dev, get_link_model(dev, lm));
+}
+
 static int check_user_reg(struct hellofpga_dev *h, uint32_t off,
 			  const char *fn)
 {

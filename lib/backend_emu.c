@@ -102,6 +102,7 @@ struct emu_engine {
  *	OFD byte-range locks serialise writes of the blocks of an aligned
  *	card (blocks_lock()); -1 when the card is private or not aligned
  * @blk_rw: the same for a private aligned card, within the handle
+ * @link: the PCIe link model it was opened with (gen 0: none)
  */
 struct emu_card {
 	struct hf_emu_host *host;
@@ -121,6 +122,7 @@ struct emu_card {
 	bool force_region;
 	int blk_fd[XDMA_MAX_CHANNELS];
 	pthread_rwlock_t blk_rw;
+	struct xdma_link link;
 };
 
 /**
@@ -181,14 +183,14 @@ struct emu_opts {
  * hf_emu_link_opt() - one link model option of a card name into @l, as
  * xdma_link_parse() takes it, but with the number of mps= (a size) or
  * desc_ns= read by the one number parser (README.md, "Numbers") and
- * handed on in decimal.  The bench reads a card name's link with it too.
+ * handed on in decimal.
  * @opt: "key=value"
  * @l: as for xdma_link_parse()
  *
  * Return: 0, -ENOENT when @opt is not a link option, -EINVAL for a bad
  * value.
  */
-int hf_emu_link_opt(const char *opt, struct xdma_link *l)
+static int hf_emu_link_opt(const char *opt, struct xdma_link *l)
 {
 	bool mps = !strncmp(opt, "mps=", 4);
 	char canon[32];
@@ -1339,6 +1341,22 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 	return 0;
 }
 
+static void emu_link_model(struct hellofpga_dev *dev,
+			   HELLOFPGA_LINK_MODEL *lm)
+{
+	const struct xdma_link *l = &((struct emu_card *)dev->priv)->link;
+
+	if (!l->gen)
+		return;
+	lm->enabled = 1;
+	lm->gen = l->gen;
+	lm->lanes = l->lanes;
+	lm->mps = l->mps;
+	lm->desc_ns = l->desc_ns;
+	lm->gbps = xdma_link_gbps(l);
+	xdma_link_describe(l, lm->text, sizeof(lm->text));
+}
+
 static const struct hf_backend_ops emu_ops = {
 	.name = "emulated card (in-process model)",
 	.close = emu_close,
@@ -1348,6 +1366,7 @@ static const struct hf_backend_ops emu_ops = {
 	.user_write32 = emu_user_write32,
 	.counters = emu_counters,
 	.dma_faults = emu_dma_faults,
+	.link_model = emu_link_model,
 	.gpu_pin = emu_gpu_pin,
 	.gpu_unpin = emu_gpu_unpin,
 	.gpu_xfer = emu_gpu_xfer,
@@ -1426,6 +1445,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	cfg.addr_align = o.align;
 	cfg.len_gran = o.align;
 	cfg.link = o.link;
+	card->link = o.link;
 	ret = hf_emu_host_create(&cfg, o.sync ? HF_EMU_SYNC : 0, &card->host);
 	if (ret) {
 		hf_set_error(dev, ret, "cannot create the emulated card: %s",

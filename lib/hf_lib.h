@@ -52,6 +52,7 @@ struct hf_emu_host_stats;
  * @user_write32: write a user-BAR register (offset validated)
  * @counters: fill the card-side (model) fields of @c, if any
  * @dma_faults: fill @f; NULL: the backend does not see DMA faults
+ * @link_model: fill @lm (zeroed); NULL: no link model
  * @gpu_pin: make the GPU range of @pin (validated, SYNC_MEMOPS set)
  *	reachable by the card and prepare everything a transfer needs (bus
  *	segments, descriptor chains), storing it in @pin->bdata.  NULL: the
@@ -77,6 +78,7 @@ struct hf_backend_ops {
 			    uint32_t val);
 	void (*counters)(struct hellofpga_dev *dev, HELLOFPGA_COUNTERS *c);
 	void (*dma_faults)(struct hellofpga_dev *dev, HELLOFPGA_DMA_FAULTS *f);
+	void (*link_model)(struct hellofpga_dev *dev, HELLOFPGA_LINK_MODEL *lm);
 	int (*gpu_pin)(struct hellofpga_dev *dev, struct hf_pin *pin);
 	void (*gpu_unpin)(struct hellofpga_dev *dev, struct hf_pin *pin);
 	int (*gpu_xfer)(struct hellofpga_dev *dev, struct hf_pin *pin,
@@ -280,8 +282,6 @@ int hf_user_buf_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir, void *buf
 
 /* backends: open fills dev->info, dev->ops, dev->priv */
 int hf_emu_open(struct hellofpga_dev *dev, const char *spec);
-struct xdma_link;
-int hf_emu_link_opt(const char *opt, struct xdma_link *l);
 int hf_kernel_open(struct hellofpga_dev *dev, const char *path);
 
 /* test hooks (static library only): inject model faults, XDMA_FAULT_*;

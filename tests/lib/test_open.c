@@ -202,6 +202,40 @@ HF_TEST(get_info_and_counters_reject_null)
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 
+HF_TEST(link_model_is_the_one_the_card_was_opened_with)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private,link=gen3x8,mps=512,desc_ns=2000");
+	HELLOFPGA_LINK_MODEL lm;
+
+	t_need_emulated(h, "link model (link=)");
+	memset(&lm, 0xff, sizeof(lm));
+	HF_CHECK_ERR(HelloFPGA_GetLinkModel(h, &lm), 0);
+	HF_CHECK_EQ(lm.enabled, 1);
+	HF_CHECK_EQ(lm.gen, 3);
+	HF_CHECK_EQ(lm.lanes, 8);
+	HF_CHECK_EQ(lm.mps, 512);
+	HF_CHECK_EQ(lm.desc_ns, 2000);
+	HF_CHECK_MSG(lm.gbps > 7 && lm.gbps < 8, "%.3f GB/s", lm.gbps);
+	HF_CHECK_MSG(strstr(lm.text, "Gen3 x8") && strstr(lm.text, "MPS 512"),
+		     "'%s'", lm.text);
+	HF_CHECK_ERR(HelloFPGA_GetLinkModel(h, NULL), -EFAULT);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GetLinkModel(h, &lm), -EBADF);
+}
+
+HF_TEST(link_model_is_off_without_link_option)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private");
+	HELLOFPGA_LINK_MODEL lm;
+
+	memset(&lm, 0xff, sizeof(lm));
+	HF_CHECK_ERR(HelloFPGA_GetLinkModel(h, &lm), 0);
+	HF_CHECK_EQ(lm.enabled, 0);
+	HF_CHECK_EQ(lm.gen, 0);
+	HF_CHECK_EQ(lm.text[0], '\0');
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
 HF_TEST(user_bar_id_scratch_and_bad_offsets)
 {
 	HELLOFPGA_HANDLE h = t_open("emu,private");

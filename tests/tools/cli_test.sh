@@ -39,6 +39,15 @@ case_info_prints_user_bar_and_no_pci_address_for_emu() {
 	! grep -Eq '^PCI device:' "$T/out" || fail "a PCI address for the emulated card"
 }
 
+case_info_prints_the_link_model() {
+	run -d emu:0,private,link=gen3x4 info
+	expect_ok
+	expect_in out '^link model: +PCIe Gen3 x4, MPS 256, 1000 ns/descriptor \(3\.[0-9]+ GB/s\)$'
+	run -d emu:0,private info
+	expect_ok
+	! grep -q '^link model:' "$T/out" || fail "a link model without link="
+}
+
 case_info_prints_model_counters() {
 	run -d emu:0,private info
 	expect_ok

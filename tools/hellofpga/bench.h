@@ -189,7 +189,7 @@ struct bench {
 	struct cli_progress prog;
 };
 
-bool bench_link_from_name(struct bench *bn, const char *name);
+bool bench_link_of(struct bench *bn);
 uint64_t bench_link_ns(const struct bench *bn, uint64_t bytes);
 void bench_stats_from(uint64_t *s, unsigned int n, struct bstats *st);
 const struct bpoint *bench_point(const struct bench *bn, uint64_t size);

@@ -790,7 +790,6 @@ int cmd_bench(int argc, char **argv)
 	uint64_t s, span, gsize, total;
 	struct bench_outputs o;
 	int c, status = CLI_EXIT_FAIL;
-	const char *name;
 	struct bench bn;
 
 	c = bench_parse_args(argc, argv, &bn, &o);
@@ -810,10 +809,8 @@ int cmd_bench(int argc, char **argv)
 	if (cli_check_range(&bn.info, bn.addr, span))
 		goto out;
 	bench_environment(&bn);
-	name = cli_device ? cli_device : getenv("HELLOFPGA_DEVICE");
-	if (bn.info.backend == HELLOFPGA_BACKEND_EMULATED)
-		bench_link_from_name(&bn, name ? name : bn.info.name);
-	else
+	if (!bench_link_of(&bn) &&
+	    bn.info.backend != HELLOFPGA_BACKEND_EMULATED)
 		snprintf(bn.link_desc, sizeof(bn.link_desc), "real card");
 
 	if (bgpu_init(&bn.gpu, bn.gpu_why, sizeof(bn.gpu_why))) {

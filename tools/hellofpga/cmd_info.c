@@ -36,6 +36,7 @@ int cmd_info(int argc, char **argv)
 	};
 	HELLOFPGA_DMA_FAULTS df;
 	HELLOFPGA_COUNTERS cnt;
+	HELLOFPGA_LINK_MODEL lm;
 	HELLOFPGA_PCI_INFO pci;
 	HELLOFPGA_INFO info;
 	HELLOFPGA_HANDLE h;
@@ -66,8 +67,10 @@ int cmd_info(int argc, char **argv)
 	ret = HelloFPGA_GetPCIInfo(h, &pci);
 	if (!ret)
 		ret = HelloFPGA_GetCounters(h, &cnt);
+	if (!ret)
+		ret = HelloFPGA_GetLinkModel(h, &lm);
 	if (ret) {
-		cli_lib_err(h, ret, "cannot read PCI info or counters");
+		cli_lib_err(h, ret, "cannot read PCI info, counters or link model");
 		HelloFPGA_Close(h);
 		return CLI_EXIT_FAIL;
 	}
@@ -83,6 +86,8 @@ int cmd_info(int argc, char **argv)
 	printf("length granule:    %" PRIu32 " bytes\n", info.len_granularity);
 	printf("interrupts:        %s\n", cli_irq_name(info.irq_mode));
 	printf("timeout:           %d ms\n", info.timeout_ms);
+	if (lm.enabled)
+		printf("link model:        %s\n", lm.text);
 	printf("user BAR:          %s (0x%" PRIx64 " bytes)\n",
 	       cli_fmt_size(pci.user_bar_size, sz, sizeof(sz)),
 	       pci.user_bar_size);
