@@ -1063,10 +1063,11 @@ static void op_info(struct fz_thread *t)
 	HELLOFPGA_COUNTERS cnt;
 	HELLOFPGA_DMA_FAULTS f;
 	HELLOFPGA_GPU_STATUS st;
+	HELLOFPGA_LINK_MODEL lm;
 	const char *s;
 	int ret, v;
 
-	switch (below(t, 9)) {
+	switch (below(t, 10)) {
 	case 0:
 		fz_log(t, "HelloFPGA_GetInfo(%s, %s)", good ? c->name : "bad",
 		       nul ? "NULL" : "&info");
@@ -1143,6 +1144,16 @@ static void op_info(struct fz_thread *t)
 		else if (must_succeed(t, "HelloFPGA_GetGPUStatus", ret, NULL) &&
 			 !st.supported)
 			fz_fail(t, "GetGPUStatus: the emulated GPU is gone");
+		break;
+	case 8:
+		fz_log(t, "HelloFPGA_GetLinkModel(%s, %s)",
+		       good ? c->name : "bad", nul ? "NULL" : "&lm");
+		ret = HelloFPGA_GetLinkModel(h, nul ? NULL : &lm);
+		if (good && !nul && must_succeed(t, "HelloFPGA_GetLinkModel",
+						 ret, h) && lm.enabled)
+			fz_fail(t, "GetLinkModel: a link model on %s", c->name);
+		else if (!good || nul)
+			must_fail(t, "HelloFPGA_GetLinkModel", ret);
 		break;
 	default:
 		fz_log(t, "HelloFPGA_Version()");
@@ -1319,6 +1330,7 @@ static void op_open(struct fz_thread *t)
 /* P_CLOSED_HANDLE: every handle function on a handle after its Close. */
 static void op_closed_handle(struct fz_thread *t)
 {
+	HELLOFPGA_LINK_MODEL lm;
 	uint8_t b[16] = { 0 };
 	HELLOFPGA_INFO info;
 	uint32_t v;
@@ -1334,6 +1346,8 @@ static void op_closed_handle(struct fz_thread *t)
 	must_fail(t, "HelloFPGA_DMA_MM_ReadC2H",
 		  HelloFPGA_DMA_MM_ReadC2H(t->closed, 0, b, 0, 16, NULL));
 	must_fail(t, "HelloFPGA_GetInfo", HelloFPGA_GetInfo(t->closed, &info));
+	must_fail(t, "HelloFPGA_GetLinkModel",
+		  HelloFPGA_GetLinkModel(t->closed, &lm));
 	must_fail(t, "HelloFPGA_UserRead32",
 		  HelloFPGA_UserRead32(t->closed, 0, &v));
 	must_fail(t, "HelloFPGA_SetTimeout",
