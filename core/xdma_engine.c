@@ -253,7 +253,6 @@ static u32 hf_xdma_block_end(u64 bus, u32 start, u32 n)
 static void hf_xdma_desc_put(struct hf_xdma_chain *c, u32 i, u32 n, u32 *blk_end,
 			     enum hf_xdma_dir dir, u64 bus, u64 card, u32 len)
 {
-	struct hf_xdma_desc *d = &c->desc[i];
 	u32 ctrl = FIELD_PREP(XDMA_DESC_CTRL_MAGIC, XDMA_DESC_MAGIC);
 	u64 src = dir == XDMA_H2C ? bus : card;
 	u64 dst = dir == XDMA_H2C ? card : bus;
@@ -268,14 +267,7 @@ static void hf_xdma_desc_put(struct hf_xdma_chain *c, u32 i, u32 n, u32 *blk_end
 		ctrl |= XDMA_DESC_CTRL_STOP | XDMA_DESC_CTRL_COMPLETED |
 			XDMA_DESC_CTRL_EOP;
 	}
-	d->control = cpu_to_le32(ctrl);
-	d->len = cpu_to_le32(len);
-	d->src_lo = cpu_to_le32(lower_32_bits(src));
-	d->src_hi = cpu_to_le32(upper_32_bits(src));
-	d->dst_lo = cpu_to_le32(lower_32_bits(dst));
-	d->dst_hi = cpu_to_le32(upper_32_bits(dst));
-	d->next_lo = cpu_to_le32(lower_32_bits(next));
-	d->next_hi = cpu_to_le32(upper_32_bits(next));
+	hf_xdma_desc_pack(&c->desc[i], ctrl, len, src, dst, next);
 }
 
 /**

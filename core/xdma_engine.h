@@ -56,6 +56,28 @@ enum hf_xdma_dir {
 };
 
 /**
+ * hf_xdma_desc_pack() - write descriptor @d, little endian.
+ * @d: the descriptor
+ * @control: its control word (magic, Nxt_adj, Stop, Completed, EOP)
+ * @len: bytes
+ * @src: source address (host bus address for H2C, card address for C2H)
+ * @dst: destination address
+ * @next: bus address of the next descriptor block, 0 for none
+ */
+static inline void hf_xdma_desc_pack(struct hf_xdma_desc *d, u32 control,
+				     u32 len, u64 src, u64 dst, u64 next)
+{
+	d->control = cpu_to_le32(control);
+	d->len = cpu_to_le32(len);
+	d->src_lo = cpu_to_le32(lower_32_bits(src));
+	d->src_hi = cpu_to_le32(upper_32_bits(src));
+	d->dst_lo = cpu_to_le32(lower_32_bits(dst));
+	d->dst_hi = cpu_to_le32(upper_32_bits(dst));
+	d->next_lo = cpu_to_le32(lower_32_bits(next));
+	d->next_hi = cpu_to_le32(upper_32_bits(next));
+}
+
+/**
  * struct hf_xdma_chain - a built descriptor chain in DMA-coherent storage.
  * @desc: CPU address of descriptor 0 (32-byte aligned)
  * @bus: bus address of descriptor 0; descriptor i is at @bus + 32 * i
