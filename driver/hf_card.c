@@ -131,13 +131,11 @@ struct hf_card *hf_card_alloc(struct pci_dev *pdev)
 static void hf_card_release(struct kref *ref)
 {
 	struct hf_card *card = container_of(ref, struct hf_card, ref);
-	u32 dir, ch;
+	u32 i;
 
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			kvfree(card->chans[dir][ch].pages);
-			kvfree(card->chans[dir][ch].sg);
-		}
+	for (i = 0; i < HF_NCHANS; i++) {
+		kvfree(hf_chan_at(card, i)->pages);
+		kvfree(hf_chan_at(card, i)->sg);
 	}
 	pci_dev_put(card->pdev);
 	kfree(card);
@@ -229,17 +227,15 @@ void hf_card_exit(struct hf_card *card)
  */
 void hf_card_abort_runs(struct hf_card *card)
 {
-	u32 dir, ch;
+	u32 i;
 
 	WRITE_ONCE(card->xdev.gone, true);
 	/* order the flag before the wake-ups; pairs with hf_xdma_engine_run() */
 	smp_mb();
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_xdma_engine *e = &card->chans[dir][ch].engine;
+	for (i = 0; i < HF_NCHANS; i++) {
+		struct hf_xdma_engine *e = &hf_chan_at(card, i)->engine;
 
-			if (READ_ONCE(e->xdev))
-				hf_xdma_engine_abort(e);
-		}
+		if (READ_ONCE(e->xdev))
+			hf_xdma_engine_abort(e);
 	}
 }

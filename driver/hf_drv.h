@@ -267,6 +267,14 @@ struct hf_card {
 	char name[16];
 };
 
+#define HF_NCHANS	(2 * XDMA_MAX_CHANNELS)
+
+/* Channel slot @i of @card, 0 .. HF_NCHANS - 1: H2C 0..3, then C2H 0..3. */
+static inline struct hf_chan *hf_chan_at(struct hf_card *card, u32 i)
+{
+	return &card->chans[i / XDMA_MAX_CHANNELS][i % XDMA_MAX_CHANNELS];
+}
+
 /**
  * struct hf_file - one open file of a card node.
  * @card: the card (a reference is held)

@@ -190,18 +190,16 @@ int hf_engine_reinit(struct hf_chan *c)
  */
 void hf_engines_fini(struct hf_card *card)
 {
-	u32 dir, ch;
+	u32 i;
 
 	down_write(&card->hw_lock);
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
+	for (i = 0; i < HF_NCHANS; i++) {
+		struct hf_chan *c = hf_chan_at(card, i);
 
-			if (!c->ready)
-				continue;
-			WRITE_ONCE(c->ready, false);
-			hf_xdma_engine_fini(&c->engine);
-		}
+		if (!c->ready)
+			continue;
+		WRITE_ONCE(c->ready, false);
+		hf_xdma_engine_fini(&c->engine);
 	}
 	up_write(&card->hw_lock);
 }
@@ -216,21 +214,19 @@ void hf_engines_fini(struct hf_card *card)
  */
 void hf_engines_quiesce(struct hf_card *card)
 {
-	u32 dir, ch;
 	int ret;
+	u32 i;
 
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
+	for (i = 0; i < HF_NCHANS; i++) {
+		struct hf_chan *c = hf_chan_at(card, i);
 
-			if (!c->ready)
-				continue;
-			ret = hf_xdma_engine_quiesce(&c->engine, NULL);
-			if (ret == -EBUSY)
-				dev_warn(hf_dev(card),
-					 "%s still busy at removal: bus mastering goes off before its memory is freed\n",
-					 hf_chan_name(c));
-		}
+		if (!c->ready)
+			continue;
+		ret = hf_xdma_engine_quiesce(&c->engine, NULL);
+		if (ret == -EBUSY)
+			dev_warn(hf_dev(card),
+				 "%s still busy at removal: bus mastering goes off before its memory is freed\n",
+				 hf_chan_name(c));
 	}
 	pci_clear_master(card->pdev);
 }
@@ -300,16 +296,14 @@ int hf_desc_mem_reserve(struct hf_card *card, struct hf_desc_mem *mem, u32 n)
  */
 void hf_engines_free_desc(struct hf_card *card)
 {
-	u32 dir, ch;
+	u32 i;
 
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
+	for (i = 0; i < HF_NCHANS; i++) {
+		struct hf_chan *c = hf_chan_at(card, i);
 
-			mutex_lock(&c->lock);
-			hf_desc_mem_free(card, &c->mem);
-			hf_xdma_chain_init(&c->chain, NULL, 0, 0);
-			hf_chan_unlock(c);
-		}
+		mutex_lock(&c->lock);
+		hf_desc_mem_free(card, &c->mem);
+		hf_xdma_chain_init(&c->chain, NULL, 0, 0);
+		hf_chan_unlock(c);
 	}
 }

@@ -739,7 +739,7 @@ static pci_ers_result_t hf_slot_reset(struct pci_dev *pdev)
 {
 	struct hf_card *card = pci_get_drvdata(pdev);
 	pci_ers_result_t res = PCI_ERS_RESULT_RECOVERED;
-	u32 dir, ch, id;
+	u32 i, id;
 	int ret;
 
 	if (!card || card->dead)
@@ -759,31 +759,27 @@ static pci_ers_result_t hf_slot_reset(struct pci_dev *pdev)
 	hf_irq_quiesce(card);
 	if (card->nvec)
 		hf_irq_program(card);
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
+	for (i = 0; i < HF_NCHANS; i++) {
+		struct hf_chan *c = hf_chan_at(card, i);
 
-			if (!c->ready)
-				continue;
-			WRITE_ONCE(c->ready, false);
-			/* a handler that saw ready true is done before init */
-			if (card->nvec) {
-				bool own = card->irq_mode ==
-					   HELLOFPGA_IRQ_MODE_MSIX;
-				u32 v = own ? c->index : 0;
+		if (!c->ready)
+			continue;
+		WRITE_ONCE(c->ready, false);
+		/* a handler that saw ready true is done before init */
+		if (card->nvec) {
+			bool own = card->irq_mode == HELLOFPGA_IRQ_MODE_MSIX;
 
-				synchronize_irq(pci_irq_vector(pdev, v));
-			}
-			ret = hf_engine_reinit(c);
-			if (ret) {
-				dev_err(&pdev->dev, "%s: %s does not come back after the reset: %d\n",
-					card->name, hf_chan_name(c), ret);
-				res = PCI_ERS_RESULT_DISCONNECT;
-				goto out;
-			}
-			/* the handlers may use the engine from now on */
-			smp_store_release(&c->ready, true);
+			synchronize_irq(pci_irq_vector(pdev, own ? c->index : 0));
 		}
+		ret = hf_engine_reinit(c);
+		if (ret) {
+			dev_err(&pdev->dev, "%s: %s does not come back after the reset: %d\n",
+				card->name, hf_chan_name(c), ret);
+			res = PCI_ERS_RESULT_DISCONNECT;
+			goto out;
+		}
+		/* the handlers may use the engine from now on */
+		smp_store_release(&c->ready, true);
 	}
 out:
 	up_write(&card->hw_lock);

@@ -214,15 +214,13 @@ void hf_card_bus_off(struct hf_card *card, const char *why)
  */
 void hf_card_release_quarantines(struct hf_card *card)
 {
-	u32 dir, ch;
+	u32 i;
 
-	for (dir = 0; dir < 2; dir++) {
-		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
-			struct hf_chan *c = &card->chans[dir][ch];
+	for (i = 0; i < HF_NCHANS; i++) {
+		struct hf_chan *c = hf_chan_at(card, i);
 
-			mutex_lock(&c->lock);
-			hf_quarantine_release(c);
-			hf_chan_unlock(c);
-		}
+		mutex_lock(&c->lock);
+		hf_quarantine_release(c);
+		hf_chan_unlock(c);
 	}
 }
