@@ -16,8 +16,8 @@
 # A step runs the steps it needs first (sparse builds, arm64 fetches headers).
 #
 # Each check prints "PASS name" or "FAIL name: reason" (followed by indented
-# diagnostics); the last line is "N passed, N failed, 0 skipped" (the
-# summary format of every test script, read by run).  Exit status 1 when
+# diagnostics); the last line is "N passed, N failed, 0 skipped"
+# (tests/results.sh, the format of every test script).  Exit status 1 when
 # anything failed.  Progress goes to stderr, full logs to $HF_KERNEL_OUT/logs.
 #
 # Environment:
@@ -53,12 +53,11 @@ sudo=()
 
 log() { printf '\033[1m--> kernel [%3ss]: %s\033[0m\n' "$SECONDS" "$*" >&2; }
 
-PASSED=0
-FAILED=0
-pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
+# shellcheck source=../tests/results.sh
+. "$repo/tests/results.sh"
+pass() { hf_result PASS "$1"; }
 fail() {	# fail NAME REASON [LOGFILE]: diagnostics come from LOGFILE
-	echo "FAIL $1: $(printf '%s' "$2" | sed "s|$out/[^/]*/||g")"
-	FAILED=$((FAILED + 1))
+	hf_result FAIL "$1" "$(printf '%s' "$2" | sed "s|$out/[^/]*/||g")"
 	[ -n "${3:-}" ] && [ -s "$3" ] || return 0
 	diagnostics "$3" | head -n 15 | sed "s|$out/[^/]*/||g; s/^/    /"
 	if ! diagnostics "$3" | grep -q -i -E '(warning|error):'; then
@@ -592,5 +591,4 @@ if step_deps; then
 	fi
 fi
 log "done in $((SECONDS - start)) s; logs in $out/logs"
-echo "$PASSED passed, $FAILED failed, 0 skipped"
-[ "$FAILED" = 0 ]
+hf_summary

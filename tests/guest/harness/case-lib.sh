@@ -33,9 +33,12 @@ hf_rc=0
 rc=0
 HF_GROUP=${HF_GROUP:-guest}
 
-pass() { echo "PASS $HF_GROUP/$1${2:+: $2}"; }
-fail() { echo "FAIL $HF_GROUP/$1${2:+: $2}"; rc=1; }
-skip() { echo "SKIP $HF_GROUP/$1${2:+: $2}"; }
+# shellcheck source=../../results.sh
+_hf_lib=${HF_GUEST_LIB:-/tests/case-lib.sh}
+. "${_hf_lib%/*}/results.sh"
+pass() { hf_result PASS "$HF_GROUP/$1" "${2:-}"; }
+fail() { hf_result FAIL "$HF_GROUP/$1" "${2:-}"; rc=1; }
+skip() { hf_result SKIP "$HF_GROUP/$1" "${2:-}"; }
 
 hf_wait_nodes() {
 	for _c in $CARDS; do

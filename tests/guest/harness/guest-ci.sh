@@ -53,16 +53,15 @@ done
 sudo=()
 [ "$(id -u)" = 0 ] || sudo=(sudo)
 log() { printf '\033[1m--> guest [%3ss]: %s\033[0m\n' "$SECONDS" "$*" >&2; }
-PASSED=0 FAILED=0 SKIPPED=0
+# shellcheck source=../../results.sh
+. "$here/../../results.sh"
 setup_fail() {	# setup_fail NAME REASON [LOG]
-	echo "FAIL setup/$1: $2${3:+ (log: $3)}"
+	hf_result FAIL "setup/$1" "$2${3:+ (log: $3)}"
 	[ -n "${3:-}" ] && [ -s "$3" ] && tail -n 15 "$3" | sed 's/^/    /'
-	FAILED=$((FAILED + 1))
 }
 finish() {
 	log "done in ${SECONDS} s; logs in $out/logs"
-	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
-	[ "$FAILED" = 0 ]
+	hf_summary
 	exit
 }
 
@@ -220,6 +219,7 @@ for c in "$repo"/tests/guest/cases/*.sh; do
 	[ -f "$c" ] && install -m 755 "$c" "$stage/tests/cases/"
 done
 install -m 644 "$here/case-lib.sh" "$stage/tests/case-lib.sh"
+install -m 644 "$here/../../results.sh" "$stage/tests/results.sh"
 
 # --------------------------------------------------- kernel + initramfs --
 # The ELF vmlinux inside the bzImage: PVH entry skips the xz decompressor,
@@ -266,7 +266,7 @@ HF_KERNEL='$kernel'
 HF_INITRD='$out/initramfs.cpio.gz'
 ENV
 log "setup done: QEMU $qemu"
-if [ "$FAILED" != 0 ]; then
+if [ "$HF_FAILED" != 0 ]; then
 	log "setup failed: no guest runs"
 	finish
 fi
@@ -280,9 +280,7 @@ running=()
 report() {	# report CONFIG: its lines, and the counts
 	local c=$1
 	cat "$res/$c.out"
-	PASSED=$((PASSED + $(grep -c '^PASS ' "$res/$c.out")))
-	FAILED=$((FAILED + $(grep -c '^FAIL ' "$res/$c.out")))
-	SKIPPED=$((SKIPPED + $(grep -c '^SKIP ' "$res/$c.out")))
+	hf_count "$res/$c.out"
 	sed 's/^/    /' "$res/$c.err" >&2
 }
 # Run the configurations HF_GUEST_JOBS at a time; report each in matrix
