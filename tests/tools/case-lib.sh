@@ -5,9 +5,12 @@
 # results CTest reads.  cases_main runs the one named, in a fresh
 # temporary directory that is also HELLOFPGA_EMU_DIR.
 
+# the result lines of every test script (hf_result)
+. "$(dirname "${BASH_SOURCE[0]}")/../results.sh"
+
 # fail REASON...: the case fails; the end of its output follows the reason.
 fail() {
-	echo "FAIL: $*" >&2
+	hf_result FAIL "$CASE" "$*" >&2
 	for f in out err; do
 		if [ -s "$T/$f" ]; then
 			echo "--- $f:" >&2
@@ -18,7 +21,7 @@ fail() {
 }
 
 skip() {
-	echo "SKIP: $*" >&2
+	hf_result SKIP "$CASE" "$*" >&2
 	exit 77
 }
 
@@ -80,5 +83,5 @@ cases_main() {
 	unset HELLOFPGA_DEVICE "$@"
 	cd "$T" || exit 1
 	"case_$CASE"
-	echo "PASS: $CASE"
+	hf_result PASS "$CASE"
 }
