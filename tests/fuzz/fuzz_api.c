@@ -1052,6 +1052,19 @@ static void op_dma_gpu(struct fz_thread *t)
 
 /* ---- everything else ---- */
 
+/*
+ * A getter's result: success with a good handle and pointer (true), else
+ * one of its documented errors (false).
+ */
+static bool getter_ok(struct fz_thread *t, const char *fn, int ret,
+		      bool good, bool nul, HELLOFPGA_HANDLE h)
+{
+	if (good && !nul)
+		return must_succeed(t, fn, ret, h);
+	must_fail(t, fn, ret);
+	return false;
+}
+
 static void op_info(struct fz_thread *t)
 {
 	const struct fz_card *c = &cards[pick_card(t)];
@@ -1072,42 +1085,31 @@ static void op_info(struct fz_thread *t)
 		fz_log(t, "HelloFPGA_GetInfo(%s, %s)", good ? c->name : "bad",
 		       nul ? "NULL" : "&info");
 		ret = HelloFPGA_GetInfo(h, nul ? NULL : &info);
-		if (good && !nul && must_succeed(t, "HelloFPGA_GetInfo", ret,
-						 h) &&
+		if (getter_ok(t, "HelloFPGA_GetInfo", ret, good, nul, h) &&
 		    (info.ddr_size != c->info.ddr_size ||
 		     info.num_h2c != c->info.num_h2c))
 			fz_fail(t, "GetInfo: the card changed");
-		else if (!good || nul)
-			must_fail(t, "HelloFPGA_GetInfo", ret);
 		break;
 	case 1:
 		fz_log(t, "HelloFPGA_GetPCIInfo(%s, %s)",
 		       good ? c->name : "bad", nul ? "NULL" : "&pci");
 		ret = HelloFPGA_GetPCIInfo(h, nul ? NULL : &pci);
-		if (good && !nul)
-			must_succeed(t, "HelloFPGA_GetPCIInfo", ret, h);
-		else
-			must_fail(t, "HelloFPGA_GetPCIInfo", ret);
+		getter_ok(t, "HelloFPGA_GetPCIInfo", ret, good, nul, h);
 		break;
 	case 2:
 		fz_log(t, "HelloFPGA_GetCounters(%s, %s)",
 		       good ? c->name : "bad", nul ? "NULL" : "&c");
 		ret = HelloFPGA_GetCounters(h, nul ? NULL : &cnt);
-		if (good && !nul)
-			must_succeed(t, "HelloFPGA_GetCounters", ret, h);
-		else
-			must_fail(t, "HelloFPGA_GetCounters", ret);
+		getter_ok(t, "HelloFPGA_GetCounters", ret, good, nul, h);
 		break;
 	case 3:
 		fz_log(t, "HelloFPGA_GetDMAFaults(%s, %s)",
 		       good ? c->name : "bad", nul ? "NULL" : "&f");
 		ret = HelloFPGA_GetDMAFaults(h, nul ? NULL : &f);
-		if (good && !nul && must_succeed(t, "HelloFPGA_GetDMAFaults",
-						 ret, h) && f.faults)
+		if (getter_ok(t, "HelloFPGA_GetDMAFaults", ret, good, nul, h) &&
+		    f.faults)
 			fz_fail(t, "GetDMAFaults: %llu faults",
 				(unsigned long long)f.faults);
-		else if (!good || nul)
-			must_fail(t, "HelloFPGA_GetDMAFaults", ret);
 		break;
 	case 4: {
 		static const int bad[] = { 0, -1, INT_MIN, INT_MAX, 3600001 };
@@ -1149,11 +1151,9 @@ static void op_info(struct fz_thread *t)
 		fz_log(t, "HelloFPGA_GetLinkModel(%s, %s)",
 		       good ? c->name : "bad", nul ? "NULL" : "&lm");
 		ret = HelloFPGA_GetLinkModel(h, nul ? NULL : &lm);
-		if (good && !nul && must_succeed(t, "HelloFPGA_GetLinkModel",
-						 ret, h) && lm.enabled)
+		if (getter_ok(t, "HelloFPGA_GetLinkModel", ret, good, nul, h) &&
+		    lm.enabled)
 			fz_fail(t, "GetLinkModel: a link model on %s", c->name);
-		else if (!good || nul)
-			must_fail(t, "HelloFPGA_GetLinkModel", ret);
 		break;
 	default:
 		fz_log(t, "HelloFPGA_Version()");
