@@ -33,16 +33,20 @@
  */
 int hf_chan_lock(struct hf_chan *chan, u64 timeout_ns)
 {
-	long left;
+	unsigned long deadline = jiffies + nsecs_to_jiffies(timeout_ns) + 1;
 
-	if (mutex_trylock(&chan->lock))
-		return 0;
-	left = wait_event_killable_timeout(chan->lock_wq,
-					   mutex_trylock(&chan->lock),
-					   nsecs_to_jiffies(timeout_ns) + 1);
-	if (left > 0)
-		return 0;
-	return left ? -EINTR : -EBUSY;
+	/* the wait looks at the lock only: nothing sleeps in its condition */
+	while (!mutex_trylock(&chan->lock)) {
+		long left = (long)(deadline - jiffies);
+
+		if (left <= 0)
+			return -EBUSY;
+		if (wait_event_killable_timeout(chan->lock_wq,
+						!mutex_is_locked(&chan->lock),
+						left) < 0)
+			return -EINTR;
+	}
+	return 0;
 }
 
 /**
