@@ -78,36 +78,38 @@ HF_TEST(config_uses_host_ddr)
 
 /* ---- identifiers ---- */
 
-HF_TEST(id_h2c_and_c2h_channels)
+/* The identifier of every channel block: its target and channel number. */
+static const struct id_row {
+	const char *name;
+	u32 (*off)(bool c2h, u32 ch, u32 reg);
+	u32 h2c_target;
+	u32 c2h_target;
+	u32 c2h1_id;	/* C2H1's identifier as PG195 spells it */
+} id_rows[] = {
+	{ "h2c_and_c2h_channels", ch_off, XDMA_TARGET_H2C, XDMA_TARGET_C2H,
+	  0x1fc10106 },
+	{ "sgdma_channels", sg_off, XDMA_TARGET_H2C_SGDMA,
+	  XDMA_TARGET_C2H_SGDMA, 0x1fc50106 },
+};
+
+static void id_case(const void *arg)
 {
+	const struct id_row *row = arg;
 	struct tcard t;
 	u32 ch;
 
 	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
 	for (ch = 0; ch < 4; ch++) {
-		HF_CHECK_EQ(rd(&t, ch_off(false, ch, XDMA_ID)),
-			    XDMA_ID_VALUE(XDMA_TARGET_H2C, ch));
-		HF_CHECK_EQ(rd(&t, ch_off(true, ch, XDMA_ID)),
-			    XDMA_ID_VALUE(XDMA_TARGET_C2H, ch));
+		HF_CHECK_EQ(rd(&t, row->off(false, ch, XDMA_ID)),
+			    XDMA_ID_VALUE(row->h2c_target, ch));
+		HF_CHECK_EQ(rd(&t, row->off(true, ch, XDMA_ID)),
+			    XDMA_ID_VALUE(row->c2h_target, ch));
 	}
-	HF_CHECK_EQ(rd(&t, ch_off(true, 1, XDMA_ID)), 0x1fc10106);
+	HF_CHECK_EQ(rd(&t, row->off(true, 1, XDMA_ID)), row->c2h1_id);
 	tcard_close(&t);
 }
 
-HF_TEST(id_sgdma_channels)
-{
-	struct tcard t;
-	u32 ch;
-
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	for (ch = 0; ch < 4; ch++) {
-		HF_CHECK_EQ(rd(&t, sg_off(false, ch, XDMA_ID)),
-			    XDMA_ID_VALUE(XDMA_TARGET_H2C_SGDMA, ch));
-		HF_CHECK_EQ(rd(&t, sg_off(true, ch, XDMA_ID)),
-			    XDMA_ID_VALUE(XDMA_TARGET_C2H_SGDMA, ch));
-	}
-	tcard_close(&t);
-}
+HF_TEST_ROWS(id, id_rows, id_case)
 
 HF_TEST(id_irq_config_and_common_blocks)
 {
