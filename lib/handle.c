@@ -168,8 +168,8 @@ int hf_dev_ref(HELLOFPGA_HANDLE h, struct hellofpga_dev **out)
 	*out = NULL;
 	pthread_mutex_lock(&tbl_lock);
 	s = slot_of(h);
-	if (!s || s->dev->closing)
-		ret = -EBADF;
+	if (!s)
+		ret = -EBADF;	/* a closing card has left the table */
 	else if (s->dev->inherited)
 		ret = -ECHILD;
 	else {
@@ -229,7 +229,7 @@ int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out)
 	*out = NULL;
 	pthread_mutex_lock(&tbl_lock);
 	s = slot_of(h);
-	if (!s || s->dev->closing) {
+	if (!s) {
 		pthread_mutex_unlock(&tbl_lock);
 		return -EBADF;
 	}

@@ -144,7 +144,8 @@ struct hf_stats {
 /**
  * struct hellofpga_dev - an open card, named by a handle (handle.c).
  * @refs: calls in progress on it (under handle.c's table lock)
- * @closing: HelloFPGA_Close() waits for @refs to drop to 0 (table lock)
+ * @closing: out of the table; HelloFPGA_Close() waits for @refs to drop
+ *	to 0 (table lock)
  * @inherited: this process is a fork() child of the one that opened it
  *	(table lock)
  * @ops: backend
