@@ -102,6 +102,7 @@ struct emu_engine {
 	bool stop;
 	bool sleeping;
 	bool started;
+	bool running;
 	bool sync_busy;
 };
 
@@ -755,6 +756,10 @@ static void *emu_engine_thread(void *arg)
 	bool run;
 
 	emu_thread_precise();
+	pthread_mutex_lock(&t->lock);
+	t->running = true;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
 	for (;;) {
 		if (!__atomic_load_n(&t->wake_at, __ATOMIC_RELAXED))
 			hf_os_spin_wait(&t->kicked, EMU_ENGINE_SPIN_NS);
@@ -959,6 +964,18 @@ int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 		if (r)
 			goto err;
 		h->eng[i].started = true;
+	}
+	/*
+	 * A thread still starting may hold the allocator's locks (the C
+	 * library and ASan allocate for a new thread): a fork() then would
+	 * leave them held forever in the child.  Return once every engine
+	 * thread is in its loop, where it allocates nothing.
+	 */
+	for (i = 0; i < n && !(flags & HF_EMU_SYNC); i++) {
+		pthread_mutex_lock(&h->eng[i].lock);
+		while (!h->eng[i].running)
+			pthread_cond_wait(&h->eng[i].cond, &h->eng[i].lock);
+		pthread_mutex_unlock(&h->eng[i].lock);
 	}
 	*out = h;
 	return 0;
