@@ -271,8 +271,10 @@ HF_TEST(a_child_opens_the_card_again_and_uses_it)
 		if (HelloFPGA_Open("emu:722", &c))
 			_exit(1);
 		if (HelloFPGA_DMA_MM_WriteH2C(c, 0, buf, 0, sizeof(buf),
-					      NULL))
+					      NULL)) {
+			fprintf(stderr, "child: %s\n", HelloFPGA_GetLastError(c));
 			_exit(2);
+		}
 		if (HelloFPGA_Close(c) || HelloFPGA_Close(h))
 			_exit(3);
 		_exit(0);
