@@ -1213,18 +1213,59 @@ static u32 alignments(const struct xdma_model *m)
 	       FIELD_PREP(XDMA_ALIGN_ADDR_BITS, MODEL_ADDR_BITS);
 }
 
+/*
+ * PG195 gives some registers two aliases: a write to base + 4 sets the bits
+ * written (W1S), one to base + 8 clears them (W1C), and a read of either
+ * returns the register.  Each block decodes them once, before its switch,
+ * into the base register and the kind of write.
+ */
+enum alias_op { ALIAS_WRITE, ALIAS_W1S, ALIAS_W1C };
+
+static const u32 chan_aliased[] = { XDMA_CHAN_CONTROL, XDMA_CHAN_IRQ_MASK };
+static const u32 common_aliased[] = { XDMA_SGDMA_COMMON_CTRL,
+				      XDMA_SGDMA_COMMON_CREDIT };
+static const u32 irq_aliased[] = { XDMA_IRQ_USER_EN, XDMA_IRQ_CHAN_EN };
+
+static u32 alias_decode_n(u32 reg, const u32 *bases, size_t n,
+			  enum alias_op *op)
+{
+	*op = ALIAS_WRITE;
+	for (size_t i = 0; i < n; i++) {
+		if (reg == bases[i] + 4)
+			*op = ALIAS_W1S;
+		else if (reg == bases[i] + 8)
+			*op = ALIAS_W1C;
+		else
+			continue;
+		return bases[i];
+	}
+	return reg;
+}
+
+#define alias_decode(reg, bases, op) \
+	alias_decode_n(reg, bases, ARRAY_SIZE(bases), op)
+
+/* An aliased register's value after a write of @val; @mask: what can be set. */
+static u32 alias_apply(u32 cur, enum alias_op op, u32 val, u32 mask)
+{
+	if (op == ALIAS_W1S)
+		return cur | (val & mask);
+	if (op == ALIAS_W1C)
+		return cur & ~val;
+	return val & mask;
+}
+
 static u32 chan_read(struct xdma_model *m, struct model_engine *e, u32 target,
 		     u32 reg, struct model_act *act)
 {
+	enum alias_op op;
 	u64 now;
 	u32 v;
 
-	switch (reg) {
+	switch (alias_decode(reg, chan_aliased, &op)) {
 	case XDMA_ID:
 		return XDMA_ID_VALUE(target, e->ch);
 	case XDMA_CHAN_CONTROL:
-	case XDMA_CHAN_CONTROL_W1S:
-	case XDMA_CHAN_CONTROL_W1C:
 		return e->ctrl;
 	case XDMA_CHAN_STATUS:
 		return e->status;
@@ -1242,8 +1283,6 @@ static u32 chan_read(struct xdma_model *m, struct model_engine *e, u32 target,
 	case XDMA_CHAN_POLL_WB_HI:
 		return e->wb_hi;
 	case XDMA_CHAN_IRQ_MASK:
-	case XDMA_CHAN_IRQ_MASK_W1S:
-	case XDMA_CHAN_IRQ_MASK_W1C:
 		return e->irq_mask;
 	case XDMA_CHAN_PERF_CTRL:
 		return e->perf_ctrl;
@@ -1267,32 +1306,15 @@ static u32 chan_read(struct xdma_model *m, struct model_engine *e, u32 target,
 	return 0;
 }
 
-/**
- * set_clear() - a register with W1S (@base + 4) and W1C (@base + 8) aliases:
- * its value after a write of @val to @reg, one of the three offsets.
- * @cur: the register's value before the write
- * @mask: bits a write can set
- */
-static u32 set_clear(u32 cur, u32 base, u32 reg, u32 val, u32 mask)
-{
-	if (reg == base + 4)
-		return cur | (val & mask);
-	if (reg == base + 8)
-		return cur & ~val;
-	return val & mask;
-}
-
 static void chan_write(struct xdma_model *m, struct model_engine *e, u32 reg,
 		       u32 val, struct model_act *act)
 {
+	enum alias_op op;
 	u64 now;
 
-	switch (reg) {
+	switch (alias_decode(reg, chan_aliased, &op)) {
 	case XDMA_CHAN_CONTROL:
-	case XDMA_CHAN_CONTROL_W1S:
-	case XDMA_CHAN_CONTROL_W1C:
-		ctrl_write(m, e, set_clear(e->ctrl, XDMA_CHAN_CONTROL, reg, val,
-					   ~0u), act);
+		ctrl_write(m, e, alias_apply(e->ctrl, op, val, ~0u), act);
 		break;
 	case XDMA_CHAN_STATUS:
 		e->status &= ~(val & ~XDMA_STAT_BUSY);
@@ -1305,10 +1327,8 @@ static void chan_write(struct xdma_model *m, struct model_engine *e, u32 reg,
 		e->wb_hi = val;
 		break;
 	case XDMA_CHAN_IRQ_MASK:
-	case XDMA_CHAN_IRQ_MASK_W1S:
-	case XDMA_CHAN_IRQ_MASK_W1C:
-		e->irq_mask = set_clear(e->irq_mask, XDMA_CHAN_IRQ_MASK, reg,
-					val, XDMA_CTRL_IE_ALL);
+		e->irq_mask = alias_apply(e->irq_mask, op, val,
+					  XDMA_CTRL_IE_ALL);
 		irq_update(m, act);
 		break;
 	case XDMA_CHAN_PERF_CTRL:
@@ -1374,16 +1394,14 @@ static u32 sg_common_mask(const struct xdma_model *m)
 
 static u32 common_read(struct xdma_model *m, u32 reg)
 {
-	switch (reg) {
+	enum alias_op op;
+
+	switch (alias_decode(reg, common_aliased, &op)) {
 	case XDMA_ID:
 		return XDMA_ID_VALUE(XDMA_TARGET_SGDMA_COMMON, 0);
 	case XDMA_SGDMA_COMMON_CTRL:
-	case XDMA_SGDMA_COMMON_CTRL_W1S:
-	case XDMA_SGDMA_COMMON_CTRL_W1C:
 		return m->sg_halt;
 	case XDMA_SGDMA_COMMON_CREDIT:
-	case XDMA_SGDMA_COMMON_CREDIT_W1S:
-	case XDMA_SGDMA_COMMON_CREDIT_W1C:
 		return m->sg_credit_en;
 	}
 	guest_error(m, "read of reserved SGDMA common register 0x%x", reg);
@@ -1394,20 +1412,14 @@ static void common_write(struct xdma_model *m, u32 reg, u32 val,
 			 struct model_act *act)
 {
 	u32 mask = sg_common_mask(m);
+	enum alias_op op;
 
-	switch (reg) {
+	switch (alias_decode(reg, common_aliased, &op)) {
 	case XDMA_SGDMA_COMMON_CTRL:
-	case XDMA_SGDMA_COMMON_CTRL_W1S:
-	case XDMA_SGDMA_COMMON_CTRL_W1C:
-		m->sg_halt = set_clear(m->sg_halt, XDMA_SGDMA_COMMON_CTRL, reg,
-				       val, mask);
+		m->sg_halt = alias_apply(m->sg_halt, op, val, mask);
 		break;
 	case XDMA_SGDMA_COMMON_CREDIT:
-	case XDMA_SGDMA_COMMON_CREDIT_W1S:
-	case XDMA_SGDMA_COMMON_CREDIT_W1C:
-		m->sg_credit_en = set_clear(m->sg_credit_en,
-					    XDMA_SGDMA_COMMON_CREDIT, reg, val,
-					    mask);
+		m->sg_credit_en = alias_apply(m->sg_credit_en, op, val, mask);
 		return;
 	default:
 		guest_error(m, "SGDMA common: write 0x%x to RO/reserved 0x%x",
@@ -1419,16 +1431,14 @@ static void common_write(struct xdma_model *m, u32 reg, u32 val,
 
 static u32 irq_read(struct xdma_model *m, u32 reg)
 {
-	switch (reg) {
+	enum alias_op op;
+
+	switch (alias_decode(reg, irq_aliased, &op)) {
 	case XDMA_ID:
 		return XDMA_ID_VALUE(XDMA_TARGET_IRQ, 0);
 	case XDMA_IRQ_USER_EN:
-	case XDMA_IRQ_USER_EN_W1S:
-	case XDMA_IRQ_USER_EN_W1C:
 		return m->user_en;
 	case XDMA_IRQ_CHAN_EN:
-	case XDMA_IRQ_CHAN_EN_W1S:
-	case XDMA_IRQ_CHAN_EN_W1C:
 		return m->chan_en;
 	case XDMA_IRQ_USER_REQ:
 		return m->usr_irq_req;
@@ -1455,19 +1465,14 @@ static void irq_write(struct xdma_model *m, u32 reg, u32 val,
 		      struct model_act *act)
 {
 	u32 chan_mask = GENMASK(m->num_engines - 1, 0);
+	enum alias_op op;
 
-	switch (reg) {
+	switch (alias_decode(reg, irq_aliased, &op)) {
 	case XDMA_IRQ_USER_EN:
-	case XDMA_IRQ_USER_EN_W1S:
-	case XDMA_IRQ_USER_EN_W1C:
-		m->user_en = set_clear(m->user_en, XDMA_IRQ_USER_EN, reg, val,
-				       USER_IRQ_MASK);
+		m->user_en = alias_apply(m->user_en, op, val, USER_IRQ_MASK);
 		break;
 	case XDMA_IRQ_CHAN_EN:
-	case XDMA_IRQ_CHAN_EN_W1S:
-	case XDMA_IRQ_CHAN_EN_W1C:
-		m->chan_en = set_clear(m->chan_en, XDMA_IRQ_CHAN_EN, reg, val,
-				       chan_mask);
+		m->chan_en = alias_apply(m->chan_en, op, val, chan_mask);
 		break;
 	case XDMA_IRQ_USER_VEC(0):
 	case XDMA_IRQ_USER_VEC(4):
