@@ -221,8 +221,6 @@ static void hf_dmabuf_unpin(struct hf_pin *pin)
 	hf_dmabuf_unmap(dp, true);
 	dma_buf_put(dp->dmabuf);
 	kfree(dp);
-	hf_pin_free_segs(pin);
-	pin->priv = NULL;
 }
 
 const struct hf_p2p_ops hf_dmabuf_ops = {

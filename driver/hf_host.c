@@ -173,8 +173,6 @@ static void hf_host_unpin(struct hf_pin *pin)
 	hf_unpin_user_pages(hp->pages, hp->npages, true);
 	kvfree(hp->pages);
 	kfree(hp);
-	hf_pin_free_segs(pin);
-	pin->priv = NULL;
 }
 
 /**

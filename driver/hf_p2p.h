@@ -43,7 +43,8 @@ struct hf_pin;
  * @pin: pin @req for DMA by hf_pin_dev(@pin): fill @pin->segs, @pin->nsegs,
  *	@pin->page_size, @pin->priv; may sleep; 0 or negative errno with
  *	hf_pin_set_error() text
- * @unpin: release what @pin set up; DMA to it has stopped; may sleep
+ * @unpin: release what @pin set up but @pin->segs (freed after it); DMA to
+ *	it has stopped; may sleep
  * @sync: optional: make the bytes [@off, @off + @len) of the pin, those one
  *	engine run moves, coherent around the run: @for_device before it,
  *	!@for_device after a C2H run (bounce buffers, non-coherent SoCs);
@@ -67,8 +68,8 @@ struct hf_p2p_ops {
  * @addr: the request's address (VA or dma-buf offset)
  * @size: the request's size
  * @page_size: set by the provider
- * @segs: DMA segments, set by the provider (kvmalloc'ed by it, freed in
- *	its @unpin)
+ * @segs: DMA segments, set by the provider's @pin (kvmalloc'ed by it;
+ *	freed by hellofpga.ko after its @unpin)
  * @nsegs: entries of @segs
  * @priv: provider data
  *
@@ -104,17 +105,6 @@ static inline void hf_pin_add_seg(struct hf_sg *segs, u32 *n, u64 addr,
 	segs[*n].addr = addr;
 	segs[*n].len = len;
 	(*n)++;
-}
-
-/**
- * hf_pin_free_segs() - free the segment list a provider's pin() set up.
- * @pin: the pin
- */
-static inline void hf_pin_free_segs(struct hf_pin *pin)
-{
-	kvfree(pin->segs);
-	pin->segs = NULL;
-	pin->nsegs = 0;
 }
 
 int hf_p2p_register(const struct hf_p2p_ops *ops);

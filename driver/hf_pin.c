@@ -458,6 +458,16 @@ int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
 	return 0;
 }
 
+/* The provider's unpin, then the segment list it set up. */
+static void hf_pin_unpin(struct hf_pin_core *pc)
+{
+	pc->ops->unpin(&pc->pin);
+	kvfree(pc->pin.segs);
+	pc->pin.segs = NULL;
+	pc->pin.nsegs = 0;
+	pc->pin.priv = NULL;
+}
+
 /**
  * hf_pin_give_back() - the provider's unpin and the accounting, once.
  * @pc: the pin: torn down, and no wedged engine holds its memory
@@ -466,7 +476,7 @@ static void hf_pin_give_back(struct hf_pin_core *pc)
 {
 	struct hf_card *card = pc->card;
 
-	pc->ops->unpin(&pc->pin);
+	hf_pin_unpin(pc);
 	module_put(pc->ops->owner);
 	atomic64_sub(pc->accounted, &card->pinned_bytes);
 	atomic64_dec(&card->pins);
@@ -680,7 +690,7 @@ int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
 	if (ret) {
 		hf_set_error(hf, ret, "%s: provider returned bad segments",
 			     ops->name);
-		ops->unpin(&pc->pin);
+		hf_pin_unpin(pc);
 		goto err_free;
 	}
 	atomic64_inc(&card->pins);

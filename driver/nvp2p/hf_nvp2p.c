@@ -715,8 +715,6 @@ static void hf_nv_unpin(struct hf_pin *pin)
 	if (!nvp)
 		return;
 	hf_nv_release(nvp, NULL);
-	pin->priv = NULL;
-	hf_pin_free_segs(pin);
 }
 
 /* ---- registration ---------------------------------------------------- */
