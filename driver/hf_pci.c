@@ -383,14 +383,28 @@ static int hf_irq_request(struct hf_card *card, int v, irq_handler_t handler,
  */
 static int hf_irq_alloc(struct hf_card *card)
 {
-	struct pci_dev *pdev = card->pdev;
-	int want = hf_engine_count(card) + XDMA_USER_IRQS;
+	static const struct {
+		const char *name;	/* of irq_mode */
+		const char *what;	/* for the message */
+		unsigned int type;	/* PCI_IRQ_* */
+		u32 mode;		/* HELLOFPGA_IRQ_MODE_* */
+		bool all;		/* a vector per engine and user IRQ */
+	} kinds[] = {
+		{ "msix", "MSI-X vectors", PCI_IRQ_MSIX,
+		  HELLOFPGA_IRQ_MODE_MSIX, true },
+		{ "msi", "MSI vector", PCI_IRQ_MSI, HELLOFPGA_IRQ_MODE_MSI },
+		{ "legacy", "legacy interrupt", HF_PCI_IRQ_INTX,
+		  HELLOFPGA_IRQ_MODE_LEGACY },
+	};
+	int all = hf_engine_count(card) + XDMA_USER_IRQS;
 	bool any = sysfs_streq(hf_irq_mode, "auto");
-	int n;
+	bool known = any;
+	unsigned int i;
+	int want, n;
 
-	if (!any && !sysfs_streq(hf_irq_mode, "msix") &&
-	    !sysfs_streq(hf_irq_mode, "msi") &&
-	    !sysfs_streq(hf_irq_mode, "legacy")) {
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		known |= sysfs_streq(hf_irq_mode, kinds[i].name);
+	if (!known) {
 		dev_err(hf_dev(card),
 			"irq_mode=%s: expected auto, msix, msi or legacy\n",
 			hf_irq_mode);
@@ -398,32 +412,19 @@ static int hf_irq_alloc(struct hf_card *card)
 	}
 	card->irq_mode = HELLOFPGA_IRQ_MODE_POLL;
 	card->nvec = 0;
-	if (any || sysfs_streq(hf_irq_mode, "msix")) {
-		n = pci_alloc_irq_vectors(pdev, want, want, PCI_IRQ_MSIX);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		if (!any && !sysfs_streq(hf_irq_mode, kinds[i].name))
+			continue;
+		want = kinds[i].all ? all : 1;
+		n = pci_alloc_irq_vectors(card->pdev, want, want,
+					  kinds[i].type);
 		if (n > 0) {
-			card->irq_mode = HELLOFPGA_IRQ_MODE_MSIX;
+			card->irq_mode = kinds[i].mode;
 			card->nvec = n;
 			return 0;
 		}
-		dev_info(hf_dev(card), "no %d MSI-X vectors (%d)\n", want, n);
-	}
-	if (any || sysfs_streq(hf_irq_mode, "msi")) {
-		n = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI);
-		if (n > 0) {
-			card->irq_mode = HELLOFPGA_IRQ_MODE_MSI;
-			card->nvec = n;
-			return 0;
-		}
-		dev_info(hf_dev(card), "no MSI vector (%d)\n", n);
-	}
-	if (any || sysfs_streq(hf_irq_mode, "legacy")) {
-		n = pci_alloc_irq_vectors(pdev, 1, 1, HF_PCI_IRQ_INTX);
-		if (n > 0) {
-			card->irq_mode = HELLOFPGA_IRQ_MODE_LEGACY;
-			card->nvec = n;
-			return 0;
-		}
-		dev_info(hf_dev(card), "no legacy interrupt (%d)\n", n);
+		dev_info(hf_dev(card), "no %d %s (%d)\n", want, kinds[i].what,
+			 n);
 	}
 	return 0;
 }
