@@ -211,10 +211,20 @@ int hf_gpu_set_sync_memops(const void *ptr)
 int hf_gpu_check(const void *ptr, uint64_t buffer_id)
 {
 	const struct hf_gpu_ops *ops = gpu_need("GPU buffer check");
+	uint64_t id = 0;
+	int ret;
 
 	if (!ops)
 		return -ENODEV;
-	return ops->check(ptr, buffer_id);
+	ret = ops->buffer_id(ptr, &id);
+	if (ret)
+		return ret;
+	if (id != buffer_id)
+		return hf_set_error(NULL, -ENXIO,
+				    "GPU memory at %p was freed (the address now belongs to a newer allocation, buffer id %llu, not %llu)",
+				    ptr, (unsigned long long)id,
+				    (unsigned long long)buffer_id);
+	return 0;
 }
 
 long hf_gpu_watch(const void *ptr, hf_gpu_revoke_fn fn, void *arg)

@@ -592,27 +592,20 @@ static int cu_set_sync_memops(const void *ptr)
 	return 0;
 }
 
-static int cu_check(const void *ptr, uint64_t buffer_id)
+static int cu_buffer_id(const void *ptr, uint64_t *id)
 {
 	struct cu_scope s;
-	uint64_t id = 0;
 	CUresult r;
 
 	r = cu_enter(&s);
 	if (r == CUDA_SUCCESS) {
-		r = cu_attr(CU_POINTER_ATTRIBUTE_BUFFER_ID, (uintptr_t)ptr,
-			    &id);
+		r = cu_attr(CU_POINTER_ATTRIBUTE_BUFFER_ID, (uintptr_t)ptr, id);
 		cu_leave(&s);
 	}
 	if (r != CUDA_SUCCESS)
 		return hf_set_error(NULL, -ENXIO,
 				    "GPU memory at %p was freed (CUDA no longer knows it: %s)",
 				    ptr, cu_err(r));
-	if (id != buffer_id)
-		return hf_set_error(NULL, -ENXIO,
-				    "GPU memory at %p was freed (the address now belongs to another allocation, buffer id %llu, not %llu)",
-				    ptr, (unsigned long long)id,
-				    (unsigned long long)buffer_id);
 	return 0;
 }
 
@@ -780,7 +773,7 @@ static const struct hf_gpu_ops cu_ops = {
 	.memcpy = cu_memcpy,
 	.query = cu_query,
 	.set_sync_memops = cu_set_sync_memops,
-	.check = cu_check,
+	.buffer_id = cu_buffer_id,
 	.watch = cu_watch,
 	.unwatch = cu_unwatch,
 	.copy_to_gpu = cu_copy_to_gpu,

@@ -365,24 +365,18 @@ static int emu_set_sync_memops(const void *ptr)
 	return 0;	/* the emulated GPU has no asynchronous copies */
 }
 
-static int emu_check(const void *ptr, uint64_t buffer_id)
+static int emu_buffer_id(const void *ptr, uint64_t *id)
 {
 	struct emu_alloc *a;
-	uint64_t id = 0;
 
 	pthread_mutex_lock(&emu.lock);
 	a = emu_find((uintptr_t)ptr);
 	if (a)
-		id = a->id;
+		*id = a->id;
 	pthread_mutex_unlock(&emu.lock);
 	if (!a)
 		return hf_set_error(NULL, -ENXIO,
 				    "GPU memory at %p was freed", ptr);
-	if (id != buffer_id)
-		return hf_set_error(NULL, -ENXIO,
-				    "GPU memory at %p was freed (the address now belongs to a newer allocation, buffer id %llu, not %llu)",
-				    ptr, (unsigned long long)id,
-				    (unsigned long long)buffer_id);
 	return 0;
 }
 
@@ -489,7 +483,7 @@ static const struct hf_gpu_ops emu_ops = {
 	.memcpy = emu_memcpy,
 	.query = emu_query,
 	.set_sync_memops = emu_set_sync_memops,
-	.check = emu_check,
+	.buffer_id = emu_buffer_id,
 	.watch = emu_watch,
 	.unwatch = emu_unwatch,
 	.copy_to_gpu = emu_copy_to_gpu,

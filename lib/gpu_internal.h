@@ -22,7 +22,8 @@
  * @memcpy: HELLOFPGA_MEMCPY_* copy, arguments checked, @size > 0
  * @query: see hf_gpu_query(); @size > 0
  * @set_sync_memops: see hf_gpu_set_sync_memops()
- * @check: see hf_gpu_check()
+ * @buffer_id: the buffer id of the allocation that holds @ptr now, or
+ *	-ENXIO with the error text set when there is none (for hf_gpu_check())
  * @watch: see hf_gpu_watch()
  * @unwatch: see hf_gpu_unwatch()
  * @copy_to_gpu: see hf_gpu_copy_to_gpu(); @size > 0
@@ -38,7 +39,7 @@ struct hf_gpu_ops {
 	int (*query)(const void *ptr, size_t size, struct hf_gpu_buf *buf,
 		     char *why, size_t whylen);
 	int (*set_sync_memops)(const void *ptr);
-	int (*check)(const void *ptr, uint64_t buffer_id);
+	int (*buffer_id)(const void *ptr, uint64_t *id);
 	long (*watch)(const void *ptr, hf_gpu_revoke_fn fn, void *arg);
 	void (*unwatch)(long id);
 	int (*copy_to_gpu)(void *gpu_dst, const void *host_src, size_t size);
