@@ -6,6 +6,11 @@
 #   seed_name:  cc example.c -lHelloFPGACore  (the seed's library name)
 #   pkgconfig:  cc example.c $(pkg-config --cflags --libs hellofpga)
 #   static:     cc example.c -l:libhellofpga.a -lpthread
+#   pkgconfig_static: cc example.c $(pkg-config --static --libs hellofpga),
+#               only the static library installed
+#   cmake_config_shared, cmake_config_static: a CMake project with
+#               find_package(hellofpga MAJOR CONFIG) and hellofpga::hellofpga or
+#               hellofpga::hellofpga_static; a newer major is refused
 #   cuda_examples: nvcc examples/*.cu -lHelloFPGACore (skipped without nvcc)
 #   version:    CMake's project(VERSION) is what the installed header, the
 #               library's file name and soname, pkg-config, HelloFPGA_Version()
@@ -31,6 +36,49 @@ pkgconfig)
 static)
 	cc -std=c11 -Wall -Werror -I"$tmp/prefix/include" "$src/examples/cpu_roundtrip.c" \
 		-L"$lib" -l:libhellofpga.a -lpthread -o "$tmp/ex"
+	;;
+pkgconfig_static)
+	# Libs.private carries what the static library needs; the library
+	# alone on the link line (the shared one moved away) proves it
+	libs=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --static --libs hellofpga)
+	for l in -lpthread -ldl; do
+		case " $libs " in *" $l "*) ;; *) echo "pkg-config --static: no $l in '$libs'"; exit 1 ;; esac
+	done
+	rm -f "$lib"/libhellofpga.so*
+	cc -std=c11 -Wall -Werror "$src/examples/cpu_roundtrip.c" \
+		$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --static --cflags --libs hellofpga) \
+		-o "$tmp/ex"
+	if readelf -d "$tmp/ex" | grep -q 'NEEDED.*libhellofpga'; then
+		echo "linked the shared library"; exit 1
+	fi
+	;;
+cmake_config_shared | cmake_config_static)
+	# find_package(hellofpga CONFIG) with a version, as a CMake user would
+	target=hellofpga
+	[ "$case" = cmake_config_static ] && target=hellofpga_static
+	mkdir "$tmp/app"
+	cp "$src/examples/cpu_roundtrip.c" "$tmp/app/"
+	cat >"$tmp/app/CMakeLists.txt" <<-EOF
+	cmake_minimum_required(VERSION 3.18)
+	project(app C)
+	find_package(hellofpga ${version%%.*} CONFIG REQUIRED)
+	add_executable(ex cpu_roundtrip.c)
+	target_link_libraries(ex PRIVATE hellofpga::$target)
+	EOF
+	cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+		-DCMAKE_C_FLAGS="-Wall -Werror" >/dev/null
+	cmake --build "$tmp/app/build" >/dev/null
+	cp "$tmp/app/build/ex" "$tmp/ex"
+	needed=$(readelf -d "$tmp/ex" | grep -c 'NEEDED.*libhellofpga' || true)
+	[ "$target" = hellofpga ] && [ "$needed" = 0 ] && { echo "not linked to the shared library"; exit 1; }
+	[ "$target" = hellofpga_static ] && [ "$needed" != 0 ] && { echo "linked the shared library"; exit 1; }
+	# a newer major than installed is refused
+	sed -i "s/find_package(hellofpga [0-9]*/find_package(hellofpga $((${version%%.*} + 1))/" \
+		"$tmp/app/CMakeLists.txt"
+	if cmake -S "$tmp/app" -B "$tmp/app/build2" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+		>/dev/null 2>&1; then
+		echo "find_package accepted major $((${version%%.*} + 1))"; exit 1
+	fi
 	;;
 cuda_examples)
 	# the seed's snippets compile unchanged against the installed header
