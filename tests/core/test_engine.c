@@ -258,13 +258,25 @@ static void fx_run_ok(struct hf_xdma_engine *e, struct hf_xdma_chain *c)
 	HF_CHECK_EQ(res.msg[0], '\0');
 }
 
+/* H2C0's chain of the four source segments, to card memory at @card */
+static void fx_build_h2c(struct fx *f, u64 card)
+{
+	HF_CHECK_ERR(hf_xdma_chain_build(&f->ch_h2c, XDMA_H2C, f->sg_src, NSEG, 0,
+					 f->total, card), 0);
+}
+
+/* C2H0's chain of the four destination segments, from card memory at @card */
+static void fx_build_c2h(struct fx *f, u64 card)
+{
+	HF_CHECK_ERR(hf_xdma_chain_build(&f->ch_c2h, XDMA_C2H, f->sg_dst, NSEG, 0,
+					 f->total, card), 0);
+}
+
 static void fx_roundtrip(struct fx *f, u32 seed)
 {
 	fx_fill(f, seed);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f->ch_h2c, XDMA_H2C, f->sg_src, NSEG, 0,
-					 f->total, CARD_ADDR), 0);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f->ch_c2h, XDMA_C2H, f->sg_dst, NSEG, 0,
-					 f->total, CARD_ADDR), 0);
+	fx_build_h2c(f, CARD_ADDR);
+	fx_build_c2h(f, CARD_ADDR);
 	fx_run_ok(&f->h2c, &f->ch_h2c);
 	fx_check_card(f);
 	fx_run_ok(&f->c2h, &f->ch_c2h);
@@ -360,8 +372,7 @@ HF_TEST(engine_init_stops_a_running_engine)
 
 	fx_setup(&f, 0, FX_MSIX);
 	/* someone left H2C0 running on a chain that never ends (stalled) */
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	hf_iowrite32(lower_32_bits(f.ch_h2c.bus), f.bar,
 		     XDMA_H2C_SGDMA_BASE(0) + XDMA_SGDMA_DESC_LO);
@@ -493,8 +504,7 @@ static void rerun_poll_case(u32 flags)
 
 	fx_setup(&f, flags, FX_POLL);
 	fx_fill(&f, 9);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	mmio_delta(&f, &f.h2c, &f.ch_h2c, &r, &w);
 	/* desc lo/hi/adj + control + W1C run; status_rc */
 	HF_CHECK_EQ(w, 5);
@@ -532,8 +542,7 @@ HF_TEST(engine_rerun_writes_no_sgdma_registers_msix)
 
 	fx_setup(&f, 0, FX_MSIX);
 	fx_fill(&f, 10);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_c2h(&f, CARD_ADDR);
 	mmio_delta(&f, &f.c2h, &f.ch_c2h, &r, &w);
 	HF_CHECK_EQ(w, 3 + 4);
 	HF_CHECK_EQ(r, 1);
@@ -552,8 +561,7 @@ HF_TEST(engine_other_chain_reprograms_descriptor_address)
 
 	fx_setup(&f, 0, FX_POLL);
 	fx_fill(&f, 11);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	fx_run_ok(&f.h2c, &f.ch_h2c);
 	/* same list, other storage (same page: only the low word differs) */
 	hf_xdma_chain_init(&c2, f.ring + 8, f.ring_bus + 8 * XDMA_DESC_SIZE, 64);
@@ -581,8 +589,7 @@ HF_TEST(engine_c2h_bad_card_address_decode_error)
 	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, FX_POLL);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
-					 f.total, DDR_SIZE + 0x1000), 0);
+	fx_build_c2h(&f, DDR_SIZE + 0x1000);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
 	HF_CHECK_EQ(res.err, -EIO);
 	HF_CHECK_EQ(res.bytes, 0);
@@ -602,8 +609,7 @@ HF_TEST(engine_h2c_bad_card_address_write_error_irq)
 	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, FX_MSIX);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, DDR_SIZE), 0);
+	fx_build_h2c(&f, DDR_SIZE);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
 	HF_CHECK_MSG(strstr(res.msg, "H2C0: engine stopped: write error (decode error at card address) after 0 of 4"),
 		     "msg: %s", res.msg);
@@ -621,8 +627,7 @@ HF_TEST(engine_error_mid_chain_counts_completed_bytes)
 
 	fx_setup(&f, 0, FX_POLL);
 	/* descriptor 2 starts exactly at the end of card memory */
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
-					 f.total, DDR_SIZE - first_two), 0);
+	fx_build_c2h(&f, DDR_SIZE - first_two);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
 	HF_CHECK_EQ(res.completed, 2);
 	HF_CHECK_EQ(res.bytes, first_two);
@@ -638,8 +643,7 @@ HF_TEST(engine_unmapped_host_memory_read_error)
 
 	t_expect_dma_faults(1);	/* the fault this case provokes */
 	fx_setup(&f, 0, FX_MSIX);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	HF_CHECK_ERR(hf_emu_dma_unmap(f.h, f.sg_src[1].addr), 0);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
 	HF_CHECK_EQ(res.completed, 1);
@@ -658,8 +662,7 @@ HF_TEST(engine_descriptor_fetch_fault_eio)
 	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, FX_POLL);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_DESC_READ);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
 	HF_CHECK(res.status & XDMA_STAT_DESC_ERROR);
@@ -677,8 +680,7 @@ HF_TEST(engine_descriptor_fetch_fault_eio_irq)
 	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, FX_MSIX);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_c2h(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_DESC_READ);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
 	HF_CHECK(res.status & XDMA_STAT_DESC_ERROR);
@@ -695,8 +697,7 @@ static void stall_case(enum fx_mode mode, u32 flags)
 	u64 t0, took;
 
 	fx_setup(&f, flags, mode);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	t0 = hf_os_now_ns();
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
@@ -746,8 +747,7 @@ HF_TEST(engine_lost_irq_completes_via_status)
 
 	fx_setup(&f, 0, FX_MSIX);
 	fx_fill(&f, 16);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_LOST_IRQ);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res), 0);
 	HF_CHECK_EQ(res.bytes, f.total);
@@ -768,8 +768,7 @@ static void dead_case(enum fx_mode mode)
 	struct hf_xdma_result res;
 
 	fx_setup(&f, 0, mode);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_c2h, XDMA_C2H, f.sg_dst, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_c2h(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_DEAD);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_c2h, SHORT_TMO, &res),
 		     -ENODEV);
@@ -868,8 +867,7 @@ static void fx_later_join(struct fx_later *l)
 /* A timed-out run H2C0 whose engine stays busy after Run clears. */
 static int fx_stuck_run(struct fx *f, struct hf_xdma_result *res)
 {
-	HF_CHECK_ERR(hf_xdma_chain_build(&f->ch_h2c, XDMA_H2C, f->sg_src, NSEG, 0,
-					 f->total, CARD_ADDR), 0);
+	fx_build_h2c(f, CARD_ADDR);
 	xdma_model_inject(f->m, XDMA_FAULT_STALL);
 	fx_hold_busy(f, true);
 	return hf_xdma_engine_run(&f->h2c, &f->ch_h2c, SHORT_TMO, res);
@@ -994,8 +992,7 @@ HF_TEST(engine_late_interrupt_of_a_failed_run_is_ignored)
 
 	fx_setup(&f, 0, FX_MSIX);
 	fx_fill(&f, 42);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
 		     -ETIMEDOUT);
@@ -1024,8 +1021,7 @@ HF_TEST(engine_late_writeback_of_a_failed_run_is_ignored)
 	struct fx f;
 
 	fx_setup(&f, 0, FX_POLL);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, SHORT_TMO, &res),
 		     -ETIMEDOUT);
@@ -1058,8 +1054,7 @@ HF_TEST(engine_chain_ending_during_the_stop_still_timed_out)
 
 	fx_setup(&f, 0, FX_MSIX);
 	fx_fill(&f, 45);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_LOST_IRQ);
 	fx_hold_busy(&f, true);
 	f.release_on_stop = true;
@@ -1084,8 +1079,7 @@ static void cancel_case(enum fx_mode mode)
 	u64 t0, took;
 
 	fx_setup(&f, 0, mode);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	t0 = hf_os_now_ns();
 	fx_later(&l, &f, 3, 20);
@@ -1117,8 +1111,7 @@ HF_TEST(engine_chain_of_other_direction_einval)
 	struct hf_xdma_chain empty;
 
 	fx_setup(&f, HF_EMU_SYNC, FX_POLL);
-	HF_CHECK_ERR(hf_xdma_chain_build(&f.ch_h2c, XDMA_H2C, f.sg_src, NSEG, 0,
-					 f.total, CARD_ADDR), 0);
+	fx_build_h2c(&f, CARD_ADDR);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_h2c, TMO, &res), -EINVAL);
 	HF_CHECK(strstr(res.msg, "other direction"));
 	hf_xdma_chain_init(&empty, f.ring, f.ring_bus, 4);
