@@ -690,13 +690,27 @@ HF_TEST(engine_descriptor_fetch_fault_eio_irq)
 	fx_teardown(&f);
 }
 
-static void stall_case(enum fx_mode mode, u32 flags)
+/* A variant of a case: the completion mode and the fx_setup() flags. */
+struct mode_row {
+	const char *name;
+	enum fx_mode mode;
+	u32 flags;
+};
+
+/* The variants that differ only in completion mode. */
+static const struct mode_row poll_msix_rows[] = {
+	{ "poll", FX_POLL, 0 },
+	{ "msix", FX_MSIX, 0 },
+};
+
+static void stall_case(const void *arg)
 {
+	const struct mode_row *row = arg;
 	struct fx f;
 	struct hf_xdma_result res;
 	u64 t0, took;
 
-	fx_setup(&f, flags, mode);
+	fx_setup(&f, row->flags, row->mode);
 	fx_build_h2c(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	t0 = hf_os_now_ns();
@@ -721,24 +735,13 @@ static void stall_case(enum fx_mode mode, u32 flags)
 	fx_teardown(&f);
 }
 
-static const struct mode_row {
-	const char *name;
-	enum fx_mode mode;
-	u32 flags;
-} stall_rows[] = {
+static const struct mode_row stall_rows[] = {
 	{ "msix", FX_MSIX, 0 },
 	{ "poll", FX_POLL, 0 },
 	{ "sync", FX_MSIX, HF_EMU_SYNC },
 };
 
-static void stall_row(const void *arg)
-{
-	const struct mode_row *row = arg;
-
-	stall_case(row->mode, row->flags);
-}
-
-HF_TEST_ROWS(engine_stall_times_out_and_recovers, stall_rows, stall_row)
+HF_TEST_ROWS(engine_stall_times_out_and_recovers, stall_rows, stall_case)
 
 HF_TEST(engine_lost_irq_completes_via_status)
 {
@@ -762,12 +765,13 @@ HF_TEST(engine_lost_irq_completes_via_status)
 	fx_teardown(&f);
 }
 
-static void dead_case(enum fx_mode mode)
+static void dead_case(const void *arg)
 {
+	const struct mode_row *row = arg;
 	struct fx f;
 	struct hf_xdma_result res;
 
-	fx_setup(&f, 0, mode);
+	fx_setup(&f, row->flags, row->mode);
 	fx_build_c2h(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_DEAD);
 	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_c2h, SHORT_TMO, &res),
@@ -779,18 +783,7 @@ static void dead_case(enum fx_mode mode)
 	fx_teardown(&f);
 }
 
-/* The variants that differ only in completion mode. */
-static const struct mode_row poll_msix_rows[] = {
-	{ "poll", FX_POLL, 0 },
-	{ "msix", FX_MSIX, 0 },
-};
-
-static void dead_case_row(const void *arg)
-{
-	dead_case(((const struct mode_row *)arg)->mode);
-}
-
-HF_TEST_ROWS(engine_dead_card_enodev, poll_msix_rows, dead_case_row)
+HF_TEST_ROWS(engine_dead_card_enodev, poll_msix_rows, dead_case)
 
 /* ---- stopping: the idle proof, wedged engines, late notifications ---- */
 
@@ -899,13 +892,14 @@ HF_TEST(engine_stop_waits_until_the_engine_is_idle)
 	fx_teardown(&f);
 }
 
-static void wedge_case(enum fx_mode mode)
+static void wedge_case(const void *arg)
 {
+	const struct mode_row *row = arg;
 	struct hf_xdma_result res;
 	struct fx f;
 	u64 t0;
 
-	fx_setup(&f, 0, mode);
+	fx_setup(&f, row->flags, row->mode);
 	/* 1 GB/s: the 64 KiB descriptor in progress gets a bound of ~2 ms */
 	f.xdev.link_rate = 1000000000;
 	HF_CHECK_ERR(fx_stuck_run(&f, &res), -ETIMEDOUT);
@@ -938,12 +932,8 @@ static void wedge_case(enum fx_mode mode)
 	fx_teardown(&f);
 }
 
-static void wedge_case_row(const void *arg)
-{
-	wedge_case(((const struct mode_row *)arg)->mode);
-}
-
-HF_TEST_ROWS(engine_not_idle_within_the_link_bound_is_wedged, poll_msix_rows, wedge_case_row)
+HF_TEST_ROWS(engine_not_idle_within_the_link_bound_is_wedged, poll_msix_rows,
+	     wedge_case)
 
 HF_TEST(engine_stop_wait_is_capped_by_stop_max)
 {
@@ -1071,14 +1061,15 @@ HF_TEST(engine_chain_ending_during_the_stop_still_timed_out)
 	fx_teardown(&f);
 }
 
-static void cancel_case(enum fx_mode mode)
+static void cancel_case(const void *arg)
 {
+	const struct mode_row *row = arg;
 	struct fx_later l;
 	struct hf_xdma_result res;
 	struct fx f;
 	u64 t0, took;
 
-	fx_setup(&f, 0, mode);
+	fx_setup(&f, row->flags, row->mode);
 	fx_build_h2c(&f, CARD_ADDR);
 	xdma_model_inject(f.m, XDMA_FAULT_STALL);
 	t0 = hf_os_now_ns();
@@ -1097,12 +1088,7 @@ static void cancel_case(enum fx_mode mode)
 	fx_teardown(&f);
 }
 
-static void cancel_case_row(const void *arg)
-{
-	cancel_case(((const struct mode_row *)arg)->mode);
-}
-
-HF_TEST_ROWS(engine_cancel_ends_a_run_early, poll_msix_rows, cancel_case_row)
+HF_TEST_ROWS(engine_cancel_ends_a_run_early, poll_msix_rows, cancel_case)
 
 HF_TEST(engine_chain_of_other_direction_einval)
 {
