@@ -656,39 +656,49 @@ HF_TEST(engine_unmapped_host_memory_read_error)
 	fx_teardown(&f);
 }
 
-HF_TEST(engine_descriptor_fetch_fault_eio)
-{
-	struct fx f;
-	struct hf_xdma_result res;
+/* A descriptor fetch fails: H2C0 polled, C2H0 with interrupts. */
+static const struct fetch_fault_row {
+	const char *name;
+	enum fx_mode mode;
+	bool c2h;
+	u32 seed;
+	const char *msg;	/* in the result's text; NULL: not checked */
+} fetch_fault_rows[] = {
+	{ "poll", FX_POLL, false, 13, "descriptor error (unsupported request)" },
+	{ "irq", FX_MSIX, true, 14, NULL },
+};
 
-	fx_setup(&f, 0, FX_POLL);
-	fx_build_h2c(&f, CARD_ADDR);
+static void fetch_fault_case(const void *arg)
+{
+	const struct fetch_fault_row *row = arg;
+	struct hf_xdma_engine *e;
+	struct hf_xdma_chain *c;
+	struct hf_xdma_result res;
+	struct fx f;
+
+	fx_setup(&f, 0, row->mode);
+	if (row->c2h) {
+		fx_build_c2h(&f, CARD_ADDR);
+		e = &f.c2h;
+		c = &f.ch_c2h;
+	} else {
+		fx_build_h2c(&f, CARD_ADDR);
+		e = &f.h2c;
+		c = &f.ch_h2c;
+	}
 	xdma_model_inject(f.m, XDMA_FAULT_DESC_READ);
-	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
+	HF_CHECK_ERR(hf_xdma_engine_run(e, c, TMO, &res), -EIO);
 	HF_CHECK(res.status & XDMA_STAT_DESC_ERROR);
-	HF_CHECK_MSG(strstr(res.msg, "descriptor error (unsupported request)"),
-		     "msg: %s", res.msg);
+	if (row->msg)
+		HF_CHECK_MSG(strstr(res.msg, row->msg), "msg: %s", res.msg);
 	HF_CHECK(res.elapsed_ns < TMO / 2);
 	xdma_model_inject(f.m, 0);
-	fx_roundtrip(&f, 13);
+	fx_roundtrip(&f, row->seed);
 	fx_teardown(&f);
 }
 
-HF_TEST(engine_descriptor_fetch_fault_eio_irq)
-{
-	struct fx f;
-	struct hf_xdma_result res;
-
-	fx_setup(&f, 0, FX_MSIX);
-	fx_build_c2h(&f, CARD_ADDR);
-	xdma_model_inject(f.m, XDMA_FAULT_DESC_READ);
-	HF_CHECK_ERR(hf_xdma_engine_run(&f.c2h, &f.ch_c2h, TMO, &res), -EIO);
-	HF_CHECK(res.status & XDMA_STAT_DESC_ERROR);
-	HF_CHECK(res.elapsed_ns < TMO / 2);
-	xdma_model_inject(f.m, 0);
-	fx_roundtrip(&f, 14);
-	fx_teardown(&f);
-}
+HF_TEST_ROWS(engine_descriptor_fetch_fault_eio, fetch_fault_rows,
+	     fetch_fault_case)
 
 /* A variant of a case: the completion mode and the fx_setup() flags. */
 struct mode_row {
