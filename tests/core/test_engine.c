@@ -285,32 +285,34 @@ static void fx_roundtrip(struct fx *f, u32 seed)
 
 /* ---- probe ---- */
 
-HF_TEST(engine_probe_finds_4_and_4_channels)
+/* The channel counts probe finds; 0 in the model's config: its default. */
+static const struct probe_row {
+	const char *name;
+	u32 num;		/* H2C and C2H channels configured */
+	u32 expect;		/* and found */
+} probe_rows[] = {
+	{ "4_and_4_channels", 0, 4 },
+	{ "1_and_1_channels", 1, 1 },
+};
+
+static void probe_case(const void *arg)
 {
-	struct xdma_model_config cfg = { 0 };
+	const struct probe_row *row = arg;
+	struct xdma_model_config cfg = {
+		.num_h2c = row->num, .num_c2h = row->num,
+	};
 	struct hf_emu_host *h;
 	struct hf_xdma_dev xdev;
 
 	HF_CHECK_ERR(hf_emu_host_create(&cfg, HF_EMU_SYNC, &h), 0);
 	HF_CHECK_ERR(hf_xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), 0);
-	HF_CHECK_EQ(xdev.num_h2c, 4);
-	HF_CHECK_EQ(xdev.num_c2h, 4);
+	HF_CHECK_EQ(xdev.num_h2c, row->expect);
+	HF_CHECK_EQ(xdev.num_c2h, row->expect);
 	HF_CHECK_EQ(xdev.version, XDMA_ID_VERSION_VALUE);
 	hf_emu_host_destroy(h);
 }
 
-HF_TEST(engine_probe_finds_1_and_1_channels)
-{
-	struct xdma_model_config cfg = { .num_h2c = 1, .num_c2h = 1 };
-	struct hf_emu_host *h;
-	struct hf_xdma_dev xdev;
-
-	HF_CHECK_ERR(hf_emu_host_create(&cfg, HF_EMU_SYNC, &h), 0);
-	HF_CHECK_ERR(hf_xdma_dev_probe(&xdev, hf_emu_dma_bar(h)), 0);
-	HF_CHECK_EQ(xdev.num_h2c, 1);
-	HF_CHECK_EQ(xdev.num_c2h, 1);
-	hf_emu_host_destroy(h);
-}
+HF_TEST_ROWS(engine_probe_finds, probe_rows, probe_case)
 
 HF_TEST(engine_probe_dead_card_enodev)
 {
