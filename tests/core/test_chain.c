@@ -89,6 +89,20 @@ static void check_chain(const struct hf_xdma_chain *c)
 	HF_CHECK_EQ(sum, c->bytes);
 }
 
+/*
+ * Builds @c in fresh storage after checking hf_xdma_chain_count() says
+ * @count descriptors, and checks the structure of what was built.
+ */
+static void build_checked(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
+			  const struct hf_sg *sg, u32 n, u64 off, u64 len,
+			  u64 card, u32 count)
+{
+	chain_new(c);
+	HF_CHECK_EQ(hf_xdma_chain_count(sg, n, off, len), count);
+	HF_CHECK_ERR(hf_xdma_chain_build(c, dir, sg, n, off, len, card), 0);
+	check_chain(c);
+}
+
 HF_TEST(chain_one_byte)
 {
 	struct hf_sg sg = { 0x12345000, 1 };
@@ -114,11 +128,8 @@ HF_TEST(chain_unaligned_start_and_end)
 	};
 	struct hf_xdma_chain c;
 
-	chain_new(&c);
 	/* bytes 0x7 .. 0x2ffc: mid first page to mid last page */
-	HF_CHECK_EQ(hf_xdma_chain_count(sg, 3, 7, 0x2ff5), 3);
-	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_H2C, sg, 3, 7, 0x2ff5, 0x3), 0);
-	check_chain(&c);
+	build_checked(&c, XDMA_H2C, sg, 3, 7, 0x2ff5, 0x3, 3);
 	HF_CHECK_EQ(dsrc(&c, 0), 0x10007);
 	HF_CHECK_EQ(dlen(&c, 0), 0xff9);
 	HF_CHECK_EQ(ddst(&c, 0), 0x3);
@@ -135,11 +146,7 @@ HF_TEST(chain_exactly_2_28_bytes_is_two_descriptors)
 	struct hf_sg sg = { 0x100000000ull, 1ull << 28 };
 	struct hf_xdma_chain c;
 
-	chain_new(&c);
-	HF_CHECK_EQ(hf_xdma_chain_count(&sg, 1, 0, 1ull << 28), 2);
-	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_H2C, &sg, 1, 0, 1ull << 28,
-					 0x1000), 0);
-	check_chain(&c);
+	build_checked(&c, XDMA_H2C, &sg, 1, 0, 1ull << 28, 0x1000, 2);
 	HF_CHECK_EQ(dlen(&c, 0), XDMA_DESC_MAX_LEN);
 	HF_CHECK_EQ(dlen(&c, 1), 4096);
 	HF_CHECK_EQ(dsrc(&c, 1), 0x100000000ull + XDMA_DESC_MAX_LEN);
@@ -152,10 +159,7 @@ HF_TEST(chain_2_28_plus_one_bytes)
 	struct hf_sg sg = { 0x100000000ull, len };
 	struct hf_xdma_chain c;
 
-	chain_new(&c);
-	HF_CHECK_EQ(hf_xdma_chain_count(&sg, 1, 0, len), 2);
-	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_C2H, &sg, 1, 0, len, 0), 0);
-	check_chain(&c);
+	build_checked(&c, XDMA_C2H, &sg, 1, 0, len, 0, 2);
 	HF_CHECK_EQ(dlen(&c, 0), XDMA_DESC_MAX_LEN);
 	HF_CHECK_EQ(dlen(&c, 1), 4097);
 	HF_CHECK_EQ(c.bytes, len);
@@ -168,10 +172,7 @@ HF_TEST(chain_long_run_splits_into_max_len_pieces)
 	struct hf_xdma_chain c;
 	u32 i;
 
-	chain_new(&c);
-	HF_CHECK_EQ(hf_xdma_chain_count(&sg, 1, 0, len), 6);
-	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_H2C, &sg, 1, 0, len, 0), 0);
-	check_chain(&c);
+	build_checked(&c, XDMA_H2C, &sg, 1, 0, len, 0, 6);
 	for (i = 0; i < 5; i++)
 		HF_CHECK_EQ(dlen(&c, i), XDMA_DESC_MAX_LEN);
 	HF_CHECK_EQ(dlen(&c, 5), 12345);
@@ -185,10 +186,7 @@ HF_TEST(chain_contiguous_segments_merged)
 	};
 	struct hf_xdma_chain c;
 
-	chain_new(&c);
-	HF_CHECK_EQ(hf_xdma_chain_count(sg, 4, 0, 0x4000), 1);
-	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_H2C, sg, 4, 0, 0x4000, 0), 0);
-	check_chain(&c);
+	build_checked(&c, XDMA_H2C, sg, 4, 0, 0x4000, 0, 1);
 	HF_CHECK_EQ(dlen(&c, 0), 0x4000);
 	HF_CHECK_EQ(dsrc(&c, 0), 0x40000);
 }
@@ -201,12 +199,8 @@ HF_TEST(chain_merged_run_longer_than_max_is_split)
 	};
 	struct hf_xdma_chain c;
 
-	chain_new(&c);
 	/* one 512 MiB run: two full pieces plus 8 KiB */
-	HF_CHECK_EQ(hf_xdma_chain_count(sg, 2, 0, 1ull << 29), 3);
-	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_H2C, sg, 2, 0, 1ull << 29, 0),
-		     0);
-	check_chain(&c);
+	build_checked(&c, XDMA_H2C, sg, 2, 0, 1ull << 29, 0, 3);
 	HF_CHECK_EQ(dlen(&c, 2), 8192);
 }
 
@@ -217,11 +211,7 @@ HF_TEST(chain_non_contiguous_not_merged)
 	};
 	struct hf_xdma_chain c;
 
-	chain_new(&c);
-	HF_CHECK_EQ(hf_xdma_chain_count(sg, 3, 0, 0x3000), 3);
-	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_C2H, sg, 3, 0, 0x3000,
-					 0x500000), 0);
-	check_chain(&c);
+	build_checked(&c, XDMA_C2H, sg, 3, 0, 0x3000, 0x500000, 3);
 	HF_CHECK_EQ(ddst(&c, 0), 0x80000);
 	HF_CHECK_EQ(ddst(&c, 1), 0x70000);
 	HF_CHECK_EQ(ddst(&c, 2), 0x71001);
@@ -235,10 +225,7 @@ HF_TEST(chain_segments_crossing_4k)
 	struct hf_sg sg[2] = { { 0xff0, 0x30 }, { 0x2ff8, 0x10 } };
 	struct hf_xdma_chain c;
 
-	chain_new(&c);
-	HF_CHECK_EQ(hf_xdma_chain_count(sg, 2, 0, 0x40), 2);
-	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_H2C, sg, 2, 0, 0x40, 0xffe), 0);
-	check_chain(&c);
+	build_checked(&c, XDMA_H2C, sg, 2, 0, 0x40, 0xffe, 2);
 	HF_CHECK_EQ(dsrc(&c, 0), 0xff0);
 	HF_CHECK_EQ(dlen(&c, 0), 0x30);
 	HF_CHECK_EQ(ddst(&c, 0), 0xffe);
@@ -280,12 +267,8 @@ HF_TEST(chain_sub_range_of_list)
 	};
 	struct hf_xdma_chain c;
 
-	chain_new(&c);
 	/* from byte 0x1100 (in entry 1) to byte 0x3200 (in entry 3) */
-	HF_CHECK_EQ(hf_xdma_chain_count(sg, 4, 0x1100, 0x2100), 2);
-	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_H2C, sg, 4, 0x1100, 0x2100,
-					 0x40), 0);
-	check_chain(&c);
+	build_checked(&c, XDMA_H2C, sg, 4, 0x1100, 0x2100, 0x40, 2);
 	HF_CHECK_EQ(dsrc(&c, 0), 0x9100);
 	HF_CHECK_EQ(dlen(&c, 0), 0xf00);
 	HF_CHECK_EQ(dsrc(&c, 1), 0x5000);	/* entries 2 and 3 merged */
