@@ -46,6 +46,13 @@ static void use_any_gpu(void)
 		HF_SKIP("not a desktop GPU: %s", st.name);
 }
 
+/* The emulated card of CARD, with the GPU of use_any_gpu() */
+static HELLOFPGA_HANDLE gpu_card(void)
+{
+	use_any_gpu();
+	return t_open(CARD);
+}
+
 /* A real GPU: its memory is not CPU-addressable. */
 static bool real_gpu(void)
 {
@@ -122,6 +129,12 @@ static HELLOFPGA_GPU_HANDLE pin(HELLOFPGA_HANDLE h, void *gpu, size_t size)
 		     HelloFPGA_GetLastError(h));
 	HF_CHECK(gh != 0);
 	return gh;
+}
+
+/* @size bytes of new GPU memory, pinned on @h */
+static HELLOFPGA_GPU_HANDLE pin_new(HELLOFPGA_HANDLE h, size_t size)
+{
+	return pin(h, galloc(size), size);
 }
 
 static bool last_error_has(HELLOFPGA_HANDLE h, const char *what)
@@ -265,8 +278,7 @@ HF_TEST(xfer_moves_a_sub_range_in_both_directions)
 	uint8_t *p, *got, *ref = halloc(size);
 	size_t actual = 0;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	p = galloc(size);
 	gfill(p, size, 1);
 	gh = pin(h, p, size);
@@ -325,8 +337,7 @@ static void pin_refused(const void *arg)
 	HELLOFPGA_HANDLE h;
 	uint8_t *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	p = galloc(64 * KIB);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, p + r->off, r->size, &gh),
 		     r->err);
@@ -344,8 +355,7 @@ HF_TEST(pin_rejects_host_memory_on_a_desktop_gpu)
 	HELLOFPGA_HANDLE h;
 	void *host = aligned_alloc(4096, 64 * KIB);
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	HF_CHECK(host);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, host, 64 * KIB, &gh),
 		     -EINVAL);
@@ -360,8 +370,7 @@ HF_TEST(pin_rejects_range_crossing_two_allocations)
 	HELLOFPGA_HANDLE h;
 	uint8_t *a, *b;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	a = galloc(64 * KIB);
 	b = galloc(64 * KIB);
 	if (b != a + 64 * KIB)
@@ -380,8 +389,7 @@ HF_TEST(pin_rejects_null_arguments)
 	HELLOFPGA_HANDLE h;
 	void *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	p = galloc(64 * KIB);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, NULL, 4096, &gh), -EFAULT);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, p, 4096, NULL), -EFAULT);
@@ -399,8 +407,7 @@ HF_TEST(pin_rejects_freed_gpu_memory)
 	HELLOFPGA_HANDLE h;
 	void *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	p = galloc(64 * KIB);
 	HF_CHECK_EQ(HelloFPGA_GPU_Free(p), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, p, 64 * KIB, &gh), -EINVAL);
@@ -427,12 +434,9 @@ HF_TEST(unpin_twice_is_enoent)
 {
 	HELLOFPGA_GPU_HANDLE gh;
 	HELLOFPGA_HANDLE h;
-	void *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
-	p = galloc(64 * KIB);
-	gh = pin(h, p, 64 * KIB);
+	h = gpu_card();
+	gh = pin_new(h, 64 * KIB);
 	HF_CHECK_EQ(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), -ENOENT);
 	HF_CHECK(last_error_has(h, "is not pinned on this card"));
@@ -445,12 +449,9 @@ HF_TEST(transfer_after_unpin_is_enoent)
 	HELLOFPGA_GPU_HANDLE gh;
 	HELLOFPGA_HANDLE h;
 	size_t actual = 1;
-	void *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
-	p = galloc(64 * KIB);
-	gh = pin(h, p, 64 * KIB);
+	h = gpu_card();
+	gh = pin_new(h, 64 * KIB);
 	HF_CHECK_EQ(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_ReadC2H(h, 0, gh, 0, 4096, 0),
 		     -ENOENT);
@@ -470,8 +471,7 @@ HF_TEST(stale_handle_is_refused_after_its_slot_is_reused)
 	HELLOFPGA_HANDLE h;
 	void *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	p = galloc(64 * KIB);
 	old = pin(h, p, 64 * KIB);
 	HF_CHECK_EQ(HelloFPGA_GPUDirect_Unpin(h, old), 0);
@@ -513,8 +513,7 @@ HF_TEST(freeing_pinned_gpu_memory_revokes_the_pin)
 	struct hf_emu_host_stats before = { 0 };
 	uint8_t *p, *q, *got;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	card_fill(h, 0, 128 * KIB, 8);
 	if (t_card_is_emulated(h))
 		before = host_stats(h);
@@ -642,8 +641,7 @@ HF_TEST(close_releases_pins)
 	HELLOFPGA_HANDLE h;
 	void *p[3];
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	for (int i = 0; i < 3; i++) {
 		p[i] = galloc(64 * KIB);
 		pin(h, p[i], 64 * KIB);
@@ -670,13 +668,10 @@ HF_TEST(transfer_on_a_pinned_handle_allocates_nothing)
 	HELLOFPGA_GPU_HANDLE gh;
 	HELLOFPGA_HANDLE h;
 	uint64_t rs = 12345;
-	uint8_t *p;
 	void *host = halloc(4096);
 
-	use_any_gpu();
-	h = t_open(CARD);
-	p = galloc(4 * MIB);
-	gh = pin(h, p, 4 * MIB);
+	h = gpu_card();
+	gh = pin_new(h, 4 * MIB);
 	pi = pin_info(h, gh);
 
 	/* the measure is sensitive: a CPU-path transfer maps its buffer */
@@ -711,12 +706,9 @@ HF_TEST(repeated_identical_transfers_do_not_rewrite_descriptors)
 	HELLOFPGA_GPU_HANDLE gh;
 	HELLOFPGA_HANDLE h;
 	uint64_t b0;
-	void *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
-	p = galloc(1 * MIB);
-	gh = pin(h, p, 1 * MIB);
+	h = gpu_card();
+	gh = pin_new(h, 1 * MIB);
 	pi = pin_info(h, gh);
 	HF_CHECK_EQ(pi.builds, 8);	/* one per direction and channel */
 
@@ -756,8 +748,7 @@ HF_TEST(transfer_mode_dma_mm_into_the_registered_buffer_goes_direct)
 	uint8_t *p, *got;
 	size_t actual = 0;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	p = galloc(1 * MIB);
 	gfill(p, 1 * MIB, 6);
 	HF_CHECK_EQ(HelloFPGA_SetGPUBuffer(h, p, 1 * MIB), 0);
@@ -802,8 +793,7 @@ HF_TEST(transfer_mode_host_buffer_takes_the_cpu_path)
 	uint8_t *host = halloc(8192);
 	void *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	p = galloc(64 * KIB);
 	HF_CHECK_EQ(HelloFPGA_SetGPUBuffer(h, p, 64 * KIB), 0);
 	HF_CHECK_EQ(HelloFPGA_SetTransferMode(h,
@@ -829,8 +819,7 @@ HF_TEST(transfer_mode_straddling_buffer_is_einval)
 	size_t actual = 5;
 	uint8_t *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	p = galloc(128 * KIB);
 	HF_CHECK_EQ(HelloFPGA_SetGPUBuffer(h, p + 64 * KIB, 64 * KIB), 0);
 	HF_CHECK_EQ(HelloFPGA_SetTransferMode(h,
@@ -849,8 +838,7 @@ HF_TEST(transfer_mode_gpu_pinned_needs_a_buffer)
 {
 	HELLOFPGA_HANDLE h;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	HF_CHECK_ERR(HelloFPGA_SetTransferMode(h,
 					       HELLOFPGA_XFER_MODE_GPU_PINNED),
 		     -EINVAL);
@@ -868,8 +856,7 @@ HF_TEST(set_gpu_buffer_null_returns_to_cpu_mode)
 	uint64_t base_maps;
 	uint8_t *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	base_maps = host_stats(h).maps;
 	p = galloc(64 * KIB);
 	HF_CHECK_EQ(HelloFPGA_SetGPUBuffer(h, p, 64 * KIB), 0);
@@ -900,8 +887,7 @@ HF_TEST(set_gpu_buffer_replaces_the_previous_one)
 	uint8_t *a, *b;
 	uint64_t one_pin;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	a = galloc(64 * KIB);
 	b = galloc(64 * KIB);
 	s0 = host_stats(h);
@@ -929,8 +915,7 @@ HF_TEST(multi_buffer_rotation_over_four_pins)
 	HELLOFPGA_HANDLE h;
 	uint8_t *p[4], *got;
 
-	use_any_gpu();
-	h = t_open(CARD);
+	h = gpu_card();
 	for (int i = 0; i < 4; i++) {
 		p[i] = galloc(fsz);
 		gh[i] = pin(h, p[i], fsz);
@@ -970,12 +955,10 @@ HF_TEST(xfer_validates_channel_direction_range_and_card_address)
 {
 	HELLOFPGA_GPU_HANDLE gh;
 	HELLOFPGA_HANDLE h;
-	void *p;
 
 	use_any_gpu();
 	h = t_open("emu,private,ddr=64M,h2c=2,c2h=3");
-	p = galloc(64 * KIB);
-	gh = pin(h, p, 64 * KIB);
+	gh = pin_new(h, 64 * KIB);
 #define XF(ch, off, card, len, dir) \
 	HelloFPGA_GPUDirect_Xfer(h, ch, gh, off, card, len, dir, 0, NULL)
 	HF_CHECK_ERR(XF(2, 0, 0, 4096, HELLOFPGA_DIR_H2C), -ECHRNG);
@@ -1053,12 +1036,9 @@ HF_TEST(gpudirect_counts_transfers_like_the_cpu_path)
 	HELLOFPGA_COUNTERS c;
 	HELLOFPGA_GPU_HANDLE gh;
 	HELLOFPGA_HANDLE h;
-	void *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
-	p = galloc(64 * KIB);
-	gh = pin(h, p, 64 * KIB);
+	h = gpu_card();
+	gh = pin_new(h, 64 * KIB);
 	HF_CHECK_EQ(HelloFPGA_GPUDirect_WriteH2C(h, 0, gh, 0, 64 * KIB, 0), 0);
 	HF_CHECK_EQ(HelloFPGA_GPUDirect_ReadC2H(h, 0, gh, 0, 4096, 0), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_ReadC2H(h, 9, gh, 0, 4096, 0),
@@ -1076,12 +1056,9 @@ HF_TEST(gpudirect_engine_timeout_is_reported_and_recovers)
 	HELLOFPGA_COUNTERS c;
 	HELLOFPGA_GPU_HANDLE gh;
 	HELLOFPGA_HANDLE h;
-	void *p;
 
-	use_any_gpu();
-	h = t_open(CARD);
-	p = galloc(64 * KIB);
-	gh = pin(h, p, 64 * KIB);
+	h = gpu_card();
+	gh = pin_new(h, 64 * KIB);
 	t_need_emulated(h, "fault injection (hf_emu_test_inject)");
 	HF_CHECK_EQ(hf_emu_test_inject(h, XDMA_FAULT_STALL), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_ReadC2H(h, 0, gh, 0, 4096, 50),
