@@ -139,34 +139,95 @@ HF_TEST(absent_channel_reads_zero_and_ignores_writes)
 
 /* ---- channel registers ---- */
 
-HF_TEST(control_w1s_sets_and_w1c_clears)
-{
-	struct tcard t;
-	u32 ctl = ch_off(false, 0, XDMA_CHAN_CONTROL);
+/*
+ * A register case as a script on a card of @cfg: writes, and reads that
+ * must return a value, in order.
+ */
+enum reg_op { REG_END, REG_WR, REG_RD };
 
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	wr(&t, ctl, XDMA_CTRL_IE_DESC_STOPPED);
-	wr(&t, ch_off(false, 0, XDMA_CHAN_CONTROL_W1S),
-	   XDMA_CTRL_IE_MAGIC_STOPPED | XDMA_CTRL_POLL_MODE_WB);
-	HF_CHECK_EQ(rd(&t, ctl), XDMA_CTRL_IE_DESC_STOPPED |
-		    XDMA_CTRL_IE_MAGIC_STOPPED | XDMA_CTRL_POLL_MODE_WB);
-	wr(&t, ch_off(false, 0, XDMA_CHAN_CONTROL_W1C),
-	   XDMA_CTRL_IE_DESC_STOPPED);
-	HF_CHECK_EQ(rd(&t, ctl),
-		    XDMA_CTRL_IE_MAGIC_STOPPED | XDMA_CTRL_POLL_MODE_WB);
+struct reg_step {
+	enum reg_op op;
+	u32 off;
+	u32 val;
+};
+
+#define WR(off, val)	{ REG_WR, (off), (val) }
+#define RD(off, val)	{ REG_RD, (off), (val) }
+
+struct reg_row {
+	const char *name;
+	const struct xdma_model_config *cfg;
+	struct reg_step steps[16];
+};
+
+static void reg_case(const void *arg)
+{
+	const struct reg_row *row = arg;
+	const struct reg_step *st;
+	struct tcard t;
+	u32 v;
+
+	tcard_open(&t, row->cfg, HF_EMU_SYNC);
+	for (st = row->steps; st->op != REG_END; st++) {
+		if (st->op == REG_WR) {
+			wr(&t, st->off, st->val);
+			continue;
+		}
+		v = rd(&t, st->off);
+		HF_CHECK_MSG(v == st->val,
+			     "step %d: 0x%04x reads 0x%08x, not 0x%08x",
+			     (int)(st - row->steps), st->off, v, st->val);
+	}
 	tcard_close(&t);
 }
 
-HF_TEST(control_reserved_bits_read_zero)
-{
-	struct tcard t;
-	u32 ctl = ch_off(true, 0, XDMA_CHAN_CONTROL);
+/* Channel registers, as scripts (reg_case()). */
+static const struct reg_row chan_rows[] = {
+	{ "control_w1s_sets_and_w1c_clears", &cfg_small, {
+		WR(XDMA_H2C_BASE(0) + XDMA_CHAN_CONTROL,
+		   XDMA_CTRL_IE_DESC_STOPPED),
+		WR(XDMA_H2C_BASE(0) + XDMA_CHAN_CONTROL_W1S,
+		   XDMA_CTRL_IE_MAGIC_STOPPED | XDMA_CTRL_POLL_MODE_WB),
+		RD(XDMA_H2C_BASE(0) + XDMA_CHAN_CONTROL,
+		   XDMA_CTRL_IE_DESC_STOPPED | XDMA_CTRL_IE_MAGIC_STOPPED |
+		   XDMA_CTRL_POLL_MODE_WB),
+		WR(XDMA_H2C_BASE(0) + XDMA_CHAN_CONTROL_W1C,
+		   XDMA_CTRL_IE_DESC_STOPPED),
+		RD(XDMA_H2C_BASE(0) + XDMA_CHAN_CONTROL,
+		   XDMA_CTRL_IE_MAGIC_STOPPED | XDMA_CTRL_POLL_MODE_WB),
+	} },
+	{ "control_reserved_bits_read_zero", &cfg_small, {
+		WR(XDMA_C2H_BASE(0) + XDMA_CHAN_CONTROL,
+		   BIT(7) | BIT(8) | BIT(24) | BIT(31)),
+		RD(XDMA_C2H_BASE(0) + XDMA_CHAN_CONTROL, 0),
+	} },
+	{ "alignments_default", &cfg_small, {
+		RD(XDMA_H2C_BASE(0) + XDMA_CHAN_ALIGNMENTS, 0x00010140),
+		RD(XDMA_C2H_BASE(3) + XDMA_CHAN_ALIGNMENTS, 0x00010140),
+	} },
+	{ "poll_wb_address_registers", &cfg_small, {
+		WR(XDMA_C2H_BASE(2) + XDMA_CHAN_POLL_WB_LO, 0x12345678),
+		WR(XDMA_C2H_BASE(2) + XDMA_CHAN_POLL_WB_HI, 0x9abcdef0),
+		RD(XDMA_C2H_BASE(2) + XDMA_CHAN_POLL_WB_LO, 0x12345678),
+		RD(XDMA_C2H_BASE(2) + XDMA_CHAN_POLL_WB_HI, 0x9abcdef0),
+	} },
+	{ "irq_mask_w1s_w1c", &cfg_small, {
+		WR(XDMA_H2C_BASE(1) + XDMA_CHAN_IRQ_MASK, ~0u),
+		RD(XDMA_H2C_BASE(1) + XDMA_CHAN_IRQ_MASK, XDMA_CTRL_IE_ALL),
+		WR(XDMA_H2C_BASE(1) + XDMA_CHAN_IRQ_MASK_W1C, XDMA_CTRL_IE_ALL),
+		RD(XDMA_H2C_BASE(1) + XDMA_CHAN_IRQ_MASK, 0),
+		WR(XDMA_H2C_BASE(1) + XDMA_CHAN_IRQ_MASK_W1S,
+		   XDMA_CTRL_IE_DESC_STOPPED),
+		WR(XDMA_H2C_BASE(1) + XDMA_CHAN_IRQ_MASK_W1S,
+		   XDMA_CTRL_IE_DESC_ERROR),
+		RD(XDMA_H2C_BASE(1) + XDMA_CHAN_IRQ_MASK,
+		   XDMA_CTRL_IE_DESC_STOPPED | XDMA_CTRL_IE_DESC_ERROR),
+		RD(XDMA_H2C_BASE(1) + XDMA_CHAN_IRQ_MASK_W1S,
+		   XDMA_CTRL_IE_DESC_STOPPED | XDMA_CTRL_IE_DESC_ERROR),
+	} },
+};
 
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	wr(&t, ctl, BIT(7) | BIT(8) | BIT(24) | BIT(31));
-	HF_CHECK_EQ(rd(&t, ctl), 0);
-	tcard_close(&t);
-}
+HF_TEST_ROWS(chan, chan_rows, reg_case)
 
 /* Run an engine into a magic error and desc-completed so status has bits. */
 static void make_status_bits(struct tcard *t)
@@ -249,18 +310,6 @@ HF_TEST(completed_count_is_read_only)
 	tcard_close(&t);
 }
 
-HF_TEST(alignments_default)
-{
-	struct tcard t;
-
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	HF_CHECK_EQ(rd(&t, ch_off(false, 0, XDMA_CHAN_ALIGNMENTS)),
-		    0x00010140);
-	HF_CHECK_EQ(rd(&t, ch_off(true, 3, XDMA_CHAN_ALIGNMENTS)),
-		    0x00010140);
-	tcard_close(&t);
-}
-
 HF_TEST(alignments_from_config)
 {
 	struct xdma_model_config c = {
@@ -277,91 +326,46 @@ HF_TEST(alignments_from_config)
 	tcard_close(&t);
 }
 
-HF_TEST(poll_wb_address_registers)
-{
-	struct tcard t;
-
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	wr(&t, ch_off(true, 2, XDMA_CHAN_POLL_WB_LO), 0x12345678);
-	wr(&t, ch_off(true, 2, XDMA_CHAN_POLL_WB_HI), 0x9abcdef0);
-	HF_CHECK_EQ(rd(&t, ch_off(true, 2, XDMA_CHAN_POLL_WB_LO)),
-		    0x12345678);
-	HF_CHECK_EQ(rd(&t, ch_off(true, 2, XDMA_CHAN_POLL_WB_HI)),
-		    0x9abcdef0);
-	tcard_close(&t);
-}
-
-HF_TEST(irq_mask_w1s_w1c)
-{
-	struct tcard t;
-	u32 mask = ch_off(false, 1, XDMA_CHAN_IRQ_MASK);
-
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	wr(&t, mask, ~0u);
-	HF_CHECK_EQ(rd(&t, mask), XDMA_CTRL_IE_ALL);
-	wr(&t, ch_off(false, 1, XDMA_CHAN_IRQ_MASK_W1C), XDMA_CTRL_IE_ALL);
-	HF_CHECK_EQ(rd(&t, mask), 0);
-	wr(&t, ch_off(false, 1, XDMA_CHAN_IRQ_MASK_W1S),
-	   XDMA_CTRL_IE_DESC_STOPPED);
-	wr(&t, ch_off(false, 1, XDMA_CHAN_IRQ_MASK_W1S),
-	   XDMA_CTRL_IE_DESC_ERROR);
-	HF_CHECK_EQ(rd(&t, mask),
-		    XDMA_CTRL_IE_DESC_STOPPED | XDMA_CTRL_IE_DESC_ERROR);
-	HF_CHECK_EQ(rd(&t, ch_off(false, 1, XDMA_CHAN_IRQ_MASK_W1S)),
-		    XDMA_CTRL_IE_DESC_STOPPED | XDMA_CTRL_IE_DESC_ERROR);
-	tcard_close(&t);
-}
-
 /* ---- SGDMA ---- */
 
-HF_TEST(sgdma_descriptor_registers)
-{
-	struct tcard t;
+/* SGDMA registers, as scripts (reg_case()). */
+static const struct reg_row sgdma_rows[] = {
+	{ "descriptor_registers", &cfg_small, {
+		WR(XDMA_H2C_SGDMA_BASE(3) + XDMA_SGDMA_DESC_LO, 0xdeadbee0),
+		WR(XDMA_H2C_SGDMA_BASE(3) + XDMA_SGDMA_DESC_HI, 0x1),
+		WR(XDMA_H2C_SGDMA_BASE(3) + XDMA_SGDMA_DESC_ADJ, 0xff),
+		WR(XDMA_H2C_SGDMA_BASE(3) + XDMA_SGDMA_DESC_CREDITS, 0xffff),
+		RD(XDMA_H2C_SGDMA_BASE(3) + XDMA_SGDMA_DESC_LO, 0xdeadbee0),
+		RD(XDMA_H2C_SGDMA_BASE(3) + XDMA_SGDMA_DESC_HI, 1),
+		RD(XDMA_H2C_SGDMA_BASE(3) + XDMA_SGDMA_DESC_ADJ, 0x3f),
+		RD(XDMA_H2C_SGDMA_BASE(3) + XDMA_SGDMA_DESC_CREDITS, 0x3ff),
+	} },
+	/* only the bits of present channels stick */
+	{ "common_halt_w1s_w1c", &cfg_1_1, {
+		WR(XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL, ~0u),
+		RD(XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL,
+		   XDMA_SGDMA_HALT_H2C(0) | XDMA_SGDMA_HALT_C2H(0)),
+		WR(XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1C,
+		   XDMA_SGDMA_HALT_H2C(0)),
+		RD(XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL,
+		   XDMA_SGDMA_HALT_C2H(0)),
+		WR(XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1S,
+		   XDMA_SGDMA_HALT_H2C(0)),
+		RD(XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL,
+		   XDMA_SGDMA_HALT_H2C(0) | XDMA_SGDMA_HALT_C2H(0)),
+	} },
+	{ "common_credit_enable", &cfg_small, {
+		WR(XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CREDIT_W1S,
+		   BIT(16) | BIT(1)),
+		RD(XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CREDIT,
+		   BIT(16) | BIT(1)),
+		WR(XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CREDIT_W1C,
+		   BIT(1)),
+		RD(XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CREDIT, BIT(16)),
+	} },
+};
 
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	wr(&t, sg_off(false, 3, XDMA_SGDMA_DESC_LO), 0xdeadbee0);
-	wr(&t, sg_off(false, 3, XDMA_SGDMA_DESC_HI), 0x1);
-	wr(&t, sg_off(false, 3, XDMA_SGDMA_DESC_ADJ), 0xff);
-	wr(&t, sg_off(false, 3, XDMA_SGDMA_DESC_CREDITS), 0xffff);
-	HF_CHECK_EQ(rd(&t, sg_off(false, 3, XDMA_SGDMA_DESC_LO)), 0xdeadbee0);
-	HF_CHECK_EQ(rd(&t, sg_off(false, 3, XDMA_SGDMA_DESC_HI)), 1);
-	HF_CHECK_EQ(rd(&t, sg_off(false, 3, XDMA_SGDMA_DESC_ADJ)), 0x3f);
-	HF_CHECK_EQ(rd(&t, sg_off(false, 3, XDMA_SGDMA_DESC_CREDITS)), 0x3ff);
-	tcard_close(&t);
-}
-
-HF_TEST(sgdma_common_halt_w1s_w1c)
-{
-	struct tcard t;
-	u32 ctl = XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL;
-
-	tcard_open(&t, &cfg_1_1, HF_EMU_SYNC);
-	wr(&t, ctl, ~0u);	/* only the bits of present channels stick */
-	HF_CHECK_EQ(rd(&t, ctl), XDMA_SGDMA_HALT_H2C(0) |
-		    XDMA_SGDMA_HALT_C2H(0));
-	wr(&t, XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1C,
-	   XDMA_SGDMA_HALT_H2C(0));
-	HF_CHECK_EQ(rd(&t, ctl), XDMA_SGDMA_HALT_C2H(0));
-	wr(&t, XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1S,
-	   XDMA_SGDMA_HALT_H2C(0));
-	HF_CHECK_EQ(rd(&t, ctl), XDMA_SGDMA_HALT_H2C(0) |
-		    XDMA_SGDMA_HALT_C2H(0));
-	tcard_close(&t);
-}
-
-HF_TEST(sgdma_common_credit_enable)
-{
-	struct tcard t;
-	u32 reg = XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CREDIT;
-
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	wr(&t, XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CREDIT_W1S,
-	   BIT(16) | BIT(1));
-	HF_CHECK_EQ(rd(&t, reg), BIT(16) | BIT(1));
-	wr(&t, XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CREDIT_W1C, BIT(1));
-	HF_CHECK_EQ(rd(&t, reg), BIT(16));
-	tcard_close(&t);
-}
+HF_TEST_ROWS(sgdma, sgdma_rows, reg_case)
 
 HF_TEST(halt_stops_descriptor_fetch)
 {
@@ -407,40 +411,32 @@ HF_TEST(halted_engine_stops_on_run_clear)
 
 /* ---- IRQ block ---- */
 
-HF_TEST(irq_block_enables_w1s_w1c)
-{
-	struct tcard t;
-	u32 ue = XDMA_IRQ_BASE + XDMA_IRQ_USER_EN;
-	u32 ce = XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN;
+/* IRQ block registers, as scripts (reg_case()). */
+static const struct reg_row irq_rows[] = {
+	{ "block_enables_w1s_w1c", &cfg_1_1, {
+		WR(XDMA_IRQ_BASE + XDMA_IRQ_USER_EN, ~0u),
+		RD(XDMA_IRQ_BASE + XDMA_IRQ_USER_EN, 0xffff),
+		WR(XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1C, 0xfff0),
+		RD(XDMA_IRQ_BASE + XDMA_IRQ_USER_EN, 0xf),
+		WR(XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S, 0x100),
+		RD(XDMA_IRQ_BASE + XDMA_IRQ_USER_EN, 0x10f),
+		/* 1 H2C + 1 C2H: two engine bits */
+		WR(XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN, ~0u),
+		RD(XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN, 0x3),
+		WR(XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN_W1C, 0x1),
+		RD(XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN, 0x2),
+		WR(XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN_W1S, 0x1),
+		RD(XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN_W1S, 0x3),
+	} },
+	{ "vector_registers_five_bits_per_byte", &cfg_small, {
+		WR(XDMA_IRQ_BASE + XDMA_IRQ_USER_VEC(12), 0xffffffff),
+		RD(XDMA_IRQ_BASE + XDMA_IRQ_USER_VEC(12), 0x1f1f1f1f),
+		WR(XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(4), 0x04030201),
+		RD(XDMA_IRQ_BASE + 0xa4, 0x04030201),
+	} },
+};
 
-	tcard_open(&t, &cfg_1_1, HF_EMU_SYNC);
-	wr(&t, ue, ~0u);
-	HF_CHECK_EQ(rd(&t, ue), 0xffff);
-	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1C, 0xfff0);
-	HF_CHECK_EQ(rd(&t, ue), 0xf);
-	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S, 0x100);
-	HF_CHECK_EQ(rd(&t, ue), 0x10f);
-	wr(&t, ce, ~0u);	/* 1 H2C + 1 C2H: two engine bits */
-	HF_CHECK_EQ(rd(&t, ce), 0x3);
-	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN_W1C, 0x1);
-	HF_CHECK_EQ(rd(&t, ce), 0x2);
-	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN_W1S, 0x1);
-	HF_CHECK_EQ(rd(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN_W1S), 0x3);
-	tcard_close(&t);
-}
-
-HF_TEST(irq_vector_registers_five_bits_per_byte)
-{
-	struct tcard t;
-
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_VEC(12), 0xffffffff);
-	HF_CHECK_EQ(rd(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_VEC(12)),
-		    0x1f1f1f1f);
-	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(4), 0x04030201);
-	HF_CHECK_EQ(rd(&t, XDMA_IRQ_BASE + 0xa4), 0x04030201);
-	tcard_close(&t);
-}
+HF_TEST_ROWS(irq, irq_rows, reg_case)
 
 /* Channel 0 runs one Stop descriptor: status desc_stopped. */
 static void complete_one(struct tcard *t, bool c2h, u32 flags)
@@ -636,44 +632,36 @@ HF_TEST(user_irq_asserts_intx)
 
 /* ---- config block ---- */
 
-HF_TEST(config_block_values)
-{
-	struct tcard t;
-	u32 b = XDMA_CONFIG_BASE;
+/* Config block registers, as scripts (reg_case()). */
+static const struct reg_row config_rows[] = {
+	{ "block_values", &cfg_small, {
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_BUSDEV, 0),
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_MAX_PAYLOAD, 1), /* 256 B */
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_MAX_READ_REQ, 2), /* 512 B */
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_SYSTEM_ID, 0xff01),
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_DATA_WIDTH, 2), /* 256 bit */
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_PCIE_CONTROL,
+		   XDMA_CFG_PCIE_CTRL_RELAXED),
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_AXI_USER_MAX_PAYLOAD, 0x11),
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_AXI_USER_MAX_READ_REQ, 0x22),
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_WRITE_FLUSH_TIMEOUT, 0),
+	} },
+	{ "block_read_only_fields_ignore_writes", &cfg_small, {
+		WR(XDMA_CONFIG_BASE + XDMA_CFG_MAX_PAYLOAD, 3),
+		WR(XDMA_CONFIG_BASE + XDMA_CFG_DATA_WIDTH, 3),
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_MAX_PAYLOAD, 1),
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_DATA_WIDTH, 2),
+		/* AXI user sizes are RW, effective = min with PCIe */
+		WR(XDMA_CONFIG_BASE + XDMA_CFG_AXI_USER_MAX_PAYLOAD, 0x77),
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_AXI_USER_MAX_PAYLOAD, 0x17),
+		WR(XDMA_CONFIG_BASE + XDMA_CFG_AXI_USER_MAX_READ_REQ, 0x0),
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_AXI_USER_MAX_READ_REQ, 0x00),
+		WR(XDMA_CONFIG_BASE + XDMA_CFG_WRITE_FLUSH_TIMEOUT, 0xff),
+		RD(XDMA_CONFIG_BASE + XDMA_CFG_WRITE_FLUSH_TIMEOUT, 0x1f),
+	} },
+};
 
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_BUSDEV), 0);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_MAX_PAYLOAD), 1);	/* 256 B */
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_MAX_READ_REQ), 2);	/* 512 B */
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_SYSTEM_ID), 0xff01);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_DATA_WIDTH), 2);	/* 256 bit */
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_PCIE_CONTROL),
-		    XDMA_CFG_PCIE_CTRL_RELAXED);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_AXI_USER_MAX_PAYLOAD), 0x11);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_AXI_USER_MAX_READ_REQ), 0x22);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_WRITE_FLUSH_TIMEOUT), 0);
-	tcard_close(&t);
-}
-
-HF_TEST(config_block_read_only_fields_ignore_writes)
-{
-	struct tcard t;
-	u32 b = XDMA_CONFIG_BASE;
-
-	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
-	wr(&t, b + XDMA_CFG_MAX_PAYLOAD, 3);
-	wr(&t, b + XDMA_CFG_DATA_WIDTH, 3);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_MAX_PAYLOAD), 1);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_DATA_WIDTH), 2);
-	/* programmed AXI user sizes are RW, effective = min with PCIe */
-	wr(&t, b + XDMA_CFG_AXI_USER_MAX_PAYLOAD, 0x77);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_AXI_USER_MAX_PAYLOAD), 0x17);
-	wr(&t, b + XDMA_CFG_AXI_USER_MAX_READ_REQ, 0x0);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_AXI_USER_MAX_READ_REQ), 0x00);
-	wr(&t, b + XDMA_CFG_WRITE_FLUSH_TIMEOUT, 0xff);
-	HF_CHECK_EQ(rd(&t, b + XDMA_CFG_WRITE_FLUSH_TIMEOUT), 0x1f);
-	tcard_close(&t);
-}
+HF_TEST_ROWS(config, config_rows, reg_case)
 
 HF_TEST(config_msi_enable_reflects_irq_mode)
 {
