@@ -510,20 +510,29 @@ static void c2h0_irq_card(struct tcard *t, enum xdma_model_irq_mode mode)
 	wr(t, ch_off(false, 0, XDMA_CHAN_IRQ_MASK), XDMA_CTRL_IE_ALL);
 }
 
+/*
+ * Completions on H2C0 of a c2h0_irq_card(): the first interrupts (an MSI
+ * edge, or the INTx line rising); while the status is pending a second
+ * sends nothing (no new edge; the level stays high); once it is cleared
+ * the next completion interrupts again.
+ */
+static void one_irq_until_status_cleared(struct tcard *t)
+{
+	complete_one(t, false, 0);
+	HF_CHECK_EQ(irq_count(t, 0), 1);
+	complete_one(t, false, 0);
+	HF_CHECK_EQ(irq_count(t, 0), 1);
+	rd(t, ch_off(false, 0, XDMA_CHAN_STATUS_RC));
+	complete_one(t, false, 0);
+	HF_CHECK_EQ(irq_count(t, 0), 2);
+}
+
 HF_TEST(msi_fires_on_rising_edge_only)
 {
 	struct tcard t;
 
 	c2h0_irq_card(&t, XDMA_MODEL_IRQ_MSI);
-	complete_one(&t, false, 0);
-	HF_CHECK_EQ(irq_count(&t, 0), 1);
-	/* still pending: a second completion sends nothing */
-	complete_one(&t, false, 0);
-	HF_CHECK_EQ(irq_count(&t, 0), 1);
-	/* clear, complete again: a new edge */
-	rd(&t, ch_off(false, 0, XDMA_CHAN_STATUS_RC));
-	complete_one(&t, false, 0);
-	HF_CHECK_EQ(irq_count(&t, 0), 2);
+	one_irq_until_status_cleared(&t);
 	tcard_close(&t);
 }
 
@@ -551,15 +560,7 @@ HF_TEST(intx_line_follows_pending_level)
 	struct tcard t;
 
 	c2h0_irq_card(&t, XDMA_MODEL_IRQ_LEGACY);
-	complete_one(&t, false, 0);
-	HF_CHECK_EQ(irq_count(&t, 0), 1);
-	/* level stays high: no second assertion */
-	complete_one(&t, false, 0);
-	HF_CHECK_EQ(irq_count(&t, 0), 1);
-	/* status cleared: line low; next completion asserts again */
-	rd(&t, ch_off(false, 0, XDMA_CHAN_STATUS_RC));
-	complete_one(&t, false, 0);
-	HF_CHECK_EQ(irq_count(&t, 0), 2);
+	one_irq_until_status_cleared(&t);
 	/* an ISR that clears the status sees one assertion per event */
 	t.on_irq = intx_isr;
 	rd(&t, ch_off(false, 0, XDMA_CHAN_STATUS_RC));
