@@ -65,15 +65,24 @@ void hf_test_add_hooks(hf_test_fn before, hf_test_fn after)
 	nhooks++;
 }
 
+/* "@tag CASE: [@file:@line: ]MESSAGE" on stderr */
+static void report(const char *tag, const char *file, int line,
+		   const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s %s: ", tag, current);
+	if (file)
+		fprintf(stderr, "%s:%d: ", file, line);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void hf_test_fail(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "FAIL %s: %s:%d: ", current, file, line);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("FAIL", file, line, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	longjmp(case_env, 1);
 }
 
@@ -81,11 +90,9 @@ void hf_test_skip(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "SKIP %s: ", current);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("SKIP", NULL, 0, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	longjmp(case_env, 2);
 }
 
@@ -93,11 +100,9 @@ void hf_test_log(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "     %s: ", current);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("    ", NULL, 0, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* 0 pass, 1 fail, 2 skip */
