@@ -175,20 +175,54 @@ HF_TEST(read_into_an_unmapped_address_is_efault)
 	check_card(0, 1, 1);
 }
 
-HF_TEST(read_into_a_read_only_page_is_efault_and_leaves_it_alone)
+/*
+ * Without PROCMAP_QUERY (Linux before 6.11) buffers are checked by
+ * faulting them in (MADV_POPULATE_*): the same -EFAULT.  Until
+ * hf_test_probe_populate(false) the emulated card checks them that way;
+ * skips where there is no MADV_POPULATE_@what.
+ */
+static void check_by_populate(const char *what)
 {
-	uint8_t *p = map_pages(1, 0x11);
+	t_need_emulated(h, "buffer checks");
+	if (!hf_test_probe_populate(true)) {
+		hf_test_probe_populate(false);
+		HF_SKIP("no MADV_POPULATE_%s before Linux 5.14", what);
+	}
+}
+
+/* A read into a read-only page, its buffer checked either way. */
+static const struct read_only_row {
+	const char *name;
+	uint8_t fill;
+	bool populate;		/* checked by check_by_populate() */
+} read_only_rows[] = {
+	{ "and_leaves_it_alone", 0x11, false },
+	{ "without_procmap_query", 0x44, true },
+};
+
+static void read_only_case(const void *arg)
+{
+	const struct read_only_row *row = arg;
+	uint8_t *p = map_pages(1, row->fill);
+	int ret;
 
 	setup(0);
+	if (row->populate)
+		check_by_populate("WRITE");
 	HF_CHECK(!mprotect(p, 4096, PROT_READ));
-	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, p, 0, 4096, NULL),
-		     -EFAULT);
+	ret = HelloFPGA_DMA_MM_ReadC2H(h, 0, p, 0, 4096, NULL);
+	if (row->populate)
+		hf_test_probe_populate(false);
+	HF_CHECK_ERR(ret, -EFAULT);
 	check_efault_text("not all mapped writable");
 	for (int i = 0; i < 4096; i++)
-		HF_CHECK_EQ(p[i], 0x11);
+		HF_CHECK_EQ(p[i], row->fill);
 	check_card(0, 1, 1);
 	munmap(p, 4096);
 }
+
+HF_TEST_ROWS(read_into_a_read_only_page_is_efault, read_only_rows,
+	     read_only_case)
 
 /* A buffer whose middle page is gone: refused whole, before any DMA. */
 HF_TEST(write_from_a_buffer_with_a_hole_is_efault_and_writes_nothing)
@@ -235,43 +269,13 @@ HF_TEST(aligned_card_read_into_a_read_only_page_is_efault)
 	munmap(p, 4096);
 }
 
-/*
- * Without PROCMAP_QUERY (Linux before 6.11) buffers are checked by
- * faulting them in (MADV_POPULATE_*): the same -EFAULT.
- */
-HF_TEST(read_into_a_read_only_page_is_efault_without_procmap_query)
-{
-	uint8_t *p = map_pages(1, 0x44);
-	int ret;
-
-	setup(0);
-	t_need_emulated(h, "buffer checks");
-	if (!hf_test_probe_populate(true)) {
-		hf_test_probe_populate(false);
-		HF_SKIP("no MADV_POPULATE_WRITE before Linux 5.14");
-	}
-	HF_CHECK(!mprotect(p, 4096, PROT_READ));
-	ret = HelloFPGA_DMA_MM_ReadC2H(h, 0, p, 0, 4096, NULL);
-	hf_test_probe_populate(false);
-	HF_CHECK_ERR(ret, -EFAULT);
-	check_efault_text("not all mapped writable");
-	for (int i = 0; i < 4096; i++)
-		HF_CHECK_EQ(p[i], 0x44);
-	check_card(0, 1, 1);
-	munmap(p, 4096);
-}
-
 HF_TEST(write_from_a_buffer_with_a_hole_is_efault_without_procmap_query)
 {
 	uint8_t *p = map_pages(3, 0x55);
 	int ret;
 
 	setup(0);
-	t_need_emulated(h, "buffer checks");
-	if (!hf_test_probe_populate(true)) {
-		hf_test_probe_populate(false);
-		HF_SKIP("no MADV_POPULATE_READ before Linux 5.14");
-	}
+	check_by_populate("READ");
 	HF_CHECK(!munmap(p + 4096, 4096));
 	ret = HelloFPGA_DMA_MM_WriteH2C(h, 1, p, 0, 3 * 4096, NULL);
 	hf_test_probe_populate(false);
