@@ -116,6 +116,42 @@ static void (*hook_fail_next(void))(int, const char *)
 	return fn;
 }
 
+/* The fake card, whose next driver call fails with @err and @text. */
+static HELLOFPGA_HANDLE kopen_failing(int err, const char *text)
+{
+	HELLOFPGA_HANDLE h;
+
+	fake_defaults();
+	h = kopen(NULL);
+	hook_fail_next()(err, text);
+	return h;
+}
+
+/*
+ * A GPU Direct read of a pinned 64 KiB buffer that the driver fails with
+ * @drv_err and @drv_text returns @err, with @text in the last error.
+ */
+static void gpu_read_failed_by_driver(int drv_err, const char *drv_text,
+				      int err, const char *text)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_GPU_HANDLE gh;
+	size_t size = 64 * KIB;
+	void *gpu;
+
+	fake_defaults();
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	hook_fail_next()(drv_err, drv_text);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_ReadC2H(h, 0, gh, 0, size, 0), err);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), text), "%s",
+		     HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+}
+
 HF_TEST(kb_open_null_finds_card0)
 {
 	HELLOFPGA_HANDLE h;
@@ -392,16 +428,13 @@ HF_TEST(kb_bad_inputs_fail_as_on_the_emulated_card)
 
 HF_TEST(kb_driver_text_surfaces_in_last_error)
 {
-	void (*fail_next)(int, const char *) = hook_fail_next();
 	HELLOFPGA_HANDLE h;
 	HELLOFPGA_COUNTERS c;
 	uint8_t buf[4096];
 	size_t actual = 99;
 
-	fake_defaults();
-	h = kopen(NULL);
-	fail_next(-ETIMEDOUT,
-		  "C2H1: engine timed out after 5000 ms, stopped; status 0x00000001");
+	h = kopen_failing(-ETIMEDOUT,
+			  "C2H1: engine timed out after 5000 ms, stopped; status 0x00000001");
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 1, buf, 0, sizeof(buf),
 					      &actual), -ETIMEDOUT);
 	/* the engine ran: the card may have written all of it */
@@ -547,15 +580,13 @@ HF_TEST(kb_gpudirect_emulated_gpu_through_pin_host)
  */
 HF_TEST(kb_timed_out_read_counts_every_byte_the_card_may_have_written)
 {
-	void (*fail_next)(int, const char *) = hook_fail_next();
 	size_t len = 3 * MIB, actual = 0;
 	HELLOFPGA_HANDLE h;
 	uint8_t *buf = malloc(len);
 
 	HF_CHECK(buf);
-	fake_defaults();
-	h = kopen(NULL);
-	fail_next(-ETIMEDOUT, "C2H0: timed out after 1 ms: 1 of 3 descriptors completed");
+	h = kopen_failing(-ETIMEDOUT,
+			  "C2H0: timed out after 1 ms: 1 of 3 descriptors completed");
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, 0, len, &actual),
 		     -ETIMEDOUT);
 	HF_CHECK_EQ(actual, len);
@@ -636,14 +667,11 @@ HF_TEST(kb_a_bad_page_deep_inside_a_write_moves_nothing)
 /* A read() refused before any DMA (here: a bad buffer) counts nothing. */
 HF_TEST(kb_read_refused_before_the_engine_counts_nothing)
 {
-	void (*fail_next)(int, const char *) = hook_fail_next();
 	size_t actual = 99;
 	HELLOFPGA_HANDLE h;
 	uint8_t buf[4096];
 
-	fake_defaults();
-	h = kopen(NULL);
-	fail_next(-EFAULT, "C2H0: cannot pin the user buffer");
+	h = kopen_failing(-EFAULT, "C2H0: cannot pin the user buffer");
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, 0, sizeof(buf),
 					      &actual), -EFAULT);
 	HF_CHECK_EQ(actual, 0);
@@ -653,25 +681,9 @@ HF_TEST(kb_read_refused_before_the_engine_counts_nothing)
 /* An XFER the driver cancelled because the pin was revoked is -ENXIO. */
 HF_TEST(kb_gpudirect_xfer_cancelled_by_revocation_is_enxio)
 {
-	void (*fail_next)(int, const char *) = hook_fail_next();
-	HELLOFPGA_HANDLE h;
-	HELLOFPGA_GPU_HANDLE gh;
-	size_t size = 64 * KIB;
-	void *gpu;
-
-	fake_defaults();
-	h = kopen(NULL);
-	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
-	fail_next(-ECANCELED,
-		  "C2H0: cancelled (its memory is being revoked), engine stopped: 0 of 1 descriptors completed");
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_ReadC2H(h, 0, gh, 0, size, 0),
-		     -ENXIO);
-	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "revoked"), "%s",
-		     HelloFPGA_GetLastError(h));
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
-	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
-	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	gpu_read_failed_by_driver(-ECANCELED,
+				  "C2H0: cancelled (its memory is being revoked), engine stopped: 0 of 1 descriptors completed",
+				  -ENXIO, "revoked");
 }
 
 HF_TEST(kb_gpudirect_tegra_emulated_gpu)
@@ -887,13 +899,10 @@ HF_TEST(kb_hellofpga_test_passes_through_the_kernel_backend)
  */
 HF_TEST(kb_undocumented_driver_errno_of_a_read_is_eio)
 {
-	void (*fail_next)(int, const char *) = hook_fail_next();
 	HELLOFPGA_HANDLE h;
 	uint8_t buf[4096];
 
-	fake_defaults();
-	h = kopen(NULL);
-	fail_next(-EPIPE, "C2H0: a pipe of the test broke");
+	h = kopen_failing(-EPIPE, "C2H0: a pipe of the test broke");
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, 0, sizeof(buf),
 					      NULL), -EIO);
 	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "a pipe of the test broke"));
@@ -902,13 +911,10 @@ HF_TEST(kb_undocumented_driver_errno_of_a_read_is_eio)
 
 HF_TEST(kb_undocumented_driver_errno_of_a_user_read_is_eio)
 {
-	void (*fail_next)(int, const char *) = hook_fail_next();
 	HELLOFPGA_HANDLE h;
 	uint32_t v;
 
-	fake_defaults();
-	h = kopen(NULL);
-	fail_next(-EPIPE, "user BAR: a pipe of the test broke");
+	h = kopen_failing(-EPIPE, "user BAR: a pipe of the test broke");
 	HF_CHECK_ERR(HelloFPGA_UserRead32(h, 0, &v), -EIO);
 	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "a pipe of the test broke"));
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
@@ -916,20 +922,6 @@ HF_TEST(kb_undocumented_driver_errno_of_a_user_read_is_eio)
 
 HF_TEST(kb_undocumented_driver_errno_of_xfer_is_eio)
 {
-	void (*fail_next)(int, const char *) = hook_fail_next();
-	HELLOFPGA_HANDLE h;
-	HELLOFPGA_GPU_HANDLE gh;
-	size_t size = 64 * KIB;
-	void *gpu;
-
-	fake_defaults();
-	h = kopen(NULL);
-	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
-	fail_next(-EPIPE, "C2H0: a pipe of the test broke");
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_ReadC2H(h, 0, gh, 0, size, 0), -EIO);
-	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "a pipe of the test broke"));
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
-	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
-	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	gpu_read_failed_by_driver(-EPIPE, "C2H0: a pipe of the test broke", -EIO,
+				  "a pipe of the test broke");
 }
