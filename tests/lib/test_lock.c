@@ -25,16 +25,27 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* Until the child of hold_channel() says it holds the lock. */
+static void wait_locked(int pipefd[2])
+{
+	char c;
+
+	HF_CHECK(read(pipefd[0], &c, 1) == 1 && c == 'L');
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
 /*
  * Fork a child that takes the lock of channel @ch of direction @dir
- * (byte dir * 4 + ch of the card's lock file), reports through @pipefd,
- * holds it for @hold_ms (or forever when 0), records the release time in
- * *@released, releases and exits.
+ * (byte dir * 4 + ch of the card's lock file), holds it for @hold_ms (or
+ * forever when 0), records the release time in *@released, releases and
+ * exits.  Returns once the child holds the lock.
  */
 static pid_t hold_channel(int dir, int ch, int hold_ms,
-			  volatile uint64_t *released, int pipefd[2])
+			  volatile uint64_t *released)
 {
 	char path[256];
+	int pipefd[2];
 	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/hellofpga-emu6.lock", t_emu_dir());
@@ -58,16 +69,8 @@ static pid_t hold_channel(int dir, int ch, int hold_ms,
 		fcntl(fd, F_OFD_SETLK, &fl);
 		_exit(0);
 	}
+	wait_locked(pipefd);
 	return pid;
-}
-
-static void wait_locked(int pipefd[2])
-{
-	char c;
-
-	HF_CHECK(read(pipefd[0], &c, 1) == 1 && c == 'L');
-	close(pipefd[0]);
-	close(pipefd[1]);
 }
 
 HF_TEST(transfer_waits_while_another_process_holds_the_channel)
@@ -76,13 +79,12 @@ HF_TEST(transfer_waits_while_another_process_holds_the_channel)
 					   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	HELLOFPGA_HANDLE h = t_open("emu:6,ddr=16M");
 	uint8_t buf[256] = { 0 };
-	int pfd[2], status;
+	int status;
 	pid_t pid;
 
 	HF_CHECK(released != MAP_FAILED);
 	*released = 0;
-	pid = hold_channel(0, 2, 300, released, pfd);	/* H2C2 */
-	wait_locked(pfd);
+	pid = hold_channel(0, 2, 300, released);	/* H2C2 */
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 2, buf, 0, sizeof(buf),
 					       NULL), 0);
 	/* the transfer could only start after the holder let go */
@@ -96,11 +98,10 @@ HF_TEST(other_channels_stay_free_while_one_is_held)
 {
 	HELLOFPGA_HANDLE h = t_open("emu:6,ddr=16M");
 	uint8_t buf[256] = { 0 };
-	int pfd[2], status;
+	int status;
 	pid_t pid;
 
-	pid = hold_channel(1, 0, 0, NULL, pfd);	/* C2H0, held forever */
-	wait_locked(pfd);
+	pid = hold_channel(1, 0, 0, NULL);	/* C2H0, held forever */
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 1, buf, 0, sizeof(buf),
 					      NULL), 0);
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf),
@@ -117,11 +118,10 @@ HF_TEST(private_cards_take_no_interprocess_lock)
 {
 	HELLOFPGA_HANDLE h = t_open("emu:6,private,ddr=16M");
 	uint8_t buf[256] = { 0 };
-	int pfd[2], status;
+	int status;
 	pid_t pid;
 
-	pid = hold_channel(0, 0, 0, NULL, pfd);
-	wait_locked(pfd);
+	pid = hold_channel(0, 0, 0, NULL);
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf),
 					       NULL), 0);
 	kill(pid, SIGKILL);
