@@ -425,19 +425,25 @@ static int child_fail(int line)
 
 #define CHILD_FAIL() child_fail(__LINE__)
 
-static int open_64m_on_8m(const char *dir)
+/* In a child: opening emu:0 of 64 MiB fails with @err, its text has @text. */
+static int open_64m_fails(int err, const char *text)
 {
 	HELLOFPGA_HANDLE h;
 	int ret = HelloFPGA_Open("emu:0,ddr=64M", &h);
 
-	if (ret != -ENOSPC) {
+	if (ret != err) {
 		fprintf(stderr, "open: %d %s\n", ret,
 			HelloFPGA_GetLastError(NULL));
 		return CHILD_FAIL();
 	}
-	if (!strstr(HelloFPGA_GetLastError(NULL), "does not fit"))
+	if (!strstr(HelloFPGA_GetLastError(NULL), text))
 		return CHILD_FAIL();
 	return 0;
+}
+
+static int open_64m_on_8m(const char *dir)
+{
+	return open_64m_fails(-ENOSPC, "does not fit");
 }
 
 /* ddr=64M on an 8 MiB tmpfs: -ENOSPC at the open, not SIGBUS later. */
@@ -512,20 +518,10 @@ HF_TEST(card_memory_beyond_the_filesystem_is_enospc_at_open)
 static int open_64m_with_fsize_8m(const char *dir)
 {
 	struct rlimit rl = { .rlim_cur = 8 << 20, .rlim_max = 8 << 20 };
-	HELLOFPGA_HANDLE h;
-	int ret;
 
 	if (setrlimit(RLIMIT_FSIZE, &rl))
 		return CHILD_FAIL();
-	ret = HelloFPGA_Open("emu:0,ddr=64M", &h);
-	if (ret != -EFBIG) {
-		fprintf(stderr, "open: %d %s\n", ret,
-			HelloFPGA_GetLastError(NULL));
-		return CHILD_FAIL();
-	}
-	if (!strstr(HelloFPGA_GetLastError(NULL), "file size limit"))
-		return CHILD_FAIL();
-	return 0;
+	return open_64m_fails(-EFBIG, "file size limit");
 }
 
 /*
