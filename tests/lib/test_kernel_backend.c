@@ -93,6 +93,13 @@ static HELLOFPGA_HANDLE kopen(const char *name)
 	return h;
 }
 
+/* The first card of the fake driver, all settings at their defaults. */
+static HELLOFPGA_HANDLE kopen_default(void)
+{
+	fake_defaults();
+	return kopen(NULL);
+}
+
 /* The fake's counters, read through the ABI from a node of our own. */
 static struct hellofpga_stats stats(void)
 {
@@ -119,10 +126,8 @@ static void (*hook_fail_next(void))(int, const char *)
 /* The fake card, whose next driver call fails with @err and @text. */
 static HELLOFPGA_HANDLE kopen_failing(int err, const char *text)
 {
-	HELLOFPGA_HANDLE h;
+	HELLOFPGA_HANDLE h = kopen_default();
 
-	fake_defaults();
-	h = kopen(NULL);
 	hook_fail_next()(err, text);
 	return h;
 }
@@ -139,8 +144,7 @@ static void gpu_read_failed_by_driver(int drv_err, const char *drv_text,
 	size_t size = 64 * KIB;
 	void *gpu;
 
-	fake_defaults();
-	h = kopen(NULL);
+	h = kopen_default();
 	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
 	hook_fail_next()(drv_err, drv_text);
@@ -157,8 +161,7 @@ HF_TEST(kb_open_null_finds_card0)
 	HELLOFPGA_HANDLE h;
 	HELLOFPGA_INFO info;
 
-	fake_defaults();
-	h = kopen(NULL);
+	h = kopen_default();
 	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
 	HF_CHECK(!strcmp(info.name, CARD0));
 	HF_CHECK_EQ(info.backend, HELLOFPGA_BACKEND_KERNEL);
@@ -318,8 +321,7 @@ HF_TEST(kb_cpu_round_trips_random_sizes_and_addresses)
 	uint8_t *src = malloc(max + 64), *dst = malloc(max + 64);
 
 	HF_CHECK(src && dst);
-	fake_defaults();
-	h = kopen(NULL);
+	h = kopen_default();
 	for (int i = 0; i < 200; i++) {
 		size_t len = 1 + t_rand(&rng) % (i % 10 ? 64 * KIB : max);
 		uint64_t addr = t_rand(&rng) % (64 * MIB - len);
@@ -454,8 +456,7 @@ HF_TEST(kb_dma_faults_are_not_seen_by_the_kernel_backend)
 	HELLOFPGA_DMA_FAULTS f;
 	HELLOFPGA_HANDLE h;
 
-	fake_defaults();
-	h = kopen(NULL);
+	h = kopen_default();
 	HF_CHECK_ERR(HelloFPGA_GetDMAFaults(h, &f), -EOPNOTSUPP);
 	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "kernel log"), "%s",
 		     HelloFPGA_GetLastError(h));
@@ -471,8 +472,7 @@ HF_TEST(kb_engine_error_of_the_card_surfaces)
 
 	HF_CHECK(p);
 	memcpy(&inject, &p, sizeof(p));
-	fake_defaults();
-	h = kopen(NULL);
+	h = kopen_default();
 	HF_CHECK_ERR(inject(0, XDMA_FAULT_DESC_READ), 0);
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf),
 					       NULL), -EIO);
@@ -489,8 +489,7 @@ HF_TEST(kb_user_bar_through_the_user_node)
 	HELLOFPGA_HANDLE h;
 	uint32_t v = 0;
 
-	fake_defaults();
-	h = kopen(NULL);
+	h = kopen_default();
 	HF_CHECK_ERR(HelloFPGA_UserRead32(h, 0, &v), 0);
 	HF_CHECK_EQ(v, 0x48465047);		/* HF_USER_ID, "HFPG" */
 	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, 0x8, 0xdeadbeef), 0);
@@ -508,8 +507,7 @@ HF_TEST(kb_counters_come_from_the_handle_and_driver)
 	HELLOFPGA_COUNTERS c;
 	uint8_t buf[8192];
 
-	fake_defaults();
-	h = kopen(NULL);
+	h = kopen_default();
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf),
 					       NULL), 0);
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 3, buf, 0, 100, NULL), 0);
@@ -532,8 +530,7 @@ HF_TEST(kb_gpudirect_emulated_gpu_through_pin_host)
 	void *gpu;
 
 	HF_CHECK(host && back);
-	fake_defaults();
-	h = kopen(NULL);
+	h = kopen_default();
 	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
 	t_fill(host, size, 5);
 	HF_CHECK_ERR(HelloFPGA_GPU_Memcpy(gpu, host, size,
@@ -718,8 +715,7 @@ HF_TEST(kb_transfer_mode_goes_through_xfer)
 	void *gpu;
 
 	HF_CHECK(host);
-	fake_defaults();
-	h = kopen(NULL);
+	h = kopen_default();
 	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
 	gpu_u8 = gpu;
 	HF_CHECK_ERR(HelloFPGA_SetGPUBuffer(h, gpu, size), 0);
