@@ -499,10 +499,10 @@ HF_TEST(irq_vectors_in_engine_order_1h2c_1c2h)
 }
 
 /*
- * A 1+1 card delivering in @mode, interrupts recorded, with C2H0's
+ * A 1+1 card delivering in @mode, interrupts recorded, with H2C0's
  * interrupt enabled in the IRQ block and for every cause in the channel.
  */
-static void c2h0_irq_card(struct tcard *t, enum xdma_model_irq_mode mode)
+static void h2c0_irq_card(struct tcard *t, enum xdma_model_irq_mode mode)
 {
 	tcard_open(t, &cfg_1_1, HF_EMU_SYNC);
 	record_irqs(t, mode);
@@ -511,7 +511,7 @@ static void c2h0_irq_card(struct tcard *t, enum xdma_model_irq_mode mode)
 }
 
 /*
- * Completions on H2C0 of a c2h0_irq_card(): the first interrupts (an MSI
+ * Completions on H2C0 of a h2c0_irq_card(): the first interrupts (an MSI
  * edge, or the INTx line rising); while the status is pending a second
  * sends nothing (no new edge; the level stays high); once it is cleared
  * the next completion interrupts again.
@@ -531,7 +531,7 @@ HF_TEST(msi_fires_on_rising_edge_only)
 {
 	struct tcard t;
 
-	c2h0_irq_card(&t, XDMA_MODEL_IRQ_MSI);
+	h2c0_irq_card(&t, XDMA_MODEL_IRQ_MSI);
 	one_irq_until_status_cleared(&t);
 	tcard_close(&t);
 }
@@ -540,7 +540,7 @@ HF_TEST(msi_reenable_with_request_high_fires_again)
 {
 	struct tcard t;
 
-	c2h0_irq_card(&t, XDMA_MODEL_IRQ_MSIX);
+	h2c0_irq_card(&t, XDMA_MODEL_IRQ_MSIX);
 	complete_one(&t, false, 0);
 	HF_CHECK_EQ(irq_count(&t, 0), 1);
 	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_EN_W1C, 0x1);
@@ -559,7 +559,7 @@ HF_TEST(intx_line_follows_pending_level)
 {
 	struct tcard t;
 
-	c2h0_irq_card(&t, XDMA_MODEL_IRQ_LEGACY);
+	h2c0_irq_card(&t, XDMA_MODEL_IRQ_LEGACY);
 	one_irq_until_status_cleared(&t);
 	/* an ISR that clears the status sees one assertion per event */
 	t.on_irq = intx_isr;
