@@ -16,6 +16,24 @@
 
 const char *cli_device;
 
+/*
+ * Print "hellofpga: <message>[: <err>[: <detail>]]" and a newline on stderr
+ * in one piece; an empty @detail is left out.
+ */
+static void __attribute__((format(printf, 3, 0)))
+cli_vmsg(const char *err, const char *detail, const char *fmt, va_list ap)
+{
+	flockfile(stderr);
+	fputs("hellofpga: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	if (err)
+		fprintf(stderr, ": %s", err);
+	if (detail && *detail)
+		fprintf(stderr, ": %s", detail);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
 /**
  * cli_err() - print "hellofpga: <message>" on stderr.
  * @fmt: printf format of the message
@@ -24,13 +42,9 @@ void cli_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	flockfile(stderr);
-	fputs("hellofpga: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vmsg(NULL, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
 }
 
 /**
@@ -47,16 +61,9 @@ void cli_lib_err(HELLOFPGA_HANDLE h, int err, const char *fmt, ...)
 	const char *detail = HelloFPGA_GetLastError(h);
 	va_list ap;
 
-	flockfile(stderr);
-	fputs("hellofpga: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vmsg(HelloFPGA_StrError(err), detail, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, ": %s", HelloFPGA_StrError(err));
-	if (detail && *detail)
-		fprintf(stderr, ": %s", detail);
-	fputc('\n', stderr);
-	funlockfile(stderr);
 }
 
 /**
