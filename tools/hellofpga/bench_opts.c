@@ -287,10 +287,8 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 			return -1;
 		}
 	}
-	if (optind < argc) {
-		cli_usage_err("bench", "unexpected argument '%s'", argv[optind]);
+	if (cli_no_operand("bench", argc, argv))
 		return -1;
-	}
 	if (!bn->min || bn->min > bn->max || bn->max > (1ull << 30)) {
 		cli_usage_err("bench", "need 0 < --min <= --max <= 1G (got %" PRIu64
 			      " and %" PRIu64 ")", bn->min, bn->max);

@@ -51,6 +51,8 @@ int cli_opt_size(const char *cmd, const char *opt, const char *arg,
 		 uint64_t *out);
 int cli_opt_channel(const char *cmd, const char *arg, int *out);
 int cli_parse_duration(const char *s, uint64_t max_s, uint64_t *ns);
+int cli_opt_help(int c, void (*usage)(FILE *f));
+int cli_no_operand(const char *cmd, int argc, char **argv);
 
 /* json.c: the JSON writer of --json outputs */
 #define CLI_JSON_MAX_DEPTH	8

@@ -391,18 +391,12 @@ int cmd_demo(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			}
 			break;
-		case 'h':
-			demo_usage(stdout);
-			return CLI_EXIT_OK;
-		default:
-			demo_usage(stderr);
-			return CLI_EXIT_USAGE;
+		default:	/* -h or a bad option */
+			return cli_opt_help(c, demo_usage);
 		}
 	}
-	if (optind < argc) {
-		cli_usage_err("demo", "unexpected argument '%s'", argv[optind]);
+	if (cli_no_operand("demo", argc, argv))
 		return CLI_EXIT_USAGE;
-	}
 	if (!size || size > SIZE_MAX / 2) {
 		cli_usage_err("demo", "-s: size must be 1 .. %zu bytes",
 			      (size_t)(SIZE_MAX / 2));

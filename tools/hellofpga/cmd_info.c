@@ -43,20 +43,11 @@ int cmd_info(int argc, char **argv)
 	char sz[32];
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			info_usage(stdout);
-			return CLI_EXIT_OK;
-		default:
-			info_usage(stderr);
-			return CLI_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		cli_usage_err("info", "unexpected argument '%s'", argv[optind]);
+	c = getopt_long(argc, argv, "h", opts, NULL);
+	if (c != -1)	/* -h or a bad option */
+		return cli_opt_help(c, info_usage);
+	if (cli_no_operand("info", argc, argv))
 		return CLI_EXIT_USAGE;
-	}
 
 	if (cli_open(&h))
 		return CLI_EXIT_FAIL;

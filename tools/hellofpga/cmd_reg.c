@@ -41,16 +41,9 @@ int cmd_reg(int argc, char **argv)
 	bool write;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			reg_usage(stdout);
-			return CLI_EXIT_OK;
-		default:
-			reg_usage(stderr);
-			return CLI_EXIT_USAGE;
-		}
-	}
+	c = getopt_long(argc, argv, "+h", opts, NULL);
+	if (c != -1)	/* -h or a bad option */
+		return cli_opt_help(c, reg_usage);
 	if (optind >= argc || argc - optind > 2) {
 		cli_usage_err("reg", optind >= argc ? "no register OFFSET given" :
 			      "too many arguments");

@@ -163,12 +163,8 @@ int cmd_write(int argc, char **argv)
 			if (cli_opt_size("write", "-o", optarg, &foff))
 				return CLI_EXIT_USAGE;
 			break;
-		case 'h':
-			write_usage(stdout);
-			return CLI_EXIT_OK;
-		default:
-			write_usage(stderr);
-			return CLI_EXIT_USAGE;
+		default:	/* -h or a bad option */
+			return cli_opt_help(c, write_usage);
 		}
 	}
 	if (!have_addr) {
@@ -352,12 +348,8 @@ int cmd_read(int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			have_size = true;
 			break;
-		case 'h':
-			read_usage(stdout);
-			return CLI_EXIT_OK;
-		default:
-			read_usage(stderr);
-			return CLI_EXIT_USAGE;
+		default:	/* -h or a bad option */
+			return cli_opt_help(c, read_usage);
 		}
 	}
 	if (!have_addr || !have_size) {

@@ -169,6 +169,39 @@ int cli_opt_channel(const char *cmd, const char *arg, int *out)
 }
 
 /**
+ * cli_opt_help() - the last case of a command's getopt switch: -h, or an
+ * option the command does not know (getopt has said which).
+ * @c: what getopt_long() returned
+ * @usage: prints the command's usage
+ *
+ * Return: CLI_EXIT_OK after printing the usage on stdout for -h, else
+ * CLI_EXIT_USAGE after printing it on stderr.
+ */
+int cli_opt_help(int c, void (*usage)(FILE *f))
+{
+	if (c == 'h') {
+		usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	usage(stderr);
+	return CLI_EXIT_USAGE;
+}
+
+/**
+ * cli_no_operand() - after the getopt loop of a command that takes no
+ * operand: refuse one.
+ * Return: 0, or -EINVAL after a usage error.
+ */
+int cli_no_operand(const char *cmd, int argc, char **argv)
+{
+	if (optind < argc) {
+		cli_usage_err(cmd, "unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
  * cli_open_name() - open card @name, reporting a failure.
  * Return: 0 or the negative errno of HelloFPGA_Open().
  */

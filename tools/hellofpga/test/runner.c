@@ -290,18 +290,12 @@ int cmd_test(int argc, char **argv)
 				printf("%2d  %-22s %s\n", i + 1, t_cases[i].name,
 				       t_cases[i].title);
 			return CLI_EXIT_OK;
-		case 'h':
-			test_usage(stdout);
-			return CLI_EXIT_OK;
-		default:
-			test_usage(stderr);
-			return CLI_EXIT_USAGE;
+		default:	/* -h or a bad option */
+			return cli_opt_help(c, test_usage);
 		}
 	}
-	if (optind < argc) {
-		cli_usage_err("test", "unexpected argument '%s'", argv[optind]);
+	if (cli_no_operand("test", argc, argv))
 		return CLI_EXIT_USAGE;
-	}
 	if (size < T_MIN_SIZE || size > T_MAX_SIZE || size % T_PAGE) {
 		cli_usage_err("test", "--size: %s is not a multiple of 4 KiB from 64 KiB to 1 GiB",
 			      cli_fmt_size(size, sz, sizeof(sz)));
