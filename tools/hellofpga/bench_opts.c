@@ -110,6 +110,34 @@ static int parse_sections(struct bench *bn, const char *arg)
 	return 0;
 }
 
+/* What --budget and --frames-time take. */
+#define BUDGET_HINT	"seconds, or 500ms, 2m; 0 < S <= 3600"
+
+/*
+ * A duration option of 0 < S <= @max_s seconds; @hint says what to give.
+ * Return: 0 or -1 (reported).
+ */
+static int opt_duration(const char *opt, const char *arg, uint64_t max_s,
+			const char *hint, uint64_t *ns)
+{
+	if (!cli_parse_duration(arg, max_s, ns) && *ns)
+		return 0;
+	cli_usage_err("bench", "%s: bad duration '%s' (%s)", opt, arg, hint);
+	return -1;
+}
+
+/* A buffer size option: 4 KiB .. 1 GiB in 4 KiB steps.  Return: 0 or -1. */
+static int opt_pages(const char *opt, const char *arg, uint64_t *size)
+{
+	if (cli_opt_size("bench", opt, arg, size))
+		return -1;
+	if (*size < 4096 || *size % 4096 || *size > (1ull << 30)) {
+		cli_usage_err("bench", "%s: 4 KiB .. 1 GiB in 4 KiB steps", opt);
+		return -1;
+	}
+	return 0;
+}
+
 /**
  * bench_parse_args() - the options of "hellofpga bench" into @bn (zeroed
  * first, then its defaults) and @o.
@@ -174,19 +202,14 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 			bn->fixed_iters = (unsigned int)iters;
 			break;
 		case OPT_BUDGET:
-			if (cli_parse_duration(optarg, 3600, &budget) || !budget) {
-				cli_usage_err("bench", "--budget: bad duration '%s' (seconds, or 500ms, 2m; 0 < S <= 3600)",
-					      optarg);
+			if (opt_duration("--budget", optarg, 3600, BUDGET_HINT,
+					 &budget))
 				return -1;
-			}
 			break;
 		case OPT_FRAMESTIME:
-			if (cli_parse_duration(optarg, 3600, &frames_t) ||
-			    !frames_t) {
-				cli_usage_err("bench", "--frames-time: bad duration '%s' (seconds, or 500ms, 2m; 0 < S <= 3600)",
-					      optarg);
+			if (opt_duration("--frames-time", optarg, 3600,
+					 BUDGET_HINT, &frames_t))
 				return -1;
-			}
 			break;
 		case OPT_JSON:
 			o->json = optarg;
@@ -219,14 +242,8 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 			}
 			break;
 		case OPT_FRAMESIZE:
-			if (cli_opt_size("bench", "--frame-size", optarg,
-					 &bn->frame_size))
+			if (opt_pages("--frame-size", optarg, &bn->frame_size))
 				return -1;
-			if (bn->frame_size < 4096 || bn->frame_size % 4096 ||
-			    bn->frame_size > (1ull << 30)) {
-				cli_usage_err("bench", "--frame-size: 4 KiB .. 1 GiB in 4 KiB steps");
-				return -1;
-			}
 			break;
 		case OPT_BUFFERS:
 			if (cli_parse_int(optarg, 1, 16, &nbuf)) {
@@ -245,31 +262,20 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 			}
 			break;
 		case OPT_SOAK:
-			if (cli_parse_duration(optarg, BENCH_MAX_DURATION_S,
-					       &bn->soak_ns) || !bn->soak_ns) {
-				cli_usage_err("bench", "--soak: bad duration '%s' (e.g. 90s, 10m, 12h, 1h30m; up to 31 days)",
-					      optarg);
+			if (opt_duration("--soak", optarg, BENCH_MAX_DURATION_S,
+					 "e.g. 90s, 10m, 12h, 1h30m; up to 31 days",
+					 &bn->soak_ns))
 				return -1;
-			}
 			break;
 		case OPT_INTERVAL:
-			if (cli_parse_duration(optarg, BENCH_MAX_DURATION_S,
-					       &bn->interval_ns) ||
-			    !bn->interval_ns) {
-				cli_usage_err("bench", "--interval: bad duration '%s' (e.g. 500ms, 10s, 10m)",
-					      optarg);
+			if (opt_duration("--interval", optarg,
+					 BENCH_MAX_DURATION_S,
+					 "e.g. 500ms, 10s, 10m", &bn->interval_ns))
 				return -1;
-			}
 			break;
 		case OPT_SOAKSIZE:
-			if (cli_opt_size("bench", "--soak-size", optarg,
-					 &bn->soak_size))
+			if (opt_pages("--soak-size", optarg, &bn->soak_size))
 				return -1;
-			if (bn->soak_size < 4096 || bn->soak_size % 4096 ||
-			    bn->soak_size > (1ull << 30)) {
-				cli_usage_err("bench", "--soak-size: 4 KiB .. 1 GiB in 4 KiB steps");
-				return -1;
-			}
 			break;
 		case 'c':
 			if (cli_opt_channel("bench", optarg, &bn->ch))
