@@ -431,6 +431,17 @@ void bgpu_host_free(struct bgpu *g, void *ptr)
 		free(ptr);
 }
 
+/* A copy on the emulated GPU: HelloFPGA_GPU_Memcpy(), its error kept. */
+static int emu_memcpy(void *dst, const void *src, size_t n, int kind)
+{
+	int ret = HelloFPGA_GPU_Memcpy(dst, src, n, kind);
+
+	if (ret)
+		snprintf(bgpu_err, sizeof(bgpu_err), "HelloFPGA_GPU_Memcpy: %s",
+			 HelloFPGA_GetLastError(NULL));
+	return ret;
+}
+
 /**
  * bgpu_to_gpu() - copy host -> GPU; returns when the data is in GPU memory.
  * @pageable: @host is pageable: the copy may return before its DMA is
@@ -441,17 +452,9 @@ int bgpu_to_gpu(struct bgpu *g, void *gpu, const void *host, size_t n,
 {
 	struct bgpu_priv *p = P(g);
 	CUresult r;
-	int ret;
 
-	if (!g->real) {
-		ret = HelloFPGA_GPU_Memcpy(gpu, host, n,
-					   HELLOFPGA_MEMCPY_HOST_TO_GPU);
-		if (ret)
-			snprintf(bgpu_err, sizeof(bgpu_err),
-				 "HelloFPGA_GPU_Memcpy: %s",
-				 HelloFPGA_GetLastError(NULL));
-		return ret;
-	}
+	if (!g->real)
+		return emu_memcpy(gpu, host, n, HELLOFPGA_MEMCPY_HOST_TO_GPU);
 	r = p->cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)gpu, host, n);
 	if (r == CUDA_SUCCESS && pageable)
 		r = p->cu.CtxSynchronize();
@@ -463,17 +466,9 @@ int bgpu_from_gpu(struct bgpu *g, void *host, const void *gpu, size_t n)
 {
 	struct bgpu_priv *p = P(g);
 	CUresult r;
-	int ret;
 
-	if (!g->real) {
-		ret = HelloFPGA_GPU_Memcpy(host, gpu, n,
-					   HELLOFPGA_MEMCPY_GPU_TO_HOST);
-		if (ret)
-			snprintf(bgpu_err, sizeof(bgpu_err),
-				 "HelloFPGA_GPU_Memcpy: %s",
-				 HelloFPGA_GetLastError(NULL));
-		return ret;
-	}
+	if (!g->real)
+		return emu_memcpy(host, gpu, n, HELLOFPGA_MEMCPY_GPU_TO_HOST);
 	r = p->cu.MemcpyDtoH(host, (CUdeviceptr)(uintptr_t)gpu, n);
 	return r == CUDA_SUCCESS ? 0 : cufail(p, r, "cuMemcpyDtoH");
 }
