@@ -225,6 +225,22 @@ static int cpu_roundtrip(struct tctx *t, const char *what, uint8_t *src,
 	return check_bytes(t, what, src, t->hb, len, addr);
 }
 
+/*
+ * SetGPUBuffer(@p, @n), then SetTransferMode(@mode).
+ * Return: 0, or -1 after recording @what as failed.
+ */
+static int set_gpu_mode(struct tctx *t, void *p, size_t n, int mode,
+			const char *what)
+{
+	int ret = HelloFPGA_SetGPUBuffer(t->h, p, n);
+
+	if (!ret)
+		ret = HelloFPGA_SetTransferMode(t->h, mode);
+	if (ret)
+		return tlibfail(t, t->h, ret, "%s", what);
+	return 0;
+}
+
 /**
  * case_cpu_path() - 12. The CPU path unchanged beside GPU Direct: host
  * buffer round trips (also odd sizes and addresses), error codes of bad
@@ -269,16 +285,10 @@ int case_cpu_path(struct tctx *t)
 			goto out;
 		}
 	} else {
-		if (gbuf_alloc(t, &reg, n) || gbuf_new(t, &gb, n))
+		if (gbuf_alloc(t, &reg, n) || gbuf_new(t, &gb, n) ||
+		    set_gpu_mode(t, reg.p, n, HELLOFPGA_XFER_MODE_GPU_PINNED,
+				 "SetGPUBuffer + SetTransferMode(GPU_PINNED)"))
 			goto out;
-		ret = HelloFPGA_SetGPUBuffer(t->h, reg.p, n);
-		if (!ret)
-			ret = HelloFPGA_SetTransferMode(t->h,
-					HELLOFPGA_XFER_MODE_GPU_PINNED);
-		if (ret) {
-			tlibfail(t, t->h, ret, "SetGPUBuffer + SetTransferMode(GPU_PINNED)");
-			goto out;
-		}
 	}
 
 	/* During: same data, same odd cases, same errors. */
@@ -333,14 +343,9 @@ int case_cpu_path(struct tctx *t)
 			tfail(t, "%s", job.err);
 			goto out;
 		}
-		ret = HelloFPGA_SetGPUBuffer(t->h, NULL, 0);
-		if (!ret)
-			ret = HelloFPGA_SetTransferMode(t->h,
-							HELLOFPGA_XFER_MODE_CPU);
-		if (ret) {
-			tlibfail(t, t->h, ret, "SetGPUBuffer(NULL) + SetTransferMode(CPU)");
+		if (set_gpu_mode(t, NULL, 0, HELLOFPGA_XFER_MODE_CPU,
+				 "SetGPUBuffer(NULL) + SetTransferMode(CPU)"))
 			goto out;
-		}
 	}
 	ret = HelloFPGA_GetCounters(t->h, &c1);
 	if (ret) {
