@@ -114,6 +114,38 @@ static int shared_get(struct tctx *t)
 	return gbuf_pin(t, &t->shared, NULL);
 }
 
+/*
+ * Pin the 8 KiB at +4 KiB of GPU buffer @p (inside its first GPU page) as
+ * *@sub.  Return: 0, or -1 after recording @what as failed.
+ */
+static int pin_sub(struct tctx *t, void *p, HELLOFPGA_GPU_HANDLE *sub,
+		   const char *what)
+{
+	int ret = HelloFPGA_GPUDirect_Pin(t->h, (uint8_t *)p + T_PAGE,
+					  2 * T_PAGE, sub);
+
+	if (ret)
+		return tlibfail(t, t->h, ret, "%s", what);
+	return 0;
+}
+
+/*
+ * Unpin @sub of pin_sub(), if pinned.
+ * Return: @rc, or -1 after recording @what as failed.
+ */
+static int unpin_sub(struct tctx *t, HELLOFPGA_GPU_HANDLE sub,
+		     const char *what, int rc)
+{
+	int ret;
+
+	if (!sub)
+		return rc;
+	ret = HelloFPGA_GPUDirect_Unpin(t->h, sub);
+	if (ret)
+		return tlibfail(t, t->h, ret, "%s", what);
+	return rc;
+}
+
 /**
  * case_pin() - 2. Pin: GPU_Alloc aligns to the GPU page; pinning a whole
  * buffer, a second buffer and a 4 KiB-aligned sub-range inside a GPU page
@@ -126,7 +158,7 @@ int case_pin(struct tctx *t)
 	HELLOFPGA_GPU_HANDLE sub = 0;
 	uint64_t pin_ns;
 	char sz[32];
-	int ret, rc = -1;
+	int rc = -1;
 
 	gbuf_free(t, &t->shared);
 	if (gbuf_alloc(t, &t->shared, t->size))
@@ -145,12 +177,9 @@ int case_pin(struct tctx *t)
 		      two.hd);
 		goto out;
 	}
-	ret = HelloFPGA_GPUDirect_Pin(t->h, (uint8_t *)t->shared.p + T_PAGE,
-				      2 * T_PAGE, &sub);
-	if (ret) {
-		tlibfail(t, t->h, ret, "GPUDirect_Pin of 8 KiB at +4 KiB inside the buffer");
+	if (pin_sub(t, t->shared.p, &sub,
+		    "GPUDirect_Pin of 8 KiB at +4 KiB inside the buffer"))
 		goto out;
-	}
 	if (!sub || sub == t->shared.hd || sub == two.hd) {
 		tfail(t, "sub-range pinned with handle 0x%" PRIx64
 		      ", 0 or already in use", sub);
@@ -164,11 +193,7 @@ int case_pin(struct tctx *t)
 	      t->shared.hd);
 	rc = 0;
 out:
-	if (sub) {
-		ret = HelloFPGA_GPUDirect_Unpin(t->h, sub);
-		if (ret)
-			rc = tlibfail(t, t->h, ret, "GPUDirect_Unpin of the sub-range");
-	}
+	rc = unpin_sub(t, sub, "GPUDirect_Unpin of the sub-range", rc);
 	gbuf_free(t, &two);
 	return rc;
 }
@@ -332,12 +357,8 @@ int case_data_correctness(struct tctx *t)
 	n += 6;
 
 	/* An 8 KiB pin at +4 KiB: inside the first 64 KiB GPU page. */
-	ret = HelloFPGA_GPUDirect_Pin(t->h, (uint8_t *)gb.p + T_PAGE,
-				      2 * T_PAGE, &sub);
-	if (ret) {
-		tlibfail(t, t->h, ret, "GPUDirect_Pin of 8 KiB at +4 KiB");
+	if (pin_sub(t, gb.p, &sub, "GPUDirect_Pin of 8 KiB at +4 KiB"))
 		goto out;
-	}
 	c = t->hc;
 	fill(t->ha, 2 * T_PAGE, seed_of(6, 13, 0));
 	memset(c, T_POISON, 4 * T_PAGE);
@@ -368,11 +389,7 @@ int case_data_correctness(struct tctx *t)
 	      n, sizes[0], cli_fmt_size(t->size, sz, sizeof(sz)), t->verified);
 	rc = 0;
 out:
-	if (sub) {
-		ret = HelloFPGA_GPUDirect_Unpin(t->h, sub);
-		if (ret)
-			rc = tlibfail(t, t->h, ret, "GPUDirect_Unpin of the 8 KiB pin");
-	}
+	rc = unpin_sub(t, sub, "GPUDirect_Unpin of the 8 KiB pin", rc);
 	gbuf_free(t, &gb);
 	return rc;
 }
