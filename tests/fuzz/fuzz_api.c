@@ -1052,18 +1052,42 @@ static void op_dma_gpu(struct fz_thread *t)
 
 /* ---- everything else ---- */
 
+/* A getter call of op_info(): on card c, with its handle or a bad one. */
+struct fz_getter {
+	struct fz_thread *t;
+	const struct fz_card *c;
+	HELLOFPGA_HANDLE h;	/* c->h, NULL or BOGUS */
+	bool good;		/* h is c->h */
+	bool nul;		/* the result pointer is NULL */
+};
+
+/* Log getter @fn of @g before it is called; @arg names its result. */
+static void getter_log(const struct fz_getter *g, const char *fn,
+		       const char *arg)
+{
+	fz_log(g->t, "%s(%s, %s)", fn, g->good ? g->c->name : "bad",
+	       g->nul ? "NULL" : arg);
+}
+
 /*
  * A getter's result: success with a good handle and pointer (true), else
  * one of its documented errors (false).
  */
-static bool getter_ok(struct fz_thread *t, const char *fn, int ret,
-		      bool good, bool nul, HELLOFPGA_HANDLE h)
+static bool getter_ok(const struct fz_getter *g, const char *fn, int ret)
 {
-	if (good && !nul)
-		return must_succeed(t, fn, ret, h);
-	must_fail(t, fn, ret);
+	if (g->good && !g->nul)
+		return must_succeed(g->t, fn, ret, g->h);
+	must_fail(g->t, fn, ret);
 	return false;
 }
+
+/*
+ * Log, call and check getter FN of struct fz_getter @g into @res (NULL when
+ * @g->nul), @name naming @res in the log; true when it succeeded.
+ */
+#define CALL_GETTER(g, fn, res, name)					\
+	(getter_log(g, #fn, name),					\
+	 getter_ok(g, #fn, fn((g)->h, (g)->nul ? NULL : (res))))
 
 static void op_info(struct fz_thread *t)
 {
@@ -1071,6 +1095,9 @@ static void op_info(struct fz_thread *t)
 	HELLOFPGA_HANDLE h = chance(t, 15) ? (chance(t, 50) ? NULL : BOGUS) :
 			     c->h;
 	bool good = h == c->h, nul = chance(t, 15);
+	const struct fz_getter g = {
+		.t = t, .c = c, .h = h, .good = good, .nul = nul,
+	};
 	HELLOFPGA_INFO info;
 	HELLOFPGA_PCI_INFO pci;
 	HELLOFPGA_COUNTERS cnt;
@@ -1082,31 +1109,19 @@ static void op_info(struct fz_thread *t)
 
 	switch (below(t, 10)) {
 	case 0:
-		fz_log(t, "HelloFPGA_GetInfo(%s, %s)", good ? c->name : "bad",
-		       nul ? "NULL" : "&info");
-		ret = HelloFPGA_GetInfo(h, nul ? NULL : &info);
-		if (getter_ok(t, "HelloFPGA_GetInfo", ret, good, nul, h) &&
+		if (CALL_GETTER(&g, HelloFPGA_GetInfo, &info, "&info") &&
 		    (info.ddr_size != c->info.ddr_size ||
 		     info.num_h2c != c->info.num_h2c))
 			fz_fail(t, "GetInfo: the card changed");
 		break;
 	case 1:
-		fz_log(t, "HelloFPGA_GetPCIInfo(%s, %s)",
-		       good ? c->name : "bad", nul ? "NULL" : "&pci");
-		ret = HelloFPGA_GetPCIInfo(h, nul ? NULL : &pci);
-		getter_ok(t, "HelloFPGA_GetPCIInfo", ret, good, nul, h);
+		CALL_GETTER(&g, HelloFPGA_GetPCIInfo, &pci, "&pci");
 		break;
 	case 2:
-		fz_log(t, "HelloFPGA_GetCounters(%s, %s)",
-		       good ? c->name : "bad", nul ? "NULL" : "&c");
-		ret = HelloFPGA_GetCounters(h, nul ? NULL : &cnt);
-		getter_ok(t, "HelloFPGA_GetCounters", ret, good, nul, h);
+		CALL_GETTER(&g, HelloFPGA_GetCounters, &cnt, "&c");
 		break;
 	case 3:
-		fz_log(t, "HelloFPGA_GetDMAFaults(%s, %s)",
-		       good ? c->name : "bad", nul ? "NULL" : "&f");
-		ret = HelloFPGA_GetDMAFaults(h, nul ? NULL : &f);
-		if (getter_ok(t, "HelloFPGA_GetDMAFaults", ret, good, nul, h) &&
+		if (CALL_GETTER(&g, HelloFPGA_GetDMAFaults, &f, "&f") &&
 		    f.faults)
 			fz_fail(t, "GetDMAFaults: %llu faults",
 				(unsigned long long)f.faults);
@@ -1148,10 +1163,7 @@ static void op_info(struct fz_thread *t)
 			fz_fail(t, "GetGPUStatus: the emulated GPU is gone");
 		break;
 	case 8:
-		fz_log(t, "HelloFPGA_GetLinkModel(%s, %s)",
-		       good ? c->name : "bad", nul ? "NULL" : "&lm");
-		ret = HelloFPGA_GetLinkModel(h, nul ? NULL : &lm);
-		if (getter_ok(t, "HelloFPGA_GetLinkModel", ret, good, nul, h) &&
+		if (CALL_GETTER(&g, HelloFPGA_GetLinkModel, &lm, "&lm") &&
 		    lm.enabled)
 			fz_fail(t, "GetLinkModel: a link model on %s", c->name);
 		break;
