@@ -43,6 +43,17 @@ expect_fail() {
 	[ "$rc" -ne 0 ] || fail "exit status 0, expected a failure"
 }
 
+# expect_refused REGEX ARGS...: the CLI refuses ARGS as a bad command line:
+# exit status 2, and a line of standard error matches REGEX.
+expect_refused() {
+	local re=$1
+
+	shift
+	run "$@"
+	expect_rc 2
+	expect_in err "$re"
+}
+
 # expect_in FILE REGEX: FILE (out or err) has a line matching REGEX.
 expect_in() {
 	grep -Eq -- "$2" "$T/$1" || fail "$1 does not match /$2/"

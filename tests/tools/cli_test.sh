@@ -121,62 +121,51 @@ case_read_past_card_end_fails() {
 }
 
 case_read_without_size_fails() {
-	run -d emu:0,private read -a 0 "$T/back"
-	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-	expect_in err '-s SIZE\) are required'
+	expect_refused '-s SIZE\) are required' \
+		-d emu:0,private read -a 0 "$T/back"
 }
 
 # --- bad command lines ----------------------------------------------------
 
 case_unknown_command_fails() {
-	run frobnicate
-	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-	expect_in err "^hellofpga: unknown command 'frobnicate'"
+	expect_refused "^hellofpga: unknown command 'frobnicate'" frobnicate
 }
 
 case_bad_size_fails() {
 	random_file "$T/in" 10
-	run -d emu:0,private write -a 0 -s 12Q "$T/in"
-	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-	expect_in err "^hellofpga: write: -s: bad size '12Q'"
+	expect_refused "^hellofpga: write: -s: bad size '12Q'" \
+		-d emu:0,private write -a 0 -s 12Q "$T/in"
 }
 
 case_negative_size_fails() {
-	run -d emu:0,private read -a 0 -s -5 "$T/back"
-	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-	expect_in err "bad size '-5'"
+	expect_refused "bad size '-5'" \
+		-d emu:0,private read -a 0 -s -5 "$T/back"
 }
 
 # Numbers have one grammar (README.md, "Numbers"): K/M/G/T only, no
 # KiB, KB or lower case, no leading zeros; hex and decimal everywhere.
 case_size_with_kib_suffix_fails() {
-	run -d emu:0,private read -a 0 -s 4KiB "$T/back"
-	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-	expect_in err "bad size '4KiB'"
+	expect_refused "bad size '4KiB'" \
+		-d emu:0,private read -a 0 -s 4KiB "$T/back"
 }
 
 case_size_with_lower_case_suffix_fails() {
-	run -d emu:0,private read -a 0 -s 4k "$T/back"
-	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-	expect_in err "bad size '4k'"
+	expect_refused "bad size '4k'" \
+		-d emu:0,private read -a 0 -s 4k "$T/back"
 }
 
 case_address_with_leading_zero_fails() {
-	run -d emu:0,private read -a 010 -s 16 "$T/back"
-	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-	expect_in err "bad size '010'"
+	expect_refused "bad size '010'" \
+		-d emu:0,private read -a 010 -s 16 "$T/back"
 }
 
 case_size_overflow_fails() {
-	run -d emu:0,private read -a 0 -s 16777216T "$T/back"
-	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-	expect_in err "size '16777216T' is too large"
+	expect_refused "size '16777216T' is too large" \
+		-d emu:0,private read -a 0 -s 16777216T "$T/back"
 }
 
 case_reg_offset_with_leading_zero_fails() {
-	run -d emu:0,private reg 010
-	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-	expect_in err "bad register offset '010'"
+	expect_refused "bad register offset '010'" -d emu:0,private reg 010
 }
 
 case_count_in_hex_is_accepted() {
@@ -464,9 +453,8 @@ EOF
 }
 
 case_bench_bad_range_fails() {
-	run -d emu:0,private bench --min 64K --max 4K
-	[ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
-	expect_in err 'need 0 < --min <= --max'
+	expect_refused 'need 0 < --min <= --max' \
+		-d emu:0,private bench --min 64K --max 4K
 }
 
 case_bench_bad_options_fail() {

@@ -140,30 +140,23 @@ case_list_prints_15_names() {
 }
 
 case_bad_soak_fails() {
-	run -d emu,private test --soak 12x
-	expect_rc 2
-	expect_in err "^hellofpga: test: --soak: bad duration '12x' \(expected e\.g\. 90s, 10m, 12h"
-	run -d emu,private test --soak 0s
-	expect_rc 2
-	expect_in err "--soak: duration '0s' is shorter than 1s"
-	run -d emu,private test --soak 31d
-	expect_rc 2
-	expect_in err "--soak: duration '31d' is too long"
-	run -d emu,private test --interval 1s
-	expect_rc 2
-	expect_in err '--interval needs --soak'
-	run -d emu,private test --soak 2s --interval 1m
-	expect_rc 2
-	expect_in err '--interval is longer than --soak'
+	expect_refused "^hellofpga: test: --soak: bad duration '12x' \(expected e\.g\. 90s, 10m, 12h" \
+		-d emu,private test --soak 12x
+	expect_refused "--soak: duration '0s' is shorter than 1s" \
+		-d emu,private test --soak 0s
+	expect_refused "--soak: duration '31d' is too long" \
+		-d emu,private test --soak 31d
+	expect_refused '--interval needs --soak' \
+		-d emu,private test --interval 1s
+	expect_refused '--interval is longer than --soak' \
+		-d emu,private test --soak 2s --interval 1m
 }
 
 case_bad_only_and_size_fail() {
-	run -d emu,private test --only pin,frobnicate
-	expect_rc 2
-	expect_in err "--only: no case 'frobnicate'"
-	run -d emu,private test -s 100000
-	expect_rc 2
-	expect_in err '--size: .* is not a multiple of 4 KiB from 64 KiB to 1 GiB'
+	expect_refused "--only: no case 'frobnicate'" \
+		-d emu,private test --only pin,frobnicate
+	expect_refused '--size: .* is not a multiple of 4 KiB from 64 KiB to 1 GiB' \
+		-d emu,private test -s 100000
 	run -d emu,private,ddr=8M test
 	expect_rc 1
 	expect_in err 'too little for --size 4 MiB'
