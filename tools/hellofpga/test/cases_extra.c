@@ -515,6 +515,18 @@ static void reuse_pattern(uint8_t *p, uint32_t id)
 	fill(p, T_REUSE_SIZE, seed_of(14, id, 0));
 }
 
+/* Card slot @k above @base must hold pattern @id.  Return: 0 or -1. */
+static int reuse_check_slot(struct tctx *t, uint64_t base, int k, uint32_t id,
+			    const char *what)
+{
+	uint64_t addr = base + (uint64_t)k * T_REUSE_SIZE;
+
+	reuse_pattern(t->ha, id);
+	if (card_get(t, addr, t->hb, T_REUSE_SIZE))
+		return -1;
+	return check_bytes(t, what, t->ha, t->hb, T_REUSE_SIZE, addr);
+}
+
 /**
  * case_handle_reuse() - 14. One handle over thousands of transfers:
  * T_REUSE_XFERS transfers of 64 KiB alternating card -> GPU and GPU ->
@@ -576,21 +588,13 @@ int case_handle_reuse(struct tctx *t)
 			goto out;
 		snprintf(what, sizeof(what), "card slot %d after transfer %d",
 			 k, i + 1);
-		reuse_pattern(t->ha, id[k]);
-		if (card_get(t, base + (uint64_t)k * T_REUSE_SIZE, t->hb,
-			     T_REUSE_SIZE) ||
-		    check_bytes(t, what, t->ha, t->hb, T_REUSE_SIZE,
-				base + (uint64_t)k * T_REUSE_SIZE))
+		if (reuse_check_slot(t, base, k, id[k], what))
 			goto out;
 		checks++;
 	}
 	for (k = 0; k < T_REUSE_SLOTS; k++) {
 		snprintf(what, sizeof(what), "card slot %d at the end", k);
-		reuse_pattern(t->ha, id[k]);
-		if (card_get(t, base + (uint64_t)k * T_REUSE_SIZE, t->hb,
-			     T_REUSE_SIZE) ||
-		    check_bytes(t, what, t->ha, t->hb, T_REUSE_SIZE,
-				base + (uint64_t)k * T_REUSE_SIZE))
+		if (reuse_check_slot(t, base, k, id[k], what))
 			goto out;
 	}
 	tpass(t, "%d transfers of 64 KiB alternating directions on handle 0x%" PRIx64
