@@ -110,8 +110,13 @@ static int parse_sections(struct bench *bn, const char *arg)
 	return 0;
 }
 
-/* What --budget and --frames-time take. */
+/*
+ * What the duration options take, for their errors: BUDGET_HINT is that of
+ * --budget and --frames-time.
+ */
 #define BUDGET_HINT	"seconds, or 500ms, 2m; 0 < S <= 3600"
+#define SOAK_HINT	"e.g. 90s, 10m, 12h, 1h30m; up to 31 days"
+#define INTERVAL_HINT	"e.g. 500ms, 10s, 10m"
 
 /*
  * A duration option of 0 < S <= @max_s seconds; @hint says what to give.
@@ -132,7 +137,8 @@ static int opt_pages(const char *opt, const char *arg, uint64_t *size)
 	if (cli_opt_size("bench", opt, arg, size))
 		return -1;
 	if (*size < 4096 || *size % 4096 || *size > (1ull << 30)) {
-		cli_usage_err("bench", "%s: 4 KiB .. 1 GiB in 4 KiB steps", opt);
+		cli_usage_err("bench", "%s: 4 KiB .. 1 GiB in 4 KiB steps",
+			      opt);
 		return -1;
 	}
 	return 0;
@@ -263,14 +269,13 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 			break;
 		case OPT_SOAK:
 			if (opt_duration("--soak", optarg, BENCH_MAX_DURATION_S,
-					 "e.g. 90s, 10m, 12h, 1h30m; up to 31 days",
-					 &bn->soak_ns))
+					 SOAK_HINT, &bn->soak_ns))
 				return -1;
 			break;
 		case OPT_INTERVAL:
 			if (opt_duration("--interval", optarg,
-					 BENCH_MAX_DURATION_S,
-					 "e.g. 500ms, 10s, 10m", &bn->interval_ns))
+					 BENCH_MAX_DURATION_S, INTERVAL_HINT,
+					 &bn->interval_ns))
 				return -1;
 			break;
 		case OPT_SOAKSIZE:
