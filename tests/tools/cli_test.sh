@@ -501,6 +501,35 @@ case_every_command_has_help() {
 	done
 }
 
+# every command of the global help's list
+commands() {
+	"$CLI" --help | sed -n '/^Commands:$/,/^$/s/^  \([a-z]*\) .*/\1/p'
+}
+
+case_help_cmd_is_cmd_help() {
+	local c=
+
+	for c in $(commands); do
+		"$CLI" "$c" --help >"$T/want" 2>&1 || fail "$c --help failed"
+		run help "$c"
+		expect_ok
+		cmp -s "$T/want" "$T/out" ||
+			fail "'help $c' differs from '$c --help'"
+	done
+	[ -n "$c" ] || fail "no commands in the global help"
+}
+
+case_help_of_an_unknown_command_is_refused() {
+	expect_refused "unknown command 'nosuch'" help nosuch
+}
+
+case_help_without_a_command_is_the_global_help() {
+	"$CLI" --help >"$T/want"
+	run help
+	expect_ok
+	cmp -s "$T/want" "$T/out" || fail "'help' differs from '--help'"
+}
+
 case_version_prints_library_version() {
 	run version
 	expect_ok

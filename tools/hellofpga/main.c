@@ -31,7 +31,7 @@ static const struct command commands[] = {
 	{ "bench", cmd_bench, "latency and bandwidth against the memcpy ceiling" },
 	{ "test", cmd_test, "the GPU Direct test program: 15 cases, optional soak" },
 	{ "version", cmd_version, "show the tool and library versions" },
-	{ "help", cmd_help, "show this help" },
+	{ "help", cmd_help, "show this help; 'help COMMAND': a command's" },
 };
 
 static void usage(FILE *f)
@@ -52,13 +52,44 @@ static void usage(FILE *f)
 	      "Commands:\n", f);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n'hellofpga COMMAND --help' describes a command.\n", f);
+	fputs("\n'hellofpga help COMMAND' is 'hellofpga COMMAND --help'.\n", f);
 }
 
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	cli_err("unknown command '%s'", name);
+	fputs("Try 'hellofpga --help'.\n", stderr);
+	return NULL;
+}
+
+/* "help [COMMAND]": the global help, or exactly what "COMMAND --help" says. */
 static int cmd_help(int argc, char **argv)
 {
-	usage(stdout);
-	return CLI_EXIT_OK;
+	static char opt_help[] = "--help";
+	const struct command *cmd;
+	char *cargv[3];
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (argc > 2) {
+		cli_usage_err("help", "unexpected argument '%s'", argv[2]);
+		return CLI_EXIT_USAGE;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd)
+		return CLI_EXIT_USAGE;
+	cargv[0] = argv[1];
+	cargv[1] = opt_help;
+	cargv[2] = NULL;
+	optind = 0;
+	return cmd->fn(2, cargv);
 }
 
 static int cmd_version(int argc, char **argv)
@@ -85,8 +116,9 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	size_t i;
-	int c;
+	const struct command *cmd;
+	char **cargv;
+	int c, cargc;
 
 	/* '+': stop at the command; its options are its own. */
 	while ((c = getopt_long(argc, argv, "+d:hV", opts, NULL)) != -1) {
@@ -109,16 +141,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (!strcmp(argv[optind], commands[i].name)) {
-			int cargc = argc - optind;
-			char **cargv = argv + optind;
-
-			optind = 0;	/* re-initialise getopt for the command */
-			return commands[i].fn(cargc, cargv);
-		}
-	}
-	cli_err("unknown command '%s'", argv[optind]);
-	fputs("Try 'hellofpga --help'.\n", stderr);
-	return CLI_EXIT_USAGE;
+	cmd = find_command(argv[optind]);
+	if (!cmd)
+		return CLI_EXIT_USAGE;
+	cargc = argc - optind;
+	cargv = argv + optind;
+	optind = 0;	/* re-initialise getopt for the command */
+	return cmd->fn(cargc, cargv);
 }
