@@ -75,6 +75,17 @@ expect_last() {
 	[ "$last" = "$1" ] || fail "last line is '$last', expected '$1'"
 }
 
+# commands: the commands of the global help's list, one a line.
+commands() {
+	"$CLI" --help | sed -n '/^Commands:$/,/^$/s/^  \([a-z]*\) .*/\1/p'
+}
+
+# long_options [COMMAND]: the long options "COMMAND --help" (without
+# COMMAND: "--help") prints, one a line.
+long_options() {
+	"$CLI" ${1:+"$1"} --help | grep -Eo -- '--[a-z][a-z0-9-]*' | sort -u
+}
+
 # cases_main TAG [VARIABLE...]: --list prints the case names; else run case
 # $CASE in a temporary directory hellofpga-TAG.*, with HELLOFPGA_DEVICE
 # and the VARIABLEs unset.

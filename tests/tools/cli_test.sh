@@ -501,11 +501,6 @@ case_every_command_has_help() {
 	done
 }
 
-# every command of the global help's list
-commands() {
-	"$CLI" --help | sed -n '/^Commands:$/,/^$/s/^  \([a-z]*\) .*/\1/p'
-}
-
 case_help_cmd_is_cmd_help() {
 	local c=
 
