@@ -12,6 +12,8 @@
 #               find_package(hellofpga MAJOR CONFIG) and hellofpga::hellofpga or
 #               hellofpga::hellofpga_static; a newer major is refused
 #   cuda_examples: nvcc examples/*.cu -lHelloFPGACore (skipped without nvcc)
+#   docs:       the manual pages in MANDIR/man1 and man3, the bash
+#               completion in DATADIR/bash-completion/completions
 #   version:    CMake's project(VERSION) is what the installed header, the
 #               library's file name and soname, pkg-config, HelloFPGA_Version()
 #               and the CLI say
@@ -117,6 +119,23 @@ version)
 	cli=$("$build/bin/hellofpga" version)
 	[ "$cli" = "hellofpga $version (libhellofpga $version)" ] || fail "the CLI says '$cli'"
 	echo "$version everywhere: $soname, pkg-config, header, HelloFPGA_Version(), CLI"
+	exit 0
+	;;
+docs)
+	# the pages and the completion, where man(1) and bash-completion look
+	share=$tmp/prefix/share
+	f=$share/bash-completion/completions/hellofpga
+	[ -s "$f" ] || { echo "no $f"; exit 1; }
+	[ -s "$share/man/man3/hellofpga.3" ] || { echo "no man3/hellofpga.3"; exit 1; }
+	if ! grep -q '^HF_HELP2MAN:FILEPATH=/' "$build/CMakeCache.txt"; then
+		echo "SKIP: the build had no help2man"
+		exit 77
+	fi
+	for p in hellofpga hellofpga-info hellofpga-write hellofpga-read \
+		 hellofpga-reg hellofpga-demo hellofpga-bench hellofpga-test \
+		 hellofpga-version; do
+		[ -s "$share/man/man1/$p.1" ] || { echo "no man1/$p.1"; exit 1; }
+	done
 	exit 0
 	;;
 exports)
