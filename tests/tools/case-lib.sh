@@ -75,6 +75,24 @@ expect_last() {
 	[ "$last" = "$1" ] || fail "last line is '$last', expected '$1'"
 }
 
+# run_hw ARGS...: run the CLI with the kernel driver's test double
+# (tests/fakedev, $HF_FAKEDEV) preloaded, so that /dev/hellofpga0 is a
+# hardware card to it (behind it a 64 MiB emulated card).
+run_hw() {
+	[ -f "${HF_FAKEDEV:-}" ] || skip "no driver test double (HF_FAKEDEV)"
+	HF_FAKEDEV_CARD=emu,private,ddr=64M \
+	LD_PRELOAD=$HF_FAKEDEV${LD_PRELOAD:+:$LD_PRELOAD} \
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+		run -d /dev/hellofpga0 "$@"
+}
+
+# need_no_cuda: skip where CUDA is installed (a real GPU would be used).
+need_no_cuda() {
+	if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+		skip "CUDA is installed here"
+	fi
+}
+
 # commands: the commands of the global help's list, one a line.
 commands() {
 	"$CLI" --help | sed -n '/^Commands:$/,/^$/s/^  \([a-z]*\) .*/\1/p'

@@ -281,6 +281,41 @@ case_bench_json_has_every_section() {
 	check_bench_json "$T/x.json" 4096 8192 16384 32768 65536
 }
 
+case_bench_on_a_hardware_card_without_cuda_refuses() {
+	need_no_cuda
+	run_hw bench --sections sweep --max 8K --iters 2
+	expect_rc 3
+	expect_in err '^hellofpga: bench: /dev/hellofpga0 is a hardware card and there is no real GPU \(CUDA is not usable: .*HELLOFPGA_GPU=none'
+	! grep -q '^## ' "$T/out" || fail "figures without a real GPU"
+}
+
+case_bench_on_a_hardware_card_without_a_gpu_when_asked() {
+	HELLOFPGA_GPU=none run_hw bench --sections sweep --max 8K --iters 2
+	expect_ok
+	expect_in out '^# gpu: +none '
+}
+
+case_bench_reports_name_the_card_and_the_gpu_first() {
+	HELLOFPGA_GPU=emu-tegra run -d emu:0,private bench --sections sweep \
+		--max 8K --iters 2 --json "$T/x.json" --markdown "$T/x.md"
+	expect_ok
+	sed -n 2p "$T/out" | grep -Eq '^# card: +emu:0,private, emulated card' ||
+		fail "line 2 is not the card"
+	sed -n 3p "$T/out" | grep -Eq '^# gpu: +emulated Tegra GPU .*\(emulated, Tegra' ||
+		fail "line 3 is not the GPU"
+	sed -n 3,4p "$T/x.md" | tr '\n' ' ' |
+		grep -Eq '^- card: .*- gpu: .*\(emulated, Tegra' ||
+		fail "the Markdown does not start with the card and the GPU"
+	python3 - "$T/x.json" <<'EOF' || fail "JSON: card and GPU are not first"
+import json, sys
+env = json.load(open(sys.argv[1]))["environment"]
+keys = list(env)
+assert keys[0] == "card" and keys.index("gpu") < keys.index("date"), keys
+g = env["gpu"]
+assert g["platform"] == "tegra" and g["emulated"] is True and g["name"], g
+EOF
+}
+
 case_bench_iters_fixes_the_rounds() {
 	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
 		--max 8K --iters 7 --json "$T/x.json"

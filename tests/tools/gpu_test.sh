@@ -173,4 +173,45 @@ case_help() {
 	expect_in out '^  test +the GPU Direct test program'
 }
 
+# --- which GPU a report is of -------------------------------------------------
+
+case_hardware_card_without_cuda_refuses_the_emulated_gpu() {
+	need_no_cuda
+	run_hw test --only get_status
+	expect_rc 3
+	expect_in err '^hellofpga: test: /dev/hellofpga0 is a hardware card and there is no real GPU \(CUDA is not usable: .*(libcuda|cuInit|CUDA device).*HELLOFPGA_GPU=emu'
+	! grep -q 'passed' "$T/out" || fail "a result without a real GPU"
+}
+
+case_hardware_card_runs_on_the_emulated_gpu_when_asked() {
+	HELLOFPGA_GPU=emu run_hw test --only get_status,pin
+	expect_rc 0
+	expect_in out '^GPU: +Desktop, emulated: '
+	expect_last "2 passed, 0 failed"
+}
+
+case_emulated_card_takes_the_gpu_auto_gives() {
+	need_no_cuda
+	run -d emu,private test --only get_status
+	expect_rc 0
+	expect_in out '^GPU: +Desktop, emulated: '
+}
+
+case_report_names_the_card_and_the_gpu_first() {
+	HELLOFPGA_GPU=emu-tegra run -d emu,private test --only get_status \
+		--json "$T/r.json"
+	expect_rc 0
+	sed -n 2p "$T/out" | grep -Eq '^card: +emu,private \(emulated card' ||
+		fail "line 2 is not the card"
+	sed -n 3p "$T/out" | grep -Eq '^GPU: +Tegra, emulated: .*emulated Tegra GPU' ||
+		fail "line 3 is not the GPU"
+	python3 - "$T/r.json" <<-'EOF' || fail "JSON: card and GPU are not first"
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	assert list(d)[:3] == ["tool", "card", "gpu"], list(d)
+	g = d["gpu"]
+	assert g["platform"] == "Tegra" and g["emulated"] == 1 and g["name"], g
+	EOF
+}
+
 cases_main gpu HELLOFPGA_GPU

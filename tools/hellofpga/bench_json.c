@@ -32,10 +32,6 @@ static void json_env(struct cli_json *j, const struct bench *bn)
 	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
 
 	cli_json_obj(j, "environment");
-	cli_json_str(j, "date", bn->date);
-	cli_json_str(j, "cpu", bn->cpu);
-	cli_json_str(j, "kernel", bn->kernel);
-	cli_json_str(j, "library", HelloFPGA_Version());
 	cli_json_str(j, "card", bn->info.name);
 	cli_json_str(j, "backend", bn->info.backend_name);
 	cli_json_bool(j, "emulated_card",
@@ -43,18 +39,6 @@ static void json_env(struct cli_json *j, const struct bench *bn)
 	cli_json_str(j, "irq", cli_irq_name(bn->info.irq_mode));
 	cli_json_int(j, "channel", bn->ch);
 	cli_json_u64(j, "card_address", bn->addr);
-	if (bn->link_on) {
-		cli_json_obj(j, "link_model");
-		cli_json_u64(j, "gen", bn->link_gen);
-		cli_json_u64(j, "lanes", bn->link_lanes);
-		cli_json_u64(j, "mps", bn->link_mps);
-		cli_json_u64(j, "desc_ns", bn->link_desc_ns);
-		cli_json_num(j, "gbps", "%.4f", bn->link_gbps);
-		cli_json_str(j, "text", bn->link_desc);
-		cli_json_end(j);
-	} else {
-		cli_json_null(j, "link_model");
-	}
 	if (bn->gpu.present) {
 		cli_json_obj(j, "gpu");
 		cli_json_str(j, "name", g->name);
@@ -71,6 +55,22 @@ static void json_env(struct cli_json *j, const struct bench *bn)
 	} else {
 		cli_json_null(j, "gpu");
 	}
+	if (bn->link_on) {
+		cli_json_obj(j, "link_model");
+		cli_json_u64(j, "gen", bn->link_gen);
+		cli_json_u64(j, "lanes", bn->link_lanes);
+		cli_json_u64(j, "mps", bn->link_mps);
+		cli_json_u64(j, "desc_ns", bn->link_desc_ns);
+		cli_json_num(j, "gbps", "%.4f", bn->link_gbps);
+		cli_json_str(j, "text", bn->link_desc);
+		cli_json_end(j);
+	} else {
+		cli_json_null(j, "link_model");
+	}
+	cli_json_str(j, "date", bn->date);
+	cli_json_str(j, "cpu", bn->cpu);
+	cli_json_str(j, "kernel", bn->kernel);
+	cli_json_str(j, "library", HelloFPGA_Version());
 	cli_json_end(j);
 }
 

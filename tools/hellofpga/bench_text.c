@@ -18,14 +18,10 @@ void bench_print_env(const struct bench *bn, FILE *f, const char *pre)
 {
 	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
 
-	fprintf(f, "%sdate:     %s\n", pre, bn->date);
-	fprintf(f, "%scpu:      %s\n", pre, bn->cpu);
-	fprintf(f, "%skernel:   %s\n", pre, bn->kernel);
-	fprintf(f, "%slibrary:  %s\n", pre, HelloFPGA_Version());
+	/* the card and the GPU first: what the figures are of */
 	fprintf(f, "%scard:     %s, %s, irq %s, channel %d, card address 0x%" PRIx64 "\n",
 		pre, bn->info.name, bn->info.backend_name,
 		cli_irq_name(bn->info.irq_mode), bn->ch, bn->addr);
-	fprintf(f, "%slink:     %s\n", pre, bn->link_desc);
 	if (bn->gpu.present && bn->gpu.real)
 		fprintf(f, "%sgpu:      %s (real, %s%s%s), CUDA %d.%d%s%s, GPU Direct %s\n",
 			pre, g->name,
@@ -36,10 +32,17 @@ void bench_print_env(const struct bench *bn, FILE *f, const char *pre)
 			bn->gpu.driver[0] ? ", driver " : "", bn->gpu.driver,
 			g->supported ? "supported" : "NOT supported");
 	else if (bn->gpu.present)
-		fprintf(f, "%sgpu:      %s (the library's emulated GPU, no CUDA), GPU Direct %s\n",
-			pre, g->name, g->supported ? "supported" : "NOT supported");
+		fprintf(f, "%sgpu:      %s (emulated, %s: the library's emulated GPU, no CUDA), GPU Direct %s\n",
+			pre, g->name,
+			g->platform == HELLOFPGA_PLATFORM_TEGRA ? "Tegra" :
+			"desktop", g->supported ? "supported" : "NOT supported");
 	else
 		fprintf(f, "%sgpu:      none (%s)\n", pre, bn->gpu_why);
+	fprintf(f, "%slink:     %s\n", pre, bn->link_desc);
+	fprintf(f, "%sdate:     %s\n", pre, bn->date);
+	fprintf(f, "%scpu:      %s\n", pre, bn->cpu);
+	fprintf(f, "%skernel:   %s\n", pre, bn->kernel);
+	fprintf(f, "%slibrary:  %s\n", pre, HelloFPGA_Version());
 }
 
 static void print_paths_note(const struct bench *bn)

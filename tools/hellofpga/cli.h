@@ -21,6 +21,7 @@
 #define CLI_EXIT_OK	0
 #define CLI_EXIT_FAIL	1	/* an operation failed or data did not verify */
 #define CLI_EXIT_USAGE	2	/* bad command line */
+#define CLI_EXIT_NO_GPU	3	/* test, bench: a hardware card, no real GPU */
 
 #define HF_BUF_ALIGN	4096
 
@@ -94,6 +95,8 @@ int cli_get_info(HELLOFPGA_HANDLE h, HELLOFPGA_INFO *info);
 int cli_check_channel(const HELLOFPGA_INFO *info, int ch, bool h2c);
 int cli_check_range(const HELLOFPGA_INFO *info, uint64_t addr, uint64_t len);
 const char *cli_irq_name(int irq_mode);
+int cli_report_gpu(const char *cmd, const HELLOFPGA_INFO *info,
+		   HELLOFPGA_GPU_STATUS *gs);
 
 /* Memory, time, formatting. */
 void *cli_alloc(size_t size);

@@ -783,7 +783,8 @@ static void bench_free(struct bench *bn)
  * @argv: arguments
  *
  * Return: the exit status: 0, 1 (a failure, or data that did not verify),
- * 2 (bad command line).
+ * 2 (bad command line), 3 (a hardware card without a real GPU, see
+ * cli_report_gpu()).
  */
 int cmd_bench(int argc, char **argv)
 {
@@ -813,6 +814,11 @@ int cmd_bench(int argc, char **argv)
 	    bn.info.backend != HELLOFPGA_BACKEND_EMULATED)
 		snprintf(bn.link_desc, sizeof(bn.link_desc), "real card");
 
+	c = cli_report_gpu("bench", &bn.info, &bn.gpu.status);
+	if (c) {
+		status = c;
+		goto out;
+	}
 	if (bgpu_init(&bn.gpu, bn.gpu_why, sizeof(bn.gpu_why))) {
 		cli_err("bench: the GPU cannot be used: %s", bn.gpu_why);
 		goto out;

@@ -473,6 +473,54 @@ int cli_open_or_emu(HELLOFPGA_HANDLE *h)
 }
 
 /**
+ * cli_report_gpu() - the GPU a test or bench report runs on.
+ * @cmd: the command, for the message
+ * @info: the card
+ * @gs: receives HelloFPGA_GetGPUStatus()
+ *
+ * On a hardware card a report passes only on a real GPU, unless the
+ * emulated one (or none) was asked for with HELLOFPGA_GPU=emu, emu-tegra
+ * or none: left to itself (auto) the library falls back to its emulated
+ * GPU where CUDA is not usable, which would pass a hardware test that
+ * never touched a GPU.  So the GPU is detected with CUDA insisted on
+ * (HELLOFPGA_GPU=cuda for the detection only), and without a real GPU the
+ * command stops, saying why CUDA is not usable.  An emulated card takes
+ * whatever GPU HELLOFPGA_GPU gives.
+ *
+ * Return: 0, CLI_EXIT_FAIL (no status) or CLI_EXIT_NO_GPU, reported.
+ */
+int cli_report_gpu(const char *cmd, const HELLOFPGA_INFO *info,
+		   HELLOFPGA_GPU_STATUS *gs)
+{
+	const char *mode = getenv("HELLOFPGA_GPU");
+	bool hw = info->backend != HELLOFPGA_BACKEND_EMULATED;
+	bool asked = mode && (!strcmp(mode, "emu") ||
+			      !strcmp(mode, "emu-tegra") ||
+			      !strcmp(mode, "none"));
+	bool forced = hw && (!mode || !*mode || !strcmp(mode, "auto"));
+	int ret;
+
+	if (forced)
+		setenv("HELLOFPGA_GPU", "cuda", 1);
+	ret = HelloFPGA_GetGPUStatus(gs);
+	if (forced)
+		unsetenv("HELLOFPGA_GPU");
+	if (ret) {
+		cli_lib_err(NULL, ret, "cannot detect the GPU");
+		return CLI_EXIT_FAIL;
+	}
+	if (!hw || asked ||
+	    (gs->platform != HELLOFPGA_PLATFORM_NONE && !gs->emulated))
+		return 0;
+	cli_err("%s: %s is a hardware card and there is no real GPU (%s%s): nothing to report on; HELLOFPGA_GPU=emu runs on the library's emulated GPU, HELLOFPGA_GPU=none without a GPU",
+		cmd, info->name,
+		gs->platform == HELLOFPGA_PLATFORM_NONE ? "CUDA is not usable: " :
+		"the GPU is the library's emulated one",
+		gs->platform == HELLOFPGA_PLATFORM_NONE ? gs->reason : "");
+	return CLI_EXIT_NO_GPU;
+}
+
+/**
  * cli_parse_duration() - a duration option: one or more parts NUMBER UNIT,
  * NUMBER decimal with an optional fraction, UNIT ms, s, m, h or d ("90s",
  * "10m", "1h30m", "1.5h", "250ms"); a lone NUMBER is seconds.

@@ -91,7 +91,6 @@ int write_json(struct tctx *t, const char *path, const struct t_res *res,
 	if (cli_json_open(&j, path))
 		return -1;
 	cli_json_str(&j, "tool", "hellofpga test");
-	cli_json_str(&j, "library", HelloFPGA_Version());
 	cli_json_obj(&j, "card");
 	cli_json_str(&j, "name", t->info.name);
 	cli_json_str(&j, "backend", t->info.backend_name);
@@ -110,6 +109,7 @@ int write_json(struct tctx *t, const char *path, const struct t_res *res,
 	cli_json_u64(&j, "page_size", t->gs.page_size);
 	cli_json_int(&j, "cuda_driver_version", t->gs.cuda_driver_version);
 	cli_json_end(&j);
+	cli_json_str(&j, "library", HelloFPGA_Version());
 	cli_json_u64(&j, "size", t->size);
 	cli_json_u64(&j, "stress_size", t->stress);
 	cli_json_arr(&j, "cases");

@@ -147,7 +147,7 @@ static void print_header(const struct tctx *t)
 	const HELLOFPGA_GPU_STATUS *g = &t->gs;
 	char sz[32], sz2[32];
 
-	printf("library:  libhellofpga %s\n", HelloFPGA_Version());
+	/* the card and the GPU first: what the results are of */
 	printf("card:     %s (%s), %d H2C / %d C2H channels, %s card memory, irq %s; channel %d\n",
 	       t->info.name, t->info.backend_name, t->info.num_h2c,
 	       t->info.num_c2h, cli_fmt_size(t->info.ddr_size, sz, sizeof(sz)),
@@ -168,6 +168,7 @@ static void print_header(const struct tctx *t)
 		else
 			printf("; GPU Direct NOT supported: %s\n", g->reason);
 	}
+	printf("library:  libhellofpga %s\n", HelloFPGA_Version());
 	printf("sizes:    %s per transfer, %s per stress transfer\n\n",
 	       cli_fmt_size(t->size, sz, sizeof(sz)),
 	       cli_fmt_size(t->stress, sz2, sizeof(sz2)));
@@ -200,7 +201,8 @@ static void test_usage(FILE *f)
 	      "\n"
 	      "The last line is \"N passed, N failed\" (\", N skipped\" when some were).\n"
 	      "Exit status 0 only when nothing failed, something passed, and a GPU was\n"
-	      "there to test.\n", f);
+	      "there to test; 3 on a hardware card without a real GPU, unless\n"
+	      "HELLOFPGA_GPU=emu, emu-tegra or none asks for it.\n", f);
 }
 
 enum { OPT_SOAK = 256, OPT_INTERVAL, OPT_JSON, OPT_ONLY, OPT_LIST };
@@ -345,9 +347,9 @@ int cmd_test(int argc, char **argv)
 		t.stress = (size_t)align_down(ddr / 8, T_PAGE);
 	if (t.stress < t.size)
 		t.stress = t.size;
-	ret = HelloFPGA_GetGPUStatus(&t.gs);
+	ret = cli_report_gpu("test", &t.info, &t.gs);
 	if (ret) {
-		cli_lib_err(NULL, ret, "cannot detect the GPU");
+		status = ret;
 		goto out;
 	}
 	t.hlen = t.stress + 2 * T_GUARD;
