@@ -452,19 +452,22 @@ static bool sa_is_zombie(const struct nvidia_p2p_page_table *pt)
 	return false;
 }
 
+/* Undo sa_dma_map() of one GPU page. */
+static void sa_dma_unmap(struct device *dev, dma_addr_t addr, bool resource)
+{
+	if (resource)
+		dma_unmap_resource(dev, addr, SA_GPU_PAGE, DMA_BIDIRECTIONAL, 0);
+	else
+		dma_unmap_page(dev, addr, SA_GPU_PAGE, DMA_BIDIRECTIONAL);
+}
+
 /* Undo the DMA mapping of @m; the structure stays. */
 static void sa_map_unmap(struct sa_map *m)
 {
 	u32 i;
 
-	for (i = 0; i < m->map.entries; i++) {
-		if (m->resource)
-			dma_unmap_resource(m->dev, m->map.dma_addresses[i],
-					   SA_GPU_PAGE, DMA_BIDIRECTIONAL, 0);
-		else
-			dma_unmap_page(m->dev, m->map.dma_addresses[i],
-				       SA_GPU_PAGE, DMA_BIDIRECTIONAL);
-	}
+	for (i = 0; i < m->map.entries; i++)
+		sa_dma_unmap(m->dev, m->map.dma_addresses[i], m->resource);
 	kvfree(m->map.dma_addresses);
 	m->map.dma_addresses = NULL;
 	m->map.entries = 0;
@@ -993,14 +996,8 @@ static struct sa_map *sa_map_create(struct pci_dev *peer,
 					  &res);
 
 		if (dma_mapping_error(m->dev, a) || (i && res != m->resource)) {
-			if (!dma_mapping_error(m->dev, a)) {
-				if (res)
-					dma_unmap_resource(m->dev, a, SA_GPU_PAGE,
-							   DMA_BIDIRECTIONAL, 0);
-				else
-					dma_unmap_page(m->dev, a, SA_GPU_PAGE,
-						       DMA_BIDIRECTIONAL);
-			}
+			if (!dma_mapping_error(m->dev, a))
+				sa_dma_unmap(m->dev, a, res);
 			m->map.entries = i;
 			sa_map_free(m);
 			return NULL;
