@@ -1013,6 +1013,44 @@ static struct sa_map *sa_map_create(struct pci_dev *peer,
 	return m;
 }
 
+/*
+ * How dma_map_pages and dma_unmap_pages (@fn) begin: the hook armed for
+ * @point on @pt, if any, is entered (*hook, for sa_hook_leave()) and the
+ * RM lock taken; when the lock does not come, the hook is left again.
+ */
+static int sa_dma_call_lock(const char *fn, u32 point,
+			    const struct nvidia_p2p_page_table *pt,
+			    struct sa_hook **hook)
+{
+	struct sa_hook *h = sa_hook_take(point, pt);
+	int ret;
+
+	sa_hook_enter(h);
+	ret = sa_rm_lock(fn);
+	if (ret)
+		sa_hook_leave(h, false);
+	*hook = h;
+	return ret;
+}
+
+/*
+ * @fn was given a page table that is not registered.  @hooked and @zombie:
+ * the test's hook fired its free callback while @fn waited for the RM
+ * lock, and @fn returns what RM would, @freed; otherwise the provider used
+ * a page table it must not.
+ */
+static int sa_pt_gone(const char *fn, bool hooked, bool zombie, int freed)
+{
+	if (hooked && zombie) {
+		pr_info("%s: the page table's free callback ran while this call waited for the RM lock\n",
+			fn);
+		return freed;
+	}
+	return sa_refuse(-EINVAL, fn, zombie ?
+			 "page table used after its free callback returned" :
+			 "unknown page table");
+}
+
 int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
 			     struct nvidia_p2p_page_table *page_table,
 			     struct nvidia_p2p_dma_mapping **dma_mapping)
@@ -1026,28 +1064,17 @@ int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
 	if (!peer || !page_table || !dma_mapping)
 		return sa_refuse(-EINVAL, __func__, "NULL argument");
 	*dma_mapping = NULL;
-	h = sa_hook_take(NVP2P_STANDIN_HOOK_DMA_MAP, page_table);
-	sa_hook_enter(h);
-	ret = sa_rm_lock(__func__);
-	if (ret) {
-		sa_hook_leave(h, false);
+	ret = sa_dma_call_lock(__func__, NVP2P_STANDIN_HOOK_DMA_MAP, page_table,
+			       &h);
+	if (ret)
 		return ret;
-	}
 	mutex_lock(&sa_lock);
 	p = sa_find(page_table);
 	zombie = !p && sa_is_zombie(page_table);
 	mutex_unlock(&sa_lock);
 	if (!p) {
-		if (h && zombie) {
-			/* NVIDIA's driver would go on with freed memory. */
-			pr_info("%s: the page table's free callback ran while this call waited for the RM lock\n",
-				__func__);
-			ret = -EFAULT;
-		} else {
-			ret = sa_refuse(-EINVAL, __func__, zombie ?
-					"page table used after its free callback returned" :
-					"unknown page table");
-		}
+		/* NVIDIA's driver would go on with freed memory: EFAULT. */
+		ret = sa_pt_gone(__func__, h, zombie, -EFAULT);
 		goto out;
 	}
 	m = sa_map_create(peer, page_table);
@@ -1078,13 +1105,10 @@ int nvidia_p2p_dma_unmap_pages(struct pci_dev *peer,
 
 	if (!peer || !page_table || !dma_mapping)
 		return sa_refuse(-EINVAL, __func__, "NULL argument");
-	h = sa_hook_take(NVP2P_STANDIN_HOOK_DMA_UNMAP, page_table);
-	sa_hook_enter(h);
-	ret = sa_rm_lock(__func__);
-	if (ret) {
-		sa_hook_leave(h, false);
+	ret = sa_dma_call_lock(__func__, NVP2P_STANDIN_HOOK_DMA_UNMAP,
+			       page_table, &h);
+	if (ret)
 		return ret;
-	}
 	mutex_lock(&sa_lock);
 	p = sa_find(page_table);
 	zombie = !p && sa_is_zombie(page_table);
@@ -1100,16 +1124,8 @@ int nvidia_p2p_dma_unmap_pages(struct pci_dev *peer,
 	mutex_unlock(&sa_lock);
 	sa_rm_unlock();
 	sa_hook_leave(h, true);
-	if (!p && h && zombie) {
-		/* Freed with its page table while we waited: RM returns 0. */
-		pr_info("%s: the page table's free callback ran while this call waited for the RM lock\n",
-			__func__);
-		return 0;
-	}
-	if (!p)
-		return sa_refuse(-EINVAL, __func__, zombie ?
-				 "page table used after its free callback returned" :
-				 "unknown page table");
+	if (!p)	/* freed with its page table while we waited: RM returns 0 */
+		return sa_pt_gone(__func__, h, zombie, 0);
 	if (!found)
 		return sa_refuse(-EINVAL, __func__,
 				 "not a mapping of this page table");
