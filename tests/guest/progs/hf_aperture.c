@@ -18,7 +18,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,26 +28,7 @@
 
 #include "uapi/hellofpga.h"
 #include "uapi/hellofpga_xdma.h"
-
-static int failed;
-
-static void check(bool ok, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	char detail[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
-	va_end(ap);
-	printf("%s xilinx/aperture-%s: %s\n", ok ? "PASS" : "FAIL", name,
-	       detail);
-	fflush(stdout);
-	if (!ok)
-		failed = 1;
-}
+#include "hf_guest.h"
 
 /* one aperture ioctl; returns the ioctl's result, errno kept */
 static int aperture(int fd, bool write, uint64_t ep, unsigned int ap,
@@ -142,27 +122,6 @@ static int tool(int argc, char **argv)
 	return 0;
 }
 
-static const char *card_node(const char *card, const char *suffix)
-{
-	static char path[128];
-
-	snprintf(path, sizeof(path), "%s_%s", card, suffix);
-	return path;
-}
-
-static int node(const char *card, const char *suffix)
-{
-	return open(card_node(card, suffix), O_RDWR | O_CLOEXEC);
-}
-
-static void fill(uint8_t *p, size_t n, uint32_t seed)
-{
-	for (size_t i = 0; i < n; i++) {
-		seed = seed * 1103515245u + 12345u;
-		p[i] = seed >> 16;
-	}
-}
-
 /*
  * Write @size bytes through a window of @ap at @ep, read the window back
  * linearly (c2h pread) and check it holds, at each offset j, the last byte
@@ -177,16 +136,16 @@ static void wrap_case(int h2c, int c2h, const char *name, uint64_t ep,
 	size_t j, bad = 0;
 	int r;
 
-	fill(src, size, (uint32_t)size ^ ap);
+	hfg_fill(src, size, (uint32_t)size ^ ap);
 	r = aperture(h2c, true, ep, ap, src, size, &io);
 	if (r || io.error || io.done != size) {
-		check(false, name, "APERTURE_W of 0x%zx: %d (%s), error %d, done 0x%lx",
-		      size, r, strerror(errno), io.error,
-		      (unsigned long)io.done);
+		HFG_FAIL(name, "APERTURE_W of 0x%zx: %d (%s), error %d, done 0x%lx",
+			 size, r, strerror(errno), io.error,
+			 (unsigned long)io.done);
 		goto out;
 	}
 	if (pread(c2h, win, ap, ep) != ap) {
-		check(false, name, "pread of the window: %s", strerror(errno));
+		HFG_FAIL(name, "pread of the window: %s", strerror(errno));
 		goto out;
 	}
 	for (j = 0; j < ap && j < size; j++) {
@@ -197,10 +156,10 @@ static void wrap_case(int h2c, int c2h, const char *name, uint64_t ep,
 	r = aperture(c2h, false, ep, ap, out, rsize, &io);
 	for (j = 0; !r && j < rsize; j++)
 		bad += out[j] != win[j % ap];
-	check(!r && !io.error && io.done == rsize && !bad, name,
-	      "0x%zx bytes into 0x%x at 0x%llx, 0x%zx back: %zu bytes differ (R: %d, error %d, done 0x%lx)",
-	      size, ap, (unsigned long long)ep, rsize, bad, r, io.error,
-	      (unsigned long)io.done);
+	hfg_expect(!r && !io.error && io.done == rsize && !bad, name,
+		   "0x%zx bytes into 0x%x at 0x%llx, 0x%zx back: %zu bytes differ (R: %d, error %d, done 0x%lx)",
+		   size, ap, (unsigned long long)ep, rsize, bad, r, io.error,
+		   (unsigned long)io.done);
 out:
 	free(src);
 	free(win);
@@ -218,10 +177,10 @@ static void refused(int fd, const char *name, bool write, uint64_t ep,
 
 	memset(&le, 0, sizeof(le));
 	ioctl(fd, HELLOFPGA_IOC_LAST_ERROR, &le);
-	check(r == -1 && e == err && io.error == -err && !io.done && le.text[0],
-	      name, "%s, error %d, done %lu, \"%s\"",
-	      r ? strerror(e) : "succeeded", io.error, (unsigned long)io.done,
-	      le.text);
+	hfg_expect(r == -1 && e == err && io.error == -err && !io.done &&
+		   le.text[0], name, "%s, error %d, done %lu, \"%s\"",
+		   r ? strerror(e) : "succeeded", io.error,
+		   (unsigned long)io.done, le.text);
 }
 
 static int check_all(int argc, char **argv)
@@ -232,71 +191,78 @@ static int check_all(int argc, char **argv)
 	struct hellofpga_xdma_aperture io;
 	static uint8_t buf[65536];
 
+	hfg_group = "xilinx";
 	if (argc > 3 && !strcmp(argv[2], "-d"))
 		card = argv[3];
-	h2c = node(card, "h2c_0");
-	c2h = node(card, "c2h_1");
-	ctl = node(card, "control");
+	h2c = hfg_open(card, "_h2c_0", O_RDWR);
+	c2h = hfg_open(card, "_c2h_1", O_RDWR);
+	ctl = hfg_open(card, "_control", O_RDWR);
 	memset(&hi, 0, sizeof(hi));
 	if (h2c < 0 || c2h < 0 || ctl < 0 ||
 	    ioctl(ctl, HELLOFPGA_IOC_GET_INFO, &hi)) {
-		check(false, "setup", "open or GET_INFO: %s", strerror(errno));
+		HFG_FAIL("aperture-setup", "open or GET_INFO: %s",
+			 strerror(errno));
 		return 1;
 	}
 	/* the formula, over the 4 MiB chunks of the driver, odd sizes */
-	wrap_case(h2c, c2h, "wrap-over-chunks", 0x7000100, 0x3000,
+	wrap_case(h2c, c2h, "aperture-wrap-over-chunks", 0x7000100, 0x3000,
 		  (5u << 20) + 123, 3 * 0x3000 + 77);
 	/* a power-of-two window as dma_to_device -k uses it */
-	wrap_case(h2c, c2h, "wrap-64k", 0x7800000, 0x10000, 0x28000, 0x30000);
+	wrap_case(h2c, c2h, "aperture-wrap-64k", 0x7800000, 0x10000, 0x28000,
+		  0x30000);
 	/* 4-byte windows: a descriptor each, several chains */
-	wrap_case(h2c, c2h, "tiny-window", 0x7900000, 4, 96 * 1024, 64);
+	wrap_case(h2c, c2h, "aperture-tiny-window", 0x7900000, 4, 96 * 1024,
+		  64);
 	/* a window larger than the transfer is a plain transfer */
-	wrap_case(h2c, c2h, "window-larger-than-transfer", 0x7a00000,
+	wrap_case(h2c, c2h, "aperture-window-larger-than-transfer", 0x7a00000,
 		  0x100000, 0x1000, 0x800);
 
 	r = aperture(h2c, true, 0x7000000, 0x1000, buf, 0, &io);
-	check(!r && !io.error && !io.done, "zero-length",
-	      "%d, error %d, done %lu", r, io.error, (unsigned long)io.done);
-	refused(h2c, "zero-aperture", true, 0x7000000, 0, buf, 4096, EINVAL);
-	refused(h2c, "read-on-h2c-node", false, 0x7000000, 0x1000, buf, 4096,
+	hfg_expect(!r && !io.error && !io.done, "aperture-zero-length",
+		   "%d, error %d, done %lu", r, io.error,
+		   (unsigned long)io.done);
+	refused(h2c, "aperture-zero-aperture", true, 0x7000000, 0, buf, 4096,
 		EINVAL);
-	refused(c2h, "write-on-c2h-node", true, 0x7000000, 0x1000, buf, 4096,
-		EINVAL);
-	refused(h2c, "beyond-card-memory", true, hi.ddr_size - 0x800, 0x1000,
-		buf, 4096, ERANGE);
-	refused(h2c, "window-wraps", true, ~0ull - 0x7ff, 0x1000, buf, 4096,
-		EOVERFLOW);
-	refused(h2c, "bad-buffer", true, 0x7000000, 0x1000, (void *)16, 4096,
-		EFAULT);
-	refused(c2h, "bad-buffer-read", false, 0x7000000, 0x1000, (void *)16,
-		4096, EFAULT);
-	v = open(card_node(card, "h2c_0"), O_RDONLY | O_CLOEXEC);
-	refused(v, "write-on-read-only-open", true, 0x7000000, 0x1000, buf,
-		4096, EBADF);
+	refused(h2c, "aperture-read-on-h2c-node", false, 0x7000000, 0x1000,
+		buf, 4096, EINVAL);
+	refused(c2h, "aperture-write-on-c2h-node", true, 0x7000000, 0x1000,
+		buf, 4096, EINVAL);
+	refused(h2c, "aperture-beyond-card-memory", true, hi.ddr_size - 0x800,
+		0x1000, buf, 4096, ERANGE);
+	refused(h2c, "aperture-window-wraps", true, ~0ull - 0x7ff, 0x1000, buf,
+		4096, EOVERFLOW);
+	refused(h2c, "aperture-bad-buffer", true, 0x7000000, 0x1000,
+		(void *)16, 4096, EFAULT);
+	refused(c2h, "aperture-bad-buffer-read", false, 0x7000000, 0x1000,
+		(void *)16, 4096, EFAULT);
+	v = hfg_open(card, "_h2c_0", O_RDONLY);
+	refused(v, "aperture-write-on-read-only-open", true, 0x7000000, 0x1000,
+		buf, 4096, EBADF);
 	close(v);
 	r = ioctl(ctl, HELLOFPGA_XDMA_IOC_APERTURE_W, &io);
-	check(r == -1 && errno == ENOTTY, "not-on-control-node", "%s",
-	      r ? strerror(errno) : "succeeded");
+	hfg_expect(r == -1 && errno == ENOTTY, "aperture-not-on-control-node",
+		   "%s", r ? strerror(errno) : "succeeded");
 
 	v = -1;
 	r = ioctl(h2c, HELLOFPGA_XDMA_IOC_ALIGN_GET, &v);
-	check(!r && v == (int)(hi.addr_align ? hi.addr_align : 1), "align-get",
-	      "%d (GET_INFO %u)", v, hi.addr_align);
+	hfg_expect(!r && v == (int)(hi.addr_align ? hi.addr_align : 1),
+		   "aperture-align-get", "%d (GET_INFO %u)", v, hi.addr_align);
 	v = -1;
 	r = ioctl(c2h, HELLOFPGA_XDMA_IOC_ADDRMODE_GET, &v);
-	check(!r && v == 0, "addrmode-get", "%d", v);
+	hfg_expect(!r && v == 0, "aperture-addrmode-get", "%d", v);
 	v = 0;
 	r = ioctl(h2c, HELLOFPGA_XDMA_IOC_ADDRMODE_SET, &v);
 	v = 1;
 	if (!r)
 		r = ioctl(h2c, HELLOFPGA_XDMA_IOC_ADDRMODE_SET, &v) == -1 &&
 		    errno == EOPNOTSUPP ? 0 : -1;
-	check(!r, "addrmode-set", "0 accepted, 1 refused with EOPNOTSUPP: %s",
-	      r ? "no" : "yes");
+	hfg_expect(!r, "aperture-addrmode-set",
+		   "0 accepted, 1 refused with EOPNOTSUPP: %s",
+		   r ? "no" : "yes");
 	close(h2c);
 	close(c2h);
 	close(ctl);
-	return failed;
+	return hfg_exit();
 }
 
 int main(int argc, char **argv)

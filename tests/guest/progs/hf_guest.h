@@ -9,6 +9,9 @@
  *
  * Result lines, one per check, as the guest harness counts them:
  *   PASS group/name[: detail]   FAIL group/name: reason   SKIP group/name: why
+ * Every program prints them through hfg_result() (HFG_PASS, HFG_FAIL,
+ * HFG_SKIP, hfg_expect) with its group in hfg_group, and exits with
+ * hfg_exit().
  */
 #ifndef HF_GUEST_H
 #define HF_GUEST_H
@@ -16,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,23 +34,23 @@
 static const char *hfg_group = "guest";
 static int hfg_failed, hfg_passed, hfg_skipped;
 
-static inline void hfg_result(const char *res, const char *name,
-			      const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/*
+ * One result line: @res ("PASS", "FAIL", "SKIP") hfg_group/@name, then
+ * ": " and the text of @fmt, if any and not empty.
+ */
+static inline void hfg_vresult(const char *res, const char *name,
+			       const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
-static inline void hfg_result(const char *res, const char *name,
-			      const char *fmt, ...)
+static inline void hfg_vresult(const char *res, const char *name,
+			       const char *fmt, va_list ap)
 {
-	va_list ap;
+	char text[1024] = "";
 
-	printf("%s %s/%s", res, hfg_group, name);
-	if (fmt) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	printf("\n");
+	if (fmt)
+		vsnprintf(text, sizeof(text), fmt, ap);
+	printf("%s %s/%s%s%s\n", res, hfg_group, name, *text ? ": " : "",
+	       text);
 	fflush(stdout);
 	if (!strcmp(res, "FAIL"))
 		hfg_failed++;
@@ -56,9 +60,36 @@ static inline void hfg_result(const char *res, const char *name,
 		hfg_skipped++;
 }
 
+static inline void hfg_result(const char *res, const char *name,
+			      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline void hfg_result(const char *res, const char *name,
+			      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	hfg_vresult(res, name, fmt, ap);
+	va_end(ap);
+}
+
 #define HFG_PASS(n, ...)	hfg_result("PASS", n, __VA_ARGS__)
 #define HFG_FAIL(n, ...)	hfg_result("FAIL", n, __VA_ARGS__)
 #define HFG_SKIP(n, ...)	hfg_result("SKIP", n, __VA_ARGS__)
+
+/* Check @name: PASS when @ok, else FAIL, with the text of @fmt. */
+static inline void hfg_expect(bool ok, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline void hfg_expect(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	hfg_vresult(ok ? "PASS" : "FAIL", name, fmt, ap);
+	va_end(ap);
+}
 
 /* Exit status of a program: 1 when a check failed. */
 static inline int hfg_exit(void)

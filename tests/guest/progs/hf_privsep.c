@@ -28,7 +28,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +38,7 @@
 #include <unistd.h>
 
 #include "uapi/hellofpga.h"
+#include "hf_guest.h"
 
 #define REG_H2C0_ID		0x0000u	/* 0x1fc0xxxx */
 #define REG_H2C0_STATUS_RC	0x0044u	/* read to clear */
@@ -53,47 +53,11 @@
 #define XFER_SIZE		(1u << 20)
 #define XFER_CARD		0x5000000ull
 
-static const char *card = "/dev/hellofpga0", *pfx;
-static int failed;
-
-static void check(bool ok, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	char detail[512] = "";
-	va_list ap;
-
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(detail, sizeof(detail), fmt, ap);
-		va_end(ap);
-	}
-	printf("%s %s/%s%s%s\n", ok ? "PASS" : "FAIL", pfx, name,
-	       detail[0] ? ": " : "", detail);
-	fflush(stdout);
-	if (!ok)
-		failed = 1;
-}
-
-static int node(const char *suffix, int flags)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "%s_%s", card, suffix);
-	return open(path, flags | O_CLOEXEC);
-}
-
+static const char *card = "/dev/hellofpga0";
 static int last_error(int fd, struct hellofpga_last_error *le)
 {
 	memset(le, 0, sizeof(*le));
 	return ioctl(fd, HELLOFPGA_IOC_LAST_ERROR, le);
-}
-
-static int get_info(int fd, struct hellofpga_info *hi)
-{
-	memset(hi, 0, sizeof(*hi));
-	return ioctl(fd, HELLOFPGA_IOC_GET_INFO, hi);
 }
 
 static bool failed_with(long r, int err)
@@ -132,15 +96,15 @@ static void regs_refused(int fd, const char *tag)
 
 	snprintf(name, sizeof(name), "%s-pread-status-rc-0x44", tag);
 	r = pread(fd, &v, 4, REG_H2C0_STATUS_RC);
-	check(failed_with(r, EPERM), name, "%s", err_name(r));
+	hfg_expect(failed_with(r, EPERM), name, "%s", err_name(r));
 	snprintf(name, sizeof(name), "%s-last-error-text", tag);
 	r = last_error(fd, &le);
-	check(!r && le.error == -EPERM && strstr(le.text, "CAP_SYS_RAWIO"),
-	      name, "%d \"%s\"", le.error, le.text);
+	hfg_expect(!r && le.error == -EPERM && strstr(le.text, "CAP_SYS_RAWIO"),
+		   name, "%d \"%s\"", le.error, le.text);
 	snprintf(name, sizeof(name), "%s-pwrite-sgdma-desc-0x4080", tag);
 	v = 0xdead0000;
 	r = pwrite(fd, &v, 4, REG_H2C0_SGDMA_DESC_LO);
-	check(failed_with(r, EPERM), name, "%s", err_name(r));
+	hfg_expect(failed_with(r, EPERM), name, "%s", err_name(r));
 	snprintf(name, sizeof(name), "%s-lseek-read-write", tag);
 	r = lseek(fd, REG_H2C0_STATUS_RC, SEEK_SET);
 	if (r == REG_H2C0_STATUS_RC) {
@@ -150,7 +114,7 @@ static void regs_refused(int fd, const char *tag)
 			r = write(fd, &v, 4);
 		}
 	}
-	check(failed_with(r, EPERM), name, "%s", err_name(r));
+	hfg_expect(failed_with(r, EPERM), name, "%s", err_name(r));
 	snprintf(name, sizeof(name), "%s-mmap", tag);
 	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	r = map == MAP_FAILED ? -1 : 0;
@@ -163,7 +127,7 @@ static void regs_refused(int fd, const char *tag)
 		if (r == 0)
 			munmap(map, 4096);
 	}
-	check(failed_with(r, EPERM), name, "%s", err_name(r));
+	hfg_expect(failed_with(r, EPERM), name, "%s", err_name(r));
 }
 
 /* Register access through @fd (a control node file) works. */
@@ -178,27 +142,28 @@ static void regs_allowed(int fd, const char *tag)
 	r = pread(fd, &id, 4, REG_H2C0_ID);
 	if (r == 4)
 		r = pread(fd, &v, 4, REG_H2C0_STATUS_RC);
-	check(r == 4 && id >> 20 == 0x1fc, name, "H2C0 identifier 0x%08x, %s",
-	      id, r == 4 ? "status read" : err_name(r));
+	hfg_expect(r == 4 && id >> 20 == 0x1fc, name,
+		   "H2C0 identifier 0x%08x, %s", id,
+		   r == 4 ? "status read" : err_name(r));
 	snprintf(name, sizeof(name), "%s-pwrite", tag);
 	v = 0x15;
 	r = pwrite(fd, &v, 4, REG_CFG_WRITE_FLUSH);
 	v = 0;
 	if (r == 4)
 		r = pread(fd, &v, 4, REG_CFG_WRITE_FLUSH);
-	check(r == 4 && (v & 0x1f) == 0x15, name,
-	      "write flush timeout 0x%x after writing 0x15 (%s)", v,
-	      r == 4 ? "ok" : err_name(r));
+	hfg_expect(r == 4 && (v & 0x1f) == 0x15, name,
+		   "write flush timeout 0x%x after writing 0x15 (%s)", v,
+		   r == 4 ? "ok" : err_name(r));
 	v = 0;
 	pwrite(fd, &v, 4, REG_CFG_WRITE_FLUSH);
 	snprintf(name, sizeof(name), "%s-mmap", tag);
 	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
-		check(false, name, "%s", strerror(errno));
+		hfg_expect(false, name, "%s", strerror(errno));
 		return;
 	}
 	v = map[REG_H2C0_ID / 4];
-	check(v == id, name, "identifier through the mapping 0x%08x", v);
+	hfg_expect(v == id, name, "identifier through the mapping 0x%08x", v);
 	munmap((void *)map, 4096);
 }
 
@@ -215,15 +180,15 @@ static void pin_xfer_unpin(int fd, const struct hellofpga_info *hi)
 
 	if (posix_memalign((void **)&buf, 4096, XFER_SIZE) ||
 	    !(ref = malloc(XFER_SIZE))) {
-		check(false, "pin-xfer-unpin", "out of memory");
+		hfg_expect(false, "pin-xfer-unpin", "out of memory");
 		return;
 	}
 	for (i = 0; i < (int)XFER_SIZE; i++)
 		ref[i] = buf[i] = (uint8_t)(i * 7 + (i >> 12));
 	memset(&s0, 0, sizeof(s0));
 	r = ioctl(fd, HELLOFPGA_IOC_GET_STATS, &s0);
-	check(!r, "get-stats", "%s, %u engines", r ? strerror(errno) : "ok",
-	      s0.num_engines);
+	hfg_expect(!r, "get-stats", "%s, %u engines",
+		   r ? strerror(errno) : "ok", s0.num_engines);
 
 	memset(&p, 0, sizeof(p));
 	p.type = HELLOFPGA_PIN_HOST;
@@ -231,9 +196,9 @@ static void pin_xfer_unpin(int fd, const struct hellofpga_info *hi)
 	p.size = XFER_SIZE;
 	p.fd = -1;
 	r = ioctl(fd, HELLOFPGA_IOC_PIN, &p);
-	check(!r && p.handle, "pin-host", "%s, handle %llu, %u segments",
-	      r ? strerror(errno) : "ok", (unsigned long long)p.handle,
-	      p.nsegs);
+	hfg_expect(!r && p.handle, "pin-host", "%s, handle %llu, %u segments",
+		   r ? strerror(errno) : "ok", (unsigned long long)p.handle,
+		   p.nsegs);
 	if (r)
 		goto out;
 	memset(&x, 0, sizeof(x));
@@ -249,25 +214,25 @@ static void pin_xfer_unpin(int fd, const struct hellofpga_info *hi)
 		x.bytes = 0;
 		r = ioctl(fd, HELLOFPGA_IOC_XFER, &x);
 	}
-	check(!r && x.bytes == XFER_SIZE && !memcmp(buf, ref, XFER_SIZE),
-	      "xfer-h2c-c2h", "%s, %llu bytes back, data %s",
-	      r ? strerror(errno) : "ok", (unsigned long long)x.bytes,
-	      memcmp(buf, ref, XFER_SIZE) ? "differs" : "matches");
+	hfg_expect(!r && x.bytes == XFER_SIZE && !memcmp(buf, ref, XFER_SIZE),
+		   "xfer-h2c-c2h", "%s, %llu bytes back, data %s",
+		   r ? strerror(errno) : "ok", (unsigned long long)x.bytes,
+		   memcmp(buf, ref, XFER_SIZE) ? "differs" : "matches");
 	memset(&s1, 0, sizeof(s1));
 	r = ioctl(fd, HELLOFPGA_IOC_GET_STATS, &s1);
-	check(!r && s1.runs[0] > s0.runs[0] && s1.pins >= 1, "get-stats-counts",
-	      "H2C0 runs %llu -> %llu, pins %llu",
-	      (unsigned long long)s0.runs[0], (unsigned long long)s1.runs[0],
-	      (unsigned long long)s1.pins);
+	hfg_expect(!r && s1.runs[0] > s0.runs[0] && s1.pins >= 1,
+		   "get-stats-counts", "H2C0 runs %llu -> %llu, pins %llu",
+		   (unsigned long long)s0.runs[0],
+		   (unsigned long long)s1.runs[0], (unsigned long long)s1.pins);
 	memset(&u, 0, sizeof(u));
 	u.handle = p.handle;
 	r = ioctl(fd, HELLOFPGA_IOC_UNPIN, &u);
-	check(!r, "unpin", "%s", r ? strerror(errno) : "ok");
+	hfg_expect(!r, "unpin", "%s", r ? strerror(errno) : "ok");
 	r = ioctl(fd, HELLOFPGA_IOC_UNPIN, &u);
-	check(failed_with(r, ENOENT) && !last_error(fd, &le) &&
-	      le.error == -ENOENT && strstr(le.text, "no pin"),
-	      "last-error-ioctl", "second UNPIN: %s, \"%s\"", err_name(r),
-	      le.text);
+	hfg_expect(failed_with(r, ENOENT) && !last_error(fd, &le) &&
+		   le.error == -ENOENT && strstr(le.text, "no pin"),
+		   "last-error-ioctl", "second UNPIN: %s, \"%s\"", err_name(r),
+		   le.text);
 out:
 	free(buf);
 	free(ref);
@@ -277,7 +242,8 @@ out:
 static void h2c_c2h(void)
 {
 	static uint8_t a[65536], b[65536];
-	int h = node("h2c_0", O_RDWR), c = node("c2h_0", O_RDWR);
+	int h = hfg_open(card, "_h2c_0", O_RDWR);
+	int c = hfg_open(card, "_c2h_0", O_RDWR);
 	long w = -1, r = -1;
 
 	for (size_t i = 0; i < sizeof(a); i++)
@@ -286,10 +252,11 @@ static void h2c_c2h(void)
 		w = pwrite(h, a, sizeof(a), XFER_CARD + XFER_SIZE);
 		r = pread(c, b, sizeof(b), XFER_CARD + XFER_SIZE);
 	}
-	check(w == sizeof(a) && r == sizeof(b) && !memcmp(a, b, sizeof(a)),
-	      "h2c-c2h-pwrite-pread", "open %s, pwrite %ld, pread %ld, data %s",
-	      h >= 0 && c >= 0 ? "ok" : strerror(errno), w, r,
-	      memcmp(a, b, sizeof(a)) ? "differs" : "matches");
+	hfg_expect(w == sizeof(a) && r == sizeof(b) && !memcmp(a, b, sizeof(a)),
+		   "h2c-c2h-pwrite-pread",
+		   "open %s, pwrite %ld, pread %ld, data %s",
+		   h >= 0 && c >= 0 ? "ok" : strerror(errno), w, r,
+		   memcmp(a, b, sizeof(a)) ? "differs" : "matches");
 	if (h >= 0)
 		close(h);
 	if (c >= 0)
@@ -306,20 +273,20 @@ static void user_bar(int ufd)
 	r = pwrite(ufd, &v, 4, USER_SCRATCH);
 	if (r == 4)
 		r = pread(ufd, &got, 4, USER_SCRATCH);
-	check(r == 4 && got == v, "user-pread-pwrite", "scratch 0x%08x (%s)",
-	      got, r == 4 ? "ok" : err_name(r));
+	hfg_expect(r == 4 && got == v, "user-pread-pwrite",
+		   "scratch 0x%08x (%s)", got, r == 4 ? "ok" : err_name(r));
 	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ufd, 0);
 	if (map == MAP_FAILED) {
-		check(false, "user-mmap", "%s", strerror(errno));
+		hfg_expect(false, "user-mmap", "%s", strerror(errno));
 		return;
 	}
 	v = map[USER_ID / 4];
 	map[USER_SCRATCH / 4] = 0x5a5a;
 	got = 0;
 	pread(ufd, &got, 4, USER_SCRATCH);
-	check(v == USER_ID_VALUE && got == 0x5a5a, "user-mmap",
-	      "ID 0x%08x, scratch written through the mapping reads 0x%x", v,
-	      got);
+	hfg_expect(v == USER_ID_VALUE && got == 0x5a5a, "user-mmap",
+		   "ID 0x%08x, scratch written through the mapping reads 0x%x",
+		   v, got);
 	munmap((void *)map, 4096);
 }
 
@@ -332,13 +299,13 @@ static void events(int ufd, const struct hellofpga_info *hi)
 	long r = -1;
 
 	if (!(hi->features & HELLOFPGA_FEAT_USER_EVENTS)) {
-		printf("SKIP %s/events: the card has no interrupts (poll mode): no events nodes\n",
-		       pfx);
+		HFG_SKIP("events",
+			 "the card has no interrupts (poll mode): no events nodes");
 		return;
 	}
-	efd = node("events_0", O_RDONLY);
+	efd = hfg_open(card, "_events_0", O_RDONLY);
 	if (efd < 0) {
-		check(false, "events", "open: %s", strerror(errno));
+		hfg_expect(false, "events", "open: %s", strerror(errno));
 		return;
 	}
 	pwrite(ufd, &one, 4, USER_IRQ_SET);
@@ -348,8 +315,8 @@ static void events(int ufd, const struct hellofpga_info *hi)
 	pwrite(ufd, &one, 4, USER_IRQ_CLEAR);
 	if (pr == 1)
 		r = read(efd, &n, 4);
-	check(pr == 1 && r == 4 && n >= 1, "events",
-	      "poll %d, read %ld, %u interrupts", pr, r, n);
+	hfg_expect(pr == 1 && r == 4 && n >= 1, "events",
+		   "poll %d, read %ld, %u interrupts", pr, r, n);
 	close(efd);
 }
 
@@ -359,27 +326,28 @@ static void mode_unpriv(void)
 	unsigned long long caps = cap_eff();
 	int fd, ufd, r;
 
-	check(getuid() && geteuid() && !caps, "unpriv-credentials",
-	      "uid %u euid %u gid %u, CapEff 0x%llx", getuid(), geteuid(),
-	      getgid(), caps);
-	fd = node("control", O_RDWR);
+	hfg_expect(getuid() && geteuid() && !caps, "unpriv-credentials",
+		   "uid %u euid %u gid %u, CapEff 0x%llx", getuid(), geteuid(),
+		   getgid(), caps);
+	fd = hfg_open(card, "_control", O_RDWR);
 	if (fd < 0) {
-		check(false, "open-control", "%s (is the user in the nodes' group?)",
-		      strerror(errno));
+		hfg_expect(false, "open-control",
+			   "%s (is the user in the nodes' group?)",
+			   strerror(errno));
 		return;
 	}
 	regs_refused(fd, "control");
-	r = get_info(fd, &hi);
-	check(!r && hi.abi_major == HELLOFPGA_ABI_MAJOR, "get-info",
-	      "%s, ABI %u.%u, %u H2C, %u C2H", r ? strerror(errno) : "ok",
-	      hi.abi_major, hi.abi_minor, hi.num_h2c, hi.num_c2h);
+	r = hfg_info(fd, &hi);
+	hfg_expect(!r && hi.abi_major == HELLOFPGA_ABI_MAJOR, "get-info",
+		   "%s, ABI %u.%u, %u H2C, %u C2H", r ? strerror(errno) : "ok",
+		   hi.abi_major, hi.abi_minor, hi.num_h2c, hi.num_c2h);
 	if (r)
 		return;
 	pin_xfer_unpin(fd, &hi);
 	h2c_c2h();
-	ufd = node("user", O_RDWR);
+	ufd = hfg_open(card, "_user", O_RDWR);
 	if (ufd < 0) {
-		check(false, "open-user", "%s", strerror(errno));
+		hfg_expect(false, "open-user", "%s", strerror(errno));
 	} else {
 		user_bar(ufd);
 		events(ufd, &hi);
@@ -392,7 +360,7 @@ static int control_fd(int argc, char **argv, int i)
 {
 	if (i < argc)
 		return atoi(argv[i]);
-	return node("control", O_RDWR);
+	return hfg_open(card, "_control", O_RDWR);
 }
 
 static void mode_deputy(int fd)
@@ -402,17 +370,18 @@ static void mode_deputy(int fd)
 	int own;
 	long r;
 
-	check(geteuid() == 0 && (caps >> CAP_SYS_RAWIO_BIT & 1) &&
-	      getuid() != 0, "deputy-credentials",
-	      "uid %u euid %u, CapEff 0x%llx", getuid(), geteuid(), caps);
+	hfg_expect(geteuid() == 0 && (caps >> CAP_SYS_RAWIO_BIT & 1) &&
+		   getuid() != 0, "deputy-credentials",
+		   "uid %u euid %u, CapEff 0x%llx", getuid(), geteuid(), caps);
 	r = pread(fd, &v, 4, REG_H2C0_STATUS_RC);
-	check(failed_with(r, EPERM), "deputy-given-fd-refused",
-	      "pread through the descriptor an unprivileged process opened: %s",
-	      err_name(r));
-	own = node("control", O_RDWR);
+	hfg_expect(failed_with(r, EPERM), "deputy-given-fd-refused",
+		   "pread through the descriptor an unprivileged process opened: %s",
+		   err_name(r));
+	own = hfg_open(card, "_control", O_RDWR);
 	r = own < 0 ? -1 : pread(own, &v, 4, REG_H2C0_ID);
-	check(r == 4, "deputy-own-open-allowed", "pread through its own open: %s",
-	      r == 4 ? "ok" : err_name(r));
+	hfg_expect(r == 4, "deputy-own-open-allowed",
+		   "pread through its own open: %s",
+		   r == 4 ? "ok" : err_name(r));
 	if (own >= 0)
 		close(own);
 }
@@ -449,13 +418,13 @@ static void mode_info(void)
 	char cls[256], link[512], *bdf;
 	unsigned int dom, bus, dev, fn;
 	unsigned long long size = 0;
-	int fd = node("control", O_RDWR), r, bar = -1;
+	int fd = hfg_open(card, "_control", O_RDWR), r, bar = -1;
 	ssize_t n;
 
-	r = fd < 0 ? -1 : get_info(fd, &hi);
-	check(!r && hi.abi_minor >= 1, "get-info-abi-1.1", "%s, ABI %u.%u",
-	      r ? strerror(errno) : "ok", r ? 0 : hi.abi_major,
-	      r ? 0 : hi.abi_minor);
+	r = fd < 0 ? -1 : hfg_info(fd, &hi);
+	hfg_expect(!r && hi.abi_minor >= 1, "get-info-abi-1.1", "%s, ABI %u.%u",
+		   r ? strerror(errno) : "ok", r ? 0 : hi.abi_major,
+		   r ? 0 : hi.abi_minor);
 	if (r)
 		return;
 	snprintf(cls, sizeof(cls), "/sys/class/hellofpga/%s_control/device",
@@ -464,50 +433,54 @@ static void mode_info(void)
 	link[n > 0 ? n : 0] = '\0';
 	bdf = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
 	if (sscanf(bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4) {
-		check(false, "pci-domain", "no PCI address in %s -> '%s'", cls,
-		      link);
+		hfg_expect(false, "pci-domain", "no PCI address in %s -> '%s'",
+			   cls, link);
 		return;
 	}
-	check(hi.pci_domain == dom, "pci-domain",
-	      "GET_INFO %08x, sysfs %s (a 32-bit domain cannot be made on q35: the field is checked, not its upper half)",
-	      hi.pci_domain, bdf);
-	check(hi.pci_bdf == ((dom > 0xffff ? 0xffff : dom) << 16 | bus << 8 |
-			     dev << 3 | fn), "pci-bdf-old-field",
-	      "pci_bdf 0x%08x, sysfs %s", hi.pci_bdf, bdf);
+	hfg_expect(hi.pci_domain == dom, "pci-domain",
+		   "GET_INFO %08x, sysfs %s (a 32-bit domain cannot be made on q35: the field is checked, not its upper half)",
+		   hi.pci_domain, bdf);
+	hfg_expect(hi.pci_bdf == ((dom > 0xffff ? 0xffff : dom) << 16 |
+				  bus << 8 | dev << 3 | fn),
+		   "pci-bdf-old-field", "pci_bdf 0x%08x, sysfs %s", hi.pci_bdf,
+		   bdf);
 	if (!sysfs_bar(cls, &bar, &size)) {
-		check(false, "user-bar-size64", "no memory BAR in %s/resource",
-		      cls);
+		hfg_expect(false, "user-bar-size64",
+			   "no memory BAR in %s/resource", cls);
 		return;
 	}
-	check(hi.user_bar_size64 == size, "user-bar-size64",
-	      "GET_INFO 0x%llx, sysfs BAR%d 0x%llx",
-	      (unsigned long long)hi.user_bar_size64, bar, size);
-	check(hi.user_bar_size == (size > 0xffffffffull ? 0xffffffffu : size),
-	      "user-bar-size-old-field", "0x%x for a BAR of 0x%llx bytes",
-	      hi.user_bar_size, size);
+	hfg_expect(hi.user_bar_size64 == size, "user-bar-size64",
+		   "GET_INFO 0x%llx, sysfs BAR%d 0x%llx",
+		   (unsigned long long)hi.user_bar_size64, bar, size);
+	hfg_expect(hi.user_bar_size ==
+		   (size > 0xffffffffull ? 0xffffffffu : size),
+		   "user-bar-size-old-field", "0x%x for a BAR of 0x%llx bytes",
+		   hi.user_bar_size, size);
 	if (size > 1ull << 32) {
 		/* beyond 4 GiB: the model's BAR reads 0 there */
-		int ufd = node("user", O_RDWR);
+		int ufd = hfg_open(card, "_user", O_RDWR);
 		uint64_t off = size - 4096;
 		volatile uint32_t *map;
 		uint32_t v = 1;
 
 		r = ufd < 0 ? -1 : pread(ufd, &v, 4, off + 4092);
-		check(r == 4 && v == 0, "user-bar-pread-beyond-4g",
-		      "pread at 0x%llx: %s, 0x%x", (unsigned long long)off + 4092,
-		      r == 4 ? "ok" : err_name(r), v);
+		hfg_expect(r == 4 && v == 0, "user-bar-pread-beyond-4g",
+			   "pread at 0x%llx: %s, 0x%x",
+			   (unsigned long long)off + 4092,
+			   r == 4 ? "ok" : err_name(r), v);
 		map = ufd < 0 ? MAP_FAILED :
 		      mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ufd,
 			   off);
 		if (map == MAP_FAILED) {
-			check(false, "user-bar-mmap-beyond-4g", "mmap at 0x%llx: %s",
-			      (unsigned long long)off, strerror(errno));
+			hfg_expect(false, "user-bar-mmap-beyond-4g",
+				   "mmap at 0x%llx: %s",
+				   (unsigned long long)off, strerror(errno));
 		} else {
 			map[1] = 0x1234;	/* ignored there */
 			v = map[1];
-			check(v == 0, "user-bar-mmap-beyond-4g",
-			      "page at 0x%llx reads 0x%x", (unsigned long long)off,
-			      v);
+			hfg_expect(v == 0, "user-bar-mmap-beyond-4g",
+				   "page at 0x%llx reads 0x%x",
+				   (unsigned long long)off, v);
 			munmap((void *)map, 4096);
 		}
 		if (ufd >= 0)
@@ -527,19 +500,20 @@ static void mmap_refused(int fd, const char *name, size_t len, int prot,
 	if (!r)
 		munmap(map, len);
 	last_error(fd, &le);
-	check(failed_with(r, err) && (!text || strstr(le.text, text)), name,
-	      "%s, \"%s\"", err_name(r), le.text);
+	hfg_expect(failed_with(r, err) && (!text || strstr(le.text, text)),
+		   name, "%s, \"%s\"", err_name(r), le.text);
 }
 
 static void mode_mmap_rules(void)
 {
-	int c = node("control", O_RDWR), u = node("user", O_RDWR);
-	int h = node("h2c_0", O_RDWR);
+	int c = hfg_open(card, "_control", O_RDWR);
+	int u = hfg_open(card, "_user", O_RDWR);
+	int h = hfg_open(card, "_h2c_0", O_RDWR);
 	struct hellofpga_info hi;
 
-	if (c < 0 || u < 0 || h < 0 || get_info(c, &hi)) {
-		check(false, "mmap-rules", "open or GET_INFO: %s",
-		      strerror(errno));
+	if (c < 0 || u < 0 || h < 0 || hfg_info(c, &hi)) {
+		hfg_expect(false, "mmap-rules", "open or GET_INFO: %s",
+			   strerror(errno));
 		return;
 	}
 	mmap_refused(u, "mmap-user-map-private", 4096, PROT_READ,
@@ -561,7 +535,7 @@ static void mode_mmap_rules(void)
 
 int main(int argc, char **argv)
 {
-	const char *mode;
+	const char *mode, *pfx = NULL;
 	int c, fd;
 
 	while ((c = getopt(argc, argv, "d:p:")) != -1) {
@@ -574,14 +548,13 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		goto usage;
 	mode = argv[optind];
-	if (!pfx)
-		pfx = strcmp(mode, "info") ? "privsep" : "info";
+	hfg_group = pfx ? pfx : strcmp(mode, "info") ? "privsep" : "info";
 	if (!strcmp(mode, "unpriv")) {
 		mode_unpriv();
 	} else if (!strcmp(mode, "raw") || !strcmp(mode, "refused")) {
 		fd = control_fd(argc, argv, optind + 1);
 		if (fd < 0) {
-			check(false, mode, "open: %s", strerror(errno));
+			hfg_expect(false, mode, "open: %s", strerror(errno));
 		} else if (!strcmp(mode, "raw")) {
 			regs_allowed(fd, "raw");
 		} else {
@@ -596,7 +569,7 @@ int main(int argc, char **argv)
 	} else {
 		goto usage;
 	}
-	return failed;
+	return hfg_exit();
 usage:
 	fprintf(stderr, "usage: hf_privsep [-d CARD] [-p PREFIX] unpriv|raw [FD]|refused [FD]|deputy FD|info|mmap-rules\n");
 	return 2;
