@@ -11,8 +11,8 @@
  * every access must raise SIGBUS, the touched page 0 (zapped by the
  * removal) and the untouched page 1 (never mapped) alike, and a new mmap()
  * of the still open file must fail with ENODEV.  One line per check:
- * "PASS hotplug/mmap-..." or "FAIL hotplug/mmap-...: why"; exit status 1
- * when one failed.
+ * "PASS hotplug/mmap-..." or "FAIL hotplug/mmap-...: why" (hf_guest.h);
+ * exit status 1 when one failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +25,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "hf_guest.h"
 
 #define MAX_NODES	4
 #define PAGES		2
@@ -58,36 +60,36 @@ int main(int argc, char **argv)
 	long pg = sysconf(_SC_PAGESIZE);
 	volatile uint32_t *map[MAX_NODES];
 	const char *name[MAX_NODES];
-	int fd[MAX_NODES], n = argc - 1, i, p, failed = 0;
+	int fd[MAX_NODES], n = argc - 1, i, p;
 	struct sigaction sa;
-	char line[16];
+	char line[16], check[64];
 	uint32_t v;
 
 	if (n < 1 || n > MAX_NODES) {
 		fprintf(stderr, "usage: hf_mapprobe NODE...\n");
 		return 2;
 	}
+	hfg_group = "hotplug";
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigbus;
 	sigaction(SIGBUS, &sa, NULL);
 	for (i = 0; i < n; i++) {
 		name[i] = strrchr(argv[i + 1], '_') ? strrchr(argv[i + 1], '_') + 1 :
 			  argv[i + 1];
+		snprintf(check, sizeof(check), "mmap-%s", name[i]);
 		fd[i] = open(argv[i + 1], O_RDWR | O_CLOEXEC);
 		map[i] = fd[i] < 0 ? MAP_FAILED :
 			 mmap(NULL, PAGES * pg, PROT_READ, MAP_SHARED, fd[i], 0);
 		if (map[i] == MAP_FAILED) {
-			printf("FAIL hotplug/mmap-%s: %s: %s\n", name[i],
-			       argv[i + 1], strerror(errno));
+			HFG_FAIL(check, "%s: %s", argv[i + 1], strerror(errno));
 			return 1;
 		}
 		if (probe(map[i], &v)) {
-			printf("FAIL hotplug/mmap-%s: SIGBUS before the removal\n",
-			       name[i]);
+			HFG_FAIL(check, "SIGBUS before the removal");
 			return 1;
 		}
-		printf("PASS hotplug/mmap-%s-before: page 0 reads 0x%08x\n",
-		       name[i], v);
+		snprintf(check, sizeof(check), "mmap-%s-before", name[i]);
+		HFG_PASS(check, "page 0 reads 0x%08x", v);
 	}
 	printf("READY\n");
 	fflush(stdout);
@@ -98,21 +100,20 @@ int main(int argc, char **argv)
 		for (p = 0; p < PAGES; p++) {
 			int bus = probe(map[i] + p * pg / 4, &v);
 
-			printf("%s hotplug/mmap-%s-page%d-sigbus: %s\n",
-			       bus ? "PASS" : "FAIL", name[i], p,
-			       bus ? (p ? "the untouched page faults to SIGBUS" :
-				      "the mapped page was zapped: SIGBUS") :
-			       "read without SIGBUS after the removal");
-			failed |= !bus;
+			snprintf(check, sizeof(check), "mmap-%s-page%d-sigbus",
+				 name[i], p);
+			hfg_expect(bus, check, "%s", !bus ?
+				   "read without SIGBUS after the removal" : p ?
+				   "the untouched page faults to SIGBUS" :
+				   "the mapped page was zapped: SIGBUS");
 		}
 		munmap((void *)map[i], PAGES * pg);
+		snprintf(check, sizeof(check), "mmap-%s-after-removal",
+			 name[i]);
 		map[i] = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd[i], 0);
-		v = map[i] == MAP_FAILED && errno == ENODEV;
-		printf("%s hotplug/mmap-%s-after-removal: %s\n",
-		       v ? "PASS" : "FAIL", name[i],
-		       map[i] == MAP_FAILED ? strerror(errno) : "mapped");
-		failed |= !v;
+		hfg_expect(map[i] == MAP_FAILED && errno == ENODEV, check, "%s",
+			   map[i] == MAP_FAILED ? strerror(errno) : "mapped");
 		close(fd[i]);
 	}
-	return failed;
+	return hfg_exit();
 }
