@@ -18,7 +18,7 @@
  *   # EFF mode=M path=P dir=D size=S n=N mmio_reads=.. mmio_writes=..
  *         desc_fetched=.. irqs=.. wb_writes=..
  * and each measurement as a "PASS eff/P-D-SIZE: ..." line (FAIL when a
- * transfer fails or the byte counter of the model disagrees).
+ * transfer fails or the byte counter of the model disagrees; hf_guest.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,34 +30,23 @@
 #include <unistd.h>
 
 #include "hellofpga.h"
+#include "hf_guest.h"
 
-#define FW		0xf000u
-#define FW_MAGIC	0x46415554u
-/* counters: mmio_reads, mmio_writes, desc_fetched, irqs, wb_writes,
- * bytes_h2c, bytes_c2h, errors, guest_errors */
+/* counters of the fault window (hf_guest.h): mmio_reads, mmio_writes,
+ * desc_fetched, irqs, wb_writes, bytes_h2c, bytes_c2h, errors,
+ * guest_errors */
 #define NCNT		9
 
-static int ufd = -1, failed;
+static int ufd = -1;
 static const char *card = "/dev/hellofpga0", *mode = "?";
 
-static int rd32(uint32_t off, uint32_t *v)
-{
-	return pread(ufd, v, 4, off) == 4 ? 0 : -1;
-}
-
-static int wr32(uint32_t off, uint32_t v)
-{
-	return pwrite(ufd, &v, 4, off) == 4 ? 0 : -1;
-}
-
+/* The counters into @c; -1 when one cannot be read. */
 static int counters(uint64_t *c)
 {
 	for (int i = 0; i < NCNT; i++) {
-		uint32_t lo, hi;
-
-		if (rd32(FW + 0x10 + 8 * i, &lo) || rd32(FW + 0x14 + 8 * i, &hi))
+		c[i] = hfg_counter(ufd, i);
+		if (c[i] == ~0ull)
 			return -1;
-		c[i] = (uint64_t)hi << 32 | lo;
 	}
 	return 0;
 }
@@ -93,10 +82,9 @@ static void report(const char *path, const char *dir, uint64_t size, int n,
 	double d[NCNT];
 	uint64_t want, got;
 
-	snprintf(name, sizeof(name), "eff/%s-%s-%s", path, dir, hsize(size, hs));
+	snprintf(name, sizeof(name), "%s-%s-%s", path, dir, hsize(size, hs));
 	if (err) {
-		printf("FAIL %s: %s\n", name, err);
-		failed++;
+		HFG_FAIL(name, "%s", err);
 		return;
 	}
 	for (int i = 0; i < NCNT; i++)
@@ -107,14 +95,13 @@ static void report(const char *path, const char *dir, uint64_t size, int n,
 	       mode, path, dir, (unsigned long long)size, n, d[0], d[1], d[2],
 	       d[3], d[4], d[7] * n);
 	if (got != want || b[7] != a[7]) {
-		printf("FAIL %s: the model moved %llu bytes (expected %llu), %llu engine errors\n",
-		       name, (unsigned long long)got, (unsigned long long)want,
-		       (unsigned long long)(b[7] - a[7]));
-		failed++;
+		HFG_FAIL(name, "the model moved %llu bytes (expected %llu), %llu engine errors",
+			 (unsigned long long)got, (unsigned long long)want,
+			 (unsigned long long)(b[7] - a[7]));
 		return;
 	}
-	printf("PASS %s: per transfer (n=%d) mmio_reads=%.2f mmio_writes=%.2f desc_fetched=%.2f irqs=%.2f wb_writes=%.2f\n",
-	       name, n, d[0], d[1], d[2], d[3], d[4]);
+	HFG_PASS(name, "per transfer (n=%d) mmio_reads=%.2f mmio_writes=%.2f desc_fetched=%.2f irqs=%.2f wb_writes=%.2f",
+		 n, d[0], d[1], d[2], d[3], d[4]);
 }
 
 static void run_cpu(uint64_t size, int n, const char *dir, void *buf)
@@ -138,7 +125,7 @@ static void run_cpu(uint64_t size, int n, const char *dir, void *buf)
 		close(fd);
 		return;
 	}
-	wr32(FW + 8, 1);
+	hfg_wr32(ufd, HFG_FW + 8, 1);
 	if (counters(a)) {
 		report("cpu", dir, size, n, NULL, NULL, "cannot read the counter window");
 		close(fd);
@@ -170,7 +157,7 @@ static void run_gpu(HELLOFPGA_HANDLE h, HELLOFPGA_GPU_HANDLE gh, uint64_t size,
 
 	ret = HelloFPGA_GPUDirect_Xfer(h, 0, gh, 0, 0, size, d, 0, NULL);
 	if (!ret) {
-		wr32(FW + 8, 1);
+		hfg_wr32(ufd, HFG_FW + 8, 1);
 		if (counters(a))
 			ret = -EIO;
 	}
@@ -192,9 +179,9 @@ int main(int argc, char **argv)
 	uint64_t sizes[16], max = 0;
 	int nsz = 0, n = 0, c;
 	char path[128];
-	uint32_t magic;
 	void *buf;
 
+	hfg_group = "eff";
 	while ((c = getopt(argc, argv, "d:n:m:")) != -1) {
 		switch (c) {
 		case 'd': card = optarg; break;
@@ -217,9 +204,9 @@ int main(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s_user", card);
 	ufd = open(path, O_RDWR);
-	if (ufd < 0 || rd32(FW + 4, &magic) || magic != FW_MAGIC) {
-		printf("SKIP eff/all: no counter window at %s + 0x%x (needs -device xdma-sim,fault-regs=on)\n",
-		       path, FW);
+	if (ufd < 0 || !hfg_fw_present(ufd)) {
+		HFG_SKIP("all", "no counter window at %s + 0x%x (needs -device xdma-sim,fault-regs=on)",
+			 path, HFG_FW);
 		return 0;
 	}
 	buf = mmap(NULL, max, PROT_READ | PROT_WRITE,
@@ -249,10 +236,9 @@ int main(int argc, char **argv)
 		if (!ret)
 			ret = HelloFPGA_GPUDirect_Pin(h, g, max, &gh);
 		if (ret) {
-			printf("FAIL eff/gpu-setup: open/alloc/pin %llu bytes: %s: %s\n",
-			       (unsigned long long)max, HelloFPGA_StrError(ret),
-			       HelloFPGA_GetLastError(h));
-			failed++;
+			HFG_FAIL("gpu-setup", "open/alloc/pin %llu bytes: %s: %s",
+				 (unsigned long long)max, HelloFPGA_StrError(ret),
+				 HelloFPGA_GetLastError(h));
 		} else {
 			for (int s = 0; s < nsz; s++) {
 				int reps = n ? n : (sizes[s] >= (1u << 20) ? 8 : 32);
@@ -270,5 +256,5 @@ int main(int argc, char **argv)
 	}
 	munmap(buf, max);
 	close(ufd);
-	return failed ? 1 : 0;
+	return hfg_exit();
 }
