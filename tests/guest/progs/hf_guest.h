@@ -97,6 +97,20 @@ static inline int hfg_exit(void)
 	return hfg_failed ? 1 : 0;
 }
 
+/*
+ * getopt() for a program's options @opts, "d:" among them: -d CARD sets
+ * *card; the next other option is returned (-1 at the end).
+ */
+static inline int hfg_getopt(int argc, char **argv, const char *opts,
+			     const char **card)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, opts)) == 'd')
+		*card = optarg;
+	return opt;
+}
+
 static inline double hfg_now(void)
 {
 	struct timespec ts;

@@ -151,10 +151,8 @@ int main(int argc, char **argv)
 	int opt;
 
 	hfg_group = "memlock";
-	while ((opt = getopt(argc, argv, "d:n:")) != -1) {
-		if (opt == 'd')
-			card = optarg;
-		else if (opt == 'n')
+	while ((opt = hfg_getopt(argc, argv, "d:n:", &card)) != -1) {
+		if (opt == 'n')
 			max = atoi(optarg);
 		else
 			return 2;

@@ -28,10 +28,8 @@ int main(int argc, char **argv)
 	int ctl, opt, r, i;
 
 	hfg_group = "pingone";
-	while ((opt = getopt(argc, argv, "d:g:")) != -1) {
-		if (opt == 'd')
-			card = optarg;
-		else if (opt == 'g')
+	while ((opt = hfg_getopt(argc, argv, "d:g:", &card)) != -1) {
+		if (opt == 'g')
 			go = optarg;
 		else
 			return 2;

@@ -58,10 +58,8 @@ int main(int argc, char **argv)
 	void *buf;
 
 	hfg_group = "pinrace";
-	while ((opt = getopt(argc, argv, "d:s:")) != -1) {
-		if (opt == 'd')
-			card = optarg;
-		else if (opt == 's')
+	while ((opt = hfg_getopt(argc, argv, "d:s:", &card)) != -1) {
+		if (opt == 's')
 			secs = atof(optarg);
 		else
 			return 2;

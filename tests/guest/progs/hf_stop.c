@@ -792,10 +792,8 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	hfg_group = "stop64";
-	while ((opt = getopt(argc, argv, "d:m:q:")) != -1) {
-		if (opt == 'd')
-			card = optarg;
-		else if (opt == 'm')
+	while ((opt = hfg_getopt(argc, argv, "d:m:q:", &card)) != -1) {
+		if (opt == 'm')
 			mode = optarg;
 		else if (opt == 'q')
 			qmp = optarg;

@@ -89,10 +89,8 @@ int main(int argc, char **argv)
 	long rounds = 0;
 
 	hfg_group = "syncrace";
-	while ((opt = getopt(argc, argv, "d:s:t:")) != -1) {
-		if (opt == 'd')
-			card = optarg;
-		else if (opt == 's')
+	while ((opt = hfg_getopt(argc, argv, "d:s:t:", &card)) != -1) {
+		if (opt == 's')
 			secs = atof(optarg);
 		else if (opt == 't')
 			n = atoi(optarg);

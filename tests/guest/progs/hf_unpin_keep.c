@@ -26,15 +26,10 @@ int main(int argc, char **argv)
 	static const char *const last[] = { "no-xfer", "after-h2c", "after-c2h" };
 	const char *card = "/dev/hellofpga0";
 	uint8_t *buf;
-	int opt;
 
 	hfg_group = "unpin";
-	while ((opt = getopt(argc, argv, "d:")) != -1) {
-		if (opt == 'd')
-			card = optarg;
-		else
-			return 2;
-	}
+	if (hfg_getopt(argc, argv, "d:", &card) != -1)
+		return 2;
 	buf = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (buf == MAP_FAILED)

@@ -192,10 +192,8 @@ int main(int argc, char **argv)
 	uint64_t h;
 
 	hfg_group = "hang";
-	while ((opt = getopt(argc, argv, "d:o:t:")) != -1) {
-		if (opt == 'd')
-			card = optarg;
-		else if (opt == 'o')
+	while ((opt = hfg_getopt(argc, argv, "d:o:t:", &card)) != -1) {
+		if (opt == 'o')
 			other = optarg;
 		else if (opt == 't')
 			tmo_ms = atoi(optarg);

@@ -223,10 +223,8 @@ int main(int argc, char **argv)
 
 	hfg_group = "vgem";
 
-	while ((opt = getopt(argc, argv, "d:c:")) != -1) {
-		if (opt == 'd')
-			card = optarg;
-		else if (opt == 'c')
+	while ((opt = hfg_getopt(argc, argv, "d:c:", &card)) != -1) {
+		if (opt == 'c')
 			ch = atoi(optarg);
 		else
 			return 2;
