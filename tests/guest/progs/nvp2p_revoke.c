@@ -71,18 +71,6 @@ static int ch;
 static int sa = -1;		/* /dev/nvp2p-standin */
 static bool tegra, persistent;
 
-#define PASS(n, ...)	HFG_PASS(n, __VA_ARGS__)
-#define FAIL(n, ...)	HFG_FAIL(n, __VA_ARGS__)
-#define SKIP(n, ...)	HFG_SKIP(n, __VA_ARGS__)
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static int stats(struct nvp2p_standin_stats *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -177,14 +165,6 @@ static void *gmem_alloc(size_t n)
 
 /* ---- raw ioctls on a control node of our own ---- */
 
-static int ctl_open(void)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "%s_control", card);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
 static int raw_pin(int ctl, void *p, size_t n, uint64_t *handle)
 {
 	struct hellofpga_pin r = { .type = HELLOFPGA_PIN_CUDA,
@@ -196,32 +176,12 @@ static int raw_pin(int ctl, void *p, size_t n, uint64_t *handle)
 	return 0;
 }
 
+/* XFER of [@off, +@len) of the pin to CARD_ADDR + @off on channel ch */
 static int raw_xfer(int ctl, uint64_t handle, uint64_t off, uint64_t len,
 		    uint32_t dir)
 {
-	struct hellofpga_xfer x = { .handle = handle, .buf_offset = off,
-				    .card_addr = CARD_ADDR + off, .length = len,
-				    .dir = dir, .channel = ch };
-
-	return ioctl(ctl, HELLOFPGA_IOC_XFER, &x) ? -errno : 0;
-}
-
-static int raw_unpin(int ctl, uint64_t handle)
-{
-	struct hellofpga_unpin u = { .handle = handle };
-
-	return ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u) ? -errno : 0;
-}
-
-static const char *raw_err(int ctl)
-{
-	static struct hellofpga_last_error le;
-
-	memset(&le, 0, sizeof(le));
-	if (ioctl(ctl, HELLOFPGA_IOC_LAST_ERROR, &le))
-		return "?";
-	le.text[sizeof(le.text) - 1] = 0;
-	return le.text;
+	return hfg_xfer(ctl, handle, dir, ch, off, CARD_ADDR + off, len, 0,
+			NULL);
 }
 
 /* ---- a streaming thread, library or raw ---- */
@@ -240,11 +200,11 @@ struct stream {
 static void *stream_fn(void *arg)
 {
 	struct stream *s = arg;
-	double end = now() + STREAM_MAX_S;
+	double end = hfg_now() + STREAM_MAX_S;
 	unsigned long i = 0;
 	int r;
 
-	while (!s->stop && now() < end) {
+	while (!s->stop && hfg_now() < end) {
 		uint64_t off = (i % (BUF / PIECE)) * PIECE;
 		bool c2h = i & 1;
 
@@ -262,7 +222,7 @@ static void *stream_fn(void *arg)
 			s->err = r;
 			snprintf(s->text, sizeof(s->text), "%s",
 				 s->h ? HelloFPGA_GetLastError(s->h) :
-					raw_err(s->ctl));
+					hfg_drv_err(s->ctl));
 			break;
 		}
 		s->ok++;
@@ -274,9 +234,9 @@ static void *stream_fn(void *arg)
 /* Wait until @s has done @n transfers (or ended); false on timeout. */
 static bool stream_wait(struct stream *s, unsigned long n)
 {
-	double end = now() + 10;
+	double end = hfg_now() + 10;
 
-	while (s->ok < n && !s->err && now() < end)
+	while (s->ok < n && !s->err && hfg_now() < end)
 		usleep(1000);
 	return s->ok >= n;
 }
@@ -295,14 +255,16 @@ static void lib_revoke_midstream(void)
 
 	r = HelloFPGA_Open(card, &h);
 	if (r) {
-		FAIL(n, "HelloFPGA_Open(%s): %s", card, HelloFPGA_GetLastError(NULL));
+		HFG_FAIL(n, "HelloFPGA_Open(%s): %s", card,
+			 HelloFPGA_GetLastError(NULL));
 		return;
 	}
 	r = HelloFPGA_GPU_Alloc(&g, BUF);
 	if (!r)
 		r = HelloFPGA_GPUDirect_Pin(h, g, BUF, &s.hd);
 	if (r) {
-		FAIL(n, "GPU_Alloc + GPUDirect_Pin: %s", HelloFPGA_GetLastError(h));
+		HFG_FAIL(n, "GPU_Alloc + GPUDirect_Pin: %s",
+			 HelloFPGA_GetLastError(h));
 		goto out;
 	}
 	s.h = h;
@@ -310,7 +272,8 @@ static void lib_revoke_midstream(void)
 	if (!stream_wait(&s, 16)) {
 		s.stop = 1;
 		pthread_join(th, NULL);
-		FAIL(n, "the stream did not get going: %d (%s)", s.err, s.text);
+		HFG_FAIL(n, "the stream did not get going: %d (%s)", s.err,
+			 s.text);
 		goto out;
 	}
 	before = s.ok;
@@ -318,7 +281,7 @@ static void lib_revoke_midstream(void)
 	if (r) {
 		s.stop = 1;
 		pthread_join(th, NULL);
-		FAIL(n, "REVOKE: %s", strerror(-r));
+		HFG_FAIL(n, "REVOKE: %s", strerror(-r));
 		goto out;
 	}
 	if (persistent) {
@@ -328,17 +291,17 @@ static void lib_revoke_midstream(void)
 		s.stop = 1;
 		pthread_join(th, NULL);
 		if (s.err)
-			FAIL(n, "persistent pin: a transfer failed after a revocation that has nothing to revoke: %d (%s)",
-			     s.err, s.text);
+			HFG_FAIL(n, "persistent pin: a transfer failed after a revocation that has nothing to revoke: %d (%s)",
+				 s.err, s.text);
 		else
-			PASS(n, NULL);
+			HFG_PASS(n, NULL);
 		goto unpin;
 	}
 	pthread_join(th, NULL);
 	revokes_settle();
 	if (!s.err) {
-		FAIL(n, "the stream ran %d s without a failure after the free callback",
-		     STREAM_MAX_S);
+		HFG_FAIL(n, "the stream ran %d s without a failure after the free callback",
+			 STREAM_MAX_S);
 	} else {
 		int again = HelloFPGA_GPUDirect_ReadC2H(h, ch, s.hd, CARD_ADDR,
 							 PIECE, 0);
@@ -346,17 +309,19 @@ static void lib_revoke_midstream(void)
 		printf("# %s: %lu transfers before, %lu after the revocation was asked; the stream ended with %d (%s): %s\n",
 		       n, before, s.ok - before, s.err, strerror(-s.err), s.text);
 		if (!again)
-			FAIL(n, "a transfer after the revocation succeeded");
+			HFG_FAIL(n,
+				 "a transfer after the revocation succeeded");
 		else
-			PASS(n, NULL);
+			HFG_PASS(n, NULL);
 	}
 unpin:
 	r = HelloFPGA_GPUDirect_Unpin(h, s.hd);
 	if (r)
-		FAIL(n, "Unpin after the revocation: %s", HelloFPGA_GetLastError(h));
+		HFG_FAIL(n, "Unpin after the revocation: %s",
+			 HelloFPGA_GetLastError(h));
 out:
 	if (g && HelloFPGA_GPU_Free(g))
-		FAIL(n, "GPU_Free: %s", HelloFPGA_GetLastError(NULL));
+		HFG_FAIL(n, "GPU_Free: %s", HelloFPGA_GetLastError(NULL));
 	HelloFPGA_Close(h);
 }
 
@@ -365,38 +330,41 @@ static void raw_revoke_idle(void)
 	const char *n = "raw-revoke-idle";
 	unsigned int fired = 99;
 	uint64_t hd;
-	int ctl = ctl_open(), r, x;
+	int ctl = hfg_open(card, "_control", O_RDWR), r, x;
 	void *g = gmem_alloc(BUF);
 
 	if (ctl < 0 || !g) {
-		FAIL(n, "control node or memory: %s", strerror(errno));
+		HFG_FAIL(n, "control node or memory: %s", strerror(errno));
 		goto out;
 	}
 	r = raw_pin(ctl, g, BUF, &hd);
 	if (r) {
-		FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r), raw_err(ctl));
+		HFG_FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r),
+			 hfg_drv_err(ctl));
 		goto out;
 	}
 	r = raw_xfer(ctl, hd, 0, PIECE, HELLOFPGA_XFER_C2H);
 	if (r) {
-		FAIL(n, "XFER before: %s (%s)", strerror(-r), raw_err(ctl));
+		HFG_FAIL(n, "XFER before: %s (%s)", strerror(-r),
+			 hfg_drv_err(ctl));
 		goto unpin;
 	}
 	r = sa_revoke(g, BUF, false, 0, &fired);
 	x = raw_xfer(ctl, hd, 0, PIECE, HELLOFPGA_XFER_C2H);
 	if (r)
-		FAIL(n, "REVOKE: %s", strerror(-r));
+		HFG_FAIL(n, "REVOKE: %s", strerror(-r));
 	else if (persistent && (fired || x))
-		FAIL(n, "persistent pin: %u callbacks fired, XFER %d", fired, x);
+		HFG_FAIL(n, "persistent pin: %u callbacks fired, XFER %d",
+			 fired, x);
 	else if (!persistent && (fired != 1 || x != -EFAULT))
-		FAIL(n, "%u callbacks fired (1 expected), XFER after it: %d %s (-EFAULT expected)",
-		     fired, x, raw_err(ctl));
+		HFG_FAIL(n, "%u callbacks fired (1 expected), XFER after it: %d %s (-EFAULT expected)",
+			 fired, x, hfg_drv_err(ctl));
 	else
-		PASS(n, NULL);
+		HFG_PASS(n, NULL);
 unpin:
-	r = raw_unpin(ctl, hd);
+	r = hfg_unpin(ctl, hd);
 	if (r)
-		FAIL(n, "UNPIN: %s", strerror(-r));
+		HFG_FAIL(n, "UNPIN: %s", strerror(-r));
 out:
 	if (g)
 		munmap(g, BUF);
@@ -407,14 +375,11 @@ out:
 /* The card's test fault window (-device xdma-sim,fault-regs=on). */
 static int card_fault(uint32_t bits)
 {
-	char path[64];
-	int fd, r;
+	int fd = hfg_open(card, "_user", O_RDWR), r;
 
-	snprintf(path, sizeof(path), "%s_user", card);
-	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = pwrite(fd, &bits, 4, 0xf000) == 4 ? 0 : -errno;
+	r = hfg_fault(fd, bits);
 	close(fd);
 	return r;
 }
@@ -429,12 +394,9 @@ struct long_xfer {
 static void *long_xfer_fn(void *arg)
 {
 	struct long_xfer *l = arg;
-	struct hellofpga_xfer x = { .handle = l->handle, .card_addr = CARD_ADDR,
-				    .length = PIECE, .dir = HELLOFPGA_XFER_C2H,
-				    .channel = ch, .timeout_ms = 30000 };
-
-	l->ret = ioctl(l->ctl, HELLOFPGA_IOC_XFER, &x) ? -errno : 0;
-	l->t_end = now();
+	l->ret = hfg_xfer(l->ctl, l->handle, HELLOFPGA_XFER_C2H, ch, 0,
+			  CARD_ADDR, PIECE, 30000, NULL);
+	l->t_end = hfg_now();
 	return NULL;
 }
 
@@ -455,45 +417,46 @@ static void raw_revoke_bounded(void)
 	void *g;
 
 	if (persistent) {
-		SKIP(n, "persistent pins have no free callback");
+		HFG_SKIP(n, "persistent pins have no free callback");
 		return;
 	}
-	l.ctl = ctl_open();
+	l.ctl = hfg_open(card, "_control", O_RDWR);
 	g = gmem_alloc(BUF);
 	if (l.ctl < 0 || !g) {
-		FAIL(n, "control node or memory: %s", strerror(errno));
+		HFG_FAIL(n, "control node or memory: %s", strerror(errno));
 		goto out;
 	}
 	r = raw_pin(l.ctl, g, BUF, &l.handle);
 	if (r) {
-		FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r), raw_err(l.ctl));
+		HFG_FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r),
+			 hfg_drv_err(l.ctl));
 		goto out;
 	}
 	r = card_fault(2);	/* stall: the engine stays busy */
 	if (r) {
-		SKIP(n, "no fault window on the card (%s)", strerror(-r));
+		HFG_SKIP(n, "no fault window on the card (%s)", strerror(-r));
 		goto unpin;
 	}
 	pthread_create(&t, NULL, long_xfer_fn, &l);
 	usleep(300000);
-	t0 = now();
+	t0 = hfg_now();
 	r = sa_revoke(g, BUF, false, 0, &fired);
-	t_rev = now() - t0;
+	t_rev = hfg_now() - t0;
 	card_fault(0);
 	pthread_join(t, NULL);
 	if (r || fired != 1)
-		FAIL(n, "REVOKE: %s, %u callbacks", strerror(-r), fired);
+		HFG_FAIL(n, "REVOKE: %s, %u callbacks", strerror(-r), fired);
 	else if (t_rev > 5)
-		FAIL(n, "the free callback took %.1f s: it waited for the transfer's own timeout",
-		     t_rev);
+		HFG_FAIL(n, "the free callback took %.1f s: it waited for the transfer's own timeout",
+			 t_rev);
 	else if (l.ret != -ECANCELED || l.t_end - t0 > 5)
-		FAIL(n, "the stuck XFER ended %.1f s after the revocation with %s (ECANCELED expected): %s",
-		     l.t_end - t0, strerror(-l.ret), raw_err(l.ctl));
+		HFG_FAIL(n, "the stuck XFER ended %.1f s after the revocation with %s (ECANCELED expected): %s",
+			 l.t_end - t0, strerror(-l.ret), hfg_drv_err(l.ctl));
 	else
-		PASS(n, "callback returned after %.0f ms, the XFER (timeout 30 s) got ECANCELED",
-		     t_rev * 1000);
+		HFG_PASS(n, "callback returned after %.0f ms, the XFER (timeout 30 s) got ECANCELED",
+			 t_rev * 1000);
 unpin:
-	raw_unpin(l.ctl, l.handle);
+	hfg_unpin(l.ctl, l.handle);
 out:
 	if (g)
 		munmap(g, BUF);
@@ -533,50 +496,53 @@ static void raw_hooked(const char *n, uint32_t point, uint32_t flags)
 	double t0, dt;
 
 	if (persistent) {
-		SKIP(n, "persistent pins have no free callback");
+		HFG_SKIP(n, "persistent pins have no free callback");
 		return;
 	}
 	if (tegra && point == NVP2P_STANDIN_HOOK_PUT_PAGES) {
-		SKIP(n, "Tegra's put_pages runs the free callback itself");
+		HFG_SKIP(n, "Tegra's put_pages runs the free callback itself");
 		return;
 	}
-	ctl = ctl_open();
+	ctl = hfg_open(card, "_control", O_RDWR);
 	g = gmem_alloc(BUF);
 	if (ctl < 0 || !g || stats_quiet(&s0)) {
-		FAIL(n, "control node, memory or stats: %s", strerror(errno));
+		HFG_FAIL(n, "control node, memory or stats: %s",
+			 strerror(errno));
 		goto out;
 	}
 	if (!setup) {
 		r = raw_pin(ctl, g, BUF, &hd);
 		if (r) {
-			FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r), raw_err(ctl));
+			HFG_FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r),
+				 hfg_drv_err(ctl));
 			goto out;
 		}
 		pinned = true;
 		r = raw_xfer(ctl, hd, 0, PIECE, HELLOFPGA_XFER_C2H);
 		if (r) {
-			FAIL(n, "XFER: %s (%s)", strerror(-r), raw_err(ctl));
+			HFG_FAIL(n, "XFER: %s (%s)", strerror(-r),
+				 hfg_drv_err(ctl));
 			goto out;
 		}
 	}
 	r = sa_hook(g, BUF, point, flags);
 	if (r) {
-		FAIL(n, "HOOK: %s", strerror(-r));
+		HFG_FAIL(n, "HOOK: %s", strerror(-r));
 		goto out;
 	}
-	t0 = now();
+	t0 = hfg_now();
 	if (setup) {
 		r = raw_pin(ctl, g, BUF, &hd);
 		pinned = !r;
-		text = raw_err(ctl);
+		text = hfg_drv_err(ctl);
 	} else {
-		r = raw_unpin(ctl, hd);
+		r = hfg_unpin(ctl, hd);
 		pinned = r != 0;
 	}
-	dt = now() - t0;
+	dt = hfg_now() - t0;
 	sa_hook(NULL, 0, 0, 0);
 	if (stats_settled(&s0, &s1)) {
-		FAIL(n, "STATS: %s", strerror(errno));
+		HFG_FAIL(n, "STATS: %s", strerror(errno));
 		goto out;
 	}
 	printf("# %s: %s returned %d (%s) after %.3f s%s%s; %llu hooked callback(s), %llu deadlock(s)\n",
@@ -584,30 +550,30 @@ static void raw_hooked(const char *n, uint32_t point, uint32_t flags)
 	       (unsigned long long)(s1.hooks - s0.hooks),
 	       (unsigned long long)(s1.deadlocks - s0.deadlocks));
 	if (s1.deadlocks != s0.deadlocks)
-		FAIL(n, "deadlock: the free callback waited for %s inside %s (the stand-in gave up after %.1f s)",
-		     what, hook_call(point), dt);
+		HFG_FAIL(n, "deadlock: the free callback waited for %s inside %s (the stand-in gave up after %.1f s)",
+			 what, hook_call(point), dt);
 	else if (s1.hooks - s0.hooks != 1)
-		FAIL(n, "the hook did not fire: %s made no %s call on the page table",
-		     what, hook_call(point));
+		HFG_FAIL(n, "the hook did not fire: %s made no %s call on the page table",
+			 what, hook_call(point));
 	else if (setup && (r != -EFAULT || !strstr(text, "freed while being pinned")))
-		FAIL(n, "PIN of memory freed while being pinned: %d (%s), \"%s\" (EFAULT and \"freed while being pinned\" expected)",
-		     r, r ? strerror(-r) : "ok", text);
+		HFG_FAIL(n, "PIN of memory freed while being pinned: %d (%s), \"%s\" (EFAULT and \"freed while being pinned\" expected)",
+			 r, r ? strerror(-r) : "ok", text);
 	else if (!setup && r)
-		FAIL(n, "UNPIN: %s (%s)", strerror(-r), raw_err(ctl));
+		HFG_FAIL(n, "UNPIN: %s (%s)", strerror(-r), hfg_drv_err(ctl));
 	else if (s1.tables != s0.tables || s1.mappings != s0.mappings)
-		FAIL(n, "leaked: %llu page tables, %llu mappings (%llu, %llu before)",
-		     (unsigned long long)s1.tables,
-		     (unsigned long long)s1.mappings,
-		     (unsigned long long)s0.tables,
-		     (unsigned long long)s0.mappings);
+		HFG_FAIL(n, "leaked: %llu page tables, %llu mappings (%llu, %llu before)",
+			 (unsigned long long)s1.tables,
+			 (unsigned long long)s1.mappings,
+			 (unsigned long long)s0.tables,
+			 (unsigned long long)s0.mappings);
 	else if (s1.refused != s0.refused)
-		FAIL(n, "%llu calls refused by the stand-in (misuse by the provider; see dmesg)",
-		     (unsigned long long)(s1.refused - s0.refused));
+		HFG_FAIL(n, "%llu calls refused by the stand-in (misuse by the provider; see dmesg)",
+			 (unsigned long long)(s1.refused - s0.refused));
 	else
-		PASS(n, NULL);
+		HFG_PASS(n, NULL);
 out:
-	if (pinned && raw_unpin(ctl, hd))
-		FAIL(n, "UNPIN: %s", raw_err(ctl));
+	if (pinned && hfg_unpin(ctl, hd))
+		HFG_FAIL(n, "UNPIN: %s", hfg_drv_err(ctl));
 	if (g)
 		munmap(g, BUF);
 	if (ctl >= 0)
@@ -620,24 +586,27 @@ static void raw_free_midstream(void)
 	struct nvp2p_standin_stats s0, s1;
 	struct stream s = { 0 };
 	pthread_t th;
-	int ctl = ctl_open(), r, x;
+	int ctl = hfg_open(card, "_control", O_RDWR), r, x;
 	void *g = gmem_alloc(BUF);
 
 	if (ctl < 0 || !g || stats(&s0)) {
-		FAIL(n, "control node, memory or stats: %s", strerror(errno));
+		HFG_FAIL(n, "control node, memory or stats: %s",
+			 strerror(errno));
 		goto out;
 	}
 	s.ctl = ctl;
 	r = raw_pin(ctl, g, BUF, &s.handle);
 	if (r) {
-		FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r), raw_err(ctl));
+		HFG_FAIL(n, "PIN_CUDA: %s (%s)", strerror(-r),
+			 hfg_drv_err(ctl));
 		goto out;
 	}
 	pthread_create(&th, NULL, stream_fn, &s);
 	if (!stream_wait(&s, 16)) {
 		s.stop = 1;
 		pthread_join(th, NULL);
-		FAIL(n, "the stream did not get going: %d (%s)", s.err, s.text);
+		HFG_FAIL(n, "the stream did not get going: %d (%s)", s.err,
+			 s.text);
 		goto unpin;
 	}
 	/* "cudaFree": fires the callback before the memory goes */
@@ -649,32 +618,32 @@ static void raw_free_midstream(void)
 		pthread_join(th, NULL);
 		stats(&s1);
 		if (s.err)
-			FAIL(n, "persistent pin: the stream failed after the free: %d (%s)",
-			     s.err, s.text);
+			HFG_FAIL(n, "persistent pin: the stream failed after the free: %d (%s)",
+				 s.err, s.text);
 		else if (s1.allocs != s0.allocs)
-			FAIL(n, "persistent pin: freed memory not kept alive (%llu allocations, %llu before)",
-			     (unsigned long long)s1.allocs,
-			     (unsigned long long)s0.allocs);
+			HFG_FAIL(n, "persistent pin: freed memory not kept alive (%llu allocations, %llu before)",
+				 (unsigned long long)s1.allocs,
+				 (unsigned long long)s0.allocs);
 		else
-			PASS(n, NULL);
+			HFG_PASS(n, NULL);
 		goto unpin;
 	}
 	pthread_join(th, NULL);
 	x = raw_xfer(ctl, s.handle, 0, PIECE, HELLOFPGA_XFER_C2H);
 	if (!s.err)
-		FAIL(n, "the stream went on after the memory was freed");
+		HFG_FAIL(n, "the stream went on after the memory was freed");
 	else if (x != -EFAULT)
-		FAIL(n, "XFER after the free: %d (-EFAULT expected): %s", x,
-		     raw_err(ctl));
+		HFG_FAIL(n, "XFER after the free: %d (-EFAULT expected): %s", x,
+			 hfg_drv_err(ctl));
 	else {
 		printf("# %s: stream stopped after %lu transfers with %d (%s): %s\n",
 		       n, s.ok, s.err, strerror(-s.err), s.text);
-		PASS(n, NULL);
+		HFG_PASS(n, NULL);
 	}
 unpin:
-	r = raw_unpin(ctl, s.handle);
+	r = hfg_unpin(ctl, s.handle);
 	if (r)
-		FAIL(n, "UNPIN after the free: %s", strerror(-r));
+		HFG_FAIL(n, "UNPIN after the free: %s", strerror(-r));
 out:
 	if (g)
 		munmap(g, BUF);
@@ -690,13 +659,13 @@ static void exit_with_pins(void)
 	char c;
 
 	if (pipe(pfd)) {
-		FAIL(n, "pipe: %s", strerror(errno));
+		HFG_FAIL(n, "pipe: %s", strerror(errno));
 		return;
 	}
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
-		FAIL(n, "fork: %s", strerror(errno));
+		HFG_FAIL(n, "fork: %s", strerror(errno));
 		return;
 	}
 	if (!pid) {
@@ -705,7 +674,7 @@ static void exit_with_pins(void)
 		void *g1 = gmem_alloc(BUF), *g2 = gmem_alloc(BUF);
 		uint64_t h2;
 
-		s.ctl = ctl_open();
+		s.ctl = hfg_open(card, "_control", O_RDWR);
 		if (s.ctl < 0 || !g1 || !g2 || raw_pin(s.ctl, g1, BUF, &s.handle) ||
 		    raw_pin(s.ctl, g2, BUF, &h2))
 			_exit(3);
@@ -723,9 +692,10 @@ static void exit_with_pins(void)
 	close(pfd[0]);
 	waitpid(pid, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || c != 'x')
-		FAIL(n, "the child did not pin and stream (status 0x%x)", status);
+		HFG_FAIL(n, "the child did not pin and stream (status 0x%x)",
+			 status);
 	else
-		PASS(n, NULL);
+		HFG_PASS(n, NULL);
 }
 
 int main(int argc, char **argv)
@@ -744,20 +714,20 @@ int main(int argc, char **argv)
 	}
 	sa = open(NVP2P_STANDIN_DEV, O_RDWR | O_CLOEXEC);
 	if (sa < 0 || stats(&s0)) {
-		FAIL("setup", "%s: %s (insmod nvp2p-standin.ko)", NVP2P_STANDIN_DEV,
-		     strerror(errno));
+		HFG_FAIL("setup", "%s: %s (insmod nvp2p-standin.ko)",
+			 NVP2P_STANDIN_DEV, strerror(errno));
 		return 1;
 	}
 	tegra = s0.tegra;
-	ctl = ctl_open();
+	ctl = hfg_open(card, "_control", O_RDWR);
 	if (ctl < 0 || ioctl(ctl, HELLOFPGA_IOC_GET_INFO, &info)) {
-		FAIL("setup", "%s_control: %s", card, strerror(errno));
+		HFG_FAIL("setup", "%s_control: %s", card, strerror(errno));
 		return 1;
 	}
 	close(ctl);
 	if (!(info.features & (HELLOFPGA_FEAT_PIN_NVP2P | HELLOFPGA_FEAT_PIN_TEGRA))) {
-		FAIL("setup", "no nvidia_p2p provider (features 0x%llx): insmod hellofpga-nvp2p.ko",
-		     (unsigned long long)info.features);
+		HFG_FAIL("setup", "no nvidia_p2p provider (features 0x%llx): insmod hellofpga-nvp2p.ko",
+			 (unsigned long long)info.features);
 		return 1;
 	}
 	persistent = info.features & HELLOFPGA_FEAT_PIN_NVP2P_PERSISTENT;
@@ -783,24 +753,26 @@ int main(int argc, char **argv)
 
 	revokes_settle();
 	if (stats(&s)) {
-		FAIL("counters", "STATS: %s", strerror(errno));
+		HFG_FAIL("counters", "STATS: %s", strerror(errno));
 	} else if (s.tables || s.mappings || s.allocs != s0.allocs ||
 		   s.persistent_tables) {
-		FAIL("counters", "left: %llu page tables (%llu persistent), %llu mappings, %llu allocations (%llu before)",
-		     (unsigned long long)s.tables,
-		     (unsigned long long)s.persistent_tables,
-		     (unsigned long long)s.mappings,
-		     (unsigned long long)s.allocs,
-		     (unsigned long long)s0.allocs);
+		HFG_FAIL("counters", "left: %llu page tables (%llu persistent), %llu mappings, %llu allocations (%llu before)",
+			 (unsigned long long)s.tables,
+			 (unsigned long long)s.persistent_tables,
+			 (unsigned long long)s.mappings,
+			 (unsigned long long)s.allocs,
+			 (unsigned long long)s0.allocs);
 	} else if (!persistent && s.callbacks - s0.callbacks < 3) {
-		FAIL("counters", "only %llu free callbacks fired (at least 3 expected)",
-		     (unsigned long long)(s.callbacks - s0.callbacks));
+		HFG_FAIL("counters",
+			 "only %llu free callbacks fired (at least 3 expected)",
+			 (unsigned long long)(s.callbacks - s0.callbacks));
 	} else if (s.deadlocks != s0.deadlocks) {
-		FAIL("counters", "%llu deadlocks counted by the stand-in (see dmesg)",
-		     (unsigned long long)(s.deadlocks - s0.deadlocks));
+		HFG_FAIL("counters",
+			 "%llu deadlocks counted by the stand-in (see dmesg)",
+			 (unsigned long long)(s.deadlocks - s0.deadlocks));
 	} else if (s.refused != s0.refused) {
-		FAIL("counters", "%llu calls refused by the stand-in (misuse by the provider; see dmesg)",
-		     (unsigned long long)(s.refused - s0.refused));
+		HFG_FAIL("counters", "%llu calls refused by the stand-in (misuse by the provider; see dmesg)",
+			 (unsigned long long)(s.refused - s0.refused));
 	} else {
 		printf("# after: %llu callbacks fired, %llu get_pages, %llu put_pages, %llu free_page_table, %llu free_dma_mapping\n",
 		       (unsigned long long)(s.callbacks - s0.callbacks),
@@ -808,7 +780,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)(s.put_pages - s0.put_pages),
 		       (unsigned long long)(s.free_page_table - s0.free_page_table),
 		       (unsigned long long)(s.free_dma_mapping - s0.free_dma_mapping));
-		PASS("counters", NULL);
+		HFG_PASS("counters", NULL);
 	}
 	return hfg_failed ? 1 : 0;
 }
