@@ -241,6 +241,32 @@ static bool stream_wait(struct stream *s, unsigned long n)
 	return s->ok >= n;
 }
 
+/*
+ * Stop @s after @more further transfers (or an error, or 10 s; 0: at
+ * once) and join its thread @th.
+ */
+static void stream_stop(struct stream *s, pthread_t th, unsigned long more)
+{
+	if (more)
+		stream_wait(s, s->ok + more);
+	s->stop = 1;
+	pthread_join(th, NULL);
+}
+
+/*
+ * Start @s in the thread *@th; true once it has done 16 transfers, else
+ * check @n fails and the thread is stopped.
+ */
+static bool stream_start(const char *n, struct stream *s, pthread_t *th)
+{
+	pthread_create(th, NULL, stream_fn, s);
+	if (stream_wait(s, 16))
+		return true;
+	stream_stop(s, *th, 0);
+	HFG_FAIL(n, "the stream did not get going: %d (%s)", s->err, s->text);
+	return false;
+}
+
 /* ---- the checks ---- */
 
 static void lib_revoke_midstream(void)
@@ -268,28 +294,19 @@ static void lib_revoke_midstream(void)
 		goto out;
 	}
 	s.h = h;
-	pthread_create(&th, NULL, stream_fn, &s);
-	if (!stream_wait(&s, 16)) {
-		s.stop = 1;
-		pthread_join(th, NULL);
-		HFG_FAIL(n, "the stream did not get going: %d (%s)", s.err,
-			 s.text);
+	if (!stream_start(n, &s, &th))
 		goto out;
-	}
 	before = s.ok;
 	r = sa_revoke(g, BUF, true, 5, NULL);
 	if (r) {
-		s.stop = 1;
-		pthread_join(th, NULL);
+		stream_stop(&s, th, 0);
 		HFG_FAIL(n, "REVOKE: %s", strerror(-r));
 		goto out;
 	}
 	if (persistent) {
 		/* no callback: the stream must go on */
 		revokes_settle();
-		stream_wait(&s, s.ok + 16);
-		s.stop = 1;
-		pthread_join(th, NULL);
+		stream_stop(&s, th, 16);
 		if (s.err)
 			HFG_FAIL(n, "persistent pin: a transfer failed after a revocation that has nothing to revoke: %d (%s)",
 				 s.err, s.text);
@@ -601,21 +618,13 @@ static void raw_free_midstream(void)
 			 hfg_drv_err(ctl));
 		goto out;
 	}
-	pthread_create(&th, NULL, stream_fn, &s);
-	if (!stream_wait(&s, 16)) {
-		s.stop = 1;
-		pthread_join(th, NULL);
-		HFG_FAIL(n, "the stream did not get going: %d (%s)", s.err,
-			 s.text);
+	if (!stream_start(n, &s, &th))
 		goto unpin;
-	}
 	/* "cudaFree": fires the callback before the memory goes */
 	munmap(g, BUF);
 	g = NULL;
 	if (persistent) {
-		stream_wait(&s, s.ok + 16);
-		s.stop = 1;
-		pthread_join(th, NULL);
+		stream_stop(&s, th, 16);
 		stats(&s1);
 		if (s.err)
 			HFG_FAIL(n, "persistent pin: the stream failed after the free: %d (%s)",
