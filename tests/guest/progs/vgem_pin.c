@@ -66,11 +66,6 @@ struct drm_gem_close_s {
 
 static int ctl = -1, h2c = -1, c2h = -1, drm = -1;
 
-#define PASS(n)			HFG_PASS(n, NULL)
-#define FAIL(n, ...)		HFG_FAIL(n, __VA_ARGS__)
-#define SKIP(n, ...)		HFG_SKIP(n, __VA_ARGS__)
-#define drv_err()		hfg_drv_err(ctl)
-
 struct vbuf {
 	__u32 handle;
 	int fd;
@@ -157,23 +152,14 @@ static int pin(int fd, __u64 off, __u64 size, struct hellofpga_pin *p)
 	return ioctl(ctl, HELLOFPGA_IOC_PIN, p) ? -errno : 0;
 }
 
-static int unpin(__u64 handle)
-{
-	struct hellofpga_unpin u = { .handle = handle };
-
-	return ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u) ? -errno : 0;
-}
-
+/* XFER that moved all of @len bytes: 0, or -errno (-EIO: fewer) */
 static int xfer(__u64 handle, __u64 off, __u64 card, __u64 len, __u32 dir,
 		__u32 ch)
 {
-	struct hellofpga_xfer x = { .handle = handle, .buf_offset = off,
-				    .card_addr = card, .length = len,
-				    .dir = dir, .channel = ch };
+	uint64_t bytes;
+	int r = hfg_xfer(ctl, handle, dir, ch, off, card, len, 0, &bytes);
 
-	if (ioctl(ctl, HELLOFPGA_IOC_XFER, &x))
-		return -errno;
-	return x.bytes == len ? 0 : -EIO;
+	return r ? r : bytes == len ? 0 : -EIO;
 }
 
 static int card_put(__u64 addr, const void *buf, size_t n)
@@ -229,35 +215,36 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	snprintf(path, sizeof(path), "%s_control", card);
-	ctl = open(path, O_RDWR | O_CLOEXEC);
-	snprintf(path, sizeof(path), "%s_h2c_%d", card, ch);
-	h2c = open(path, O_RDWR | O_CLOEXEC);
-	snprintf(path, sizeof(path), "%s_c2h_%d", card, ch);
-	c2h = open(path, O_RDWR | O_CLOEXEC);
+	ctl = hfg_open(card, "_control", O_RDWR);
+	snprintf(path, sizeof(path), "_h2c_%d", ch);
+	h2c = hfg_open(card, path, O_RDWR);
+	snprintf(path, sizeof(path), "_c2h_%d", ch);
+	c2h = hfg_open(card, path, O_RDWR);
 	if (ctl < 0 || h2c < 0 || c2h < 0) {
-		FAIL("open", "%s nodes: %s", card, strerror(errno));
+		HFG_FAIL("open", "%s nodes: %s", card, strerror(errno));
 		return 1;
 	}
-	if (ioctl(ctl, HELLOFPGA_IOC_GET_INFO, &info)) {
-		FAIL("get-info", "%s", strerror(errno));
+	if (hfg_info(ctl, &info)) {
+		HFG_FAIL("get-info", "%s", strerror(errno));
 		return 1;
 	}
 	if (!(info.features & HELLOFPGA_FEAT_PIN_DMABUF)) {
-		SKIP("all", "the driver has no dma-buf provider (features 0x%llx)",
-		     (unsigned long long)info.features);
+		HFG_SKIP("all",
+			 "the driver has no dma-buf provider (features 0x%llx)",
+			 (unsigned long long)info.features);
 		return 0;
 	}
 	drm = open_vgem();
 	if (drm < 0) {
-		SKIP("all", "no vgem device in /dev/dri (insmod vgem.ko)");
+		HFG_SKIP("all", "no vgem device in /dev/dri (insmod vgem.ko)");
 		return 0;
 	}
 
 	/* 1 MiB + 12 KiB: an odd number of pages */
 	r = vbuf_new(&b, 259);
 	if (r) {
-		FAIL("export", "vgem dumb buffer + PRIME export: %s", strerror(-r));
+		HFG_FAIL("export", "vgem dumb buffer + PRIME export: %s",
+			 strerror(-r));
 		return 1;
 	}
 	len = b.size;
@@ -265,18 +252,18 @@ int main(int argc, char **argv)
 	got = malloc(len);
 	if (!pat || !got)
 		return 1;
-	PASS("export");
+	HFG_PASS("export", NULL);
 
 	r = pin(b.fd, 0, len, &p);
 	if (r) {
-		FAIL("pin", "PIN of the whole %zu-byte dma-buf: %s (%s)", len,
-		     strerror(-r), drv_err());
+		HFG_FAIL("pin", "PIN of the whole %zu-byte dma-buf: %s (%s)",
+			 len, strerror(-r), hfg_drv_err(ctl));
 		return 1;
 	}
 	printf("# pinned %zu bytes: handle %llu, %u segments, page size %llu\n",
 	       len, (unsigned long long)p.handle, p.nsegs,
 	       (unsigned long long)p.page_size);
-	PASS("pin");
+	HFG_PASS("pin", NULL);
 
 	/* dma-buf -> card */
 	vsync(&b, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
@@ -285,14 +272,17 @@ int main(int argc, char **argv)
 	vsync(&b, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
 	r = xfer(p.handle, 0, CARD_A, len, HELLOFPGA_XFER_H2C, ch);
 	if (r)
-		FAIL("h2c", "XFER H2C: %s (%s)", strerror(-r), drv_err());
+		HFG_FAIL("h2c", "XFER H2C: %s (%s)", strerror(-r),
+			 hfg_drv_err(ctl));
 	else if (card_get(CARD_A, got, len))
-		FAIL("h2c", "reading card memory back: %s", strerror(errno));
+		HFG_FAIL("h2c", "reading card memory back: %s",
+			 strerror(errno));
 	else if ((d = differs(pat, got, len)) >= 0)
-		FAIL("h2c", "card byte %ld is 0x%02x, the dma-buf had 0x%02x", d,
-		     got[d], pat[d]);
+		HFG_FAIL("h2c",
+			 "card byte %ld is 0x%02x, the dma-buf had 0x%02x", d,
+			 got[d], pat[d]);
 	else
-		PASS("h2c");
+		HFG_PASS("h2c", NULL);
 
 	/* card -> dma-buf */
 	fill(pat, len, 2);
@@ -300,17 +290,18 @@ int main(int argc, char **argv)
 	memset(b.map, POISON, len);
 	vsync(&b, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
 	if (card_put(CARD_B, pat, len)) {
-		FAIL("c2h", "writing card memory: %s", strerror(errno));
+		HFG_FAIL("c2h", "writing card memory: %s", strerror(errno));
 	} else {
 		r = xfer(p.handle, 0, CARD_B, len, HELLOFPGA_XFER_C2H, ch);
 		vsync(&b, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 		if (r)
-			FAIL("c2h", "XFER C2H: %s (%s)", strerror(-r), drv_err());
+			HFG_FAIL("c2h", "XFER C2H: %s (%s)", strerror(-r),
+				 hfg_drv_err(ctl));
 		else if ((d = differs(pat, b.map, len)) >= 0)
-			FAIL("c2h", "dma-buf byte %ld is 0x%02x, the card had 0x%02x",
-			     d, b.map[d], pat[d]);
+			HFG_FAIL("c2h", "dma-buf byte %ld is 0x%02x, the card had 0x%02x",
+				 d, b.map[d], pat[d]);
 		else
-			PASS("c2h");
+			HFG_PASS("c2h", NULL);
 		vsync(&b, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	}
 
@@ -330,18 +321,20 @@ int main(int argc, char **argv)
 		    xfer(p.handle, off, CARD_A, n, HELLOFPGA_XFER_C2H, ch);
 		vsync(&b, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 		if (r) {
-			FAIL("xfer-subrange", "C2H of %zu bytes at offset %zu: %s (%s)",
-			     n, off, strerror(-r), drv_err());
+			HFG_FAIL("xfer-subrange",
+				 "C2H of %zu bytes at offset %zu: %s (%s)", n,
+				 off, strerror(-r), hfg_drv_err(ctl));
 		} else if ((d = differs(pat, b.map + off, n)) >= 0) {
-			FAIL("xfer-subrange", "byte %ld of the range differs", d);
+			HFG_FAIL("xfer-subrange",
+				 "byte %ld of the range differs", d);
 		} else {
 			memset(got, POISON, len);
 			if ((d = differs(got, b.map, off)) >= 0 ||
 			    (d = differs(got, b.map + off + n, len - off - n)) >= 0)
-				FAIL("xfer-subrange", "a byte outside the range changed (%ld)",
-				     d);
+				HFG_FAIL("xfer-subrange", "a byte outside the range changed (%ld)",
+					 d);
 			else
-				PASS("xfer-subrange");
+				HFG_PASS("xfer-subrange", NULL);
 		}
 		vsync(&b, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	}
@@ -352,8 +345,8 @@ int main(int argc, char **argv)
 
 		r = pin(b.fd, off, n, &psub);
 		if (r) {
-			FAIL("pin-subrange", "PIN at offset %zu: %s (%s)", off,
-			     strerror(-r), drv_err());
+			HFG_FAIL("pin-subrange", "PIN at offset %zu: %s (%s)",
+				 off, strerror(-r), hfg_drv_err(ctl));
 		} else {
 			fill(pat, n, 4);
 			vsync(&b, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
@@ -364,22 +357,23 @@ int main(int argc, char **argv)
 			vsync(&b, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 			memset(got, POISON, len);
 			if (r)
-				FAIL("pin-subrange", "C2H: %s (%s)", strerror(-r),
-				     drv_err());
+				HFG_FAIL("pin-subrange", "C2H: %s (%s)",
+					 strerror(-r), hfg_drv_err(ctl));
 			else if ((d = differs(pat, b.map + off, n)) >= 0)
-				FAIL("pin-subrange", "byte %ld differs", d);
+				HFG_FAIL("pin-subrange", "byte %ld differs", d);
 			else if (differs(got, b.map, off) >= 0 ||
 				 differs(got, b.map + off + n, len - off - n) >= 0)
-				FAIL("pin-subrange", "bytes outside the pinned range changed");
+				HFG_FAIL("pin-subrange", "bytes outside the pinned range changed");
 			else if (xfer(psub.handle, 0, CARD_B, n + 4096,
 				      HELLOFPGA_XFER_C2H, ch) != -EINVAL)
-				FAIL("pin-subrange", "a transfer past the pinned range was not refused with EINVAL");
+				HFG_FAIL("pin-subrange", "a transfer past the pinned range was not refused with EINVAL");
 			else
-				PASS("pin-subrange");
+				HFG_PASS("pin-subrange", NULL);
 			vsync(&b, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
-			r = unpin(psub.handle);
+			r = hfg_unpin(ctl, psub.handle);
 			if (r)
-				FAIL("pin-subrange", "UNPIN: %s", strerror(-r));
+				HFG_FAIL("pin-subrange", "UNPIN: %s",
+					 strerror(-r));
 		}
 	}
 
@@ -394,22 +388,23 @@ int main(int argc, char **argv)
 
 		close(nul);
 		if (e1 != -EINVAL || e2 != -EINVAL || !e3 || e4 != -ENOENT)
-			FAIL("refusals", "offset past the end %d, range past the end %d, not a dma-buf %d, unknown handle %d (want -EINVAL, -EINVAL, an error, -ENOENT)",
-			     e1, e2, e3, e4);
+			HFG_FAIL("refusals", "offset past the end %d, range past the end %d, not a dma-buf %d, unknown handle %d (want -EINVAL, -EINVAL, an error, -ENOENT)",
+				 e1, e2, e3, e4);
 		else
-			PASS("refusals");
+			HFG_PASS("refusals", NULL);
 	}
 
 	/* the dma-buf closed and unmapped by its user: the pin keeps it */
 	r = vbuf_new(&b2, 64);
 	if (r) {
-		FAIL("pin-outlives-fd", "second buffer: %s", strerror(-r));
+		HFG_FAIL("pin-outlives-fd", "second buffer: %s", strerror(-r));
 	} else {
 		size_t n = b2.size;
 
 		r = pin(b2.fd, 0, n, &p2);
 		if (r) {
-			FAIL("pin-outlives-fd", "PIN: %s (%s)", strerror(-r), drv_err());
+			HFG_FAIL("pin-outlives-fd", "PIN: %s (%s)",
+				 strerror(-r), hfg_drv_err(ctl));
 		} else {
 			vbuf_free(&b2);
 			fill(pat, n, 5);
@@ -421,47 +416,51 @@ int main(int argc, char **argv)
 			if (!r)
 				r = card_get(CARD_B, got, n) ? -EIO : 0;
 			if (r)
-				FAIL("pin-outlives-fd", "transfers after close: %s (%s)",
-				     strerror(-r), drv_err());
+				HFG_FAIL("pin-outlives-fd",
+					 "transfers after close: %s (%s)",
+					 strerror(-r), hfg_drv_err(ctl));
 			else if ((d = differs(pat, got, n)) >= 0)
-				FAIL("pin-outlives-fd", "round trip byte %ld differs", d);
-			else if ((r = unpin(p2.handle)))
-				FAIL("pin-outlives-fd", "UNPIN: %s", strerror(-r));
+				HFG_FAIL("pin-outlives-fd",
+					 "round trip byte %ld differs", d);
+			else if ((r = hfg_unpin(ctl, p2.handle)))
+				HFG_FAIL("pin-outlives-fd", "UNPIN: %s",
+					 strerror(-r));
 			else
-				PASS("pin-outlives-fd");
+				HFG_PASS("pin-outlives-fd", NULL);
 		}
 		vbuf_free(&b2);
 	}
 
 	/* UNPIN, then the handle is gone */
-	r = unpin(p.handle);
+	r = hfg_unpin(ctl, p.handle);
 	if (r)
-		FAIL("unpin", "UNPIN: %s (%s)", strerror(-r), drv_err());
+		HFG_FAIL("unpin", "UNPIN: %s (%s)", strerror(-r),
+			 hfg_drv_err(ctl));
 	else if (xfer(p.handle, 0, CARD_A, 4096, HELLOFPGA_XFER_C2H, ch) != -ENOENT ||
-		 unpin(p.handle) != -ENOENT)
-		FAIL("unpin", "the handle still answers after UNPIN");
+		 hfg_unpin(ctl, p.handle) != -ENOENT)
+		HFG_FAIL("unpin", "the handle still answers after UNPIN");
 	else
-		PASS("unpin");
+		HFG_PASS("unpin", NULL);
 
 	/* close the control node with pins alive: the driver releases them */
 	r = pin(b.fd, 0, len, &p);
 	if (!r)
 		r = pin(b.fd, 4096, 8192, &p2);
 	if (r) {
-		FAIL("close-with-pins", "PIN: %s (%s)", strerror(-r), drv_err());
+		HFG_FAIL("close-with-pins", "PIN: %s (%s)", strerror(-r),
+			 hfg_drv_err(ctl));
 	} else {
 		close(ctl);
-		snprintf(path, sizeof(path), "%s_control", card);
-		ctl = open(path, O_RDWR | O_CLOEXEC);
+		ctl = hfg_open(card, "_control", O_RDWR);
 		if (ctl < 0 || ioctl(ctl, HELLOFPGA_IOC_GET_STATS, &st))
-			FAIL("close-with-pins", "reopen and GET_STATS: %s",
-			     strerror(errno));
+			HFG_FAIL("close-with-pins", "reopen and GET_STATS: %s",
+				 strerror(errno));
 		else if (st.pins || st.pinned_bytes)
-			FAIL("close-with-pins", "%llu pins, %llu bytes still pinned after close (another user of the card?)",
-			     (unsigned long long)st.pins,
-			     (unsigned long long)st.pinned_bytes);
+			HFG_FAIL("close-with-pins", "%llu pins, %llu bytes still pinned after close (another user of the card?)",
+				 (unsigned long long)st.pins,
+				 (unsigned long long)st.pinned_bytes);
 		else
-			PASS("close-with-pins");
+			HFG_PASS("close-with-pins", NULL);
 	}
 	vbuf_free(&b);
 	free(pat);
