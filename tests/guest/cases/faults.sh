@@ -102,6 +102,19 @@ xfer_fails() {
 		fail "$n" "exit $r after $dt ms, but not $pat: $txt"
 	fi
 }
+# recovered FAULT: with the fault cleared, a round trip works again
+# (FAULT/recovery) and dmesg has no kernel problem since the mark
+# (FAULT/dmesg-clean)
+recovered() {
+	fault 0
+	if rt a 65536 1048576; then
+		pass "$1/recovery"
+	else
+		fail "$1/recovery" "round trip after the fault: $(head -c 200 /tmp/f.err)"
+	fi
+	k=$(kbad)
+	[ -z "$k" ] && pass "$1/dmesg-clean" || fail "$1/dmesg-clean" "$k"
+}
 dd_w="dd if=/tmp/f.src of=${CARD}_h2c_0 bs=65536 count=1 seek=1 conv=notrunc"
 dd_r="dd if=${CARD}_c2h_0 of=/tmp/f.dst bs=65536 count=1 skip=1"
 cli_w="hellofpga -d $CARD write -a 64K -s 64K /tmp/f.src"
@@ -128,9 +141,7 @@ for x in dd_w dd_r cli_w cli_r; do
 done
 w=$(u32le "$U" $FW)
 if [ "$w" = 00000000 ]; then pass desc_read/one-shot; else fail desc_read/one-shot "fault bits 0x$w after it fired"; fi
-fault 0
-if rt a 65536 1048576; then pass desc_read/recovery; else fail desc_read/recovery "round trip after the fault: $(head -c 200 /tmp/f.err)"; fi
-k=$(kbad); [ -z "$k" ] && pass desc_read/dmesg-clean || fail desc_read/dmesg-clean "$k"
+recovered desc_read
 
 # ---------------------------------------------------------------- stall --
 ETO='ETIMEDOUT|timed out'
@@ -139,9 +150,7 @@ fault 2
 for x in dd_w dd_r cli_w cli_r; do
 	eval "xfer_fails stall/$x \"\$ETO\" \"\$$x\""
 done
-fault 0
-if rt a 65536 1048576; then pass stall/recovery; else fail stall/recovery "round trip after the fault: $(head -c 200 /tmp/f.err)"; fi
-k=$(kbad); [ -z "$k" ] && pass stall/dmesg-clean || fail stall/dmesg-clean "$k"
+recovered stall
 
 # ------------------------------------------------------------- lost_irq --
 dmark
@@ -160,9 +169,7 @@ if timeout 30 hellofpga -d "$CARD" write -a 2M -s 64K /tmp/f.src >/tmp/f.out 2>&
 else
 	fail lost_irq/cli-roundtrip "$(tail -n 1 /tmp/f.out | head -c 200)"
 fi
-fault 0
-if rt a 65536 1048576; then pass lost_irq/recovery; else fail lost_irq/recovery "round trip after the fault: $(head -c 200 /tmp/f.err)"; fi
-k=$(kbad); [ -z "$k" ] && pass lost_irq/dmesg-clean || fail lost_irq/dmesg-clean "$k"
+recovered lost_irq
 
 # ----------------------------------------------------------------- dead --
 ENODEV='ENODEV|No such device'
@@ -173,9 +180,7 @@ if [ "$id" = ffffffff ]; then pass dead/bar-reads-ones; else fail dead/bar-reads
 for x in dd_w dd_r cli_w cli_r; do
 	eval "xfer_fails dead/$x \"\$ENODEV\" \"\$$x\""
 done
-fault 0
-if rt a 65536 1048576; then pass dead/recovery; else fail dead/recovery "round trip after the fault: $(head -c 200 /tmp/f.err)"; fi
-k=$(kbad); [ -z "$k" ] && pass dead/dmesg-clean || fail dead/dmesg-clean "$k"
+recovered dead
 
 # ------------------------------------------------- unload: leak check --
 refs=$(awk '$1=="hellofpga"{print $3}' /proc/modules)
