@@ -69,6 +69,11 @@ reload() {	# reload EXTRA-PARAMS...: rmmod + insmod with the config's params
 	insmod "$MODS/hellofpga.ko" $MODPARAMS "$@" >/tmp/f.rm 2>&1 || return 1
 	wait_nodes 10
 }
+# loaded SECONDS: after a failed reload, the card's nodes within SECONDS,
+# or the module loaded again with the config's params
+loaded() {
+	wait_nodes "$1" || { insmod "$MODS/hellofpga.ko" $MODPARAMS; wait_nodes 10; }
+}
 kbad() {	# kbad: kernel problem lines in dmesg since the last mark
 	dmesg | sed -n "/HF-FAULTS-MARK-$mark\$/,\$p" |
 		grep -E 'BUG:|WARNING:|Oops|Call Trace|general protection' | head -n 1
@@ -129,7 +134,7 @@ if reload timeout_ms=1000; then
 	pass reload-timeout_ms=1000
 else
 	fail reload-timeout_ms=1000 "rmmod/insmod hellofpga.ko $MODPARAMS timeout_ms=1000: $(head -c 200 /tmp/f.rm)"
-	wait_nodes 10 || { insmod "$MODS/hellofpga.ko" $MODPARAMS; wait_nodes 10; }
+	loaded 10
 fi
 
 # ------------------------------------------------------------ desc_read --
@@ -193,7 +198,7 @@ if reload $extra; then
 	pass rmmod-after-faults "references were $refs"
 else
 	fail rmmod-after-faults "rmmod/insmod: $(head -c 200 /tmp/f.rm) (references $refs)"
-	wait_nodes 10 || { insmod "$MODS/hellofpga.ko" $MODPARAMS; wait_nodes 10; }
+	loaded 10
 fi
 [ -z "$HOTPLUG" ] && exit $rc
 
@@ -263,7 +268,7 @@ if reload; then
 	hpass rmmod-after-unplug
 else
 	hfail rmmod-after-unplug "$(head -c 200 /tmp/f.rm)"
-	wait_nodes 5 || { insmod "$MODS/hellofpga.ko" $MODPARAMS; wait_nodes 10; }
+	loaded 5
 fi
 k=$(kbad); [ -z "$k" ] && hpass dmesg-clean || hfail dmesg-clean "$k"
 exit $rc
