@@ -65,20 +65,32 @@ reload() {	# reload EXTRA-PARAMS...: the module again, the config's parameters
 	while [ ! -e "${CARD}_c2h_1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -e "${CARD}_c2h_1" ]
 }
+# handled KIND SECONDS: in dmesg since the mark, the handlers' message of
+# the error ("PCIe error (" then the egrep pattern KIND) within 20 s, then
+# the recovery's within SECONDS
+handled() {
+	wait_msg "hellofpga0: PCIe error \\($1" 20 &&
+		wait_msg 'hellofpga0: recovered from the PCIe error' "$2"
+}
+# after NAME: a round trip works (NAME-roundtrip) and dmesg has no kernel
+# problem since the mark (NAME-dmesg-clean)
+after() {
+	if rt; then pass "$1-roundtrip"; else fail "$1-roundtrip" "$(head -c 200 /tmp/aer.err)"; fi
+	k=$(kbad)
+	[ -z "$k" ] && pass "$1-dmesg-clean" || fail "$1-dmesg-clean" "$k"
+}
 # a transfer stuck on the card must not end by its own timeout
 reload timeout_ms=30000 || fail reload "$(head -c 200 /tmp/aer.rm)"
 
 # ------------------------------------------------------------ non-fatal --
 dmark
 inject nonfatal UNSUP
-if wait_msg 'hellofpga0: PCIe error \(non-fatal\)' 20 &&
-	wait_msg 'hellofpga0: recovered from the PCIe error' 20; then
+if handled 'non-fatal\)' 20; then
 	pass nonfatal-handlers "error_detected, slot_reset, resume ran"
 else
 	fail nonfatal-handlers "no error_detected/resume messages within 20 s: $(since | grep -i -E 'aer|hellofpga' | tail -n 3 | tr '\n' ' ' | head -c 300)"
 fi
-if rt; then pass nonfatal-roundtrip; else fail nonfatal-roundtrip "$(head -c 200 /tmp/aer.err)"; fi
-k=$(kbad); [ -z "$k" ] && pass nonfatal-dmesg-clean || fail nonfatal-dmesg-clean "$k"
+after nonfatal
 
 # ---------------------------------------------------------------- fatal --
 dmark
@@ -88,8 +100,7 @@ t0=$(ms)
 	echo "rc=$? ms=$(($(ms) - t0))" >>/tmp/aer.cli) &
 sleep 1
 inject fatal MALF_TLP
-if wait_msg 'hellofpga0: PCIe error \(fatal' 20 &&
-	wait_msg 'hellofpga0: recovered from the PCIe error' 30; then
+if handled fatal 30; then
 	pass fatal-handlers "error_detected (link reset), slot_reset, resume ran"
 else
 	fail fatal-handlers "no error_detected/resume messages: $(since | grep -i -E 'aer|hellofpga' | tail -n 4 | tr '\n' ' ' | head -c 300)"
@@ -103,7 +114,6 @@ else
 	fail fatal-stuck-transfer-ends "exit ${r:-?} after ${t:-?} ms (timeout 30 s): $(grep -v '^rc=' /tmp/aer.cli | tail -n 1 | head -c 160)"
 fi
 fault 0
-if rt; then pass fatal-roundtrip; else fail fatal-roundtrip "$(head -c 200 /tmp/aer.err)"; fi
-k=$(kbad); [ -z "$k" ] && pass fatal-dmesg-clean || fail fatal-dmesg-clean "$k"
+after fatal
 reload || fail reload-after "$(head -c 200 /tmp/aer.rm)"
 exit $rc
