@@ -211,45 +211,48 @@ if [ "$MODE" = faults ]; then
 	check "desc_fetched counter advances ($c0 -> $c1)" test "$c0" != "$c1"
 	b=$(u32le /dev/hellofpga0_user $((FW + 0x40)))
 	check "bytes_c2h counter = 65536 (0x$b)" test "$b" = 00010000
+	# fault BITS: the fault bits; put4k: one 4 KiB write on h2c_0, errtext
+	# its error; cleared NAME: no fault, and transfers work again
+	fault() { w32le /dev/hellofpga0_user $FW "$1"; }
+	put4k() { dd if=/tmp/a of=/dev/hellofpga0_h2c_0 bs=4096 count=1 conv=notrunc 2>/tmp/err; }
+	errtext() { grep -m1 -v records /tmp/err; }
+	cleared() { fault 0; check "transfers work after $1" roundtrip after 8192 0; }
 	# desc_read: the next descriptor fetch fails -> EIO
-	w32le /dev/hellofpga0_user $FW 1
-	if dd if=/tmp/a of=/dev/hellofpga0_h2c_0 bs=4096 count=1 conv=notrunc 2>/tmp/err; then
+	fault 1
+	if put4k; then
 		bad "desc_read fault fails the transfer"
 	else
-		ok "desc_read fault fails the transfer: $(grep -m1 -v records /tmp/err)"
+		ok "desc_read fault fails the transfer: $(errtext)"
 	fi
 	check "desc_read is one-shot" test "$(u32le /dev/hellofpga0_user $FW)" = 00000000
 	check "transfers work after desc_read" roundtrip after 8192 0
 	# stall: the engine stays busy -> the driver's timeout path
-	w32le /dev/hellofpga0_user $FW 2
+	fault 2
 	t0=$(ms)
-	if dd if=/tmp/a of=/dev/hellofpga0_h2c_0 bs=4096 count=1 conv=notrunc 2>/tmp/err; then
+	if put4k; then
 		bad "stall fault times out"
 	else
-		ok "stall fault times out after $(( $(ms) - t0 )) ms: $(grep -m1 -v records /tmp/err)"
+		ok "stall fault times out after $(( $(ms) - t0 )) ms: $(errtext)"
 	fi
-	w32le /dev/hellofpga0_user $FW 0
-	check "transfers work after stall" roundtrip after 8192 0
+	cleared stall
 	# lost_irq: completion interrupts vanish
-	w32le /dev/hellofpga0_user $FW 4
+	fault 4
 	t0=$(ms)
-	if dd if=/tmp/a of=/dev/hellofpga0_h2c_0 bs=4096 count=1 conv=notrunc 2>/tmp/err; then
+	if put4k; then
 		ok "lost_irq: the transfer completed anyway after $(( $(ms) - t0 )) ms (engine status checked on timeout)"
 	else
-		ok "lost_irq: the transfer failed after $(( $(ms) - t0 )) ms: $(grep -m1 -v records /tmp/err)"
+		ok "lost_irq: the transfer failed after $(( $(ms) - t0 )) ms: $(errtext)"
 	fi
-	w32le /dev/hellofpga0_user $FW 0
-	check "transfers work after lost_irq" roundtrip after 8192 0
+	cleared lost_irq
 	# dead: all registers read all ones (surprise removal)
-	w32le /dev/hellofpga0_user $FW 8
+	fault 8
 	check "dead: user BAR ID reads ffffffff" test "$(u32le /dev/hellofpga0_user 0)" = ffffffff
-	if dd if=/tmp/a of=/dev/hellofpga0_h2c_0 bs=4096 count=1 conv=notrunc 2>/tmp/err; then
+	if put4k; then
 		bad "dead card fails transfers"
 	else
-		ok "dead card fails transfers: $(grep -m1 -v records /tmp/err)"
+		ok "dead card fails transfers: $(errtext)"
 	fi
-	w32le /dev/hellofpga0_user $FW 0
-	check "transfers work after dead is cleared" roundtrip after 8192 0
+	cleared "dead is cleared"
 	# hang: no duration set -> no hang; 200 ms -> a late but whole transfer
 	w32le /dev/hellofpga0_user $FW 16
 	check "hang bit without a duration does nothing" test "$(u32le /dev/hellofpga0_user $FW)" = 00000000
