@@ -430,6 +430,52 @@ static void mode_timeout(void)
 	rw_set_timeout();
 }
 
+/*
+ * A child with a control file of its own (released when it dies) pins map
+ * A and reads BIG bytes of card memory into it (C2H, timeout SETUP_MS),
+ * exiting 0 when that worked.  Its pid once it holds the pin; -1 after a
+ * FAIL of check @tag-fork or @tag-child-pin.
+ */
+static pid_t child_c2h(const char *tag)
+{
+	int pfd[2], status = 0, ret, err;
+	char name[64], c;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		snprintf(name, sizeof(name), "%s-fork", tag);
+		HFG_FAIL(name, "%s", strerror(err));
+		return -1;
+	}
+	if (!pid) {
+		int cfd = hfg_open(card, "_control", O_RDWR);
+		uint64_t h;
+
+		if (cfd < 0 || hfg_pin_host(cfd, map_a, BIG, &h))
+			_exit(3);
+		if (write(pfd[1], "g", 1) != 1)
+			_exit(3);
+		ret = hfg_xfer(cfd, h, HELLOFPGA_XFER_C2H, 0, 0, 0, BIG,
+			       SETUP_MS, NULL);
+		_exit(ret ? 1 : 0);
+	}
+	close(pfd[1]);
+	ret = read(pfd[0], &c, 1);
+	close(pfd[0]);
+	if (ret != 1) {
+		waitpid(pid, &status, 0);
+		snprintf(name, sizeof(name), "%s-child-pin", tag);
+		HFG_FAIL(name, "the child could not pin (exit %d)",
+			 WEXITSTATUS(status));
+		return -1;
+	}
+	return pid;
+}
+
 /* ----------------------------------------------------------------- kill */
 
 static void mode_kill(void)
@@ -437,9 +483,8 @@ static void mode_kill(void)
 	struct hellofpga_stats st0;
 	uint64_t dma0;
 	uint8_t *snap;
-	int pfd[2], status = 0, ret;
+	int status = 0, ret;
 	double t0, t_kill, t_gone;
-	char c;
 	long bad;
 	pid_t pid;
 
@@ -453,33 +498,9 @@ static void mode_kill(void)
 	hfg_stats(ctl, &st0);
 	dma0 = hfg_counter(ufd, HFG_CNT_DMA_ERRORS);
 	kmark();
-	if (pipe(pfd))
+	pid = child_c2h("kill");
+	if (pid < 0)
 		return;
-	pid = fork();
-	if (pid < 0) {
-		HFG_FAIL("kill-fork", "%s", strerror(errno));
-		return;
-	}
-	if (!pid) {
-		/* its own file: released when it dies */
-		int cfd = hfg_open(card, "_control", O_RDWR);
-		uint64_t h;
-
-		if (cfd < 0 || hfg_pin_host(cfd, map_a, BIG, &h))
-			_exit(3);
-		if (write(pfd[1], "g", 1) != 1)
-			_exit(3);
-		ret = hfg_xfer(cfd, h, HELLOFPGA_XFER_C2H, 0, 0, 0, BIG,
-			       SETUP_MS, NULL);
-		_exit(ret ? 1 : 0);
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &c, 1) != 1) {
-		waitpid(pid, &status, 0);
-		HFG_FAIL("kill-child-pin", "the child could not pin (exit %d)",
-			 WEXITSTATUS(status));
-		return;
-	}
 	/* the transfer is under way once the first bytes land in B */
 	t0 = hfg_now();
 	while (hfg_check(map_b, 4096, SEED_P) >= 0 && ms_since(t0) < 5000)
@@ -536,11 +557,10 @@ static int busy_pread(uint8_t *buf, double *ms)
 static void mode_busy(void)
 {
 	uint64_t h, bytes = 1;
-	int pfd[2], status = 0, ret, rw;
+	int status = 0, ret, rw;
 	double t0, dt, rw_ms = 0;
 	uint8_t *small;
 	pid_t pid;
-	char c;
 
 	ret = card_load(0, SEED_P, NULL, NULL);
 	small = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -552,33 +572,9 @@ static void mode_busy(void)
 		return;
 	}
 	hfg_fill(map_a, BIG, SEED_Q);
-	if (pipe(pfd))
+	pid = child_c2h("busy");
+	if (pid < 0)
 		return;
-	pid = fork();
-	if (pid < 0) {
-		HFG_FAIL("busy-fork", "%s", strerror(errno));
-		return;
-	}
-	if (!pid) {
-		int cfd = hfg_open(card, "_control", O_RDWR);
-		uint64_t ch;
-
-		if (cfd < 0 || hfg_pin_host(cfd, map_a, BIG, &ch))
-			_exit(3);
-		if (write(pfd[1], "g", 1) != 1)
-			_exit(3);
-		ret = hfg_xfer(cfd, ch, HELLOFPGA_XFER_C2H, 0, 0, 0, BIG,
-			       SETUP_MS, NULL);
-		_exit(ret ? 1 : 0);
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &c, 1) != 1) {
-		waitpid(pid, &status, 0);
-		HFG_FAIL("busy-child-pin", "the child could not pin (exit %d)",
-			 WEXITSTATUS(status));
-		return;
-	}
-	close(pfd[0]);
 	/* the child holds the channel once its first bytes land in B */
 	t0 = hfg_now();
 	while (hfg_check(map_b, 4096, SEED_P) >= 0 && ms_since(t0) < 5000)
