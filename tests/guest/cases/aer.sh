@@ -27,13 +27,7 @@ if ! ls /sys/bus/pci_express/devices 2>/dev/null | grep -q 'pcie002'; then
 	skip all "no AER service on a root port (the kernel did not get AER control)"
 	exit 0
 fi
-ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
-w32() {	# w32 FILE OFFSET VALUE
-	v=$3
-	printf "\\$(printf %03o $((v & 255)))\\$(printf %03o $(((v >> 8) & 255)))\\$(printf %03o $(((v >> 16) & 255)))\\$(printf %03o $(((v >> 24) & 255)))" |
-		dd of="$1" bs=4 seek=$(($2 / 4)) count=1 conv=notrunc 2>/dev/null
-}
-fault() { w32 "$U" $((0xf000)) "$1"; }
+fault() { hf_w32 "$U" $((0xf000)) "$1"; }
 mark=0
 dmark() { mark=$((mark + 1)); echo "HF-AER-MARK-$mark" >/dev/kmsg; }
 since() { dmesg | sed -n "/HF-AER-MARK-$mark\$/,\$p"; }
@@ -95,9 +89,9 @@ after nonfatal
 # ---------------------------------------------------------------- fatal --
 dmark
 fault 2
-t0=$(ms)
+t0=$(hf_ms)
 (timeout 60 dd if="${CARD}_c2h_0" of=/tmp/aer.c bs=65536 skip=16 count=1 >/tmp/aer.cli 2>&1
-	echo "rc=$? ms=$(($(ms) - t0))" >>/tmp/aer.cli) &
+	echo "rc=$? ms=$(($(hf_ms) - t0))" >>/tmp/aer.cli) &
 sleep 1
 inject fatal MALF_TLP
 if handled fatal 30; then

@@ -45,17 +45,10 @@ IRQ=$(sed -n 's/.*hf_irq=\([a-z]*\).*/\1/p' /proc/cmdline)
 HF_GROUP=faults
 hpass() { HF_GROUP=hotplug; pass "$@"; HF_GROUP=faults; }
 hfail() { HF_GROUP=hotplug; fail "$@"; HF_GROUP=faults; }
-console() { echo "$*" >/dev/console 2>/dev/null; echo "$*"; }
-ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
 u32le() {	# u32le FILE OFFSET: 32-bit value, hex
 	dd if="$1" bs=4 skip=$(($2 / 4)) count=1 2>/dev/null | od -An -tx4 | tr -d ' \n'
 }
-w32le() {	# w32le FILE OFFSET VALUE
-	v=$3
-	printf "\\$(printf %03o $((v & 255)))\\$(printf %03o $(((v >> 8) & 255)))\\$(printf %03o $(((v >> 16) & 255)))\\$(printf %03o $(((v >> 24) & 255)))" |
-		dd of="$1" bs=4 seek=$(($2 / 4)) count=1 conv=notrunc 2>/dev/null
-}
-fault() { w32le "$U" $FW "$1"; }
+fault() { hf_w32 "$U" $FW "$1"; }
 wait_nodes() {	# wait_nodes SECONDS: until CARD_c2h_1 exists
 	i=0
 	while [ ! -e "${CARD}_c2h_1" ] && [ $i -lt $(($1 * 10)) ]; do
@@ -92,10 +85,10 @@ rt() {
 xfer_fails() {
 	n=$1 pat=$2
 	shift 2
-	t0=$(ms)
+	t0=$(hf_ms)
 	timeout 30 sh -c "$*" >/tmp/f.out 2>&1
 	r=$?
-	dt=$(($(ms) - t0))
+	dt=$(($(hf_ms) - t0))
 	txt=$(grep -v -E 'records (in|out)|bytes .* copied' /tmp/f.out | tr '\n' ' ' | head -c 200)
 	if [ $r = 143 ] || [ $r = 124 ]; then
 		fail "$n" "hung: not done after 30 s"
@@ -160,17 +153,17 @@ recovered stall
 # ------------------------------------------------------------- lost_irq --
 dmark
 fault 4
-t0=$(ms)
+t0=$(hf_ms)
 if rt a 65536 2097152; then
-	pass lost_irq/dd-roundtrip "completed, data matches, $(($(ms) - t0)) ms for 2 transfers ($([ "$IRQ" = poll ] && echo 'poll mode: no interrupts to lose' || echo "$IRQ: engine status checked on timeout"))"
+	pass lost_irq/dd-roundtrip "completed, data matches, $(($(hf_ms) - t0)) ms for 2 transfers ($([ "$IRQ" = poll ] && echo 'poll mode: no interrupts to lose' || echo "$IRQ: engine status checked on timeout"))"
 else
 	fail lost_irq/dd-roundtrip "$(head -c 200 /tmp/f.err)"
 fi
-t0=$(ms)
+t0=$(hf_ms)
 if timeout 30 hellofpga -d "$CARD" write -a 2M -s 64K /tmp/f.src >/tmp/f.out 2>&1 &&
 	timeout 30 hellofpga -d "$CARD" read -a 2M -s 64K /tmp/f.dst >>/tmp/f.out 2>&1 &&
 	cmp -s /tmp/f.src /tmp/f.dst; then
-	pass lost_irq/cli-roundtrip "$(($(ms) - t0)) ms"
+	pass lost_irq/cli-roundtrip "$(($(hf_ms) - t0)) ms"
 else
 	fail lost_irq/cli-roundtrip "$(tail -n 1 /tmp/f.out | head -c 200)"
 fi
@@ -205,11 +198,11 @@ fi
 # -------------------------------------------------------------- hotplug --
 dmark
 fault 2
-t0=$(ms)
+t0=$(hf_ms)
 (timeout 90 dd if=/tmp/f.src of="${CARD}_h2c_0" bs=65536 count=1 conv=notrunc >/tmp/h.dd 2>&1
-	echo "rc=$? ms=$(($(ms) - t0))" >>/tmp/h.dd) &
+	echo "rc=$? ms=$(($(hf_ms) - t0))" >>/tmp/h.dd) &
 (timeout 90 hellofpga -d "$CARD" read -c 1 -a 0 -s 64K /tmp/f.dst >/tmp/h.cli 2>&1
-	echo "rc=$? ms=$(($(ms) - t0))" >>/tmp/h.cli) &
+	echo "rc=$? ms=$(($(hf_ms) - t0))" >>/tmp/h.cli) &
 # BAR mappings that must not outlive the card
 rm -f /tmp/h.fifo && mkfifo /tmp/h.fifo
 hf_mapprobe "${CARD}_user" "${CARD}_control" </tmp/h.fifo >/tmp/h.map 2>&1 &
@@ -217,11 +210,11 @@ exec 8<>/tmp/h.fifo	# read-write: never blocks, never SIGPIPE
 i=0
 while ! grep -q '^READY' /tmp/h.map && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 sleep 1
-console "HF-HOTPLUG-NOW"
+hf_console "HF-HOTPLUG-NOW"
 i=0
 while [ -e "${CARD}_h2c_0" ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
 if [ ! -e "${CARD}_h2c_0" ]; then
-	hpass nodes-gone "after $(($(ms) - t0)) ms"
+	hpass nodes-gone "after $(($(hf_ms) - t0)) ms"
 else
 	hfail nodes-gone "${CARD}_h2c_0 still there 60 s after HF-HOTPLUG-NOW"
 fi
@@ -257,7 +250,7 @@ else
 fi
 k=$(kbad); [ -z "$k" ] && hpass dmesg-clean-unplug || hfail dmesg-clean-unplug "$k"
 # the card comes back: later cases and the harness's unload need it
-console "HF-HOTPLUG-READD"
+hf_console "HF-HOTPLUG-READD"
 if wait_nodes 60; then
 	hpass replug-probe
 	if rt a 65536 1048576; then hpass replug-roundtrip; else hfail replug-roundtrip "$(head -c 200 /tmp/f.err)"; fi

@@ -49,8 +49,6 @@ bytes_of() {	# 512M, 2G -> bytes
 u32le() {	# u32le FILE OFFSET: a 32-bit value, decimal
 	dd if="$1" bs=4 skip=$(($2 / 4)) count=1 2>/dev/null | od -An -tu4 | tr -d ' \n'
 }
-console() { echo "$*" >/dev/console 2>/dev/null; echo "$*"; }
-ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
 # rt CARD H2C C2H ADDR SIZE TAG: round trip, compared
 rt() {
 	f=/tmp/tc.$6
@@ -164,7 +162,7 @@ rm -f /tmp/tc.stop
 	echo "rounds=$r bad=$bad"
 ) >/tmp/tc.bg 2>&1 &
 bg=$!
-t0=$(ms)
+t0=$(hf_ms)
 timeout 150 hf_stop -d "$B" -m unplug \
 	-q 'HF-QMP unplug-card1 {"execute":"device_del","arguments":{"id":"card1"}}' >/tmp/tc.stop.out 2>&1
 r=$?
@@ -178,7 +176,7 @@ while [ -e "${B}_control" ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
 i=0
 while [ -e "$bdf" ] && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
 if [ ! -e "${B}_control" ] && [ ! -e "$bdf" ]; then
-	pass removed "card 1's nodes and PCI device ${bdf##*/} gone after $(($(ms) - t0)) ms"
+	pass removed "card 1's nodes and PCI device ${bdf##*/} gone after $(($(hf_ms) - t0)) ms"
 else
 	fail removed "${B}_control or $bdf still there 60 s after device_del"
 fi
@@ -199,7 +197,7 @@ else
 fi
 
 # ------------------------------------------------------- card 1 again --
-console "HF-QMP readd-card1 readd card1"
+hf_console "HF-QMP readd-card1 readd card1"
 i=0
 while [ ! -e "${B}_c2h_0" ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
 if [ -e "${B}_c2h_0" ]; then

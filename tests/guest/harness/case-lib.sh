@@ -21,6 +21,10 @@
 #   HF_GROUP; pass|fail|skip NAME [TEXT]
 #                               one result line, "PASS HF_GROUP/NAME: TEXT";
 #                               fail also sets rc=1 (a case ends: exit $rc)
+#   hf_ms                       milliseconds since boot
+#   hf_console TEXT             TEXT on the console (where the host reads
+#                               "HF-..." requests) and on standard output
+#   hf_w32 FILE OFFSET VALUE    a 32-bit little-endian write (a BAR's node)
 #   hf_prog GROUP TIMEOUT CMD...  runs a program that prints result lines
 #                               and shows them; one without any, or a
 #                               failure, sets hf_rc=1 (and the first adds
@@ -74,6 +78,14 @@ hf_restore() {
 		hf_wait_nodes
 	fi
 	return 1
+}
+
+hf_ms() { awk '{printf "%d", $1 * 1000}' /proc/uptime; }
+hf_console() { echo "$*" >/dev/console 2>/dev/null; echo "$*"; }
+hf_w32() {
+	_v=$3
+	printf "\\$(printf %03o $((_v & 255)))\\$(printf %03o $(((_v >> 8) & 255)))\\$(printf %03o $(((_v >> 16) & 255)))\\$(printf %03o $(((_v >> 24) & 255)))" |
+		dd of="$1" bs=4 seek=$(($2 / 4)) count=1 conv=notrunc 2>/dev/null
 }
 
 hf_kmark() { echo "HF-MARK-$1" >/dev/kmsg; }
