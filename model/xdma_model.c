@@ -709,14 +709,17 @@ static u32 data_error(const struct model_engine *e)
 /*
  * Host DMA without the lock; the caller holds it and gets it back.  A
  * failed access (IOMMU fault, bus error) is counted: never silent.
+ * bus_enter() drops the lock for the copy, bus_leave() takes it back with
+ * the copy's result @r.
  */
-static int bus_read(struct xdma_model *m, u64 bus, void *dst, size_t len)
+static void bus_enter(struct xdma_model *m)
 {
-	int r;
-
 	m->copies++;
 	pthread_mutex_unlock(&m->lock);
-	r = m->ops.dma_read(m->host, bus, dst, len);
+}
+
+static int bus_leave(struct xdma_model *m, int r)
+{
 	if (r)
 		cnt_add(r == -EBUSY ? &m->cnt.dma_blocked :
 				      &m->cnt.dma_errors, 1);
@@ -726,21 +729,17 @@ static int bus_read(struct xdma_model *m, u64 bus, void *dst, size_t len)
 	return r;
 }
 
+static int bus_read(struct xdma_model *m, u64 bus, void *dst, size_t len)
+{
+	bus_enter(m);
+	return bus_leave(m, m->ops.dma_read(m->host, bus, dst, len));
+}
+
 static int bus_write(struct xdma_model *m, u64 bus, const void *src,
 		     size_t len)
 {
-	int r;
-
-	m->copies++;
-	pthread_mutex_unlock(&m->lock);
-	r = m->ops.dma_write(m->host, bus, src, len);
-	if (r)
-		cnt_add(r == -EBUSY ? &m->cnt.dma_blocked :
-				      &m->cnt.dma_errors, 1);
-	pthread_mutex_lock(&m->lock);
-	if (!--m->copies)
-		pthread_cond_broadcast(&m->copies_cond);
-	return r;
+	bus_enter(m);
+	return bus_leave(m, m->ops.dma_write(m->host, bus, src, len));
 }
 
 /* Move @len bytes at offset @off of the current descriptor; as bus_read(). */
