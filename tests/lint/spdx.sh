@@ -21,6 +21,9 @@ while IFS= read -r -d '' f; do
 	case $f in
 	docs/results/* | LICENSES/* | *.md | *.json | *.csv | *.svg | *.png | \
 	*.gitignore | *.gitattributes | .editorconfig | .clang-format) continue ;;
+	# Debian's formats that take no comment line: the changelog (data),
+	# the copyright file (it is the licence statement), the source format
+	debian/changelog | debian/copyright | debian/source/format) continue ;;
 	esac
 	[ -f "$f" ] || continue
 	line=$(head -n 5 "$f" | grep -m1 'SPDX-License-Identifier:' || true)
