@@ -4,14 +4,20 @@
  * current kernels, in one place.  Every other file of hellofpga.ko uses the
  * hf_* wrappers below instead of the API that moved.
  *
- * Only the 6.1 branches are compiled in CI on this machine; the others were
- * written from the kernel history noted at each one and need a build on
- * such a kernel (see driver/README notes in the issue report).
+ * Each choice is made by a feature probe, never by the kernel's version:
+ * HF_HAVE_<NAME> comes from hf_features.h, which driver/probes/probe.sh
+ * generates at build time by compiling driver/probes/<name>.c against the
+ * headers built against (driver/probes/probes.mk).  The fallback branches
+ * say how older kernels do it, from the kernel history noted at each one.
+ *
+ * CI (scripts/kernel-ci.sh) compiles the driver against Debian's 5.10
+ * (bullseye), 6.1 (bookworm), 6.12 (bookworm-backports) and 7.2 (sid)
+ * headers, amd64 and arm64; branches needed only before 5.10 are not
+ * compiled there.
  */
 #ifndef HF_COMPAT_H
 #define HF_COMPAT_H
 
-#include <linux/version.h>
 #include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/device.h>
@@ -25,17 +31,9 @@
 #include <linux/security.h>
 #include <linux/user_namespace.h>
 
-/* Linux 5.4: the pseudo keyword for a case that continues into the next */
-/*
- * HF_KERNEL_GE(a, b, c): the kernel built against is a.b.c or later.  Every
- * version check of the driver goes through it.  LINUX_VERSION_CODE is
- * spelt by token pasting so that checkpatch, which rightly flags version
- * checks in mainline code, stays usable on this out-of-tree module.
- */
-#define HF_PASTE(a, b)		a##b
-#define HF_KERNEL_GE(a, b, c)	\
-	(KERNEL_VERSION(a, b, c) <= HF_PASTE(LINUX_, VERSION_CODE))
+#include "hf_features.h"
 
+/* Linux 5.4: the pseudo keyword for a case that continues into the next */
 #ifndef fallthrough
 #define fallthrough	__attribute__((__fallthrough__))
 #endif
@@ -56,7 +54,7 @@
 #endif
 
 /* class_create() lost its owner argument: 6.4 */
-#if HF_KERNEL_GE(6, 4, 0)
+#ifdef HF_HAVE_CLASS_CREATE_NAME
 #define hf_class_create(name)	class_create(name)
 #else
 #define hf_class_create(name)	class_create(THIS_MODULE, name)
@@ -66,7 +64,7 @@
 static inline void hf_vm_flags_set(struct vm_area_struct *vma,
 				   unsigned long flags)
 {
-#if HF_KERNEL_GE(6, 3, 0)
+#ifdef HF_HAVE_VM_FLAGS_SET
 	vm_flags_set(vma, flags);
 #else
 	vma->vm_flags |= flags;
@@ -74,7 +72,7 @@ static inline void hf_vm_flags_set(struct vm_area_struct *vma,
 }
 
 /* vm_fault_t: 4.17 */
-#if !HF_KERNEL_GE(4, 17, 0)
+#ifndef HF_HAVE_VM_FAULT_T
 #define vm_fault_t	int
 #endif
 
@@ -92,7 +90,7 @@ static inline bool hf_rawio_capable(void)
 
 static inline bool hf_locked_down(void)
 {
-#if HF_KERNEL_GE(5, 4, 0)
+#ifdef HF_HAVE_SECURITY_LOCKED_DOWN
 	return security_locked_down(LOCKDOWN_PCI_ACCESS) != 0;
 #else
 	return false;
@@ -107,7 +105,7 @@ static inline vm_fault_t hf_vmf_insert_pfn(struct vm_area_struct *vma,
 					   unsigned long addr,
 					   unsigned long pfn)
 {
-#if HF_KERNEL_GE(4, 17, 0)
+#ifdef HF_HAVE_VMF_INSERT_PFN
 	return vmf_insert_pfn(vma, addr, pfn);
 #else
 	int err = vm_insert_pfn(vma, addr, pfn);
@@ -121,7 +119,7 @@ static inline vm_fault_t hf_vmf_insert_pfn(struct vm_area_struct *vma,
 }
 
 /* compat_ptr_ioctl(): 5.5 */
-#if HF_KERNEL_GE(5, 5, 0)
+#ifdef HF_HAVE_COMPAT_PTR_IOCTL
 #define hf_compat_ptr_ioctl	compat_ptr_ioctl
 #elif defined(CONFIG_COMPAT)
 static inline long hf_compat_ptr_ioctl(struct file *file, unsigned int cmd,
@@ -139,7 +137,7 @@ static inline long hf_compat_ptr_ioctl(struct file *file, unsigned int cmd,
 /* dma_max_mapping_size(): 5.1 (swiotlb limits a mapping to 256 KiB) */
 static inline size_t hf_dma_max_mapping_size(struct device *dev)
 {
-#if HF_KERNEL_GE(5, 1, 0)
+#ifdef HF_HAVE_DMA_MAX_MAPPING_SIZE
 	return dma_max_mapping_size(dev);
 #else
 	return SIZE_MAX;
@@ -156,9 +154,9 @@ static inline int hf_pin_user_pages_fast(unsigned long start, int nr_pages,
 					 unsigned int gup_flags,
 					 struct page **pages)
 {
-#if HF_KERNEL_GE(5, 6, 0)
+#if defined(HF_HAVE_PIN_USER_PAGES)
 	return pin_user_pages_fast(start, nr_pages, gup_flags, pages);
-#elif HF_KERNEL_GE(5, 2, 0)
+#elif defined(HF_HAVE_GUP_FAST_FLAGS)
 	return get_user_pages_fast(start, nr_pages, gup_flags, pages);
 #else
 	return get_user_pages_fast(start, nr_pages,
@@ -169,7 +167,7 @@ static inline int hf_pin_user_pages_fast(unsigned long start, int nr_pages,
 static inline void hf_unpin_user_pages(struct page **pages,
 				       unsigned long npages, bool dirty)
 {
-#if HF_KERNEL_GE(5, 8, 0)
+#ifdef HF_HAVE_UNPIN_USER_PAGES_DIRTY_LOCK
 	unpin_user_pages_dirty_lock(pages, npages, dirty);
 #else
 	unsigned long i;
@@ -177,7 +175,7 @@ static inline void hf_unpin_user_pages(struct page **pages,
 	for (i = 0; i < npages; i++) {
 		if (dirty)
 			set_page_dirty_lock(pages[i]);
-#if HF_KERNEL_GE(5, 6, 0)
+#ifdef HF_HAVE_PIN_USER_PAGES
 		unpin_user_page(pages[i]);
 #else
 		put_page(pages[i]);
@@ -189,7 +187,7 @@ static inline void hf_unpin_user_pages(struct page **pages,
 /* totalram_pages became a function: 5.0 */
 static inline u64 hf_totalram_bytes(void)
 {
-#if HF_KERNEL_GE(5, 0, 0)
+#ifdef HF_HAVE_TOTALRAM_PAGES_FN
 	return (u64)totalram_pages() << PAGE_SHIFT;
 #else
 	return (u64)totalram_pages << PAGE_SHIFT;
@@ -214,11 +212,11 @@ static inline int hf_sg_alloc_table_from_pages(struct sg_table *sgt,
 					       unsigned long size,
 					       unsigned int max_segment)
 {
-#if HF_KERNEL_GE(5, 15, 0)
+#if defined(HF_HAVE_SG_ALLOC_TABLE_FROM_PAGES_SEGMENT)
 	return sg_alloc_table_from_pages_segment(sgt, pages, n_pages, offset,
 						 size, max_segment,
 						 GFP_KERNEL);
-#elif HF_KERNEL_GE(5, 10, 0)
+#elif defined(HF_HAVE_SG_ALLOC_TABLE_FROM_PAGES_PRV)
 	return PTR_ERR_OR_ZERO(__sg_alloc_table_from_pages(sgt, pages, n_pages,
 							   offset, size,
 							   max_segment, NULL,
@@ -233,7 +231,7 @@ static inline int hf_sg_alloc_table_from_pages(struct sg_table *sgt,
 static inline int hf_dma_map_sgtable(struct device *dev, struct sg_table *sgt,
 				     enum dma_data_direction dir)
 {
-#if HF_KERNEL_GE(5, 8, 0)
+#ifdef HF_HAVE_DMA_MAP_SGTABLE
 	return dma_map_sgtable(dev, sgt, dir, 0);
 #else
 	int n = dma_map_sg(dev, sgt->sgl, sgt->orig_nents, dir);
@@ -250,7 +248,7 @@ static inline void hf_dma_unmap_sgtable(struct device *dev,
 					enum dma_data_direction dir,
 					unsigned long attrs)
 {
-#if HF_KERNEL_GE(5, 8, 0)
+#ifdef HF_HAVE_DMA_MAP_SGTABLE
 	dma_unmap_sgtable(dev, sgt, dir, attrs);
 #else
 	dma_unmap_sg_attrs(dev, sgt->sgl, sgt->orig_nents, dir, attrs);
@@ -271,7 +269,7 @@ static inline void hf_dma_sync_sgtable(struct device *dev,
 
 static inline bool hf_dma_need_sync(struct device *dev, dma_addr_t addr)
 {
-#if HF_KERNEL_GE(5, 8, 0)
+#ifdef HF_HAVE_DMA_NEED_SYNC
 	return dma_need_sync(dev, addr);
 #else
 	return true;
@@ -291,7 +289,7 @@ static inline bool hf_dma_need_sync(struct device *dev, dma_addr_t addr)
 static inline void __iomem *hf_pcim_iomap_bar(struct pci_dev *pdev, int bar,
 					      const char *name)
 {
-#if HF_KERNEL_GE(6, 11, 0)
+#ifdef HF_HAVE_PCIM_IOMAP_REGION
 	return pcim_iomap_region(pdev, bar, name);
 #else
 	int ret = pcim_iomap_regions(pdev, BIT(bar), name);
@@ -307,7 +305,7 @@ static inline void __iomem *hf_pcim_iomap_bar(struct pci_dev *pdev, int bar,
  * pci_enable_pcie_error_reporting() until the PCI core did it for every
  * device when AER is native (6.5, and the function was removed).
  */
-#if HF_KERNEL_GE(6, 5, 0)
+#ifndef HF_HAVE_PCI_ENABLE_PCIE_ERROR_REPORTING
 static inline void hf_aer_reporting(struct pci_dev *pdev, bool on)
 {
 }
@@ -327,7 +325,7 @@ static inline void hf_aer_reporting(struct pci_dev *pdev, bool on)
  * mmap_sem: charge @pages to @mm's locked_vm against RLIMIT_MEMLOCK unless
  * the caller has CAP_IPC_LOCK.
  */
-#if HF_KERNEL_GE(5, 3, 0)
+#ifdef HF_HAVE_ACCOUNT_LOCKED_VM
 #define hf_account_locked_vm	account_locked_vm
 #else
 static inline int hf_account_locked_vm(struct mm_struct *mm,
@@ -359,17 +357,18 @@ static inline int hf_account_locked_vm(struct mm_struct *mm,
  *   5.7   dma_buf_dynamic_attach(), dma_buf_pin()/unpin(), move_notify; the
  *         map/unmap of a dynamic attachment needs the reservation lock
  *   5.8   dma_buf_attach_ops.allow_peer2peer
- *   5.16  the DMA_BUF symbol namespace (MODULE_IMPORT_NS(DMA_BUF))
- *   6.13  MODULE_IMPORT_NS() takes a string
+ *   5.16  the DMA_BUF symbol namespace, MODULE_IMPORT_NS(DMA_BUF)
+ *         (HF_HAVE_MODULE_IMPORT_NS_IDENT; hf_main.c)
+ *   6.13  MODULE_IMPORT_NS("DMA_BUF"), a string
  * Older kernels get a static attachment without peer-to-peer, which maps
  * host-memory dma-bufs only.
  */
-#if HF_KERNEL_GE(5, 7, 0)
+#ifdef HF_HAVE_DMA_BUF_DYNAMIC_ATTACH
 #define HF_DMABUF_DYNAMIC	1
 #else
 #define HF_DMABUF_DYNAMIC	0
 #endif
-#if HF_KERNEL_GE(5, 8, 0)
+#ifdef HF_HAVE_DMA_BUF_ALLOW_PEER2PEER
 #define HF_DMABUF_P2P		1
 #else
 #define HF_DMABUF_P2P		0

@@ -133,9 +133,10 @@ MODULE_DESCRIPTION("Xilinx XDMA (PG195) driver with host, dma-buf and GPU memory
 MODULE_LICENSE("GPL");
 MODULE_VERSION(HF_VERSION);
 #if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
-#if HF_KERNEL_GE(6, 13, 0)
-MODULE_IMPORT_NS("DMA_BUF");
-#elif HF_KERNEL_GE(5, 16, 0)
+/* compat.h: the namespace a string from 6.13, none before 5.16 */
+#if defined(HF_HAVE_MODULE_IMPORT_NS_IDENT)
 MODULE_IMPORT_NS(DMA_BUF);
+#elif defined(MODULE_IMPORT_NS)
+MODULE_IMPORT_NS("DMA_BUF");
 #endif
 #endif
