@@ -264,7 +264,7 @@ struct hf_card {
 	u64 pin_limit;
 	u64 ddr_size;
 	u32 timeout_ms;
-	char name[16];
+	char name[24];	/* "hellofpga" and any int */
 };
 
 #define HF_NCHANS	(2 * XDMA_MAX_CHANNELS)
