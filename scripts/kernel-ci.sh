@@ -8,12 +8,24 @@
 #   checkpatch  checkpatch.pl --no-tree --strict on the kernel sources
 #   driver-deps scripts/driver-deps.py: no import cycle between driver/*.c
 #   amd64       build hellofpga.ko and hellofpga-nvp2p.ko (desktop) with
-#               KCFLAGS=-Werror W=1 against Debian 12's amd64 headers
-#   sparse      the same trees again with C=2 CHECK=sparse (amd64 and arm64)
+#               KCFLAGS=-Werror W=1 against Debian 12's amd64 headers (6.1)
 #   arm64       cross-build hellofpga.ko, hellofpga-nvp2p.ko TEGRA=1 and
 #               desktop, against Debian's arm64 headers from a private apt
 #               download (never dpkg multiarch: it removes the native gcc)
+#   kernels     the same for the kernels of other Debian suites, amd64 and
+#               arm64 (TEGRA=1 only), headers from a private apt state
+#               (step_kernel_headers): 5.10 (bullseye, compiled with gcc-12:
+#               its headers name gcc-10) and 6.12 (bookworm-backports).
+#               Not 7.2 (sid) yet: its headers need gcc-16 (-fmin-function-
+#               alignment, counted_by) and its kbuild host programs glibc
+#               2.38, neither of which Debian 12 has
+#   sparse      the trees again with C=2 CHECK=sparse: 6.1 amd64 and arm64
+#               and the newest other kernel, amd64 (sparse on every tree
+#               would double the time of this script for little: the same
+#               sources, and sparse's findings hardly depend on the kernel)
 # A step runs the steps it needs first (sparse builds, arm64 fetches headers).
+# Every kernel's probes (driver/probes) run in its own build: the
+# hf_features.h of two trees differ where the kernels' APIs do.
 #
 # Each check prints "PASS name" or "FAIL name: reason" (followed by indented
 # diagnostics); the last line is "N passed, N failed, 0 skipped"
@@ -28,6 +40,9 @@
 #                 driver/nvp2p/, core/, include/) to check instead of it
 #   NVIDIA_SRC_DIR  NVIDIA kernel sources (holding nvidia/nv-p2p.h); default:
 #                 scripts/fetch-nv-p2p.sh "$HF_CACHE/nvidia-open"
+#   HF_KERNEL_REFRESH=1  look for newer headers in the other suites (cached
+#                 ones are used as they are otherwise: a warm run downloads
+#                 nothing)
 #   JOBS          make -j (default nproc)
 set -uo pipefail
 
@@ -276,6 +291,117 @@ step_arm64_headers() {
 	pass arm64-headers
 }
 
+# ----------------------------------------- other kernels (private apt) --
+# One more Debian kernel per suite (SUITES), amd64 and arm64 headers in one
+# private root each, from a private apt state like the arm64 one above but
+# with its own sources.list (these suites only, signed by the Debian
+# archive keyring) and both architectures.  Cached: a root, once complete,
+# is used as is (no apt-get update; HF_KERNEL_REFRESH=1 looks for newer).
+#   bullseye            5.10: its last point release (bullseye-security's
+#                       arm64 headers are missing on the mirror at times)
+#   bookworm-backports  6.12, built with bookworm's gcc-12 and glibc, so
+#                       its linux-kbuild host programs run here (trixie's
+#                       need glibc 2.38)
+# Not sid (7.2): see the header.
+SUITES=(bullseye bookworm-backports)
+deb_apt_dir=$HF_CACHE/apt-debian
+deb_apt_opts=(-o APT::Architecture=amd64 -o APT::Architectures::=amd64
+	-o APT::Architectures::=arm64
+	-o Dir::State::Lists="$deb_apt_dir/lists" -o Dir::State::status="$deb_apt_dir/status"
+	-o Dir::Cache="$deb_apt_dir/cache" -o Dir::Cache::pkgcache=
+	-o Dir::Cache::srcpkgcache= -o Dir::Etc::SourceList="$deb_apt_dir/sources.list"
+	-o Dir::Etc::SourceParts="$deb_apt_dir/sources.list.d"
+	-o APT::Sandbox::User=root -o Debug::NoLocking=1)
+deb_apt_updated=
+deb_apt_update() {
+	local s key=/usr/share/keyrings/debian-archive-keyring.gpg
+	[ -n "$deb_apt_updated" ] && return 0
+	mkdir -p "$deb_apt_dir"/{lists/partial,cache/archives/partial,sources.list.d} || return 1
+	: >"$deb_apt_dir/status"
+	for s in "${SUITES[@]}"; do
+		echo "deb [signed-by=$key] http://deb.debian.org/debian $s main"
+	done >"$deb_apt_dir/sources.list"
+	apt-get "${deb_apt_opts[@]}" -qq update && deb_apt_updated=1
+}
+
+declare -A KDIR_OF=() KCC_OF=()	# [KERNEL:ARCH] build tree, [KERNEL] CC
+KERNELS=()			# the labels (5.10, ...) in order
+# step_kernel_headers SUITE: linux-headers-<abi>-{amd64,arm64}, their
+# -common and linux-kbuild, extracted into $HF_CACHE/kernel/SUITE.
+step_kernel_headers() {
+	local suite=$1 base root abi label logf name
+	base=$HF_CACHE/kernel/$suite
+	root=$base/root
+	logf=$out/logs/headers-$suite.log
+	if [ ! -f "$root/.complete" ] || [ -n "${HF_KERNEL_REFRESH:-}" ]; then
+		log "$suite headers: private apt download"
+		if ! (
+			set -e
+			exec 9>"$HF_CACHE/.lock"
+			flock 9
+			if [ -f "$root/.complete" ] && [ -z "${HF_KERNEL_REFRESH:-}" ]; then
+				exit 0
+			fi
+			deb_apt_update
+			a=(apt-cache "${deb_apt_opts[@]}")
+			abi=$("${a[@]}" show "linux-headers-amd64/$suite" |
+				sed -n 's/^Depends:.*linux-headers-\([^ ,]*\)-amd64 .*/\1/p' |
+				head -n 1)
+			ver=$("${a[@]}" show "linux-headers-amd64/$suite" |
+				sed -n 's/^Version: //p' | head -n 1)
+			[ -n "$abi" ] && [ -n "$ver" ]
+			echo "$suite: $abi ($ver)"
+			if [ -f "$root/.complete" ] && [ "$(cat "$root/ABI")" = "$abi $ver" ]; then
+				exit 0
+			fi
+			kb=$("${a[@]}" show "linux-headers-$abi-amd64=$ver" |
+				sed -n 's/^Depends:.*\(linux-kbuild-[^ ,]*\).*/\1/p' |
+				head -n 1)
+			[ -n "$kb" ]
+			dl=$base/debs tmp=$base/root.tmp
+			rm -rf "$dl" "$tmp"
+			mkdir -p "$dl"
+			(cd "$dl" && apt-get "${deb_apt_opts[@]}" -qq download \
+				"linux-headers-$abi-amd64=$ver" \
+				"linux-headers-$abi-arm64:arm64=$ver" \
+				"linux-headers-$abi-common=$ver" "$kb/$suite")
+			for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$tmp"; done
+			for d in amd64 arm64; do
+				kd=$tmp/usr/src/linux-headers-$abi-$d
+				[ -f "$kd/Makefile" ]
+				sed -i "s|/usr/src/|$root/usr/src/|g" "$kd/Makefile"
+				# BTF of the module needs pahole of the kernel's
+				# version; kbuild skips it without vmlinux.
+				rm -f "$kd/vmlinux"
+			done
+			echo "$abi $ver" >"$tmp/ABI"
+			rm -rf "$root" "$dl"
+			mv "$tmp" "$root"
+			touch "$root/.complete"
+		) >"$logf" 2>&1; then
+			fail "headers-$suite" "private apt download/unpack failed" "$logf"
+			return 1
+		fi
+	fi
+	read -r abi _ <"$root/ABI"
+	label=$(echo "$abi" | cut -d. -f1-2)
+	label=${label%%-*}
+	KERNELS+=("$label")
+	KDIR_OF[$label:amd64]=$root/usr/src/linux-headers-$abi-amd64
+	KDIR_OF[$label:arm64]=$root/usr/src/linux-headers-$abi-arm64
+	# The compiler the headers name (gcc-10 for 5.10) is not Debian 12's:
+	# then gcc-12.
+	name=$(sed -n 's/^CC = .*(CROSS_COMPILE)\(gcc-[0-9]*\).*/\1/p' \
+		"${KDIR_OF[$label:amd64]}/.kernelvariables" 2>/dev/null)
+	KCC_OF[$label]=
+	if [ -n "$name" ] && ! command -v "$name" >/dev/null; then
+		KCC_OF[$label]=gcc-12
+		log "$label: the headers name $name; building with gcc-12"
+	fi
+	log "$label headers: $root ($(cat "$root/ABI"))"
+	pass "headers-$label"
+}
+
 # --------------------------------------------------------- checkpatch --
 
 CHECKPATCH=
@@ -414,38 +540,67 @@ nvidia_src() {	# sets NV_SRC; the desktop flavour's NVIDIA_SRC_DIR
 	}
 }
 
-# build_arch ARCH: main module, then nvp2p (desktop; TEGRA=1 on arm64) in
-# $out/ARCH, and for arm64 the desktop flavour in $out/arm64-desktop.
-declare -A built=()	# [ARCH:DIR] built without a diagnostic
-build_arch() {
-	local arch=$1 tree=$out/$1 kdir args=() ok=1 nv
-	log "build $arch"
-	if [ "$arch" = amd64 ]; then
-		kdir=/usr/src/linux-headers-$KVER
-	else
-		kdir=$ARM_KDIR
-		args=(ARCH=arm64 "CROSS_COMPILE=$CROSS")
+# kargs ARCH KDIR: the make arguments of a build for ARCH against KDIR,
+# with KCC (the compiler: gcc-12 where the headers name another, see
+# step_kernel_headers) when set.
+kargs() {
+	local arch=$1 kdir=$2
+	KARGS=(KDIR="$kdir")
+	[ "$arch" = arm64 ] && KARGS+=(ARCH=arm64 "CROSS_COMPILE=$CROSS")
+	if [ -n "$KCC" ]; then
+		if [ "$arch" = arm64 ]; then
+			KARGS+=("CC=$CROSS$KCC")
+		else
+			KARGS+=("CC=$KCC")
+		fi
 	fi
-	args=(KDIR="$kdir" "${args[@]}" KCFLAGS=-Werror W=1)
-	if ! copy_tree "$tree" 2>"$out/logs/copy-$arch.log"; then
-		fail "build-$arch" "copying the sources failed" "$out/logs/copy-$arch.log"
+	KARGS+=(KCFLAGS=-Werror W=1)
+}
+
+# build_arch [-k KERNEL KDIR] ARCH: main module, then nvp2p (desktop; TEGRA=1
+# on arm64) in $out/ARCH, and for arm64 the desktop flavour in
+# $out/arm64-desktop.  With -k: against KDIR, in $out/KERNEL-ARCH, the
+# checks named build-KERNEL-ARCH..., and arm64 TEGRA=1 only.
+declare -A built=()	# [TREE:DIR] built without a diagnostic
+KCC=
+build_arch() {
+	local kernel='' kdir='' arch tree ok=1 nv tag
+	if [ "$1" = -k ]; then
+		kernel=$2 kdir=$3
+		shift 3
+	fi
+	arch=$1
+	tag=${kernel:+$kernel-}$arch
+	tree=$out/$tag
+	log "build $tag"
+	if [ -z "$kdir" ]; then
+		kdir=/usr/src/linux-headers-$KVER
+		[ "$arch" = arm64 ] && kdir=$ARM_KDIR
+	fi
+	kargs "$arch" "$kdir"
+	local args=("${KARGS[@]}")
+	if ! copy_tree "$tree" 2>"$out/logs/copy-$tag.log"; then
+		fail "build-$tag" "copying the sources failed" "$out/logs/copy-$tag.log"
 		return 1
 	fi
 	if [ ! -f "$tree/driver/Makefile" ] && [ ! -f "$tree/driver/Kbuild" ]; then
-		fail "build-$arch" "driver/ has no Makefile or Kbuild yet"
+		fail "build-$tag" "driver/ has no Makefile or Kbuild yet"
 		ok=
 	else
-		if run_make "build-$arch" "$out/logs/build-$arch.log" \
+		if run_make "build-$tag" "$out/logs/build-$tag.log" \
 			"$tree/driver" "${args[@]}"; then
-			built[$arch:driver]=1
+			built[$tag:driver]=1
 		else
 			ok=
 		fi
 	fi
 	local flavours=(desktop)
-	[ "$arch" = arm64 ] && flavours=(tegra desktop)
+	if [ "$arch" = arm64 ]; then
+		flavours=(tegra desktop)
+		[ -n "$kernel" ] && flavours=(tegra)
+	fi
 	for nv in "${flavours[@]}"; do
-		local name=build-$arch-nvp2p ntree=$tree fl=()
+		local name=build-$tag-nvp2p ntree=$tree fl=()
 		[ "$arch" = arm64 ] && name=$name-$nv
 		if [ ! -f "$tree/driver/nvp2p/Makefile" ] &&
 			[ ! -f "$tree/driver/nvp2p/Kbuild" ]; then
@@ -453,8 +608,8 @@ build_arch() {
 			ok=
 			continue
 		fi
-		if [ -z "${built[$arch:driver]:-}" ]; then
-			fail "$name" "not built: it links against hellofpga.ko, and build-$arch failed"
+		if [ -z "${built[$tag:driver]:-}" ]; then
+			fail "$name" "not built: it links against hellofpga.ko, and build-$tag failed"
 			ok=
 			continue
 		fi
@@ -478,7 +633,7 @@ build_arch() {
 		fi
 		if run_make "$name" "$out/logs/$name.log" "$ntree/driver/nvp2p" \
 			"${args[@]}" "${fl[@]}"; then
-			[ "$ntree" = "$tree" ] && built[$arch:driver/nvp2p]=1
+			[ "$ntree" = "$tree" ] && built[$tag:driver/nvp2p]=1
 		else
 			ok=
 		fi
@@ -512,21 +667,30 @@ step_module_version() {
 # module, and nvp2p desktop on amd64, TEGRA=1 on arm64): nothing is
 # recompiled, sparse checks every file.
 step_sparse_arch() {
-	local arch=$1 tree=$out/$1 kdir args=() fl=() rc=0 d logf notrun=()
-	logf=$out/logs/sparse-$arch.log
-	log "sparse $arch"
-	if [ "$arch" = amd64 ]; then
+	local kernel='' kdir='' arch tree fl=() rc=0 d logf notrun=() tag
+	if [ "$1" = -k ]; then
+		kernel=$2 kdir=$3
+		shift 3
+	fi
+	arch=$1
+	tag=${kernel:+$kernel-}$arch
+	tree=$out/$tag
+	logf=$out/logs/sparse-$tag.log
+	log "sparse $tag"
+	if [ -z "$kdir" ]; then
 		kdir=/usr/src/linux-headers-$KVER
+		[ "$arch" = arm64 ] && kdir=$ARM_KDIR
+	fi
+	if [ "$arch" = amd64 ]; then
 		fl=(NVIDIA_SRC_DIR="$NV_SRC")
 	else
-		kdir=$ARM_KDIR
-		args=(ARCH=arm64 "CROSS_COMPILE=$CROSS")
 		fl=(TEGRA=1)
 	fi
-	args=(KDIR="$kdir" "${args[@]}" KCFLAGS=-Werror W=1 C=2 CHECK=sparse)
+	kargs "$arch" "$kdir"
+	local args=("${KARGS[@]}" C=2 CHECK=sparse)
 	: >"$logf"
 	for d in driver driver/nvp2p; do
-		if [ -z "${built[$arch:$d]:-}" ]; then
+		if [ -z "${built[$tag:$d]:-}" ]; then
 			notrun+=("$d")
 		elif [ "$d" = driver ]; then
 			make_log "$logf" "$tree/$d" "${args[@]}" || rc=$?
@@ -535,25 +699,25 @@ step_sparse_arch() {
 		fi
 	done
 	if ((${#notrun[@]})) && ! diagnostics "$logf" | grep -q .; then
-		fail "sparse-$arch" "not run on ${notrun[*]}: its $arch build failed"
+		fail "sparse-$tag" "not run on ${notrun[*]}: its $tag build failed"
 		return 1
 	fi
-	report "sparse-$arch" "$logf" "$rc" || return 1
+	report "sparse-$tag" "$logf" "$rc" || return 1
 }
 
 # ---------------------------------------------------------------- main --
 
 want() { [ -n "${steps[$1]:-}" ]; }
 declare -A steps=()
-[ $# = 0 ] && set -- checkpatch driver-deps amd64 arm64 sparse
+[ $# = 0 ] && set -- all
 for s in "$@"; do
 	case $s in
 	all)
 		steps[checkpatch]=1 steps[driver-deps]=1 steps[amd64]=1
-		steps[arm64]=1 steps[sparse]=1
+		steps[arm64]=1 steps[kernels]=1 steps[sparse]=1
 		;;
-	deps | checkpatch | driver-deps | amd64 | arm64) steps[$s]=1 ;;
-	sparse) steps[sparse]=1 steps[amd64]=1 steps[arm64]=1 ;;
+	deps | checkpatch | driver-deps | amd64 | arm64 | kernels) steps[$s]=1 ;;
+	sparse) steps[sparse]=1 steps[amd64]=1 steps[arm64]=1 steps[kernels]=1 ;;
 	arm64-headers) steps[arm64h]=1 ;;
 	*)
 		sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -581,6 +745,17 @@ if step_deps; then
 			fail build-arm64 "no arm64 headers"
 		fi
 	fi
+	if want kernels; then
+		for suite in "${SUITES[@]}"; do
+			step_kernel_headers "$suite"
+		done
+		for k in "${KERNELS[@]}"; do
+			KCC=${KCC_OF[$k]}
+			build_arch -k "$k" "${KDIR_OF[$k:amd64]}" amd64
+			build_arch -k "$k" "${KDIR_OF[$k:arm64]}" arm64
+		done
+		KCC=
+	fi
 	if want sparse; then
 		step_sparse_arch amd64
 		if [ -n "$arm_ok" ]; then
@@ -588,6 +763,12 @@ if step_deps; then
 		else
 			fail sparse-arm64 "no arm64 headers"
 		fi
+		# and the newest other kernel, amd64 (see the header)
+		for k in "${KERNELS[@]: -1}"; do
+			KCC=${KCC_OF[$k]}
+			step_sparse_arch -k "$k" "${KDIR_OF[$k:amd64]}" amd64
+		done
+		KCC=
 	fi
 fi
 log "done in $((SECONDS - start)) s; logs in $out/logs"
