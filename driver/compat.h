@@ -360,11 +360,17 @@ static inline int hf_account_locked_vm(struct mm_struct *mm,
  *   5.16  the DMA_BUF symbol namespace, MODULE_IMPORT_NS(DMA_BUF)
  *         (HF_HAVE_MODULE_IMPORT_NS_IDENT; hf_main.c)
  *   6.13  MODULE_IMPORT_NS("DMA_BUF"), a string
+ *   7.x   move_notify renamed invalidate_mappings (HF_DMABUF_MOVE_NOTIFY
+ *         names the member), same contract
  * Older kernels get a static attachment without peer-to-peer, which maps
  * host-memory dma-bufs only.
  */
-#ifdef HF_HAVE_DMA_BUF_DYNAMIC_ATTACH
+#if defined(HF_HAVE_DMA_BUF_INVALIDATE_MAPPINGS)
 #define HF_DMABUF_DYNAMIC	1
+#define HF_DMABUF_MOVE_NOTIFY	invalidate_mappings
+#elif defined(HF_HAVE_DMA_BUF_DYNAMIC_ATTACH)
+#define HF_DMABUF_DYNAMIC	1
+#define HF_DMABUF_MOVE_NOTIFY	move_notify
 #else
 #define HF_DMABUF_DYNAMIC	0
 #endif

@@ -63,7 +63,7 @@ static const struct dma_buf_attach_ops hf_dmabuf_attach_ops = {
 #if HF_DMABUF_P2P
 	.allow_peer2peer = true,
 #endif
-	.move_notify = hf_dmabuf_move_notify,
+	.HF_DMABUF_MOVE_NOTIFY = hf_dmabuf_move_notify,
 };
 #endif
 
