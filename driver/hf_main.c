@@ -133,7 +133,7 @@ MODULE_DESCRIPTION("Xilinx XDMA (PG195) driver with host, dma-buf and GPU memory
 MODULE_LICENSE("GPL");
 MODULE_VERSION(HF_VERSION);
 #if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
-/* compat.h: the namespace a string from 6.13, none before 5.16 */
+/* compat.h: an identifier 5.4 to 6.12, a string from 6.13 */
 #if defined(HF_HAVE_MODULE_IMPORT_NS_IDENT)
 MODULE_IMPORT_NS(DMA_BUF);
 #elif defined(MODULE_IMPORT_NS)
