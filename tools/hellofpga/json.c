@@ -61,14 +61,15 @@ static void open_level(struct cli_json *j, const char *key, char open,
 }
 
 /**
- * cli_json_open() - create @path and start its top-level object.
+ * cli_json_open() - create @path ("-": standard output) and start its
+ * top-level object.
  * Return: 0, or -1 after reporting.
  */
 int cli_json_open(struct cli_json *j, const char *path)
 {
 	memset(j, 0, sizeof(*j));
 	j->path = path;
-	j->f = fopen(path, "w");
+	j->f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	if (!j->f) {
 		cli_err("cannot create '%s': %s", path, strerror(errno));
 		return -1;
@@ -89,7 +90,7 @@ int cli_json_close(struct cli_json *j)
 		cli_json_end(j);
 	fputc('\n', j->f);
 	bad = ferror(j->f);
-	if (fclose(j->f) || bad) {
+	if ((j->f == stdout ? fflush(j->f) : fclose(j->f)) || bad) {
 		cli_err("cannot write '%s': %s", j->path,
 			strerror(errno ? errno : EIO));
 		return -1;
