@@ -36,6 +36,7 @@ int cmd_reg(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /* Messages. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

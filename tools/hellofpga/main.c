@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "demo", cmd_demo, "move and verify a test pattern on every channel" },
 	{ "bench", cmd_bench, "latency and bandwidth against the memcpy ceiling" },
 	{ "test", cmd_test, "the GPU Direct test program: 15 cases, optional soak" },
+	{ "doctor", cmd_doctor, "is this machine ready for GPU Direct? checks and fixes" },
 	{ "version", cmd_version, "show the tool and library versions" },
 	{ "help", cmd_help, "show this help; 'help COMMAND': a command's" },
 };
