@@ -419,13 +419,36 @@ void doc_check_link(struct doc *d)
 		    d->card ? " and the card at its full speed" : "");
 }
 
+/*
+ * BAR1 is the GPU's second memory BAR: resource line 1 when BAR0 is 32-bit
+ * (older GPUs), line 2 when BAR0 is 64-bit and takes two registers (H100,
+ * H200).  Return its line (0-based), or -1.
+ */
+static int bar1_line(char *text, uint64_t *start, uint64_t *end)
+{
+	char *line, *save = NULL;
+	int i = 0, seen = 0;
+
+	for (line = strtok_r(text, "\n", &save); line && i < 6;
+	     line = strtok_r(NULL, "\n", &save), i++) {
+		if (sscanf(line, "%" SCNx64 " %" SCNx64, start, end) != 2 ||
+		    *end <= *start)
+			continue;
+		if (++seen == 2)
+			return i;
+	}
+	return -1;
+}
+
 /** doc_check_bar1() - the GPU's BAR1, the window GPU pins are seen through. */
 void doc_check_bar1(struct doc *d)
 {
 	struct doc_check *c = doc_check_new(d, "bar1", "GPU BAR1 size");
 	uint64_t start, end, size;
 	char path[160], sz[32];
-	char *text, *line;
+	bool readable;
+	char *text;
+	int line;
 
 	if (!d->gpu) {
 		doc_verdict(c, DOC_SKIP, "no NVIDIA GPU on PCI");
@@ -433,16 +456,17 @@ void doc_check_bar1(struct doc *d)
 	}
 	text = doc_read_all(d, dev_path(d->gpu, "resource", path, sizeof(path)),
 			    NULL);
-	line = text ? strchr(text, '\n') : NULL;
-	if (!line || sscanf(line + 1, "%" SCNx64 " %" SCNx64, &start, &end) != 2) {
-		free(text);
-		doc_verdict(c, DOC_SKIP, "%s cannot be read", path);
+	readable = text;
+	line = text ? bar1_line(text, &start, &end) : -1;
+	free(text);
+	if (line < 0) {
+		doc_verdict(c, DOC_SKIP, "%s: %s", path, readable ?
+			    "no second memory BAR" : "cannot be read");
 		return;
 	}
-	free(text);
-	size = end > start ? end - start + 1 : 0;
-	doc_evidence(c, "%s, line 2 (BAR1): 0x%" PRIx64 "-0x%" PRIx64 ", %s",
-		     path, start, end, doc_size(size, sz, sizeof(sz)));
+	size = end - start + 1;
+	doc_evidence(c, "%s, line %d (BAR1, the second memory BAR): 0x%" PRIx64 "-0x%" PRIx64 ", %s",
+		     path, line + 1, start, end, doc_size(size, sz, sizeof(sz)));
 	if (size >= (1ull << 30)) {
 		doc_verdict(c, DOC_OK, "BAR1 %s: room for large GPU pins", sz);
 		return;
