@@ -16,10 +16,12 @@ for f in LICENSES/*; do
 	done < <(grep -E '^(Valid-License-Identifier|SPDX-Exception-Identifier):' "$f")
 done
 bad=0
-# results, data and prose carry no licence line of their own
+# results, data (recorded doctor trees) and prose carry no licence line of
+# their own
 while IFS= read -r -d '' f; do
 	case $f in
-	docs/results/* | LICENSES/* | *.md | *.json | *.csv | *.svg | *.png | \
+	docs/results/* | tests/tools/doctor/fixtures/* | LICENSES/* | \
+	*.md | *.json | *.csv | *.svg | *.png | \
 	*.gitignore | *.gitattributes | .editorconfig | .clang-format) continue ;;
 	# Debian's formats that take no comment line: the changelog (data),
 	# the copyright file (it is the licence statement), the source format

@@ -214,6 +214,16 @@ case_recorder_keeps_only_what_doctor_reads() {
 		fail "config space of a function off the card's and GPU's paths"
 }
 
+# --- recorded machines ---------------------------------------------------
+
+case_fixture_build_machine() {
+	fixture build-machine
+}
+
+case_fixture_h200_vm() {
+	fixture h200-vm
+}
+
 # --- one check at a time -------------------------------------------------
 
 case_driver_missing_fails_with_modprobe() {
