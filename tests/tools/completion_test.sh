@@ -102,7 +102,7 @@ case_completion_completes_device_specs() {
 
 case_completion_completes_commands_after_help() {
 	load
-	complete_words help d
+	complete_words help de
 	expect_words demo
 }
 

@@ -9,7 +9,7 @@
 # cannot drift.  Every command takes --help, also where its help does not
 # print it.
 
-_hellofpga_commands="info write read reg demo bench test version help"
+_hellofpga_commands="info write read reg demo bench test doctor version help"
 
 declare -gA _hellofpga_opts=(
 	[-]="--device --help --version"
@@ -23,6 +23,7 @@ declare -gA _hellofpga_opts=(
 		--soak-size --channel --address --json --csv --markdown --plot-dir
 		--plot --help"
 	[test]="--soak --interval --size --channel --json --only --list --help"
+	[doctor]="--root --json --print-env --help"
 	[version]="--help"
 	[help]="--help"
 )
