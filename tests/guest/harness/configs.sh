@@ -48,6 +48,7 @@ hf_config() {
 		CFG_DESC="MSI-X, one vector per engine (irq_mode=msix); QMP device_del during a transfer"
 		CFG_MODPARAMS=irq_mode=msix
 		CFG_HOTPLUG=1
+		CFG_CASES=udev
 		;;
 	msi)
 		CFG_DESC="MSI (irq_mode=msi)"
@@ -65,7 +66,7 @@ hf_config() {
 		CFG_DESC="emulated Intel VT-d, strict invalidation (intel_iommu=on iommu.strict=1), slab debugging (slub_debug=FZPU)"
 		CFG_QEMU=(-device intel-iommu,intremap=off)
 		CFG_APPEND="intel_iommu=on iommu.strict=1 slub_debug=FZPU"
-		CFG_CASES=iommu
+		CFG_CASES=iommu,udev
 		;;
 	swiotlb)
 		CFG_DESC="every DMA mapping bounced (swiotlb=force, 256 MiB pool)"

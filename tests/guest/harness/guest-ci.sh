@@ -219,6 +219,8 @@ for c in "$repo"/tests/guest/cases/*.sh; do
 	[ -f "$c" ] && install -m 755 "$c" "$stage/tests/cases/"
 done
 install -m 644 "$here/case-lib.sh" "$stage/tests/case-lib.sh"
+# the packages' udev rule, applied by the udev built-in case (init)
+install -m 644 "$repo/packaging/udev/60-hellofpga.rules" "$stage/tests/"
 install -m 644 "$here/../../results.sh" "$stage/tests/results.sh"
 
 # --------------------------------------------------- kernel + initramfs --
