@@ -1,29 +1,40 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# build-qemu.sh [CACHEDIR] - print the path of a qemu-system-x86_64 with the
-# hellofpga "xdma-sim" PCIe device (model/qemu/) compiled in, built from
-# Debian's own qemu source package (bookworm: QEMU 7.2).
+# build-qemu.sh [--arch x86_64|aarch64] [CACHEDIR] - print the path of a
+# qemu-system-x86_64 (default) or qemu-system-aarch64 with the hellofpga
+# "xdma-sim" PCIe device (model/qemu/) compiled in, built from Debian's own
+# qemu source package (bookworm: QEMU 7.2).  On aarch64 the card sits on
+# the virt machine's PCIe host bridge (GPEX), as on q35's.
 #
 # The printed path is a small launcher that adds the firmware search paths
 # (-L /usr/share/qemu -L /usr/share/seabios: Debian's dfsg source has no
-# pc-bios blobs) and execs the real binary next to it.
+# pc-bios blobs) and execs the real binary next to it.  The aarch64 guests
+# boot with -kernel on virt (direct kernel boot): no firmware is needed.
 #
 # Cache (CACHEDIR, else $HF_QEMU_CACHE, else /var/cache/hellofpga/qemu as
 # root, else ~/.cache/hellofpga/qemu):
 #   src/<debver>/          apt-get source qemu (unpacked, Debian patches applied)
-#   build/<debver>/        the configured ninja build tree (incremental)
-#   bin/<key>/             qemu-system-x86_64 (launcher) + qemu-system-x86_64.real
+#   build/<debver>/        the configured ninja build tree (incremental), both
+#                          targets: x86_64-softmmu, aarch64-softmmu (only the
+#                          virt and sbsa-ref boards: --with-devices-aarch64=minimal)
+#   bin/<key>/             qemu-system-ARCH (launcher) + qemu-system-ARCH.real,
+#                          each built when first asked for
 #   .lock                  flock(1) while building
 # <key> = sha256 of the model sources (model/xdma_{model,link}.{c,h}, the core
 # headers it includes), model/qemu/{*.c,*.h,meson.build} (not the README nor
 # the smoke test), this script and the Debian qemu source version.  A hit costs a hash; a change of the model rebuilds incrementally
-# (about 10-30 s); a cold build (no src/build) takes 3-4 min on 2 cores.
+# (about 10-30 s); a cold build (no src/build) takes 3-4 min on 2 cores for
+# x86_64, and aarch64 adds about 3 min (tests/guest/README.md, "Time").  A
+# tree configured for x86_64 only (an older version of this script) is
+# configured again for both, once: the common code is then compiled again
+# (its config-host.h changes), the x86_64 target's objects mostly stay.
 #
 # Cold path: a deb-src sources file in a PRIVATE apt directory (no change to
 # /etc/apt or the system's package lists; removed on exit, also on failure),
 # apt-get source qemu, build deps (apt-get install, root only), configure,
-# ninja qemu-system-x86_64 (x86_64-softmmu needs libfdt in 7.2: microvm).  Runtime deps of the launcher: seabios and
+# ninja qemu-system-ARCH (x86_64-softmmu needs libfdt in 7.2: microvm; virt
+# needs it anyway).  Runtime deps of the launcher: seabios and
 # qemu-system-data (firmware, pvh.bin, linuxboot_dma.bin); installed here
 # when missing and root.
 #
@@ -32,6 +43,19 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$(realpath "$0")")/.." && pwd)
 self=$repo/scripts/build-qemu.sh
+
+arch=x86_64
+case ${1:-} in
+--arch) arch=${2:?--arch x86_64|aarch64}; shift 2 ;;
+--arch=*) arch=${1#--arch=}; shift ;;
+esac
+case $arch in
+x86_64 | aarch64) ;;
+*) echo "build-qemu: error: --arch $arch: x86_64 or aarch64" >&2; exit 2 ;;
+esac
+# both targets in one configured tree: the common objects are shared
+targets=x86_64-softmmu,aarch64-softmmu
+bin=qemu-system-$arch
 
 if [ $# -ge 1 ] && [ -n "$1" ]; then
 	cache=$1
@@ -78,7 +102,7 @@ key=$( {
 } | sha256sum | cut -c1-16)
 out=$cache/bin/$key
 
-hit() { [ -x "$out/qemu-system-x86_64" ] && [ -x "$out/qemu-system-x86_64.real" ]; }
+hit() { [ -x "$out/$bin" ] && [ -x "$out/$bin.real" ]; }
 
 need_pkgs() {
 	local p missing=()
@@ -97,7 +121,7 @@ runtime_deps() { need_pkgs seabios qemu-system-data; }
 
 if hit; then
 	runtime_deps
-	echo "$out/qemu-system-x86_64"
+	echo "$out/$bin"
 	exit 0
 fi
 
@@ -105,7 +129,7 @@ exec 9>"$cache/.lock"
 flock 9
 if hit; then	# another build made it while we waited
 	runtime_deps
-	echo "$out/qemu-system-x86_64"
+	echo "$out/$bin"
 	exit 0
 fi
 
@@ -173,18 +197,26 @@ grep -q "subdir('xdma-sim')" "$src/hw/misc/meson.build" ||
 		>> "$src/hw/misc/meson.build"
 
 build=$cache/build/$dv
+# configured for an older target list (x86_64 only): configure again in
+# place (configure starts meson afresh; ninja rebuilds what the new
+# configuration changes)
+if [ -f "$build/build.ninja" ] &&
+	! grep -q "^TARGET_DIRS=.*$arch-softmmu" "$build/config-host.mak" 2>/dev/null; then
+	log "configure again: the tree has no $arch-softmmu"
+	rm -f "$build/build.ninja"
+fi
 if [ ! -f "$build/build.ninja" ]; then
-	rm -rf "$build"
-	mkdir -p "$build"
+	[ -f "$build/config-host.mak" ] || { rm -rf "$build"; mkdir -p "$build"; }
 	log "configure"
-	(cd "$build" && "$src/configure" --target-list=x86_64-softmmu \
+	(cd "$build" && "$src/configure" --target-list=$targets \
+		--with-devices-aarch64=minimal \
 		--without-default-features --enable-tcg --enable-kvm \
 		--disable-docs --disable-werror --disable-user --disable-tools \
 		>configure.log 2>&1) ||
 		{ tail -30 "$build/configure.log" >&2; die "configure failed"; }
 fi
-log "ninja qemu-system-x86_64 (in $build)"
-if ! ninja -C "$build" -j"$(nproc)" qemu-system-x86_64 >"$build/ninja.log" 2>&1; then
+log "ninja $bin (in $build)"
+if ! ninja -C "$build" -j"$(nproc)" "$bin" >"$build/ninja.log" 2>&1; then
 	grep -E 'error|Error' "$build/ninja.log" | head -30 >&2
 	tail -20 "$build/ninja.log" >&2
 	die "ninja failed (log: $build/ninja.log)"
@@ -193,16 +225,19 @@ fi
 tmp=$cache/bin/.$key.tmp
 rm -rf "$tmp"
 mkdir -p "$tmp"
-cp "$build/qemu-system-x86_64" "$tmp/qemu-system-x86_64.real"
-cat > "$tmp/qemu-system-x86_64" <<'EOF'
+# the other target's binary of the same key, if built, stays
+[ -d "$out" ] && cp -a "$out"/. "$tmp"/
+cp "$build/$bin" "$tmp/$bin.real"
+cat > "$tmp/$bin" <<EOF
 #!/bin/sh
-# qemu-system-x86_64 with xdma-sim (scripts/build-qemu.sh): Debian's dfsg
+# $bin with xdma-sim (scripts/build-qemu.sh): Debian's dfsg
 # source has no firmware blobs; use those of seabios and qemu-system-data.
-exec "$(dirname "$(readlink -f "$0")")/qemu-system-x86_64.real" \
-	-L /usr/share/qemu -L /usr/share/seabios "$@"
+exec "\$(dirname "\$(readlink -f "\$0")")/$bin.real" \\
+	-L /usr/share/qemu -L /usr/share/seabios "\$@"
 EOF
-chmod +x "$tmp/qemu-system-x86_64"
-printf 'debian-qemu %s\nkey %s\nbuilt %s\n' "$debver" "$key" "$(date -Is)" > "$tmp/INFO"
+chmod +x "$tmp/$bin"
+[ -f "$tmp/INFO" ] || printf 'debian-qemu %s\nkey %s\n' "$debver" "$key" > "$tmp/INFO"
+printf 'built %s %s\n' "$bin" "$(date -Is)" >> "$tmp/INFO"
 rm -rf "$out"
 mv "$tmp" "$out"
 # keep the 8 newest binaries (worktrees side by side share the cache)
@@ -211,5 +246,5 @@ ls -1dt "$cache"/bin/*/ 2>/dev/null | tail -n +9 | xargs -r rm -rf
 for d in "$cache"/src/* "$cache"/build/*; do
 	if [ -d "$d" ] && [ "${d##*/}" != "$dv" ]; then rm -rf "$d"; fi
 done
-log "built in $(( $(date +%s) - t0 )) s: $out"
-echo "$out/qemu-system-x86_64"
+log "built in $(( $(date +%s) - t0 )) s: $out/$bin"
+echo "$out/$bin"
