@@ -23,6 +23,10 @@
 #               and the newest other kernel, amd64 (sparse on every tree
 #               would double the time of this script for little: the same
 #               sources, and sparse's findings hardly depend on the kernel)
+#   arm64-guest linux-image-<abi>-arm64 and busybox-static:arm64 for the arm64
+#               guests of tests/guest, from the same private download,
+#               unpacked into $HF_CACHE/kernel/<KVER>/arm64-guest (not in
+#               the default steps; guest-ci.sh asks for it)
 # A step runs the steps it needs first (sparse builds, arm64 fetches headers).
 # Every kernel's probes (driver/probes) run in its own build: the
 # hf_features.h of two trees differ where the kernels' APIs do.
@@ -402,6 +406,49 @@ step_kernel_headers() {
 	pass "headers-$label"
 }
 
+# ---------------------------------------------- arm64 guest (image) --
+# For the arm64 guests of tests/guest (guest-ci.sh): Debian's
+# linux-image-<abi>-arm64 of the headers' version (the kernel the arm64
+# modules are built against) and busybox-static:arm64, from the same private
+# apt download, unpacked with dpkg-deb -x into
+# $HF_CACHE/kernel/$KVER/arm64-guest (never installed).
+
+ARM_GUEST=
+step_arm64_guest() {
+	local abi=${KVER%-amd64} base root logf=$out/logs/arm64-guest.log
+	base=$HF_CACHE/kernel/$KVER
+	root=$base/arm64-guest
+	ARM_GUEST=$root
+	if [ -f "$root/.complete" ]; then
+		log "arm64 guest image: cached in $root"
+		pass arm64-guest
+		return 0
+	fi
+	log "arm64 guest image: private apt download of linux-image-$abi-arm64, busybox-static"
+	if ! (
+		set -e
+		exec 9>"$HF_CACHE/.lock"
+		flock 9
+		[ -f "$root/.complete" ] && exit 0
+		private_apt_update
+		tmp=$root.tmp dl=$base/guest-debs
+		rm -rf "$tmp" "$dl"
+		private_download "$dl" "linux-image-$abi-arm64=$HVER" ||
+			private_download "$dl" "linux-image-$abi-arm64"
+		private_download "$dl" busybox-static
+		for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$tmp"; done
+		[ -f "$tmp/boot/vmlinuz-$abi-arm64" ] && [ -x "$tmp/bin/busybox" ]
+		(cd "$dl" && ls *.deb) >"$tmp/DEBS"
+		rm -rf "$root" "$dl"
+		mv "$tmp" "$root"
+		touch "$root/.complete"
+	) >"$logf" 2>&1; then
+		fail arm64-guest "private apt download/unpack of linux-image-$abi-arm64 or busybox-static failed" "$logf"
+		return 1
+	fi
+	pass arm64-guest
+}
+
 # --------------------------------------------------------- checkpatch --
 
 CHECKPATCH=
@@ -719,6 +766,7 @@ for s in "$@"; do
 	deps | checkpatch | driver-deps | amd64 | arm64 | kernels) steps[$s]=1 ;;
 	sparse) steps[sparse]=1 steps[amd64]=1 steps[arm64]=1 steps[kernels]=1 ;;
 	arm64-headers) steps[arm64h]=1 ;;
+	arm64-guest) steps[arm64g]=1 ;;
 	*)
 		sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2
 		exit 2
@@ -738,6 +786,7 @@ if step_deps; then
 	fi
 	arm_ok=
 	want arm64h && step_arm64_headers && arm_ok=1
+	want arm64g && step_arm64_guest
 	if want arm64; then
 		if [ -n "$arm_ok" ]; then
 			build_arch arm64
