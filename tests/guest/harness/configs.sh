@@ -3,6 +3,10 @@
 # configs.sh - the guest configuration matrix, sourced by guest-ci.sh and
 # run-config.sh.  hf_config NAME sets, for one configuration:
 #   CFG_DESC      one line for people
+#   CFG_ARCH      the guest's architecture: x86_64 (q35, Debian's amd64
+#                 kernel) or aarch64 (virt, Debian's arm64 kernel; the
+#                 modules and the user space cross-built)
+#   CFG_MACHINE   QEMU -machine (q35; aarch64: virt,gic-version=3...)
 #   CFG_MEM       guest RAM (-m)
 #   CFG_SMP       vCPUs (-smp)
 #   CFG_APPEND    extra kernel command line
@@ -35,7 +39,8 @@
 HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards)
 
 hf_config() {
-	CFG_DESC= CFG_MEM=1G CFG_SMP=1 CFG_APPEND= CFG_QEMU=()
+	CFG_DESC= CFG_ARCH=x86_64 CFG_MACHINE=q35
+	CFG_MEM=1G CFG_SMP=1 CFG_APPEND= CFG_QEMU=()
 	CFG_DEVICE=${HF_GUEST_DEVICE:-xdma-sim}
 	CFG_MODPARAMS= CFG_IRQ=msix CFG_CASES= CFG_TIMEOUT=${HF_GUEST_TIMEOUT:-300}
 	CFG_HOTPLUG= CFG_CARD2= CFG_ONLY=

@@ -9,7 +9,12 @@
 # (scripts/build-qemu.sh, cached); hellofpga.ko and tests/guest/kmod/*/
 # against those headers; a static build of the CLI and the library tests
 # (CMake, -static) and tests/guest/progs/*.c; the initramfs; then one guest
-# per configuration (run-config.sh).
+# per configuration (run-config.sh).  The arm64 configurations (CFG_ARCH
+# aarch64) add the same cross-built for arm64 (gcc-aarch64-linux-gnu,
+# cmake/toolchains/aarch64-linux-gnu.cmake) against Debian's arm64 headers,
+# kernel and busybox (scripts/kernel-ci.sh arm64-headers arm64-guest), and
+# scripts/build-qemu.sh --arch aarch64; only what the configurations asked
+# for is built.
 #
 # Output: one line per guest test, "PASS config/test", "FAIL config/test:
 # reason", "SKIP config/test: reason" (setup steps report as "setup/..."),
@@ -20,6 +25,8 @@
 #   HF_GUEST_OUT    build directory (default build-guest/)
 #   HF_GUEST_QEMU   a qemu-system-x86_64 with -device xdma-sim to use
 #                   instead of scripts/build-qemu.sh
+#   HF_GUEST_QEMU_AARCH64  the same for the arm64 configurations
+#                   (instead of scripts/build-qemu.sh --arch aarch64)
 #   HF_GUEST_JOBS   guests run at once (default: nproc; a 1-vCPU TCG
 #                   guest keeps about one core busy, and on the 2-core CI
 #                   machine two at once took the 9 guests from 1258 s of
@@ -43,11 +50,14 @@ JOBS=${JOBS:-$(nproc)}
 
 configs=("$@")
 [ ${#configs[@]} = 0 ] && configs=("${HF_CONFIGS[@]}")
+# the architectures the configurations boot: only their builds run
+want_x86= want_arm=
 for c in "${configs[@]}"; do
 	hf_config "$c" || {
 		echo "guest-ci.sh: unknown configuration '$c' (known: ${HF_CONFIGS[*]})" >&2
 		exit 2
 	}
+	if [ "$CFG_ARCH" = aarch64 ]; then want_arm=1; else want_x86=1; fi
 done
 
 sudo=()
@@ -81,8 +91,10 @@ need_pkgs() {	# need_pkgs LOG PKG...
 }
 deps_log=$out/logs/setup-deps.log
 : >"$deps_log"
+arm_pkgs=()
+[ -n "$want_arm" ] && arm_pkgs=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 if ! need_pkgs "$deps_log" linux-headers-amd64 build-essential cmake make \
-	busybox-static cpio kmod python3; then
+	busybox-static cpio kmod python3 "${arm_pkgs[@]}"; then
 	setup_fail deps "apt-get install failed" "$deps_log"
 	finish
 fi
@@ -97,139 +109,199 @@ if [ -z "$KVER" ] || [ ! -f "$KDIR/Makefile" ]; then
 fi
 # The matching kernel image, so the module built against KDIR loads (its
 # postinst runs initramfs-tools for the host: harmless, ~30 s, once).
-if ! need_pkgs "$deps_log" "linux-image-$KVER" || [ ! -f "/boot/vmlinuz-$KVER" ]; then
+if [ -n "$want_x86" ] && { ! need_pkgs "$deps_log" "linux-image-$KVER" ||
+	[ ! -f "/boot/vmlinuz-$KVER" ]; }; then
 	setup_fail deps "apt-get install linux-image-$KVER failed" "$deps_log"
 	finish
 fi
 log "KVER=$KVER"
+hf_cache=${HF_CACHE:-/var/cache/hellofpga}
+[ "$(id -u)" = 0 ] || hf_cache=${HF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hellofpga}
+mkdir -p "$hf_cache"
 
 # ---------------------------------------------------------------- QEMU --
 # Started first, in the background: the cold build (minutes) overlaps the
 # module and user-space builds.
 qemu_log=$out/logs/setup-qemu.log
-if [ -n "${HF_GUEST_QEMU:-}" ]; then
-	echo "$HF_GUEST_QEMU" >"$out/qemu.path"
-	qemu_pid=
-else
+: >"$qemu_log"
+rm -f "$out/qemu.path" "$out/qemu-aarch64.path"
+qemu_pid=
+[ -n "$want_x86" ] && [ -n "${HF_GUEST_QEMU:-}" ] && echo "$HF_GUEST_QEMU" >"$out/qemu.path"
+[ -n "$want_arm" ] && [ -n "${HF_GUEST_QEMU_AARCH64:-}" ] &&
+	echo "$HF_GUEST_QEMU_AARCH64" >"$out/qemu-aarch64.path"
+if { [ -n "$want_x86" ] && [ ! -f "$out/qemu.path" ]; } ||
+	{ [ -n "$want_arm" ] && [ ! -f "$out/qemu-aarch64.path" ]; }; then
 	log "QEMU with xdma-sim: scripts/build-qemu.sh (cached; cold: minutes)"
-	"$repo/scripts/build-qemu.sh" >"$out/qemu.path" 2>"$qemu_log" &
+	# one after the other: they share the build tree (and its lock)
+	(
+		if [ -n "$want_x86" ] && [ ! -f "$out/qemu.path" ]; then
+			"$repo/scripts/build-qemu.sh" >"$out/qemu.path" || exit 1
+		fi
+		if [ -n "$want_arm" ] && [ ! -f "$out/qemu-aarch64.path" ]; then
+			"$repo/scripts/build-qemu.sh" --arch aarch64 \
+				>"$out/qemu-aarch64.path" || exit 1
+		fi
+	) 2>>"$qemu_log" &
 	qemu_pid=$!
 fi
 
-# ------------------------------------------------------ kernel modules --
-stage=$out/stage
-rm -rf "$stage" "$out/src"
-mkdir -p "$stage/lib/modules-extra" "$stage/tests/bin" "$stage/tests/libtests" \
-	"$stage/tests/cases" "$out/src"
-# A copy of the sources without in-place build outputs (driver/ includes
-# ../core and ../include; kmods may include ../../../../include/...).
-drv_src=${HF_GUEST_DRIVER_SRC:-$repo}
-(cd "$drv_src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
-	--exclude='*.mod' --exclude='*.mod.c' --exclude='Module.symvers' \
-	--exclude='modules.order' CMakeLists.txt driver core include) |
-	tar -xf - -C "$out/src"
-[ -d "$repo/tests/guest/kmod" ] && (cd "$repo" && tar -cf - --exclude='*.o' \
-	--exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' --exclude='*.mod.c' \
-	--exclude='Module.symvers' --exclude='modules.order' \
-	--exclude='tests/guest/kmod/*/build' tests/guest/kmod) | tar -xf - -C "$out/src"
-[ "$drv_src" = "$repo" ] || log "hellofpga.ko from $drv_src (HF_GUEST_DRIVER_SRC)"
-klog=$out/logs/setup-driver.log
-log "build hellofpga.ko against $KDIR"
-if make -C "$KDIR" M="$out/src/driver" -j "$JOBS" modules >"$klog" 2>&1 &&
-	[ -f "$out/src/driver/hellofpga.ko" ]; then
-	cp "$out/src/driver/hellofpga.ko" "$stage/lib/modules-extra/"
-else
-	setup_fail driver-build "make hellofpga.ko failed" "$klog"
-fi
-# tests/guest/kmod/NAME/: with a Makefile, "make install" into
-# /lib/modules-extra/NAME/ once per flavor (default, then TEGRA=1: the two
-# nvidia_p2p APIs), given KDIR, HF_SYMVERS, NVIDIA_SRC_DIR, OUT, DESTDIR;
-# Kbuild only: built with kbuild against hellofpga's Module.symvers, the
-# .ko files into /lib/modules-extra/.
-nv_src=
-for d in "$out"/src/tests/guest/kmod/*/; do
-	d=${d%/}
-	n=$(basename "$d")
-	l=$out/logs/setup-kmod-$n.log
-	: >"$l"
-	if [ -f "$d/Makefile" ]; then
-		if [ -z "$nv_src" ]; then
-			cache=${HF_CACHE:-/var/cache/hellofpga}
-			[ "$(id -u)" = 0 ] || cache=${HF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hellofpga}
-			mkdir -p "$cache"
-			nv_src=$(exec 9>"$cache/.lock.nv"; flock 9
-				bash "$repo/scripts/fetch-nv-p2p.sh" "$cache/nvidia-open" 2>>"$l" | tail -n 1)
-		fi
-		for fl in default tegra; do
-			args=()
-			if [ $fl = tegra ]; then
-				args=(TEGRA=1)
-			elif [ -n "$nv_src" ]; then
-				args=(NVIDIA_SRC_DIR="$nv_src")
-			fi
-			log "build test module $n ($fl flavor)"
-			if ! make -C "$d" KDIR="$KDIR" HF_SYMVERS="$out/src/driver/Module.symvers" \
-				"${args[@]}" OUT="$out/kmod/$n/$fl" \
-				DESTDIR="$stage/lib/modules-extra/$n" install >>"$l" 2>&1; then
-				setup_fail "kmod-$n-$fl" "make install of tests/guest/kmod/$n (${args[*]}) failed" "$l"
-			fi
-		done
-	elif [ -f "$d/Kbuild" ]; then
-		log "build test module $n"
-		if make -C "$KDIR" M="$d" -j "$JOBS" \
-			KBUILD_EXTRA_SYMBOLS="$out/src/driver/Module.symvers" modules >"$l" 2>&1 &&
-			ls "$d"/*.ko >/dev/null 2>&1; then
-			cp "$d"/*.ko "$stage/lib/modules-extra/"
-		else
-			setup_fail "kmod-$n" "Kbuild of tests/guest/kmod/$n failed" "$l"
-		fi
+# ------------------------------------------------- arm64 kernel, busybox --
+# Debian's arm64 headers, linux-image and busybox-static, downloaded through
+# scripts/kernel-ci.sh's private apt state and unpacked, never installed
+# (never dpkg multiarch: it removes the native gcc); cached in $hf_cache.
+ARM_KDIR= ARM_ROOT= ARM_KVER=${KVER%-amd64}-arm64
+if [ -n "$want_arm" ]; then
+	l=$out/logs/setup-arm64-kernel.log
+	log "arm64: Debian's linux-headers, linux-image, busybox-static ($ARM_KVER, cached)"
+	ARM_KDIR=$hf_cache/kernel/$KVER/arm64/usr/src/linux-headers-$ARM_KVER
+	ARM_ROOT=$hf_cache/kernel/$KVER/arm64-guest
+	if ! HF_CACHE=$hf_cache HF_KERNEL_OUT=$out/kernel-ci \
+		"$repo/scripts/kernel-ci.sh" arm64-headers arm64-guest >"$l" 2>&1 ||
+		[ ! -f "$ARM_KDIR/Makefile" ] || [ ! -f "$ARM_ROOT/boot/vmlinuz-$ARM_KVER" ]; then
+		setup_fail arm64-kernel "scripts/kernel-ci.sh arm64-headers arm64-guest failed" "$l"
+		finish
 	fi
-done
-# dma-buf exporter stand-in of Debian's kernel (no udmabuf there): vgem
-for m in drm drm_shmem_helper vgem/vgem; do
-	f=/lib/modules/$KVER/kernel/drivers/gpu/drm/$m.ko
-	[ -f "$f" ] && cp "$f" "$stage/lib/modules-extra/"
-done
+fi
+
+# ------------------------------------------------------ kernel modules --
+# build_modules SFX KDIR FLAVORS [MAKE ARGS...]: hellofpga.ko and the test
+# modules of tests/guest/kmod/ against KDIR, from copies in $out/src$SFX,
+# staged into $out/stage$SFX/lib/modules-extra.  SFX: "" (x86_64) or
+# -arm64 (cross: ARCH=arm64 CROSS_COMPILE=...); FLAVORS: the flavors of a
+# kmod with a Makefile (default tegra, or tegra only).
+build_modules() {
+	local sfx=$1 kdir=$2 flavors=$3 stage=$out/stage$1 src=$out/src$1
+	local drv_src d n l fl args klog nv_src=
+	shift 3
+	local margs=("$@")
+	rm -rf "$stage" "$src"
+	mkdir -p "$stage/lib/modules-extra" "$stage/tests/bin" "$stage/tests/libtests" \
+		"$stage/tests/cases" "$src"
+	# A copy of the sources without in-place build outputs (driver/ includes
+	# ../core and ../include; kmods may include ../../../../include/...).
+	drv_src=${HF_GUEST_DRIVER_SRC:-$repo}
+	(cd "$drv_src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude='Module.symvers' \
+		--exclude='modules.order' CMakeLists.txt driver core include) |
+		tar -xf - -C "$src"
+	[ -d "$repo/tests/guest/kmod" ] && (cd "$repo" && tar -cf - --exclude='*.o' \
+		--exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='Module.symvers' --exclude='modules.order' \
+		--exclude='tests/guest/kmod/*/build' tests/guest/kmod) | tar -xf - -C "$src"
+	[ "$drv_src" = "$repo" ] || log "hellofpga.ko from $drv_src (HF_GUEST_DRIVER_SRC)"
+	klog=$out/logs/setup-driver$sfx.log
+	log "build hellofpga.ko against $kdir"
+	if make -C "$kdir" M="$src/driver" "${margs[@]}" -j "$JOBS" modules >"$klog" 2>&1 &&
+		[ -f "$src/driver/hellofpga.ko" ]; then
+		cp "$src/driver/hellofpga.ko" "$stage/lib/modules-extra/"
+	else
+		setup_fail "driver-build$sfx" "make hellofpga.ko failed" "$klog"
+	fi
+	# tests/guest/kmod/NAME/: with a Makefile, "make install" into
+	# /lib/modules-extra/NAME/ once per flavor (default, then TEGRA=1: the
+	# two nvidia_p2p APIs), given KDIR, HF_SYMVERS, NVIDIA_SRC_DIR, OUT,
+	# DESTDIR; Kbuild only: built with kbuild against hellofpga's
+	# Module.symvers, the .ko files into /lib/modules-extra/.
+	for d in "$src"/tests/guest/kmod/*/; do
+		d=${d%/}
+		n=$(basename "$d")
+		l=$out/logs/setup-kmod-$n$sfx.log
+		: >"$l"
+		if [ -f "$d/Makefile" ]; then
+			if [ -z "$nv_src" ] && [ "$flavors" != tegra ]; then
+				nv_src=$(exec 9>"$hf_cache/.lock.nv"; flock 9
+					bash "$repo/scripts/fetch-nv-p2p.sh" "$hf_cache/nvidia-open" 2>>"$l" | tail -n 1)
+			fi
+			for fl in $flavors; do
+				args=()
+				if [ $fl = tegra ]; then
+					args=(TEGRA=1)
+				elif [ -n "$nv_src" ]; then
+					args=(NVIDIA_SRC_DIR="$nv_src")
+				fi
+				log "build test module $n ($fl flavor${sfx:+, $sfx})"
+				if ! make -C "$d" KDIR="$kdir" HF_SYMVERS="$src/driver/Module.symvers" \
+					"${margs[@]}" "${args[@]}" OUT="$out/kmod$sfx/$n/$fl" \
+					DESTDIR="$stage/lib/modules-extra/$n" install >>"$l" 2>&1; then
+					setup_fail "kmod-$n-$fl$sfx" "make install of tests/guest/kmod/$n (${args[*]}) failed" "$l"
+				fi
+			done
+		elif [ -f "$d/Kbuild" ]; then
+			log "build test module $n${sfx:+ ($sfx)}"
+			if make -C "$kdir" M="$d" "${margs[@]}" -j "$JOBS" \
+				KBUILD_EXTRA_SYMBOLS="$src/driver/Module.symvers" modules >"$l" 2>&1 &&
+				ls "$d"/*.ko >/dev/null 2>&1; then
+				cp "$d"/*.ko "$stage/lib/modules-extra/"
+			else
+				setup_fail "kmod-$n$sfx" "Kbuild of tests/guest/kmod/$n failed" "$l"
+			fi
+		fi
+	done
+}
+if [ -n "$want_x86" ]; then
+	build_modules "" "$KDIR" "default tegra"
+	# dma-buf exporter stand-in of Debian's kernel (no udmabuf there): vgem
+	for m in drm drm_shmem_helper vgem/vgem; do
+		f=/lib/modules/$KVER/kernel/drivers/gpu/drm/$m.ko
+		[ -f "$f" ] && cp "$f" "$out/stage/lib/modules-extra/"
+	done
+fi
+# arm64: only the Tegra flavor of the stand-in (what Jetson has; the arm64
+# guests run cases/gpu_nvp2p_tegra.sh and no dma-buf case)
+[ -n "$want_arm" ] && build_modules -arm64 "$ARM_KDIR" tegra \
+	ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 
 # ---------------------------------------------------- static user space --
-ulog=$out/logs/setup-userspace.log
+# build_userspace SFX CC [CMAKE ARGS...]: a separate static CMake build
+# ($out/static$SFX) of the CLI and the library tests, and progs/*.c with
+# CC -static, into $out/stage$SFX; the case scripts and their helpers.
 libtests=(test_xfer test_badinput test_open test_gpudirect)
-log "static build of the CLI and ${libtests[*]}"
-if cmake -S "$repo" -B "$out/static" -DCMAKE_BUILD_TYPE=Release \
-	-DCMAKE_EXE_LINKER_FLAGS=-static -DHF_BUILD_TESTS=ON >"$ulog" 2>&1 &&
-	cmake --build "$out/static" -j "$JOBS" --target hellofpga_cli \
-		"${libtests[@]}" >>"$ulog" 2>&1; then
-	cp "$out/static/bin/hellofpga" "$stage/tests/bin/"
-	for t in "${libtests[@]}"; do cp "$out/static/bin/$t" "$stage/tests/libtests/"; done
-else
-	setup_fail userspace-build "static CMake build failed" "$ulog"
-fi
-for p in "$repo"/tests/guest/progs/*.c; do
-	[ -f "$p" ] || continue
-	n=$(basename "$p" .c)
-	l=$out/logs/setup-prog-$n.log
-	if ! gcc -O2 -g -Wall -static -pthread -I"$repo/include" \
-		-I"$out/static/include" -I"$repo/lib" \
-		-I"$repo/tests" -I"$repo/core" -o "$stage/tests/bin/$n" "$p" \
-		"$out/static/lib/libhellofpga.a" -ldl >"$l" 2>&1; then
-		setup_fail "prog-$n" "gcc -static tests/guest/progs/$n.c failed" "$l"
+build_userspace() {
+	local sfx=$1 cc=$2 stage=$out/stage$1 bld=$out/static$1 ulog p n l c t
+	shift 2
+	ulog=$out/logs/setup-userspace$sfx.log
+	log "static build of the CLI and ${libtests[*]}${sfx:+ ($sfx)}"
+	if cmake -S "$repo" -B "$bld" -DCMAKE_BUILD_TYPE=Release "$@" \
+		-DCMAKE_EXE_LINKER_FLAGS=-static -DHF_BUILD_TESTS=ON >"$ulog" 2>&1 &&
+		cmake --build "$bld" -j "$JOBS" --target hellofpga_cli \
+			"${libtests[@]}" >>"$ulog" 2>&1; then
+		cp "$bld/bin/hellofpga" "$stage/tests/bin/"
+		for t in "${libtests[@]}"; do cp "$bld/bin/$t" "$stage/tests/libtests/"; done
+	else
+		setup_fail "userspace-build$sfx" "static CMake build failed" "$ulog"
 	fi
-done
-for c in "$repo"/tests/guest/cases/*.sh; do
-	[ -f "$c" ] && install -m 755 "$c" "$stage/tests/cases/"
-done
-install -m 644 "$here/case-lib.sh" "$stage/tests/case-lib.sh"
-# the packages' udev rule, applied by the udev built-in case (init)
-install -m 644 "$repo/packaging/udev/60-hellofpga.rules" "$stage/tests/"
-install -m 644 "$here/../../results.sh" "$stage/tests/results.sh"
+	for p in "$repo"/tests/guest/progs/*.c; do
+		[ -f "$p" ] || continue
+		n=$(basename "$p" .c)
+		l=$out/logs/setup-prog-$n$sfx.log
+		if ! "$cc" -O2 -g -Wall -static -pthread -I"$repo/include" \
+			-I"$bld/include" -I"$repo/lib" \
+			-I"$repo/tests" -I"$repo/core" -o "$stage/tests/bin/$n" "$p" \
+			"$bld/lib/libhellofpga.a" -ldl >"$l" 2>&1; then
+			setup_fail "prog-$n$sfx" "$cc -static tests/guest/progs/$n.c failed" "$l"
+		fi
+	done
+	for c in "$repo"/tests/guest/cases/*.sh; do
+		[ -f "$c" ] && install -m 755 "$c" "$stage/tests/cases/"
+	done
+	install -m 644 "$here/case-lib.sh" "$stage/tests/case-lib.sh"
+	# the packages' udev rule, applied by the udev built-in case (init)
+	install -m 644 "$repo/packaging/udev/60-hellofpga.rules" "$stage/tests/"
+	install -m 644 "$here/../../results.sh" "$stage/tests/results.sh"
+}
+[ -n "$want_x86" ] && build_userspace "" gcc
+[ -n "$want_arm" ] && build_userspace -arm64 aarch64-linux-gnu-gcc \
+	-DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchains/aarch64-linux-gnu.cmake"
 
 # --------------------------------------------------- kernel + initramfs --
-# The ELF vmlinux inside the bzImage: PVH entry skips the xz decompressor,
-# about 4 s of every TCG boot.
-kernel=$out/vmlinux-$KVER
-if [ ! -s "$kernel" ]; then
-	log "extracting vmlinux from /boot/vmlinuz-$KVER"
-	if ! python3 - "/boot/vmlinuz-$KVER" "$kernel.tmp" >"$out/logs/setup-vmlinux.log" 2>&1 <<'PY'
+kernel= kernel_arm=
+if [ -n "$want_x86" ]; then
+	# The ELF vmlinux inside the bzImage: PVH entry skips the xz
+	# decompressor, about 4 s of every TCG boot.
+	kernel=$out/vmlinux-$KVER
+	if [ ! -s "$kernel" ]; then
+		log "extracting vmlinux from /boot/vmlinuz-$KVER"
+		if ! python3 - "/boot/vmlinuz-$KVER" "$kernel.tmp" >"$out/logs/setup-vmlinux.log" 2>&1 <<'PY'
 import lzma, sys
 d = open(sys.argv[1], 'rb').read()
 i = d.find(b'\xfd7zXZ\x00')            # Debian amd64 kernels are xz-compressed
@@ -237,17 +309,31 @@ out = lzma.LZMADecompressor().decompress(d[i:])
 assert out[:4] == b'\x7fELF', 'no ELF inside the bzImage'
 open(sys.argv[2], 'wb').write(out)
 PY
-	then
-		setup_fail vmlinux "cannot extract vmlinux from /boot/vmlinuz-$KVER" \
-			"$out/logs/setup-vmlinux.log"
-		kernel=/boot/vmlinuz-$KVER
-	else
-		mv "$kernel.tmp" "$kernel"
+		then
+			setup_fail vmlinux "cannot extract vmlinux from /boot/vmlinuz-$KVER" \
+				"$out/logs/setup-vmlinux.log"
+			kernel=/boot/vmlinuz-$KVER
+		else
+			mv "$kernel.tmp" "$kernel"
+		fi
+	fi
+	if ! "$here/mkinitramfs.sh" "$out/stage" "$out/initramfs.cpio.gz" >"$out/logs/setup-initramfs.log" 2>&1; then
+		setup_fail initramfs "mkinitramfs.sh failed" "$out/logs/setup-initramfs.log"
+		finish
 	fi
 fi
-if ! "$here/mkinitramfs.sh" "$stage" "$out/initramfs.cpio.gz" >"$out/logs/setup-initramfs.log" 2>&1; then
-	setup_fail initramfs "mkinitramfs.sh failed" "$out/logs/setup-initramfs.log"
-	finish
+if [ -n "$want_arm" ]; then
+	# Debian's arm64 vmlinuz is the plain Image (EFI stub inside; the
+	# virt machine boots it directly with -kernel, no firmware); its
+	# config has what the guests need built in (PCI_HOST_GENERIC,
+	# ARM_GIC_V3_ITS, ARM_SMMU_V3, SERIAL_AMBA_PL011): no modules of
+	# its own in the initramfs.
+	kernel_arm=$ARM_ROOT/boot/vmlinuz-$ARM_KVER
+	if ! BUSYBOX=$ARM_ROOT/bin/busybox "$here/mkinitramfs.sh" "$out/stage-arm64" \
+		"$out/initramfs-arm64.cpio.gz" >"$out/logs/setup-initramfs-arm64.log" 2>&1; then
+		setup_fail initramfs-arm64 "mkinitramfs.sh (arm64) failed" "$out/logs/setup-initramfs-arm64.log"
+		finish
+	fi
 fi
 
 if [ -n "$qemu_pid" ]; then
@@ -256,18 +342,30 @@ if [ -n "$qemu_pid" ]; then
 		finish
 	fi
 fi
-qemu=$(tail -n 1 "$out/qemu.path")
-if [ ! -x "$qemu" ] || ! "$qemu" -device help 2>/dev/null | grep -q '"xdma-sim"'; then
-	setup_fail qemu-build "'$qemu' is not a qemu-system-x86_64 with -device xdma-sim" "$qemu_log"
+qemu= qemu_arm=
+check_qemu() {	# check_qemu PATHFILE: the QEMU it names, if it has xdma-sim
+	local q
+	q=$(tail -n 1 "$1" 2>/dev/null)
+	[ -x "$q" ] && "$q" -device help 2>/dev/null | grep -q '"xdma-sim"' && echo "$q"
+}
+if [ -n "$want_x86" ] && ! qemu=$(check_qemu "$out/qemu.path"); then
+	setup_fail qemu-build "'$(tail -n 1 "$out/qemu.path" 2>/dev/null)' is not a qemu-system-x86_64 with -device xdma-sim" "$qemu_log"
+	finish
+fi
+if [ -n "$want_arm" ] && ! qemu_arm=$(check_qemu "$out/qemu-aarch64.path"); then
+	setup_fail qemu-build-arm64 "'$(tail -n 1 "$out/qemu-aarch64.path" 2>/dev/null)' is not a qemu-system-aarch64 with -device xdma-sim" "$qemu_log"
 	finish
 fi
 cat >"$out/guest.env" <<ENV
 HF_QEMU='$qemu'
 HF_QEMU_DATA='${HF_GUEST_QEMU_DATA:-}'
 HF_KERNEL='$kernel'
-HF_INITRD='$out/initramfs.cpio.gz'
+HF_INITRD='$([ -n "$want_x86" ] && echo "$out/initramfs.cpio.gz")'
+HF_QEMU_AARCH64='$qemu_arm'
+HF_KERNEL_AARCH64='$kernel_arm'
+HF_INITRD_AARCH64='$([ -n "$want_arm" ] && echo "$out/initramfs-arm64.cpio.gz")'
 ENV
-log "setup done: QEMU $qemu"
+log "setup done: QEMU $(echo $qemu $qemu_arm)"
 if [ "$HF_FAILED" != 0 ]; then
 	log "setup failed: no guest runs"
 	finish
