@@ -36,7 +36,15 @@
 # unless it says fault-regs= itself.
 # Returns 1 for an unknown NAME.
 
-HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards)
+HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards
+	arm64-msix arm64-smmu)
+
+# What the arm64 guests run (tests/guest/README.md, "Configurations"): the
+# CLI, the library tests and the Tegra flavor of nvidia_p2p (the one Jetson
+# has), on arm64's DMA, MSI-X (GICv3 ITS) and IOMMU (SMMUv3) paths; the
+# rest of the suite checks the driver's own logic, which the x86 guests
+# cover.
+HF_ARM64_ONLY=info,demo,test,lib,gpu_nvp2p_tegra
 
 hf_config() {
 	CFG_DESC= CFG_ARCH=x86_64 CFG_MACHINE=q35
@@ -107,6 +115,20 @@ hf_config() {
 		# not the whole suite: what needs two cards, the slow link, the
 		# vIOMMU or slub_debug (tests/guest/README.md, "Configurations")
 		CFG_ONLY=info,stop64,twocards,hang,fuzz,pins
+		CFG_CASES=iommu
+		;;
+	arm64-msix)
+		CFG_DESC="arm64: virt, GICv3 (ITS), MSI-X (irq_mode=msix), no IOMMU"
+		CFG_ARCH=aarch64 CFG_MACHINE=virt,gic-version=3
+		CFG_MODPARAMS=irq_mode=msix
+		CFG_ONLY=$HF_ARM64_ONLY
+		;;
+	arm64-smmu)
+		CFG_DESC="arm64: virt, GICv3 (ITS), MSI-X behind the SMMUv3 (strict invalidation)"
+		CFG_ARCH=aarch64 CFG_MACHINE=virt,gic-version=3,iommu=smmuv3
+		CFG_MODPARAMS=irq_mode=msix
+		CFG_APPEND="iommu.strict=1"
+		CFG_ONLY=$HF_ARM64_ONLY
 		CFG_CASES=iommu
 		;;
 	*)
