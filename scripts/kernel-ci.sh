@@ -413,12 +413,10 @@ step_kernel_headers() {
 # apt download, unpacked with dpkg-deb -x into
 # $HF_CACHE/kernel/$KVER/arm64-guest (never installed).
 
-ARM_GUEST=
 step_arm64_guest() {
 	local abi=${KVER%-amd64} base root logf=$out/logs/arm64-guest.log
 	base=$HF_CACHE/kernel/$KVER
 	root=$base/arm64-guest
-	ARM_GUEST=$root
 	if [ -f "$root/.complete" ]; then
 		log "arm64 guest image: cached in $root"
 		pass arm64-guest
@@ -438,7 +436,7 @@ step_arm64_guest() {
 		private_download "$dl" busybox-static
 		for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$tmp"; done
 		[ -f "$tmp/boot/vmlinuz-$abi-arm64" ] && [ -x "$tmp/bin/busybox" ]
-		(cd "$dl" && ls *.deb) >"$tmp/DEBS"
+		(cd "$dl" && ls -- *.deb) >"$tmp/DEBS"
 		rm -rf "$root" "$dl"
 		mv "$tmp" "$root"
 		touch "$root/.complete"

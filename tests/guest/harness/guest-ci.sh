@@ -51,7 +51,7 @@ JOBS=${JOBS:-$(nproc)}
 configs=("$@")
 [ ${#configs[@]} = 0 ] && configs=("${HF_CONFIGS[@]}")
 # the architectures the configurations boot: only their builds run
-want_x86= want_arm=
+want_x86='' want_arm=''
 for c in "${configs[@]}"; do
 	hf_config "$c" || {
 		echo "guest-ci.sh: unknown configuration '$c' (known: ${HF_CONFIGS[*]})" >&2
@@ -149,7 +149,7 @@ fi
 # Debian's arm64 headers, linux-image and busybox-static, downloaded through
 # scripts/kernel-ci.sh's private apt state and unpacked, never installed
 # (never dpkg multiarch: it removes the native gcc); cached in $hf_cache.
-ARM_KDIR= ARM_ROOT= ARM_KVER=${KVER%-amd64}-arm64
+ARM_KDIR='' ARM_ROOT='' ARM_KVER=${KVER%-amd64}-arm64
 if [ -n "$want_arm" ]; then
 	l=$out/logs/setup-arm64-kernel.log
 	log "arm64: Debian's linux-headers, linux-image, busybox-static ($ARM_KVER, cached)"
@@ -214,7 +214,7 @@ build_modules() {
 			fi
 			for fl in $flavors; do
 				args=()
-				if [ $fl = tegra ]; then
+				if [ "$fl" = tegra ]; then
 					args=(TEGRA=1)
 				elif [ -n "$nv_src" ]; then
 					args=(NVIDIA_SRC_DIR="$nv_src")
@@ -294,7 +294,7 @@ build_userspace() {
 	-DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchains/aarch64-linux-gnu.cmake"
 
 # --------------------------------------------------- kernel + initramfs --
-kernel= kernel_arm=
+kernel='' kernel_arm=''
 if [ -n "$want_x86" ]; then
 	# The ELF vmlinux inside the bzImage: PVH entry skips the xz
 	# decompressor, about 4 s of every TCG boot.
@@ -342,7 +342,7 @@ if [ -n "$qemu_pid" ]; then
 		finish
 	fi
 fi
-qemu= qemu_arm=
+qemu='' qemu_arm=''
 check_qemu() {	# check_qemu PATHFILE: the QEMU it names, if it has xdma-sim
 	local q
 	q=$(tail -n 1 "$1" 2>/dev/null)
@@ -365,7 +365,7 @@ HF_QEMU_AARCH64='$qemu_arm'
 HF_KERNEL_AARCH64='$kernel_arm'
 HF_INITRD_AARCH64='$([ -n "$want_arm" ] && echo "$out/initramfs-arm64.cpio.gz")'
 ENV
-log "setup done: QEMU $(echo $qemu $qemu_arm)"
+log "setup done: QEMU ${qemu}${qemu:+${qemu_arm:+ }}${qemu_arm}"
 if [ "$HF_FAILED" != 0 ]; then
 	log "setup failed: no guest runs"
 	finish
