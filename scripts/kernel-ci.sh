@@ -447,6 +447,59 @@ step_arm64_guest() {
 	pass arm64-guest
 }
 
+# ------------------------------------- guest kernel of a suite (image) --
+# step_guest_image SUITE: for the guests of tests/guest that boot another
+# kernel (configs.sh CFG_KERNEL): Debian's linux-image-<abi>-amd64 of the
+# version of SUITE's headers (step_kernel_headers, so the modules built
+# against them load), from the same private apt state, unpacked with
+# dpkg-deb -x into $HF_CACHE/kernel/SUITE/guest-amd64 (never installed).
+# Only what a guest uses is kept: boot/ and, of lib/modules, the
+# modules.* files and drivers/gpu/drm (vgem and what it depends on).  The
+# package lists of the headers' download are tried first, so a warm cache
+# updates nothing.  Not in the default steps; guest-ci.sh asks for it as
+# "guest-image-SUITE".
+step_guest_image() {
+	local suite=$1 base root abi ver logf
+	base=$HF_CACHE/kernel/$suite
+	root=$base/guest-amd64
+	logf=$out/logs/guest-image-$suite.log
+	step_kernel_headers "$suite" || return 1
+	read -r abi ver <"$base/root/ABI"
+	if [ -f "$root/.complete" ] && [ "$(cat "$root/ABI")" = "$abi $ver" ]; then
+		log "$suite guest image: cached in $root"
+		pass "guest-image-$suite"
+		return 0
+	fi
+	log "$suite guest image: private apt download of linux-image-$abi-amd64=$ver"
+	if ! (
+		set -e
+		exec 9>"$HF_CACHE/.lock"
+		flock 9
+		[ -f "$root/.complete" ] && [ "$(cat "$root/ABI")" = "$abi $ver" ] && exit 0
+		tmp=$root.tmp dl=$base/guest-debs
+		rm -rf "$tmp" "$dl"
+		mkdir -p "$dl"
+		get() { (cd "$dl" && apt-get "${deb_apt_opts[@]}" -qq download \
+			"linux-image-$abi-amd64=$ver"); }
+		get || { deb_apt_update && get; }
+		for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$tmp"; done
+		m=$tmp/lib/modules/$abi-amd64
+		test -f "$tmp/boot/vmlinuz-$abi-amd64"
+		test -d "$m/kernel/drivers/gpu/drm"
+		find "$m/kernel" -mindepth 1 -maxdepth 1 ! -name drivers -exec rm -rf {} +
+		find "$m/kernel/drivers" -mindepth 1 -maxdepth 1 ! -name gpu -exec rm -rf {} +
+		(cd "$dl" && ls -- *.deb) >"$tmp/DEBS"
+		echo "$abi $ver" >"$tmp/ABI"
+		rm -rf "$root" "$dl"
+		mv "$tmp" "$root"
+		touch "$root/.complete"
+	) >"$logf" 2>&1; then
+		fail "guest-image-$suite" "private apt download/unpack of linux-image-$abi-amd64=$ver failed" "$logf"
+		return 1
+	fi
+	pass "guest-image-$suite"
+}
+
 # --------------------------------------------------------- checkpatch --
 
 CHECKPATCH=
@@ -765,6 +818,7 @@ for s in "$@"; do
 	sparse) steps[sparse]=1 steps[amd64]=1 steps[arm64]=1 steps[kernels]=1 ;;
 	arm64-headers) steps[arm64h]=1 ;;
 	arm64-guest) steps[arm64g]=1 ;;
+	guest-image-*) steps[gimg]+=" ${s#guest-image-}" ;;
 	*)
 		sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2
 		exit 2
@@ -785,6 +839,7 @@ if step_deps; then
 	arm_ok=
 	want arm64h && step_arm64_headers && arm_ok=1
 	want arm64g && step_arm64_guest
+	for suite in ${steps[gimg]:-}; do step_guest_image "$suite"; done
 	if want arm64; then
 		if [ -n "$arm_ok" ]; then
 			build_arch arm64
