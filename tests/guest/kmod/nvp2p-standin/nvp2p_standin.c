@@ -78,6 +78,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "../../../../driver/compat.h"
 #include "nv-p2p-compat.h"
 #include "nvp2p_standin_uapi.h"
 
@@ -730,7 +731,7 @@ static int sa_mmap(struct file *file, struct vm_area_struct *vma)
 	a = sa_alloc_create(len);
 	if (!a)
 		return -ENOMEM;
-	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	hf_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	for (i = 0; i < a->nchunks; i++) {
 		ret = remap_pfn_range(vma, vma->vm_start + (u64)i * SA_GPU_PAGE,
 				      page_to_pfn(a->chunks[i]), SA_GPU_PAGE,
