@@ -4,9 +4,9 @@
 # inside QEMU (Debian's kernel under TCG), in every configuration of the
 # matrix (configs.sh; default: all of them).
 #
-# Steps: apt-get what is missing (busybox-static, cpio, kmod, python3, the
-# linux-image matching linux-headers-amd64); the QEMU with xdma-sim
-# (scripts/build-qemu.sh, cached); hellofpga.ko and tests/guest/kmod/*/
+# Steps: apt-get what is missing (busybox-static, cpio, kmod, python3,
+# xz-utils, zstd, the linux-image matching linux-headers-amd64); the QEMU
+# with xdma-sim (scripts/build-qemu.sh, cached); hellofpga.ko and tests/guest/kmod/*/
 # against those headers; a static build of the CLI and the library tests
 # (CMake, -static) and tests/guest/progs/*.c; the initramfs; then one guest
 # per configuration (run-config.sh).  The arm64 configurations (CFG_ARCH
@@ -94,7 +94,7 @@ deps_log=$out/logs/setup-deps.log
 arm_pkgs=()
 [ -n "$want_arm" ] && arm_pkgs=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 if ! need_pkgs "$deps_log" linux-headers-amd64 build-essential cmake make \
-	busybox-static cpio kmod python3 "${arm_pkgs[@]}"; then
+	busybox-static cpio kmod python3 xz-utils zstd "${arm_pkgs[@]}"; then
 	setup_fail deps "apt-get install failed" "$deps_log"
 	finish
 fi
@@ -294,29 +294,50 @@ build_userspace() {
 	-DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchains/aarch64-linux-gnu.cmake"
 
 # --------------------------------------------------- kernel + initramfs --
-kernel='' kernel_arm=''
-if [ -n "$want_x86" ]; then
-	# The ELF vmlinux inside the bzImage: PVH entry skips the xz
-	# decompressor, about 4 s of every TCG boot.
-	kernel=$out/vmlinux-$KVER
-	if [ ! -s "$kernel" ]; then
-		log "extracting vmlinux from /boot/vmlinuz-$KVER"
-		if ! python3 - "/boot/vmlinuz-$KVER" "$kernel.tmp" >"$out/logs/setup-vmlinux.log" 2>&1 <<'PY'
-import lzma, sys
+# vmlinux VMLINUZ KVER: sets VMLINUX to the kernel to boot, the ELF vmlinux
+# inside the bzImage ($out/vmlinux-KVER, extracted once): PVH entry skips
+# the decompressor, about 4 s of every TCG boot (6.1's payload is xz,
+# 6.12's zstd: the zstd tool); the bzImage itself if that fails.
+vmlinux() {
+	local z=$1 k=$out/vmlinux-$2 l=$out/logs/setup-vmlinux-$2.log
+	if [ ! -s "$k" ]; then
+		log "extracting vmlinux from $z"
+		if ! python3 - "$z" "$k.tmp" >"$l" 2>&1 <<'PY'
+import gzip, lzma, struct, subprocess, sys
 d = open(sys.argv[1], 'rb').read()
-i = d.find(b'\xfd7zXZ\x00')            # Debian amd64 kernels are xz-compressed
-out = lzma.LZMADecompressor().decompress(d[i:])
+# the compressed kernel, found through the bzImage's setup header: the
+# protected-mode code at (setup_sects + 1) * 512, payload_offset and
+# payload_length from there; its last 4 bytes are the uncompressed size
+code = ((d[0x1f1] or 4) + 1) * 512
+off, length = struct.unpack_from('<II', d, 0x248)
+p = d[code + off:code + off + length]
+size, p = struct.unpack('<I', p[-4:])[0], p[:-4]
+if p[:6] == b'\xfd7zXZ\x00':
+    out = lzma.LZMADecompressor().decompress(p)
+elif p[:4] == b'\x28\xb5\x2f\xfd':
+    out = subprocess.run(['zstd', '-dc'], input=p, stdout=subprocess.PIPE,
+                         check=True).stdout
+elif p[:2] == b'\x1f\x8b':
+    out = gzip.decompress(p)
+else:
+    sys.exit('unknown compression of the payload, magic ' + p[:6].hex())
 assert out[:4] == b'\x7fELF', 'no ELF inside the bzImage'
+assert len(out) == size, 'vmlinux of %d bytes, the bzImage says %d' % (len(out), size)
 open(sys.argv[2], 'wb').write(out)
 PY
 		then
-			setup_fail vmlinux "cannot extract vmlinux from /boot/vmlinuz-$KVER" \
-				"$out/logs/setup-vmlinux.log"
-			kernel=/boot/vmlinuz-$KVER
-		else
-			mv "$kernel.tmp" "$kernel"
+			setup_fail "vmlinux-$2" "cannot extract vmlinux from $z" "$l"
+			VMLINUX=$z
+			return
 		fi
+		mv "$k.tmp" "$k"
 	fi
+	VMLINUX=$k
+}
+kernel='' kernel_arm=''
+if [ -n "$want_x86" ]; then
+	vmlinux "/boot/vmlinuz-$KVER" "$KVER"
+	kernel=$VMLINUX
 	if ! "$here/mkinitramfs.sh" "$out/stage" "$out/initramfs.cpio.gz" >"$out/logs/setup-initramfs.log" 2>&1; then
 		setup_fail initramfs "mkinitramfs.sh failed" "$out/logs/setup-initramfs.log"
 		finish
