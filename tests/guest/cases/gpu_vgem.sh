@@ -21,10 +21,13 @@ if grep -q -E 'swiotlb=([^ ]*,)?force' /proc/cmdline; then
 	exit 0
 fi
 loaded=
-for m in drm drm_shmem_helper vgem; do
+# the load order the harness found (vgem and what it needs, which differs
+# between kernels: 6.12's drm_shmem_helper needs drm_kms_helper)
+order=$(cat "$MODS/vgem.order" 2>/dev/null) || order="drm drm_shmem_helper vgem"
+for m in $order; do
 	grep -q "^$m " /proc/modules && continue
 	if [ ! -f "$MODS/$m.ko" ]; then
-		echo "SKIP vgem/all: $MODS/$m.ko missing (the harness copies drm, drm_shmem_helper and vgem from the guest kernel's /lib/modules)"
+		echo "SKIP vgem/all: $MODS/$m.ko missing (the harness copies vgem and the modules it needs from the guest kernel's /lib/modules)"
 		exit 0
 	fi
 	if ! insmod "$MODS/$m.ko" >/tmp/vg.out 2>&1; then

@@ -238,13 +238,38 @@ build_modules() {
 		fi
 	done
 }
+# stage_vgem MODULES DEST: the dma-buf exporter stand-in of Debian's
+# kernel (no udmabuf there), vgem, and the modules it depends on (modinfo;
+# 6.1: drm drm_shmem_helper, 6.12 also drm_kms_helper) from the kernel's
+# /lib/modules/KVER into DEST, uncompressed (6.12 ships .ko.xz), with
+# DEST/vgem.order, the order to load them in (cases/gpu_vgem.sh)
+stage_vgem() {
+	local mods=$1 dest=$2 order=()
+	local -A seen=()
+	visit() {
+		local n=$1 f d
+		[ -n "${seen[$n]:-}" ] && return 0
+		seen[$n]=1
+		f=$(find "$mods/kernel/drivers/gpu" -name "$n.ko" -o -name "$n.ko.xz" |
+			head -n 1)
+		[ -n "$f" ] || return 1
+		for d in $(modinfo -F depends "$f" | tr , ' '); do visit "$d" || return 1; done
+		case $f in
+		*.xz) xz -dc "$f" >"$dest/$n.ko" || return 1 ;;
+		*) cp "$f" "$dest/$n.ko" || return 1 ;;
+		esac
+		order+=("$n")
+	}
+	# without them cases/gpu_vgem.sh skips (as it did before)
+	if visit vgem; then
+		echo "${order[*]}" >"$dest/vgem.order"
+	else
+		log "vgem or a module it needs is not in $mods: cases/gpu_vgem.sh will skip"
+	fi
+}
 if [ -n "$want_x86" ]; then
 	build_modules "" "$KDIR" "default tegra"
-	# dma-buf exporter stand-in of Debian's kernel (no udmabuf there): vgem
-	for m in drm drm_shmem_helper vgem/vgem; do
-		f=/lib/modules/$KVER/kernel/drivers/gpu/drm/$m.ko
-		[ -f "$f" ] && cp "$f" "$out/stage/lib/modules-extra/"
-	done
+	stage_vgem "/lib/modules/$KVER" "$out/stage/lib/modules-extra"
 fi
 # arm64: only the Tegra flavor of the stand-in (what Jetson has; the arm64
 # guests run cases/gpu_nvp2p_tegra.sh and no dma-buf case)
