@@ -6,6 +6,11 @@
 #   CFG_ARCH      the guest's architecture: x86_64 (q35, Debian's amd64
 #                 kernel) or aarch64 (virt, Debian's arm64 kernel; the
 #                 modules and the user space cross-built)
+#   CFG_KERNEL    the kernel an x86_64 guest boots: empty, Debian 12's
+#                 (6.1, the one linux-headers-amd64 points at); 6.12,
+#                 Debian's of bookworm-backports (hf_kernel_suite: the
+#                 suite whose headers scripts/kernel-ci.sh builds against
+#                 and whose linux-image its guest-image-SUITE step fetches)
 #   CFG_MACHINE   QEMU -machine (q35; aarch64: virt,gic-version=3...)
 #   CFG_MEM       guest RAM (-m)
 #   CFG_SMP       vCPUs (-smp)
@@ -46,8 +51,17 @@ HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards
 # cover.
 HF_ARM64_ONLY=info,demo,test,lib,gpu_nvp2p_tegra
 
+# hf_kernel_suite KERNEL: the Debian suite of a CFG_KERNEL (the headers'
+# and image's, scripts/kernel-ci.sh SUITES); 1 for an unknown one
+hf_kernel_suite() {
+	case $1 in
+	6.12) echo bookworm-backports ;;
+	*) return 1 ;;
+	esac
+}
+
 hf_config() {
-	CFG_DESC= CFG_ARCH=x86_64 CFG_MACHINE=q35
+	CFG_DESC= CFG_ARCH=x86_64 CFG_KERNEL= CFG_MACHINE=q35
 	CFG_MEM=1G CFG_SMP=1 CFG_APPEND= CFG_QEMU=()
 	CFG_DEVICE=${HF_GUEST_DEVICE:-xdma-sim}
 	CFG_MODPARAMS= CFG_IRQ=msix CFG_CASES= CFG_TIMEOUT=${HF_GUEST_TIMEOUT:-300}

@@ -13,8 +13,11 @@
 # aarch64) add the same cross-built for arm64 (gcc-aarch64-linux-gnu,
 # cmake/toolchains/aarch64-linux-gnu.cmake) against Debian's arm64 headers,
 # kernel and busybox (scripts/kernel-ci.sh arm64-headers arm64-guest), and
-# scripts/build-qemu.sh --arch aarch64; only what the configurations asked
-# for is built.
+# scripts/build-qemu.sh --arch aarch64.  The configurations of another
+# kernel (CFG_KERNEL 6.12) add hellofpga.ko and the test modules against
+# that kernel's headers, and its initramfs (the same static user space),
+# with Debian's image of the same version (scripts/kernel-ci.sh
+# guest-image-SUITE).  Only what the configurations asked for is built.
 #
 # Output: one line per guest test, "PASS config/test", "FAIL config/test:
 # reason", "SKIP config/test: reason" (setup steps report as "setup/..."),
@@ -50,14 +53,25 @@ JOBS=${JOBS:-$(nproc)}
 
 configs=("$@")
 [ ${#configs[@]} = 0 ] && configs=("${HF_CONFIGS[@]}")
-# the architectures the configurations boot: only their builds run
-want_x86='' want_arm=''
+# the architectures and kernels the configurations boot: only their
+# builds run (want_x86: x86 QEMU and user space; want_k61: Debian 12's
+# kernel; kernels: the other CFG_KERNELs)
+want_x86='' want_arm='' want_k61='' kernels=()
 for c in "${configs[@]}"; do
 	hf_config "$c" || {
 		echo "guest-ci.sh: unknown configuration '$c' (known: ${HF_CONFIGS[*]})" >&2
 		exit 2
 	}
-	if [ "$CFG_ARCH" = aarch64 ]; then want_arm=1; else want_x86=1; fi
+	if [ "$CFG_ARCH" = aarch64 ]; then
+		want_arm=1
+	else
+		want_x86=1
+		if [ -z "$CFG_KERNEL" ]; then
+			want_k61=1
+		elif [[ " ${kernels[*]} " != *" $CFG_KERNEL "* ]]; then
+			kernels+=("$CFG_KERNEL")
+		fi
+	fi
 done
 
 sudo=()
@@ -109,7 +123,7 @@ if [ -z "$KVER" ] || [ ! -f "$KDIR/Makefile" ]; then
 fi
 # The matching kernel image, so the module built against KDIR loads (its
 # postinst runs initramfs-tools for the host: harmless, ~30 s, once).
-if [ -n "$want_x86" ] && { ! need_pkgs "$deps_log" "linux-image-$KVER" ||
+if [ -n "$want_k61" ] && { ! need_pkgs "$deps_log" "linux-image-$KVER" ||
 	[ ! -f "/boot/vmlinuz-$KVER" ]; }; then
 	setup_fail deps "apt-get install linux-image-$KVER failed" "$deps_log"
 	finish
@@ -161,6 +175,38 @@ if [ -n "$want_arm" ]; then
 		setup_fail arm64-kernel "scripts/kernel-ci.sh arm64-headers arm64-guest failed" "$l"
 		finish
 	fi
+fi
+
+# --------------------------------------- other kernels (CFG_KERNEL) --
+# Each one's Debian headers and linux-image of the same version, through
+# scripts/kernel-ci.sh (step_kernel_headers, guest-image-SUITE: the private
+# apt state, dpkg-deb -x into $hf_cache/kernel/SUITE/, never installed).
+declare -A K_KDIR=() K_KVER=() K_ROOT=()
+if ((${#kernels[@]})); then
+	l=$out/logs/setup-kernels.log
+	ksteps=()
+	for k in "${kernels[@]}"; do ksteps+=("guest-image-$(hf_kernel_suite "$k")"); done
+	log "kernels ${kernels[*]}: Debian's linux-headers and linux-image (cached)"
+	if ! HF_CACHE=$hf_cache HF_KERNEL_OUT=$out/kernel-ci-images \
+		"$repo/scripts/kernel-ci.sh" "${ksteps[@]}" >"$l" 2>&1; then
+		setup_fail kernels "scripts/kernel-ci.sh ${ksteps[*]} failed" "$l"
+		finish
+	fi
+	for k in "${kernels[@]}"; do
+		b=$hf_cache/kernel/$(hf_kernel_suite "$k")
+		read -r abi _ <"$b/root/ABI"
+		# the suite's kernel must still be the one the configuration says
+		case $abi in
+		"$k".*) ;;
+		*)
+			setup_fail "kernel-$k" "$(hf_kernel_suite "$k")'s kernel is now $abi, not $k: update configs.sh"
+			finish
+			;;
+		esac
+		K_KVER[$k]=$abi-amd64
+		K_KDIR[$k]=$b/root/usr/src/linux-headers-$abi-amd64
+		K_ROOT[$k]=$b/guest-amd64
+	done
 fi
 
 # ------------------------------------------------------ kernel modules --
@@ -267,10 +313,15 @@ stage_vgem() {
 		log "vgem or a module it needs is not in $mods: cases/gpu_vgem.sh will skip"
 	fi
 }
-if [ -n "$want_x86" ]; then
+if [ -n "$want_k61" ]; then
 	build_modules "" "$KDIR" "default tegra"
 	stage_vgem "/lib/modules/$KVER" "$out/stage/lib/modules-extra"
 fi
+for k in "${kernels[@]}"; do
+	build_modules "-k$k" "${K_KDIR[$k]}" "default tegra"
+	stage_vgem "${K_ROOT[$k]}/lib/modules/${K_KVER[$k]}" \
+		"$out/stage-k$k/lib/modules-extra"
+done
 # arm64: only the Tegra flavor of the stand-in (what Jetson has; the arm64
 # guests run cases/gpu_nvp2p_tegra.sh and no dma-buf case)
 [ -n "$want_arm" ] && build_modules -arm64 "$ARM_KDIR" tegra \
@@ -314,7 +365,17 @@ build_userspace() {
 	install -m 644 "$repo/packaging/udev/60-hellofpga.rules" "$stage/tests/"
 	install -m 644 "$here/../../results.sh" "$stage/tests/results.sh"
 }
-[ -n "$want_x86" ] && build_userspace "" gcc
+if [ -n "$want_x86" ]; then
+	# the static user space is the same for every x86 kernel: built into
+	# $out/stage once (which has no modules when no configuration boots
+	# Debian 12's kernel), copied next to each other kernel's modules
+	[ -n "$want_k61" ] || { rm -rf "$out/stage" && mkdir -p "$out/stage/tests/bin" \
+		"$out/stage/tests/libtests" "$out/stage/tests/cases"; }
+	build_userspace "" gcc
+	for k in "${kernels[@]}"; do
+		rm -rf "$out/stage-k$k/tests" && cp -a "$out/stage/tests" "$out/stage-k$k/"
+	done
+fi
 [ -n "$want_arm" ] && build_userspace -arm64 aarch64-linux-gnu-gcc \
 	-DCMAKE_TOOLCHAIN_FILE="$repo/cmake/toolchains/aarch64-linux-gnu.cmake"
 
@@ -360,7 +421,8 @@ PY
 	VMLINUX=$k
 }
 kernel='' kernel_arm=''
-if [ -n "$want_x86" ]; then
+declare -A K_KERNEL=()
+if [ -n "$want_k61" ]; then
 	vmlinux "/boot/vmlinuz-$KVER" "$KVER"
 	kernel=$VMLINUX
 	if ! "$here/mkinitramfs.sh" "$out/stage" "$out/initramfs.cpio.gz" >"$out/logs/setup-initramfs.log" 2>&1; then
@@ -368,6 +430,15 @@ if [ -n "$want_x86" ]; then
 		finish
 	fi
 fi
+for k in "${kernels[@]}"; do
+	vmlinux "${K_ROOT[$k]}/boot/vmlinuz-${K_KVER[$k]}" "${K_KVER[$k]}"
+	K_KERNEL[$k]=$VMLINUX
+	if ! "$here/mkinitramfs.sh" "$out/stage-k$k" "$out/initramfs-k$k.cpio.gz" \
+		>"$out/logs/setup-initramfs-k$k.log" 2>&1; then
+		setup_fail "initramfs-k$k" "mkinitramfs.sh failed" "$out/logs/setup-initramfs-k$k.log"
+		finish
+	fi
+done
 if [ -n "$want_arm" ]; then
 	# Debian's arm64 vmlinuz is the plain Image (EFI stub inside; the
 	# virt machine boots it directly with -kernel, no firmware); its
@@ -406,11 +477,16 @@ cat >"$out/guest.env" <<ENV
 HF_QEMU='$qemu'
 HF_QEMU_DATA='${HF_GUEST_QEMU_DATA:-}'
 HF_KERNEL='$kernel'
-HF_INITRD='$([ -n "$want_x86" ] && echo "$out/initramfs.cpio.gz")'
+HF_INITRD='$([ -n "$want_k61" ] && echo "$out/initramfs.cpio.gz")'
 HF_QEMU_AARCH64='$qemu_arm'
 HF_KERNEL_AARCH64='$kernel_arm'
 HF_INITRD_AARCH64='$([ -n "$want_arm" ] && echo "$out/initramfs-arm64.cpio.gz")'
 ENV
+# the other kernels' (run-config.sh: HF_KERNEL_<CFG_KERNEL, . as _>)
+for k in "${kernels[@]}"; do
+	printf "HF_KERNEL_%s='%s'\nHF_INITRD_%s='%s'\n" "${k//./_}" "${K_KERNEL[$k]}" \
+		"${k//./_}" "$out/initramfs-k$k.cpio.gz"
+done >>"$out/guest.env"
 log "setup done: QEMU ${qemu}${qemu:+${qemu_arm:+ }}${qemu_arm}"
 if [ "$HF_FAILED" != 0 ]; then
 	log "setup failed: no guest runs"

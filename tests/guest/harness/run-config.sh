@@ -33,7 +33,7 @@ if [ ! -f "$out/guest.env" ]; then
 	echo "run-config.sh: no $out/guest.env: run tests/guest/harness/guest-ci.sh first" >&2
 	exit 2
 fi
-. "$out/guest.env"	# HF_QEMU HF_QEMU_DATA HF_KERNEL HF_INITRD (+ _AARCH64)
+. "$out/guest.env"	# HF_QEMU HF_QEMU_DATA HF_KERNEL HF_INITRD (+ _AARCH64, _6_12)
 # The architecture's QEMU, kernel and initramfs, console and exit: x86_64
 # leaves through isa-debug-exit (rc (r << 1) | 1); aarch64 has none and
 # powers off through PSCI (rc 0): its result is the GUEST-SUMMARY line.
@@ -48,8 +48,13 @@ else
 	console=ttyS0 exit_dev=(-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 	cpu=max
 fi
+# another kernel (CFG_KERNEL): its vmlinux and initramfs (its modules)
+if [ -n "$CFG_KERNEL" ]; then
+	v=HF_KERNEL_${CFG_KERNEL//./_} i=HF_INITRD_${CFG_KERNEL//./_}
+	HF_KERNEL=${!v:-} HF_INITRD=${!i:-}
+fi
 if [ -z "$HF_QEMU" ] || [ -z "$HF_KERNEL" ] || [ -z "$HF_INITRD" ]; then
-	echo "run-config.sh: $out/guest.env has no $CFG_ARCH guest: run guest-ci.sh $name first" >&2
+	echo "run-config.sh: $out/guest.env has no $CFG_ARCH${CFG_KERNEL:+ $CFG_KERNEL} guest: run guest-ci.sh $name first" >&2
 	exit 2
 fi
 mkdir -p "$out/logs"
