@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # rebind.sh - an engine left running by an earlier driver must be stopped
-# before hellofpga.ko turns bus mastering on (viommu configuration: a
+# before hellofpga.ko turns bus mastering on (viommu configurations: a
 # stale fetch would also be a DMAR fault).
 #
 # With the driver unbound (remove() leaves bus mastering off) the test
@@ -18,8 +18,8 @@ CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
 . "${HF_GUEST_LIB:-/tests/case-lib.sh}"
 HF_GROUP=rebind
 case " $(cat /proc/cmdline) " in
-*" hf_config=viommu "*) ;;
-*) skip all "runs in the viommu configuration"; exit 0 ;;
+*" hf_config=viommu "* | *" hf_config=k6.12-viommu "*) ;;
+*) skip all "runs in the viommu configurations"; exit 0 ;;
 esac
 drv=/sys/bus/pci/drivers/hellofpga
 dev=

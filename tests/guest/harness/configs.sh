@@ -42,7 +42,7 @@
 # Returns 1 for an unknown NAME.
 
 HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards
-	arm64-msix arm64-smmu)
+	k6.12-msix k6.12-viommu arm64-msix arm64-smmu)
 
 # What the arm64 guests run (tests/guest/README.md, "Configurations"): the
 # CLI, the library tests and the Tegra flavor of nvidia_p2p (the one Jetson
@@ -50,6 +50,16 @@ HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards
 # rest of the suite checks the driver's own logic, which the x86 guests
 # cover.
 HF_ARM64_ONLY=info,demo,test,lib,gpu_nvp2p_tegra
+
+# What the 6.12 guests run (tests/guest/README.md, "Configurations"): the
+# driver on another kernel's APIs, those its probes switch between 6.1 and
+# 6.12 (pcim_iomap_region and class_create at probe and remove,
+# vm_flags_set at mmap, AER) and those it calls alike (pin_user_pages,
+# dma-buf, PCI hotplug).  msix: every case of one MSI-X card but the Tegra
+# stand-in; viommu: what maps DMA (user pins, the Tegra stand-in, dma-buf,
+# a rebind) under the strict vIOMMU and slub_debug.
+HF_K612_MSIX_ONLY=info,demo,test,lib,aer,faults,gpu_nvp2p,gpu_vgem,hang,pins,privsep,stuck,xilinx-compat
+HF_K612_VIOMMU_ONLY=info,test,pins,gpu_vgem,gpu_nvp2p_tegra,rebind
 
 # hf_kernel_suite KERNEL: the Debian suite of a CFG_KERNEL (the headers'
 # and image's, scripts/kernel-ci.sh SUITES); 1 for an unknown one
@@ -129,6 +139,21 @@ hf_config() {
 		# not the whole suite: what needs two cards, the slow link, the
 		# vIOMMU or slub_debug (tests/guest/README.md, "Configurations")
 		CFG_ONLY=info,stop64,twocards,hang,fuzz,pins
+		CFG_CASES=iommu
+		;;
+	k6.12-msix)
+		CFG_DESC="Debian's 6.12 kernel (bookworm-backports), MSI-X; QMP device_del during a transfer"
+		CFG_KERNEL=6.12
+		CFG_MODPARAMS=irq_mode=msix
+		CFG_HOTPLUG=1
+		CFG_ONLY=$HF_K612_MSIX_ONLY
+		;;
+	k6.12-viommu)
+		CFG_DESC="Debian's 6.12 kernel, emulated Intel VT-d (strict), slub_debug"
+		CFG_KERNEL=6.12
+		CFG_QEMU=(-device intel-iommu,intremap=off)
+		CFG_APPEND="intel_iommu=on iommu.strict=1 slub_debug=FZPU"
+		CFG_ONLY=$HF_K612_VIOMMU_ONLY
 		CFG_CASES=iommu
 		;;
 	arm64-msix)
