@@ -15,14 +15,19 @@
 #   kernels     the same for the kernels of other Debian suites, amd64 and
 #               arm64 (TEGRA=1 only), headers from a private apt state
 #               (step_kernel_headers): 5.10 (bullseye, compiled with gcc-12:
-#               its headers name gcc-10) and 6.12 (bookworm-backports).
-#               Not 7.2 (sid) yet: its headers need gcc-16 (-fmin-function-
-#               alignment, counted_by) and its kbuild host programs glibc
-#               2.38, neither of which Debian 12 has
+#               its headers name gcc-10), 6.12 (bookworm-backports) and 7.2
+#               (sid).  7.2's headers need gcc-16 (-fmin-function-alignment,
+#               counted_by) and its kbuild host programs glibc 2.38, which
+#               Debian 12 lacks: sid's gcc-16 (native and aarch64 cross),
+#               binutils, sparse and glibc come from the same private apt
+#               state into a root of their own, every program there and in
+#               7.2's kbuild run through that root's dynamic loader
+#               (step_suite_toolchain); nothing is installed
 #   sparse      the trees again with C=2 CHECK=sparse: 6.1 amd64 and arm64
-#               and the newest other kernel, amd64 (sparse on every tree
-#               would double the time of this script for little: the same
-#               sources, and sparse's findings hardly depend on the kernel)
+#               and the newest other kernel (7.2, with sid's sparse), amd64
+#               (sparse on every tree would double the time of this script
+#               for little: the same sources, and sparse's findings hardly
+#               depend on the kernel)
 #   arm64-guest linux-image-<abi>-arm64 and busybox-static:arm64 for the arm64
 #               guests of tests/guest, from the same private download,
 #               unpacked into $HF_CACHE/kernel/<KVER>/arm64-guest (not in
@@ -44,9 +49,9 @@
 #                 driver/nvp2p/, core/, include/) to check instead of it
 #   NVIDIA_SRC_DIR  NVIDIA kernel sources (holding nvidia/nv-p2p.h); default:
 #                 scripts/fetch-nv-p2p.sh "$HF_CACHE/nvidia-open"
-#   HF_KERNEL_REFRESH=1  look for newer headers in the other suites (cached
-#                 ones are used as they are otherwise: a warm run downloads
-#                 nothing)
+#   HF_KERNEL_REFRESH=1  look for newer headers (and sid's toolchain) in the
+#                 other suites (cached ones are used as they are otherwise:
+#                 a warm run downloads nothing)
 #   JOBS          make -j (default nproc)
 set -uo pipefail
 
@@ -98,6 +103,8 @@ diagnostics() {
 
 # make_log LOG DIR ARGS...: make in DIR (through its Makefile, or kbuild
 # directly for a Kbuild-only directory), appending to LOG; make's status.
+# KPATH, when set, goes first in make's PATH (a suite's own toolchain).
+KPATH=
 make_log() {
 	local logf=$1 dir=$2 a kdir='' rc=0
 	shift 2
@@ -110,6 +117,7 @@ make_log() {
 		done
 		cmd=(make -C "$kdir" M="$dir" -j "$JOBS" "$@" modules)
 	fi
+	[ -n "$KPATH" ] && cmd=(env "PATH=$KPATH:$PATH" "${cmd[@]}")
 	printf '$ %s\n' "${cmd[*]}" >>"$logf"
 	timeout 900 "${cmd[@]}" >>"$logf" 2>&1 || rc=$?
 	return "$rc"
@@ -306,8 +314,13 @@ step_arm64_headers() {
 #   bookworm-backports  6.12, built with bookworm's gcc-12 and glibc, so
 #                       its linux-kbuild host programs run here (trixie's
 #                       need glibc 2.38)
-# Not sid (7.2): see the header.
-SUITES=(bullseye bookworm-backports)
+#   sid                 7.2: compiled with sid's own gcc-16 and binutils,
+#                       and its kbuild host programs run on sid's glibc,
+#                       all from a private root (step_suite_toolchain)
+SUITES=(bullseye bookworm-backports sid)
+# The suites whose compiler and glibc are newer than Debian 12's: their
+# toolchain comes from the suite too.
+declare -A SUITE_TOOLCHAIN=([sid]=1)
 deb_apt_dir=$HF_CACHE/apt-debian
 deb_apt_opts=(-o APT::Architecture=amd64 -o APT::Architectures::=amd64
 	-o APT::Architectures::=arm64
@@ -329,13 +342,154 @@ deb_apt_update() {
 }
 
 declare -A KDIR_OF=() KCC_OF=()	# [KERNEL:ARCH] build tree, [KERNEL] CC
+declare -A KPATH_OF=()		# [KERNEL] PATH prefix of its builds
 KERNELS=()			# the labels (5.10, ...) in order
+
+# wrap_elfs LIBROOT FINAL TMP DIR...: every dynamically linked executable
+# under TMP/DIR (DIRs relative to TMP) becomes a shell script that runs it
+# through LIBROOT's dynamic loader and libraries (a glibc newer than the
+# host's); the ELF moves to .hf-elf/ beside it.  The scripts name FINAL, the
+# path TMP is moved to.  --argv0 keeps the program's own path in argv[0]:
+# gcc finds cc1 and as from it, Debian's modpost and objtool their
+# .real-<arch> binaries.
+wrap_elfs() {
+	local lroot=$1 final=$2 tmp=$3 rel d n files=()
+	local lib=$lroot/usr/lib/x86_64-linux-gnu
+	shift 3
+	mapfile -d '' files < <(cd "$tmp" &&
+		find "$@" -type f -perm -u+x ! -path '*/.hf-elf/*' -print0) || return 1
+	for rel in "${files[@]}"; do
+		LC_ALL=C readelf -l "$tmp/$rel" 2>/dev/null |
+			grep -q 'program interpreter' || continue
+		d=${rel%/*} n=${rel##*/}
+		mkdir -p "$tmp/$d/.hf-elf" &&
+			mv "$tmp/$rel" "$tmp/$d/.hf-elf/$n" || return 1
+		printf '#!/bin/sh\nexec %q --library-path %q --argv0 %q %q "$@"\n' \
+			"$lroot/usr/lib64/ld-linux-x86-64.so.2" "$lib:$lroot/lib/x86_64-linux-gnu" \
+			"$final/$rel" "$final/$d/.hf-elf/$n" >"$tmp/$rel" &&
+			chmod 755 "$tmp/$rel" || return 1
+	done
+}
+# checker_valid ROOT ABI KBUILD: the Makefile of 6.13 and later runs
+# scripts/checker-valid.sh CHECK CHECKFLAGS and turns C=2 off (with a
+# warning) unless it prints 1; Debian's linux-kbuild (7.2's) does not ship
+# it.  Then one of ours: 1 when CHECK parses __typeof_unqual__, which those
+# headers give a checker unconditionally.
+checker_valid() {
+	local f=$1/usr/lib/$3/scripts/checker-valid.sh
+	grep -q 'scripts/checker-valid\.sh' "$1/usr/src/linux-headers-$2-common/Makefile" ||
+		return 0
+	[ -e "$f" ] && return 0
+	cat >"$f" <<'EOF'
+#!/bin/sh
+# checker-valid.sh CHECK [CHECKFLAGS...]: prints 1 when CHECK can check this
+# kernel's sources.  Written by hellofpga's scripts/kernel-ci.sh: Debian's
+# linux-kbuild lacks the kernel's own.
+command -v "$1" >/dev/null 2>&1 || { echo 0; exit 0; }
+t=$(mktemp) || exit 1
+trap 'rm -f "$t"' EXIT
+printf 'int f(const int *p) { __typeof_unqual__(*p) v = *p; return v; }\n' >"$t"
+if "$@" "$t" 2>&1 | grep -q -i error; then echo 0; else echo 1; fi
+EOF
+	chmod 755 "$f"
+}
+
+# step_suite_toolchain SUITE GCC KBUILD: SUITE's GCC (gcc-16 for sid), native
+# and the aarch64 cross compiler, its binutils for both and the libraries
+# these and the KBUILD package's host programs need (glibc above all), in
+# $HF_CACHE/kernel/SUITE-toolchain/root: the dependency closure apt computes
+# against the empty dpkg status, less the runtime libraries nothing here
+# runs (sanitizers, OpenMP, the arm64 libc, perl for sparse's cgcc),
+# unpacked with dpkg-deb -x.  sparse is the suite's too: its headers need a
+# sparse that knows __typeof_unqual__ (Debian 12's 0.6.4 does not).  Its
+# executables are loader wrappers (wrap_elfs), gcc finds its assembler in
+# usr/x86_64-linux-gnu/bin, and root/hf-bin holds the x86_64-linux-gnu- and
+# aarch64-linux-gnu- tools, sparse and pahole (kbuild warns when its
+# version is not the kernel's), first in PATH of that kernel's builds.
+# Cached like the headers; fetched again when the headers name another GCC.
+toolchain_skip='^lib(asan|lsan|tsan|hwasan|ubsan|gomp|itm|quadmath|atomic|gprofng)[0-9]'
+toolchain_skip+='|^lib(c6|stdc\+\+6|gcc-s1)-arm64-cross=|^libc-gconv-modules-extra='
+toolchain_skip+='|^perl|^libperl|^libdb5|^libgdbm|^libcrypt1='
+step_suite_toolchain() {
+	local suite=$1 gcc=$2 kb=$3 base root logf
+	kb=${kb#../../lib/}
+	kb=${kb%/scripts}
+	base=$HF_CACHE/kernel/$suite-toolchain
+	root=$base/root
+	logf=$out/logs/toolchain-$suite.log
+	if [ -z "$gcc" ]; then
+		fail "toolchain-$suite" "the $suite headers' .kernelvariables name no gcc-N"
+		return 1
+	fi
+	if [ -f "$root/.complete" ] && [ "$(cat "$root/GCC")" = "$gcc" ] &&
+		[ -z "${HF_KERNEL_REFRESH:-}" ]; then
+		log "$suite toolchain: cached in $root"
+		pass "toolchain-$suite"
+		return 0
+	fi
+	log "$suite toolchain: private apt download of $gcc, binutils, glibc"
+	if ! (
+		set -e
+		exec 9>"$HF_CACHE/.lock"
+		flock 9
+		if [ -f "$root/.complete" ] && [ "$(cat "$root/GCC")" = "$gcc" ] &&
+			[ -z "${HF_KERNEL_REFRESH:-}" ]; then
+			exit 0
+		fi
+		deb_apt_update
+		pkgs=$(apt-get "${deb_apt_opts[@]}" -t "$suite" -s \
+			--no-install-recommends install "$gcc" "$gcc-aarch64-linux-gnu" \
+			binutils-x86-64-linux-gnu binutils-aarch64-linux-gnu sparse "$kb" |
+			sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*/\1=\2/p' |
+			grep -v -E -e "$toolchain_skip" | grep -v -F "$kb=" | sort)
+		[ -n "$pkgs" ]
+		echo "$pkgs"
+		if [ -f "$root/.complete" ] && [ "$(cat "$root/GCC")" = "$gcc" ] &&
+			[ "$(cat "$root/PACKAGES")" = "$pkgs" ]; then
+			exit 0
+		fi
+		dl=$base/debs tmp=$base/root.tmp
+		rm -rf "$dl" "$tmp"
+		mkdir -p "$dl"
+		# shellcheck disable=SC2086 # one name=version a word
+		(cd "$dl" && apt-get "${deb_apt_opts[@]}" -qq download $pkgs)
+		for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$tmp"; done
+		[ -e "$tmp/usr/lib64/ld-linux-x86-64.so.2" ]
+		wrap_elfs "$root" "$root" "$tmp" usr/bin usr/libexec \
+			usr/aarch64-linux-gnu/bin
+		mkdir -p "$tmp/usr/x86_64-linux-gnu/bin" "$tmp/hf-bin"
+		for t in as ld; do
+			ln -s "../../bin/x86_64-linux-gnu-$t" "$tmp/usr/x86_64-linux-gnu/bin/$t"
+		done
+		for t in "$tmp"/usr/bin/x86_64-linux-gnu-* "$tmp"/usr/bin/aarch64-linux-gnu-* \
+			"$tmp/usr/bin/pahole" "$tmp/usr/bin/sparse"; do
+			ln -s "../usr/bin/${t##*/}" "$tmp/hf-bin/${t##*/}"
+		done
+		echo "$gcc" >"$tmp/GCC"
+		echo "$pkgs" >"$tmp/PACKAGES"
+		rm -rf "$root" "$dl"
+		mv "$tmp" "$root"
+		for t in x86_64 aarch64; do
+			"$root/hf-bin/$t-linux-gnu-$gcc" --version | head -n 1
+			echo 'int f(void) { return 0; }' |
+				"$root/hf-bin/$t-linux-gnu-$gcc" -x c -c -o /dev/null -
+		done
+		touch "$root/.complete"
+	) >"$logf" 2>&1; then
+		fail "toolchain-$suite" "private apt download/unpack of $suite's $gcc failed" "$logf"
+		return 1
+	fi
+	log "$suite toolchain: $root ($(grep -c . "$root/PACKAGES") packages)"
+	pass "toolchain-$suite"
+}
+
 # step_kernel_headers SUITE: linux-headers-<abi>-{amd64,arm64}, their
 # -common and linux-kbuild, extracted into $HF_CACHE/kernel/SUITE.
 step_kernel_headers() {
-	local suite=$1 base root abi label logf name
+	local suite=$1 base root abi label logf name tcroot
 	base=$HF_CACHE/kernel/$suite
 	root=$base/root
+	tcroot=$HF_CACHE/kernel/$suite-toolchain/root
 	logf=$out/logs/headers-$suite.log
 	if [ ! -f "$root/.complete" ] || [ -n "${HF_KERNEL_REFRESH:-}" ]; then
 		log "$suite headers: private apt download"
@@ -370,6 +524,11 @@ step_kernel_headers() {
 				"linux-headers-$abi-arm64:arm64=$ver" \
 				"linux-headers-$abi-common=$ver" "$kb/$suite")
 			for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$tmp"; done
+			if [ -n "${SUITE_TOOLCHAIN[$suite]:-}" ]; then
+				# host programs on the suite's glibc
+				wrap_elfs "$tcroot" "$root" "$tmp" "usr/lib/$kb"
+			fi
+			checker_valid "$tmp" "$abi" "$kb"
 			for d in amd64 arm64; do
 				kd=$tmp/usr/src/linux-headers-$abi-$d
 				[ -f "$kd/Makefile" ]
@@ -394,12 +553,17 @@ step_kernel_headers() {
 	KDIR_OF[$label:amd64]=$root/usr/src/linux-headers-$abi-amd64
 	KDIR_OF[$label:arm64]=$root/usr/src/linux-headers-$abi-arm64
 	# The compiler the headers name (gcc-10 for 5.10) is not Debian 12's:
-	# then gcc-12.
+	# then gcc-12, or the suite's own (SUITE_TOOLCHAIN).
 	name=$(sed -n 's/^CC = .*(CROSS_COMPILE)\(gcc-[0-9]*\).*/\1/p' \
 		"${KDIR_OF[$label:amd64]}/.kernelvariables" 2>/dev/null)
 	KCC_OF[$label]=
-	if [ -n "$name" ] && ! command -v "$name" >/dev/null; then
-		KCC_OF[$label]=gcc-12
+	KPATH_OF[$label]=
+	if [ -n "${SUITE_TOOLCHAIN[$suite]:-}" ]; then
+		step_suite_toolchain "$suite" "$name" \
+			"$(readlink "${KDIR_OF[$label:amd64]}/scripts")" || return 1
+		KPATH_OF[$label]=$tcroot/hf-bin
+	elif [ -n "$name" ] && ! command -v "$name" >/dev/null; then
+		KCC_OF[$label]='gcc-12'
 		log "$label: the headers name $name; building with gcc-12"
 	fi
 	log "$label headers: $root ($(cat "$root/ABI"))"
@@ -820,7 +984,7 @@ for s in "$@"; do
 	arm64-guest) steps[arm64g]=1 ;;
 	guest-image-*) steps[gimg]+=" ${s#guest-image-}" ;;
 	*)
-		sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2
+		sed -n '3,/^# hf_features.h of two trees/p' "$0" | sed 's/^# \{0,1\}//' >&2
 		exit 2
 		;;
 	esac
@@ -852,11 +1016,11 @@ if step_deps; then
 			step_kernel_headers "$suite"
 		done
 		for k in "${KERNELS[@]}"; do
-			KCC=${KCC_OF[$k]}
+			KCC=${KCC_OF[$k]} KPATH=${KPATH_OF[$k]}
 			build_arch -k "$k" "${KDIR_OF[$k:amd64]}" amd64
 			build_arch -k "$k" "${KDIR_OF[$k:arm64]}" arm64
 		done
-		KCC=
+		KCC='' KPATH=''
 	fi
 	if want sparse; then
 		step_sparse_arch amd64
@@ -867,10 +1031,10 @@ if step_deps; then
 		fi
 		# and the newest other kernel, amd64 (see the header)
 		for k in "${KERNELS[@]: -1}"; do
-			KCC=${KCC_OF[$k]}
+			KCC=${KCC_OF[$k]} KPATH=${KPATH_OF[$k]}
 			step_sparse_arch -k "$k" "${KDIR_OF[$k:amd64]}" amd64
 		done
-		KCC=
+		KCC='' KPATH=''
 	fi
 fi
 log "done in $((SECONDS - start)) s; logs in $out/logs"
