@@ -162,6 +162,19 @@ case_bad_doctor_env_line_fails() {
 	expect_in err 'doctor-env:[0-9]+: not KEY=VALUE'
 }
 
+# a number with text after it is a bad line too, not the number
+case_doctor_env_number_with_trailing_text_fails() {
+	local l
+	for l in uid=0x1000z gids="0 27junk" features=0x3g node="/dev/hellofpga0 0660 0 0 x" \
+		group="0 root extra"; do
+		synth
+		echo "$l" >>"$T/root/doctor-env"
+		run doctor --root "$T/root"
+		expect_rc 1
+		expect_in err 'doctor-env:[0-9]+: not KEY=VALUE'
+	done
+}
+
 case_bad_command_line_refused() {
 	expect_refused "--root '$T/none' is not a directory" doctor --root "$T/none"
 	expect_refused "unexpected argument" doctor extra

@@ -173,34 +173,48 @@ void doc_env_live(struct doc *d)
 	live_gpu(e);
 }
 
+/* parse_long: all of @s as a number (C base prefixes), nothing after it */
 static int parse_long(const char *s, long *v)
 {
 	char *end;
 
 	errno = 0;
 	*v = strtol(s, &end, 0);
-	return errno || end == s ? -EINVAL : 0;
+	return errno || end == s || *end ? -EINVAL : 0;
 }
 
-static void load_gids(struct doc_env *e, char *v)
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || end == s || *end || *s == '-' ? -EINVAL : 0;
+}
+
+static int load_gids(struct doc_env *e, char *v)
 {
 	char *tok, *save = NULL;
 	long gid;
 
-	for (tok = strtok_r(v, " ,", &save); tok && e->n_gids < DOC_MAX_GIDS;
-	     tok = strtok_r(NULL, " ,", &save))
-		if (!parse_long(tok, &gid))
+	for (tok = strtok_r(v, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
+		if (parse_long(tok, &gid))
+			return -EINVAL;
+		if (e->n_gids < DOC_MAX_GIDS)
 			e->gids[e->n_gids++] = gid;
+	}
+	return 0;
 }
 
 static int load_node(struct doc_env *e, const char *v)
 {
 	struct doc_node *n = &e->nodes[e->n_nodes];
+	int end = 0;
 
 	if (e->n_nodes >= DOC_MAX_NODES)
 		return 0;
-	if (sscanf(v, "%95s %o %ld %ld", n->path, &n->mode, &n->uid,
-		   &n->gid) != 4)
+	if (sscanf(v, "%95s %o %ld %ld %n", n->path, &n->mode, &n->uid,
+		   &n->gid, &end) != 4 || v[end])
 		return -EINVAL;
 	e->n_nodes++;
 	return 0;
@@ -212,9 +226,9 @@ static int load_key(struct doc_env *e, const char *k, char *v)
 
 	if (!strcmp(k, "uid"))
 		return parse_long(v, &e->uid);
-	if (!strcmp(k, "gids")) {
-		load_gids(e, v);
-	} else if (!strcmp(k, "memlock")) {
+	if (!strcmp(k, "gids"))
+		return load_gids(e, v);
+	if (!strcmp(k, "memlock")) {
 		uint64_t m;
 
 		if (!strcmp(v, "unlimited"))
@@ -229,14 +243,16 @@ static int load_key(struct doc_env *e, const char *k, char *v)
 		return load_node(e, v);
 	} else if (!strcmp(k, "group")) {
 		char name[64];
+		int end = 0;
 
-		if (sscanf(v, "%ld %63s", &n, name) != 2)
+		if (sscanf(v, "%ld %63s %n", &n, name, &end) != 2 || v[end])
 			return -EINVAL;
 		add_group(e, n, name);
 	} else if (!strcmp(k, "abi")) {
 		copy(e->abi, sizeof(e->abi), v);
 	} else if (!strcmp(k, "features")) {
-		e->features = strtoull(v, NULL, 0);
+		if (parse_u64(v, &e->features))
+			return -EINVAL;
 		e->features_known = true;
 	} else if (!strcmp(k, "card_error")) {
 		copy(e->card_error, sizeof(e->card_error), v);
@@ -288,7 +304,8 @@ int doc_env_load(struct doc *d, const char *path)
 	int lineno = 0;
 	FILE *f;
 
-	e->rdma_supported = e->dmabuf_supported = -1;
+	e->rdma_supported = -1;
+	e->dmabuf_supported = -1;
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
@@ -301,7 +318,9 @@ int doc_env_load(struct doc *d, const char *path)
 		if (!*k || *k == '#')
 			continue;
 		eq = strchr(k, '=');
-		if (!eq || load_key(e, (*eq = '\0', k), eq + 1)) {
+		if (eq)
+			*eq = '\0';
+		if (!eq || load_key(e, k, eq + 1)) {
 			cli_err("doctor: %s:%d: not KEY=VALUE of a known form",
 				path, lineno);
 			fclose(f);
