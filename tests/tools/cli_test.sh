@@ -360,7 +360,7 @@ case_bench_csv_has_every_section() {
 	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --min 4K --max 16K \
 		--buffers 2 --pin-max 8K --csv "$T/x.csv"
 	expect_ok
-	head -1 "$T/x.csv" | grep -qx 'section,name,size,direction,iterations,min_ns,median_ns,p99_ns,max_ns,mean_ns,gbps,value,dropped,corrupt' ||
+	head -1 "$T/x.csv" | grep -qx 'section,name,size,direction,iterations,min_ns,median_ns,p99_ns,max_ns,mean_ns,gbps,value,dropped,corrupt,text' ||
 		fail "bad CSV header"
 	# 3 sizes x 2 directions x 7 paths
 	[ "$(grep -c '^sweep,' "$T/x.csv")" -eq 42 ] || fail "expected 42 sweep rows"
@@ -368,6 +368,27 @@ case_bench_csv_has_every_section() {
 		grep -q "^$s," "$T/x.csv" || fail "no $s rows"
 	done
 	grep -q '^frames,buffers=2,1048576,c2h,' "$T/x.csv" || fail "no 2-buffer frame row"
+}
+
+# the CSV says what it ran on before its measurements, every row of the
+# same width (CSV quoting: a CPU name may hold commas)
+case_bench_csv_starts_with_the_environment() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --min 4K --max 4K \
+		--buffers 2 --pin-max 8K --csv "$T/x.csv"
+	expect_ok
+	sed -n 2p "$T/x.csv" | grep -q '^environment,card,' || fail "row 2 is not the card: $(sed -n 2p "$T/x.csv")"
+	grep -qx 'environment,emulated_card,,,,,,,,,,,,,"yes"' "$T/x.csv" || fail "no emulated_card row"
+	grep -qx 'environment,gpu_emulated,,,,,,,,,,,,,"yes"' "$T/x.csv" || fail "no gpu_emulated row"
+	for k in gpu date cpu kernel library; do
+		grep -q "^environment,$k,,,,,,,,,,,,,\"..*\"$" "$T/x.csv" || fail "no $k row"
+	done
+	[ "$(grep -n '^environment,' "$T/x.csv" | tail -n 1 | cut -d: -f1)" -lt \
+		"$(grep -n '^sweep,' "$T/x.csv" | head -n 1 | cut -d: -f1)" ] ||
+		fail "environment rows after the measurements"
+	python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+bad = [r for r in rows if len(r) != len(rows[0])]
+sys.exit("rows of another width: %r" % bad[:2] if bad else 0)' "$T/x.csv" || fail "ragged CSV"
 }
 
 case_bench_markdown_has_the_headline() {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_csv.c - --csv FILE: the run as one CSV table.
+ * bench_csv.c - --csv FILE: the run as one CSV table: first the
+ * "environment" rows (card, GPU, date, CPU, kernel, library; the value in
+ * the last column, "text"), then one row per measurement.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,7 +37,57 @@ static void csv_row(FILE *f, const char *section, const char *name,
 		fprintf(f, "%lld,%lld", dropped, corrupt);
 	else
 		fputc(',', f);
-	fputc('\n', f);
+	fputs(",\n", f);
+}
+
+/* env_row: an "environment" row, TEXT in the last column (RFC 4180 quoted) */
+static void env_row(FILE *f, const char *name, const char *text)
+{
+	fprintf(f, "environment,%s,,,,,,,,,,,,,\"", name);
+	for (const char *c = text ? text : ""; *c; c++) {
+		if (*c == '"')
+			fputc('"', f);
+		if (*c != '\n' && *c != '\r')
+			fputc(*c, f);
+	}
+	fputs("\"\n", f);
+}
+
+/* the run's environment first, as in the text report and the JSON */
+static void csv_env(FILE *f, const struct bench *bn)
+{
+	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
+	char num[32];
+
+	env_row(f, "card", bn->info.name);
+	env_row(f, "backend", bn->info.backend_name);
+	env_row(f, "emulated_card",
+		bn->info.backend == HELLOFPGA_BACKEND_EMULATED ? "yes" : "no");
+	env_row(f, "irq", cli_irq_name(bn->info.irq_mode));
+	snprintf(num, sizeof(num), "%d", bn->ch);
+	env_row(f, "channel", num);
+	snprintf(num, sizeof(num), "0x%" PRIx64, bn->addr);
+	env_row(f, "card_address", num);
+	if (bn->gpu.present) {
+		env_row(f, "gpu", g->name);
+		env_row(f, "gpu_emulated", bn->gpu.real ? "no" : "yes");
+		env_row(f, "gpu_platform",
+			g->platform == HELLOFPGA_PLATFORM_TEGRA ? "tegra" :
+			"desktop");
+		env_row(f, "gpu_pci_bus_id", g->pci_bus_id);
+		snprintf(num, sizeof(num), "%d", bn->gpu.cuda_version);
+		env_row(f, "cuda_driver_version", num);
+		env_row(f, "nvidia_driver", bn->gpu.driver);
+		env_row(f, "gpudirect_supported", g->supported ? "yes" : "no");
+	} else {
+		env_row(f, "gpu", "none");
+	}
+	if (bn->link_on)
+		env_row(f, "link_model", bn->link_desc);
+	env_row(f, "date", bn->date);
+	env_row(f, "cpu", bn->cpu);
+	env_row(f, "kernel", bn->kernel);
+	env_row(f, "library", HelloFPGA_Version());
 }
 
 int bench_csv(const struct bench *bn, const char *path)
@@ -48,7 +100,8 @@ int bench_csv(const struct bench *bn, const char *path)
 		return -1;
 	}
 	fputs("section,name,size,direction,iterations,min_ns,median_ns,p99_ns,"
-	      "max_ns,mean_ns,gbps,value,dropped,corrupt\n", f);
+	      "max_ns,mean_ns,gbps,value,dropped,corrupt,text\n", f);
+	csv_env(f, bn);
 	for (int i = 0; i < bn->npoints; i++) {
 		const struct bpoint *pt = &bn->points[i];
 
