@@ -23,6 +23,8 @@
 #               state into a root of their own, every program there and in
 #               7.2's kbuild run through that root's dynamic loader
 #               (step_suite_toolchain); nothing is installed
+#   (nv-symvers, after the builds of amd64) driver/nvp2p/nv-symvers.sh
+#               reads back each nv-p2p-stub.ko's CRCs as modpost wrote them
 #   sparse      the trees again with C=2 CHECK=sparse: 6.1 amd64 and arm64
 #               and the newest other kernel (7.2, with sid's sparse), amd64
 #               (sparse on every tree would double the time of this script
@@ -903,6 +905,33 @@ build_arch() {
 	[ -n "$ok" ]
 }
 
+# nv-symvers: driver/nvp2p/nv-symvers.sh (DKMS: the symbol versions of the
+# installed nvidia.ko) reads from each built nv-p2p-stub.ko the CRCs modpost
+# wrote into its Module.symvers: absolute __crc_ symbols (5.10), __kcrctab
+# data (6.1 on), arm64 objects read on this amd64 machine.
+step_nv_symvers() {
+	local sv tree n=0 bad=
+	for sv in "$out"/*/driver/nvp2p/stub/Module.symvers; do
+		[ -f "$sv" ] || continue
+		tree=${sv%/driver/nvp2p/stub/Module.symvers}
+		n=$((n + 1))
+		if ! bash "$src/driver/nvp2p/nv-symvers.sh" "${sv%/Module.symvers}/nv-p2p-stub.ko" \
+			"$out/logs/nv-symvers-${tree##*/}" >>"$out/logs/nv-symvers.log" 2>&1; then
+			bad="$bad ${tree##*/} (failed);"
+		elif ! cmp -s <(cut -f1,2 "$sv" | sort) \
+			<(cut -f1,2 "$out/logs/nv-symvers-${tree##*/}" | sort); then
+			bad="$bad ${tree##*/} (other CRCs);"
+		fi
+	done
+	if [ "$n" = 0 ]; then
+		fail nv-symvers "no nv-p2p-stub.ko was built"
+	elif [ -n "$bad" ]; then
+		fail nv-symvers "of $n stubs:$bad" "$out/logs/nv-symvers.log"
+	else
+		pass nv-symvers
+	fi
+}
+
 # module-version: both modules built for amd64 carry CMake's
 # project(VERSION) as MODULE_VERSION (driver/version.mk), as the library does.
 step_module_version() {
@@ -1036,6 +1065,7 @@ if step_deps; then
 		done
 		KCC='' KPATH=''
 	fi
+	want amd64 && step_nv_symvers
 fi
 log "done in $((SECONDS - start)) s; logs in $out/logs"
 hf_summary

@@ -22,8 +22,9 @@
 # /usr/src/nvidia-VER) or .../kernel-open/nvidia/nv-p2p.h; on arm64 a
 # Jetson's L4T header (/usr/src/nvidia/nvidia-oot/include/linux/nv-p2p.h
 # or KDIR/include/linux/nv-p2p.h) builds the Tegra flavor.
-# $NVIDIA_SYMVERS: NVIDIA's Module.symvers for modpost; default: the stub's
-# (driver/nvp2p/Makefile says more).
+# $NVIDIA_SYMVERS: NVIDIA's Module.symvers for modpost; default: one
+# driver/nvp2p/nv-symvers.sh writes from the nvidia.ko installed for KVER
+# (modinfo -k KVER -n nvidia), else the stub's (driver/nvp2p/Makefile).
 set -eu
 
 cd "$(dirname "$0")"
@@ -95,7 +96,25 @@ build() {
 		esac
 		set -- NVIDIA_SRC_DIR="$d"
 	fi
-	[ -z "${NVIDIA_SYMVERS:-}" ] || set -- "$@" NVIDIA_SYMVERS="$NVIDIA_SYMVERS"
+	# the symbol versions: NVIDIA_SYMVERS, else those of the nvidia.ko
+	# installed for this kernel, else the stub's (the same header and
+	# kernel headers, so the same CRCs; modpost needs some)
+	sv=${NVIDIA_SYMVERS:-}
+	nvko=
+	if [ -z "$sv" ] && [ "$flavor" = desktop ]; then
+		nvko=$(modinfo -k "$kver" -n nvidia 2>/dev/null) || nvko=
+		if [ -f "$nvko" ] && sh driver/nvp2p/nv-symvers.sh "$nvko" "$PWD/nvidia.symvers"; then
+			sv=$PWD/nvidia.symvers
+		else
+			nvko=
+		fi
+	fi
+	if [ -n "$sv" ]; then
+		echo "hellofpga-nvp2p: symbol versions from ${nvko:-$sv}"
+		set -- "$@" NVIDIA_SYMVERS="$sv"
+	else
+		echo "hellofpga-nvp2p: symbol versions from the stub (no nvidia.ko for $kver yet)"
+	fi
 	echo "hellofpga-nvp2p: building against $h ($flavor)"
 	make -j"$jobs" -C driver/nvp2p KVER="$kver" KDIR="$kdir" \
 		HF_VERSION="$version" HF_SYMVERS="$PWD/driver/Module.symvers" "$@" modules
