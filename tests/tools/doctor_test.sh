@@ -165,7 +165,7 @@ case_bad_doctor_env_line_fails() {
 # a number with text after it is a bad line too, not the number
 case_doctor_env_number_with_trailing_text_fails() {
 	local l
-	for l in uid=0x1000z gids="0 27junk" features=0x3g node="/dev/hellofpga0 0660 0 0 x" \
+	for l in uid=0x1000z gids="0 27junk" features=0x3g "features= -1" node="/dev/hellofpga0 0660 0 0 x" \
 		group="0 root extra"; do
 		synth
 		echo "$l" >>"$T/root/doctor-env"

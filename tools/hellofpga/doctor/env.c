@@ -183,13 +183,18 @@ static int parse_long(const char *s, long *v)
 	return errno || end == s || *end ? -EINVAL : 0;
 }
 
+/* parse_u64: as parse_long, unsigned: a digit first (strtoull would take
+ * " -1" as 2^64 - 1)
+ */
 static int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
 
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
 	errno = 0;
 	*v = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -EINVAL : 0;
+	return errno || *end ? -EINVAL : 0;
 }
 
 static int load_gids(struct doc_env *e, char *v)
