@@ -4,7 +4,7 @@
 # inside QEMU (Debian's kernel under TCG), in every configuration of the
 # matrix (configs.sh; default: all of them).
 #
-# Steps: apt-get what is missing (busybox-static, cpio, kmod, python3,
+# Steps: apt-get what is missing (busybox-static, bash-static, cpio, kmod, python3,
 # xz-utils, zstd, the linux-image matching linux-headers-amd64); the QEMU
 # with xdma-sim (scripts/build-qemu.sh, cached); hellofpga.ko and tests/guest/kmod/*/
 # against those headers; a static build of the CLI and the library tests
@@ -108,7 +108,7 @@ deps_log=$out/logs/setup-deps.log
 arm_pkgs=()
 [ -n "$want_arm" ] && arm_pkgs=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 if ! need_pkgs "$deps_log" linux-headers-amd64 build-essential cmake make \
-	busybox-static cpio kmod python3 xz-utils zstd "${arm_pkgs[@]}"; then
+	busybox-static bash-static cpio kmod python3 xz-utils zstd "${arm_pkgs[@]}"; then
 	setup_fail deps "apt-get install failed" "$deps_log"
 	finish
 fi
@@ -364,6 +364,10 @@ build_userspace() {
 	# the packages' udev rule, applied by the udev built-in case (init)
 	install -m 644 "$repo/packaging/udev/60-hellofpga.rules" "$stage/tests/"
 	install -m 644 "$here/../../results.sh" "$stage/tests/results.sh"
+	# cases/doctor.sh runs the recorder, a bash script: Debian's static
+	# bash (x86 only; the arm64 guests do not run that case)
+	install -m 644 "$repo/scripts/doctor-record.sh" "$stage/tests/"
+	[ -n "$sfx" ] || install -m 755 /bin/bash-static "$stage/tests/bin/bash"
 }
 if [ -n "$want_x86" ]; then
 	# the static user space is the same for every x86 kernel: built into

@@ -12,8 +12,9 @@
 #
 # Environment: HF_GUEST_OUT (default build-guest/ of the repository),
 # HF_GUEST_TIMEOUT (seconds, default per configuration), HF_GUEST_DEVICE
-# (the card's -device argument, default xdma-sim).  A CFG_HOTPLUG or
-# CFG_CARD2 configuration also gets a QMP socket
+# (the card's -device argument, default xdma-sim), HF_GUEST_APPEND (more
+# kernel command line, e.g. hf_doctor_dump=1 for cases/doctor.sh).  A
+# CFG_HOTPLUG or CFG_CARD2 configuration also gets a QMP socket
 # ($HF_GUEST_OUT/logs/NAME.qmp) and runs the QMP commands the guest asks
 # for with console lines "HF-QMP TAG {json}", or "HF-QMP TAG readd ID":
 # device_add of the card with QMP id ID (card, card1) as configured (QMP
@@ -69,6 +70,7 @@ append+=" hf_config=$name hf_irq=$CFG_IRQ"
 [ -n "$CFG_CASES" ] && append+=" hf_cases=$CFG_CASES"
 [ -n "$CFG_ONLY" ] && append+=" hf_only=$CFG_ONLY"
 [ -n "$CFG_APPEND" ] && append+=" $CFG_APPEND"
+[ -n "${HF_GUEST_APPEND:-}" ] && append+=" $HF_GUEST_APPEND"
 
 # Hot-unplug and two-card configurations: each card behind a PCIe root
 # port (pciehp), with an id for QMP device_del / device_add.
