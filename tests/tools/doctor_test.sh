@@ -237,6 +237,10 @@ case_fixture_h200_vm() {
 	fixture h200-vm
 }
 
+case_fixture_qemu_guest() {
+	fixture qemu-guest
+}
+
 # --- one check at a time -------------------------------------------------
 
 case_driver_missing_fails_with_modprobe() {
