@@ -611,15 +611,21 @@ static void eng_latch(struct xdma_model *m, struct model_engine *e, u64 now)
 		perf_clear(e, now);
 }
 
-/* Control Run 0->1 of an idle engine. */
+/*
+ * Control Run 0->1 of an idle engine.  Setting Run resets the status
+ * register's event and error bits (PG195, "H2C Channel Status (0x40)":
+ * "Reset (0) on setting the Control register Run bit"), so the channel's
+ * interrupt request falls and the run's end raises it anew.
+ */
 static void eng_start(struct xdma_model *m, struct model_engine *e, u64 now,
 		      struct model_act *act)
 {
 	eng_latch(m, e, now);
 	e->parked = false;
 	e->held = false;
-	e->status |= XDMA_STAT_BUSY;
+	e->status = XDMA_STAT_BUSY;
 	act->kick |= BIT(e->index);
+	irq_update(m, act);
 }
 
 static void ctrl_write(struct xdma_model *m, struct model_engine *e, u32 val,

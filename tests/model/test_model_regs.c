@@ -447,6 +447,24 @@ static void complete_one(struct tcard *t, bool c2h, u32 flags)
 	start(t, c2h, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
 }
 
+/* PG195: the status bits are "Reset (0) on setting the Control register
+ * Run bit"; a run after one that failed shows only its own end. */
+HF_TEST(run_bit_resets_status)
+{
+	struct tcard t;
+	u32 st = ch_off(false, 0, XDMA_CHAN_STATUS);
+
+	tcard_open(&t, &cfg_1_1, HF_EMU_SYNC);
+	/* a descriptor without its magic: the engine stops on it */
+	set_desc(&t, 0, XDMA_DESC_CTRL_STOP, 0, 64, t.wb_bus, 0, 0);
+	t.ring[0].control = cpu_to_le32(XDMA_DESC_CTRL_STOP);
+	start(&t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK(rd(&t, st) & XDMA_STAT_MAGIC_STOPPED);
+	complete_one(&t, false, 0);
+	HF_CHECK_EQ(rd(&t, st), XDMA_STAT_DESC_STOPPED);
+	tcard_close(&t);
+}
+
 HF_TEST(irq_request_reflects_status_and_mask)
 {
 	struct tcard t;
@@ -511,18 +529,22 @@ static void h2c0_irq_card(struct tcard *t, enum xdma_model_irq_mode mode)
 }
 
 /*
- * Completions on H2C0 of a h2c0_irq_card(): the first interrupts (an MSI
- * edge, or the INTx line rising); while the status is pending a second
- * sends nothing (no new edge; the level stays high); once it is cleared
- * the next completion interrupts again.
+ * Runs on H2C0 of a h2c0_irq_card(): a run of two descriptors that both
+ * report (Completed, then Stop with Completed) interrupts once (an MSI
+ * edge, or the INTx line rising): the request is high from the first event
+ * on, so the second sends nothing.  Setting Run for the next run resets the
+ * status (PG195), the request falls, and that run's end interrupts again.
  */
-static void one_irq_until_status_cleared(struct tcard *t)
+static void one_irq_per_run(struct tcard *t)
 {
-	complete_one(t, false, 0);
+	set_desc(t, 0, XDMA_DESC_CTRL_COMPLETED, 0, 32, t->wb_bus, 0,
+		 desc_bus(t, 1));
+	set_desc(t, 1, XDMA_DESC_CTRL_STOP | XDMA_DESC_CTRL_COMPLETED, 0, 32,
+		 t->wb_bus, 32, 0);
+	wr(t, ch_off(false, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	start(t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK_EQ(rd(t, ch_off(false, 0, XDMA_CHAN_COMPLETED_DESC)), 2);
 	HF_CHECK_EQ(irq_count(t, 0), 1);
-	complete_one(t, false, 0);
-	HF_CHECK_EQ(irq_count(t, 0), 1);
-	rd(t, ch_off(false, 0, XDMA_CHAN_STATUS_RC));
 	complete_one(t, false, 0);
 	HF_CHECK_EQ(irq_count(t, 0), 2);
 }
@@ -532,7 +554,7 @@ HF_TEST(msi_fires_on_rising_edge_only)
 	struct tcard t;
 
 	h2c0_irq_card(&t, XDMA_MODEL_IRQ_MSI);
-	one_irq_until_status_cleared(&t);
+	one_irq_per_run(&t);
 	tcard_close(&t);
 }
 
@@ -560,7 +582,7 @@ HF_TEST(intx_line_follows_pending_level)
 	struct tcard t;
 
 	h2c0_irq_card(&t, XDMA_MODEL_IRQ_LEGACY);
-	one_irq_until_status_cleared(&t);
+	one_irq_per_run(&t);
 	/* an ISR that clears the status sees one assertion per event */
 	t.on_irq = intx_isr;
 	rd(&t, ch_off(false, 0, XDMA_CHAN_STATUS_RC));
