@@ -197,6 +197,12 @@ struct model_engine {
  * @lock: protects everything below that is not atomic
  * @copies_cond: signalled when @copies drops to zero
  * @copies: engine threads inside a host DMA op (xdma_model_reset() waits)
+ * @wb_cond: signalled when @wb_pending drops to zero
+ * @wb_pending: writebacks queued (the status register already shows their
+ *	run ended) and not yet written to host memory: a register read waits
+ *	for them, as a PCIe read completion never passes the card's posted
+ *	writes, so a driver that sees an engine idle also sees its writeback
+ *	in memory, and may free that memory
  * @intx_lock: serialises INTx level delivery (recursive: an ISR may
  *	cause another level change from inside ops->intx)
  * @num_engines: num_h2c + num_c2h
@@ -239,6 +245,8 @@ struct xdma_model {
 	pthread_mutex_t lock;
 	pthread_cond_t copies_cond;
 	u32 copies;
+	pthread_cond_t wb_cond;
+	u32 wb_pending;
 	pthread_mutex_t intx_lock;
 	u32 num_engines;
 	struct model_engine eng[XDMA_MAX_ENGINES];
@@ -449,6 +457,16 @@ static void act_flush(struct xdma_model *m, struct model_act *act)
 				    (unsigned long long)act->wb_addr[i]);
 		}
 	}
+	if (act->nwb) {
+		/* written: register reads may go on (before the messages,
+		 * whose handlers read registers)
+		 */
+		pthread_mutex_lock(&m->lock);
+		m->wb_pending -= act->nwb;
+		if (!m->wb_pending)
+			pthread_cond_broadcast(&m->wb_cond);
+		pthread_mutex_unlock(&m->lock);
+	}
 	for (i = 0; i < act->nmsi; i++) {
 		cnt_add(&m->cnt.irqs, 1);
 		if (m->ops.msi)
@@ -547,7 +565,7 @@ static inline u32 logged(const struct model_engine *e, u32 bits)
 	return bits & e->ctrl & XDMA_CTRL_IE_ALL;
 }
 
-static void queue_writeback(const struct model_engine *e,
+static void queue_writeback(struct xdma_model *m, const struct model_engine *e,
 			    struct model_act *act)
 {
 	u32 wb;
@@ -561,6 +579,7 @@ static void queue_writeback(const struct model_engine *e,
 	act->wb_addr[act->nwb] = (u64)e->wb_hi << 32 | e->wb_lo;
 	act->wb_val[act->nwb] = wb;
 	act->nwb++;
+	m->wb_pending++;
 }
 
 /* Engine goes idle; @bits are the status events to log. */
@@ -582,7 +601,7 @@ static void eng_error(struct xdma_model *m, struct model_engine *e, u32 bits,
 {
 	cnt_add(&m->cnt.errors, 1);
 	eng_idle(m, e, bits, act);
-	queue_writeback(e, act);
+	queue_writeback(m, e, act);
 }
 
 /**
@@ -968,7 +987,7 @@ static void eng_complete(struct xdma_model *m, struct model_engine *e,
 		irq_update(m, act);
 	}
 	if (ctl & (XDMA_DESC_CTRL_COMPLETED | XDMA_DESC_CTRL_STOP)) {
-		queue_writeback(e, act);
+		queue_writeback(m, e, act);
 		if (m->rate && (e->ctrl & XDMA_CTRL_POLL_MODE_WB))
 			link_small(m, 1, end, sizeof(__le32));
 	}
@@ -1580,6 +1599,9 @@ uint32_t xdma_model_dma_read32(struct xdma_model *m, uint32_t off)
 	if (bad_offset(m, off, XDMA_BAR_SIZE, "DMA"))
 		return 0;
 	pthread_mutex_lock(&m->lock);
+	/* PCIe ordering: the completion pushes the card's posted writes */
+	while (m->wb_pending)
+		pthread_cond_wait(&m->wb_cond, &m->lock);
 	switch (target) {
 	case XDMA_TARGET_H2C:
 	case XDMA_TARGET_C2H:
@@ -1890,6 +1912,7 @@ int xdma_model_create(const struct xdma_model_config *cfg,
 	}
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_cond_init(&m->copies_cond, NULL);
+	pthread_cond_init(&m->wb_cond, NULL);
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&m->intx_lock, &attr);
@@ -1914,6 +1937,7 @@ void xdma_model_destroy(struct xdma_model *m)
 		munmap(m->ddr, m->cfg.ddr_size);
 	pthread_mutex_destroy(&m->intx_lock);
 	pthread_cond_destroy(&m->copies_cond);
+	pthread_cond_destroy(&m->wb_cond);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
