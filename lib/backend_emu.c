@@ -710,6 +710,13 @@ static void emu_teardown(struct emu_card *card)
 		hf_gpu_unregister_host(card->gpu_host);
 	pthread_mutex_destroy(&card->gpu_lock);
 	if (card->host) {
+		/*
+		 * The descriptor storage, bounce buffers and writeback words
+		 * are freed by the host, once its engine threads have
+		 * stopped: a card's engine may still be finishing (a wedged
+		 * one, or a writeback on its way), and it must write nothing
+		 * that is freed.
+		 */
 		for (u32 i = 0; i < card->nengines; i++)
 			hf_xdma_engine_fini(&card->by_index[i]->eng);
 		if (card->irq_mode == HELLOFPGA_IRQ_MSIX) {
@@ -718,18 +725,6 @@ static void emu_teardown(struct emu_card *card)
 		} else if (card->irq_mode != HELLOFPGA_IRQ_POLL) {
 			hf_emu_free_irq(card->host, 0);
 		}
-		for (u32 i = 0; i < card->nengines; i++) {
-			struct emu_engine *e = card->by_index[i];
-
-			if (e->desc_cpu)
-				hf_emu_dma_free(card->host, e->desc_cpu,
-						e->desc_bus);
-			if (e->bounce)
-				hf_emu_dma_free(card->host, e->bounce,
-						e->bounce_bus);
-		}
-		if (card->wb_cpu)
-			hf_emu_dma_free(card->host, card->wb_cpu, card->wb_bus);
 		hf_emu_host_destroy(card->host);
 	}
 	if (card->ddr)
