@@ -9,10 +9,15 @@
  * memory (bursts of adjacent descriptors, never across a 4 KiB boundary),
  * moves each descriptor's bytes between a bus address (host or GPU memory)
  * and an AXI address (card memory), and stops after a descriptor with the
- * Stop bit.  Completion is reported either by interrupt (the IRQ block raises
- * the channel's vector when an enabled status bit is set) or by a poll-mode
- * writeback: the engine writes its completed-descriptor count, with an error
- * flag, to a word in host memory.
+ * Stop bit.  At the end of a chain the engine writes its completed-
+ * descriptor count, with an error flag, to a word in host memory (the
+ * poll-mode writeback, which PG195 offers whatever the interrupt mode) and,
+ * in interrupt mode, the IRQ block raises the channel's vector.  A run
+ * learns how it ended from that word: a transfer that succeeds reads no
+ * register, and writes two (Run set, Run cleared) on a chain run before;
+ * registers are read on an error, a timeout or a stop.  Setting Run clears
+ * the status register (PG195), so the channel's interrupt request falls
+ * with each start and rises once at each end.
  *
  * This file is compiled unchanged into hellofpga.ko and into libhellofpga;
  * everything it needs from its surroundings comes from hf_os.h.  It never
@@ -582,6 +587,8 @@ void hf_xdma_dev_set_vectors(struct hf_xdma_dev *xdev, u32 chan_first,
 	u32 n = xdev->num_h2c + xdev->num_c2h;
 	u32 reg = 0, i, vec;
 
+	xdev->irq_shared = shared;
+
 	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
 		vec = i < n ? (shared ? chan_first : chan_first + i) : 0;
 		reg |= (vec & XDMA_IRQ_VEC_MASK) << XDMA_IRQ_VEC_SHIFT(i);
@@ -922,16 +929,15 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
  * @xdev: the card, probed with hf_xdma_dev_probe()
  * @dir: XDMA_H2C or XDMA_C2H
  * @ch: channel number within the direction
- * @poll: complete by poll-mode writeback (else by interrupt)
+ * @poll: wait by looking at the writeback word (else for an interrupt)
  * @wb_cpu: CPU address of XDMA_WB_AREA bytes of 4-byte aligned DMA-coherent
- *	memory for the writeback slots (poll mode only)
+ *	memory for the writeback slots (both modes)
  * @wb_bus: bus address of @wb_cpu
  *
  * Stops the engine if it runs (a crashed user, an earlier driver) and
- * proves it idle, clears its status, programs its interrupt mask and, in
- * poll mode, the writeback address with the channel interrupt disabled in
- * the IRQ block; in interrupt mode the channel interrupt is enabled in the
- * IRQ block.  The caller installs the interrupt handler (hf_xdma_engine_isr())
+ * proves it idle, clears its status, programs its interrupt mask and the
+ * writeback address; in poll mode the channel interrupt is disabled in the
+ * IRQ block, in interrupt mode it is enabled.  The caller installs the interrupt handler (hf_xdma_engine_isr())
  * before the first run, and enables bus mastering only once every engine
  * of the card is initialised (an engine left running would otherwise go on
  * with stale descriptors).
@@ -952,8 +958,8 @@ int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 		return -EINVAL;
 	if (ch >= (dir == XDMA_H2C ? xdev->num_h2c : xdev->num_c2h))
 		return -EINVAL;
-	if (poll && (!wb_cpu || !IS_ALIGNED((unsigned long)wb_cpu, 4) ||
-		     !IS_ALIGNED(wb_bus, 4ull)))
+	if (!wb_cpu || !IS_ALIGNED((unsigned long)wb_cpu, 4) ||
+	    !IS_ALIGNED(wb_bus, 4ull))
 		return -EINVAL;
 
 	e->xdev = xdev;
@@ -964,8 +970,8 @@ int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 	e->sgdma_base = dir == XDMA_H2C ? XDMA_H2C_SGDMA_BASE(ch) :
 					  XDMA_C2H_SGDMA_BASE(ch);
 	e->poll = poll;
-	e->wb = poll ? wb_cpu : NULL;
-	e->wb_bus = poll ? wb_bus : 0;
+	e->wb = wb_cpu;
+	e->wb_bus = wb_bus;
 	e->wb_area = e->wb;
 	e->wb_area_bus = e->wb_bus;
 
@@ -988,14 +994,11 @@ int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 	if (status == XDMA_ID_DEAD)
 		return -ENODEV;
 	hf_xdma_wr(e, XDMA_CHAN_IRQ_MASK, XDMA_IRQ_MASK_BITS);
-	if (poll) {
-		WRITE_ONCE(*e->wb, 0);
-		hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(wb_bus));
-		hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(wb_bus));
-		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
-	} else {
-		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
-	}
+	WRITE_ONCE(*e->wb, 0);
+	hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(wb_bus));
+	hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(wb_bus));
+	hf_xdma_irq_wr(e, poll ? XDMA_IRQ_CHAN_EN_W1C : XDMA_IRQ_CHAN_EN_W1S,
+		       BIT(e->index));
 	hf_os_event_init(&e->irq_event);
 	return 0;
 }
@@ -1022,13 +1025,17 @@ void hf_xdma_engine_fini(struct hf_xdma_engine *e)
  *	the shared handler for each bit hf_xdma_dev_isr_pending() returned).
  * @e: the engine
  *
- * Masks the engine's channel interrupt in the IRQ block (the request stays
- * asserted until hf_xdma_engine_run() reads the status) and wakes the waiter.
- * Reads no register.
+ * Wakes the waiter; reads and writes no register when the engine has a
+ * vector of its own.  On a shared vector (@e->xdev->irq_shared) it masks
+ * the engine's channel interrupt in the IRQ block first: the request stays
+ * asserted until the next run sets Run (which clears the status), and a
+ * level-triggered line would fire again at once.  That run enables it
+ * again.
  */
 void hf_xdma_engine_isr(struct hf_xdma_engine *e)
 {
-	hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
+	if (e->xdev->irq_shared)
+		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1C, BIT(e->index));
 	hf_os_event_signal(&e->irq_event);
 }
 
@@ -1084,7 +1091,6 @@ int hf_xdma_engine_quiesce(struct hf_xdma_engine *e, const struct hf_xdma_chain 
 		return -ENODEV;
 	e->prog_valid = false;
 	e->stale = true;
-	e->irq_rearm = !e->poll;
 	return 0;
 }
 
@@ -1117,7 +1123,6 @@ int hf_xdma_engine_recover(struct hf_xdma_engine *e)
 	e->wedged = false;
 	e->prog_valid = false;
 	e->stale = true;
-	e->irq_rearm = !e->poll;
 	e->stats.recoveries++;
 	hf_os_log("xdma: %s%u: idle again, no longer wedged",
 		  hf_xdma_dir_name[e->dir], e->ch);
@@ -1169,6 +1174,26 @@ static u64 hf_xdma_chain_done_bytes(const struct hf_xdma_chain *c, u32 done)
 }
 
 /**
+ * hf_xdma_engine_wb_state() - what the writeback word says of the run.
+ * @e: the engine
+ * @count: descriptors of the chain
+ *
+ * Return: 1 when it shows the chain done (the reads of the data that follow
+ * are ordered after it), 0 when not (yet), -EIO when it flags an error.
+ */
+static int hf_xdma_engine_wb_state(const struct hf_xdma_engine *e, u32 count)
+{
+	u32 wb = le32_to_cpu(READ_ONCE(*e->wb));
+
+	if (wb & XDMA_WB_ERR)
+		return -EIO;
+	if (FIELD_GET(XDMA_WB_COUNT, wb) < count)
+		return 0;
+	dma_rmb();
+	return 1;
+}
+
+/**
  * hf_xdma_engine_wait_wb() - wait for the poll-mode writeback of a run.
  * @e: the engine
  * @count: descriptors of the chain
@@ -1193,7 +1218,8 @@ static int hf_xdma_engine_wait_wb(struct hf_xdma_engine *e, u32 count, u64 start
 	u64 now, spin_end = start + XDMA_POLL_SPIN_NS;
 	u64 deadline = start + timeout_ns, health = 0;
 	u32 sleep_us = XDMA_POLL_SLEEP_MIN_US;
-	u32 wb, status;
+	u32 status;
+	int wb;
 
 	if (deadline < start)
 		deadline = ~0ull;
@@ -1202,11 +1228,9 @@ static int hf_xdma_engine_wait_wb(struct hf_xdma_engine *e, u32 count, u64 start
 			return -ENODEV;
 		if (unlikely(READ_ONCE(e->cancel)))
 			return -ECANCELED;
-		wb = le32_to_cpu(READ_ONCE(*e->wb));
-		if (wb & XDMA_WB_ERR)
-			return -EIO;
-		if (FIELD_GET(XDMA_WB_COUNT, wb) >= count)
-			break;
+		wb = hf_xdma_engine_wb_state(e, count);
+		if (wb)
+			return wb < 0 ? wb : 0;
 		now = hf_os_now_ns();
 		if (now >= deadline)
 			return -ETIMEDOUT;
@@ -1229,27 +1253,31 @@ static int hf_xdma_engine_wait_wb(struct hf_xdma_engine *e, u32 count, u64 start
 		hf_os_sleep_us(sleep_us);
 		sleep_us = min(sleep_us * 2, XDMA_POLL_SLEEP_MAX_US);
 	}
-	dma_rmb();
-	return 0;
 }
 
 /**
  * hf_xdma_engine_wait_irq() - wait for the completion interrupt of a run.
  * @e: the engine
+ * @count: descriptors of the chain
  * @start: time the engine was started
  * @timeout_ns: how long to wait
  *
- * After a failed run (@e->stale) an interrupt of that run may still arrive
- * during this one: then the status register must show this run ended
- * (Busy clear, or Stopped or an error) before the interrupt is believed; a
- * stale one is counted and the channel interrupt, which the ISR masked, is
- * enabled again.  Other runs read no register here.
+ * Woken by the interrupt, the run looks at its writeback word, which the
+ * card wrote before it raised the interrupt: that it shows the chain done
+ * (or an error) is all a transfer that succeeds needs, no register is read.
+ * A wake-up whose writeback shows nothing is either a late interrupt of an
+ * earlier, failed run (its writeback went to the other slot, see @e->stale)
+ * or a card that wrote no writeback; the status register tells which.  A
+ * late one is counted and the wait goes on (on a shared vector with the
+ * channel interrupt, which the ISR masked, enabled again).
  *
- * Return: 0 when notified, -ETIMEDOUT, -EINTR (fatal signal), -ECANCELED,
- * -ENODEV when the card is being removed.
+ * Return: 0 when the writeback shows the chain done, 1 when the status
+ * register shows the engine stopped without a writeback, -EIO when either
+ * shows an error, -ETIMEDOUT, -EINTR (fatal signal), -ECANCELED, -ENODEV
+ * when the card is being removed or reads all ones.
  */
-static int hf_xdma_engine_wait_irq(struct hf_xdma_engine *e, u64 start,
-				   u64 timeout_ns)
+static int hf_xdma_engine_wait_irq(struct hf_xdma_engine *e, u32 count,
+				   u64 start, u64 timeout_ns)
 {
 	u64 deadline = start + timeout_ns, now;
 	u32 status;
@@ -1265,16 +1293,26 @@ static int hf_xdma_engine_wait_irq(struct hf_xdma_engine *e, u64 start,
 			return -ENODEV;
 		if (unlikely(READ_ONCE(e->cancel)))
 			return -ECANCELED;
-		if (ret || likely(!e->stale))
+		if (ret)
 			return ret;
+		ret = hf_xdma_engine_wb_state(e, count);
+		if (likely(ret))
+			return ret < 0 ? ret : 0;
 		status = hf_xdma_rd(e, XDMA_CHAN_STATUS);
-		if (status == XDMA_ID_DEAD || !(status & XDMA_STAT_BUSY) ||
-		    (status & (XDMA_STAT_ERR_MASK | XDMA_STAT_DESC_STOPPED)))
-			return 0;
+		if (status == XDMA_ID_DEAD)
+			return -ENODEV;
+		if (status & XDMA_STAT_ERR_MASK)
+			return -EIO;
+		if (!(status & XDMA_STAT_BUSY) &&
+		    (status & XDMA_STAT_DESC_STOPPED)) {
+			e->stats.no_writeback++;
+			return 1;
+		}
 		e->stats.late_notices++;
 		hf_os_log("xdma: %s%u: ignored a late interrupt of an earlier run",
 			  hf_xdma_dir_name[e->dir], e->ch);
-		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+		if (e->xdev->irq_shared)
+			hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
 	}
 }
 
@@ -1489,24 +1527,21 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 	e->prog_adj = c->first_adj;
 	e->prog_valid = true;
 
-	if (e->poll) {
-		if (unlikely(e->stale)) {
-			/* A late writeback of the failed run lands elsewhere. */
-			u32 off = e->wb == e->wb_area ? XDMA_WB_SLOT_OFFSET : 0;
+	if (unlikely(e->stale)) {
+		/* A late writeback of the failed run lands elsewhere. */
+		u32 off = e->wb == e->wb_area ? XDMA_WB_SLOT_OFFSET : 0;
+		u64 bus = e->wb_area_bus + off;
 
-			e->wb = (__le32 *)((u8 *)e->wb_area + off);
-			e->wb_bus = e->wb_area_bus + off;
-			hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(e->wb_bus));
-			hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(e->wb_bus));
-		}
-		WRITE_ONCE(*e->wb, 0);
-	} else {
-		if (unlikely(e->irq_rearm)) {
-			hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
-			e->irq_rearm = false;
-		}
-		hf_os_event_reset(&e->irq_event);
+		e->wb = (__le32 *)((u8 *)e->wb_area + off);
+		if (lower_32_bits(bus) != lower_32_bits(e->wb_bus))
+			hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(bus));
+		if (upper_32_bits(bus) != upper_32_bits(e->wb_bus))
+			hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(bus));
+		e->wb_bus = bus;
 	}
+	WRITE_ONCE(*e->wb, 0);
+	if (!e->poll)
+		hf_os_event_reset(&e->irq_event);
 	/*
 	 * Descriptors and writeback word visible before the engine starts;
 	 * the event reset ordered before the removal and cancel checks (pairs
@@ -1521,12 +1556,20 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 		ret = -ECANCELED;
 	} else {
 		hf_xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL |
-			   (e->poll ? XDMA_CTRL_POLL_MODE_WB : 0));
+			   XDMA_CTRL_POLL_MODE_WB);
 		started = true;
+		/*
+		 * A shared vector's ISR masked the channel at the last run's
+		 * end; enabled now that Run has cleared the status (enabled
+		 * before, the old request would fire).
+		 */
+		if (!e->poll && e->xdev->irq_shared)
+			hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
 		if (e->poll)
 			ret = hf_xdma_engine_wait_wb(e, count, start, timeout_ns);
 		else
-			ret = hf_xdma_engine_wait_irq(e, start, timeout_ns);
+			ret = hf_xdma_engine_wait_irq(e, count, start,
+						      timeout_ns);
 		/* woken by hf_xdma_engine_abort(): the card is going away */
 		if (unlikely(READ_ONCE(e->xdev->gone)))
 			ret = -ENODEV;
@@ -1535,8 +1578,14 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 	res->elapsed_ns = done_ns - start;
 
 	if (likely(!ret)) {
+		/* what the writeback implies; no register read */
+		hf_xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+		status = XDMA_STAT_DESC_STOPPED | XDMA_STAT_DESC_COMPLETED;
+	} else if (ret == 1) {
+		/* stopped, no writeback: the status register decides */
 		hf_xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
 		status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
+		ret = 0;
 	} else if (!started) {
 		status = 0;
 	} else {
@@ -1558,20 +1607,17 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 		} else {
 			status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
 		}
-		e->irq_rearm = !e->poll;
 		e->stale = true;
 	}
-	if (!e->poll && started && status != XDMA_ID_DEAD)
-		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
 	res->status = status;
 
 	/*
-	 * Done: no error and, by interrupt, the engine stopped at the chain's
-	 * Stop descriptor; in poll mode the writeback count says so (the
-	 * stopped bit may trail the writeback on hardware).
+	 * Done: no error and the writeback count says so (the stopped bit
+	 * may trail the writeback on hardware), or, without a writeback, the
+	 * engine stopped at the chain's Stop descriptor.
 	 */
 	if (likely(status != XDMA_ID_DEAD && !(status & XDMA_STAT_ERR_MASK) &&
-		   !ret && (e->poll || (status & XDMA_STAT_DESC_STOPPED)))) {
+		   !ret && (status & XDMA_STAT_DESC_STOPPED))) {
 		e->stale = false;
 		goto done;
 	}

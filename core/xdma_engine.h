@@ -126,6 +126,10 @@ int hf_xdma_chain_build_window(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
  *	hf_xdma_dev_probe() and changeable at any time (a link may retrain)
  * @stop_max_ns: longest wait for a stopped engine to go idle, whatever the
  *	link (0: XDMA_STOP_MAX_DEFAULT_NS); also the wait when @link_rate is 0
+ * @irq_shared: the engines share one vector (single MSI, INTx), set by
+ *	hf_xdma_dev_set_vectors(): the ISR masks an engine's interrupt, which
+ *	the next run enables again; with a vector of its own (MSI-X) an
+ *	engine's interrupt stays enabled, one message per run
  */
 struct hf_xdma_dev {
 	const struct hf_mmio *bar;
@@ -133,6 +137,7 @@ struct hf_xdma_dev {
 	u32 num_c2h;
 	u32 version;
 	bool gone;
+	bool irq_shared;
 	u64 link_rate;
 	u64 stop_max_ns;
 };
@@ -142,10 +147,11 @@ struct hf_xdma_dev {
 #define XDMA_STOP_MAX_DEFAULT_NS	2000000000ull		/* 2 s */
 
 /*
- * Poll-mode writeback storage of one engine (hf_xdma_engine_init()): two
- * 32-bit slots, at 0 and at XDMA_WB_SLOT_OFFSET; a run that follows a
- * failed one switches slots, so a writeback of the failed run that arrives
- * late cannot complete it.
+ * Writeback storage of one engine (hf_xdma_engine_init()): two 32-bit
+ * slots, at 0 and at XDMA_WB_SLOT_OFFSET; a run that follows a failed one
+ * switches slots, so a writeback of the failed run that arrives late cannot
+ * complete it.  Every engine has one, in poll and in interrupt mode: a run
+ * learns how it ended from the writeback word, not from a register.
  */
 #define XDMA_WB_SLOT_OFFSET		32
 #define XDMA_WB_AREA			64
@@ -189,6 +195,8 @@ struct hf_xdma_result {
  *	path's status check
  * @late_notices: completion notifications (interrupts) of an earlier,
  *	failed run that arrived during a later run and were ignored
+ * @no_writeback: runs notified by interrupt whose writeback word did not
+ *	show the end (a card that writes none): the status register decided
  * @wedges: stops after which the engine could not be proven idle
  * @recoveries: wedged engines found idle again by hf_xdma_engine_recover()
  */
@@ -199,6 +207,7 @@ struct hf_xdma_engine_stats {
 	u64 timeouts;
 	u64 lost_irqs;
 	u64 late_notices;
+	u64 no_writeback;
 	u64 wedges;
 	u64 recoveries;
 };
@@ -215,8 +224,8 @@ struct hf_xdma_engine_stats {
  * @addr_align: address alignment the engine requires (ALIGNMENTS register)
  * @len_gran: length granularity the engine requires
  * @addr_bits: address width the engine supports
- * @poll: complete by poll-mode writeback instead of interrupts
- * @wb: CPU address of the writeback slot in use (poll mode)
+ * @poll: wait by looking at the writeback word instead of for an interrupt
+ * @wb: CPU address of the writeback slot in use
  * @wb_bus: bus address of @wb
  * @wb_area: CPU address of the engine's writeback storage (two slots)
  * @wb_area_bus: bus address of @wb_area
@@ -224,12 +233,10 @@ struct hf_xdma_engine_stats {
  * @prog_bus: descriptor address last written to the SGDMA registers
  * @prog_adj: adjacent count last written
  * @prog_valid: @prog_bus/@prog_adj reflect the registers
- * @irq_rearm: a run failed in interrupt mode: an interrupt of it may still
- *	arrive and mask the channel, so the next run re-enables it first
  * @stale: a run failed: its completion notification (interrupt or
  *	writeback) may still arrive during the next run, which therefore
- *	switches writeback slots (poll mode) or checks the status register
- *	before it believes an interrupt; cleared by a run that succeeds
+ *	switches writeback slots, so neither can complete it; cleared by a
+ *	run that succeeds
  * @wedged: a stop could not prove the engine idle: runs fail at once until
  *	hf_xdma_engine_recover() finds it idle
  * @cancel: set (WRITE_ONCE, then hf_os_event_signal() by
@@ -257,7 +264,6 @@ struct hf_xdma_engine {
 	u64 prog_bus;
 	u32 prog_adj;
 	bool prog_valid;
-	bool irq_rearm;
 	bool stale;
 	bool wedged;
 	bool cancel;
