@@ -331,6 +331,60 @@ assert d["frames"]["runs"] == [] and d["pin"]["sizes"] == []
 EOF
 }
 
+# the order of the paths changes per round: over whole periods of the
+# order each path runs first equally often, and follows each other path
+# equally often
+case_bench_order_rotates_per_round() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+		--max 8K --iters 14 --seed 1 --json "$T/x.json"
+	expect_ok
+	python3 - "$T/x.json" <<'EOF' || fail "the order does not rotate"
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+o = d["config"]["order"]
+rows = o["rounds"]
+paths = [p for p, v in d["paths"].items() if v["measured"]]
+assert len(paths) == 7 and o["period"] == 14 == len(rows), o
+first = collections.Counter(r[0] for r in rows)
+assert set(first) == set(paths) and set(first.values()) == {2}, first
+pairs = collections.Counter((r[k], r[k + 1]) for r in rows for k in range(6))
+assert len(pairs) == 42 and set(pairs.values()) == {2}, pairs
+for x in d["sweep"]:
+    for dr in ("h2c", "c2h"):
+        f = x["first"][dr]
+        n = x[dr]["direct"]["iterations"]
+        assert set(f) == set(paths) and sum(f.values()) == n, (f, n)
+        assert len(set(f.values())) == 1, f
+EOF
+}
+
+# the seed is printed and reproduces the order; another seed gives another
+case_bench_seed_reproduces_the_order() {
+	local s i=0
+	for s in 42 42 43; do
+		i=$((i + 1))
+		HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+			--max 4K --iters 2 --seed $s --json "$T/$i.json" \
+			--csv "$T/x.csv"
+		expect_ok
+		expect_in out "^# seed: +$s "
+		grep -qx "environment,seed,,,,,,,,,,,,,\"$s\"" "$T/x.csv" ||
+			fail "no seed row in the CSV"
+	done
+	python3 - "$T"/1.json "$T"/2.json "$T"/3.json <<'EOF' || fail "the seed does not fix the order"
+import json, sys
+a, b, c = (json.load(open(f)) for f in sys.argv[1:4])
+assert a["environment"]["seed"] == 42 and c["environment"]["seed"] == 43
+assert a["config"]["order"]["rounds"] == b["config"]["order"]["rounds"]
+assert a["config"]["order"]["rounds"] != c["config"]["order"]["rounds"]
+EOF
+	# without --seed: one is drawn and printed
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+		--max 4K --iters 1
+	expect_ok
+	expect_in out '^# seed: +[0-9]+ '
+}
+
 case_bench_prints_every_table() {
 	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --min 4K --max 8K \
 		--buffers 4 --pin-max 8K
@@ -527,6 +581,9 @@ case_bench_bad_options_fail() {
 	[ "$rc" -eq 2 ] || fail "--buffers: exit status $rc, expected 2"
 	run -d emu:0,private bench --frame-size 1000
 	[ "$rc" -eq 2 ] || fail "--frame-size: exit status $rc, expected 2"
+	run -d emu:0,private bench --seed -1
+	[ "$rc" -eq 2 ] || fail "--seed: exit status $rc, expected 2"
+	expect_in err "seed: bad number '-1'"
 }
 
 # The bench reads the card name's link options as the card does: hex and

@@ -58,13 +58,23 @@ struct bstats {
  * struct bpoint - one transfer size of the sweep.
  * @size: bytes per transfer
  * @st: [path][direction]
+ * @first: [path][direction] timed rounds that began with the path
+ * @samples: [path][direction] the times of its timed transfers
+ * @nsamples: [path][direction] how many
  * @verified: GPU Direct moved the right bytes both ways at this size
  */
 struct bpoint {
 	uint64_t size;
 	struct bstats st[BP_N][BD_N];
+	unsigned int first[BP_N][BD_N];
+	uint64_t *samples[BP_N][BD_N];
+	unsigned int nsamples[BP_N][BD_N];
 	bool verified;
 };
+
+/* The order of the paths in a round: a balanced Latin square (Williams
+ * design) of the measured paths, 2n rows for an odd count n. */
+#define BENCH_ORDER_ROWS	(2 * BP_N)
 
 /**
  * struct bframes - the frame-rate run with @nbuf buffers.
@@ -154,6 +164,11 @@ struct bench {
 	uint64_t frames_ns;		/* per buffer count */
 	uint64_t pin_max;
 	uint64_t soak_ns, interval_ns, soak_size;
+	uint32_t seed;			/* --seed, else from the clock */
+	/* the order: round r runs order[r % order_period][0..order_n-1] */
+	int order_n;
+	int order_period;
+	uint8_t order[BENCH_ORDER_ROWS][BP_N];
 	/* environment */
 	struct bgpu gpu;
 	char gpu_why[256];
@@ -172,7 +187,6 @@ struct bench {
 	uint8_t *hp, *hb;		/* pageable host buffers */
 	uint8_t *hpin;			/* pinned host buffer */
 	uint8_t *pattern;		/* reference data */
-	uint64_t *samples[BP_N][BD_N];
 	/* results */
 	bool paths[BP_N];
 	char path_why[BP_N][128];
@@ -189,6 +203,7 @@ struct bench {
 	struct cli_progress prog;
 };
 
+void bench_order_init(struct bench *bn);
 bool bench_link_of(struct bench *bn);
 uint64_t bench_link_ns(const struct bench *bn, uint64_t bytes);
 void bench_stats_from(uint64_t *s, unsigned int n, struct bstats *st);

@@ -84,6 +84,8 @@ static void csv_env(FILE *f, const struct bench *bn)
 	}
 	if (bn->link_on)
 		env_row(f, "link_model", bn->link_desc);
+	snprintf(num, sizeof(num), "%" PRIu32, bn->seed);
+	env_row(f, "seed", num);
 	env_row(f, "date", bn->date);
 	env_row(f, "cpu", bn->cpu);
 	env_row(f, "kernel", bn->kernel);

@@ -67,6 +67,7 @@ static void json_env(struct cli_json *j, const struct bench *bn)
 	} else {
 		cli_json_null(j, "link_model");
 	}
+	cli_json_u64(j, "seed", bn->seed);
 	cli_json_str(j, "date", bn->date);
 	cli_json_str(j, "cpu", bn->cpu);
 	cli_json_str(j, "kernel", bn->kernel);
@@ -86,6 +87,18 @@ static void json_config(struct cli_json *j, const struct bench *bn)
 	cli_json_int(j, "buffers", bn->max_buffers);
 	cli_json_num(j, "frames_time_s", "%.3f", bn->frames_ns / 1e9);
 	cli_json_u64(j, "pin_max", bn->pin_max);
+	cli_json_obj(j, "order");
+	cli_json_u64(j, "seed", bn->seed);
+	cli_json_int(j, "period", bn->order_period);
+	cli_json_arr(j, "rounds");
+	for (int r = 0; r < bn->order_period && bn->order_n; r++) {
+		cli_json_arr(j, NULL);
+		for (int k = 0; k < bn->order_n; k++)
+			cli_json_str(j, NULL, bpath_name[bn->order[r][k]]);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
 	cli_json_end(j);
 	cli_json_obj(j, "paths");
 	for (int p = 0; p < BP_N; p++) {
@@ -116,6 +129,15 @@ static void json_point(struct cli_json *j, const struct bench *bn,
 					   pt->size);
 		cli_json_end(j);
 	}
+	cli_json_obj(j, "first");
+	for (d = 0; d < BD_N; d++) {
+		cli_json_obj(j, bdir_name[d]);
+		for (p = 0; p < BP_N; p++)
+			if (bn->paths[p])
+				cli_json_u64(j, bpath_name[p], pt->first[p][d]);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
 	cli_json_obj(j, "speedup");
 	for (d = 0; d < BD_N; d++) {
 		cli_json_obj(j, bdir_name[d]);

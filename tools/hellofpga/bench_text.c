@@ -39,6 +39,8 @@ void bench_print_env(const struct bench *bn, FILE *f, const char *pre)
 	else
 		fprintf(f, "%sgpu:      none (%s)\n", pre, bn->gpu_why);
 	fprintf(f, "%slink:     %s\n", pre, bn->link_desc);
+	fprintf(f, "%sseed:     %" PRIu32 " (the order of the paths in each round; --seed repeats it)\n",
+		pre, bn->seed);
 	fprintf(f, "%sdate:     %s\n", pre, bn->date);
 	fprintf(f, "%scpu:      %s\n", pre, bn->cpu);
 	fprintf(f, "%skernel:   %s\n", pre, bn->kernel);
@@ -235,7 +237,10 @@ void bench_print(const struct bench *bn)
 	bench_print_env(bn, stdout, "# ");
 	if (bn->npoints)
 		printf("# timing: wall clock per transfer, ended when the data is in place; paths\n"
-		       "#   interleaved one transfer each per round; %s per size, %u..%u rounds\n",
+		       "#   interleaved one transfer each per round, in an order that changes per\n"
+		       "#   round (a balanced Latin square of %d rows from the seed: each path first,\n"
+		       "#   and after each other, equally often); %s per size, %u..%u rounds\n",
+		       bn->order_period,
 		       bn->fixed_iters ? "fixed rounds" : "time budget",
 		       bn->fixed_iters ? bn->fixed_iters : bn->min_iters,
 		       bn->fixed_iters ? bn->fixed_iters : bn->max_iters);

@@ -20,7 +20,9 @@
  * Timing: CLOCK_MONOTONIC around each transfer, which ends when its data is
  * in place (bench_gpu.c makes the pageable host-to-GPU copy honest).  The
  * paths run interleaved, one transfer of each in turn per round, so drift
- * of a shared machine hits them alike; each size starts with untimed
+ * of a shared machine hits them alike, in an order that changes from round
+ * to round (bench_order_init(): every path first, and after every other,
+ * equally often; --seed reproduces it); each size starts with untimed
  * warm-up rounds and runs rounds until its time budget is spent (between
  * a minimum and a maximum number of rounds).
  */
@@ -274,11 +276,87 @@ static int verify_size(struct bench *bn, size_t len, bool *ok)
 
 /* ---- 1, 2: the sweep ---- */
 
+/* splitmix64: the order's shuffle, reproducible from --seed */
+static uint64_t order_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/**
+ * bench_order_init() - the order of the measured paths in each round,
+ * from @bn->paths and @bn->seed.
+ *
+ * A balanced Latin square (Williams design) of the n measured paths: row
+ * 0 is 0, 1, n-1, 2, n-2, ...; row i adds i (mod n) to each; for an odd n
+ * the n rows reversed follow.  Over its rows (a period: n, or 2n for an
+ * odd n) every path comes first equally often and follows every other
+ * path equally often, so no path always runs after the same one (with its
+ * cache or engine state).  The seed shuffles which path each symbol of the
+ * square is; round r of a series runs row r mod period.
+ */
+void bench_order_init(struct bench *bn)
+{
+	uint8_t sym[BP_N], first[BP_N];
+	uint64_t x = bn->seed;
+	int n = 0, lo = 1, hi;
+
+	for (int p = 0; p < BP_N; p++)
+		if (bn->paths[p])
+			sym[n++] = (uint8_t)p;
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)(order_rand(&x) % (uint64_t)(i + 1));
+		uint8_t t = sym[i];
+
+		sym[i] = sym[j];
+		sym[j] = t;
+	}
+	first[0] = 0;
+	hi = n - 1;
+	for (int k = 1; k < n; k++)
+		first[k] = (uint8_t)(k & 1 ? lo++ : hi--);
+	bn->order_n = n;
+	bn->order_period = n > 1 && (n & 1) ? 2 * n : n ? n : 1;
+	for (int r = 0; r < n; r++)
+		for (int k = 0; k < n; k++) {
+			uint8_t v = sym[(first[k] + r) % n];
+
+			bn->order[r][k] = v;
+			if (bn->order_period > n)
+				bn->order[n + r][n - 1 - k] = v;
+		}
+}
+
+/* Round @r of a series: each measured path once, in the order's row for
+ * @r; a timed round (@pt) keeps the times and which path came first. */
+static int run_round(struct bench *bn, struct bpoint *pt, int d, size_t len,
+		     unsigned int r)
+{
+	const uint8_t *row = bn->order[r % (unsigned int)bn->order_period];
+	uint64_t ns;
+
+	for (int k = 0; k < bn->order_n; k++) {
+		enum bpath p = (enum bpath)row[k];
+
+		if (bench_timed(bn, p, d, len, &ns))
+			return -1;
+		if (!pt)
+			continue;
+		if (!k)
+			pt->first[p][d]++;
+		pt->samples[p][d][pt->nsamples[p][d]++] = ns;
+	}
+	return 0;
+}
+
 static int run_size(struct bench *bn, struct bpoint *pt)
 {
 	size_t len = (size_t)pt->size;
 	unsigned int r, rounds_max;
-	uint64_t start, ns;
+	uint64_t start;
 	int p, d;
 
 	/*
@@ -290,24 +368,20 @@ static int run_size(struct bench *bn, struct bpoint *pt)
 	rounds_max = bn->fixed_iters ? bn->fixed_iters : bn->max_iters;
 	for (d = 0; d < BD_N; d++) {
 		for (r = 0; r < BENCH_WARMUP_ROUNDS; r++)
-			for (p = 0; p < BP_N; p++)
-				if (bn->paths[p] &&
-				    bench_timed(bn, p, d, len, &ns))
-					return -1;
+			if (run_round(bn, NULL, d, len, r))
+				return -1;
 		start = cli_now_ns();
 		for (r = 0; r < rounds_max; r++) {
 			if (!bn->fixed_iters && r >= bn->min_iters &&
 			    cli_now_ns() - start >= bn->budget_ns / BD_N)
 				break;
-			for (p = 0; p < BP_N; p++)
-				if (bn->paths[p] &&
-				    bench_timed(bn, p, d, len,
-						&bn->samples[p][d][r]))
-					return -1;
+			if (run_round(bn, pt, d, len, r))
+				return -1;
 		}
 		for (p = 0; p < BP_N; p++)
 			if (bn->paths[p])
-				bench_stats_from(bn->samples[p][d], r,
+				bench_stats_from(pt->samples[p][d],
+						 pt->nsamples[p][d],
 						 &pt->st[p][d]);
 	}
 	if (verify_size(bn, len, &pt->verified))
@@ -766,9 +840,10 @@ static void bench_free(struct bench *bn)
 	free(bn->hp);
 	free(bn->hb);
 	free(bn->pattern);
-	for (int p = 0; p < BP_N; p++)
-		for (int d = 0; d < BD_N; d++)
-			free(bn->samples[p][d]);
+	for (int i = 0; bn->points && i < bn->npoints; i++)
+		for (int p = 0; p < BP_N; p++)
+			for (int d = 0; d < BD_N; d++)
+				free(bn->points[i].samples[p][d]);
 	free(bn->points);
 	free(bn->frames);
 	free(bn->pins);
@@ -836,21 +911,24 @@ int cmd_bench(int argc, char **argv)
 		cli_err("out of memory");
 		goto out;
 	}
-	for (int p = 0; p < BP_N; p++)
-		for (int d = 0; d < BD_N; d++) {
-			unsigned int n = bn.fixed_iters ? bn.fixed_iters :
-				bn.max_iters;
+	for (int i = 0; i < bn.npoints; i++)
+		for (int p = 0; p < BP_N; p++)
+			for (int d = 0; d < BD_N; d++) {
+				unsigned int n = bn.fixed_iters ?
+					bn.fixed_iters : bn.max_iters;
+				uint64_t **sp = &bn.points[i].samples[p][d];
 
-			bn.samples[p][d] = calloc(n, sizeof(uint64_t));
-			if (!bn.samples[p][d]) {
-				cli_err("out of memory");
-				goto out;
+				*sp = calloc(n, sizeof(uint64_t));
+				if (!*sp) {
+					cli_err("out of memory");
+					goto out;
+				}
 			}
-		}
 	fill_pattern(bn.hp, (size_t)gsize, 1);
 	fill_pattern(bn.hb, (size_t)gsize, 2);
 	if (setup_paths(&bn, (size_t)gsize))
 		goto out;
+	bench_order_init(&bn);
 	if (bn.hpin)
 		fill_pattern(bn.hpin, (size_t)gsize, 3);
 	if (!bn.paths[BP_DIRECT]) {
