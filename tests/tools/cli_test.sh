@@ -323,10 +323,11 @@ case_bench_iters_fixes_the_rounds() {
 	python3 - "$T/x.json" <<'EOF' || fail "unexpected iterations"
 import json, sys
 d = json.load(open(sys.argv[1]))
+assert d["config"]["repeats"] == 3
 for x in d["sweep"]:
     for dr in ("h2c", "c2h"):
         for p, t in x[dr].items():
-            assert t["iterations"] == 7, (p, t)
+            assert t["iterations"] == 7 * 3, (p, t)
 assert d["frames"]["runs"] == [] and d["pin"]["sizes"] == []
 EOF
 }
@@ -383,6 +384,70 @@ EOF
 		--max 4K --iters 1
 	expect_ok
 	expect_in out '^# seed: +[0-9]+ '
+}
+
+# the sweep runs three times over by default: each figure says how much
+# it moved between the repeats (text, JSON, CSV, Markdown)
+case_bench_repeats_report_the_spread() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+		--min 4K --max 8K --iters 3 --json "$T/x.json" --csv "$T/x.csv" \
+		--markdown "$T/x.md"
+	expect_ok
+	expect_in out '^## 1b\. Stability across 3 repeats'
+	expect_in out '^ +8 KiB write +[0-9.]+% +[0-9.]+% .* \| [0-9.]+\.\.[0-9.]+$'
+	grep -q '^## Stability across 3 repeats' "$T/x.md" || fail "no stability table in the Markdown"
+	grep -Eq '^\| 4 KiB \| read \| [0-9.]+% \| [0-9.]+% \| [0-9.]+\.\.[0-9.]+% \|' "$T/x.md" ||
+		fail "no stability row in the Markdown"
+	python3 - "$T/x.json" "$T/x.csv" <<'EOF' || fail "unexpected repeats or spread"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["repeats"] == 3
+rows = list(csv.reader(open(sys.argv[2])))
+hdr = rows[0]
+rows = [dict(zip(hdr, r)) for r in rows[1:]]
+for x in d["sweep"]:
+    for dr in ("h2c", "c2h"):
+        for p, t in x[dr].items():
+            m = t["repeat_median_ns"]
+            assert len(m) == 3 and t["iterations"] == 9, (p, t)
+            assert all(t["min_ns"] <= v <= t["max_ns"] for v in m), (p, t)
+            want = (max(m) - min(m)) / t["median_ns"] * 100
+            assert abs(t["spread_pct"] - want) < 0.01, (p, t, want)
+            rep = [r for r in rows if r["section"] == "repeat" and r["name"] == p
+                   and r["size"] == str(x["size"]) and r["direction"] == dr]
+            assert [int(float(r["value"])) for r in rep] == [1, 2, 3], rep
+            assert [int(r["median_ns"]) for r in rep] == m, (rep, m)
+            sp = [r for r in rows if r["section"] == "spread" and r["name"] == p
+                  and r["size"] == str(x["size"]) and r["direction"] == dr]
+            assert len(sp) == 1 and int(sp[0]["min_ns"]) == min(m), sp
+            assert int(sp[0]["max_ns"]) == max(m), sp
+            assert abs(float(sp[0]["value"]) - t["spread_pct"]) < 0.01, sp
+        s = x["speedup"][dr]
+        assert s["direct_pct_of_ceiling_lo"] <= s["direct_pct_of_ceiling_hi"], s
+        pc = [r for r in rows if r["section"] == "spread" and
+              r["name"] == "direct_pct_of_ceiling" and r["size"] == str(x["size"])
+              and r["direction"] == dr]
+        lo, hi = (float(v) for v in pc[0]["text"].split(".."))
+        assert abs(lo - s["direct_pct_of_ceiling_lo"]) < 0.01, (pc, s)
+        assert abs(hi - s["direct_pct_of_ceiling_hi"]) < 0.01, (pc, s)
+EOF
+}
+
+# one repeat (quick runs may ask for it): the figures, no spread
+case_bench_one_repeat_has_no_spread() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --sections sweep \
+		--max 4K --repeats 1 --json "$T/x.json" --csv "$T/x.csv"
+	expect_ok
+	expect_in out '^# one repeat: no spread'
+	! grep -q '^spread,' "$T/x.csv" || fail "spread rows of one repeat"
+	python3 - "$T/x.json" <<'EOF' || fail "unexpected JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["repeats"] == 1
+t = d["sweep"][0]["c2h"]["direct"]
+assert len(t["repeat_median_ns"]) == 1 and t["spread_pct"] is None, t
+assert t["repeat_median_ns"][0] == t["median_ns"], t
+EOF
 }
 
 case_bench_prints_every_table() {
@@ -584,6 +649,9 @@ case_bench_bad_options_fail() {
 	run -d emu:0,private bench --seed -1
 	[ "$rc" -eq 2 ] || fail "--seed: exit status $rc, expected 2"
 	expect_in err "seed: bad number '-1'"
+	run -d emu:0,private bench --repeats 0
+	[ "$rc" -eq 2 ] || fail "--repeats: exit status $rc, expected 2"
+	expect_in err "repeats: bad count '0' \(1\.\.10\)"
 }
 
 # The bench reads the card name's link options as the card does: hex and

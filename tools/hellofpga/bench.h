@@ -54,10 +54,14 @@ struct bstats {
 	uint64_t mean_ns;
 };
 
+/* --repeats: the sweep runs this many times over, its figures' spread */
+#define BENCH_MAX_REPEATS	10
+
 /**
  * struct bpoint - one transfer size of the sweep.
  * @size: bytes per transfer
- * @st: [path][direction]
+ * @st: [path][direction], every repeat's transfers together
+ * @rep: [repeat][path][direction], each repeat's own
  * @first: [path][direction] timed rounds that began with the path
  * @samples: [path][direction] the times of its timed transfers
  * @nsamples: [path][direction] how many
@@ -66,6 +70,7 @@ struct bstats {
 struct bpoint {
 	uint64_t size;
 	struct bstats st[BP_N][BD_N];
+	struct bstats rep[BENCH_MAX_REPEATS][BP_N][BD_N];
 	unsigned int first[BP_N][BD_N];
 	uint64_t *samples[BP_N][BD_N];
 	unsigned int nsamples[BP_N][BD_N];
@@ -164,6 +169,7 @@ struct bench {
 	uint64_t frames_ns;		/* per buffer count */
 	uint64_t pin_max;
 	uint64_t soak_ns, interval_ns, soak_size;
+	int repeats;			/* --repeats: times the sweep runs */
 	uint32_t seed;			/* --seed, else from the clock */
 	/* the order: round r runs order[r % order_period][0..order_n-1] */
 	int order_n;
@@ -223,6 +229,10 @@ double bench_diff_ns(const struct bench *bn, uint64_t size, enum bpath a,
 		     enum bpath b, int d);
 double bench_gbps(const struct bench *bn, uint64_t size, enum bpath p,
 		  int d);
+double bench_spread(const struct bench *bn, uint64_t size, enum bpath p,
+		    int d, uint64_t *lo_ns, uint64_t *hi_ns);
+double bench_pct_range(const struct bench *bn, uint64_t size, int d,
+		       double *lo, double *hi);
 const struct bframes *bench_frames_n(const struct bench *bn, int n);
 const char *bench_cell(char *buf, size_t len, const char *fmt, double v);
 double bench_soak_drift(const struct bench *bn, int d);

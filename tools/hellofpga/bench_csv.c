@@ -92,6 +92,47 @@ static void csv_env(FILE *f, const struct bench *bn)
 	env_row(f, "library", HelloFPGA_Version());
 }
 
+/*
+ * The repeats of a size and direction: a "repeat" row per path and repeat
+ * (its statistics; value: the repeat, 1..N), then a "spread" row per path
+ * (iterations: the repeats; min_ns, max_ns: the lowest and highest repeat
+ * median; median_ns, gbps: all together; value: bench_spread(), %) and
+ * one for GPU Direct's % of the ceiling (value: highest - lowest repeat,
+ * points; text: "lowest..highest").
+ */
+static void csv_repeats(FILE *f, const struct bench *bn,
+			const struct bpoint *pt, int d)
+{
+	uint64_t lo_ns, hi_ns;
+	double v, lo, hi;
+
+	for (int p = 0; p < BP_N; p++) {
+		if (!bn->paths[p])
+			continue;
+		for (int r = 0; r < bn->repeats; r++)
+			csv_row(f, "repeat", bpath_name[p], pt->size,
+				bdir_name[d], &pt->rep[r][p][d],
+				cli_gbps(pt->size, pt->rep[r][p][d].median_ns),
+				r + 1, -1, -1);
+	}
+	if (bn->repeats < 2)
+		return;
+	for (int p = 0; p < BP_N; p++) {
+		v = bench_spread(bn, pt->size, p, d, &lo_ns, &hi_ns);
+		if (isnan(v))
+			continue;
+		fprintf(f, "spread,%s,%" PRIu64 ",%s,%d,%" PRIu64 ",%" PRIu64
+			",,%" PRIu64 ",,%.4f,%.4f,,,\n", bpath_name[p],
+			pt->size, bdir_name[d], bn->repeats, lo_ns,
+			pt->st[p][d].median_ns, hi_ns,
+			cli_gbps(pt->size, pt->st[p][d].median_ns), v);
+	}
+	v = bench_pct_range(bn, pt->size, d, &lo, &hi);
+	if (!isnan(v))
+		fprintf(f, "spread,direct_pct_of_ceiling,%" PRIu64 ",%s,%d,,,,,,,%.4f,,,\"%.2f..%.2f\"\n",
+			pt->size, bdir_name[d], bn->repeats, v, lo, hi);
+}
+
 int bench_csv(const struct bench *bn, const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -135,6 +176,7 @@ int bench_csv(const struct bench *bn, const char *path)
 			csv_row(f, "overhead", "cpu_mode", pt->size,
 				bdir_name[d], NULL, NAN,
 				bench_diff_ns(bn, pt->size, BP_CPU, BP_MEMCPY, d), -1, -1);
+			csv_repeats(f, bn, pt, d);
 			if (bn->link_on)
 				csv_row(f, "model", "link", pt->size,
 					bdir_name[d], NULL,

@@ -27,6 +27,30 @@ static void json_stats(struct cli_json *j, const char *key,
 	cli_json_end(j);
 }
 
+/* a path's series of the sweep: its statistics, each repeat's median and
+ * their spread (bench_spread()) */
+static void json_sweep_stats(struct cli_json *j, const struct bench *bn,
+			     const struct bpoint *pt, enum bpath p, int d)
+{
+	const struct bstats *s = &pt->st[p][d];
+
+	cli_json_obj(j, bpath_name[p]);
+	cli_json_u64(j, "iterations", s->iters);
+	cli_json_u64(j, "min_ns", s->min_ns);
+	cli_json_u64(j, "median_ns", s->median_ns);
+	cli_json_u64(j, "p99_ns", s->p99_ns);
+	cli_json_u64(j, "max_ns", s->max_ns);
+	cli_json_u64(j, "mean_ns", s->mean_ns);
+	cli_json_num(j, "gbps", "%.4f", cli_gbps(pt->size, s->median_ns));
+	cli_json_arr(j, "repeat_median_ns");
+	for (int r = 0; r < bn->repeats; r++)
+		cli_json_u64(j, NULL, pt->rep[r][p][d].median_ns);
+	cli_json_end(j);
+	cli_json_num(j, "spread_pct", "%.2f",
+		     bench_spread(bn, pt->size, p, d, NULL, NULL));
+	cli_json_end(j);
+}
+
 static void json_env(struct cli_json *j, const struct bench *bn)
 {
 	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
@@ -83,6 +107,7 @@ static void json_config(struct cli_json *j, const struct bench *bn)
 	cli_json_u64(j, "min_rounds", bn->min_iters);
 	cli_json_u64(j, "max_rounds", bn->max_iters);
 	cli_json_u64(j, "fixed_rounds", bn->fixed_iters);
+	cli_json_int(j, "repeats", bn->repeats);
 	cli_json_u64(j, "frame_size", bn->frame_size);
 	cli_json_int(j, "buffers", bn->max_buffers);
 	cli_json_num(j, "frames_time_s", "%.3f", bn->frames_ns / 1e9);
@@ -114,6 +139,7 @@ static void json_config(struct cli_json *j, const struct bench *bn)
 static void json_point(struct cli_json *j, const struct bench *bn,
 		       const struct bpoint *pt)
 {
+	double lo, hi;
 	int d, p;
 
 	cli_json_obj(j, NULL);
@@ -125,8 +151,7 @@ static void json_point(struct cli_json *j, const struct bench *bn,
 		cli_json_obj(j, bdir_name[d]);
 		for (p = 0; p < BP_N; p++)
 			if (bn->paths[p])
-				json_stats(j, bpath_name[p], &pt->st[p][d],
-					   pt->size);
+				json_sweep_stats(j, bn, pt, p, d);
 		cli_json_end(j);
 	}
 	cli_json_obj(j, "first");
@@ -149,6 +174,10 @@ static void json_point(struct cli_json *j, const struct bench *bn,
 			     bench_ratio(bn, pt->size, BP_CPU, BP_XMODE, d));
 		cli_json_num(j, "direct_pct_of_ceiling", "%.2f",
 			     100 / bench_ratio(bn, pt->size, BP_DIRECT, BP_CEIL, d));
+		if (isnan(bench_pct_range(bn, pt->size, d, &lo, &hi)))
+			lo = hi = NAN;
+		cli_json_num(j, "direct_pct_of_ceiling_lo", "%.2f", lo);
+		cli_json_num(j, "direct_pct_of_ceiling_hi", "%.2f", hi);
 		cli_json_end(j);
 	}
 	cli_json_end(j);

@@ -13,6 +13,43 @@
 
 #include "bench.h"
 
+/* how stable each median was across the repeats (bench_spread()) */
+static void md_spread(FILE *f, const struct bench *bn)
+{
+	static const enum bpath col[] = { BP_CEIL, BP_DIRECT, BP_TRAD_PAGE,
+					  BP_TRAD_PIN, BP_XMODE, BP_CPU };
+	char sz[32], c[24];
+	double lo, hi;
+
+	fprintf(f, "\n## Stability across %d repeat%s\n\n", bn->repeats,
+		bn->repeats > 1 ? "s" : "");
+	if (bn->repeats < 2) {
+		fputs("One repeat: no spread (`--repeats 3` measures it).\n", f);
+		return;
+	}
+	fputs("Spread of each median: (highest - lowest repeat median) / median of all repeats.\n\n"
+	      "| size | dir | ceiling | GPU Direct | % of ceiling, lowest..highest | trad. pageable | trad. pinned | TransferMode | CPU mode |\n"
+	      "|---|---|---|---|---|---|---|---|---|\n", f);
+	for (int i = 0; i < bn->npoints; i++)
+		for (int d = BD_C2H; d >= BD_H2C; d--) {
+			uint64_t s = bn->points[i].size;
+
+			fprintf(f, "| %s | %s |", cli_fmt_size(s, sz, sizeof(sz)),
+				d == BD_C2H ? "read" : "write");
+			for (size_t k = 0; k < sizeof(col) / sizeof(col[0]); k++) {
+				fprintf(f, " %s |", bench_cell(c, sizeof(c), "%.1f%%",
+					bench_spread(bn, s, col[k], d, NULL, NULL)));
+				if (col[k] != BP_DIRECT)
+					continue;
+				if (isnan(bench_pct_range(bn, s, d, &lo, &hi)))
+					fputs(" - |", f);
+				else
+					fprintf(f, " %.1f..%.1f%% |", lo, hi);
+			}
+			fputc('\n', f);
+		}
+}
+
 int bench_markdown(const struct bench *bn, const char *path)
 {
 	static const uint64_t head[] = { 4ull << 10, 64ull << 10, 1ull << 20,
@@ -49,6 +86,7 @@ int bench_markdown(const struct bench *bn, const char *path)
 					bench_cell(c[7], 24, "%.2fx", bench_ratio(bn, s, BP_TRAD_PAGE, BP_DIRECT, d)));
 			}
 		}
+		md_spread(f, bn);
 		fputs("\n## Latency of GPU Direct (us) beside the ceiling\n\n"
 		      "| size | dir | min | median | p99 | max | ceiling median | trad. pageable median |\n"
 		      "|---|---|---|---|---|---|---|---|\n", f);

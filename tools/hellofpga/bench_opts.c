@@ -34,7 +34,7 @@ static void bench_usage(FILE *f)
 	      "                 [--max SIZE] [--budget SECONDS] [--iters N] [--frame-size SIZE]\n"
 	      "                 [--buffers N] [--frames-time SECONDS] [--pin-max SIZE]\n"
 	      "                 [--soak DURATION [--interval DURATION] [--soak-size SIZE]]\n"
-	      "                 [--seed N] [-c CH] [-a ADDR] [--json FILE]\n"
+	      "                 [--repeats N] [--seed N] [-c CH] [-a ADDR] [--json FILE]\n"
 	      "                 [--csv FILE] [--markdown FILE] [--plot-dir DIR] [--plot FILE.png]\n"
 	      "\n"
 	      "Measure, side by side in one run, the seed's tables (docs/benchmarks.md):\n"
@@ -58,7 +58,10 @@ static void bench_usage(FILE *f)
 	      "      --max SIZE      largest transfer (default 64M)\n"
 	      "      --budget S      seconds of timed rounds per size (default 5;\n"
 	      "                      quick 0.05), 10..4000 rounds (quick 3..200)\n"
-	      "      --iters N       exactly N rounds per size instead\n"
+	      "      --iters N       exactly N rounds per size and repeat instead\n"
+	      "      --repeats N     run the sweep N times over, 1..10 (default 3): the\n"
+	      "                      figures pool them, their spread says how stable\n"
+	      "                      each was; the budget is shared between them\n"
 	      "      --seed N        the order of the paths in each round (they rotate\n"
 	      "                      through a balanced Latin square; N shuffles it,\n"
 	      "                      0..4294967295; default: from the clock, printed)\n"
@@ -86,7 +89,7 @@ enum {
 	OPT_MIN = 256, OPT_MAX, OPT_ITERS, OPT_JSON, OPT_CSV, OPT_PLOT,
 	OPT_PLOTDIR, OPT_MD, OPT_QUICK, OPT_ALL, OPT_SECTIONS, OPT_BUDGET,
 	OPT_FRAMESIZE, OPT_BUFFERS, OPT_FRAMESTIME, OPT_PINMAX, OPT_SOAK,
-	OPT_INTERVAL, OPT_SOAKSIZE, OPT_SEED,
+	OPT_INTERVAL, OPT_SOAKSIZE, OPT_SEED, OPT_REPEATS,
 };
 
 static int parse_sections(struct bench *bn, const char *arg)
@@ -179,6 +182,7 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "soak-size", required_argument, NULL, OPT_SOAKSIZE },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "repeats", required_argument, NULL, OPT_REPEATS },
 		{ "channel", required_argument, NULL, 'c' },
 		{ "address", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
@@ -195,6 +199,7 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 	bn->frame_size = 1ull << 20;
 	bn->max_buffers = 8;
 	bn->soak_size = 4ull << 20;
+	bn->repeats = 3;
 	bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = true;
 	while ((c = getopt_long(argc, argv, "c:a:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -288,6 +293,14 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 		case OPT_SOAKSIZE:
 			if (opt_pages("--soak-size", optarg, &bn->soak_size))
 				return -1;
+			break;
+		case OPT_REPEATS:
+			if (cli_parse_int(optarg, 1, BENCH_MAX_REPEATS,
+					  &bn->repeats)) {
+				cli_usage_err("bench", "--repeats: bad count '%s' (1..%d)",
+					      optarg, BENCH_MAX_REPEATS);
+				return -1;
+			}
 			break;
 		case OPT_SEED:
 			if (cli_parse_u32(optarg, &bn->seed)) {

@@ -61,6 +61,43 @@ static void print_paths_note(const struct bench *bn)
 			       bn->path_why[p]);
 }
 
+/* 1b: how stable each median was across the repeats */
+static void print_spread(const struct bench *bn)
+{
+	char sz[32], c[BP_N][16], lo_hi[32];
+	double lo, hi;
+
+	printf("\n## 1b. Stability across %d repeat%s: spread of each median, (highest - lowest\n"
+	       "##     repeat median) / median, %%; GPU Direct %% of the ceiling, lowest..highest\n",
+	       bn->repeats, bn->repeats > 1 ? "s" : "");
+	if (bn->repeats < 2) {
+		printf("# one repeat: no spread (--repeats 3 measures it)\n");
+		return;
+	}
+	printf("%9s %-5s %8s %8s %8s %8s %8s %8s %8s | %s\n", "size", "dir",
+	       "ceiling", "direct", "trad-pg", "trad-pin", "xmode", "cpu",
+	       "memcpy", "% of ceiling");
+	for (int i = 0; i < bn->npoints; i++) {
+		uint64_t s = bn->points[i].size;
+
+		for (int d = BD_C2H; d >= BD_H2C; d--) {
+			for (int k = 0; k < BP_N; k++)
+				bench_cell(c[k], sizeof(c[k]), "%.1f%%",
+				     bench_spread(bn, s, k, d, NULL, NULL));
+			if (isnan(bench_pct_range(bn, s, d, &lo, &hi)))
+				snprintf(lo_hi, sizeof(lo_hi), "-");
+			else
+				snprintf(lo_hi, sizeof(lo_hi), "%.1f..%.1f",
+					 lo, hi);
+			printf("%9s %-5s %8s %8s %8s %8s %8s %8s %8s | %s\n",
+			       cli_fmt_size(s, sz, sizeof(sz)),
+			       d == BD_C2H ? "read" : "write", c[BP_CEIL],
+			       c[BP_DIRECT], c[BP_TRAD_PAGE], c[BP_TRAD_PIN],
+			       c[BP_XMODE], c[BP_CPU], c[BP_MEMCPY], lo_hi);
+		}
+	}
+}
+
 static void print_sweep(const struct bench *bn)
 {
 	char sz[32], c[BP_N][16], pred[16];
@@ -91,6 +128,8 @@ static void print_sweep(const struct bench *bn)
 			printf("%s\n", p->verified ? "" : "  (NOT VERIFIED)");
 		}
 	}
+
+	print_spread(bn);
 
 	printf("\n## 2. Latency (us per transfer)\n");
 	printf("%9s %-5s %6s | %9s %9s %9s %9s | %9s %9s %9s %9s %9s\n",
@@ -239,8 +278,9 @@ void bench_print(const struct bench *bn)
 		printf("# timing: wall clock per transfer, ended when the data is in place; paths\n"
 		       "#   interleaved one transfer each per round, in an order that changes per\n"
 		       "#   round (a balanced Latin square of %d rows from the seed: each path first,\n"
-		       "#   and after each other, equally often); %s per size, %u..%u rounds\n",
-		       bn->order_period,
+		       "#   and after each other, equally often); the whole sweep %d time%s over,\n"
+		       "#   the figures of all together; %s per size, %u..%u rounds per repeat\n",
+		       bn->order_period, bn->repeats, bn->repeats > 1 ? "s" : "",
 		       bn->fixed_iters ? "fixed rounds" : "time budget",
 		       bn->fixed_iters ? bn->fixed_iters : bn->min_iters,
 		       bn->fixed_iters ? bn->fixed_iters : bn->max_iters);

@@ -352,11 +352,18 @@ static int run_round(struct bench *bn, struct bpoint *pt, int d, size_t len,
 	return 0;
 }
 
-static int run_size(struct bench *bn, struct bpoint *pt)
+/**
+ * run_size() - repeat @rep of size @pt: per direction, warm-up rounds,
+ * then timed rounds until the repeat's share of the budget is spent; the
+ * order's rows go on from where the previous repeat left them.  The last
+ * repeat adds the statistics of all of them and verifies the data.
+ * Return: 0, or -1 after reporting.
+ */
+static int run_size(struct bench *bn, struct bpoint *pt, int rep)
 {
 	size_t len = (size_t)pt->size;
-	unsigned int r, rounds_max;
-	uint64_t start;
+	unsigned int r, base, rounds_max;
+	uint64_t start, budget;
 	int p, d;
 
 	/*
@@ -366,24 +373,34 @@ static int run_size(struct bench *bn, struct bpoint *pt)
 	 * after its work), as a transfer of one direction would.
 	 */
 	rounds_max = bn->fixed_iters ? bn->fixed_iters : bn->max_iters;
+	budget = bn->budget_ns / BD_N / (uint64_t)bn->repeats;
 	for (d = 0; d < BD_N; d++) {
 		for (r = 0; r < BENCH_WARMUP_ROUNDS; r++)
 			if (run_round(bn, NULL, d, len, r))
 				return -1;
+		base = pt->nsamples[bn->order[0][0]][d];
 		start = cli_now_ns();
 		for (r = 0; r < rounds_max; r++) {
 			if (!bn->fixed_iters && r >= bn->min_iters &&
-			    cli_now_ns() - start >= bn->budget_ns / BD_N)
+			    cli_now_ns() - start >= budget)
 				break;
-			if (run_round(bn, pt, d, len, r))
+			if (run_round(bn, pt, d, len, base + r))
 				return -1;
 		}
+		for (p = 0; p < BP_N; p++)
+			if (bn->paths[p])
+				bench_stats_from(pt->samples[p][d] + base, r,
+						 &pt->rep[rep][p][d]);
+		if (rep + 1 < bn->repeats)
+			continue;
 		for (p = 0; p < BP_N; p++)
 			if (bn->paths[p])
 				bench_stats_from(pt->samples[p][d],
 						 pt->nsamples[p][d],
 						 &pt->st[p][d]);
 	}
+	if (rep + 1 < bn->repeats)
+		return 0;
 	if (verify_size(bn, len, &pt->verified))
 		return -1;
 	if (!pt->verified) {
@@ -396,22 +413,26 @@ static int run_size(struct bench *bn, struct bpoint *pt)
 	return 0;
 }
 
+/* The whole sweep, @bn->repeats times over: each repeat every size. */
 static int run_sweep(struct bench *bn)
 {
 	uint64_t s;
-	int i;
+	int i, rep;
 
-	for (i = 0, s = bn->min; i < bn->npoints; i++, s *= 2) {
-		char sz[32];
+	for (rep = 0; rep < bn->repeats; rep++)
+		for (i = 0, s = bn->min; i < bn->npoints; i++, s *= 2) {
+			char sz[32];
 
-		bn->points[i].size = s;
-		cli_progress_label(&bn->prog, "bench: sweep %s (%d/%d)",
-				   cli_fmt_size(s, sz, sizeof(sz)), i + 1,
-				   bn->npoints);
-		if (run_size(bn, &bn->points[i]))
-			return -1;
-		cli_progress_add(&bn->prog, 1);
-	}
+			bn->points[i].size = s;
+			cli_progress_label(&bn->prog,
+					   "bench: sweep %s (%d/%d), repeat %d/%d",
+					   cli_fmt_size(s, sz, sizeof(sz)),
+					   i + 1, bn->npoints, rep + 1,
+					   bn->repeats);
+			if (run_size(bn, &bn->points[i], rep))
+				return -1;
+			cli_progress_add(&bn->prog, 1);
+		}
 	return 0;
 }
 
@@ -918,7 +939,8 @@ int cmd_bench(int argc, char **argv)
 					bn.fixed_iters : bn.max_iters;
 				uint64_t **sp = &bn.points[i].samples[p][d];
 
-				*sp = calloc(n, sizeof(uint64_t));
+				*sp = calloc((size_t)n * (size_t)bn.repeats,
+					     sizeof(uint64_t));
 				if (!*sp) {
 					cli_err("out of memory");
 					goto out;
@@ -943,7 +965,7 @@ int cmd_bench(int argc, char **argv)
 		}
 	}
 
-	total = (uint64_t)bn.npoints;
+	total = (uint64_t)bn.npoints * (uint64_t)bn.repeats;
 	if (bn.do_frames)
 		total += (uint64_t)bn.max_buffers;
 	if (bn.do_pin)
