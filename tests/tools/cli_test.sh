@@ -608,6 +608,69 @@ for dr in ("h2c", "c2h"):
 EOF
 }
 
+# with a link model the bench predicts a transfer's time on real hardware
+# from the accesses it counted, and the reference driver's on the same
+# assumptions (tools/hellofpga/bench_predict.c)
+case_bench_link_model_predicts_the_cost() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,link=gen3x4 bench --sections sweep \
+		--min 4K --max 4M --iters 1 --repeats 1 --json "$T/x.json" \
+		--csv "$T/x.csv" --markdown "$T/x.md"
+	expect_ok
+	expect_in out '^## 6\. Predicted time per transfer on real hardware'
+	# the reference's 4 KiB: 5 x 1000 + 7 x 100 + 1000 + 32 / 3.65 + 2000
+	# + 4096 / 3.65 ns = 9.83 us
+	expect_in out '^ +4 KiB read +\| +[0-9.]+ +[0-9.]+ +[0-9.]+ +1 +[0-9.]+ +[0-9.]+ \| +5 +7 +1 +1 +9\.83 +0\.417 \| +[0-9.]+$'
+	expect_in out '^ +4 MiB write .*\| +7 +10 +1024 +1 +[0-9.]+ +[0-9.]+ \|'
+	grep -q '^## Predicted time per transfer on real hardware' "$T/x.md" ||
+		fail "no prediction in the Markdown"
+	grep -q '^| 64 KiB | read | [0-9.]* / [0-9.]* / [0-9.]* / 1 | [0-9.]* | [0-9.]* | 5 / 7 / 16 / 1 |' "$T/x.md" ||
+		fail "no 64 KiB prediction row in the Markdown"
+	[ "$(grep -c '^predict,' "$T/x.csv")" -eq 12 ] || fail "expected 12 predict rows"
+	python3 - "$T/x.json" <<'EOF' || fail "unexpected prediction"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["prediction"]
+k = p["constants"]
+assert (k["mmio_read_ns"], k["mmio_write_ns"], k["irq_ns"], k["fetch_ns"]) == (1000, 100, 2000, 1000), k
+assert p["path"] == "direct"
+ref = {4096: (5, 7, 1), 65536: (5, 7, 16), 4194304: (7, 10, 1024)}
+assert [x["size"] for x in p["sizes"]] == list(ref)
+def predict(c):
+    g, f = k["gbps"], k["fetch_ns"]
+    per = c["bytes"] / c["descriptors"] / g
+    fetch = f + (c["descriptors"] - 1) * max(0, f - per) + c["descriptors"] * 32 / g
+    return (c["mmio_reads"] * 1000 + c["mmio_writes"] * 100 + fetch +
+            c["irqs"] * 2000 + c["bytes"] / g)
+for x in p["sizes"]:
+    for dr in ("h2c", "c2h"):
+        h, r = x[dr]["hellofpga"], x[dr]["reference"]
+        assert (r["mmio_reads"], r["mmio_writes"], r["descriptors"], r["irqs"]) == ref[x["size"]] + (1,), r
+        # counted on the emulated card: a register read, a few writes,
+        # one interrupt (MSI-X), never more descriptors than 4 KiB pages
+        assert h["mmio_reads"] >= 1 and h["mmio_writes"] >= 1 and h["irqs"] == 1, h
+        assert 1 <= h["descriptors"] <= x["size"] // 4096, h
+        for c in (h, r):
+            assert c["bytes"] == x["size"]
+            # (the JSON's rate has 4 decimals)
+            assert abs(c["ns"] - predict(c)) <= 1e-4 * c["ns"], (c, predict(c))
+            assert abs(c["gbps"] - x["size"] / c["ns"]) < 1e-3, c
+        assert x[dr]["measured_ns"] > 0, x[dr]
+EOF
+}
+
+# without a link model there is nothing to predict over: no table 6
+case_bench_without_link_model_predicts_nothing() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+		--min 4K --max 64K --iters 1 --repeats 1 --json "$T/x.json" \
+		--csv "$T/x.csv" --markdown "$T/x.md"
+	expect_ok
+	! grep -q 'Predicted' "$T/out" "$T/x.md" || fail "a prediction without a link model"
+	! grep -q '^predict,' "$T/x.csv" || fail "predict rows without a link model"
+	python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["prediction"] is None' "$T/x.json" ||
+		fail "a JSON prediction without a link model"
+}
+
 case_bench_soak_samples_and_drift() {
 	# 2 s of samples every 0.2 s: at most 11, at least the 3 a drift needs
 	# however slow a loaded machine takes them

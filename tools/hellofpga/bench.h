@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench_predict.h"
 #include "cli.h"
 
 /* The paths measured side by side, one transfer of each in turn. */
@@ -120,6 +121,19 @@ struct bsoak_sample {
 	bool verified;
 };
 
+/**
+ * struct bpredict - what one transfer of @size cost in accesses, counted
+ * on the emulated card (HelloFPGA_GetCounters()) for the prediction.
+ * @size: one of bcost_reference[]'s sizes
+ * @counted: [direction] @c holds the counts
+ * @c: [direction] per transfer, the mean of a few
+ */
+struct bpredict {
+	uint64_t size;
+	bool counted[BD_N];
+	struct bcost_counts c[BD_N];
+};
+
 /* The GPU as the bench sees it (bench_gpu.c). */
 struct bgpu {
 	HELLOFPGA_GPU_STATUS status;
@@ -205,6 +219,10 @@ struct bench {
 	int npins;
 	struct bsoak_sample *soak;
 	int nsoak;
+	/* the prediction (a link model): bcost_reference[i] and pred[i] */
+	bool predicted;
+	enum bpath pred_path;		/* the path counted */
+	struct bpredict pred[BCOST_NREF];
 	bool failed_verify;
 	struct cli_progress prog;
 };
@@ -212,6 +230,8 @@ struct bench {
 void bench_order_init(struct bench *bn);
 bool bench_link_of(struct bench *bn);
 uint64_t bench_link_ns(const struct bench *bn, uint64_t bytes);
+bool bench_predict(const struct bench *bn, const struct bcost_counts *c,
+		   struct bcost *out);
 void bench_stats_from(uint64_t *s, unsigned int n, struct bstats *st);
 const struct bpoint *bench_point(const struct bench *bn, uint64_t size);
 /* the environment, a line each, every line after @pre ("# ", "- ") */

@@ -133,6 +133,32 @@ static void csv_repeats(FILE *f, const struct bench *bn,
 			pt->size, bdir_name[d], bn->repeats, v, lo, hi);
 }
 
+/*
+ * The prediction: a "predict" row per size, direction and side
+ * ("hellofpga", "reference"): gbps and value (ns) predicted, the counts
+ * in text ("reads=1 writes=4 descs=1 irqs=1").
+ */
+static void csv_predict(FILE *f, const struct bench *bn)
+{
+	for (int i = 0; i < BCOST_NREF && bn->predicted; i++)
+		for (int d = 0; d < BD_N; d++)
+			for (int k = 0; k < 2; k++) {
+				const struct bpredict *pr = &bn->pred[i];
+				const struct bcost_counts *c = k ?
+					&bcost_reference[i].c : &pr->c[d];
+				struct bcost b;
+
+				if ((!k && !pr->counted[d]) ||
+				    !bench_predict(bn, c, &b))
+					continue;
+				fprintf(f, "predict,%s,%" PRIu64 ",%s,,,,,,,%.4f,%.1f,,,\"reads=%g writes=%g descs=%g irqs=%g\"\n",
+					k ? "reference" : "hellofpga", pr->size,
+					bdir_name[d], b.gbps, b.total_ns,
+					c->mmio_reads, c->mmio_writes, c->desc,
+					c->irqs);
+			}
+}
+
 int bench_csv(const struct bench *bn, const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -185,6 +211,7 @@ int bench_csv(const struct bench *bn, const char *path)
 					(double)bench_link_ns(bn, pt->size), -1, -1);
 		}
 	}
+	csv_predict(f, bn);
 	for (int i = 0; i < bn->nframes; i++) {
 		const struct bframes *fr = &bn->frames[i];
 

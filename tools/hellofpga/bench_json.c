@@ -268,6 +268,75 @@ static void json_soak(struct cli_json *j, const struct bench *bn)
 	cli_json_end(j);
 }
 
+/* one side of a prediction: the counts and the predicted time by part */
+static void json_cost(struct cli_json *j, const struct bench *bn,
+		      const char *key, const struct bcost_counts *c)
+{
+	struct bcost b;
+
+	if (!c || !bench_predict(bn, c, &b)) {
+		cli_json_null(j, key);
+		return;
+	}
+	cli_json_obj(j, key);
+	cli_json_num(j, "mmio_reads", "%.3f", c->mmio_reads);
+	cli_json_num(j, "mmio_writes", "%.3f", c->mmio_writes);
+	cli_json_num(j, "descriptors", "%.3f", c->desc);
+	cli_json_num(j, "irqs", "%.3f", c->irqs);
+	cli_json_u64(j, "bytes", c->bytes);
+	cli_json_num(j, "ns", "%.1f", b.total_ns);
+	cli_json_num(j, "gbps", "%.4f", b.gbps);
+	cli_json_num(j, "mmio_ns", "%.1f", b.mmio_ns);
+	cli_json_num(j, "fetch_ns", "%.1f", b.fetch_ns);
+	cli_json_num(j, "irq_ns", "%.1f", b.irq_ns);
+	cli_json_num(j, "data_ns", "%.1f", b.data_ns);
+	cli_json_end(j);
+}
+
+/* the predicted time per transfer on real hardware (bench_predict.c) */
+static void json_predict(struct cli_json *j, const struct bench *bn)
+{
+	if (!bn->predicted) {
+		cli_json_null(j, "prediction");
+		return;
+	}
+	cli_json_obj(j, "prediction");
+	cli_json_obj(j, "constants");
+	cli_json_num(j, "mmio_read_ns", "%.1f", BCOST_MMIO_READ_NS);
+	cli_json_num(j, "mmio_write_ns", "%.1f", BCOST_MMIO_WRITE_NS);
+	cli_json_num(j, "irq_ns", "%.1f", BCOST_IRQ_NS);
+	cli_json_num(j, "desc_bytes", "%.0f", BCOST_DESC_BYTES);
+	cli_json_u64(j, "fetch_ns", bn->link_desc_ns);
+	cli_json_num(j, "gbps", "%.4f", bn->link_gbps);
+	cli_json_end(j);
+	cli_json_str(j, "path", bpath_name[bn->pred_path]);
+	cli_json_str(j, "reference", "Xilinx dma_ip_drivers XDMA 2025.2.0, char devices, MSI-X");
+	cli_json_arr(j, "sizes");
+	for (int i = 0; i < BCOST_NREF; i++) {
+		const struct bpredict *pr = &bn->pred[i];
+
+		cli_json_obj(j, NULL);
+		cli_json_u64(j, "size", pr->size);
+		for (int d = 0; d < BD_N; d++) {
+			const struct bstats *x = bench_st(bn, pr->size,
+							  bn->pred_path, d);
+
+			cli_json_obj(j, bdir_name[d]);
+			json_cost(j, bn, "hellofpga",
+				  pr->counted[d] ? &pr->c[d] : NULL);
+			json_cost(j, bn, "reference", &bcost_reference[i].c);
+			if (x)
+				cli_json_u64(j, "measured_ns", x->median_ns);
+			else
+				cli_json_null(j, "measured_ns");
+			cli_json_end(j);
+		}
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
 int bench_json(const struct bench *bn, const char *path)
 {
 	struct cli_json j;
@@ -282,6 +351,7 @@ int bench_json(const struct bench *bn, const char *path)
 	for (int i = 0; i < bn->npoints; i++)
 		json_point(&j, bn, &bn->points[i]);
 	cli_json_end(&j);
+	json_predict(&j, bn);
 	json_frames_pins(&j, bn);
 	json_soak(&j, bn);
 	return cli_json_close(&j);

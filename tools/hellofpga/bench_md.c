@@ -50,6 +50,51 @@ static void md_spread(FILE *f, const struct bench *bn)
 		}
 }
 
+/* a side of the prediction: "counts | us | GB/s |" or dashes */
+static void md_cost(FILE *f, const struct bench *bn,
+		    const struct bcost_counts *c)
+{
+	struct bcost b;
+
+	if (!c || !bench_predict(bn, c, &b))
+		fputs(" - | - | - |", f);
+	else
+		fprintf(f, " %g / %g / %g / %g | %.2f | %.3f |", c->mmio_reads,
+			c->mmio_writes, c->desc, c->irqs, b.total_ns / 1e3,
+			b.gbps);
+}
+
+/* the predicted time per transfer on real hardware (bench_predict.c) */
+static void md_predict(FILE *f, const struct bench *bn)
+{
+	char sz[32], m[24];
+
+	fprintf(f, "\n## Predicted time per transfer on real hardware (%s)\n\n"
+		"The counted accesses at MMIO read %.1f us, MMIO write %.1f us, interrupt %.1f us,\n"
+		"descriptor fetch %.1f us (a later one only by what it exceeds the data before it),\n"
+		"payload and descriptors at %.2f GB/s; software not included (a floor).\n"
+		"Counts: MMIO reads / writes / descriptors / interrupts per transfer.\n\n"
+		"| size | dir | hellofpga counts (%s) | predicted us | GB/s | reference driver counts | predicted us | GB/s | this run us |\n"
+		"|---|---|---|---|---|---|---|---|---|\n",
+		bn->link_desc, BCOST_MMIO_READ_NS / 1e3,
+		BCOST_MMIO_WRITE_NS / 1e3, BCOST_IRQ_NS / 1e3,
+		bn->link_desc_ns / 1e3, bn->link_gbps,
+		bpath_label[bn->pred_path]);
+	for (int i = 0; i < BCOST_NREF; i++)
+		for (int d = BD_C2H; d >= BD_H2C; d--) {
+			const struct bpredict *pr = &bn->pred[i];
+			const struct bstats *x = bench_st(bn, pr->size,
+							  bn->pred_path, d);
+
+			fprintf(f, "| %s | %s |", cli_fmt_size(pr->size, sz,
+				sizeof(sz)), d == BD_C2H ? "read" : "write");
+			md_cost(f, bn, pr->counted[d] ? &pr->c[d] : NULL);
+			md_cost(f, bn, &bcost_reference[i].c);
+			fprintf(f, " %s |\n", bench_cell(m, sizeof(m), "%.2f",
+				x ? bench_us(x->median_ns) : NAN));
+		}
+}
+
 int bench_markdown(const struct bench *bn, const char *path)
 {
 	static const uint64_t head[] = { 4ull << 10, 64ull << 10, 1ull << 20,
@@ -107,6 +152,8 @@ int bench_markdown(const struct bench *bn, const char *path)
 					bench_cell(c[1], 24, "%.2f", tp ? bench_us(tp->median_ns) : NAN));
 			}
 	}
+	if (bn->predicted)
+		md_predict(f, bn);
 	if (bn->nframes) {
 		fprintf(f, "\n## Frame rate (%s frames, consumer: %s)\n\n| buffers | fps | vs single | dropped | corrupt |\n|---|---|---|---|---|\n",
 			cli_fmt_size(bn->frame_size, sz, sizeof(sz)),

@@ -270,6 +270,59 @@ static void print_overhead(const struct bench *bn)
 	}
 }
 
+/* counts and the prediction of one side of table 6, or dashes */
+static void print_cost(const struct bench *bn, const struct bcost_counts *c)
+{
+	struct bcost b;
+
+	if (!c || !bench_predict(bn, c, &b)) {
+		printf(" | %5s %6s %6s %4s %9s %7s", "-", "-", "-", "-", "-",
+		       "-");
+		return;
+	}
+	printf(" | %5.4g %6.4g %6.4g %4.3g %9.2f %7.3f", c->mmio_reads,
+	       c->mmio_writes, c->desc, c->irqs, b.total_ns / 1e3, b.gbps);
+}
+
+/* 6: the predicted time per transfer on real hardware (bench_predict.c) */
+static void print_predict(const struct bench *bn)
+{
+	char sz[32], m[16];
+
+	printf("\n## 6. Predicted time per transfer on real hardware: the counted accesses at a\n"
+	       "##    cost each (docs/benchmarks.md), hellofpga's beside the reference driver's\n");
+	printf("# link: %s\n", bn->link_desc);
+	printf("# MMIO read %.1f us, MMIO write %.1f us, interrupt %.1f us, descriptor fetch %.1f us\n"
+	       "#   (desc_ns; a later one only by what it exceeds the data before it); payload and\n"
+	       "#   %.0f-byte descriptors at %.2f GB/s.  Software (system calls, pinning) is not in\n"
+	       "#   it: a floor\n",
+	       BCOST_MMIO_READ_NS / 1e3, BCOST_MMIO_WRITE_NS / 1e3,
+	       BCOST_IRQ_NS / 1e3, bn->link_desc_ns / 1e3, BCOST_DESC_BYTES,
+	       bn->link_gbps);
+	printf("%9s %-5s | %-42s | %-42s | %s\n", "", "",
+	       bn->pred_path == BP_DIRECT ? "hellofpga, GPU Direct (counted)" :
+	       "hellofpga, CPU mode (counted)",
+	       "Xilinx reference driver (XDMA 2025.2.0)", "this run");
+	printf("%9s %-5s | %5s %6s %6s %4s %9s %7s | %5s %6s %6s %4s %9s %7s | %9s\n",
+	       "size", "dir", "reads", "writes", "descs", "irqs", "us", "GB/s",
+	       "reads", "writes", "descs", "irqs", "us", "GB/s", "us");
+	for (int i = 0; i < BCOST_NREF; i++) {
+		const struct bpredict *pr = &bn->pred[i];
+
+		for (int d = BD_C2H; d >= BD_H2C; d--) {
+			const struct bstats *x = bench_st(bn, pr->size,
+							  bn->pred_path, d);
+
+			printf("%9s %-5s", cli_fmt_size(pr->size, sz, sizeof(sz)),
+			       d == BD_C2H ? "read" : "write");
+			print_cost(bn, pr->counted[d] ? &pr->c[d] : NULL);
+			print_cost(bn, &bcost_reference[i].c);
+			printf(" | %9s\n", bench_cell(m, sizeof(m), "%.2f",
+			       x ? bench_us(x->median_ns) : NAN));
+		}
+	}
+}
+
 void bench_print(const struct bench *bn)
 {
 	printf("# hellofpga bench: GPU Direct, traditional path, TransferMode and CPU mode\n");
@@ -294,6 +347,8 @@ void bench_print(const struct bench *bn)
 		print_pin(bn);
 	if (bn->do_overhead && bn->npoints)
 		print_overhead(bn);
+	if (bn->predicted)
+		print_predict(bn);
 	fflush(stdout);
 }
 

@@ -436,6 +436,68 @@ static int run_sweep(struct bench *bn)
 	return 0;
 }
 
+/* ---- 6: the counts of the prediction ---- */
+
+#define COUNT_XFERS	4
+
+/*
+ * The accesses one transfer of @pr->size in direction @d costs: the
+ * emulated card's counters around COUNT_XFERS transfers of the counted
+ * path (after one that builds its descriptors), divided by their number.
+ */
+static int count_size(struct bench *bn, struct bpredict *pr, int d)
+{
+	size_t len = (size_t)pr->size;
+	HELLOFPGA_COUNTERS a, b;
+	int ret;
+
+	if (bench_op(bn, bn->pred_path, d, len))
+		return -1;
+	ret = HelloFPGA_GetCounters(bn->h, &a);
+	for (int i = 0; !ret && i < COUNT_XFERS; i++)
+		if (bench_op(bn, bn->pred_path, d, len))
+			return -1;
+	if (!ret)
+		ret = HelloFPGA_GetCounters(bn->h, &b);
+	if (ret) {
+		cli_lib_err(bn->h, ret, "the card's counters");
+		return -1;
+	}
+	if (!a.model_valid)
+		return 0;
+	pr->c[d].mmio_reads = (double)(b.mmio_reads - a.mmio_reads) /
+			      COUNT_XFERS;
+	pr->c[d].mmio_writes = (double)(b.mmio_writes - a.mmio_writes) /
+			       COUNT_XFERS;
+	pr->c[d].desc = (double)(b.desc_fetched - a.desc_fetched) /
+			COUNT_XFERS;
+	pr->c[d].irqs = (double)(b.irqs - a.irqs) / COUNT_XFERS;
+	pr->c[d].bytes = pr->size;
+	pr->counted[d] = true;
+	return 0;
+}
+
+/*
+ * With a link model: count GPU Direct (CPU mode without it) at each of
+ * the reference driver's sizes the sweep's buffers hold.
+ */
+static int count_transfers(struct bench *bn)
+{
+	bn->pred_path = bn->paths[BP_DIRECT] ? BP_DIRECT : BP_CPU;
+	for (int i = 0; i < BCOST_NREF; i++) {
+		struct bpredict *pr = &bn->pred[i];
+
+		pr->size = bcost_reference[i].size;
+		if (pr->size > bn->max)
+			continue;
+		for (int d = 0; d < BD_N; d++)
+			if (count_size(bn, pr, d))
+				return -1;
+	}
+	bn->predicted = true;
+	return 0;
+}
+
 /* ---- 3: frame rate ---- */
 
 struct frame_ctx {
@@ -975,6 +1037,7 @@ int cmd_bench(int argc, char **argv)
 		total += bn.soak_ns / bn.interval_ns + 1;
 	cli_progress_start(&bn.prog, total ? total : 1);
 	if ((bn.do_sweep && run_sweep(&bn)) ||
+	    (bn.do_sweep && bn.link_on && count_transfers(&bn)) ||
 	    (bn.do_frames && run_frames(&bn)) ||
 	    (bn.do_pin && run_pin(&bn))) {
 		cli_progress_stop(&bn.prog);
