@@ -671,6 +671,21 @@ assert json.load(open(sys.argv[1]))["prediction"] is None' "$T/x.json" ||
 		fail "a JSON prediction without a link model"
 }
 
+# bench-judge.py puts the seed's published figures beside the prediction
+case_bench_judge_puts_the_prediction_beside_the_seed() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,link=gen3x4 bench --sections sweep \
+		--min 4K --max 64K --iters 1 --repeats 1 --json "$T/x.json"
+	expect_ok
+	python3 "$JUDGE" "$T/x.json" > "$T/out" || fail "bench-judge.py failed"
+	expect_in out "^## Predicted on real hardware beside the seed's RTX A4000, Gen3 x4"
+	expect_in out '^4 KiB read us +41\.2 +[0-9.]+ +9\.8 +[0-9.]+$'
+	expect_in out '^64 KiB write us +39\.8 +[0-9.]+ +26\.8 +[0-9.]+$'
+	# the Orin has only its 4 MiB soak means: the reference's prediction
+	# beside them, hellofpga's not counted (the sweep stopped at 64 KiB)
+	expect_in out "^## Predicted on real hardware beside the seed's Jetson Orin"
+	expect_in out '^4 MiB read us +1489\.0 +- +1168\.1 +-$'
+}
+
 case_bench_soak_samples_and_drift() {
 	# 2 s of samples every 0.2 s: at most 11, at least the 3 a drift needs
 	# however slow a loaded machine takes them
