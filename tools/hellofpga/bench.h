@@ -3,7 +3,8 @@
  * bench.h - "hellofpga bench": shared declarations of cmd_bench.c (the
  * runs), bench_gpu.c (the GPU: CUDA's driver API loaded at run time, or
  * the library's emulated GPU), bench_link.c (the card's link model),
- * bench_stats.c (the figures derived from a run) and one file per output:
+ * bench_stats.c (the figures derived from a run), bench_predict.c (the
+ * predicted cost per transfer on real hardware) and one file per output:
  * bench_text.c (tables), bench_json.c, bench_csv.c, bench_md.c
  * (Markdown), bench_plot.c.  docs/benchmarks.md describes what is
  * measured.

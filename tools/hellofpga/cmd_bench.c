@@ -12,7 +12,12 @@
  *     pinned buffers, a checksum kernel consuming frame k while the card
  *     fills frame k+1, every frame verified;
  *  4. pin and unpin cost by size; software overhead per transfer;
- *  5. --soak DURATION: samples every interval and the drift.
+ *  5. --soak DURATION: samples every interval and the drift;
+ *  6. with a link model, the predicted time per transfer on real hardware
+ *     from the accesses the emulated card counted, beside the reference
+ *     driver's (bench_predict.c).
+ * The sweep runs --repeats times over (3 by default): its figures pool
+ * the repeats, and each says how much it moved between them.
  * With a link model on the emulated card the model's prediction stands
  * beside the figures; scripts/bench-judge.py puts the seed's published
  * ones beside them (from --json).
