@@ -205,6 +205,37 @@ def seed_rows(r, sp):
     return rows
 
 
+def seed_us(sp, size, dr):
+    """The seed's published time per transfer of @size (us), or NAN: its
+    by-size table, else its 12 h soak mean at 4 MiB."""
+    k = 1 if dr == "c2h" else 2
+    for row in sp.get("by_size", ()):
+        if row[0] == size:
+            return row[k]
+    if sp["soak_us"] and size == 4 * MIB:
+        return sp["soak_us"][0 if dr == "c2h" else 1]
+    return NAN
+
+
+def predict_rows(r, sp):
+    """The bench's prediction (hellofpga's counts and the reference
+    driver's, the same cost model) beside the seed's figures."""
+    rows = []
+    for x in r.d.get("prediction", {}).get("sizes", []):
+        for dr, w in (("c2h", "read"), ("h2c", "write")):
+            seed = seed_us(sp, x["size"], dr)
+            if math.isnan(seed):
+                continue
+            p = x[dr]
+            hf, ref = p.get("hellofpga"), p.get("reference")
+            m = p.get("measured_ns")
+            rows.append(("%s %s us" % (size_name(x["size"]), w), seed,
+                         hf["ns"] / 1e3 if hf else NAN,
+                         ref["ns"] / 1e3 if ref else NAN,
+                         m / 1e3 if m is not None else NAN))
+    return rows
+
+
 def cell(fmt, v):
     return "-" if v is None or math.isnan(v) else fmt % v
 
@@ -249,6 +280,21 @@ def main():
                 c = (cell(fmt, seed), cell(fmt, ours), cell(fmt, model))
                 out.append(("| %s | %s | %s | %s |" % ((name,) + c)) if md else
                            "%-34s  %12s  %12s  %12s" % ((name,) + c))
+            rows = predict_rows(r, sp)
+            if not rows:
+                continue
+            out.append("")
+            out.append("## Predicted on real hardware beside the seed's %s (hellofpga bench's cost"
+                       " model, docs/benchmarks.md)" % sp["name"])
+            hdr = ("figure", "seed", "predicted hellofpga", "predicted reference", "this run")
+            if md:
+                out += ["", "| %s |" % " | ".join(hdr), "|---|---|---|---|---|"]
+            else:
+                out.append("%-16s  %10s  %20s  %20s  %10s" % hdr)
+            for name, *v in rows:
+                c = tuple(cell("%.1f", x) for x in v)
+                out.append(("| %s | %s | %s | %s | %s |" % ((name,) + c)) if md else
+                           "%-16s  %10s  %20s  %20s  %10s" % ((name,) + c))
     print("\n".join(out))
 
 

@@ -323,11 +323,130 @@ case_bench_iters_fixes_the_rounds() {
 	python3 - "$T/x.json" <<'EOF' || fail "unexpected iterations"
 import json, sys
 d = json.load(open(sys.argv[1]))
+assert d["config"]["repeats"] == 3
 for x in d["sweep"]:
     for dr in ("h2c", "c2h"):
         for p, t in x[dr].items():
-            assert t["iterations"] == 7, (p, t)
+            assert t["iterations"] == 7 * 3, (p, t)
 assert d["frames"]["runs"] == [] and d["pin"]["sizes"] == []
+EOF
+}
+
+# the order of the paths changes per round: over whole periods of the
+# order each path runs first equally often, and follows each other path
+# equally often
+case_bench_order_rotates_per_round() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+		--max 8K --iters 14 --seed 1 --json "$T/x.json"
+	expect_ok
+	python3 - "$T/x.json" <<'EOF' || fail "the order does not rotate"
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+o = d["config"]["order"]
+rows = o["rounds"]
+paths = [p for p, v in d["paths"].items() if v["measured"]]
+assert len(paths) == 7 and o["period"] == 14 == len(rows), o
+first = collections.Counter(r[0] for r in rows)
+assert set(first) == set(paths) and set(first.values()) == {2}, first
+pairs = collections.Counter((r[k], r[k + 1]) for r in rows for k in range(6))
+assert len(pairs) == 42 and set(pairs.values()) == {2}, pairs
+for x in d["sweep"]:
+    for dr in ("h2c", "c2h"):
+        f = x["first"][dr]
+        n = x[dr]["direct"]["iterations"]
+        assert set(f) == set(paths) and sum(f.values()) == n, (f, n)
+        assert len(set(f.values())) == 1, f
+EOF
+}
+
+# the seed is printed and reproduces the order; another seed gives another
+case_bench_seed_reproduces_the_order() {
+	local s i=0
+	for s in 42 42 43; do
+		i=$((i + 1))
+		HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+			--max 4K --iters 2 --seed $s --json "$T/$i.json" \
+			--csv "$T/x.csv"
+		expect_ok
+		expect_in out "^# seed: +$s "
+		grep -qx "environment,seed,,,,,,,,,,,,,\"$s\"" "$T/x.csv" ||
+			fail "no seed row in the CSV"
+	done
+	python3 - "$T"/1.json "$T"/2.json "$T"/3.json <<'EOF' || fail "the seed does not fix the order"
+import json, sys
+a, b, c = (json.load(open(f)) for f in sys.argv[1:4])
+assert a["environment"]["seed"] == 42 and c["environment"]["seed"] == 43
+assert a["config"]["order"]["rounds"] == b["config"]["order"]["rounds"]
+assert a["config"]["order"]["rounds"] != c["config"]["order"]["rounds"]
+EOF
+	# without --seed: one is drawn and printed
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+		--max 4K --iters 1
+	expect_ok
+	expect_in out '^# seed: +[0-9]+ '
+}
+
+# the sweep runs three times over by default: each figure says how much
+# it moved between the repeats (text, JSON, CSV, Markdown)
+case_bench_repeats_report_the_spread() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+		--min 4K --max 8K --iters 3 --json "$T/x.json" --csv "$T/x.csv" \
+		--markdown "$T/x.md"
+	expect_ok
+	expect_in out '^## 1b\. Stability across 3 repeats'
+	expect_in out '^ +8 KiB write +[0-9.]+% +[0-9.]+% .* \| [0-9.]+\.\.[0-9.]+$'
+	grep -q '^## Stability across 3 repeats' "$T/x.md" || fail "no stability table in the Markdown"
+	grep -Eq '^\| 4 KiB \| read \| [0-9.]+% \| [0-9.]+% \| [0-9.]+\.\.[0-9.]+% \|' "$T/x.md" ||
+		fail "no stability row in the Markdown"
+	python3 - "$T/x.json" "$T/x.csv" <<'EOF' || fail "unexpected repeats or spread"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["repeats"] == 3
+rows = list(csv.reader(open(sys.argv[2])))
+hdr = rows[0]
+rows = [dict(zip(hdr, r)) for r in rows[1:]]
+for x in d["sweep"]:
+    for dr in ("h2c", "c2h"):
+        for p, t in x[dr].items():
+            m = t["repeat_median_ns"]
+            assert len(m) == 3 and t["iterations"] == 9, (p, t)
+            assert all(t["min_ns"] <= v <= t["max_ns"] for v in m), (p, t)
+            want = (max(m) - min(m)) / t["median_ns"] * 100
+            assert abs(t["spread_pct"] - want) < 0.01, (p, t, want)
+            rep = [r for r in rows if r["section"] == "repeat" and r["name"] == p
+                   and r["size"] == str(x["size"]) and r["direction"] == dr]
+            assert [int(float(r["value"])) for r in rep] == [1, 2, 3], rep
+            assert [int(r["median_ns"]) for r in rep] == m, (rep, m)
+            sp = [r for r in rows if r["section"] == "spread" and r["name"] == p
+                  and r["size"] == str(x["size"]) and r["direction"] == dr]
+            assert len(sp) == 1 and int(sp[0]["min_ns"]) == min(m), sp
+            assert int(sp[0]["max_ns"]) == max(m), sp
+            assert abs(float(sp[0]["value"]) - t["spread_pct"]) < 0.01, sp
+        s = x["speedup"][dr]
+        assert s["direct_pct_of_ceiling_lo"] <= s["direct_pct_of_ceiling_hi"], s
+        pc = [r for r in rows if r["section"] == "spread" and
+              r["name"] == "direct_pct_of_ceiling" and r["size"] == str(x["size"])
+              and r["direction"] == dr]
+        lo, hi = (float(v) for v in pc[0]["text"].split(".."))
+        assert abs(lo - s["direct_pct_of_ceiling_lo"]) < 0.01, (pc, s)
+        assert abs(hi - s["direct_pct_of_ceiling_hi"]) < 0.01, (pc, s)
+EOF
+}
+
+# one repeat (quick runs may ask for it): the figures, no spread
+case_bench_one_repeat_has_no_spread() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --quick --sections sweep \
+		--max 4K --repeats 1 --json "$T/x.json" --csv "$T/x.csv"
+	expect_ok
+	expect_in out '^# one repeat: no spread'
+	! grep -q '^spread,' "$T/x.csv" || fail "spread rows of one repeat"
+	python3 - "$T/x.json" <<'EOF' || fail "unexpected JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["repeats"] == 1
+t = d["sweep"][0]["c2h"]["direct"]
+assert len(t["repeat_median_ns"]) == 1 and t["spread_pct"] is None, t
+assert t["repeat_median_ns"][0] == t["median_ns"], t
 EOF
 }
 
@@ -489,6 +608,84 @@ for dr in ("h2c", "c2h"):
 EOF
 }
 
+# with a link model the bench predicts a transfer's time on real hardware
+# from the accesses it counted, and the reference driver's on the same
+# assumptions (tools/hellofpga/bench_predict.c)
+case_bench_link_model_predicts_the_cost() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,link=gen3x4 bench --sections sweep \
+		--min 4K --max 4M --iters 1 --repeats 1 --json "$T/x.json" \
+		--csv "$T/x.csv" --markdown "$T/x.md"
+	expect_ok
+	expect_in out '^## 6\. Predicted time per transfer on real hardware'
+	# the reference's 4 KiB: 5 x 1000 + 7 x 100 + 1000 + 32 / 3.65 + 2000
+	# + 4096 / 3.65 ns = 9.83 us
+	expect_in out '^ +4 KiB read +\| +[0-9.]+ +[0-9.]+ +[0-9.]+ +1 +[0-9.]+ +[0-9.]+ \| +5 +7 +1 +1 +9\.83 +0\.417 \| +[0-9.]+$'
+	expect_in out '^ +4 MiB write .*\| +7 +10 +1024 +1 +[0-9.]+ +[0-9.]+ \|'
+	grep -q '^## Predicted time per transfer on real hardware' "$T/x.md" ||
+		fail "no prediction in the Markdown"
+	grep -q '^| 64 KiB | read | [0-9.]* / [0-9.]* / [0-9.]* / 1 | [0-9.]* | [0-9.]* | 5 / 7 / 16 / 1 |' "$T/x.md" ||
+		fail "no 64 KiB prediction row in the Markdown"
+	[ "$(grep -c '^predict,' "$T/x.csv")" -eq 12 ] || fail "expected 12 predict rows"
+	python3 - "$T/x.json" <<'EOF' || fail "unexpected prediction"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["prediction"]
+k = p["constants"]
+assert (k["mmio_read_ns"], k["mmio_write_ns"], k["irq_ns"], k["fetch_ns"]) == (1000, 100, 2000, 1000), k
+assert p["path"] == "direct"
+ref = {4096: (5, 7, 1), 65536: (5, 7, 16), 4194304: (7, 10, 1024)}
+assert [x["size"] for x in p["sizes"]] == list(ref)
+def predict(c):
+    g, f = k["gbps"], k["fetch_ns"]
+    per = c["bytes"] / c["descriptors"] / g
+    fetch = f + (c["descriptors"] - 1) * max(0, f - per) + c["descriptors"] * 32 / g
+    return (c["mmio_reads"] * 1000 + c["mmio_writes"] * 100 + fetch +
+            c["irqs"] * 2000 + c["bytes"] / g)
+for x in p["sizes"]:
+    for dr in ("h2c", "c2h"):
+        h, r = x[dr]["hellofpga"], x[dr]["reference"]
+        assert (r["mmio_reads"], r["mmio_writes"], r["descriptors"], r["irqs"]) == ref[x["size"]] + (1,), r
+        # counted on the emulated card: a register read, a few writes,
+        # one interrupt (MSI-X), never more descriptors than 4 KiB pages
+        assert h["mmio_reads"] >= 1 and h["mmio_writes"] >= 1 and h["irqs"] == 1, h
+        assert 1 <= h["descriptors"] <= x["size"] // 4096, h
+        for c in (h, r):
+            assert c["bytes"] == x["size"]
+            # (the JSON's rate has 4 decimals)
+            assert abs(c["ns"] - predict(c)) <= 1e-4 * c["ns"], (c, predict(c))
+            assert abs(c["gbps"] - x["size"] / c["ns"]) < 1e-3, c
+        assert x[dr]["measured_ns"] > 0, x[dr]
+EOF
+}
+
+# without a link model there is nothing to predict over: no table 6
+case_bench_without_link_model_predicts_nothing() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+		--min 4K --max 64K --iters 1 --repeats 1 --json "$T/x.json" \
+		--csv "$T/x.csv" --markdown "$T/x.md"
+	expect_ok
+	! grep -q 'Predicted' "$T/out" "$T/x.md" || fail "a prediction without a link model"
+	! grep -q '^predict,' "$T/x.csv" || fail "predict rows without a link model"
+	python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["prediction"] is None' "$T/x.json" ||
+		fail "a JSON prediction without a link model"
+}
+
+# bench-judge.py puts the seed's published figures beside the prediction
+case_bench_judge_puts_the_prediction_beside_the_seed() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,link=gen3x4 bench --sections sweep \
+		--min 4K --max 64K --iters 1 --repeats 1 --json "$T/x.json"
+	expect_ok
+	python3 "$JUDGE" "$T/x.json" > "$T/out" || fail "bench-judge.py failed"
+	expect_in out "^## Predicted on real hardware beside the seed's RTX A4000, Gen3 x4"
+	expect_in out '^4 KiB read us +41\.2 +[0-9.]+ +9\.8 +[0-9.]+$'
+	expect_in out '^64 KiB write us +39\.8 +[0-9.]+ +26\.8 +[0-9.]+$'
+	# the Orin has only its 4 MiB soak means: the reference's prediction
+	# beside them, hellofpga's not counted (the sweep stopped at 64 KiB)
+	expect_in out "^## Predicted on real hardware beside the seed's Jetson Orin"
+	expect_in out '^4 MiB read us +1489\.0 +- +1168\.1 +-$'
+}
+
 case_bench_soak_samples_and_drift() {
 	# 2 s of samples every 0.2 s: at most 11, at least the 3 a drift needs
 	# however slow a loaded machine takes them
@@ -527,6 +724,12 @@ case_bench_bad_options_fail() {
 	[ "$rc" -eq 2 ] || fail "--buffers: exit status $rc, expected 2"
 	run -d emu:0,private bench --frame-size 1000
 	[ "$rc" -eq 2 ] || fail "--frame-size: exit status $rc, expected 2"
+	run -d emu:0,private bench --seed -1
+	[ "$rc" -eq 2 ] || fail "--seed: exit status $rc, expected 2"
+	expect_in err "seed: bad number '-1'"
+	run -d emu:0,private bench --repeats 0
+	[ "$rc" -eq 2 ] || fail "--repeats: exit status $rc, expected 2"
+	expect_in err "repeats: bad count '0' \(1\.\.10\)"
 }
 
 # The bench reads the card name's link options as the card does: hex and

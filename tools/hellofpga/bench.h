@@ -3,7 +3,8 @@
  * bench.h - "hellofpga bench": shared declarations of cmd_bench.c (the
  * runs), bench_gpu.c (the GPU: CUDA's driver API loaded at run time, or
  * the library's emulated GPU), bench_link.c (the card's link model),
- * bench_stats.c (the figures derived from a run) and one file per output:
+ * bench_stats.c (the figures derived from a run), bench_predict.c (the
+ * predicted cost per transfer on real hardware) and one file per output:
  * bench_text.c (tables), bench_json.c, bench_csv.c, bench_md.c
  * (Markdown), bench_plot.c.  docs/benchmarks.md describes what is
  * measured.
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench_predict.h"
 #include "cli.h"
 
 /* The paths measured side by side, one transfer of each in turn. */
@@ -54,17 +56,32 @@ struct bstats {
 	uint64_t mean_ns;
 };
 
+/* --repeats: the sweep runs this many times over, its figures' spread */
+#define BENCH_MAX_REPEATS	10
+
 /**
  * struct bpoint - one transfer size of the sweep.
  * @size: bytes per transfer
- * @st: [path][direction]
+ * @st: [path][direction], every repeat's transfers together
+ * @rep: [repeat][path][direction], each repeat's own
+ * @first: [path][direction] timed rounds that began with the path
+ * @samples: [path][direction] the times of its timed transfers
+ * @nsamples: [path][direction] how many
  * @verified: GPU Direct moved the right bytes both ways at this size
  */
 struct bpoint {
 	uint64_t size;
 	struct bstats st[BP_N][BD_N];
+	struct bstats rep[BENCH_MAX_REPEATS][BP_N][BD_N];
+	unsigned int first[BP_N][BD_N];
+	uint64_t *samples[BP_N][BD_N];
+	unsigned int nsamples[BP_N][BD_N];
 	bool verified;
 };
+
+/* The order of the paths in a round: a balanced Latin square (Williams
+ * design) of the measured paths, 2n rows for an odd count n. */
+#define BENCH_ORDER_ROWS	(2 * BP_N)
 
 /**
  * struct bframes - the frame-rate run with @nbuf buffers.
@@ -103,6 +120,19 @@ struct bsoak_sample {
 	uint64_t t_ns;
 	struct bstats st[BD_N];
 	bool verified;
+};
+
+/**
+ * struct bpredict - what one transfer of @size cost in accesses, counted
+ * on the emulated card (HelloFPGA_GetCounters()) for the prediction.
+ * @size: one of bcost_reference[]'s sizes
+ * @counted: [direction] @c holds the counts
+ * @c: [direction] per transfer, the mean of a few
+ */
+struct bpredict {
+	uint64_t size;
+	bool counted[BD_N];
+	struct bcost_counts c[BD_N];
 };
 
 /* The GPU as the bench sees it (bench_gpu.c). */
@@ -154,6 +184,12 @@ struct bench {
 	uint64_t frames_ns;		/* per buffer count */
 	uint64_t pin_max;
 	uint64_t soak_ns, interval_ns, soak_size;
+	int repeats;			/* --repeats: times the sweep runs */
+	uint32_t seed;			/* --seed, else from the clock */
+	/* the order: round r runs order[r % order_period][0..order_n-1] */
+	int order_n;
+	int order_period;
+	uint8_t order[BENCH_ORDER_ROWS][BP_N];
 	/* environment */
 	struct bgpu gpu;
 	char gpu_why[256];
@@ -172,7 +208,6 @@ struct bench {
 	uint8_t *hp, *hb;		/* pageable host buffers */
 	uint8_t *hpin;			/* pinned host buffer */
 	uint8_t *pattern;		/* reference data */
-	uint64_t *samples[BP_N][BD_N];
 	/* results */
 	bool paths[BP_N];
 	char path_why[BP_N][128];
@@ -185,12 +220,19 @@ struct bench {
 	int npins;
 	struct bsoak_sample *soak;
 	int nsoak;
+	/* the prediction (a link model): bcost_reference[i] and pred[i] */
+	bool predicted;
+	enum bpath pred_path;		/* the path counted */
+	struct bpredict pred[BCOST_NREF];
 	bool failed_verify;
 	struct cli_progress prog;
 };
 
+void bench_order_init(struct bench *bn);
 bool bench_link_of(struct bench *bn);
 uint64_t bench_link_ns(const struct bench *bn, uint64_t bytes);
+bool bench_predict(const struct bench *bn, const struct bcost_counts *c,
+		   struct bcost *out);
 void bench_stats_from(uint64_t *s, unsigned int n, struct bstats *st);
 const struct bpoint *bench_point(const struct bench *bn, uint64_t size);
 /* the environment, a line each, every line after @pre ("# ", "- ") */
@@ -208,6 +250,10 @@ double bench_diff_ns(const struct bench *bn, uint64_t size, enum bpath a,
 		     enum bpath b, int d);
 double bench_gbps(const struct bench *bn, uint64_t size, enum bpath p,
 		  int d);
+double bench_spread(const struct bench *bn, uint64_t size, enum bpath p,
+		    int d, uint64_t *lo_ns, uint64_t *hi_ns);
+double bench_pct_range(const struct bench *bn, uint64_t size, int d,
+		       double *lo, double *hi);
 const struct bframes *bench_frames_n(const struct bench *bn, int n);
 const char *bench_cell(char *buf, size_t len, const char *fmt, double v);
 double bench_soak_drift(const struct bench *bn, int d);

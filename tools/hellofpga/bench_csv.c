@@ -84,10 +84,79 @@ static void csv_env(FILE *f, const struct bench *bn)
 	}
 	if (bn->link_on)
 		env_row(f, "link_model", bn->link_desc);
+	snprintf(num, sizeof(num), "%" PRIu32, bn->seed);
+	env_row(f, "seed", num);
 	env_row(f, "date", bn->date);
 	env_row(f, "cpu", bn->cpu);
 	env_row(f, "kernel", bn->kernel);
 	env_row(f, "library", HelloFPGA_Version());
+}
+
+/*
+ * The repeats of a size and direction: a "repeat" row per path and repeat
+ * (its statistics; value: the repeat, 1..N), then a "spread" row per path
+ * (iterations: the repeats; min_ns, max_ns: the lowest and highest repeat
+ * median; median_ns, gbps: all together; value: bench_spread(), %) and
+ * one for GPU Direct's % of the ceiling (value: highest - lowest repeat,
+ * points; text: "lowest..highest").
+ */
+static void csv_repeats(FILE *f, const struct bench *bn,
+			const struct bpoint *pt, int d)
+{
+	uint64_t lo_ns, hi_ns;
+	double v, lo, hi;
+
+	for (int p = 0; p < BP_N; p++) {
+		if (!bn->paths[p])
+			continue;
+		for (int r = 0; r < bn->repeats; r++)
+			csv_row(f, "repeat", bpath_name[p], pt->size,
+				bdir_name[d], &pt->rep[r][p][d],
+				cli_gbps(pt->size, pt->rep[r][p][d].median_ns),
+				r + 1, -1, -1);
+	}
+	if (bn->repeats < 2)
+		return;
+	for (int p = 0; p < BP_N; p++) {
+		v = bench_spread(bn, pt->size, p, d, &lo_ns, &hi_ns);
+		if (isnan(v))
+			continue;
+		fprintf(f, "spread,%s,%" PRIu64 ",%s,%d,%" PRIu64 ",%" PRIu64
+			",,%" PRIu64 ",,%.4f,%.4f,,,\n", bpath_name[p],
+			pt->size, bdir_name[d], bn->repeats, lo_ns,
+			pt->st[p][d].median_ns, hi_ns,
+			cli_gbps(pt->size, pt->st[p][d].median_ns), v);
+	}
+	v = bench_pct_range(bn, pt->size, d, &lo, &hi);
+	if (!isnan(v))
+		fprintf(f, "spread,direct_pct_of_ceiling,%" PRIu64 ",%s,%d,,,,,,,%.4f,,,\"%.2f..%.2f\"\n",
+			pt->size, bdir_name[d], bn->repeats, v, lo, hi);
+}
+
+/*
+ * The prediction: a "predict" row per size, direction and side
+ * ("hellofpga", "reference"): gbps and value (ns) predicted, the counts
+ * in text ("reads=1 writes=4 descs=1 irqs=1").
+ */
+static void csv_predict(FILE *f, const struct bench *bn)
+{
+	for (int i = 0; i < BCOST_NREF && bn->predicted; i++)
+		for (int d = 0; d < BD_N; d++)
+			for (int k = 0; k < 2; k++) {
+				const struct bpredict *pr = &bn->pred[i];
+				const struct bcost_counts *c = k ?
+					&bcost_reference[i].c : &pr->c[d];
+				struct bcost b;
+
+				if ((!k && !pr->counted[d]) ||
+				    !bench_predict(bn, c, &b))
+					continue;
+				fprintf(f, "predict,%s,%" PRIu64 ",%s,,,,,,,%.4f,%.1f,,,\"reads=%g writes=%g descs=%g irqs=%g\"\n",
+					k ? "reference" : "hellofpga", pr->size,
+					bdir_name[d], b.gbps, b.total_ns,
+					c->mmio_reads, c->mmio_writes, c->desc,
+					c->irqs);
+			}
 }
 
 int bench_csv(const struct bench *bn, const char *path)
@@ -133,6 +202,7 @@ int bench_csv(const struct bench *bn, const char *path)
 			csv_row(f, "overhead", "cpu_mode", pt->size,
 				bdir_name[d], NULL, NAN,
 				bench_diff_ns(bn, pt->size, BP_CPU, BP_MEMCPY, d), -1, -1);
+			csv_repeats(f, bn, pt, d);
 			if (bn->link_on)
 				csv_row(f, "model", "link", pt->size,
 					bdir_name[d], NULL,
@@ -141,6 +211,7 @@ int bench_csv(const struct bench *bn, const char *path)
 					(double)bench_link_ns(bn, pt->size), -1, -1);
 		}
 	}
+	csv_predict(f, bn);
 	for (int i = 0; i < bn->nframes; i++) {
 		const struct bframes *fr = &bn->frames[i];
 

@@ -27,6 +27,30 @@ static void json_stats(struct cli_json *j, const char *key,
 	cli_json_end(j);
 }
 
+/* a path's series of the sweep: its statistics, each repeat's median and
+ * their spread (bench_spread()) */
+static void json_sweep_stats(struct cli_json *j, const struct bench *bn,
+			     const struct bpoint *pt, enum bpath p, int d)
+{
+	const struct bstats *s = &pt->st[p][d];
+
+	cli_json_obj(j, bpath_name[p]);
+	cli_json_u64(j, "iterations", s->iters);
+	cli_json_u64(j, "min_ns", s->min_ns);
+	cli_json_u64(j, "median_ns", s->median_ns);
+	cli_json_u64(j, "p99_ns", s->p99_ns);
+	cli_json_u64(j, "max_ns", s->max_ns);
+	cli_json_u64(j, "mean_ns", s->mean_ns);
+	cli_json_num(j, "gbps", "%.4f", cli_gbps(pt->size, s->median_ns));
+	cli_json_arr(j, "repeat_median_ns");
+	for (int r = 0; r < bn->repeats; r++)
+		cli_json_u64(j, NULL, pt->rep[r][p][d].median_ns);
+	cli_json_end(j);
+	cli_json_num(j, "spread_pct", "%.2f",
+		     bench_spread(bn, pt->size, p, d, NULL, NULL));
+	cli_json_end(j);
+}
+
 static void json_env(struct cli_json *j, const struct bench *bn)
 {
 	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
@@ -67,6 +91,7 @@ static void json_env(struct cli_json *j, const struct bench *bn)
 	} else {
 		cli_json_null(j, "link_model");
 	}
+	cli_json_u64(j, "seed", bn->seed);
 	cli_json_str(j, "date", bn->date);
 	cli_json_str(j, "cpu", bn->cpu);
 	cli_json_str(j, "kernel", bn->kernel);
@@ -82,10 +107,23 @@ static void json_config(struct cli_json *j, const struct bench *bn)
 	cli_json_u64(j, "min_rounds", bn->min_iters);
 	cli_json_u64(j, "max_rounds", bn->max_iters);
 	cli_json_u64(j, "fixed_rounds", bn->fixed_iters);
+	cli_json_int(j, "repeats", bn->repeats);
 	cli_json_u64(j, "frame_size", bn->frame_size);
 	cli_json_int(j, "buffers", bn->max_buffers);
 	cli_json_num(j, "frames_time_s", "%.3f", bn->frames_ns / 1e9);
 	cli_json_u64(j, "pin_max", bn->pin_max);
+	cli_json_obj(j, "order");
+	cli_json_u64(j, "seed", bn->seed);
+	cli_json_int(j, "period", bn->order_period);
+	cli_json_arr(j, "rounds");
+	for (int r = 0; r < bn->order_period && bn->order_n; r++) {
+		cli_json_arr(j, NULL);
+		for (int k = 0; k < bn->order_n; k++)
+			cli_json_str(j, NULL, bpath_name[bn->order[r][k]]);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
 	cli_json_end(j);
 	cli_json_obj(j, "paths");
 	for (int p = 0; p < BP_N; p++) {
@@ -101,6 +139,7 @@ static void json_config(struct cli_json *j, const struct bench *bn)
 static void json_point(struct cli_json *j, const struct bench *bn,
 		       const struct bpoint *pt)
 {
+	double lo, hi;
 	int d, p;
 
 	cli_json_obj(j, NULL);
@@ -112,10 +151,18 @@ static void json_point(struct cli_json *j, const struct bench *bn,
 		cli_json_obj(j, bdir_name[d]);
 		for (p = 0; p < BP_N; p++)
 			if (bn->paths[p])
-				json_stats(j, bpath_name[p], &pt->st[p][d],
-					   pt->size);
+				json_sweep_stats(j, bn, pt, p, d);
 		cli_json_end(j);
 	}
+	cli_json_obj(j, "first");
+	for (d = 0; d < BD_N; d++) {
+		cli_json_obj(j, bdir_name[d]);
+		for (p = 0; p < BP_N; p++)
+			if (bn->paths[p])
+				cli_json_u64(j, bpath_name[p], pt->first[p][d]);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
 	cli_json_obj(j, "speedup");
 	for (d = 0; d < BD_N; d++) {
 		cli_json_obj(j, bdir_name[d]);
@@ -127,6 +174,10 @@ static void json_point(struct cli_json *j, const struct bench *bn,
 			     bench_ratio(bn, pt->size, BP_CPU, BP_XMODE, d));
 		cli_json_num(j, "direct_pct_of_ceiling", "%.2f",
 			     100 / bench_ratio(bn, pt->size, BP_DIRECT, BP_CEIL, d));
+		if (isnan(bench_pct_range(bn, pt->size, d, &lo, &hi)))
+			lo = hi = NAN;
+		cli_json_num(j, "direct_pct_of_ceiling_lo", "%.2f", lo);
+		cli_json_num(j, "direct_pct_of_ceiling_hi", "%.2f", hi);
 		cli_json_end(j);
 	}
 	cli_json_end(j);
@@ -217,6 +268,75 @@ static void json_soak(struct cli_json *j, const struct bench *bn)
 	cli_json_end(j);
 }
 
+/* one side of a prediction: the counts and the predicted time by part */
+static void json_cost(struct cli_json *j, const struct bench *bn,
+		      const char *key, const struct bcost_counts *c)
+{
+	struct bcost b;
+
+	if (!c || !bench_predict(bn, c, &b)) {
+		cli_json_null(j, key);
+		return;
+	}
+	cli_json_obj(j, key);
+	cli_json_num(j, "mmio_reads", "%.3f", c->mmio_reads);
+	cli_json_num(j, "mmio_writes", "%.3f", c->mmio_writes);
+	cli_json_num(j, "descriptors", "%.3f", c->desc);
+	cli_json_num(j, "irqs", "%.3f", c->irqs);
+	cli_json_u64(j, "bytes", c->bytes);
+	cli_json_num(j, "ns", "%.1f", b.total_ns);
+	cli_json_num(j, "gbps", "%.4f", b.gbps);
+	cli_json_num(j, "mmio_ns", "%.1f", b.mmio_ns);
+	cli_json_num(j, "fetch_ns", "%.1f", b.fetch_ns);
+	cli_json_num(j, "irq_ns", "%.1f", b.irq_ns);
+	cli_json_num(j, "data_ns", "%.1f", b.data_ns);
+	cli_json_end(j);
+}
+
+/* the predicted time per transfer on real hardware (bench_predict.c) */
+static void json_predict(struct cli_json *j, const struct bench *bn)
+{
+	if (!bn->predicted) {
+		cli_json_null(j, "prediction");
+		return;
+	}
+	cli_json_obj(j, "prediction");
+	cli_json_obj(j, "constants");
+	cli_json_num(j, "mmio_read_ns", "%.1f", BCOST_MMIO_READ_NS);
+	cli_json_num(j, "mmio_write_ns", "%.1f", BCOST_MMIO_WRITE_NS);
+	cli_json_num(j, "irq_ns", "%.1f", BCOST_IRQ_NS);
+	cli_json_num(j, "desc_bytes", "%.0f", BCOST_DESC_BYTES);
+	cli_json_u64(j, "fetch_ns", bn->link_desc_ns);
+	cli_json_num(j, "gbps", "%.4f", bn->link_gbps);
+	cli_json_end(j);
+	cli_json_str(j, "path", bpath_name[bn->pred_path]);
+	cli_json_str(j, "reference", "Xilinx dma_ip_drivers XDMA 2025.2.0, char devices, MSI-X");
+	cli_json_arr(j, "sizes");
+	for (int i = 0; i < BCOST_NREF; i++) {
+		const struct bpredict *pr = &bn->pred[i];
+
+		cli_json_obj(j, NULL);
+		cli_json_u64(j, "size", pr->size);
+		for (int d = 0; d < BD_N; d++) {
+			const struct bstats *x = bench_st(bn, pr->size,
+							  bn->pred_path, d);
+
+			cli_json_obj(j, bdir_name[d]);
+			json_cost(j, bn, "hellofpga",
+				  pr->counted[d] ? &pr->c[d] : NULL);
+			json_cost(j, bn, "reference", &bcost_reference[i].c);
+			if (x)
+				cli_json_u64(j, "measured_ns", x->median_ns);
+			else
+				cli_json_null(j, "measured_ns");
+			cli_json_end(j);
+		}
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
 int bench_json(const struct bench *bn, const char *path)
 {
 	struct cli_json j;
@@ -231,6 +351,7 @@ int bench_json(const struct bench *bn, const char *path)
 	for (int i = 0; i < bn->npoints; i++)
 		json_point(&j, bn, &bn->points[i]);
 	cli_json_end(&j);
+	json_predict(&j, bn);
 	json_frames_pins(&j, bn);
 	json_soak(&j, bn);
 	return cli_json_close(&j);

@@ -2,7 +2,8 @@
 /*
  * bench_link.c - the link model of the card under test, from the library
  * (HelloFPGA_GetLinkModel()), so the figures the bench predicts are those
- * the card was built with.
+ * the card was built with; and the predicted cost per transfer on real
+ * hardware over it (bench_predict.c).
  */
 #include <string.h>
 
@@ -36,4 +37,20 @@ uint64_t bench_link_ns(const struct bench *bn, uint64_t bytes)
 	if (!bn->link_on || bn->link_gbps <= 0)
 		return 0;
 	return bn->link_desc_ns + (uint64_t)((double)bytes / bn->link_gbps + 0.5);
+}
+
+/**
+ * bench_predict() - the predicted time on real hardware of a transfer of
+ * counts @c over @bn's link model (bench_predict.c).
+ * Return: true with @out filled, false without a link model or counts.
+ */
+bool bench_predict(const struct bench *bn, const struct bcost_counts *c,
+		   struct bcost *out)
+{
+	struct bcost_link l = { bn->link_gbps, (double)bn->link_desc_ns };
+
+	if (!bn->link_on || !c)
+		return false;
+	bcost_predict(&l, c, out);
+	return out->total_ns > 0;
 }

@@ -13,6 +13,88 @@
 
 #include "bench.h"
 
+/* how stable each median was across the repeats (bench_spread()) */
+static void md_spread(FILE *f, const struct bench *bn)
+{
+	static const enum bpath col[] = { BP_CEIL, BP_DIRECT, BP_TRAD_PAGE,
+					  BP_TRAD_PIN, BP_XMODE, BP_CPU };
+	char sz[32], c[24];
+	double lo, hi;
+
+	fprintf(f, "\n## Stability across %d repeat%s\n\n", bn->repeats,
+		bn->repeats > 1 ? "s" : "");
+	if (bn->repeats < 2) {
+		fputs("One repeat: no spread (`--repeats 3` measures it).\n", f);
+		return;
+	}
+	fputs("Spread of each median: (highest - lowest repeat median) / median of all repeats.\n\n"
+	      "| size | dir | ceiling | GPU Direct | % of ceiling, lowest..highest | trad. pageable | trad. pinned | TransferMode | CPU mode |\n"
+	      "|---|---|---|---|---|---|---|---|---|\n", f);
+	for (int i = 0; i < bn->npoints; i++)
+		for (int d = BD_C2H; d >= BD_H2C; d--) {
+			uint64_t s = bn->points[i].size;
+
+			fprintf(f, "| %s | %s |", cli_fmt_size(s, sz, sizeof(sz)),
+				d == BD_C2H ? "read" : "write");
+			for (size_t k = 0; k < sizeof(col) / sizeof(col[0]); k++) {
+				fprintf(f, " %s |", bench_cell(c, sizeof(c), "%.1f%%",
+					bench_spread(bn, s, col[k], d, NULL, NULL)));
+				if (col[k] != BP_DIRECT)
+					continue;
+				if (isnan(bench_pct_range(bn, s, d, &lo, &hi)))
+					fputs(" - |", f);
+				else
+					fprintf(f, " %.1f..%.1f%% |", lo, hi);
+			}
+			fputc('\n', f);
+		}
+}
+
+/* a side of the prediction: "counts | us | GB/s |" or dashes */
+static void md_cost(FILE *f, const struct bench *bn,
+		    const struct bcost_counts *c)
+{
+	struct bcost b;
+
+	if (!c || !bench_predict(bn, c, &b))
+		fputs(" - | - | - |", f);
+	else
+		fprintf(f, " %g / %g / %g / %g | %.2f | %.3f |", c->mmio_reads,
+			c->mmio_writes, c->desc, c->irqs, b.total_ns / 1e3,
+			b.gbps);
+}
+
+/* the predicted time per transfer on real hardware (bench_predict.c) */
+static void md_predict(FILE *f, const struct bench *bn)
+{
+	char sz[32], m[24];
+
+	fprintf(f, "\n## Predicted time per transfer on real hardware (%s)\n\n"
+		"The counted accesses at MMIO read %.1f us, MMIO write %.1f us, interrupt %.1f us,\n"
+		"descriptor fetch %.1f us (a later one only by what it exceeds the data before it),\n"
+		"payload and descriptors at %.2f GB/s; software not included (a floor).\n"
+		"Counts: MMIO reads / writes / descriptors / interrupts per transfer.\n\n"
+		"| size | dir | hellofpga counts (%s) | predicted us | GB/s | reference driver counts | predicted us | GB/s | this run us |\n"
+		"|---|---|---|---|---|---|---|---|---|\n",
+		bn->link_desc, BCOST_MMIO_READ_NS / 1e3,
+		BCOST_MMIO_WRITE_NS / 1e3, BCOST_IRQ_NS / 1e3,
+		bn->link_desc_ns / 1e3, bn->link_gbps,
+		bpath_label[bn->pred_path]);
+	for (int i = 0; i < BCOST_NREF; i++)
+		for (int d = BD_C2H; d >= BD_H2C; d--) {
+			const struct bpredict *pr = &bn->pred[i];
+			const struct bstats *x = bench_st(bn, pr->size,
+							  bn->pred_path, d);
+
+			fprintf(f, "| %s | %s |", cli_fmt_size(pr->size, sz,
+				sizeof(sz)), d == BD_C2H ? "read" : "write");
+			md_cost(f, bn, pr->counted[d] ? &pr->c[d] : NULL);
+			md_cost(f, bn, &bcost_reference[i].c);
+			fprintf(f, " %s |\n", bench_cell(m, sizeof(m), "%.2f",
+				x ? bench_us(x->median_ns) : NAN));
+		}
+}
+
 int bench_markdown(const struct bench *bn, const char *path)
 {
 	static const uint64_t head[] = { 4ull << 10, 64ull << 10, 1ull << 20,
@@ -49,6 +131,7 @@ int bench_markdown(const struct bench *bn, const char *path)
 					bench_cell(c[7], 24, "%.2fx", bench_ratio(bn, s, BP_TRAD_PAGE, BP_DIRECT, d)));
 			}
 		}
+		md_spread(f, bn);
 		fputs("\n## Latency of GPU Direct (us) beside the ceiling\n\n"
 		      "| size | dir | min | median | p99 | max | ceiling median | trad. pageable median |\n"
 		      "|---|---|---|---|---|---|---|---|\n", f);
@@ -69,6 +152,8 @@ int bench_markdown(const struct bench *bn, const char *path)
 					bench_cell(c[1], 24, "%.2f", tp ? bench_us(tp->median_ns) : NAN));
 			}
 	}
+	if (bn->predicted)
+		md_predict(f, bn);
 	if (bn->nframes) {
 		fprintf(f, "\n## Frame rate (%s frames, consumer: %s)\n\n| buffers | fps | vs single | dropped | corrupt |\n|---|---|---|---|---|\n",
 			cli_fmt_size(bn->frame_size, sz, sizeof(sz)),

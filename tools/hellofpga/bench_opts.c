@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -33,8 +34,8 @@ static void bench_usage(FILE *f)
 	      "                 [--max SIZE] [--budget SECONDS] [--iters N] [--frame-size SIZE]\n"
 	      "                 [--buffers N] [--frames-time SECONDS] [--pin-max SIZE]\n"
 	      "                 [--soak DURATION [--interval DURATION] [--soak-size SIZE]]\n"
-	      "                 [-c CH] [-a ADDR] [--json FILE] [--csv FILE] [--markdown FILE]\n"
-	      "                 [--plot-dir DIR] [--plot FILE.png]\n"
+	      "                 [--repeats N] [--seed N] [-c CH] [-a ADDR] [--json FILE]\n"
+	      "                 [--csv FILE] [--markdown FILE] [--plot-dir DIR] [--plot FILE.png]\n"
 	      "\n"
 	      "Measure, side by side in one run, the seed's tables (docs/benchmarks.md):\n"
 	      "  sweep     bandwidth and latency (min, median, p99, max) per size and\n"
@@ -57,7 +58,13 @@ static void bench_usage(FILE *f)
 	      "      --max SIZE      largest transfer (default 64M)\n"
 	      "      --budget S      seconds of timed rounds per size (default 5;\n"
 	      "                      quick 0.05), 10..4000 rounds (quick 3..200)\n"
-	      "      --iters N       exactly N rounds per size instead\n"
+	      "      --iters N       exactly N rounds per size and repeat instead\n"
+	      "      --repeats N     run the sweep N times over, 1..10 (default 3): the\n"
+	      "                      figures pool them, their spread says how stable\n"
+	      "                      each was; the budget is shared between them\n"
+	      "      --seed N        the order of the paths in each round (they rotate\n"
+	      "                      through a balanced Latin square; N shuffles it,\n"
+	      "                      0..4294967295; default: from the clock, printed)\n"
 	      "      --frame-size SIZE  frame size (default 1M)\n"
 	      "      --buffers N     rotate up to N buffers, 1..16 (default 8)\n"
 	      "      --frames-time S seconds per buffer count (default 1.5; quick 0.1)\n"
@@ -82,7 +89,7 @@ enum {
 	OPT_MIN = 256, OPT_MAX, OPT_ITERS, OPT_JSON, OPT_CSV, OPT_PLOT,
 	OPT_PLOTDIR, OPT_MD, OPT_QUICK, OPT_ALL, OPT_SECTIONS, OPT_BUDGET,
 	OPT_FRAMESIZE, OPT_BUFFERS, OPT_FRAMESTIME, OPT_PINMAX, OPT_SOAK,
-	OPT_INTERVAL, OPT_SOAKSIZE,
+	OPT_INTERVAL, OPT_SOAKSIZE, OPT_SEED, OPT_REPEATS,
 };
 
 static int parse_sections(struct bench *bn, const char *arg)
@@ -174,13 +181,15 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 		{ "soak", required_argument, NULL, OPT_SOAK },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "soak-size", required_argument, NULL, OPT_SOAKSIZE },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "repeats", required_argument, NULL, OPT_REPEATS },
 		{ "channel", required_argument, NULL, 'c' },
 		{ "address", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t s, budget = 0, frames_t = 0, pin_max = 0;
-	bool sections_given = false;
+	bool sections_given = false, seed_given = false;
 	int c, iters, nbuf;
 
 	memset(bn, 0, sizeof(*bn));
@@ -190,6 +199,7 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 	bn->frame_size = 1ull << 20;
 	bn->max_buffers = 8;
 	bn->soak_size = 4ull << 20;
+	bn->repeats = 3;
 	bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = true;
 	while ((c = getopt_long(argc, argv, "c:a:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -284,6 +294,22 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 			if (opt_pages("--soak-size", optarg, &bn->soak_size))
 				return -1;
 			break;
+		case OPT_REPEATS:
+			if (cli_parse_int(optarg, 1, BENCH_MAX_REPEATS,
+					  &bn->repeats)) {
+				cli_usage_err("bench", "--repeats: bad count '%s' (1..%d)",
+					      optarg, BENCH_MAX_REPEATS);
+				return -1;
+			}
+			break;
+		case OPT_SEED:
+			if (cli_parse_u32(optarg, &bn->seed)) {
+				cli_usage_err("bench", "--seed: bad number '%s' (0..4294967295)",
+					      optarg);
+				return -1;
+			}
+			seed_given = true;
+			break;
 		case 'c':
 			if (cli_opt_channel("bench", optarg, &bn->ch))
 				return -1;
@@ -327,6 +353,9 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 		       bn->quick ? FRAMES_QUICK_NS : FRAMES_NS;
 	bn->pin_max = pin_max ? pin_max :
 		     bn->quick ? PIN_MAX_QUICK : PIN_MAX_DEFAULT;
+	if (!seed_given)
+		bn->seed = (uint32_t)(cli_now_ns() ^ cli_now_ns() >> 32 ^
+				      (uint64_t)getpid() << 16);
 	for (s = bn->min; s <= bn->max; s *= 2)
 		bn->npoints++;
 	if (!bn->do_sweep)

@@ -62,6 +62,69 @@ double bench_gbps(const struct bench *bn, uint64_t size, enum bpath p,
 	return s ? cli_gbps(size, s->median_ns) : NAN;
 }
 
+/**
+ * bench_spread() - how stable the median of path @p at @size was across
+ * the repeats: (highest - lowest repeat median) / the median of all
+ * repeats together, in percent; the same relative range holds for its
+ * bandwidth to first order.
+ * @lo_ns, @hi_ns: receive the lowest and highest repeat median (or NULL)
+ * Return: the percentage, or NAN (not measured, or a single repeat).
+ */
+double bench_spread(const struct bench *bn, uint64_t size, enum bpath p,
+		    int d, uint64_t *lo_ns, uint64_t *hi_ns)
+{
+	const struct bpoint *pt = bench_point(bn, size);
+	const struct bstats *all = bench_st(bn, size, p, d);
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	if (!all || bn->repeats < 2 || !all->median_ns)
+		return NAN;
+	for (int r = 0; r < bn->repeats; r++) {
+		uint64_t m = pt->rep[r][p][d].median_ns;
+
+		if (!pt->rep[r][p][d].iters)
+			return NAN;
+		lo = m < lo ? m : lo;
+		hi = m > hi ? m : hi;
+	}
+	if (lo_ns)
+		*lo_ns = lo;
+	if (hi_ns)
+		*hi_ns = hi;
+	return (double)(hi - lo) / (double)all->median_ns * 100.0;
+}
+
+/**
+ * bench_pct_range() - GPU Direct as a percentage of the ceiling, computed
+ * per repeat from its medians: the lowest in *@lo, the highest in *@hi.
+ * Return: @hi - @lo in percentage points, or NAN (not measured, or a
+ * single repeat).
+ */
+double bench_pct_range(const struct bench *bn, uint64_t size, int d,
+		       double *lo, double *hi)
+{
+	const struct bpoint *pt = bench_point(bn, size);
+	double l = INFINITY, h = -INFINITY;
+
+	if (!bench_st(bn, size, BP_DIRECT, d) || !bench_st(bn, size, BP_CEIL, d) ||
+	    bn->repeats < 2)
+		return NAN;
+	for (int r = 0; r < bn->repeats; r++) {
+		const struct bstats *a = &pt->rep[r][BP_DIRECT][d];
+		const struct bstats *c = &pt->rep[r][BP_CEIL][d];
+		double q;
+
+		if (!a->iters || !c->iters || !a->median_ns)
+			return NAN;
+		q = 100.0 * (double)c->median_ns / (double)a->median_ns;
+		l = q < l ? q : l;
+		h = q > h ? q : h;
+	}
+	*lo = l;
+	*hi = h;
+	return h - l;
+}
+
 const struct bframes *bench_frames_n(const struct bench *bn, int n)
 {
 	return n >= 1 && n <= bn->nframes ? &bn->frames[n - 1] : NULL;

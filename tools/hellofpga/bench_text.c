@@ -39,6 +39,8 @@ void bench_print_env(const struct bench *bn, FILE *f, const char *pre)
 	else
 		fprintf(f, "%sgpu:      none (%s)\n", pre, bn->gpu_why);
 	fprintf(f, "%slink:     %s\n", pre, bn->link_desc);
+	fprintf(f, "%sseed:     %" PRIu32 " (the order of the paths in each round; --seed repeats it)\n",
+		pre, bn->seed);
 	fprintf(f, "%sdate:     %s\n", pre, bn->date);
 	fprintf(f, "%scpu:      %s\n", pre, bn->cpu);
 	fprintf(f, "%skernel:   %s\n", pre, bn->kernel);
@@ -57,6 +59,43 @@ static void print_paths_note(const struct bench *bn)
 		if (!bn->paths[p])
 			printf("# %s: not measured: %s\n", bpath_label[p],
 			       bn->path_why[p]);
+}
+
+/* 1b: how stable each median was across the repeats */
+static void print_spread(const struct bench *bn)
+{
+	char sz[32], c[BP_N][16], lo_hi[32];
+	double lo, hi;
+
+	printf("\n## 1b. Stability across %d repeat%s: spread of each median, (highest - lowest\n"
+	       "##     repeat median) / median, %%; GPU Direct %% of the ceiling, lowest..highest\n",
+	       bn->repeats, bn->repeats > 1 ? "s" : "");
+	if (bn->repeats < 2) {
+		printf("# one repeat: no spread (--repeats 3 measures it)\n");
+		return;
+	}
+	printf("%9s %-5s %8s %8s %8s %8s %8s %8s %8s | %s\n", "size", "dir",
+	       "ceiling", "direct", "trad-pg", "trad-pin", "xmode", "cpu",
+	       "memcpy", "% of ceiling");
+	for (int i = 0; i < bn->npoints; i++) {
+		uint64_t s = bn->points[i].size;
+
+		for (int d = BD_C2H; d >= BD_H2C; d--) {
+			for (int k = 0; k < BP_N; k++)
+				bench_cell(c[k], sizeof(c[k]), "%.1f%%",
+				     bench_spread(bn, s, k, d, NULL, NULL));
+			if (isnan(bench_pct_range(bn, s, d, &lo, &hi)))
+				snprintf(lo_hi, sizeof(lo_hi), "-");
+			else
+				snprintf(lo_hi, sizeof(lo_hi), "%.1f..%.1f",
+					 lo, hi);
+			printf("%9s %-5s %8s %8s %8s %8s %8s %8s %8s | %s\n",
+			       cli_fmt_size(s, sz, sizeof(sz)),
+			       d == BD_C2H ? "read" : "write", c[BP_CEIL],
+			       c[BP_DIRECT], c[BP_TRAD_PAGE], c[BP_TRAD_PIN],
+			       c[BP_XMODE], c[BP_CPU], c[BP_MEMCPY], lo_hi);
+		}
+	}
 }
 
 static void print_sweep(const struct bench *bn)
@@ -89,6 +128,8 @@ static void print_sweep(const struct bench *bn)
 			printf("%s\n", p->verified ? "" : "  (NOT VERIFIED)");
 		}
 	}
+
+	print_spread(bn);
 
 	printf("\n## 2. Latency (us per transfer)\n");
 	printf("%9s %-5s %6s | %9s %9s %9s %9s | %9s %9s %9s %9s %9s\n",
@@ -229,13 +270,70 @@ static void print_overhead(const struct bench *bn)
 	}
 }
 
+/* counts and the prediction of one side of table 6, or dashes */
+static void print_cost(const struct bench *bn, const struct bcost_counts *c)
+{
+	struct bcost b;
+
+	if (!c || !bench_predict(bn, c, &b)) {
+		printf(" | %5s %6s %6s %4s %9s %7s", "-", "-", "-", "-", "-",
+		       "-");
+		return;
+	}
+	printf(" | %5.4g %6.4g %6.4g %4.3g %9.2f %7.3f", c->mmio_reads,
+	       c->mmio_writes, c->desc, c->irqs, b.total_ns / 1e3, b.gbps);
+}
+
+/* 6: the predicted time per transfer on real hardware (bench_predict.c) */
+static void print_predict(const struct bench *bn)
+{
+	char sz[32], m[16];
+
+	printf("\n## 6. Predicted time per transfer on real hardware: the counted accesses at a\n"
+	       "##    cost each (docs/benchmarks.md), hellofpga's beside the reference driver's\n");
+	printf("# link: %s\n", bn->link_desc);
+	printf("# MMIO read %.1f us, MMIO write %.1f us, interrupt %.1f us, descriptor fetch %.1f us\n"
+	       "#   (desc_ns; a later one only by what it exceeds the data before it); payload and\n"
+	       "#   %.0f-byte descriptors at %.2f GB/s.  Software (system calls, pinning) is not in\n"
+	       "#   it: a floor\n",
+	       BCOST_MMIO_READ_NS / 1e3, BCOST_MMIO_WRITE_NS / 1e3,
+	       BCOST_IRQ_NS / 1e3, bn->link_desc_ns / 1e3, BCOST_DESC_BYTES,
+	       bn->link_gbps);
+	printf("%9s %-5s | %-42s | %-42s | %s\n", "", "",
+	       bn->pred_path == BP_DIRECT ? "hellofpga, GPU Direct (counted)" :
+	       "hellofpga, CPU mode (counted)",
+	       "Xilinx reference driver (XDMA 2025.2.0)", "this run");
+	printf("%9s %-5s | %5s %6s %6s %4s %9s %7s | %5s %6s %6s %4s %9s %7s | %9s\n",
+	       "size", "dir", "reads", "writes", "descs", "irqs", "us", "GB/s",
+	       "reads", "writes", "descs", "irqs", "us", "GB/s", "us");
+	for (int i = 0; i < BCOST_NREF; i++) {
+		const struct bpredict *pr = &bn->pred[i];
+
+		for (int d = BD_C2H; d >= BD_H2C; d--) {
+			const struct bstats *x = bench_st(bn, pr->size,
+							  bn->pred_path, d);
+
+			printf("%9s %-5s", cli_fmt_size(pr->size, sz, sizeof(sz)),
+			       d == BD_C2H ? "read" : "write");
+			print_cost(bn, pr->counted[d] ? &pr->c[d] : NULL);
+			print_cost(bn, &bcost_reference[i].c);
+			printf(" | %9s\n", bench_cell(m, sizeof(m), "%.2f",
+			       x ? bench_us(x->median_ns) : NAN));
+		}
+	}
+}
+
 void bench_print(const struct bench *bn)
 {
 	printf("# hellofpga bench: GPU Direct, traditional path, TransferMode and CPU mode\n");
 	bench_print_env(bn, stdout, "# ");
 	if (bn->npoints)
 		printf("# timing: wall clock per transfer, ended when the data is in place; paths\n"
-		       "#   interleaved one transfer each per round; %s per size, %u..%u rounds\n",
+		       "#   interleaved one transfer each per round, in an order that changes per\n"
+		       "#   round (a balanced Latin square of %d rows from the seed: each path first,\n"
+		       "#   and after each other, equally often); the whole sweep %d time%s over,\n"
+		       "#   the figures of all together; %s per size, %u..%u rounds per repeat\n",
+		       bn->order_period, bn->repeats, bn->repeats > 1 ? "s" : "",
 		       bn->fixed_iters ? "fixed rounds" : "time budget",
 		       bn->fixed_iters ? bn->fixed_iters : bn->min_iters,
 		       bn->fixed_iters ? bn->fixed_iters : bn->max_iters);
@@ -249,6 +347,8 @@ void bench_print(const struct bench *bn)
 		print_pin(bn);
 	if (bn->do_overhead && bn->npoints)
 		print_overhead(bn);
+	if (bn->predicted)
+		print_predict(bn);
 	fflush(stdout);
 }
 

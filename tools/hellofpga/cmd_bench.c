@@ -12,7 +12,12 @@
  *     pinned buffers, a checksum kernel consuming frame k while the card
  *     fills frame k+1, every frame verified;
  *  4. pin and unpin cost by size; software overhead per transfer;
- *  5. --soak DURATION: samples every interval and the drift.
+ *  5. --soak DURATION: samples every interval and the drift;
+ *  6. with a link model, the predicted time per transfer on real hardware
+ *     from the accesses the emulated card counted, beside the reference
+ *     driver's (bench_predict.c).
+ * The sweep runs --repeats times over (3 by default): its figures pool
+ * the repeats, and each says how much it moved between them.
  * With a link model on the emulated card the model's prediction stands
  * beside the figures; scripts/bench-judge.py puts the seed's published
  * ones beside them (from --json).
@@ -20,7 +25,9 @@
  * Timing: CLOCK_MONOTONIC around each transfer, which ends when its data is
  * in place (bench_gpu.c makes the pageable host-to-GPU copy honest).  The
  * paths run interleaved, one transfer of each in turn per round, so drift
- * of a shared machine hits them alike; each size starts with untimed
+ * of a shared machine hits them alike, in an order that changes from round
+ * to round (bench_order_init(): every path first, and after every other,
+ * equally often; --seed reproduces it); each size starts with untimed
  * warm-up rounds and runs rounds until its time budget is spent (between
  * a minimum and a maximum number of rounds).
  */
@@ -274,11 +281,94 @@ static int verify_size(struct bench *bn, size_t len, bool *ok)
 
 /* ---- 1, 2: the sweep ---- */
 
-static int run_size(struct bench *bn, struct bpoint *pt)
+/* splitmix64: the order's shuffle, reproducible from --seed */
+static uint64_t order_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/**
+ * bench_order_init() - the order of the measured paths in each round,
+ * from @bn->paths and @bn->seed.
+ *
+ * A balanced Latin square (Williams design) of the n measured paths: row
+ * 0 is 0, 1, n-1, 2, n-2, ...; row i adds i (mod n) to each; for an odd n
+ * the n rows reversed follow.  Over its rows (a period: n, or 2n for an
+ * odd n) every path comes first equally often and follows every other
+ * path equally often, so no path always runs after the same one (with its
+ * cache or engine state).  The seed shuffles which path each symbol of the
+ * square is; round r of a series runs row r mod period.
+ */
+void bench_order_init(struct bench *bn)
+{
+	uint8_t sym[BP_N], first[BP_N];
+	uint64_t x = bn->seed;
+	int n = 0, lo = 1, hi;
+
+	for (int p = 0; p < BP_N; p++)
+		if (bn->paths[p])
+			sym[n++] = (uint8_t)p;
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)(order_rand(&x) % (uint64_t)(i + 1));
+		uint8_t t = sym[i];
+
+		sym[i] = sym[j];
+		sym[j] = t;
+	}
+	first[0] = 0;
+	hi = n - 1;
+	for (int k = 1; k < n; k++)
+		first[k] = (uint8_t)(k & 1 ? lo++ : hi--);
+	bn->order_n = n;
+	bn->order_period = n > 1 && (n & 1) ? 2 * n : n ? n : 1;
+	for (int r = 0; r < n; r++)
+		for (int k = 0; k < n; k++) {
+			uint8_t v = sym[(first[k] + r) % n];
+
+			bn->order[r][k] = v;
+			if (bn->order_period > n)
+				bn->order[n + r][n - 1 - k] = v;
+		}
+}
+
+/* Round @r of a series: each measured path once, in the order's row for
+ * @r; a timed round (@pt) keeps the times and which path came first. */
+static int run_round(struct bench *bn, struct bpoint *pt, int d, size_t len,
+		     unsigned int r)
+{
+	const uint8_t *row = bn->order[r % (unsigned int)bn->order_period];
+	uint64_t ns;
+
+	for (int k = 0; k < bn->order_n; k++) {
+		enum bpath p = (enum bpath)row[k];
+
+		if (bench_timed(bn, p, d, len, &ns))
+			return -1;
+		if (!pt)
+			continue;
+		if (!k)
+			pt->first[p][d]++;
+		pt->samples[p][d][pt->nsamples[p][d]++] = ns;
+	}
+	return 0;
+}
+
+/**
+ * run_size() - repeat @rep of size @pt: per direction, warm-up rounds,
+ * then timed rounds until the repeat's share of the budget is spent; the
+ * order's rows go on from where the previous repeat left them.  The last
+ * repeat adds the statistics of all of them and verifies the data.
+ * Return: 0, or -1 after reporting.
+ */
+static int run_size(struct bench *bn, struct bpoint *pt, int rep)
 {
 	size_t len = (size_t)pt->size;
-	unsigned int r, rounds_max;
-	uint64_t start, ns;
+	unsigned int r, base, rounds_max;
+	uint64_t start, budget;
 	int p, d;
 
 	/*
@@ -288,28 +378,34 @@ static int run_size(struct bench *bn, struct bpoint *pt)
 	 * after its work), as a transfer of one direction would.
 	 */
 	rounds_max = bn->fixed_iters ? bn->fixed_iters : bn->max_iters;
+	budget = bn->budget_ns / BD_N / (uint64_t)bn->repeats;
 	for (d = 0; d < BD_N; d++) {
 		for (r = 0; r < BENCH_WARMUP_ROUNDS; r++)
-			for (p = 0; p < BP_N; p++)
-				if (bn->paths[p] &&
-				    bench_timed(bn, p, d, len, &ns))
-					return -1;
+			if (run_round(bn, NULL, d, len, r))
+				return -1;
+		base = pt->nsamples[bn->order[0][0]][d];
 		start = cli_now_ns();
 		for (r = 0; r < rounds_max; r++) {
 			if (!bn->fixed_iters && r >= bn->min_iters &&
-			    cli_now_ns() - start >= bn->budget_ns / BD_N)
+			    cli_now_ns() - start >= budget)
 				break;
-			for (p = 0; p < BP_N; p++)
-				if (bn->paths[p] &&
-				    bench_timed(bn, p, d, len,
-						&bn->samples[p][d][r]))
-					return -1;
+			if (run_round(bn, pt, d, len, base + r))
+				return -1;
 		}
 		for (p = 0; p < BP_N; p++)
 			if (bn->paths[p])
-				bench_stats_from(bn->samples[p][d], r,
+				bench_stats_from(pt->samples[p][d] + base, r,
+						 &pt->rep[rep][p][d]);
+		if (rep + 1 < bn->repeats)
+			continue;
+		for (p = 0; p < BP_N; p++)
+			if (bn->paths[p])
+				bench_stats_from(pt->samples[p][d],
+						 pt->nsamples[p][d],
 						 &pt->st[p][d]);
 	}
+	if (rep + 1 < bn->repeats)
+		return 0;
 	if (verify_size(bn, len, &pt->verified))
 		return -1;
 	if (!pt->verified) {
@@ -322,22 +418,88 @@ static int run_size(struct bench *bn, struct bpoint *pt)
 	return 0;
 }
 
+/* The whole sweep, @bn->repeats times over: each repeat every size. */
 static int run_sweep(struct bench *bn)
 {
 	uint64_t s;
-	int i;
+	int i, rep;
 
-	for (i = 0, s = bn->min; i < bn->npoints; i++, s *= 2) {
-		char sz[32];
+	for (rep = 0; rep < bn->repeats; rep++)
+		for (i = 0, s = bn->min; i < bn->npoints; i++, s *= 2) {
+			char sz[32];
 
-		bn->points[i].size = s;
-		cli_progress_label(&bn->prog, "bench: sweep %s (%d/%d)",
-				   cli_fmt_size(s, sz, sizeof(sz)), i + 1,
-				   bn->npoints);
-		if (run_size(bn, &bn->points[i]))
+			bn->points[i].size = s;
+			cli_progress_label(&bn->prog,
+					   "bench: sweep %s (%d/%d), repeat %d/%d",
+					   cli_fmt_size(s, sz, sizeof(sz)),
+					   i + 1, bn->npoints, rep + 1,
+					   bn->repeats);
+			if (run_size(bn, &bn->points[i], rep))
+				return -1;
+			cli_progress_add(&bn->prog, 1);
+		}
+	return 0;
+}
+
+/* ---- 6: the counts of the prediction ---- */
+
+#define COUNT_XFERS	4
+
+/*
+ * The accesses one transfer of @pr->size in direction @d costs: the
+ * emulated card's counters around COUNT_XFERS transfers of the counted
+ * path (after one that builds its descriptors), divided by their number.
+ */
+static int count_size(struct bench *bn, struct bpredict *pr, int d)
+{
+	size_t len = (size_t)pr->size;
+	HELLOFPGA_COUNTERS a, b;
+	int ret;
+
+	if (bench_op(bn, bn->pred_path, d, len))
+		return -1;
+	ret = HelloFPGA_GetCounters(bn->h, &a);
+	for (int i = 0; !ret && i < COUNT_XFERS; i++)
+		if (bench_op(bn, bn->pred_path, d, len))
 			return -1;
-		cli_progress_add(&bn->prog, 1);
+	if (!ret)
+		ret = HelloFPGA_GetCounters(bn->h, &b);
+	if (ret) {
+		cli_lib_err(bn->h, ret, "the card's counters");
+		return -1;
 	}
+	if (!a.model_valid)
+		return 0;
+	pr->c[d].mmio_reads = (double)(b.mmio_reads - a.mmio_reads) /
+			      COUNT_XFERS;
+	pr->c[d].mmio_writes = (double)(b.mmio_writes - a.mmio_writes) /
+			       COUNT_XFERS;
+	pr->c[d].desc = (double)(b.desc_fetched - a.desc_fetched) /
+			COUNT_XFERS;
+	pr->c[d].irqs = (double)(b.irqs - a.irqs) / COUNT_XFERS;
+	pr->c[d].bytes = pr->size;
+	pr->counted[d] = true;
+	return 0;
+}
+
+/*
+ * With a link model: count GPU Direct (CPU mode without it) at each of
+ * the reference driver's sizes the sweep's buffers hold.
+ */
+static int count_transfers(struct bench *bn)
+{
+	bn->pred_path = bn->paths[BP_DIRECT] ? BP_DIRECT : BP_CPU;
+	for (int i = 0; i < BCOST_NREF; i++) {
+		struct bpredict *pr = &bn->pred[i];
+
+		pr->size = bcost_reference[i].size;
+		if (pr->size > bn->max)
+			continue;
+		for (int d = 0; d < BD_N; d++)
+			if (count_size(bn, pr, d))
+				return -1;
+	}
+	bn->predicted = true;
 	return 0;
 }
 
@@ -766,9 +928,10 @@ static void bench_free(struct bench *bn)
 	free(bn->hp);
 	free(bn->hb);
 	free(bn->pattern);
-	for (int p = 0; p < BP_N; p++)
-		for (int d = 0; d < BD_N; d++)
-			free(bn->samples[p][d]);
+	for (int i = 0; bn->points && i < bn->npoints; i++)
+		for (int p = 0; p < BP_N; p++)
+			for (int d = 0; d < BD_N; d++)
+				free(bn->points[i].samples[p][d]);
 	free(bn->points);
 	free(bn->frames);
 	free(bn->pins);
@@ -836,21 +999,25 @@ int cmd_bench(int argc, char **argv)
 		cli_err("out of memory");
 		goto out;
 	}
-	for (int p = 0; p < BP_N; p++)
-		for (int d = 0; d < BD_N; d++) {
-			unsigned int n = bn.fixed_iters ? bn.fixed_iters :
-				bn.max_iters;
+	for (int i = 0; i < bn.npoints; i++)
+		for (int p = 0; p < BP_N; p++)
+			for (int d = 0; d < BD_N; d++) {
+				unsigned int n = bn.fixed_iters ?
+					bn.fixed_iters : bn.max_iters;
+				uint64_t **sp = &bn.points[i].samples[p][d];
 
-			bn.samples[p][d] = calloc(n, sizeof(uint64_t));
-			if (!bn.samples[p][d]) {
-				cli_err("out of memory");
-				goto out;
+				*sp = calloc((size_t)n * (size_t)bn.repeats,
+					     sizeof(uint64_t));
+				if (!*sp) {
+					cli_err("out of memory");
+					goto out;
+				}
 			}
-		}
 	fill_pattern(bn.hp, (size_t)gsize, 1);
 	fill_pattern(bn.hb, (size_t)gsize, 2);
 	if (setup_paths(&bn, (size_t)gsize))
 		goto out;
+	bench_order_init(&bn);
 	if (bn.hpin)
 		fill_pattern(bn.hpin, (size_t)gsize, 3);
 	if (!bn.paths[BP_DIRECT]) {
@@ -865,7 +1032,7 @@ int cmd_bench(int argc, char **argv)
 		}
 	}
 
-	total = (uint64_t)bn.npoints;
+	total = (uint64_t)bn.npoints * (uint64_t)bn.repeats;
 	if (bn.do_frames)
 		total += (uint64_t)bn.max_buffers;
 	if (bn.do_pin)
@@ -875,6 +1042,7 @@ int cmd_bench(int argc, char **argv)
 		total += bn.soak_ns / bn.interval_ns + 1;
 	cli_progress_start(&bn.prog, total ? total : 1);
 	if ((bn.do_sweep && run_sweep(&bn)) ||
+	    (bn.do_sweep && bn.link_on && count_transfers(&bn)) ||
 	    (bn.do_frames && run_frames(&bn)) ||
 	    (bn.do_pin && run_pin(&bn))) {
 		cli_progress_stop(&bn.prog);
