@@ -35,6 +35,13 @@
 #                 unload, reload and dmesg checks and CFG_CASES always run;
 #                 empty: everything; HF_GUEST_ONLY (same form) replaces it
 #                 in every configuration, for a quicker run by hand
+#   CFG_PLUGIN    a TCG plugin QEMU loads: insn (tests/guest/plugin/hf_insn.c,
+#                 built by scripts/build-qemu.sh: guest kernel and user
+#                 instructions between marker instructions, for
+#                 cases/insn.sh; the guest gets hf_insn=1), with plugin
+#                 arguments after a comma (insn,count=insn); empty: none.
+#                 HF_GUEST_PLUGIN (same form, or none) replaces it in
+#                 every configuration
 # Every configuration's card has the guest fault/counter window
 # (fault-regs=on, BAR0 + 0xf000; model/qemu/README.md), used by
 # cases/faults.sh and cases/efficiency.sh; HF_GUEST_DEVICE gets it added
@@ -75,7 +82,7 @@ hf_config() {
 	CFG_MEM=1G CFG_SMP=1 CFG_APPEND= CFG_QEMU=()
 	CFG_DEVICE=${HF_GUEST_DEVICE:-xdma-sim}
 	CFG_MODPARAMS= CFG_IRQ=msix CFG_CASES= CFG_TIMEOUT=${HF_GUEST_TIMEOUT:-300}
-	CFG_HOTPLUG= CFG_CARD2= CFG_ONLY=
+	CFG_HOTPLUG= CFG_CARD2= CFG_ONLY= CFG_PLUGIN=
 	case $CFG_DEVICE in
 	*fault-regs=*) ;;
 	*) CFG_DEVICE+=,fault-regs=on ;;
@@ -175,5 +182,7 @@ hf_config() {
 		;;
 	esac
 	[ -n "${HF_GUEST_ONLY:-}" ] && CFG_ONLY=$HF_GUEST_ONLY
+	[ -n "${HF_GUEST_PLUGIN:-}" ] && CFG_PLUGIN=$HF_GUEST_PLUGIN
+	[ "$CFG_PLUGIN" = none ] && CFG_PLUGIN=
 	return 0
 }
