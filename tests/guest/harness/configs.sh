@@ -49,7 +49,7 @@
 # Returns 1 for an unknown NAME.
 
 HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards
-	k6.12-msix k6.12-viommu arm64-msix arm64-smmu)
+	k6.12-msix k6.12-viommu arm64-msix arm64-smmu insn-msix insn-poll)
 
 # What the arm64 guests run (tests/guest/README.md, "Configurations"): the
 # CLI, the library tests and the Tegra flavor of nvidia_p2p (the one Jetson
@@ -105,6 +105,21 @@ hf_config() {
 	poll)
 		CFG_DESC="poll-mode writeback, no interrupts (poll_mode=1)"
 		CFG_MODPARAMS=poll_mode=1 CFG_IRQ=poll
+		;;
+	insn-msix | insn-poll)
+		# guest instructions per transfer (cases/insn.sh) under the
+		# hf_insn plugin, in a guest of their own: a loaded plugin makes
+		# all of TCG slower (about 10 %: every block is translated with
+		# its hooks), too much for a whole suite; this one boots and runs
+		# only that (about 5 s on an idle core)
+		CFG_DESC="guest instructions per transfer (TCG plugin hf_insn), ${1#insn-}"
+		if [ "$1" = insn-msix ]; then
+			CFG_MODPARAMS=irq_mode=msix
+		else
+			CFG_MODPARAMS=poll_mode=1 CFG_IRQ=poll
+		fi
+		CFG_PLUGIN=insn
+		CFG_ONLY=insn
 		;;
 	viommu)
 		CFG_DESC="emulated Intel VT-d, strict invalidation (intel_iommu=on iommu.strict=1), slab debugging (slub_debug=FZPU)"
