@@ -1,11 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# build-qemu.sh [--arch x86_64|aarch64] [CACHEDIR] - print the path of a
-# qemu-system-x86_64 (default) or qemu-system-aarch64 with the hellofpga
-# "xdma-sim" PCIe device (model/qemu/) compiled in, built from Debian's own
-# qemu source package (bookworm: QEMU 7.2).  On aarch64 the card sits on
-# the virt machine's PCIe host bridge (GPEX), as on q35's.
+# build-qemu.sh [--arch x86_64|aarch64] [--plugin] [CACHEDIR] - print the
+# path of a qemu-system-x86_64 (default) or qemu-system-aarch64 with the
+# hellofpga "xdma-sim" PCIe device (model/qemu/) compiled in, built from
+# Debian's own qemu source package (bookworm: QEMU 7.2).  On aarch64 the
+# card sits on the virt machine's PCIe host bridge (GPEX), as on q35's.
+# --plugin: print the path of the TCG plugin hf_insn.so instead
+# (tests/guest/plugin/hf_insn.c, guest kernel/user instruction counts
+# between markers; built against this QEMU's include/qemu/qemu-plugin.h,
+# QEMU is configured with --enable-plugins), next to the binary.
 #
 # The printed path is a small launcher that adds the firmware search paths
 # (-L /usr/share/qemu -L /usr/share/seabios: Debian's dfsg source has no
@@ -19,16 +23,21 @@
 #                          targets: x86_64-softmmu, aarch64-softmmu (only the
 #                          virt and sbsa-ref boards: --with-devices-aarch64=minimal)
 #   bin/<key>/             qemu-system-ARCH (launcher) + qemu-system-ARCH.real,
-#                          each built when first asked for
+#                          each built when first asked for; hf_insn.so
 #   .lock                  flock(1) while building
 # <key> = sha256 of the model sources (model/xdma_{model,link}.{c,h}, the core
 # headers it includes), model/qemu/{*.c,*.h,meson.build} (not the README nor
-# the smoke test), this script and the Debian qemu source version.  A hit costs a hash; a change of the model rebuilds incrementally
+# the smoke test), tests/guest/plugin/hf_insn.c, this script and the Debian
+# qemu source version.  A hit costs a hash; a change of the model rebuilds incrementally
 # (about 10-30 s); a cold build (no src/build) takes 3-4 min on 2 cores for
 # x86_64, and aarch64 adds about 3 min (tests/guest/README.md, "Time").  A
 # tree configured for x86_64 only (an older version of this script) is
 # configured again for both, once: the common code is then compiled again
-# (its config-host.h changes), the x86_64 target's objects mostly stay.
+# (its config-host.h changes), the x86_64 target's objects mostly stay.  A
+# tree configured without plugins (no CONFIG_PLUGIN=y in config-host.mak,
+# older versions of this script) is configured again once too: CONFIG_PLUGIN
+# changes config-host.h, so that is nearly a cold build (the TCG code of
+# both targets).
 #
 # Cold path: a deb-src sources file in a PRIVATE apt directory (no change to
 # /etc/apt or the system's package lists; removed on exit, also on failure),
@@ -44,11 +53,15 @@ set -euo pipefail
 repo=$(cd "$(dirname "$(realpath "$0")")/.." && pwd)
 self=$repo/scripts/build-qemu.sh
 
-arch=x86_64
-case ${1:-} in
---arch) arch=${2:?--arch x86_64|aarch64}; shift 2 ;;
---arch=*) arch=${1#--arch=}; shift ;;
-esac
+arch=x86_64 want_plugin=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--arch) arch=${2:?--arch x86_64|aarch64}; shift 2 ;;
+	--arch=*) arch=${1#--arch=}; shift ;;
+	--plugin) want_plugin=1; shift ;;
+	*) break ;;
+	esac
+done
 case $arch in
 x86_64 | aarch64) ;;
 *) echo "build-qemu: error: --arch $arch: x86_64 or aarch64" >&2; exit 2 ;;
@@ -81,6 +94,9 @@ glue_files=()
 while IFS= read -r f; do glue_files+=("$f"); done < <(
 	cd "$repo" && find model/qemu -maxdepth 1 -type f \
 		\( -name '*.c' -o -name '*.h' -o -name meson.build \) | LC_ALL=C sort)
+# The TCG plugin(s), built against the tree's qemu-plugin.h into bin/<key>/.
+plugin_src=tests/guest/plugin/hf_insn.c
+plugin=hf_insn.so
 
 # Debian qemu source version: from the binary package's Source field.
 debver=$(apt-cache show qemu-system-x86 2>/dev/null |
@@ -95,14 +111,18 @@ dv=${debver//[:~]/_}
 
 key=$( {
 	cd "$repo"
-	for f in "${model_files[@]}" "${glue_files[@]}" scripts/build-qemu.sh; do
+	for f in "${model_files[@]}" "${glue_files[@]}" "$plugin_src" \
+		scripts/build-qemu.sh; do
 		printf '%s\n' "$f"; cat "$f"
 	done
 	printf 'debian-qemu %s\n' "$debver"
 } | sha256sum | cut -c1-16)
 out=$cache/bin/$key
 
-hit() { [ -x "$out/$bin" ] && [ -x "$out/$bin.real" ]; }
+hit() { [ -x "$out/$bin" ] && [ -x "$out/$bin.real" ] && [ -f "$out/$plugin" ]; }
+# what to print: the launcher, or with --plugin the plugin
+result=$out/$bin
+[ -n "$want_plugin" ] && result=$out/$plugin
 
 need_pkgs() {
 	local p missing=()
@@ -121,7 +141,7 @@ runtime_deps() { need_pkgs seabios qemu-system-data; }
 
 if hit; then
 	runtime_deps
-	echo "$out/$bin"
+	echo "$result"
 	exit 0
 fi
 
@@ -129,7 +149,7 @@ exec 9>"$cache/.lock"
 flock 9
 if hit; then	# another build made it while we waited
 	runtime_deps
-	echo "$out/$bin"
+	echo "$result"
 	exit 0
 fi
 
@@ -205,12 +225,19 @@ if [ -f "$build/build.ninja" ] &&
 	log "configure again: the tree has no $arch-softmmu"
 	rm -f "$build/build.ninja"
 fi
+# configured without TCG plugins (older versions of this script)
+if [ -f "$build/build.ninja" ] &&
+	! grep -q '^CONFIG_PLUGIN=y' "$build/config-host.mak" 2>/dev/null; then
+	log "configure again: the tree has no TCG plugin support"
+	rm -f "$build/build.ninja"
+fi
 if [ ! -f "$build/build.ninja" ]; then
 	[ -f "$build/config-host.mak" ] || { rm -rf "$build"; mkdir -p "$build"; }
 	log "configure"
 	(cd "$build" && "$src/configure" --target-list=$targets \
 		--with-devices-aarch64=minimal \
 		--without-default-features --enable-tcg --enable-kvm \
+		--enable-plugins \
 		--disable-docs --disable-werror --disable-user --disable-tools \
 		>configure.log 2>&1) ||
 		{ tail -30 "$build/configure.log" >&2; die "configure failed"; }
@@ -236,6 +263,14 @@ exec "\$(dirname "\$(readlink -f "\$0")")/$bin.real" \\
 	-L /usr/share/qemu -L /usr/share/seabios "\$@"
 EOF
 chmod +x "$tmp/$bin"
+# the plugin: one C file against the API header of this tree (QEMU loads it
+# with -plugin and resolves its qemu_plugin_* calls in the binary)
+if ! ${CC:-cc} -O2 -g -Wall -Wextra -Wno-unused-parameter -shared -fPIC \
+	-I"$src/include/qemu" -o "$tmp/$plugin" "$repo/$plugin_src" \
+	>"$build/plugin.log" 2>&1; then
+	cat "$build/plugin.log" >&2
+	die "cc $plugin_src failed (log: $build/plugin.log)"
+fi
 [ -f "$tmp/INFO" ] || printf 'debian-qemu %s\nkey %s\n' "$debver" "$key" > "$tmp/INFO"
 printf 'built %s %s\n' "$bin" "$(date -Is)" >> "$tmp/INFO"
 rm -rf "$out"
@@ -247,4 +282,4 @@ for d in "$cache"/src/* "$cache"/build/*; do
 	if [ -d "$d" ] && [ "${d##*/}" != "$dv" ]; then rm -rf "$d"; fi
 done
 log "built in $(( $(date +%s) - t0 )) s: $out/$bin"
-echo "$out/$bin"
+echo "$result"

@@ -35,6 +35,13 @@
 #                 unload, reload and dmesg checks and CFG_CASES always run;
 #                 empty: everything; HF_GUEST_ONLY (same form) replaces it
 #                 in every configuration, for a quicker run by hand
+#   CFG_PLUGIN    a TCG plugin QEMU loads: insn (tests/guest/plugin/hf_insn.c,
+#                 built by scripts/build-qemu.sh: guest kernel and user
+#                 instructions between marker instructions, for
+#                 cases/insn.sh; the guest gets hf_insn=1), with plugin
+#                 arguments after a comma (insn,count=insn); empty: none.
+#                 HF_GUEST_PLUGIN (same form, or none) replaces it in
+#                 every configuration
 # Every configuration's card has the guest fault/counter window
 # (fault-regs=on, BAR0 + 0xf000; model/qemu/README.md), used by
 # cases/faults.sh and cases/efficiency.sh; HF_GUEST_DEVICE gets it added
@@ -42,7 +49,7 @@
 # Returns 1 for an unknown NAME.
 
 HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards
-	k6.12-msix k6.12-viommu arm64-msix arm64-smmu)
+	k6.12-msix k6.12-viommu arm64-msix arm64-smmu insn-msix insn-poll)
 
 # What the arm64 guests run (tests/guest/README.md, "Configurations"): the
 # CLI, the library tests and the Tegra flavor of nvidia_p2p (the one Jetson
@@ -75,7 +82,7 @@ hf_config() {
 	CFG_MEM=1G CFG_SMP=1 CFG_APPEND= CFG_QEMU=()
 	CFG_DEVICE=${HF_GUEST_DEVICE:-xdma-sim}
 	CFG_MODPARAMS= CFG_IRQ=msix CFG_CASES= CFG_TIMEOUT=${HF_GUEST_TIMEOUT:-300}
-	CFG_HOTPLUG= CFG_CARD2= CFG_ONLY=
+	CFG_HOTPLUG= CFG_CARD2= CFG_ONLY= CFG_PLUGIN=
 	case $CFG_DEVICE in
 	*fault-regs=*) ;;
 	*) CFG_DEVICE+=,fault-regs=on ;;
@@ -98,6 +105,21 @@ hf_config() {
 	poll)
 		CFG_DESC="poll-mode writeback, no interrupts (poll_mode=1)"
 		CFG_MODPARAMS=poll_mode=1 CFG_IRQ=poll
+		;;
+	insn-msix | insn-poll)
+		# guest instructions per transfer (cases/insn.sh) under the
+		# hf_insn plugin, in a guest of their own: a loaded plugin makes
+		# all of TCG slower (about 10 %: every block is translated with
+		# its hooks), too much for a whole suite; this one boots and runs
+		# only that (about 5 s on an idle core)
+		CFG_DESC="guest instructions per transfer (TCG plugin hf_insn), ${1#insn-}"
+		if [ "$1" = insn-msix ]; then
+			CFG_MODPARAMS=irq_mode=msix
+		else
+			CFG_MODPARAMS=poll_mode=1 CFG_IRQ=poll
+		fi
+		CFG_PLUGIN=insn
+		CFG_ONLY=insn
 		;;
 	viommu)
 		CFG_DESC="emulated Intel VT-d, strict invalidation (intel_iommu=on iommu.strict=1), slab debugging (slub_debug=FZPU)"
@@ -175,5 +197,7 @@ hf_config() {
 		;;
 	esac
 	[ -n "${HF_GUEST_ONLY:-}" ] && CFG_ONLY=$HF_GUEST_ONLY
+	[ -n "${HF_GUEST_PLUGIN:-}" ] && CFG_PLUGIN=$HF_GUEST_PLUGIN
+	[ "$CFG_PLUGIN" = none ] && CFG_PLUGIN=
 	return 0
 }

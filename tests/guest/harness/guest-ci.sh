@@ -30,6 +30,11 @@
 #                   instead of scripts/build-qemu.sh
 #   HF_GUEST_QEMU_AARCH64  the same for the arm64 configurations
 #                   (instead of scripts/build-qemu.sh --arch aarch64)
+#   HF_GUEST_PLUGIN_INSN  the TCG plugin hf_insn.so for CFG_PLUGIN=insn
+#                   (default: the one next to the QEMU launcher, which
+#                   scripts/build-qemu.sh installs there; none: the
+#                   configurations that ask for it run without it)
+#   HF_GUEST_PLUGIN  CFG_PLUGIN of every configuration (configs.sh)
 #   HF_GUEST_JOBS   guests run at once (default: nproc; a 1-vCPU TCG
 #                   guest keeps about one core busy, and on the 2-core CI
 #                   machine two at once took the 9 guests from 1258 s of
@@ -477,8 +482,16 @@ if [ -n "$want_arm" ] && ! qemu_arm=$(check_qemu "$out/qemu-aarch64.path"); then
 	setup_fail qemu-build-arm64 "'$(tail -n 1 "$out/qemu-aarch64.path" 2>/dev/null)' is not a qemu-system-aarch64 with -device xdma-sim" "$qemu_log"
 	finish
 fi
+# the TCG plugin of CFG_PLUGIN=insn: the one scripts/build-qemu.sh put
+# next to the launcher (bin/<key>/hf_insn.so, also build-qemu.sh --plugin)
+plugin_insn=
+if [ -n "$qemu" ]; then
+	p=${HF_GUEST_PLUGIN_INSN:-$(dirname "$(readlink -f "$qemu")")/hf_insn.so}
+	[ -f "$p" ] && plugin_insn=$p
+fi
 cat >"$out/guest.env" <<ENV
 HF_QEMU='$qemu'
+HF_PLUGIN_INSN='$plugin_insn'
 HF_QEMU_DATA='${HF_GUEST_QEMU_DATA:-}'
 HF_KERNEL='$kernel'
 HF_INITRD='$([ -n "$want_k61" ] && echo "$out/initramfs.cpio.gz")'

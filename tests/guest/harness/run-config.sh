@@ -19,7 +19,12 @@
 # for with console lines "HF-QMP TAG {json}", or "HF-QMP TAG readd ID":
 # device_add of the card with QMP id ID (card, card1) as configured (QMP
 # output: logs/NAME.log.qmp.out); CFG_HOTPLUG adds the host half of
-# faults.sh's hotplug test.
+# faults.sh's hotplug test.  CFG_PLUGIN=insn (HF_GUEST_PLUGIN) loads the
+# TCG plugin hf_insn.so (HF_PLUGIN_INSN of guest.env) with -plugin, its
+# output (-d plugin -D) in logs/NAME.log.plugin, and tells the guest
+# (hf_insn=1); after the run insn-table.py joins the counts with the
+# guest's legend into logs/NAME.log.insn (also on stderr) and checks them
+# ("PASS NAME/insn/counts").
 set -uo pipefail
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -35,6 +40,7 @@ if [ ! -f "$out/guest.env" ]; then
 	exit 2
 fi
 . "$out/guest.env"	# HF_QEMU HF_QEMU_DATA HF_KERNEL HF_INITRD (+ _AARCH64, _6_12)
+			# HF_PLUGIN_INSN
 # The architecture's QEMU, kernel and initramfs, console and exit: x86_64
 # leaves through isa-debug-exit (rc (r << 1) | 1); aarch64 has none and
 # powers off through PSCI (rc 0): its result is the GUEST-SUMMARY line.
@@ -94,11 +100,35 @@ if [ -n "$CFG_HOTPLUG$CFG_CARD2" ]; then
 	fi
 fi
 
+# TCG plugin: insn[,ARG=VAL...] -> -plugin file=hf_insn.so[,ARG=VAL...];
+# what it prints (qemu_plugin_outs) is log category "plugin", into its file
+plugin=()
+plugin_log=$log.plugin
+rm -f "$plugin_log" "$log.insn"
+case $CFG_PLUGIN in
+"") ;;
+insn | insn,*)
+	if [ "$CFG_ARCH" != x86_64 ]; then
+		echo "SKIP host/insn-plugin: hf_insn counts x86_64 guests only" >>"$host_res"
+	elif [ -n "${HF_PLUGIN_INSN:-}" ] && [ -f "$HF_PLUGIN_INSN" ]; then
+		plugin=(-plugin "file=$HF_PLUGIN_INSN${CFG_PLUGIN#insn}"
+			-d plugin -D "$plugin_log")
+		append+=" hf_insn=1"
+	else
+		echo "SKIP host/insn-plugin: no hf_insn.so (HF_PLUGIN_INSN in $out/guest.env; scripts/build-qemu.sh --plugin builds it)" >>"$host_res"
+	fi
+	;;
+*)
+	echo "run-config.sh: unknown CFG_PLUGIN '$CFG_PLUGIN' (insn[,ARGS] or none)" >&2
+	exit 2
+	;;
+esac
+
 cmd=("$HF_QEMU" "${data[@]}" -machine "$CFG_MACHINE" -accel tcg -cpu "$cpu"
 	-smp "$CFG_SMP" -m "$CFG_MEM" -kernel "$HF_KERNEL" -initrd "$HF_INITRD"
 	-append "$append" -display none -monitor none -serial "file:$log"
 	-no-reboot -nic none "${exit_dev[@]}"
-	-action panic=exit-failure "${CFG_QEMU[@]}" "${card[@]}")
+	-action panic=exit-failure "${plugin[@]}" "${CFG_QEMU[@]}" "${card[@]}")
 printf '%s\n' "# ${cmd[*]}" >"$log.cmd"
 
 # qmp SOCKET CMD-JSON [@EVENT]: one QMP command (after qmp_capabilities);
@@ -234,6 +264,11 @@ if [ -n "$hpid" ]; then
 	wait "$hpid" 2>/dev/null
 	grep -q 'hotplug/host-device_del' "$host_res" ||
 		echo "FAIL hotplug/host-device_del: the guest never printed HF-HOTPLUG-NOW (cases/faults.sh did not get there)" >>"$host_res"
+fi
+# the plugin's counts with the guest's legend: the table, its check
+if [ ${#plugin[@]} -gt 0 ]; then
+	python3 "$here/insn-table.py" "$log" "$plugin_log" "$log.insn" >>"$host_res" 2>&1
+	[ -s "$log.insn" ] && { echo "---- $name: guest instructions per transfer (hf_insn) ----"; cat "$log.insn"; } >&2
 fi
 secs=$(( ($(date +%s%N) - start) / 1000000 ))
 secs=$((secs / 1000)).$(( (secs % 1000) / 100 ))
