@@ -80,6 +80,8 @@ struct emu_map {
  * @index: engine order index
  * @thread: the thread
  * @lock: protects @kicked and @stop
+ * @work: held around every xdma_model_engine_work() of this engine outside
+ *	HF_EMU_SYNC (its thread's, or a kick's run in the kicking thread)
  * @cond: signalled by a kick and at shutdown
  * @kicked: the model asked for xdma_model_engine_work() (written under
  *	@lock, read without it while the thread spins)
@@ -96,6 +98,7 @@ struct emu_engine {
 	u32 index;
 	pthread_t thread;
 	pthread_mutex_t lock;
+	pthread_mutex_t work;
 	pthread_cond_t cond;
 	bool kicked;
 	u64 wake_at;
@@ -768,7 +771,9 @@ static void *emu_engine_thread(void *arg)
 		pthread_mutex_unlock(&t->lock);
 		if (!run)
 			break;
+		pthread_mutex_lock(&t->work);
 		xdma_model_engine_work(t->h->m, t->index);
+		pthread_mutex_unlock(&t->work);
 	}
 	return NULL;
 }
@@ -814,6 +819,19 @@ static void emu_wake(struct hf_emu_host *h, uint32_t engine, u64 when)
 			t->wake_at = when;
 		else
 			emu_sync_run(h, t);
+		return;
+	}
+	/*
+	 * A kick (a start, a register write that lets the engine go on) runs
+	 * what the engine can do now in the kicking thread, when no other
+	 * thread is running the engine: the thread that started a transfer
+	 * waits for it anyway, and handing the work to the engine thread
+	 * costs a thread wake-up each way.  What the engine must do later
+	 * (the link model's slices, a hang's end) still goes to its thread.
+	 */
+	if (!when && !pthread_mutex_trylock(&t->work)) {
+		xdma_model_engine_work(h->m, engine);
+		pthread_mutex_unlock(&t->work);
 		return;
 	}
 	pthread_mutex_lock(&t->lock);
@@ -939,6 +957,7 @@ int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 		h->eng[i].h = h;
 		h->eng[i].index = i;
 		pthread_mutex_init(&h->eng[i].lock, NULL);
+		pthread_mutex_init(&h->eng[i].work, NULL);
 		pthread_cond_init(&h->eng[i].cond, &cattr);
 	}
 	pthread_condattr_destroy(&cattr);
@@ -1002,6 +1021,7 @@ void hf_emu_host_destroy(struct hf_emu_host *h)
 	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
 		pthread_cond_destroy(&h->eng[i].cond);
 		pthread_mutex_destroy(&h->eng[i].lock);
+		pthread_mutex_destroy(&h->eng[i].work);
 	}
 	pthread_cond_destroy(&h->irq_cond);
 	pthread_mutex_destroy(&h->irq_lock);
