@@ -173,6 +173,7 @@ struct bench {
 	HELLOFPGA_INFO info;
 	int ch;
 	uint64_t addr;
+	uint64_t gaddr;			/* card address of the GPU paths */
 	uint64_t min, max;
 	unsigned int fixed_iters;	/* --iters */
 	uint64_t budget_ns;		/* per size */
@@ -207,6 +208,7 @@ struct bench {
 	HELLOFPGA_GPU_HANDLE hg;
 	uint8_t *hp, *hb;		/* pageable host buffers */
 	uint8_t *hpin;			/* pinned host buffer */
+	uint8_t *hceil;			/* pinned, the ceiling's alone */
 	uint8_t *pattern;		/* reference data */
 	/* results */
 	bool paths[BP_N];

@@ -68,6 +68,8 @@ static void csv_env(FILE *f, const struct bench *bn)
 	env_row(f, "channel", num);
 	snprintf(num, sizeof(num), "0x%" PRIx64, bn->addr);
 	env_row(f, "card_address", num);
+	snprintf(num, sizeof(num), "0x%" PRIx64, bn->gaddr);
+	env_row(f, "gpu_card_address", num);
 	if (bn->gpu.present) {
 		env_row(f, "gpu", g->name);
 		env_row(f, "gpu_emulated", bn->gpu.real ? "no" : "yes");

@@ -63,6 +63,7 @@ static void json_env(struct cli_json *j, const struct bench *bn)
 	cli_json_str(j, "irq", cli_irq_name(bn->info.irq_mode));
 	cli_json_int(j, "channel", bn->ch);
 	cli_json_u64(j, "card_address", bn->addr);
+	cli_json_u64(j, "gpu_card_address", bn->gaddr);
 	if (bn->gpu.present) {
 		cli_json_obj(j, "gpu");
 		cli_json_str(j, "name", g->name);

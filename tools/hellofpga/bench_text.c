@@ -19,9 +19,9 @@ void bench_print_env(const struct bench *bn, FILE *f, const char *pre)
 	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
 
 	/* the card and the GPU first: what the figures are of */
-	fprintf(f, "%scard:     %s, %s, irq %s, channel %d, card address 0x%" PRIx64 "\n",
+	fprintf(f, "%scard:     %s, %s, irq %s, channel %d, card address 0x%" PRIx64 " (GPU paths 0x%" PRIx64 ")\n",
 		pre, bn->info.name, bn->info.backend_name,
-		cli_irq_name(bn->info.irq_mode), bn->ch, bn->addr);
+		cli_irq_name(bn->info.irq_mode), bn->ch, bn->addr, bn->gaddr);
 	if (bn->gpu.present && bn->gpu.real)
 		fprintf(f, "%sgpu:      %s (real, %s%s%s), CUDA %d.%d%s%s, GPU Direct %s\n",
 			pre, g->name,
