@@ -937,8 +937,9 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
  * Stops the engine if it runs (a crashed user, an earlier driver) and
  * proves it idle, clears its status, programs its interrupt mask and the
  * writeback address; in poll mode the channel interrupt is disabled in the
- * IRQ block, in interrupt mode it is enabled.  The caller installs the interrupt handler (hf_xdma_engine_isr())
- * before the first run, and enables bus mastering only once every engine
+ * IRQ block, in interrupt mode it is enabled.  The caller installs the
+ * interrupt handler (hf_xdma_engine_isr()) before the first run, and
+ * enables bus mastering only once every engine
  * of the card is initialised (an engine left running would otherwise go on
  * with stale descriptors).
  *
