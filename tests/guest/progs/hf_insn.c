@@ -52,8 +52,14 @@
 #include "hf_guest.h"
 
 #if !defined(__x86_64__)
-#error "hf_insn: the markers are x86_64 instructions"
-#endif
+/* the markers are x86_64 instructions: elsewhere there is nothing to count */
+int main(void)
+{
+	hfg_group = "insn";
+	HFG_SKIP("all", "the hf_insn markers are x86_64 instructions");
+	return hfg_exit();
+}
+#else
 
 /* nopl DISP32(%rax): 0f 1f 80 + disp32 = magic | op << 12 | label */
 #define HF_INSN_MAGIC	0x48460000u
@@ -343,3 +349,4 @@ int main(int argc, char **argv)
 		close(ufd);
 	return hfg_exit();
 }
+#endif /* __x86_64__ */
