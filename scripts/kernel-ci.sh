@@ -153,6 +153,12 @@ run_make() {	# run_make NAME LOG DIR ARGS...
 # the driver's relative includes of ../core and ../include keep working),
 # without the outputs of an in-place build.
 kbuild_outputs='(^|/)(Module\.symvers|modules\.order|\.[^/]*\.cmd|\.[^/]*\.d|\.tmp_[^/]*)$|\.(o|ko|mod|mod\.c|a)$'
+publish_root() {	# publish_root TMP ROOT [JUNK...]: TMP becomes ROOT, complete
+	local tmp=$1 root=$2
+	shift 2
+	rm -rf "$root" "$@" && mv "$tmp" "$root" && touch "$root/.complete"
+}
+
 copy_tree() {	# copy_tree DEST
 	rm -rf "$1" && mkdir -p "$1" || return 1
 	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
@@ -295,9 +301,7 @@ step_arm64_headers() {
 		[ -d "/usr/lib/$kb" ] || { echo "/usr/lib/$kb missing"; exit 1; }
 		mkdir -p "$tmp/usr/lib"
 		ln -sfn "/usr/lib/$kb" "$tmp/usr/lib/$kb"
-		rm -rf "$root" "$base/debs"
-		mv "$tmp" "$root"
-		touch "$root/.complete"
+		publish_root "$tmp" "$root" "$base/debs"
 	) >"$logf" 2>&1; then
 		fail arm64-headers "private apt download/unpack of linux-headers-$abi-arm64 failed" "$logf"
 		return 1
@@ -540,9 +544,7 @@ step_kernel_headers() {
 				rm -f "$kd/vmlinux"
 			done
 			echo "$abi $ver" >"$tmp/ABI"
-			rm -rf "$root" "$dl"
-			mv "$tmp" "$root"
-			touch "$root/.complete"
+			publish_root "$tmp" "$root" "$dl"
 		) >"$logf" 2>&1; then
 			fail "headers-$suite" "private apt download/unpack failed" "$logf"
 			return 1
@@ -603,9 +605,7 @@ step_arm64_guest() {
 		for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$tmp"; done
 		[ -f "$tmp/boot/vmlinuz-$abi-arm64" ] && [ -x "$tmp/bin/busybox" ]
 		(cd "$dl" && ls -- *.deb) >"$tmp/DEBS"
-		rm -rf "$root" "$dl"
-		mv "$tmp" "$root"
-		touch "$root/.complete"
+		publish_root "$tmp" "$root" "$dl"
 	) >"$logf" 2>&1; then
 		fail arm64-guest "private apt download/unpack of linux-image-$abi-arm64 or busybox-static failed" "$logf"
 		return 1
@@ -656,9 +656,7 @@ step_guest_image() {
 		find "$m/kernel/drivers" -mindepth 1 -maxdepth 1 ! -name gpu -exec rm -rf {} +
 		(cd "$dl" && ls -- *.deb) >"$tmp/DEBS"
 		echo "$abi $ver" >"$tmp/ABI"
-		rm -rf "$root" "$dl"
-		mv "$tmp" "$root"
-		touch "$root/.complete"
+		publish_root "$tmp" "$root" "$dl"
 	) >"$logf" 2>&1; then
 		fail "guest-image-$suite" "private apt download/unpack of linux-image-$abi-amd64=$ver failed" "$logf"
 		return 1
