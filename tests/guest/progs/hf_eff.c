@@ -96,29 +96,6 @@ static int counters(uint64_t *c)
 	return 0;
 }
 
-static uint64_t parse_size(const char *s)
-{
-	char *e;
-	uint64_t v = strtoull(s, &e, 0);
-
-	if (*e == 'K' || *e == 'k')
-		v <<= 10;
-	else if (*e == 'M' || *e == 'm')
-		v <<= 20;
-	return v;
-}
-
-static const char *hsize(uint64_t s, char *b)
-{
-	if (s >= (1 << 20) && !(s % (1 << 20)))
-		sprintf(b, "%lluM", (unsigned long long)(s >> 20));
-	else if (s >= 1024 && !(s % 1024))
-		sprintf(b, "%lluK", (unsigned long long)(s >> 10));
-	else
-		sprintf(b, "%llu", (unsigned long long)s);
-	return b;
-}
-
 /*
  * The targets of MODE for a transfer of PATH: the most MMIO reads and
  * writes, the interrupts; -1 where MODE names none.
@@ -149,7 +126,7 @@ static void report(const char *path, const char *dir, uint64_t size, int n,
 	uint64_t want, got;
 	int max_r, max_w, irqs;
 
-	snprintf(name, sizeof(name), "%s-%s-%s", path, dir, hsize(size, hs));
+	snprintf(name, sizeof(name), "%s-%s-%s", path, dir, hfg_hsize(size, hs));
 	if (err) {
 		HFG_FAIL(name, "%s", err);
 		return;
@@ -274,7 +251,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (; optind < argc && nsz < 16; optind++) {
-		sizes[nsz] = parse_size(argv[optind]);
+		sizes[nsz] = hfg_parse_size(argv[optind]);
 		if (sizes[nsz] > max)
 			max = sizes[nsz];
 		nsz++;

@@ -78,6 +78,31 @@ static inline void hfg_result(const char *res, const char *name,
 #define HFG_FAIL(n, ...)	hfg_result("FAIL", n, __VA_ARGS__)
 #define HFG_SKIP(n, ...)	hfg_result("SKIP", n, __VA_ARGS__)
 
+
+/* A size argument: bytes, with a K or M suffix (1024-based). */
+static inline uint64_t hfg_parse_size(const char *s)
+{
+	char *e;
+	uint64_t v = strtoull(s, &e, 0);
+
+	if (*e == 'K' || *e == 'k')
+		v <<= 10;
+	else if (*e == 'M' || *e == 'm')
+		v <<= 20;
+	return v;
+}
+
+/* @s as a result name has it: 4K, 64K, 4M, or bytes; written into @b. */
+static inline const char *hfg_hsize(uint64_t s, char *b)
+{
+	if (s >= (1 << 20) && !(s % (1 << 20)))
+		sprintf(b, "%lluM", (unsigned long long)(s >> 20));
+	else if (s >= 1024 && !(s % 1024))
+		sprintf(b, "%lluK", (unsigned long long)(s >> 10));
+	else
+		sprintf(b, "%llu", (unsigned long long)s);
+	return b;
+}
 /* Check @name: PASS when @ok, else FAIL, with the text of @fmt. */
 static inline void hfg_expect(bool ok, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -108,29 +108,6 @@ static void card_counts(uint64_t *c)
 	c[1] = ufd < 0 ? 0 : hfg_counter(ufd, 3);	/* irqs */
 }
 
-static uint64_t parse_size(const char *s)
-{
-	char *e;
-	uint64_t v = strtoull(s, &e, 0);
-
-	if (*e == 'K' || *e == 'k')
-		v <<= 10;
-	else if (*e == 'M' || *e == 'm')
-		v <<= 20;
-	return v;
-}
-
-static const char *hsize(uint64_t s, char *b)
-{
-	if (s >= (1 << 20) && !(s % (1 << 20)))
-		sprintf(b, "%lluM", (unsigned long long)(s >> 20));
-	else if (s >= 1024 && !(s % 1024))
-		sprintf(b, "%lluK", (unsigned long long)(s >> 10));
-	else
-		sprintf(b, "%llu", (unsigned long long)s);
-	return b;
-}
-
 /*
  * The legend line of label @l: @n spans of one transfer each, the card's
  * counters @c0 before and @c1 after them.
@@ -157,7 +134,7 @@ static void run_cpu(uint64_t size, int n, int h2c, void *buf)
 	int fd, i, l;
 
 	snprintf(name, sizeof(name), "%s-%s", h2c ? "write" : "read",
-		 hsize(size, hs));
+		 hfg_hsize(size, hs));
 	snprintf(path, sizeof(path), "%s_%s_0", card, h2c ? "h2c" : "c2h");
 	fd = open(path, h2c ? O_WRONLY : O_RDONLY);
 	if (fd < 0) {
@@ -202,7 +179,7 @@ static void run_gpu(HELLOFPGA_HANDLE h, HELLOFPGA_GPU_HANDLE gh, uint64_t size,
 	int ret, i = 0, l;
 
 	snprintf(name, sizeof(name), "xfer-%s-%s", h2c ? "h2c" : "c2h",
-		 hsize(size, hs));
+		 hfg_hsize(size, hs));
 	ret = HelloFPGA_GPUDirect_Xfer(h, 0, gh, 0, 0, size, d, 0, NULL);
 	if (!ret) {
 		l = label++;
@@ -276,7 +253,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (; optind < argc && nsz < 8; optind++) {
-		sizes[nsz] = parse_size(argv[optind]);
+		sizes[nsz] = hfg_parse_size(argv[optind]);
 		if (!sizes[nsz] || sizes[nsz] % 4096) {
 			fprintf(stderr, "hf_insn: sizes must be multiples of 4096\n");
 			return 2;
