@@ -197,6 +197,13 @@ static u64 hf_card_ddr_size(struct hf_card *card)
  * hf_set_dma_mask() - the widest DMA mask both the host and the IP allow.
  * @card: the card, DMA BAR mapped
  *
+ * Data may be anywhere the IP reaches; descriptors and writeback words
+ * (the coherent allocations) are kept below 4 GiB where the platform can,
+ * so every chain's address has the same upper half and a run on a chain
+ * not run before writes at most the lower address and the adjacent count
+ * to the SGDMA registers (Xilinx's driver keeps its descriptors there
+ * too).
+ *
  * Return: 0 or the error of dma_set_mask_and_coherent().
  */
 static int hf_set_dma_mask(struct hf_card *card)
@@ -223,6 +230,8 @@ static int hf_set_dma_mask(struct hf_card *card)
 		dev_err(dev, "no usable DMA mask: %d\n", ret);
 		return ret;
 	}
+	if (bits > 32 && dma_set_coherent_mask(dev, DMA_BIT_MASK(32)))
+		dma_set_coherent_mask(dev, DMA_BIT_MASK(bits));
 	/* Segments of sg tables as long as the engine takes, not 64 KiB. */
 	dma_set_max_seg_size(dev, UINT_MAX & PAGE_MASK);
 	return 0;
