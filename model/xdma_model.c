@@ -197,7 +197,8 @@ struct model_engine {
  * @lock: protects everything below that is not atomic
  * @copies_cond: signalled when @copies drops to zero
  * @copies: engine threads inside a host DMA op (xdma_model_reset() waits)
- * @wb_cond: signalled when @wb_pending drops to zero
+ * @wb_cond: signalled when @wb_pending drops to zero with @wb_waiters
+ * @wb_waiters: register reads waiting on @wb_cond
  * @wb_pending: writebacks queued (the status register already shows their
  *	run ended) and not yet written to host memory: a register read waits
  *	for them, as a PCIe read completion never passes the card's posted
@@ -247,6 +248,7 @@ struct xdma_model {
 	u32 copies;
 	pthread_cond_t wb_cond;
 	u32 wb_pending;
+	u32 wb_waiters;
 	pthread_mutex_t intx_lock;
 	u32 num_engines;
 	struct model_engine eng[XDMA_MAX_ENGINES];
@@ -403,15 +405,22 @@ static void irq_update(struct xdma_model *m, struct model_act *act)
 	m->chan_pend_prev = chan_pend;
 	m->user_pend_prev = user_pend;
 	m->intx_level = chan_pend || user_pend;
-	act->intx = true;
+	/* the line is driven in legacy mode only (a mode change syncs it) */
+	if (m->irq_mode == XDMA_MODEL_IRQ_LEGACY)
+		act->intx = true;
 	if (!msg || irq_blocked(m))
 		return;
-	for (i = 0; i < m->num_engines; i++)
-		if ((chan_rise & BIT(i)) && act->nmsi < ARRAY_SIZE(act->msi))
-			act->msi[act->nmsi++] = chan_vector(m, i);
-	for (i = 0; i < XDMA_USER_IRQS; i++)
-		if ((user_rise & BIT(i)) && act->nmsi < ARRAY_SIZE(act->msi))
-			act->msi[act->nmsi++] = user_vector(m, i);
+	/* the rising bits only, lowest first (engine order, then user) */
+	for (; chan_rise && act->nmsi < ARRAY_SIZE(act->msi);
+	     chan_rise &= chan_rise - 1) {
+		i = __builtin_ctz(chan_rise);
+		act->msi[act->nmsi++] = chan_vector(m, i);
+	}
+	for (; user_rise && act->nmsi < ARRAY_SIZE(act->msi);
+	     user_rise &= user_rise - 1) {
+		i = __builtin_ctz(user_rise);
+		act->msi[act->nmsi++] = user_vector(m, i);
+	}
 }
 
 /* Bring the host's INTx line to the level the IRQ block drives. */
@@ -463,7 +472,7 @@ static void act_flush(struct xdma_model *m, struct model_act *act)
 		 */
 		pthread_mutex_lock(&m->lock);
 		m->wb_pending -= act->nwb;
-		if (!m->wb_pending)
+		if (!m->wb_pending && m->wb_waiters)
 			pthread_cond_broadcast(&m->wb_cond);
 		pthread_mutex_unlock(&m->lock);
 	}
@@ -474,7 +483,8 @@ static void act_flush(struct xdma_model *m, struct model_act *act)
 	}
 	if (act->intx)
 		intx_sync(m);
-	for (i = 0; i < XDMA_MAX_ENGINES; i++) {
+	for (u32 todo = act->wake | act->kick; todo; todo &= todo - 1) {
+		i = __builtin_ctz(todo);
 		if (act->wake & BIT(i))
 			m->ops.schedule(m->host, i, act->wake_at[i]);
 		if (act->kick & BIT(i))
@@ -1600,8 +1610,11 @@ uint32_t xdma_model_dma_read32(struct xdma_model *m, uint32_t off)
 		return 0;
 	pthread_mutex_lock(&m->lock);
 	/* PCIe ordering: the completion pushes the card's posted writes */
-	while (m->wb_pending)
+	while (m->wb_pending) {
+		m->wb_waiters++;
 		pthread_cond_wait(&m->wb_cond, &m->lock);
+		m->wb_waiters--;
+	}
 	switch (target) {
 	case XDMA_TARGET_H2C:
 	case XDMA_TARGET_C2H:
