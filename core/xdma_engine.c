@@ -1008,7 +1008,9 @@ int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
  * hf_xdma_engine_fini() - stop an engine and disable its interrupt.
  * @e: the engine, initialised with hf_xdma_engine_init()
  *
- * The caller frees the interrupt handler after this returns.
+ * The caller has freed (or synchronised and disabled) the interrupt
+ * handler first: a late interrupt's handler signals the engine's event,
+ * which this destroys.
  */
 void hf_xdma_engine_fini(struct hf_xdma_engine *e)
 {

@@ -715,16 +715,19 @@ static void emu_teardown(struct emu_card *card)
 		 * are freed by the host, once its engine threads have
 		 * stopped: a card's engine may still be finishing (a wedged
 		 * one, or a writeback on its way), and it must write nothing
-		 * that is freed.
+		 * that is freed.  The interrupt handlers go first (freeing
+		 * one waits for a run of it in progress): a late interrupt's
+		 * handler signals its engine's event, which the engine's fini
+		 * destroys.
 		 */
-		for (u32 i = 0; i < card->nengines; i++)
-			hf_xdma_engine_fini(&card->by_index[i]->eng);
 		if (card->irq_mode == HELLOFPGA_IRQ_MSIX) {
 			for (u32 i = 0; i < card->nengines; i++)
 				hf_emu_free_irq(card->host, i);
 		} else if (card->irq_mode != HELLOFPGA_IRQ_POLL) {
 			hf_emu_free_irq(card->host, 0);
 		}
+		for (u32 i = 0; i < card->nengines; i++)
+			hf_xdma_engine_fini(&card->by_index[i]->eng);
 		hf_emu_host_destroy(card->host);
 	}
 	if (card->ddr)
