@@ -939,9 +939,8 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
  * writeback address; in poll mode the channel interrupt is disabled in the
  * IRQ block, in interrupt mode it is enabled.  The caller installs the
  * interrupt handler (hf_xdma_engine_isr()) before the first run, and
- * enables bus mastering only once every engine
- * of the card is initialised (an engine left running would otherwise go on
- * with stale descriptors).
+ * enables bus mastering only once every engine of the card is initialised
+ * (an engine left running would otherwise go on with stale descriptors).
  *
  * Return: 0, -EINVAL for a channel the card lacks or a missing writeback
  * area, -ENODEV when the card does not respond, -EBUSY when the engine
