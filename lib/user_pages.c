@@ -68,40 +68,68 @@ static bool populate_supported(void)
 	return ok > 0;
 }
 
+#define MAPS_UNOPENED	-2
+
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
-static int maps_fd_cur = -1;	/* under maps_lock */
-static pid_t maps_pid;		/* the process maps_fd_cur is of */
+static pthread_once_t maps_once = PTHREAD_ONCE_INIT;
+/* /proc/self/maps, -1 when unusable, MAPS_UNOPENED before the first use */
+static int maps_fd_cur = MAPS_UNOPENED;
+
+static void maps_prepare(void)
+{
+	pthread_mutex_lock(&maps_lock);
+}
+
+static void maps_parent(void)
+{
+	pthread_mutex_unlock(&maps_lock);
+}
+
+/* The file is of the process that opened it: a child opens its own. */
+static void maps_child(void)
+{
+	if (maps_fd_cur >= 0)
+		close(maps_fd_cur);
+	maps_fd_cur = MAPS_UNOPENED;
+	pthread_mutex_unlock(&maps_lock);
+}
+
+static void maps_init(void)
+{
+	pthread_atfork(maps_prepare, maps_parent, maps_child);
+}
 
 /*
  * /proc/self/maps of this process, for PROCMAP_QUERY; -1 when the kernel
- * (or the lack of /proc) offers none.  Opened on first use and again in a
- * forked child (the file is of the process that opened it).
+ * (or the lack of /proc) offers none.  Opened on first use, and again in a
+ * forked child (a fork handler forgets the parent's), so that after the
+ * first call this costs one atomic load and no system call.
  */
 static int maps_fd(void)
 {
-	pid_t pid = getpid();
-	int fd;
+	int fd = __atomic_load_n(&maps_fd_cur, __ATOMIC_ACQUIRE);
 
+	if (fd != MAPS_UNOPENED)
+		return fd;
+	pthread_once(&maps_once, maps_init);
 	pthread_mutex_lock(&maps_lock);
-	if (maps_pid != pid) {
+	fd = maps_fd_cur;
+	if (fd == MAPS_UNOPENED) {
 		struct hf_vma_query q = {
 			.size = sizeof(q),
 			.query_addr = (uintptr_t)&probe_no_query,
 		};
 
-		if (maps_fd_cur >= 0)
-			close(maps_fd_cur);
-		maps_pid = pid;
-		maps_fd_cur = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-		if (maps_fd_cur >= 0 &&
-		    ioctl(maps_fd_cur, HF_PROCMAP_QUERY, &q)) {
-			close(maps_fd_cur);
-			maps_fd_cur = -1;
+		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && ioctl(fd, HF_PROCMAP_QUERY, &q)) {
+			close(fd);
+			fd = -1;
 		}
+		__atomic_store_n(&maps_fd_cur, fd < 0 ? -1 : fd,
+				 __ATOMIC_RELEASE);
 	}
-	fd = maps_fd_cur;
 	pthread_mutex_unlock(&maps_lock);
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 /*

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "hf_lib.h"
@@ -302,4 +304,40 @@ HF_TEST(buffer_over_several_mappings_moves)
 	check_untouched(8192, 3);
 	munmap(p, 3 * 4096);
 	munmap(q, 3 * 4096);
+}
+
+/*
+ * A forked child checks buffers against its own mappings, not against the
+ * parent's maps file the library had open: a buffer only the child mapped
+ * moves, and one only the parent still has is -EFAULT in the child.
+ */
+HF_TEST(a_forked_child_checks_buffers_against_its_own_mappings)
+{
+	uint8_t *gone = map_pages(1, 0);
+	int status;
+	pid_t pid;
+
+	setup(0);	/* a transfer of the parent opened its maps file */
+	pid = fork();
+	HF_CHECK(pid >= 0);
+	if (pid == 0) {
+		uint8_t *mine = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		HELLOFPGA_HANDLE c;
+
+		if (mine == MAP_FAILED || munmap(gone, 4096))
+			_exit(1);
+		if (HelloFPGA_Open("emu:0,private,ddr=1M", &c))
+			_exit(2);
+		if (HelloFPGA_DMA_MM_ReadC2H(c, 0, mine, 0, 4096, NULL))
+			_exit(3);
+		if (HelloFPGA_DMA_MM_ReadC2H(c, 0, gone, 0, 4096, NULL) !=
+		    -EFAULT)
+			_exit(4);
+		HelloFPGA_Close(c);
+		_exit(0);
+	}
+	HF_CHECK(waitpid(pid, &status, 0) == pid);
+	HF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	munmap(gone, 4096);
 }
