@@ -37,6 +37,7 @@ static struct hellofpga_dev *dev_alloc(void)
 
 static void dev_free(struct hellofpga_dev *dev)
 {
+	hf_shared_locks_unmap(dev->shlocks);
 	if (dev->lock_fd >= 0)
 		close(dev->lock_fd);
 	for (int d = 0; d < 2; d++)

@@ -55,8 +55,9 @@
 #define EMU_GPU_RUN_DESKTOP	(2u << 20)	/* BAR window: 2 MiB runs */
 #define EMU_GPU_RUN_TEGRA	(64u << 10)	/* SMMU: 64 KiB chunks */
 /*
- * Bytes of a shared card's lock file: dir * 4 + ch lock the channels
- * (chanlock.c); this one is held while the card memory is created.
+ * A shared card's lock file: its first page holds the channel locks
+ * (struct hf_shared_locks, chanlock.c); an OFD lock on this byte is held
+ * while the card memory and those locks are created.
  */
 #define EMU_LOCK_CREATE		64
 
@@ -583,6 +584,18 @@ static int map_shared_ddr(struct hellofpga_dev *dev, struct emu_card *card,
 		close(dirfd);
 		return hf_set_error(dev, ret,
 				    "cannot lock %s/%s for creating the card: %s",
+				    dir, name, strerror(-ret));
+	}
+	dev->shlocks = hf_shared_locks_map(dev->lock_fd, &ret);
+	if (!dev->shlocks) {
+		close(dirfd);
+		lock_range(dev->lock_fd, F_UNLCK, EMU_LOCK_CREATE, 1);
+		if (ret == -EPROTO)
+			return hf_set_error(dev, ret,
+					    "%s/%s was laid out by an incompatible build of libhellofpga (another version or ABI); close every program using emu:%u, remove the file and open again",
+					    dir, name, o->index);
+		return hf_set_error(dev, ret,
+				    "cannot map the channel locks of %s/%s: %s",
 				    dir, name, strerror(-ret));
 	}
 	snprintf(name, sizeof(name), "hellofpga-emu%u.ddr", o->index);

@@ -3,9 +3,17 @@
  * chanlock.c - waits with a deadline, and per-channel mutual exclusion.
  *
  * A channel is held inside a process by a mutex per channel of the handle,
- * and between processes and handles sharing a card by an
- * open-file-description lock on byte dir * 4 + ch of the card's lock file
- * (released by the kernel if the holder dies).
+ * and between processes and handles sharing a card by a robust,
+ * process-shared mutex per channel in the first page of the card's lock
+ * file (struct hf_shared_locks), mapped by every handle of the card.  An
+ * uncontended transfer so takes and drops it without a system call; a
+ * holder that dies (killed in the middle of a transfer, or exec()) leaves it
+ * to the next taker, who gets EOWNERDEAD from the kernel's robust-futex list
+ * and marks it consistent: the channel was the dead holder's alone.
+ *
+ * The card's other inter-process locks (creation, read-modify-write of card
+ * memory blocks) stay open-file-description locks on bytes of files: they
+ * are taken rarely, or only by an aligned card's partial writes.
  *
  * Every wait of a call ends at the call's deadline (its handle's timeout,
  * or the timeout the call was given), with -EBUSY: nothing was moved.  The
@@ -16,6 +24,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +33,9 @@
 
 #define HF_OFD_SLEEP_MIN_NS	50000L
 #define HF_OFD_SLEEP_MAX_NS	5000000L
+
+_Static_assert(sizeof(struct hf_shared_locks) <= HF_SHARED_LOCKS_SIZE,
+	       "the channel locks fit the lock file's first page");
 
 /** hf_deadline_in() - the deadline @timeout_ms from now. */
 void hf_deadline_in(struct timespec *dl, int timeout_ms)
@@ -103,6 +116,105 @@ int hf_ofd_lock_until(int fd, short type, off_t start, off_t len,
 }
 
 /**
+ * hf_shared_locks_map() - map the channel locks of a shared card.
+ * @fd: the card's lock file, its creation lock held by the caller (so of
+ *	racing openers exactly one initialises the locks)
+ * @what: the file's name, for the error text
+ *
+ * Return: the mapping, or NULL with *@err set to a negative errno (the
+ * error text is the caller's to set: -EPROTO when the file was laid out by
+ * an incompatible build of the library).
+ */
+struct hf_shared_locks *hf_shared_locks_map(int fd, int *err)
+{
+	struct hf_shared_locks *sl;
+	pthread_mutexattr_t a;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return *err = -errno, NULL;
+	if (st.st_size < HF_SHARED_LOCKS_SIZE &&
+	    ftruncate(fd, HF_SHARED_LOCKS_SIZE))
+		return *err = -errno, NULL;
+	sl = mmap(NULL, HF_SHARED_LOCKS_SIZE, PROT_READ | PROT_WRITE,
+		  MAP_SHARED, fd, 0);
+	if (sl == MAP_FAILED)
+		return *err = -errno, NULL;
+	if (__atomic_load_n(&sl->magic, __ATOMIC_ACQUIRE) == HF_SHARED_LOCKS_MAGIC) {
+		if (sl->version == HF_SHARED_LOCKS_VERSION &&
+		    sl->mutex_size == sizeof(pthread_mutex_t))
+			return sl;
+		munmap(sl, HF_SHARED_LOCKS_SIZE);
+		return *err = -EPROTO, NULL;
+	}
+	if (sl->magic) {
+		munmap(sl, HF_SHARED_LOCKS_SIZE);
+		return *err = -EPROTO, NULL;
+	}
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	for (int d = 0; d < 2; d++)
+		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
+			pthread_mutex_init(&sl->chan[d][c], &a);
+	pthread_mutexattr_destroy(&a);
+	sl->version = HF_SHARED_LOCKS_VERSION;
+	sl->mutex_size = sizeof(pthread_mutex_t);
+	__atomic_store_n(&sl->magic, HF_SHARED_LOCKS_MAGIC, __ATOMIC_RELEASE);
+	return sl;
+}
+
+void hf_shared_locks_unmap(struct hf_shared_locks *sl)
+{
+	if (sl)
+		munmap(sl, HF_SHARED_LOCKS_SIZE);
+}
+
+/*
+ * Take the inter-process lock of a channel by @dl: 0, -EBUSY, or -EIO for
+ * a lock left unrecoverable (never by this library: it always marks a dead
+ * holder's lock consistent before it lets go).  A holder that died leaves
+ * the lock EOWNERDEAD: what it held was its own engine's run, so the lock
+ * is marked consistent and taken.
+ *
+ * The thread sanitizer's pthread_mutex_timedlock() does not know
+ * EOWNERDEAD (its trylock does): built with it, a held lock is polled.
+ */
+static int shared_lock_until(pthread_mutex_t *m, const struct timespec *dl)
+{
+	long sleep_ns = HF_OFD_SLEEP_MIN_NS;
+	int ret;
+
+	for (;;) {
+		ret = pthread_mutex_trylock(m);
+		if (ret != EBUSY)
+			break;
+#ifdef __SANITIZE_THREAD__
+		long long left = ns_left(dl);
+
+		if (!left)
+			return -EBUSY;
+		if (left < sleep_ns)
+			sleep_ns = (long)left;
+		nanosleep(&(struct timespec){ 0, sleep_ns }, NULL);
+		sleep_ns = sleep_ns * 2 > HF_OFD_SLEEP_MAX_NS ?
+			   HF_OFD_SLEEP_MAX_NS : sleep_ns * 2;
+#else
+		(void)sleep_ns;
+		ret = pthread_mutex_timedlock(m, dl);
+		break;
+#endif
+	}
+	if (ret == EOWNERDEAD) {
+		pthread_mutex_consistent(m);
+		return 0;
+	}
+	if (ret == ETIMEDOUT)
+		return -EBUSY;
+	return ret ? -EIO : 0;
+}
+
+/**
  * hf_chan_lock() - take channel @ch of direction @dir for one transfer.
  * @dl: the call's deadline
  *
@@ -115,9 +227,8 @@ int hf_chan_lock(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 {
 	int ret = hf_mutex_lock_until(&dev->chan_lock[dir][ch], dl);
 
-	if (!ret && dev->lock_fd >= 0) {
-		ret = hf_ofd_lock_until(dev->lock_fd, F_WRLCK,
-					dir * XDMA_MAX_CHANNELS + ch, 1, dl);
+	if (!ret && dev->shlocks) {
+		ret = shared_lock_until(&dev->shlocks->chan[dir][ch], dl);
 		if (ret)
 			pthread_mutex_unlock(&dev->chan_lock[dir][ch]);
 	}
@@ -133,8 +244,7 @@ int hf_chan_lock(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 
 void hf_chan_unlock(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch)
 {
-	if (dev->lock_fd >= 0)
-		hf_ofd_lock_until(dev->lock_fd, F_UNLCK,
-				  dir * XDMA_MAX_CHANNELS + ch, 1, NULL);
+	if (dev->shlocks)
+		pthread_mutex_unlock(&dev->shlocks->chan[dir][ch]);
 	pthread_mutex_unlock(&dev->chan_lock[dir][ch]);
 }

@@ -142,6 +142,27 @@ struct hf_stats {
 };
 
 /**
+ * struct hf_shared_locks - the first page of a shared emulated card's lock
+ * file, mapped by every handle of the card (chanlock.c).
+ * @magic: HF_SHARED_LOCKS_MAGIC once initialised (written last)
+ * @version: HF_SHARED_LOCKS_VERSION
+ * @mutex_size: sizeof(pthread_mutex_t) of the build that laid it out: a
+ *	build with another layout (another ABI) is refused, never mixed
+ * @chan: a robust process-shared mutex per channel [dir][ch]
+ */
+struct hf_shared_locks {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t mutex_size;
+	uint32_t reserved;
+	pthread_mutex_t chan[2][XDMA_MAX_CHANNELS];
+};
+
+#define HF_SHARED_LOCKS_MAGIC	0x4b4c4648u	/* "HFLK" */
+#define HF_SHARED_LOCKS_VERSION	1u
+#define HF_SHARED_LOCKS_SIZE	4096
+
+/**
  * struct hellofpga_dev - an open card, named by a handle (handle.c).
  * @refs: calls in progress on it (under handle.c's table lock)
  * @closing: out of the table; HelloFPGA_Close() waits for @refs to drop
@@ -155,8 +176,10 @@ struct hf_stats {
  *	size, filled by the backend's open
  * @timeout_ms: per-transfer timeout
  * @chan_lock: in-process mutual exclusion per channel [dir][ch]
- * @lock_fd: file whose byte (dir * 4 + ch) is locked (OFD lock) while a
- *	channel is in use, for exclusion between processes; -1 for none
+ * @lock_fd: the card's lock file (creation and other inter-process OFD
+ *	locks); -1 for none
+ * @shlocks: the channel locks between processes, mapped from @lock_fd;
+ *	NULL for none (a private card, the kernel backend)
  * @err_lock: protects @last_error
  * @last_error: text of the last failure on this handle
  * @stats: transfer statistics
@@ -181,6 +204,7 @@ struct hellofpga_dev {
 	int timeout_ms;
 	pthread_mutex_t chan_lock[2][XDMA_MAX_CHANNELS];
 	int lock_fd;
+	struct hf_shared_locks *shlocks;
 	pthread_mutex_t err_lock;
 	char last_error[HF_ERRLEN];
 	struct hf_stats stats;
@@ -273,6 +297,8 @@ int hf_rwlock_lock_until(pthread_rwlock_t *l, bool excl,
 			 const struct timespec *dl);
 int hf_ofd_lock_until(int fd, short type, off_t start, off_t len,
 		      const struct timespec *dl);
+struct hf_shared_locks *hf_shared_locks_map(int fd, int *err);
+void hf_shared_locks_unmap(struct hf_shared_locks *sl);
 int hf_chan_lock(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 		 const struct timespec *dl);
 void hf_chan_unlock(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "hf_lib.h"
 #include "lib_helpers.h"
 
 static uint64_t now_ns(void)
@@ -35,29 +36,44 @@ static void wait_locked(int pipefd[2])
 	close(pipefd[1]);
 }
 
+/* The channel locks of emu:6, mapped from its lock file. */
+static struct hf_shared_locks *map_locks(void)
+{
+	struct hf_shared_locks *sl;
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/hellofpga-emu6.lock", t_emu_dir());
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return NULL;
+	sl = mmap(NULL, HF_SHARED_LOCKS_SIZE, PROT_READ | PROT_WRITE,
+		  MAP_SHARED, fd, 0);
+	close(fd);
+	return sl == MAP_FAILED ? NULL : sl;
+}
+
 /*
  * Fork a child that takes the lock of channel @ch of direction @dir
- * (byte dir * 4 + ch of the card's lock file), holds it for @hold_ms (or
- * forever when 0), records the release time in *@released, releases and
- * exits.  Returns once the child holds the lock.
+ * (its mutex in the card's lock file; a handle of the card is open, so
+ * the locks are there), holds it for @hold_ms (or forever when 0), records
+ * the release time in *@released, releases and exits.  Returns once the
+ * child holds the lock.
  */
 static pid_t hold_channel(int dir, int ch, int hold_ms,
 			  volatile uint64_t *released)
 {
-	char path[256];
 	int pipefd[2];
 	pid_t pid;
 
-	snprintf(path, sizeof(path), "%s/hellofpga-emu6.lock", t_emu_dir());
 	HF_CHECK(!pipe(pipefd));
 	pid = fork();
 	HF_CHECK(pid >= 0);
 	if (pid == 0) {
-		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-				    .l_start = dir * 4 + ch, .l_len = 1 };
-		int fd = open(path, O_RDWR | O_CREAT, 0666);
+		struct hf_shared_locks *sl = map_locks();
 
-		if (fd < 0 || fcntl(fd, F_OFD_SETLKW, &fl))
+		if (!sl || sl->magic != HF_SHARED_LOCKS_MAGIC ||
+		    pthread_mutex_lock(&sl->chan[dir][ch]))
 			_exit(1);
 		if (write(pipefd[1], "L", 1) != 1)
 			_exit(1);
@@ -65,8 +81,7 @@ static pid_t hold_channel(int dir, int ch, int hold_ms,
 			pause();
 		usleep(hold_ms * 1000);
 		*released = now_ns();
-		fl.l_type = F_UNLCK;
-		fcntl(fd, F_OFD_SETLK, &fl);
+		pthread_mutex_unlock(&sl->chan[dir][ch]);
 		_exit(0);
 	}
 	wait_locked(pipefd);
@@ -108,7 +123,7 @@ HF_TEST(other_channels_stay_free_while_one_is_held)
 					       NULL), 0);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	/* the kernel dropped the dead holder's lock */
+	/* the dead holder's lock went to the next taker (robust futex) */
 	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, 0, sizeof(buf),
 					      NULL), 0);
 	HelloFPGA_Close(h);
@@ -116,6 +131,7 @@ HF_TEST(other_channels_stay_free_while_one_is_held)
 
 HF_TEST(private_cards_take_no_interprocess_lock)
 {
+	HELLOFPGA_HANDLE s = t_open("emu:6,ddr=16M");	/* the locks exist */
 	HELLOFPGA_HANDLE h = t_open("emu:6,private,ddr=16M");
 	uint8_t buf[256] = { 0 };
 	int status;
@@ -127,4 +143,49 @@ HF_TEST(private_cards_take_no_interprocess_lock)
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	HelloFPGA_Close(h);
+	HelloFPGA_Close(s);
+}
+
+HF_TEST(a_dead_holder_of_a_waited_for_channel_hands_it_on)
+{
+	HELLOFPGA_HANDLE h = t_open("emu:6,ddr=16M");
+	uint8_t buf[256] = { 0 };
+	int status;
+	pid_t pid;
+
+	pid = hold_channel(0, 3, 0, NULL);	/* H2C3, held forever */
+	if (fork() == 0) {
+		usleep(100000);
+		kill(pid, SIGKILL);
+		_exit(0);
+	}
+	/* waits in the futex, woken by the kernel when the holder died */
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 3, buf, 0, sizeof(buf),
+					       NULL), 0);
+	waitpid(pid, &status, 0);
+	while (wait(&status) > 0)
+		;
+	/* and the channel works on after it was made consistent */
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 3, buf, 0, sizeof(buf),
+					       NULL), 0);
+	HelloFPGA_Close(h);
+}
+
+HF_TEST(a_lock_file_of_another_layout_is_refused)
+{
+	HELLOFPGA_HANDLE h = t_open("emu:6,ddr=16M");
+	struct hf_shared_locks *sl;
+	HELLOFPGA_HANDLE h2;
+	uint32_t v;
+
+	HelloFPGA_Close(h);
+	sl = map_locks();
+	HF_CHECK(sl != NULL);
+	v = sl->version;
+	sl->version = v + 1;	/* as another build would have laid it out */
+	HF_CHECK_ERR(HelloFPGA_Open("emu:6", &h2), -EPROTO);
+	sl->version = v;
+	HF_CHECK_ERR(HelloFPGA_Open("emu:6", &h2), 0);
+	HelloFPGA_Close(h2);
+	munmap(sl, HF_SHARED_LOCKS_SIZE);
 }
