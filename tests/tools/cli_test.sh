@@ -359,6 +359,27 @@ for x in d["sweep"]:
 EOF
 }
 
+# --paths measures only the paths it names, with the ceilings they are
+# compared with; the order rotates over those alone
+case_bench_paths_measures_only_those_paths() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections sweep \
+		--max 8K --iters 4 --seed 1 --paths direct,cpu --json "$T/x.json"
+	expect_ok
+	expect_in out '^# traditional, pinned: not measured: not in --paths'
+	python3 - "$T/x.json" <<'EOF' || fail "--paths measured other paths"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = sorted(p for p, v in d["paths"].items() if v["measured"])
+assert m == ["ceiling", "cpu_mode", "direct", "memcpy"], m
+rows = d["config"]["order"]["rounds"]
+assert all(sorted(r) == m for r in rows), rows
+EOF
+}
+
+case_bench_paths_rejects_an_unknown_path() {
+	expect_refused "--paths: 'direct,warp'" bench --paths direct,warp
+}
+
 # the seed is printed and reproduces the order; another seed gives another
 case_bench_seed_reproduces_the_order() {
 	local s i=0

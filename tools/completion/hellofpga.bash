@@ -20,7 +20,7 @@ declare -gA _hellofpga_opts=(
 	[demo]="--size --rounds --help"
 	[bench]="--quick --all --sections --min --max --budget --iters
 		--frame-size --buffers --frames-time --pin-max --soak --interval
-		--soak-size --repeats --seed --channel --address --json --csv
+		--soak-size --repeats --seed --paths --channel --address --json --csv
 		--markdown --plot-dir --plot --help"
 	[test]="--soak --interval --size --channel --json --only --list --help"
 	[doctor]="--root --json --print-env --help"

@@ -211,6 +211,7 @@ struct bench {
 	uint8_t *hceil;			/* pinned, the ceiling's alone */
 	uint8_t *pattern;		/* reference data */
 	/* results */
+	bool want[BP_N];		/* --paths (all by default) */
 	bool paths[BP_N];
 	char path_why[BP_N][128];
 	struct bpoint *points;

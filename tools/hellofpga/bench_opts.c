@@ -34,8 +34,9 @@ static void bench_usage(FILE *f)
 	      "                 [--max SIZE] [--budget SECONDS] [--iters N] [--frame-size SIZE]\n"
 	      "                 [--buffers N] [--frames-time SECONDS] [--pin-max SIZE]\n"
 	      "                 [--soak DURATION [--interval DURATION] [--soak-size SIZE]]\n"
-	      "                 [--repeats N] [--seed N] [-c CH] [-a ADDR] [--json FILE]\n"
-	      "                 [--csv FILE] [--markdown FILE] [--plot-dir DIR] [--plot FILE.png]\n"
+	      "                 [--repeats N] [--seed N] [--paths LIST] [-c CH] [-a ADDR]\n"
+	      "                 [--json FILE] [--csv FILE] [--markdown FILE] [--plot-dir DIR]\n"
+	      "                 [--plot FILE.png]\n"
 	      "\n"
 	      "Measure, side by side in one run, the seed's tables (docs/benchmarks.md):\n"
 	      "  sweep     bandwidth and latency (min, median, p99, max) per size and\n"
@@ -65,6 +66,10 @@ static void bench_usage(FILE *f)
 	      "      --seed N        the order of the paths in each round (they rotate\n"
 	      "                      through a balanced Latin square; N shuffles it,\n"
 	      "                      0..4294967295; default: from the clock, printed)\n"
+	      "      --paths LIST    measure only these paths (comma-separated: direct,\n"
+	      "                      trad-pg, trad-pin, xmode, cpu; ceiling and memcpy\n"
+	      "                      come with the paths measured against them): what\n"
+	      "                      the other paths do to caches between them is left out\n"
 	      "      --frame-size SIZE  frame size (default 1M)\n"
 	      "      --buffers N     rotate up to N buffers, 1..16 (default 8)\n"
 	      "      --frames-time S seconds per buffer count (default 1.5; quick 0.1)\n"
@@ -89,7 +94,7 @@ enum {
 	OPT_MIN = 256, OPT_MAX, OPT_ITERS, OPT_JSON, OPT_CSV, OPT_PLOT,
 	OPT_PLOTDIR, OPT_MD, OPT_QUICK, OPT_ALL, OPT_SECTIONS, OPT_BUDGET,
 	OPT_FRAMESIZE, OPT_BUFFERS, OPT_FRAMESTIME, OPT_PINMAX, OPT_SOAK,
-	OPT_INTERVAL, OPT_SOAKSIZE, OPT_SEED, OPT_REPEATS,
+	OPT_INTERVAL, OPT_SOAKSIZE, OPT_SEED, OPT_REPEATS, OPT_PATHS,
 };
 
 static int parse_sections(struct bench *bn, const char *arg)
@@ -116,6 +121,40 @@ static int parse_sections(struct bench *bn, const char *arg)
 		else
 			return -1;
 	}
+	return 0;
+}
+
+/*
+ * --paths: the paths to measure, by their names (bpath_name[]) or the
+ * columns' labels; the ceiling comes with any GPU path and memcpy with CPU
+ * mode (their figures are against them).  Return: 0, or -1 for a bad list.
+ */
+static int parse_paths(struct bench *bn, const char *arg)
+{
+	static const char *const label[BP_N] = {
+		"ceiling", "direct", "trad-pg", "trad-pin", "xmode", "cpu",
+		"memcpy",
+	};
+	char buf[128], *tok, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	memset(bn->want, 0, sizeof(bn->want));
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int p;
+
+		for (p = 0; p < BP_N; p++)
+			if (!strcmp(tok, bpath_name[p]) || !strcmp(tok, label[p]))
+				break;
+		if (p == BP_N)
+			return -1;
+		bn->want[p] = true;
+	}
+	for (int p = BP_DIRECT; p <= BP_XMODE; p++)
+		bn->want[BP_CEIL] |= bn->want[p];
+	bn->want[BP_MEMCPY] |= bn->want[BP_CPU];
 	return 0;
 }
 
@@ -182,6 +221,7 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "soak-size", required_argument, NULL, OPT_SOAKSIZE },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "paths", required_argument, NULL, OPT_PATHS },
 		{ "repeats", required_argument, NULL, OPT_REPEATS },
 		{ "channel", required_argument, NULL, 'c' },
 		{ "address", required_argument, NULL, 'a' },
@@ -201,6 +241,8 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 	bn->soak_size = 4ull << 20;
 	bn->repeats = 3;
 	bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = true;
+	for (int p = 0; p < BP_N; p++)
+		bn->want[p] = true;
 	while ((c = getopt_long(argc, argv, "c:a:h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_MIN:
@@ -299,6 +341,13 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 					  &bn->repeats)) {
 				cli_usage_err("bench", "--repeats: bad count '%s' (1..%d)",
 					      optarg, BENCH_MAX_REPEATS);
+				return -1;
+			}
+			break;
+		case OPT_PATHS:
+			if (parse_paths(bn, optarg)) {
+				cli_usage_err("bench", "--paths: '%s': use a comma-separated list of ceiling, direct, trad-pg, trad-pin, xmode, cpu, memcpy",
+					      optarg);
 				return -1;
 			}
 			break;

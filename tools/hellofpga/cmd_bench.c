@@ -867,8 +867,12 @@ static int setup_paths(struct bench *bn, size_t gsize)
 	uint64_t t0;
 	int ret;
 
-	for (int p = 0; p < BP_N; p++)
-		bn->paths[p] = true;
+	for (int p = 0; p < BP_N; p++) {
+		bn->paths[p] = bn->want[p];
+		if (!bn->want[p])
+			snprintf(bn->path_why[p], sizeof(bn->path_why[p]),
+				 "not in --paths");
+	}
 	if (!gpu) {
 		for (int p = BP_CEIL; p <= BP_XMODE; p++) {
 			bn->paths[p] = false;
