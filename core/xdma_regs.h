@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * xdma_regs.h - register map and descriptor layout of the Xilinx DMA/Bridge
- * Subsystem for PCI Express (XDMA, PG195) in AXI memory-mapped mode.
+ * Subsystem for PCI Express (XDMA, PG195), AXI memory-mapped and AXI-Stream.
  *
  * This is the single register truth of the project: the kernel driver, the
  * library's engine core and the emulated card (model/) all include it.  It
@@ -152,6 +152,16 @@
 #define XDMA_WB_COUNT			GENMASK(23, 0)
 #define XDMA_WB_ERR			BIT(31)
 
+/*
+ * C2H stream writeback (AXI-ST C2H, unless Control bit 27 disables it): per
+ * descriptor, 32 bytes at the descriptor's source address: the status word,
+ * the length received, six reserved words.
+ */
+#define XDMA_STM_WB_SIZE		32
+#define XDMA_STM_WB_MAGIC		GENMASK(31, 16)
+#define XDMA_STM_WB_MAGIC_VALUE		0x52b4
+#define XDMA_STM_WB_EOP			BIT(0)
+
 /* ---- SGDMA registers (per channel) ---- */
 #define XDMA_SGDMA_DESC_LO		0x80
 #define XDMA_SGDMA_DESC_HI		0x84
@@ -169,6 +179,9 @@
 #define XDMA_SGDMA_COMMON_CREDIT_W1C	0x28
 #define XDMA_SGDMA_HALT_H2C(ch)		BIT(ch)
 #define XDMA_SGDMA_HALT_C2H(ch)		BIT(16 + (ch))
+/* Descriptor Credit Mode Enable (0x20): the same bit per channel. */
+#define XDMA_SGDMA_CREDIT_H2C(ch)	BIT(ch)
+#define XDMA_SGDMA_CREDIT_C2H(ch)	BIT(16 + (ch))
 
 /* ---- IRQ block ---- */
 #define XDMA_IRQ_USER_EN		0x04

@@ -177,6 +177,7 @@ struct emu_opts {
 	u32 align;
 	bool private_mem;
 	bool sync;
+	bool st;
 	struct xdma_link link;
 };
 
@@ -220,6 +221,8 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 		o->private_mem = true;
 	} else if (KEY("sync") && !eq) {
 		o->sync = true;
+	} else if (KEY("st") && !eq) {
+		o->st = true;	/* AXI-Stream channels (model/xdma_model.h) */
 	} else if ((KEY("h2c") || KEY("c2h")) && eq) {
 		if (hf_parse_number(val, 0, XDMA_MAX_CHANNELS, &v) || v < 1)
 			goto bad;
@@ -257,7 +260,7 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 					    opt);
 	} else {
 		return hf_set_error(dev, -EINVAL,
-				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G|T], irq=msix|msi|legacy|poll, align=N, private, sync, link=genGxW, mps=N, desc_ns=N",
+				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G|T], irq=msix|msi|legacy|poll, align=N, private, sync, st, link=genGxW, mps=N, desc_ns=N",
 				    (int)klen, opt);
 	}
 #undef KEY
@@ -1456,6 +1459,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	cfg.addr_align = o.align;
 	cfg.len_gran = o.align;
 	cfg.link = o.link;
+	cfg.st = o.st;
 	card->link = o.link;
 	ret = hf_emu_host_create(&cfg, o.sync ? HF_EMU_SYNC : 0, &card->host);
 	if (ret) {

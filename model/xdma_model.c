@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later OR MIT
 /*
  * xdma_model.c - software model of an FPGA card with the Xilinx XDMA IP
- * (PG195, "DMA/Bridge Subsystem for PCI Express") in AXI memory-mapped mode.
+ * (PG195, "DMA/Bridge Subsystem for PCI Express") with AXI memory-mapped or
+ * AXI-Stream channels.
  *
  * What is modelled (docs/xdma-model.md is the register reference):
  *  - the DMA/config BAR: H2C/C2H channel blocks, IRQ block, config block,
@@ -17,7 +18,10 @@
  *    pending bits and vector numbers, delivered as MSI/MSI-X messages on a
  *    rising edge of a pending bit or as an INTx level;
  *  - the performance monitors of each channel;
- *  - card DDR and the small user BAR of our design (HF_USER_*).
+ *  - card DDR and the small user BAR of our design (HF_USER_*);
+ *  - AXI-Stream channels (config st): a frame source per C2H channel and a
+ *    checking sink per H2C channel, in the user BAR (HF_USER_ST_*), the C2H
+ *    stream writeback and descriptor credits.
  *
  * Locking: one mutex (m->lock) protects every register.  Host ops are never
  * called with it held: work that must reach the host (kick, writeback,
@@ -46,6 +50,7 @@
 #include <sys/mman.h>
 
 #include "hf_os.h"
+#include "hf_stream_pattern.h"
 #include "xdma_regs.h"
 
 /* What the modelled card reports (a Gen3 x8 card with a 250 MHz AXI clock). */
@@ -77,6 +82,20 @@
  */
 #define SLICE_NS		50000
 #define SLICE_MIN_MPS		4
+
+/*
+ * AXI-Stream: bytes an engine moves through its bounce buffer at a time;
+ * without a link model, descriptors an engine completes in one call of
+ * xdma_model_engine_work() before it lets its host call it again.
+ */
+#define ST_BUF_SIZE		(64u << 10)
+#define ST_BURST		256
+#define ST_SRC_CTRL_MASK						\
+	(HF_ST_SRC_CTRL_ENABLE | HF_ST_SRC_CTRL_RECORDS |		\
+	 HF_ST_SRC_CTRL_DROP | HF_ST_SRC_CTRL_IRQ | HF_ST_SRC_CTRL_IRQ_NUM)
+#define ST_SRC_FRAME_SIZE	4096	/* reset values */
+#define ST_SRC_REC_MIN		64
+#define ST_SRC_REC_MAX		4096
 
 /**
  * enum eng_xfer - where an engine is with its current descriptor.
@@ -142,6 +161,11 @@ enum eng_xfer {
  * @s_len: bytes of that slice, 0 when none is reserved
  * @woke: link model: when the engine last made progress (wake-ups of
  *	short descriptors are SLICE_NS apart)
+ * @blk_addr: bus address of @blk
+ * @blk_rest: descriptors of the block after @blk not fetched yet (credit
+ *	mode fetches no more descriptors than it has credits)
+ * @burst: AXI-ST without a link model: descriptors completed in this call
+ *	of xdma_model_engine_work()
  */
 struct model_engine {
 	u32 index;
@@ -187,6 +211,74 @@ struct model_engine {
 	u64 s_end;
 	u32 s_len;
 	u64 woke;
+	u64 blk_addr;
+	u32 blk_rest;
+	u32 burst;
+};
+
+/**
+ * struct st_src - the AXI-Stream source of one C2H channel (user logic).
+ * @ctrl: HF_ST_SRC_CTRL
+ * @frame_size: HF_ST_SRC_FRAME_SIZE
+ * @rec_min: HF_ST_SRC_REC_MIN
+ * @rec_max: HF_ST_SRC_REC_MAX
+ * @interval: HF_ST_SRC_INTERVAL_NS
+ * @count: HF_ST_SRC_COUNT
+ * @seq: sequence number of the next frame to generate
+ * @due: when it is generated (host time)
+ * @made: frames generated (held or dropped) since the source was enabled
+ * @held: the source holds a frame (waiting for a descriptor, or being
+ *	sent): its FIFO holds one frame
+ * @h_seq: the held frame's sequence number
+ * @h_len: its length
+ * @h_off: bytes of it sent
+ * @h_due: when it was generated
+ * @sent: frames sent whole
+ * @dropped: frames dropped
+ * @bytes: bytes sent
+ * @seq_hi: SEQ_HI, latched by a read of SEQ_LO
+ * @bytes_hi: BYTES_HI, latched by a read of BYTES_LO
+ */
+struct st_src {
+	u32 ctrl;
+	u32 frame_size;
+	u32 rec_min;
+	u32 rec_max;
+	u32 interval;
+	u32 count;
+	u64 seq;
+	u64 due;
+	u64 made;
+	bool held;
+	u64 h_seq;
+	u32 h_len;
+	u32 h_off;
+	u64 h_due;
+	u32 sent;
+	u32 dropped;
+	u64 bytes;
+	u32 seq_hi;
+	u32 bytes_hi;
+};
+
+/**
+ * struct st_sink - the AXI-Stream sink of one H2C channel (user logic).
+ * @chk: the frame in progress
+ * @ok: frames that passed the check
+ * @bad: frames that failed it
+ * @bytes: bytes received
+ * @last_seq: sequence number of the last good frame
+ * @bytes_hi: BYTES_HI, latched by a read of BYTES_LO
+ * @seq_hi: LAST_SEQ_HI, latched by a read of LAST_SEQ_LO
+ */
+struct st_sink {
+	struct hf_stream_check chk;
+	u32 ok;
+	u32 bad;
+	u64 bytes;
+	u64 last_seq;
+	u32 bytes_hi;
+	u32 seq_hi;
 };
 
 /**
@@ -237,6 +329,10 @@ struct model_engine {
  *	the time the link is reserved until
  * @hang_from: XDMA_FAULT_HANG: when the hang began
  * @hang_until: when it ends
+ * @src: AXI-ST: the stream source of each C2H channel
+ * @sink: AXI-ST: the stream sink of each H2C channel
+ * @st_buf: AXI-ST: a bounce buffer per engine (ST_BUF_SIZE), used by the
+ *	thread working on the engine
  * @cnt: counters, updated with atomics
  */
 struct xdma_model {
@@ -280,6 +376,9 @@ struct xdma_model {
 	u64 link_busy[2];
 	u64 hang_from;
 	u64 hang_until;
+	struct st_src src[XDMA_MAX_CHANNELS];
+	struct st_sink sink[XDMA_MAX_CHANNELS];
+	u8 *st_buf[XDMA_MAX_ENGINES];
 	struct xdma_model_counters cnt;
 };
 
@@ -554,6 +653,23 @@ static bool eng_halted(const struct xdma_model *m, const struct model_engine *e)
 	return m->sg_halt & bit;
 }
 
+/* A C2H engine of an AXI-ST card: its data comes from its channel's source. */
+static inline bool st_c2h(const struct xdma_model *m,
+			  const struct model_engine *e)
+{
+	return m->cfg.st && e->c2h;
+}
+
+/* Descriptor credit mode (AXI-ST cards): the engine uses credits. */
+static bool eng_credit_mode(const struct xdma_model *m,
+			    const struct model_engine *e)
+{
+	u32 bit = e->c2h ? XDMA_SGDMA_CREDIT_C2H(e->ch) :
+			   XDMA_SGDMA_CREDIT_H2C(e->ch);
+
+	return m->cfg.st && (m->sg_credit_en & bit);
+}
+
 /*
  * Whether the HANG fault holds the engines at @now; a hang that is over
  * clears its fault bit.  @m locked.
@@ -684,9 +800,13 @@ static void ctrl_write(struct xdma_model *m, struct model_engine *e, u32 val,
 		 * hung, it stops when the hang is over.
 		 */
 		e->restart = false;
+		if (m->cfg.st)	/* PG195: credits clear on Run's falling edge */
+			e->credits = 0;
 		if ((e->status & XDMA_STAT_BUSY) && e->parked &&
 		    e->xs == X_NONE && !hang_holds(m, now))
 			eng_idle(m, e, XDMA_STAT_IDLE_STOPPED, act);
+		else if (st_c2h(m, e) && (e->status & XDMA_STAT_BUSY))
+			act->kick |= BIT(e->index);	/* may wait for data */
 	}
 	perf_eval(e, now);
 }
@@ -715,6 +835,14 @@ static u32 desc_check(const struct xdma_model *m, const struct model_engine *e,
 		return XDMA_STAT_MAGIC_STOPPED;
 	if (!len || len % m->cfg.len_gran)
 		return XDMA_STAT_INVALID_LENGTH;
+	if (m->cfg.st) {
+		/* no card address: H2C's destination is unused, C2H's source
+		 * names where the stream writeback goes
+		 */
+		if (align > 1 && ((e->c2h ? dst : src) & (align - 1)))
+			return XDMA_STAT_ALIGN_MISMATCH;
+		return 0;
+	}
 	if (align > 1 && ((src | dst) & (align - 1)))
 		return XDMA_STAT_ALIGN_MISMATCH;
 	if (card >= size || len > size - card) {
@@ -777,10 +905,18 @@ static int bus_write(struct xdma_model *m, u64 bus, const void *src,
 	return bus_leave(m, m->ops.dma_write(m->host, bus, src, len));
 }
 
-/* Move @len bytes at offset @off of the current descriptor; as bus_read(). */
+static int st_recv(struct xdma_model *m, struct model_engine *e, u64 off,
+		   u32 len);
+
+/*
+ * Move @len bytes at offset @off of the current descriptor; as bus_read().
+ * An AXI-ST H2C engine streams them into its sink.
+ */
 static int eng_move(struct xdma_model *m, struct model_engine *e, u64 off,
 		    u32 len)
 {
+	if (m->cfg.st && !e->c2h)
+		return st_recv(m, e, off, len);
 	if (e->c2h)
 		return bus_write(m, e->x_dst + off, m->ddr + e->x_src + off,
 				 len);
@@ -882,10 +1018,177 @@ static void eng_resume(struct xdma_model *m, struct model_engine *e, u64 now)
 		return;
 	if (e->xs == X_LAT) {
 		e->x_ready = max_t(u64, e->x_ready, now);
+	} else if (e->xs == X_DATA && st_c2h(m, e)) {
+		if (e->s_len)
+			e->s_end = link_reserve(m, 1, now, e->s_len);
 	} else if (e->xs == X_DATA && e->x_done < e->x_len) {
 		e->x_off -= e->s_len;
 		slice_next(m, e, now);
 	}
+}
+
+/* ---- AXI-Stream: the user logic's source and sink ---- */
+
+/* The source drops frames (drop mode with an interval; else it stalls). */
+static inline bool src_drops(const struct st_src *s)
+{
+	return (s->ctrl & HF_ST_SRC_CTRL_DROP) && s->interval;
+}
+
+static u32 src_len(const struct st_src *s, u64 seq)
+{
+	if (s->ctrl & HF_ST_SRC_CTRL_RECORDS)
+		return hf_stream_rec_len(seq, s->rec_min, s->rec_max);
+	return s->frame_size;
+}
+
+/* Frames the source may still generate since it was enabled. */
+static u64 src_left(const struct st_src *s)
+{
+	if (!(s->ctrl & HF_ST_SRC_CTRL_ENABLE))
+		return 0;
+	if (!s->count)
+		return UINT64_MAX;
+	return s->made < s->count ? s->count - s->made : 0;
+}
+
+/* The next frame, if it is due by @t and the FIFO is free, is held. */
+static void src_gen(struct st_src *s, u64 t)
+{
+	if (s->held || !src_left(s) || s->due > t)
+		return;
+	s->held = true;
+	s->h_seq = s->seq++;
+	s->h_len = src_len(s, s->h_seq);
+	s->h_off = 0;
+	s->h_due = s->due;
+	s->made++;
+	if (src_drops(s))
+		s->due += s->interval;	/* fixed schedule */
+}
+
+/* Drop mode: every frame due before @t while the FIFO is full is lost. */
+static void src_drop(struct st_src *s, u64 t)
+{
+	u64 n;
+
+	if (!s->held || !src_drops(s) || s->due >= t)
+		return;
+	n = (t - s->due - 1) / s->interval + 1;
+	n = min_t(u64, n, src_left(s));
+	s->dropped += (u32)n;
+	s->seq += n;
+	s->made += n;
+	s->due += n * s->interval;
+}
+
+/* The held frame's last byte was sent at @t (TLAST). */
+static void src_frame_end(struct xdma_model *m, struct st_src *s, u64 t,
+			  struct model_act *act)
+{
+	src_drop(s, t);
+	s->held = false;
+	s->sent++;
+	if (!src_drops(s))	/* stalled: the schedule moves on from here */
+		s->due = max_t(u64, s->h_due + s->interval, t);
+	if (s->ctrl & HF_ST_SRC_CTRL_IRQ) {
+		m->usr_irq_req |= BIT((s->ctrl & HF_ST_SRC_CTRL_IRQ_NUM) >>
+				      HF_ST_SRC_CTRL_IRQ_SHIFT);
+		irq_update(m, act);
+	}
+}
+
+/*
+ * Bring the drop-mode sources of engines that take no data (idle, or parked:
+ * no credits, halt, stall) up to @now: what came due meanwhile is held or
+ * dropped.  Sources of running engines are brought along by the engines.
+ * Called before anything that can change whether an engine takes data.
+ */
+static void st_sync(struct xdma_model *m, u64 now)
+{
+	u32 ch;
+
+	if (!m->cfg.st)
+		return;
+	for (ch = 0; ch < m->cfg.num_c2h; ch++) {
+		const struct model_engine *e = &m->eng[m->cfg.num_h2c + ch];
+		struct st_src *s = &m->src[ch];
+
+		if (!src_drops(s) ||
+		    ((e->status & XDMA_STAT_BUSY) && !e->parked))
+			continue;
+		src_gen(s, now);
+		src_drop(s, now);
+	}
+}
+
+/* A frame ended at the sink (TLAST: a descriptor with EOP). */
+static void sink_frame_end(struct st_sink *k)
+{
+	u64 seq;
+
+	if (hf_stream_check_end(&k->chk, &seq)) {
+		k->ok++;
+		k->last_seq = seq;
+	} else {
+		k->bad++;
+	}
+}
+
+/*
+ * H2C stream: @len bytes at offset @off of the current descriptor from bus
+ * memory into the sink, through the bounce buffer; @m locked (dropped around
+ * the bus reads).  0 or the failed read's errno; the caller checks e->seq.
+ */
+static int st_recv(struct xdma_model *m, struct model_engine *e, u64 off,
+		   u32 len)
+{
+	struct st_sink *k = &m->sink[e->ch];
+	u8 *buf = m->st_buf[e->index];
+	u32 seq = e->seq, c;
+	int r;
+
+	while (len) {
+		c = min_t(u32, len, ST_BUF_SIZE);
+		r = bus_read(m, e->x_src + off, buf, c);
+		if (seq != e->seq)
+			return 0;
+		if (r)
+			return r;
+		hf_stream_check_feed(&k->chk, buf, c);
+		k->bytes += c;
+		off += c;
+		len -= c;
+	}
+	return 0;
+}
+
+/*
+ * C2H stream: bytes [@off, @off + @n) of frame (@fseq, @flen) to bus address
+ * @bus, made in the bounce buffer without the lock.
+ *
+ * Return: 0, a negative errno when a write failed, 1 when the engine was
+ * reset meanwhile (drop everything).
+ */
+static int st_send(struct xdma_model *m, struct model_engine *e, u64 bus,
+		   u64 fseq, u32 flen, u32 off, u32 n)
+{
+	u8 *buf = m->st_buf[e->index];
+	u32 seq = e->seq, c;
+	int r = 0;
+
+	while (n && !r) {
+		c = min_t(u32, n, ST_BUF_SIZE);
+		bus_enter(m);
+		hf_stream_fill(buf, fseq, flen, off, c);
+		r = bus_leave(m, m->ops.dma_write(m->host, bus, buf, c));
+		if (seq != e->seq)
+			return 1;
+		bus += c;
+		off += c;
+		n -= c;
+	}
+	return r;
 }
 
 /* ---- engines ---- */
@@ -919,6 +1222,8 @@ static int eng_fetch(struct xdma_model *m, struct model_engine *e,
 					   XDMA_DESC_ERR_UR), act);
 		return 1;
 	}
+	if (eng_credit_mode(m, e))	/* no more than it has credits for */
+		n = min_t(u32, n, e->credits);
 	if (m->faults & XDMA_FAULT_DESC_READ) {
 		__atomic_and_fetch(&m->faults, ~(u32)XDMA_FAULT_DESC_READ,
 				   __ATOMIC_RELAXED);
@@ -941,6 +1246,10 @@ static int eng_fetch(struct xdma_model *m, struct model_engine *e,
 	memcpy(e->blk, blk, n * XDMA_DESC_SIZE);
 	e->blk_n = n;
 	e->blk_i = 0;
+	e->blk_addr = addr;
+	e->blk_rest = e->cur_adj + 1 - n;
+	if (eng_credit_mode(m, e))
+		e->credits -= n;
 	cnt_add(&m->cnt.desc_fetched, n);
 	return 0;
 }
@@ -971,7 +1280,14 @@ static void eng_complete(struct xdma_model *m, struct model_engine *e,
 		e->perf_data += DIV_ROUND_UP(e->x_len, MODEL_DATA_BYTES);
 		e->perf_pend_ns += end - e->x_t0;
 	}
-	if (e->blk_i + 1 >= e->blk_n) {
+	if (m->cfg.st && !e->c2h && (ctl & XDMA_DESC_CTRL_EOP))
+		sink_frame_end(&m->sink[e->ch]);	/* TLAST */
+	if (e->blk_i + 1 >= e->blk_n && e->blk_rest) {
+		/* credit mode fetched part of the block: the rest follows */
+		e->cur_addr = e->blk_addr + e->blk_n * XDMA_DESC_SIZE;
+		e->cur_adj = e->blk_rest - 1;
+		e->blk_n = 0;
+	} else if (e->blk_i + 1 >= e->blk_n) {
 		/* The last descriptor of a block says where the next is. */
 		e->cur_addr = desc_addr(d->next_lo, d->next_hi);
 		e->cur_adj = FIELD_GET(XDMA_DESC_CTRL_NXT_ADJ, ctl);
@@ -1061,6 +1377,147 @@ static bool eng_data(struct xdma_model *m, struct model_engine *e, u64 now,
 }
 
 /**
+ * st_c2h_complete() - an AXI-ST C2H descriptor ends with what it received.
+ * @m: the card, locked (dropped around the writeback)
+ * @e: the engine; e->x_done bytes landed, the last at e->clock
+ * @eop: the frame ended with it (TLAST)
+ * @now: host time
+ * @act: host work
+ *
+ * Writes the C2H stream writeback (PG195 "C2H Stream Writeback": magic,
+ * EOP, length) to the descriptor's source address, unless Control bit 27
+ * disables it, then completes the descriptor as in MM.
+ *
+ * Return: as eng_step().
+ */
+static bool st_c2h_complete(struct xdma_model *m, struct model_engine *e,
+			    bool eop, u64 now, struct model_act *act)
+{
+	__le32 wb[XDMA_STM_WB_SIZE / 4] = { 0 };
+	u32 seq = e->seq;
+	int r;
+
+	if (!(e->ctrl & XDMA_CTRL_STM_WB_DISABLE)) {
+		wb[0] = cpu_to_le32(FIELD_PREP(XDMA_STM_WB_MAGIC,
+					       XDMA_STM_WB_MAGIC_VALUE) |
+				    (eop ? XDMA_STM_WB_EOP : 0));
+		wb[1] = cpu_to_le32(e->x_done);
+		r = bus_write(m, e->x_src, wb, sizeof(wb));
+		if (seq != e->seq)
+			return false;
+		if (r) {
+			eng_error(m, e, data_error(e), act);
+			return true;
+		}
+		if (m->rate)
+			link_small(m, 1, e->clock, sizeof(wb));
+	}
+	e->x_len = e->x_done;
+	e->burst++;
+	eng_complete(m, e, e->clock, now, act);
+	if (!(e->status & XDMA_STAT_BUSY))
+		return true;
+	if (!m->rate && e->burst >= ST_BURST) {
+		/* a ring the source fills at once: let the host call again */
+		eng_wake(e, now, true, act);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * st_c2h_data() - an AXI-ST C2H descriptor takes data from the source.
+ * @m: the card, locked (dropped around bus accesses)
+ * @e: the engine, X_DATA
+ * @now: host time
+ * @hang: the HANG fault holds the engines
+ * @act: host work
+ *
+ * The held frame's bytes go into the descriptor, in slices on the
+ * card-write link with a link model (at once without one), each landing
+ * when its time has come.  The descriptor ends when it is full or the frame
+ * ends (TLAST: EOP); the rest of a longer frame goes into the next one.
+ * With no frame at hand the engine waits for the source's next one; with
+ * Run cleared it ends the descriptor with what it has (or, empty, stops
+ * without it).
+ *
+ * Return: as eng_step().
+ */
+static bool st_c2h_data(struct xdma_model *m, struct model_engine *e, u64 now,
+			bool hang, struct model_act *act)
+{
+	struct st_src *s = &m->src[e->ch];
+	u64 limit = hang ? min_t(u64, now, m->hang_from) : now;
+	bool eop;
+	u32 n;
+	int r;
+
+	for (;;) {
+		if (e->s_len) {
+			if (e->s_end > limit) {
+				if (hang)
+					return eng_hold(m, e, act);
+				eng_wake(e, e->s_end, true, act);
+				return true;
+			}
+			n = e->s_len;
+			r = st_send(m, e, e->x_dst + e->x_done, s->h_seq,
+				    s->h_len, s->h_off, n);
+			if (r > 0)
+				return false;
+			if (r) {
+				eng_error(m, e, data_error(e), act);
+				return true;
+			}
+			e->s_len = 0;
+			e->x_done += n;
+			s->h_off += n;
+			s->bytes += n;
+			e->clock = e->s_end;
+			e->woke = now;
+			eop = s->h_off == s->h_len;
+			if (eop)
+				src_frame_end(m, s, e->clock, act);
+			if (eop || e->x_done == e->x_len)
+				return st_c2h_complete(m, e, eop, now, act);
+			continue;
+		}
+		if (hang)
+			return eng_hold(m, e, act);
+		src_gen(s, limit);
+		if (!s->held) {
+			if (!(e->ctrl & XDMA_CTRL_RUN)) {
+				if (e->x_done)
+					return st_c2h_complete(m, e, false, now,
+							       act);
+				eng_idle(m, e, XDMA_STAT_IDLE_STOPPED, act);
+				return true;
+			}
+			if (src_left(s))
+				eng_wake(e, s->due, true, act);
+			return true;	/* a source write kicks it */
+		}
+		n = min_t(u32, s->h_len - s->h_off, e->x_len - e->x_done);
+		if (m->rate)
+			n = min_t(u32, n, m->slice);
+		e->s_len = n;
+		e->s_end = max_t(u64, e->clock, s->h_due);
+		if (m->rate)
+			e->s_end = link_reserve(m, 1, e->s_end, n);
+	}
+}
+
+/* The current descriptor's data starts (link model: after its latency). */
+static void data_start(struct xdma_model *m, struct model_engine *e)
+{
+	e->xs = X_DATA;
+	if (st_c2h(m, e))
+		e->clock = max_t(u64, e->clock, e->x_ready);
+	else
+		slice_next(m, e, e->x_ready);
+}
+
+/**
  * eng_next() - between descriptors: stop, park, or take the next one.
  * @m: the card, locked (dropped around bus accesses)
  * @e: the engine, X_NONE
@@ -1098,6 +1555,12 @@ static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 	}
 	e->parked = false;
 	if (e->blk_i >= e->blk_n) {
+		if (eng_credit_mode(m, e) && !e->credits) {
+			/* waits for credits, busy; a credit write kicks it */
+			e->parked = true;
+			e->held = true;
+			return true;
+		}
 		r = eng_fetch(m, e, act);
 		if (r)
 			return r > 0;
@@ -1129,10 +1592,13 @@ static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 		e->x_ready = t + m->cfg.link.desc_ns;
 		e->xs = X_LAT;
 		/* soon: the data's first slice now, no wake-up for the start */
-		if (e->x_ready <= now + SLICE_NS) {
-			e->xs = X_DATA;
-			slice_next(m, e, e->x_ready);
-		}
+		if (e->x_ready <= now + SLICE_NS)
+			data_start(m, e);
+		return false;
+	}
+	if (st_c2h(m, e)) {	/* the source fills it (st_c2h_data()) */
+		e->xs = X_DATA;
+		e->x_t0 = e->clock;
 		return false;
 	}
 
@@ -1184,14 +1650,15 @@ static bool eng_step(struct xdma_model *m, struct model_engine *e,
 		return eng_hold(m, e, act);
 	switch (e->xs) {
 	case X_DATA:
+		if (st_c2h(m, e))
+			return st_c2h_data(m, e, now, hang, act);
 		return eng_data(m, e, now, hang, act);
 	case X_LAT:
 		if (e->x_ready > now) {
 			eng_wake(e, e->x_ready, true, act);
 			return true;
 		}
-		e->xs = X_DATA;
-		slice_next(m, e, e->x_ready);
+		data_start(m, e);
 		return false;
 	default:
 		return eng_next(m, e, now, act);
@@ -1226,6 +1693,7 @@ void xdma_model_engine_work(struct xdma_model *m, uint32_t engine)
 		return;
 	}
 	e->in_work = true;
+	e->burst = 0;
 	do {
 		memset(&act, 0, sizeof(act));
 		done = eng_step(m, e, &act);
@@ -1298,7 +1766,8 @@ static u32 chan_read(struct xdma_model *m, struct model_engine *e, u32 target,
 
 	switch (alias_decode(reg, chan_aliased, &op)) {
 	case XDMA_ID:
-		return XDMA_ID_VALUE(target, e->ch);
+		return XDMA_ID_VALUE(target, e->ch) |
+		       (m->cfg.st ? XDMA_ID_STREAM : 0);
 	case XDMA_CHAN_CONTROL:
 		return e->ctrl;
 	case XDMA_CHAN_STATUS:
@@ -1383,7 +1852,8 @@ static u32 sgdma_read(struct xdma_model *m, struct model_engine *e,
 {
 	switch (reg) {
 	case XDMA_ID:
-		return XDMA_ID_VALUE(target, e->ch);
+		return XDMA_ID_VALUE(target, e->ch) |
+		       (m->cfg.st ? XDMA_ID_STREAM : 0);
 	case XDMA_SGDMA_DESC_LO:
 		return e->desc_lo;
 	case XDMA_SGDMA_DESC_HI:
@@ -1398,7 +1868,7 @@ static u32 sgdma_read(struct xdma_model *m, struct model_engine *e,
 }
 
 static void sgdma_write(struct xdma_model *m, struct model_engine *e, u32 reg,
-			u32 val)
+			u32 val, struct model_act *act)
 {
 	switch (reg) {
 	case XDMA_SGDMA_DESC_LO:
@@ -1411,7 +1881,24 @@ static void sgdma_write(struct xdma_model *m, struct model_engine *e, u32 reg,
 		e->desc_adj = val & XDMA_SGDMA_DESC_ADJ_MASK;
 		break;
 	case XDMA_SGDMA_DESC_CREDITS:
-		e->credits = val & XDMA_SGDMA_DESC_CREDITS_MASK;
+		if (!m->cfg.st) {	/* stored only */
+			e->credits = val & XDMA_SGDMA_DESC_CREDITS_MASK;
+			break;
+		}
+		/*
+		 * PG195: a write adds credits; they exist only while the
+		 * channel's credit mode is on (disabling it clears them).
+		 */
+		if (!eng_credit_mode(m, e)) {
+			guest_error(m, "engine %u: credits without credit mode",
+				    e->index);
+			break;
+		}
+		e->credits = min_t(u32, e->credits +
+				   (val & XDMA_SGDMA_DESC_CREDITS_MASK),
+				   XDMA_SGDMA_DESC_CREDITS_MASK);
+		if (e->status & XDMA_STAT_BUSY)
+			act->kick |= BIT(e->index);
 		break;
 	default:
 		guest_error(m, "SGDMA: write 0x%x to RO/reserved 0x%x",
@@ -1445,7 +1932,7 @@ static u32 common_read(struct xdma_model *m, u32 reg)
 static void common_write(struct xdma_model *m, u32 reg, u32 val,
 			 struct model_act *act)
 {
-	u32 mask = sg_common_mask(m);
+	u32 mask = sg_common_mask(m), old;
 	enum alias_op op;
 
 	switch (alias_decode(reg, common_aliased, &op)) {
@@ -1453,8 +1940,18 @@ static void common_write(struct xdma_model *m, u32 reg, u32 val,
 		m->sg_halt = alias_apply(m->sg_halt, op, val, mask);
 		break;
 	case XDMA_SGDMA_COMMON_CREDIT:
+		old = m->sg_credit_en;
 		m->sg_credit_en = alias_apply(m->sg_credit_en, op, val, mask);
-		return;
+		if (!m->cfg.st)
+			return;
+		/* credits clear when a channel's credit mode is turned off */
+		for (u32 i = 0; i < m->num_engines; i++)
+			if (!eng_credit_mode(m, &m->eng[i]) &&
+			    (old & (m->eng[i].c2h ?
+				    XDMA_SGDMA_CREDIT_C2H(m->eng[i].ch) :
+				    XDMA_SGDMA_CREDIT_H2C(m->eng[i].ch))))
+				m->eng[i].credits = 0;
+		break;
 	default:
 		guest_error(m, "SGDMA common: write 0x%x to RO/reserved 0x%x",
 			    val, reg);
@@ -1663,6 +2160,7 @@ void xdma_model_dma_write32(struct xdma_model *m, uint32_t off, uint32_t val)
 	if (bad_offset(m, off, XDMA_BAR_SIZE, "DMA"))
 		return;
 	pthread_mutex_lock(&m->lock);
+	st_sync(m, host_now(m));
 	switch (target) {
 	case XDMA_TARGET_H2C:
 	case XDMA_TARGET_C2H:
@@ -1676,7 +2174,7 @@ void xdma_model_dma_write32(struct xdma_model *m, uint32_t off, uint32_t val)
 	case XDMA_TARGET_C2H_SGDMA:
 		e = chan_engine(m, target == XDMA_TARGET_C2H_SGDMA, ch);
 		if (e)
-			sgdma_write(m, e, reg, val);
+			sgdma_write(m, e, reg, val, &act);
 		else
 			guest_error(m, "write to absent channel at 0x%x", off);
 		break;
@@ -1698,11 +2196,185 @@ void xdma_model_dma_write32(struct xdma_model *m, uint32_t off, uint32_t val)
 	act_flush(m, &act);
 }
 
+/* ---- user BAR: AXI-Stream source and sink blocks ---- */
+
+static u32 src_read(struct xdma_model *m, struct st_src *s, u32 reg)
+{
+	u32 v = 0;
+
+	switch (reg) {
+	case HF_ST_SRC_CTRL:
+		return s->ctrl;
+	case HF_ST_SRC_FRAME_SIZE:
+		return s->frame_size;
+	case HF_ST_SRC_REC_MIN:
+		return s->rec_min;
+	case HF_ST_SRC_REC_MAX:
+		return s->rec_max;
+	case HF_ST_SRC_INTERVAL_NS:
+		return s->interval;
+	case HF_ST_SRC_COUNT:
+		return s->count;
+	case HF_ST_SRC_SEQ_LO:
+		s->seq_hi = upper_32_bits(s->seq);
+		return lower_32_bits(s->seq);
+	case HF_ST_SRC_SEQ_HI:
+		return s->seq_hi;
+	case HF_ST_SRC_SENT:
+		return s->sent;
+	case HF_ST_SRC_DROPPED:
+		return s->dropped;
+	case HF_ST_SRC_BYTES_LO:
+		s->bytes_hi = upper_32_bits(s->bytes);
+		return lower_32_bits(s->bytes);
+	case HF_ST_SRC_BYTES_HI:
+		return s->bytes_hi;
+	case HF_ST_SRC_STATUS:
+		if (src_left(s))
+			v |= HF_ST_SRC_STS_ACTIVE;
+		if (s->held)
+			v |= HF_ST_SRC_STS_HOLDING;
+		if ((s->ctrl & HF_ST_SRC_CTRL_ENABLE) && s->count &&
+		    !src_left(s) && !s->held)
+			v |= HF_ST_SRC_STS_DONE;
+		return v;
+	}
+	guest_error(m, "user BAR: read of reserved source register 0x%x", reg);
+	return 0;
+}
+
+/* A frame length register: HF_STREAM_MIN_LEN..HF_STREAM_MAX_LEN. */
+static void src_len_write(struct xdma_model *m, u32 *reg, u32 val)
+{
+	if (val < HF_STREAM_MIN_LEN || val > HF_STREAM_MAX_LEN) {
+		guest_error(m, "user BAR: stream length %u out of range", val);
+		return;
+	}
+	*reg = val;
+}
+
+static void src_write(struct xdma_model *m, u32 ch, u32 reg, u32 val,
+		      struct model_act *act)
+{
+	struct model_engine *e = &m->eng[m->cfg.num_h2c + ch];
+	struct st_src *s = &m->src[ch];
+	u64 now = host_now(m);
+
+	switch (reg) {
+	case HF_ST_SRC_CTRL:
+		if (val & HF_ST_SRC_CTRL_CLEAR) {
+			/* a frame being sent still ends (and counts) */
+			s->seq = 0;
+			s->made = 0;
+			s->sent = 0;
+			s->dropped = 0;
+			s->bytes = 0;
+			s->due = now;
+		}
+		if (!(s->ctrl & HF_ST_SRC_CTRL_ENABLE) &&
+		    (val & HF_ST_SRC_CTRL_ENABLE)) {
+			s->made = 0;
+			s->due = now;
+		}
+		s->ctrl = val & ST_SRC_CTRL_MASK;
+		break;
+	case HF_ST_SRC_FRAME_SIZE:
+		src_len_write(m, &s->frame_size, val);
+		break;
+	case HF_ST_SRC_REC_MIN:
+		src_len_write(m, &s->rec_min, val);
+		break;
+	case HF_ST_SRC_REC_MAX:
+		src_len_write(m, &s->rec_max, val);
+		break;
+	case HF_ST_SRC_INTERVAL_NS:
+		s->interval = val;
+		break;
+	case HF_ST_SRC_COUNT:
+		s->count = val;
+		break;
+	default:
+		guest_error(m, "user BAR: write 0x%x to RO/reserved source 0x%x",
+			    val, reg);
+		return;
+	}
+	if (e->status & XDMA_STAT_BUSY)	/* it may wait for a frame */
+		act->kick |= BIT(e->index);
+}
+
+static u32 sink_read(struct xdma_model *m, struct st_sink *k, u32 reg)
+{
+	switch (reg) {
+	case HF_ST_SINK_CTRL:
+		return 0;
+	case HF_ST_SINK_FRAMES_OK:
+		return k->ok;
+	case HF_ST_SINK_FRAMES_BAD:
+		return k->bad;
+	case HF_ST_SINK_BYTES_LO:
+		k->bytes_hi = upper_32_bits(k->bytes);
+		return lower_32_bits(k->bytes);
+	case HF_ST_SINK_BYTES_HI:
+		return k->bytes_hi;
+	case HF_ST_SINK_LAST_SEQ_LO:
+		k->seq_hi = upper_32_bits(k->last_seq);
+		return lower_32_bits(k->last_seq);
+	case HF_ST_SINK_LAST_SEQ_HI:
+		return k->seq_hi;
+	case HF_ST_SINK_PARTIAL:
+		return k->chk.got;
+	}
+	guest_error(m, "user BAR: read of reserved sink register 0x%x", reg);
+	return 0;
+}
+
+static void sink_write(struct xdma_model *m, struct st_sink *k, u32 reg,
+		       u32 val)
+{
+	if (reg != HF_ST_SINK_CTRL) {
+		guest_error(m, "user BAR: write 0x%x to RO/reserved sink 0x%x",
+			    val, reg);
+		return;
+	}
+	if (val & HF_ST_SINK_CTRL_CLEAR) {
+		hf_stream_check_init(&k->chk);
+		k->ok = 0;
+		k->bad = 0;
+		k->bytes = 0;
+		k->last_seq = 0;
+	}
+}
+
+/*
+ * The stream blocks of an AXI-ST card: *@ch and *@reg of offset @off in
+ * the source (*@sink false) or sink block of a channel the card has.
+ */
+static bool st_block(const struct xdma_model *m, u32 off, u32 *ch, u32 *reg,
+		     bool *sink)
+{
+	u32 base;
+
+	if (!m->cfg.st)
+		return false;
+	if (off >= HF_USER_ST_SRC(0) && off < HF_USER_ST_SRC(XDMA_MAX_CHANNELS))
+		base = HF_USER_ST_SRC(0);
+	else if (off >= HF_USER_ST_SINK(0) &&
+		 off < HF_USER_ST_SINK(XDMA_MAX_CHANNELS))
+		base = HF_USER_ST_SINK(0);
+	else
+		return false;
+	*sink = base == HF_USER_ST_SINK(0);
+	*ch = (off - base) >> 8;
+	*reg = off & 0xff;
+	return *ch < (*sink ? m->cfg.num_h2c : m->cfg.num_c2h);
+}
+
 /* ---- user BAR ---- */
 
 uint32_t xdma_model_user_read32(struct xdma_model *m, uint32_t off)
 {
-	u32 v = 0;
+	u32 v = 0, ch, reg;
+	bool sink;
 
 	cnt_add(&m->cnt.mmio_reads, 1);
 	if (__atomic_load_n(&m->faults, __ATOMIC_RELAXED) & XDMA_FAULT_DEAD)
@@ -1712,6 +2384,12 @@ uint32_t xdma_model_user_read32(struct xdma_model *m, uint32_t off)
 	pthread_mutex_lock(&m->lock);
 	if (off >= HF_USER_RAM && off < HF_USER_RAM + HF_USER_RAM_SIZE) {
 		v = m->uram[(off - HF_USER_RAM) / 4];
+		goto out;
+	}
+	if (st_block(m, off, &ch, &reg, &sink)) {
+		st_sync(m, host_now(m));
+		v = sink ? sink_read(m, &m->sink[ch], reg) :
+			   src_read(m, &m->src[ch], reg);
 		goto out;
 	}
 	switch (off) {
@@ -1743,6 +2421,8 @@ out:
 void xdma_model_user_write32(struct xdma_model *m, uint32_t off, uint32_t val)
 {
 	struct model_act act = { 0 };
+	u32 ch, reg;
+	bool sink;
 
 	cnt_add(&m->cnt.mmio_writes, 1);
 	if (__atomic_load_n(&m->faults, __ATOMIC_RELAXED) & XDMA_FAULT_DEAD)
@@ -1752,6 +2432,14 @@ void xdma_model_user_write32(struct xdma_model *m, uint32_t off, uint32_t val)
 	pthread_mutex_lock(&m->lock);
 	if (off >= HF_USER_RAM && off < HF_USER_RAM + HF_USER_RAM_SIZE) {
 		m->uram[(off - HF_USER_RAM) / 4] = val;
+		goto out;
+	}
+	st_sync(m, host_now(m));
+	if (st_block(m, off, &ch, &reg, &sink)) {
+		if (sink)
+			sink_write(m, &m->sink[ch], reg, val);
+		else
+			src_write(m, ch, reg, val, &act);
 		goto out;
 	}
 	switch (off) {
@@ -1810,6 +2498,14 @@ static void regs_reset(struct xdma_model *m)
 	m->wr_flush = 0;
 	m->scratch = 0;
 	memset(m->uram, 0, sizeof(m->uram));
+	memset(m->src, 0, sizeof(m->src));
+	memset(m->sink, 0, sizeof(m->sink));
+	for (i = 0; i < XDMA_MAX_CHANNELS; i++) {
+		m->src[i].frame_size = ST_SRC_FRAME_SIZE;
+		m->src[i].rec_min = ST_SRC_REC_MIN;
+		m->src[i].rec_max = ST_SRC_REC_MAX;
+		hf_stream_check_init(&m->sink[i].chk);
+	}
 }
 
 /* A link as xdma_link_parse() + xdma_link_finish() make them, or none. */
@@ -1931,6 +2627,13 @@ int xdma_model_create(const struct xdma_model_config *cfg,
 	pthread_mutex_init(&m->intx_lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	regs_reset(m);
+	for (u32 i = 0; c.st && i < m->num_engines; i++) {
+		m->st_buf[i] = malloc(ST_BUF_SIZE);
+		if (!m->st_buf[i]) {
+			xdma_model_destroy(m);
+			return -ENOMEM;
+		}
+	}
 	*out = m;
 	return 0;
 }
@@ -1948,6 +2651,8 @@ void xdma_model_destroy(struct xdma_model *m)
 		return;
 	if (m->ddr_mapped)
 		munmap(m->ddr, m->cfg.ddr_size);
+	for (u32 i = 0; i < XDMA_MAX_ENGINES; i++)
+		free(m->st_buf[i]);
 	pthread_mutex_destroy(&m->intx_lock);
 	pthread_cond_destroy(&m->copies_cond);
 	pthread_cond_destroy(&m->wb_cond);
@@ -2077,6 +2782,7 @@ void xdma_model_inject(struct xdma_model *m, uint32_t faults)
 		else
 			m->hang_until = now;
 	}
+	st_sync(m, now);
 	__atomic_store_n(&m->faults, f, __ATOMIC_RELAXED);
 	kick_busy(m, &act);
 	act.intx = true;
@@ -2101,6 +2807,7 @@ void xdma_model_bus_master(struct xdma_model *m, bool on)
 	if (!on)
 		return;
 	pthread_mutex_lock(&m->lock);
+	st_sync(m, host_now(m));
 	kick_busy(m, &act);
 	pthread_mutex_unlock(&m->lock);
 	act_flush(m, &act);
@@ -2128,6 +2835,7 @@ int xdma_model_inject_hang(struct xdma_model *m, uint64_t ns)
 	if (ns > XDMA_MODEL_MAX_HANG_NS)
 		return -EINVAL;
 	pthread_mutex_lock(&m->lock);
+	st_sync(m, now);
 	if (!ns) {
 		if (hang_holds(m, now)) {
 			m->hang_until = now;

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later OR MIT */
 /*
  * xdma_model.h - host-independent software model of an FPGA card with the
- * Xilinx XDMA IP (PG195) in AXI memory-mapped mode: the DMA/config BAR, the
- * H2C/C2H scatter-gather engines, card DDR and a small user BAR.
+ * Xilinx XDMA IP (PG195) with AXI memory-mapped channels (card DDR) or, built
+ * with xdma_model_config.st, AXI-Stream channels (a frame source per C2H
+ * channel and a checking sink per H2C channel, controlled in the user BAR):
+ * the DMA/config BAR, the H2C/C2H scatter-gather engines and a small user
+ * BAR.
  *
  * The model knows nothing about where it runs.  A host (model/inproc/ for
  * the library, model/qemu/ for QEMU) gives it bus-master DMA, interrupt
@@ -72,6 +75,12 @@ enum xdma_model_fault {
  * @link: PCIe link model (@link.gen 0, the default: none, each descriptor
  *	moves in one copy as fast as the host copies); a link from
  *	xdma_link_parse() + xdma_link_finish()
+ * @st: the channels are AXI-Stream (identifiers say so): C2H engines take
+ *	frames from the stream source of their channel, H2C engines feed the
+ *	sink of theirs (HF_USER_ST_SRC() / HF_USER_ST_SINK() in the user
+ *	BAR, docs/xdma-model.md "AXI-Stream"); descriptor credits are used;
+ *	card DDR is still there for xdma_model_card_read/write() but no
+ *	engine reaches it
  */
 struct xdma_model_config {
 	uint32_t num_h2c;
@@ -81,6 +90,7 @@ struct xdma_model_config {
 	uint32_t addr_align;
 	uint32_t len_gran;
 	struct xdma_link link;
+	bool st;
 };
 
 /**

@@ -89,7 +89,7 @@ die() { echo "build-qemu: error: $*" >&2; exit 1; }
 # model's quote includes then resolve next to it, no include path needed).
 model_files=(model/xdma_model.c model/xdma_model.h model/xdma_link.c
 	     model/xdma_link.h core/hf_os.h core/os/hf_os_user.h
-	     core/xdma_regs.h core/hf_user_regs.h)
+	     core/xdma_regs.h core/hf_user_regs.h core/hf_stream_pattern.h)
 glue_files=()
 while IFS= read -r f; do glue_files+=("$f"); done < <(
 	cd "$repo" && find model/qemu -maxdepth 1 -type f \

@@ -168,6 +168,7 @@ struct XdmaSimState {
 	uint32_t addr_align;
 	uint32_t len_gran;
 	bool fault_regs;
+	bool st;		/* AXI-Stream channels */
 	uint64_t user_bar_size;
 	int dma_bar_nr;		/* 1, or 2 after a 64-bit user BAR */
 	char *link;
@@ -814,6 +815,7 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 		.ddr_size = s->ddr_size,
 		.addr_align = s->addr_align,
 		.len_gran = s->len_gran,
+		.st = s->st,
 	};
 	Error *err = NULL;
 	uint32_t i;
@@ -1009,6 +1011,7 @@ static Property xs_props[] = {
 	DEFINE_PROP_UINT32("align", XdmaSimState, addr_align, 1),
 	DEFINE_PROP_UINT32("len-gran", XdmaSimState, len_gran, 1),
 	DEFINE_PROP_BOOL("fault-regs", XdmaSimState, fault_regs, false),
+	DEFINE_PROP_BOOL("st", XdmaSimState, st, false),
 	DEFINE_PROP_SIZE("user-bar-size", XdmaSimState, user_bar_size,
 			 HF_USER_BAR_SIZE),
 	DEFINE_PROP_STRING("link", XdmaSimState, link),

@@ -106,7 +106,7 @@ HF_TEST(open_rejects_bad_emu_options)
 	static const char *const bad[] = {
 		"emu,h2c=0", "emu,h2c=5", "emu,c2h=x", "emu,ddr=1000",
 		"emu,ddr=-4K", "emu,align=3", "emu,irq=fast", "emu,colour=blue",
-		"emu:abc", "emu:-1", "emu,private=1",
+		"emu:abc", "emu:-1", "emu,private=1", "emu,st=1",
 	};
 	HELLOFPGA_HANDLE h;
 
@@ -118,6 +118,26 @@ HF_TEST(open_rejects_bad_emu_options)
 		HF_CHECK_MSG(HelloFPGA_GetLastError(NULL)[0], "%s: no text",
 			     bad[i]);
 	}
+}
+
+/*
+ * "st" builds the emulated card with AXI-Stream channels (identifiers with
+ * the stream bit).  The library's transfer paths take AXI-MM channels
+ * only, so its probe refuses such a card: cleanly, with a text, and the
+ * same card number opens as an MM card afterwards.
+ */
+HF_TEST(open_st_card_is_refused_by_the_mm_probe_cleanly)
+{
+	HELLOFPGA_HANDLE h;
+
+	t_emu_dir();
+	HF_CHECK_ERR(HelloFPGA_Open("emu:31,st,ddr=16M", &h), -ENODEV);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(NULL), "probe"), "'%s'",
+		     HelloFPGA_GetLastError(NULL));
+	HF_CHECK_ERR(HelloFPGA_Open("emu,private,st,h2c=1,c2h=2,link=gen3x4",
+				    &h), -ENODEV);
+	HF_CHECK_ERR(HelloFPGA_Open("emu:31,ddr=16M", &h), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 
 HF_TEST(open_null_handle_pointer_is_efault)

@@ -4,6 +4,7 @@
  * (bus addresses, byte-exact mappings, permissions), coherent memory,
  * interrupt handler registration.
  */
+#include "hf_stream_pattern.h"
 #include "model_test.h"
 
 static const struct xdma_model_config cfg_small = {
@@ -241,5 +242,60 @@ HF_TEST(switching_to_intx_with_pending_asserts_line)
 	HF_CHECK_EQ(irq_total(&t), 0);
 	HF_CHECK_EQ(hf_emu_set_irq_mode(t.h, XDMA_MODEL_IRQ_LEGACY), 0);
 	HF_CHECK_EQ(irq_count(&t, 0), 1);
+	tcard_close(&t);
+}
+
+/*
+ * An AXI-ST card behind the in-process host, engines on their threads and
+ * the stream source paced on CLOCK_MONOTONIC: a C2H chain fills with
+ * frames (writebacks, pattern), an H2C chain streams them back into the
+ * sink, which finds them good.
+ */
+HF_TEST(host_st_card_streams_frames_both_ways_on_engine_threads)
+{
+	const struct xdma_model_config cfg = {
+		.num_h2c = 1, .num_c2h = 1, .ddr_size = 1 << 20, .st = true,
+	};
+	const u32 n = 8, len = 3000;
+	struct tcard t;
+	u64 bus;
+	u8 *buf;
+
+	tcard_open(&t, &cfg, 0);
+	HF_CHECK_EQ(rd(&t, XDMA_C2H_BASE(0)), 0x1fc18006);
+	buf = hf_emu_dma_alloc(t.h, n * 4096, &bus);
+	HF_CHECK(buf != NULL);
+	/* C2H: descriptors 0..n-1, writebacks in the upper half of the page */
+	for (u32 i = 0; i < n; i++)
+		set_desc(&t, i, i + 1 == n ? XDMA_DESC_CTRL_STOP : 0, 0, 4096,
+			 desc_bus(&t, 64 + i), bus + i * 4096,
+			 desc_bus(&t, i + 1));
+	hf_iowrite32(len, t.ubar, HF_USER_ST_SRC(0) + HF_ST_SRC_FRAME_SIZE);
+	hf_iowrite32(20000, t.ubar, HF_USER_ST_SRC(0) + HF_ST_SRC_INTERVAL_NS);
+	hf_iowrite32(HF_ST_SRC_CTRL_ENABLE, t.ubar,
+		     HF_USER_ST_SRC(0) + HF_ST_SRC_CTRL);
+	start(&t, true, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK(wait_idle(&t, true, 0));
+	HF_CHECK_EQ(rd(&t, ch_off(true, 0, XDMA_CHAN_COMPLETED_DESC)), n);
+	for (u32 i = 0; i < n; i++) {
+		const __le32 *wb = (const __le32 *)&t.ring[64 + i];
+		u64 seq = ~0ull;
+
+		HF_CHECK_EQ(le32_to_cpu(wb[0]), 0x52b40001);
+		HF_CHECK_EQ(le32_to_cpu(wb[1]), len);
+		HF_CHECK_EQ(hf_stream_verify(buf + i * 4096, len, &seq), 0);
+		HF_CHECK_EQ(seq, i);
+	}
+	/* H2C: the same frames back, one descriptor each, EOP */
+	for (u32 i = 0; i < n; i++)
+		set_desc(&t, i, XDMA_DESC_CTRL_EOP |
+			 (i + 1 == n ? XDMA_DESC_CTRL_STOP : 0), 0, len,
+			 bus + i * 4096, 0, desc_bus(&t, i + 1));
+	start(&t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	HF_CHECK(wait_idle(&t, false, 0));
+	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_ST_SINK(0) +
+				HF_ST_SINK_FRAMES_OK), n);
+	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_ST_SINK(0) +
+				HF_ST_SINK_FRAMES_BAD), 0);
 	tcard_close(&t);
 }

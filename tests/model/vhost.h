@@ -136,21 +136,28 @@ static const struct xdma_model_host_ops vh_ops = {
 	.schedule = vh_schedule,
 };
 
+/* A card built with @cfg; @mem bytes of bus memory. */
+static inline void vh_open_cfg(struct vhost *v,
+			       const struct xdma_model_config *cfg, size_t mem)
+{
+	memset(v, 0, sizeof(*v));
+	v->now = VH_T0;
+	v->size = mem;
+	v->mem = calloc(1, mem);
+	HF_CHECK(v->mem != NULL);
+	HF_CHECK_EQ(xdma_model_create(cfg, &vh_ops, v, &v->m), 0);
+	xdma_model_set_irq_mode(v->m, XDMA_MODEL_IRQ_MSIX);
+}
+
 /* A card of @ddr bytes with @link (NULL: none); @mem bytes of bus memory. */
 static inline void vh_open(struct vhost *v, const struct xdma_link *link,
 			   u64 ddr, size_t mem)
 {
 	struct xdma_model_config cfg = { .ddr_size = ddr };
 
-	memset(v, 0, sizeof(*v));
 	if (link)
 		cfg.link = *link;
-	v->now = VH_T0;
-	v->size = mem;
-	v->mem = calloc(1, mem);
-	HF_CHECK(v->mem != NULL);
-	HF_CHECK_EQ(xdma_model_create(&cfg, &vh_ops, v, &v->m), 0);
-	xdma_model_set_irq_mode(v->m, XDMA_MODEL_IRQ_MSIX);
+	vh_open_cfg(v, &cfg, mem);
 }
 
 static inline void vh_close(struct vhost *v)
