@@ -61,6 +61,25 @@ static long long ns_left(const struct timespec *dl)
 	return left > 0 ? left : 0;
 }
 
+/*
+ * Sleep before the next try of a lock: *@sleep_ns, at most until @dl, then
+ * twice as long next time (up to HF_OFD_SLEEP_MAX_NS).  Return: true when
+ * @dl has passed (no sleep).
+ */
+static bool backoff(const struct timespec *dl, long *sleep_ns)
+{
+	long long left = ns_left(dl);
+
+	if (!left)
+		return true;
+	if (left < *sleep_ns)
+		*sleep_ns = (long)left;
+	nanosleep(&(struct timespec){ 0, *sleep_ns }, NULL);
+	*sleep_ns = *sleep_ns * 2 > HF_OFD_SLEEP_MAX_NS ?
+		    HF_OFD_SLEEP_MAX_NS : *sleep_ns * 2;
+	return false;
+}
+
 /** hf_mutex_lock_until() - lock @m by @dl; 0, or -EBUSY at the deadline. */
 int hf_mutex_lock_until(pthread_mutex_t *m, const struct timespec *dl)
 {
@@ -96,22 +115,14 @@ int hf_ofd_lock_until(int fd, short type, off_t start, off_t len,
 	fl.l_start = start;
 	fl.l_len = len;
 	for (;;) {
-		long long left;
-
 		if (!fcntl(fd, dl ? F_OFD_SETLK : F_OFD_SETLKW, &fl))
 			return 0;
 		if (errno == EINTR)
 			continue;
 		if (!dl || (errno != EAGAIN && errno != EACCES))
 			return -errno;
-		left = ns_left(dl);
-		if (!left)
+		if (backoff(dl, &sleep_ns))
 			return -EBUSY;
-		if (left < sleep_ns)
-			sleep_ns = (long)left;
-		nanosleep(&(struct timespec){ 0, sleep_ns }, NULL);
-		sleep_ns = sleep_ns * 2 > HF_OFD_SLEEP_MAX_NS ?
-			   HF_OFD_SLEEP_MAX_NS : sleep_ns * 2;
 	}
 }
 
@@ -190,15 +201,8 @@ static int shared_lock_until(pthread_mutex_t *m, const struct timespec *dl)
 		if (ret != EBUSY)
 			break;
 #ifdef __SANITIZE_THREAD__
-		long long left = ns_left(dl);
-
-		if (!left)
+		if (backoff(dl, &sleep_ns))
 			return -EBUSY;
-		if (left < sleep_ns)
-			sleep_ns = (long)left;
-		nanosleep(&(struct timespec){ 0, sleep_ns }, NULL);
-		sleep_ns = sleep_ns * 2 > HF_OFD_SLEEP_MAX_NS ?
-			   HF_OFD_SLEEP_MAX_NS : sleep_ns * 2;
 #else
 		(void)sleep_ns;
 		ret = pthread_mutex_timedlock(m, dl);
