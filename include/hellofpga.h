@@ -459,9 +459,9 @@ int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
  * -ETIMEDOUT (no interrupt within @timeout_ms; at once for 0), -EINTR (a
  * signal handler ran while the call waited), -EOPNOTSUPP (the card has no
  * user interrupts: poll mode, or a driver without events nodes), -ENODEV
- * (card gone), -EMFILE, -ENFILE (too many open files, at arming), -EACCES
- * (kernel driver: the events node may not be opened), -EIO (any other
- * failure of a system call; the last-error text names it).
+ * (card gone), -EMFILE, -ENFILE (too many open files, at arming), -EACCES,
+ * -EPERM (kernel driver: the events node may not be opened), -EIO (any
+ * other failure of a system call; the last-error text names it).
  */
 int HelloFPGA_UserIRQ_Wait(HELLOFPGA_HANDLE hDev, int irq, int timeout_ms,
 			   uint32_t *count);
@@ -484,8 +484,8 @@ int HelloFPGA_UserIRQ_Wait(HELLOFPGA_HANDLE hDev, int irq, int timeout_ms,
  *
  * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
  * before fork(): see HELLOFPGA_HANDLE), -EFAULT (NULL @fd), -EINVAL (@irq
- * out of range), -EOPNOTSUPP, -ENODEV, -EMFILE, -ENFILE, -EACCES, -EIO: as
- * for HelloFPGA_UserIRQ_Wait().
+ * out of range), -EOPNOTSUPP, -ENODEV, -EMFILE, -ENFILE, -EACCES, -EPERM,
+ * -EIO: as for HelloFPGA_UserIRQ_Wait().
  */
 int HelloFPGA_UserIRQ_GetFd(HELLOFPGA_HANDLE hDev, int irq, int *fd);
 
