@@ -99,8 +99,10 @@ int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev);
 
 /**
  * HelloFPGA_Close() - close a card.  At once, calls that start on @hDev
- * fail with -EBADF; Close then waits for the calls in flight to return
- * before it frees anything.  In a fork() child, closing a handle opened
+ * fail with -EBADF, and a HelloFPGA_UserIRQ_Wait() blocked on it returns
+ * -EBADF; Close then waits for the calls in flight to return before it
+ * frees anything (the descriptors of HelloFPGA_UserIRQ_GetFd() among
+ * them).  In a fork() child, closing a handle opened
  * before the fork() only forgets it: the parent's card is left alone.
  * Return: 0, or -EBADF (NULL or closed handle, or another thread closes
  * it).
@@ -413,17 +415,24 @@ int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
  * whose /dev/hellofpgaN_events_U nodes the kernel backend uses):
  *  - A handle arms user interrupt U at its first HelloFPGA_UserIRQ_Wait()
  *    or HelloFPGA_UserIRQ_GetFd() for U: that enables U in the card's IRQ
- *    block.  Requests before that are not seen, except a request still
- *    held then, which is delivered at once.
+ *    block.  A request still held then is delivered at once; earlier ones
+ *    are not seen on the emulated card.  (The kernel driver keeps U
+ *    enabled once any process armed it, and counts for the next taker.)
  *  - The request is a level that the user logic holds.  A delivery masks
  *    U in the IRQ block until it is taken, so a held request neither
  *    storms nor is lost: taking the count (a Wait that returns 0) enables
  *    U again, and a request still held then is delivered again at once.
  *    Requests raised and dropped between a delivery and its take coalesce
- *    into it.
+ *    into it.  A request still held at a take is delivered again at each
+ *    take, so whoever raised it must drop it once served (HF_USER_IRQ_CLEAR
+ *    on the reference design); a waiter that takes faster than a request is
+ *    held (a pulse that another process writes as two register writes)
+ *    can see it more than once.
  *  - The count a Wait returns is the number of deliveries since the last
- *    take, at least 1.  With the masking above it is 1 on the hellofpga
- *    reference design and the emulated card; count it as "one or more".
+ *    take, at least 1.  With the masking above it is 1 on the emulated
+ *    card, and mostly 1 on a real one (a second pulse that comes before
+ *    the interrupt handler masked the first is a delivery of its own):
+ *    count it as "one or more".
  *  - On the reference design (and the emulated card) software raises U by
  *    writing 1 << U to HF_USER_IRQ_SET (0x000c of the user BAR, see
  *    <hf_user_regs.h>) with HelloFPGA_UserWrite32() and drops it by
@@ -433,8 +442,10 @@ int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
  *  - Through the kernel driver the count is the card's: every handle and
  *    process waiting on U of one card shares it, and the first to take it
  *    gets it (as reading the events node does).
- *  - A card in poll mode (irq=poll, or a driver without interrupts) has no
- *    user interrupts: -EOPNOTSUPP.
+ *  - An emulated card opened with irq=poll, and a card that the kernel
+ *    driver runs without interrupt vectors, have no user interrupts:
+ *    -EOPNOTSUPP.  (The driver's poll_mode=1 polls the engines and keeps
+ *    the user interrupts.)
  *  - Close wakes a Wait blocked on the handle in another thread; it
  *    returns -EBADF.
  * ------------------------------------------------------------------------ */

@@ -91,7 +91,15 @@ static void two_pulses_before_a_wait_coalesce(const void *r)
 	pulse(h, 5);
 	pulse(h, 5);
 	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 5, 1000, &n), 0);
-	HF_CHECK_EQ(n, 1);
+	/*
+	 * The emulated card's handler runs inside the raising write, so the
+	 * second pulse always finds the interrupt masked; a real card's may
+	 * come after the second pulse, which then made a delivery of its own.
+	 */
+	if (t_card_is_emulated(h))
+		HF_CHECK_EQ(n, 1);
+	else
+		HF_CHECK(n == 1 || n == 2);
 	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 5, 0, &n), -ETIMEDOUT);
 	/* each pulse after a take is its own delivery */
 	pulse(h, 5);
@@ -123,7 +131,7 @@ static void held_request_fires_once_per_take(const void *r)
 		     (unsigned long long)(c1.irqs - c0.irqs));
 	drop_irq(h, 7);
 	/* the delivery made by the last take's re-enable is still there */
-	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 7, 0, &n), 0);
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 7, 1000, &n), 0);
 	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 7, 0, &n), -ETIMEDOUT);
 	HelloFPGA_Close(h);
 }
@@ -182,6 +190,8 @@ HF_TEST(user_irq_a_pulse_before_arming_is_not_seen_a_held_one_is)
 	HELLOFPGA_HANDLE h = t_open("emu:0,private,ddr=1M");
 	uint32_t n = 0;
 
+	/* the driver keeps an interrupt enabled once any process armed it */
+	t_need_emulated(h, "arming per handle");
 	pulse(h, 1);
 	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 1, 0, &n), -ETIMEDOUT);
 	raise_irq(h, 6);
