@@ -105,17 +105,24 @@ ssize_t hf_events_read(struct hf_file *hf, char __user *buf, size_t count)
 		hf_set_error(hf, -EINVAL, "events read needs 4 bytes");
 		return -EINVAL;
 	}
-	if (hf->filp->f_flags & O_NONBLOCK) {
-		if (!READ_ONCE(ui->events))
-			return READ_ONCE(card->dead) ? -ENODEV : -EAGAIN;
-	} else if (wait_event_interruptible(ui->wq, READ_ONCE(ui->events) ||
-					    READ_ONCE(card->dead))) {
-		return -EINTR;
-	}
-	events = hf_events_take(ui);
-	if (!events) {
-		hf_set_error(hf, -ENODEV, "card removed");
-		return -ENODEV;
+	for (;;) {
+		if (hf->filp->f_flags & O_NONBLOCK) {
+			if (!READ_ONCE(ui->events))
+				return READ_ONCE(card->dead) ? -ENODEV :
+							       -EAGAIN;
+		} else if (wait_event_interruptible(ui->wq,
+						    READ_ONCE(ui->events) ||
+						    READ_ONCE(card->dead))) {
+			return -EINTR;
+		}
+		events = hf_events_take(ui);
+		if (events)
+			break;
+		if (READ_ONCE(card->dead)) {
+			hf_set_error(hf, -ENODEV, "card removed");
+			return -ENODEV;
+		}
+		/* another reader of the interrupt took the count first */
 	}
 	ret = hf_user_irq_enable(card, hf->index);
 	if (ret && ret != -ENODEV)

@@ -99,8 +99,10 @@ int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev);
 
 /**
  * HelloFPGA_Close() - close a card.  At once, calls that start on @hDev
- * fail with -EBADF; Close then waits for the calls in flight to return
- * before it frees anything.  In a fork() child, closing a handle opened
+ * fail with -EBADF, and a HelloFPGA_UserIRQ_Wait() blocked on it returns
+ * -EBADF; Close then waits for the calls in flight to return before it
+ * frees anything (the descriptors of HelloFPGA_UserIRQ_GetFd() among
+ * them).  In a fork() child, closing a handle opened
  * before the fork() only forgets it: the parent's card is left alone.
  * Return: 0, or -EBADF (NULL or closed handle, or another thread closes
  * it).
@@ -401,6 +403,102 @@ int HelloFPGA_UserRead32(HELLOFPGA_HANDLE hDev, uint32_t offset,
  */
 int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 			  uint32_t val);
+
+/* ------------------------------------------------------------------------
+ * User interrupts: the usr_irq_req[0..15] lines of the XDMA IP, raised by
+ * the user logic of the card.  New in library ABI 1.2 (symbol version
+ * HELLOFPGA_1.2).
+ *
+ *	HelloFPGA_UserIRQ_Wait(hDev, 3, 1000, &count);   wait up to 1 s
+ *
+ * Semantics (the same on the emulated card and through the kernel driver,
+ * whose /dev/hellofpgaN_events_U nodes the kernel backend uses):
+ *  - A handle arms user interrupt U at its first HelloFPGA_UserIRQ_Wait()
+ *    or HelloFPGA_UserIRQ_GetFd() for U: that enables U in the card's IRQ
+ *    block.  A request still held then is delivered at once; earlier ones
+ *    are not seen on the emulated card.  (The kernel driver keeps U
+ *    enabled once any process armed it, and counts for the next taker.)
+ *  - The request is a level that the user logic holds.  A delivery masks
+ *    U in the IRQ block until it is taken, so a held request neither
+ *    storms nor is lost: taking the count (a Wait that returns 0) enables
+ *    U again, and a request still held then is delivered again at once.
+ *    Requests raised and dropped between a delivery and its take coalesce
+ *    into it.  A request still held at a take is delivered again at each
+ *    take, so whoever raised it must drop it once served (HF_USER_IRQ_CLEAR
+ *    on the reference design); a waiter that takes faster than a request is
+ *    held (a pulse that another process writes as two register writes)
+ *    can see it more than once.
+ *  - The count a Wait returns is the number of deliveries since the last
+ *    take, at least 1.  With the masking above it is 1 on the emulated
+ *    card, and mostly 1 on a real one (a second pulse that comes before
+ *    the interrupt handler masked the first is a delivery of its own):
+ *    count it as "one or more".
+ *  - On the reference design (and the emulated card) software raises U by
+ *    writing 1 << U to HF_USER_IRQ_SET (0x000c of the user BAR, see
+ *    <hf_user_regs.h>) with HelloFPGA_UserWrite32() and drops it by
+ *    writing it to HF_USER_IRQ_CLEAR (0x0010); "hellofpga events --raise U"
+ *    does both.  An emulated card's registers are those of the process
+ *    that opened it, so raise and wait in the same process there.
+ *  - Through the kernel driver the count is the card's: every handle and
+ *    process waiting on U of one card shares it, and the first to take it
+ *    gets it (as reading the events node does).
+ *  - An emulated card opened with irq=poll, and a card that the kernel
+ *    driver runs without interrupt vectors, have no user interrupts:
+ *    -EOPNOTSUPP.  (The driver's poll_mode=1 polls the engines and keeps
+ *    the user interrupts.)
+ *  - Close wakes a Wait blocked on the handle in another thread; it
+ *    returns -EBADF.
+ * ------------------------------------------------------------------------ */
+
+#define HELLOFPGA_USER_IRQS 16
+
+/**
+ * HelloFPGA_UserIRQ_Wait() - wait for user interrupt @irq and take its count.
+ * @hDev: card
+ * @irq: user interrupt, 0 .. HELLOFPGA_USER_IRQS - 1
+ * @timeout_ms: how long to wait: < 0 without end, 0 not at all (take a
+ *	count that is there), else milliseconds
+ * @count: receives the deliveries since the last take (at least 1) on
+ *	success; untouched on failure
+ *
+ * The first call for @irq on @hDev arms it (see above).  Several threads
+ * may wait for one @irq: one of them takes each count.
+ *
+ * Return: 0, -EBADF (NULL or closed handle; or another thread closed it
+ * while this call waited), -ECHILD (the handle was opened before fork():
+ * see HELLOFPGA_HANDLE), -EFAULT (NULL @count), -EINVAL (@irq out of range),
+ * -ETIMEDOUT (no interrupt within @timeout_ms; at once for 0), -EINTR (a
+ * signal handler ran while the call waited), -EOPNOTSUPP (the card has no
+ * user interrupts: poll mode, or a driver without events nodes), -ENODEV
+ * (card gone), -EMFILE, -ENFILE (too many open files, at arming), -EACCES,
+ * -EPERM (kernel driver: the events node may not be opened), -EIO (any
+ * other failure of a system call; the last-error text names it).
+ */
+int HelloFPGA_UserIRQ_Wait(HELLOFPGA_HANDLE hDev, int irq, int timeout_ms,
+			   uint32_t *count);
+
+/**
+ * HelloFPGA_UserIRQ_GetFd() - a file descriptor to poll for user interrupt
+ * @irq, for poll(), select() or epoll alongside other descriptors.
+ * @hDev: card
+ * @irq: user interrupt, 0 .. HELLOFPGA_USER_IRQS - 1
+ * @fd: receives the descriptor; untouched on failure
+ *
+ * Arms @irq as the first Wait would.  The descriptor is readable (POLLIN)
+ * while a delivery of @irq waits to be taken; take it with
+ * HelloFPGA_UserIRQ_Wait(hDev, irq, 0, &count), which makes it unreadable
+ * again.  Do not read() it (what a read returns differs between backends)
+ * and do not close it: it belongs to @hDev, every call for @irq returns the
+ * same one, and HelloFPGA_Close() closes it (remove it from an epoll set
+ * first).  Through the kernel driver it also reports POLLHUP | POLLERR when
+ * the card is gone.  It is opened O_CLOEXEC and is not for a fork() child.
+ *
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork(): see HELLOFPGA_HANDLE), -EFAULT (NULL @fd), -EINVAL (@irq
+ * out of range), -EOPNOTSUPP, -ENODEV, -EMFILE, -ENFILE, -EACCES, -EPERM,
+ * -EIO: as for HelloFPGA_UserIRQ_Wait().
+ */
+int HelloFPGA_UserIRQ_GetFd(HELLOFPGA_HANDLE hDev, int irq, int *fd);
 
 /* ------------------------------------------------------------------------
  * GPU Direct: card <-> GPU memory with no bounce through host memory.

@@ -29,6 +29,10 @@ static struct hellofpga_dev *dev_alloc(void)
 		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
 			pthread_mutex_init(&dev->chan_lock[d][c], NULL);
 	dev->lock_fd = -1;
+	dev->wake_fd = -1;
+	pthread_mutex_init(&dev->uirq_lock, NULL);
+	for (int i = 0; i < XDMA_USER_IRQS; i++)
+		dev->uirq_fd[i] = -1;
 	dev->timeout_ms = HF_DEFAULT_TIMEOUT_MS;
 	snprintf(dev->info.lib_version, sizeof(dev->info.lib_version), "%s",
 		 HELLOFPGA_VERSION_STRING);
@@ -40,6 +44,9 @@ static void dev_free(struct hellofpga_dev *dev)
 	hf_shared_locks_unmap(dev->shlocks);
 	if (dev->lock_fd >= 0)
 		close(dev->lock_fd);
+	if (dev->wake_fd >= 0)
+		close(dev->wake_fd);
+	pthread_mutex_destroy(&dev->uirq_lock);
 	for (int d = 0; d < 2; d++)
 		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
 			pthread_mutex_destroy(&dev->chan_lock[d][c]);

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -81,6 +82,23 @@ struct emu_engine {
 	u64 bounce_bus;
 };
 
+struct emu_card;
+
+/**
+ * struct emu_uirq - a user interrupt of the emulated card.
+ * @card: the card
+ * @n: its number
+ * @efd: eventfd, readable while a delivery waits to be taken (it and
+ *	@count change together, under the card's @uirq_lock); -1 until armed
+ * @count: deliveries since the last take
+ */
+struct emu_uirq {
+	struct emu_card *card;
+	u32 n;
+	int efd;
+	u32 count;
+};
+
 /**
  * struct emu_card - the in-process emulated card behind a handle.
  * @host: in-process host of the model
@@ -104,6 +122,9 @@ struct emu_engine {
  *	card (blocks_lock()); -1 when the card is private or not aligned
  * @blk_rw: the same for a private aligned card, within the handle
  * @link: the PCIe link model it was opened with (gen 0: none)
+ * @uirq_lock: guards the @uirq counts and descriptors
+ * @uirq_armed: user interrupts armed (a bit each; changed atomically)
+ * @uirq: the user interrupts
  */
 struct emu_card {
 	struct hf_emu_host *host;
@@ -124,6 +145,9 @@ struct emu_card {
 	int blk_fd[XDMA_MAX_CHANNELS];
 	pthread_rwlock_t blk_rw;
 	struct xdma_link link;
+	pthread_mutex_t uirq_lock;
+	u32 uirq_armed;
+	struct emu_uirq uirq[XDMA_USER_IRQS];
 };
 
 /**
@@ -665,21 +689,75 @@ static void isr_engine(void *arg)
 }
 
 /*
- * The one vector of MSI or INTx.  The pending register is read again after
- * each round: an engine that raised its request while this handler served
- * others made no new edge on INTx (the line was still up) and would
+ * A user interrupt was delivered.  As the driver's hf_user_irq_handle(), it
+ * masks the interrupt in the IRQ block until the count is taken (the
+ * request is a level the user logic holds: INTx would fire again at once),
+ * then counts it and makes its eventfd readable.
+ */
+static void uirq_deliver(struct emu_uirq *ui)
+{
+	struct emu_card *card = ui->card;
+	uint64_t one = 1;
+
+	hf_iowrite32(BIT(ui->n), card->xdev.bar,
+		     XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1C);
+	pthread_mutex_lock(&card->uirq_lock);
+	ui->count++;
+	if (ui->efd >= 0) {
+		/* an eventfd's counter: cannot fail short of overflowing */
+		ssize_t r = write(ui->efd, &one, sizeof(one));
+
+		(void)r;
+	}
+	pthread_mutex_unlock(&card->uirq_lock);
+}
+
+/* MSI-X: the vector of one user interrupt. */
+static void isr_user(void *arg)
+{
+	uirq_deliver(arg);
+}
+
+/*
+ * The user interrupts pending on a shared vector: the IRQ block's user
+ * pending register, read only once one is armed (so a card without user
+ * interrupt waiters sees no more register reads than before).
+ */
+static u32 uirq_pending(struct emu_card *card)
+{
+	u32 armed = __atomic_load_n(&card->uirq_armed, __ATOMIC_ACQUIRE);
+	u32 v;
+
+	if (!armed)
+		return 0;
+	v = hf_ioread32(card->xdev.bar, XDMA_IRQ_BASE + XDMA_IRQ_USER_PEND);
+	return v == XDMA_ID_DEAD ? 0 : v & armed;
+}
+
+/*
+ * The one vector of MSI or INTx.  The pending registers are read again
+ * after each round: a source that raised its request while this handler
+ * served others made no new edge on INTx (the line was still up) and would
  * otherwise wait for its timeout.  Each round masks what it served, so the
  * loop ends.
  */
 static void isr_shared(void *arg)
 {
 	struct emu_card *card = arg;
-	u32 pending;
+	u32 pending, user;
 
-	while ((pending = hf_xdma_dev_isr_pending(&card->xdev)))
+	for (;;) {
+		pending = hf_xdma_dev_isr_pending(&card->xdev);
+		user = uirq_pending(card);
+		if (!pending && !user)
+			break;
 		for (u32 i = 0; i < card->nengines; i++)
 			if (pending & BIT(i))
 				hf_xdma_engine_isr(&card->by_index[i]->eng);
+		for (u32 i = 0; i < XDMA_USER_IRQS; i++)
+			if (user & BIT(i))
+				uirq_deliver(&card->uirq[i]);
+	}
 }
 
 /*
@@ -699,6 +777,9 @@ static int setup_irqs(struct hellofpga_dev *dev, struct emu_card *card)
 		for (u32 i = 0; !ret && i < card->nengines; i++)
 			ret = hf_emu_request_irq(card->host, i, isr_engine,
 						 &card->by_index[i]->eng);
+		for (u32 i = 0; !ret && i < XDMA_USER_IRQS; i++)
+			ret = hf_emu_request_irq(card->host, XDMA_USER_IRQS + i,
+						 isr_user, &card->uirq[i]);
 		break;
 	case HELLOFPGA_IRQ_MSI:
 	case HELLOFPGA_IRQ_LEGACY:
@@ -739,6 +820,8 @@ static void emu_teardown(struct emu_card *card)
 		if (card->irq_mode == HELLOFPGA_IRQ_MSIX) {
 			for (u32 i = 0; i < card->nengines; i++)
 				hf_emu_free_irq(card->host, i);
+			for (u32 i = 0; i < XDMA_USER_IRQS; i++)
+				hf_emu_free_irq(card->host, XDMA_USER_IRQS + i);
 		} else if (card->irq_mode != HELLOFPGA_IRQ_POLL) {
 			hf_emu_free_irq(card->host, 0);
 		}
@@ -752,6 +835,10 @@ static void emu_teardown(struct emu_card *card)
 		if (card->blk_fd[ch] >= 0)
 			close(card->blk_fd[ch]);
 	pthread_rwlock_destroy(&card->blk_rw);
+	for (u32 i = 0; i < XDMA_USER_IRQS; i++)
+		if (card->uirq[i].efd >= 0)
+			close(card->uirq[i].efd);
+	pthread_mutex_destroy(&card->uirq_lock);
 	free(card);
 }
 
@@ -1371,6 +1458,64 @@ static void emu_link_model(struct hellofpga_dev *dev,
 	xdma_link_describe(l, lm->text, sizeof(lm->text));
 }
 
+/*
+ * Arm user interrupt @irq: its eventfd, then its enable in the IRQ block (a
+ * request held already is delivered at once, in this thread).
+ */
+static int emu_uirq_arm(struct hellofpga_dev *dev, int irq, int *fd)
+{
+	struct emu_card *card = dev->priv;
+	struct emu_uirq *ui = &card->uirq[irq];
+	int efd;
+
+	if (card->irq_mode == HELLOFPGA_IRQ_POLL)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "user interrupt %d: %s runs in poll mode (irq=poll), which delivers no interrupts; open it with irq=msix, msi or legacy",
+				    irq, dev->info.name);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (efd < 0)
+		return hf_set_error(dev, -errno,
+				    "user interrupt %d: cannot make an eventfd: %s",
+				    irq, strerror(errno));
+	pthread_mutex_lock(&card->uirq_lock);
+	ui->efd = efd;
+	pthread_mutex_unlock(&card->uirq_lock);
+	__atomic_or_fetch(&card->uirq_armed, BIT(irq), __ATOMIC_RELEASE);
+	hf_iowrite32(BIT(irq), card->xdev.bar,
+		     XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S);
+	*fd = efd;
+	return 0;
+}
+
+/*
+ * Take the count of @irq; then enable it again, outside the lock (a
+ * request still held is delivered at once, in this thread).
+ */
+static int emu_uirq_take(struct hellofpga_dev *dev, int irq, uint32_t *count)
+{
+	struct emu_card *card = dev->priv;
+	struct emu_uirq *ui = &card->uirq[irq];
+	uint64_t v;
+	u32 n;
+
+	pthread_mutex_lock(&card->uirq_lock);
+	n = ui->count;
+	ui->count = 0;
+	if (n) {
+		/* drain the eventfd: it was written with the count */
+		ssize_t r = read(ui->efd, &v, sizeof(v));
+
+		(void)r;
+	}
+	pthread_mutex_unlock(&card->uirq_lock);
+	if (!n)
+		return 0;
+	hf_iowrite32(BIT(irq), card->xdev.bar,
+		     XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S);
+	*count = n;
+	return 1;
+}
+
 static const struct hf_backend_ops emu_ops = {
 	.name = "emulated card (in-process model)",
 	.close = emu_close,
@@ -1384,6 +1529,8 @@ static const struct hf_backend_ops emu_ops = {
 	.gpu_pin = emu_gpu_pin,
 	.gpu_unpin = emu_gpu_unpin,
 	.gpu_xfer = emu_gpu_xfer,
+	.uirq_arm = emu_uirq_arm,
+	.uirq_take = emu_uirq_take,
 };
 
 static int init_engines(struct hellofpga_dev *dev, struct emu_card *card)
@@ -1444,6 +1591,9 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	pthread_rwlock_init(&card->blk_rw, NULL);
 	for (u32 ch = 0; ch < XDMA_MAX_CHANNELS; ch++)
 		card->blk_fd[ch] = -1;
+	pthread_mutex_init(&card->uirq_lock, NULL);
+	for (u32 i = 0; i < XDMA_USER_IRQS; i++)
+		card->uirq[i] = (struct emu_uirq){ card, i, -1, 0 };
 	card->irq_mode = o.irq_mode;
 	card->align = 1;
 	if (!o.private_mem) {

@@ -13,10 +13,15 @@
  *                position argument being the card address
  *   _c2h_C       likewise with pread()
  *   _user        opened on first user-register access: 4-byte pread/pwrite
+ *   _events_U    opened (O_RDONLY | O_NONBLOCK) at the first user-interrupt
+ *                wait or GetFd for U, which enables U in the driver; a
+ *                4-byte read takes the count (-EAGAIN: none yet), and
+ *                user_irq.c poll()s it
  *
- * The backend makes few kinds of system calls (access, open, close, pread,
- * pwrite, ioctl), so that a test double of the driver (tests/fakedev/) can
- * stand in for hellofpga.ko by interposing them.
+ * The backend makes few kinds of system calls (access, open, close, read,
+ * pread, pwrite, ioctl; poll() of the events nodes, whose double gives
+ * them real pollable descriptors), so that a test double of the driver
+ * (tests/fakedev/) can stand in for hellofpga.ko by interposing them.
  *
  * Exclusion: api.c takes the handle's per-channel mutex around every
  * transfer, which also guards the lazy open of a channel's node.  Between
@@ -75,6 +80,8 @@ HF_ABI_SAME(HELLOFPGA_DIR_C2H, HELLOFPGA_XFER_C2H);
  *	(HELLOFPGA_IOC_SET_TIMEOUT), 0 for the driver's default (under the
  *	channel lock of api.c)
  * @user_lock: guards the lazy open of @user_fd
+ * @events_fd: the _events_U nodes, -1 until armed (opened once, under the
+ *	device's uirq_lock of user_irq.c)
  * @features: HELLOFPGA_FEAT_* of the driver
  * @abi_minor: the driver's HELLOFPGA_ABI_MINOR
  */
@@ -85,6 +92,7 @@ struct kcard {
 	int ch_timeout[2][XDMA_MAX_CHANNELS];
 	int user_fd;
 	pthread_mutex_t user_lock;
+	int events_fd[XDMA_USER_IRQS];
 	uint64_t features;
 	uint32_t abi_minor;
 };
@@ -187,6 +195,9 @@ static void kcard_close_fds(struct kcard *kc)
 				close(kc->ch_fd[d][c]);
 	if (kc->user_fd >= 0)
 		close(kc->user_fd);
+	for (int i = 0; i < XDMA_USER_IRQS; i++)
+		if (kc->events_fd[i] >= 0)
+			close(kc->events_fd[i]);
 	if (kc->ctl_fd >= 0)
 		close(kc->ctl_fd);
 }
@@ -209,7 +220,8 @@ static void kernel_close(struct hellofpga_dev *dev)
 /*
  * fork() child: the nodes hold the parent's pins and channels (the driver
  * ends them when the last file of an open goes); the child's copies must
- * not keep them alive after the parent closes or dies.
+ * not keep them alive after the parent closes or dies.  The events nodes
+ * go too: they reach the card's shared user-interrupt counts.
  */
 static void kernel_fork_child(struct hellofpga_dev *dev)
 {
@@ -217,6 +229,7 @@ static void kernel_fork_child(struct hellofpga_dev *dev)
 
 	kcard_close_fds(kc);
 	memset(kc->ch_fd, 0xff, sizeof(kc->ch_fd));
+	memset(kc->events_fd, 0xff, sizeof(kc->events_fd));
 	kc->user_fd = -1;
 	kc->ctl_fd = -1;
 }
@@ -616,6 +629,65 @@ static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 	return ret;
 }
 
+/* Arm user interrupt @irq: open its events node, which enables it. */
+static int kernel_uirq_arm(struct hellofpga_dev *dev, int irq, int *fd)
+{
+	struct kcard *kc = dev->priv;
+	char path[64], node[16];
+	int r;
+
+	if (!(kc->features & HELLOFPGA_FEAT_USER_EVENTS))
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "user interrupt %d: the driver offers no user interrupts for %s (no HELLOFPGA_FEAT_USER_EVENTS: the card has no interrupt vectors and runs in poll mode)",
+				    irq, dev->info.name);
+	snprintf(node, sizeof(node), "events_%d", irq);
+	node_path(path, sizeof(path), kc->index, node);
+	do {
+		r = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		int err = -errno;
+
+		if (err == -ENOENT || err == -ENXIO)
+			err = -ENODEV;
+		return hf_set_error(dev, err,
+				    "user interrupt %d: cannot open %s: %s%s",
+				    irq, path, strerror(errno),
+				    err == -EACCES || err == -EPERM ?
+				    " (the driver's udev rule gives the nodes to a group; join it, or run as root)" :
+				    "");
+	}
+	kc->events_fd[irq] = r;
+	*fd = r;
+	return 0;
+}
+
+/* Take the count of @irq: a non-blocking 4-byte read of its events node. */
+static int kernel_uirq_take(struct hellofpga_dev *dev, int irq,
+			    uint32_t *count)
+{
+	struct kcard *kc = dev->priv;
+	int fd = kc->events_fd[irq];
+	uint32_t n;
+	ssize_t r;
+
+	do {
+		r = read(fd, &n, sizeof(n));
+	} while (r < 0 && errno == EINTR);
+	if (r == sizeof(n)) {
+		*count = n;
+		return 1;
+	}
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (r >= 0)
+		return hf_set_error(dev, -EIO,
+				    "user interrupt %d: read of its events node returned %zd bytes, not 4",
+				    irq, r);
+	return kfail(dev, fd, -errno, "user interrupt %d: read of its events node failed",
+		     irq);
+}
+
 static const struct hf_backend_ops kernel_ops = {
 	.name = "kernel driver",
 	.close = kernel_close,
@@ -627,6 +699,8 @@ static const struct hf_backend_ops kernel_ops = {
 	.gpu_pin = kernel_gpu_pin,
 	.gpu_unpin = kernel_gpu_unpin,
 	.gpu_xfer = kernel_gpu_xfer,
+	.uirq_arm = kernel_uirq_arm,
+	.uirq_take = kernel_uirq_take,
 };
 
 /*
@@ -793,6 +867,8 @@ int hf_kernel_open(struct hellofpga_dev *dev, const char *path)
 		return hf_set_error(dev, -ENOMEM, "out of memory");
 	kc->index = card;
 	kc->user_fd = -1;
+	for (int i = 0; i < XDMA_USER_IRQS; i++)
+		kc->events_fd[i] = -1;
 	for (int d = 0; d < 2; d++)
 		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
 			kc->ch_fd[d][c] = -1;

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "hf_lib.h"
@@ -221,6 +222,37 @@ void hf_dev_put(struct hellofpga_dev *dev)
  *
  * Return: 0, or -EBADF (NULL, closed, or being closed by another thread).
  */
+/**
+ * hf_dev_wake_fd() - the eventfd that HelloFPGA_Close() signals to wake the
+ * user-interrupt waits on @dev, made on first use.
+ * @dev: a card the caller holds a reference of
+ *
+ * Made and signalled under the table lock, so a Close either finds it and
+ * signals it, or comes first and the caller sees @dev closing.
+ *
+ * Return: the descriptor, -EBADF (@dev is being closed), or the errno of
+ * eventfd() (-EMFILE, -ENFILE, -ENOMEM).
+ */
+int hf_dev_wake_fd(struct hellofpga_dev *dev)
+{
+	int ret;
+
+	pthread_mutex_lock(&tbl_lock);
+	if (dev->closing) {
+		ret = -EBADF;
+	} else if (dev->wake_fd >= 0) {
+		ret = dev->wake_fd;
+	} else {
+		ret = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (ret < 0)
+			ret = -errno;
+		else
+			dev->wake_fd = ret;
+	}
+	pthread_mutex_unlock(&tbl_lock);
+	return ret;
+}
+
 int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out)
 {
 	struct hf_dev_slot *s;
@@ -240,6 +272,13 @@ int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out)
 		return 0;
 	}
 	dev->closing = true;
+	if (dev->wake_fd >= 0) {
+		uint64_t one = 1;
+		/* an eventfd's counter: cannot fail short of overflowing */
+		ssize_t r = write(dev->wake_fd, &one, sizeof(one));
+
+		(void)r;
+	}
 	while (dev->refs)
 		pthread_cond_wait(&tbl_idle, &tbl_lock);
 	pthread_mutex_unlock(&tbl_lock);

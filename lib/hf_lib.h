@@ -64,6 +64,14 @@ struct hf_emu_host_stats;
  *	@card on channel @ch of direction @dir; arguments validated, channel
  *	lock and @pin's lock (shared) held.  The engine may run @timeout_ms;
  *	waits for locks end at @dl.  Allocates nothing.  Sets *@actual.
+ * @uirq_arm: arm user interrupt @irq (validated) and return, in *@fd, a
+ *	descriptor the backend owns that polls readable while a delivery of
+ *	it waits to be taken; called once per @irq (user_irq.c remembers the
+ *	descriptor, under the device's @uirq_lock).  NULL: no user
+ *	interrupts (-EOPNOTSUPP).
+ * @uirq_take: take the count of armed user interrupt @irq without
+ *	waiting, enabling it again in the card: 1 with *@count set, 0 when
+ *	there is none, or a negative errno with the error text set
  */
 struct hf_backend_ops {
 	const char *name;
@@ -85,6 +93,8 @@ struct hf_backend_ops {
 			enum hf_xdma_dir dir, int ch, size_t off, uint64_t card,
 			size_t len, int timeout_ms, const struct timespec *dl,
 			size_t *actual);
+	int (*uirq_arm)(struct hellofpga_dev *dev, int irq, int *fd);
+	int (*uirq_take)(struct hellofpga_dev *dev, int irq, uint32_t *count);
 };
 
 /**
@@ -192,6 +202,11 @@ struct hf_shared_locks {
  * @gbuf: start of the GPU buffer registered by HelloFPGA_SetGPUBuffer()
  * @gbuf_size: its size (0: none)
  * @gbuf_handle: its internal pin
+ * @wake_fd: eventfd that HelloFPGA_Close() makes readable to wake the
+ *	user-interrupt waits on the handle; -1 until the first wait needs it
+ *	(made and signalled under handle.c's table lock)
+ * @uirq_lock: guards @uirq_fd
+ * @uirq_fd: per user interrupt, the backend's descriptor once armed, else -1
  */
 struct hellofpga_dev {
 	unsigned int refs;
@@ -216,6 +231,9 @@ struct hellofpga_dev {
 	uintptr_t gbuf;
 	size_t gbuf_size;
 	HELLOFPGA_GPU_HANDLE gbuf_handle;
+	int wake_fd;
+	pthread_mutex_t uirq_lock;
+	int uirq_fd[XDMA_USER_IRQS];
 };
 
 /* error.c */
@@ -237,6 +255,8 @@ enum hf_api {
 	HF_API_DMA_MM_WRITE_H2C,
 	HF_API_USER_READ32,
 	HF_API_USER_WRITE32,
+	HF_API_USER_IRQ_WAIT,
+	HF_API_USER_IRQ_GET_FD,
 	HF_API_GPUDIRECT_PIN,
 	HF_API_GPUDIRECT_READ_C2H,
 	HF_API_GPUDIRECT_WRITE_H2C,
@@ -269,6 +289,7 @@ int hf_dev_ref(HELLOFPGA_HANDLE h, struct hellofpga_dev **out);
 int hf_dev_get(HELLOFPGA_HANDLE h, const char *fn, struct hellofpga_dev **out);
 void hf_dev_put(struct hellofpga_dev *dev);
 int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out);
+int hf_dev_wake_fd(struct hellofpga_dev *dev);
 
 /* hf_dev_put(@dev), then @ret: the end of a public call */
 static inline int hf_dev_put_ret(struct hellofpga_dev *dev, int ret)

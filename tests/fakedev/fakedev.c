@@ -8,10 +8,13 @@
  * Loaded with LD_PRELOAD, it interposes the C library's open/openat (and
  * their fortified and 64-bit names), close, read/write, pread/pwrite,
  * lseek, ioctl, access/faccessat and stat/lstat for the paths
- * /dev/hellofpga<N>_{control,user,h2c_C,c2h_C} and /sys/module/hellofpga;
- * every other path and file descriptor passes through to the C library.
- * An open node gets a real descriptor (of /dev/null) so descriptor numbers
- * never collide; dup(), fork() and mmap() of a fake node are not supported.
+ * /dev/hellofpga<N>_{control,user,h2c_C,c2h_C,events_U} and
+ * /sys/module/hellofpga; every other path and file descriptor passes
+ * through to the C library.  An open node gets a real descriptor (of
+ * /dev/null) so descriptor numbers never collide; an events node a
+ * duplicate of the emulated card's user-interrupt eventfd
+ * (HelloFPGA_UserIRQ_GetFd()), so poll() of it works without interposing;
+ * dup(), fork() and mmap() of a fake node are not supported.
  *
  * Behind the nodes of card N sits an emulated card of this process: the
  * library's own emulated backend (model, in-process host, engine core),
@@ -23,7 +26,11 @@
  * ABI implemented: GET_INFO, GET_STATS, LAST_ERROR (on any node), PIN of
  * type HOST only (CUDA and DMABUF: -EOPNOTSUPP), XFER, UNPIN (control node
  * only); pread/pwrite (read/write at the file position) on _h2c_C (write
- * only), _c2h_C (read only) and _user (4 bytes, 4-byte aligned).
+ * only), _c2h_C (read only) and _user (4 bytes, 4-byte aligned); read of
+ * _events_U (4 bytes: the count; blocks, or -EAGAIN with O_NONBLOCK), whose
+ * count is the card's, shared by its opens as the driver's (a raise through
+ * _user, HF_USER_IRQ_SET, reaches it).  A card in irq=poll mode has no
+ * events nodes and no HELLOFPGA_FEAT_USER_EVENTS.
  * errno conventions chosen (reported to the driver authors):
  *   flags, pad or reserved field not zero, unknown PIN type,
  *   wrong direction for the node, bad user-BAR access,
@@ -51,7 +58,9 @@
  *                         minor 0: the fields of ABI 1.1 stay 0)
  *   HF_FAKEDEV_USER_BAR_SIZE  reported user BAR size (default: the card's)
  *   HF_FAKEDEV_PCI_DOMAIN reported PCI domain (default 0)
- *   HF_FAKEDEV_FEATURES   feature bits (at GET_INFO; default PIN_HOST|POLL)
+ *   HF_FAKEDEV_FEATURES   feature bits (at GET_INFO; default
+ *                         PIN_HOST|POLL|USER_EVENTS, USER_EVENTS only when
+ *                         the card is not in irq=poll mode)
  *   HF_FAKEDEV_VERSION    driver version string
  *   HF_FAKEDEV_TIMEOUT_MS default transfer timeout (5000)
  *   HF_FAKEDEV_PIN_LIMIT  bytes that may be pinned (default 2 GiB)
@@ -87,7 +96,7 @@
 #define FK_MODULE_DIR		"/sys/module/hellofpga"
 #define FK_DEFAULT_FEATURES	(HELLOFPGA_FEAT_PIN_HOST | HELLOFPGA_FEAT_POLL_MODE)
 
-enum fk_node { FK_CONTROL, FK_USER, FK_H2C, FK_C2H };
+enum fk_node { FK_CONTROL, FK_USER, FK_H2C, FK_C2H, FK_EVENTS };
 
 struct fk_engine_stats {
 	uint64_t runs, bytes, errors, timeouts;
@@ -134,7 +143,8 @@ struct fk_pin {
  * @refs: the table's reference and one per call in progress (fk_lock)
  * @card: the card
  * @node: which node
- * @ch: channel of an _h2c_C / _c2h_C node
+ * @ch: channel of an _h2c_C / _c2h_C node, user interrupt of _events_U
+ * @nonblock: opened O_NONBLOCK
  * @lock: guards @pos, the last error and @pins
  * @pos: file position of read()/write()
  * @last_err: negative errno of the last failed call, 0 when none
@@ -147,6 +157,7 @@ struct fk_file {
 	struct fk_card *card;
 	enum fk_node node;
 	int ch;
+	bool nonblock;
 	pthread_mutex_t lock;
 	off_t pos;
 	int last_err;
@@ -275,6 +286,16 @@ static int parse_node(const char *path, unsigned int *card,
 	}
 	if (!strcmp(p, "user")) {
 		*node = FK_USER;
+		return 1;
+	}
+	if (!strncmp(p, "events_", 7)) {
+		*node = FK_EVENTS;
+		if (p[7] < '0' || p[7] > '9' || strstr(card_spec(), "irq=poll"))
+			return -ENOENT;
+		c = strtol(p + 7, &end, 10);
+		if (*end || c >= HELLOFPGA_USER_IRQS || (p[7] == '0' && p[8]))
+			return -ENOENT;
+		*ch = c;
 		return 1;
 	}
 	if (strncmp(p, "h2c_", 4) && strncmp(p, "c2h_", 4))
@@ -461,6 +482,36 @@ static int card_xfer(struct fk_file *f, enum hf_xdma_dir dir, int ch, void *buf,
 	return 0;
 }
 
+/*
+ * read() of an events node: wait for the user interrupt (not at all with
+ * O_NONBLOCK) and take its count, as the driver's hf_events_read().
+ */
+static ssize_t events_read(struct fk_file *f, void *buf, size_t n, bool write)
+{
+	uint32_t count;
+	int ret;
+
+	if (write)
+		return fail(f, -EINVAL, "events_%d: the node is read-only",
+			    f->ch);
+	if (n < sizeof(count))
+		return fail(f, -EINVAL, "events read needs 4 bytes");
+	ret = HelloFPGA_UserIRQ_Wait(f->card->h, f->ch, f->nonblock ? 0 : -1,
+				     &count);
+	if (ret == -ETIMEDOUT && f->nonblock) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (ret == -EINTR) {
+		errno = EINTR;
+		return -1;
+	}
+	if (ret)
+		return fail(f, ret, "%s", HelloFPGA_GetLastError(f->card->h));
+	memcpy(buf, &count, sizeof(count));
+	return sizeof(count);
+}
+
 /* pread()/pwrite() of a node at @off. */
 static ssize_t node_rw(struct fk_file *f, void *buf, size_t n, off_t off,
 		       bool write)
@@ -473,6 +524,8 @@ static ssize_t node_rw(struct fk_file *f, void *buf, size_t n, off_t off,
 	if (injected(f))
 		return -1;
 	switch (f->node) {
+	case FK_EVENTS:
+		return events_read(f, buf, n, write);
 	case FK_CONTROL:
 		return fail(f, -EOPNOTSUPP,
 			    "hf_fakedev: the DMA/config BAR (_control read/write) is not emulated");
@@ -548,7 +601,9 @@ static int ioc_get_info(struct fk_file *f, struct hellofpga_info *hi)
 	hi->abi_major = env_u64("HF_FAKEDEV_ABI_MAJOR", HELLOFPGA_ABI_MAJOR);
 	hi->abi_minor = env_u64("HF_FAKEDEV_ABI_MINOR", HELLOFPGA_ABI_MINOR);
 	hi->card_index = c->index;
-	hi->features = env_u64("HF_FAKEDEV_FEATURES", FK_DEFAULT_FEATURES);
+	hi->features = env_u64("HF_FAKEDEV_FEATURES", FK_DEFAULT_FEATURES |
+			       (strstr(card_spec(), "irq=poll") ? 0 :
+				HELLOFPGA_FEAT_USER_EVENTS));
 	hi->num_h2c = c->info.num_h2c;
 	hi->num_c2h = c->info.num_c2h;
 	hi->ddr_size = c->info.ddr_size;
@@ -865,9 +920,23 @@ static int fk_open(const char *path, int flags)
 	}
 	f->node = node;
 	f->ch = ch;
+	f->nonblock = flags & O_NONBLOCK;
 	f->refs = 1;
 	pthread_mutex_init(&f->lock, NULL);
-	fd = REAL(open)("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+	if (node == FK_EVENTS) {
+		/* open enables the interrupt: arm it on the card */
+		int efd, ret = HelloFPGA_UserIRQ_GetFd(f->card->h, ch, &efd);
+
+		if (ret) {
+			file_put(f);
+			errno = ret == -EOPNOTSUPP ? ENOENT : -ret;
+			return -1;
+		}
+		fd = fcntl(efd, flags & O_CLOEXEC ? F_DUPFD_CLOEXEC : F_DUPFD,
+			   0);
+	} else {
+		fd = REAL(open)("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+	}
 	if (fd < 0 || fd >= FK_MAX_FDS) {
 		int err = fd < 0 ? errno : EMFILE;
 
@@ -1141,7 +1210,9 @@ static int fk_exists(const char *path, struct stat *st)
 		memset(st, 0, sizeof(*st));
 		st->st_mode = r == 2 ? S_IFDIR | 0755 : S_IFCHR | 0660;
 		st->st_nlink = 1;
-		st->st_rdev = makedev(240, card * 16 + node * 4 + ch);
+		st->st_rdev = makedev(240, node == FK_EVENTS ?
+				      card * 64 + 32 + ch :
+				      card * 64 + node * 4 + ch);
 	}
 	return 0;
 }

@@ -14,6 +14,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -24,6 +26,7 @@
 #include "gpu.h"
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_user_regs.h"
 #include "lib_helpers.h"
 #include "uapi/hellofpga.h"
 #include "xdma_model.h"
@@ -501,6 +504,140 @@ HF_TEST(kb_user_bar_through_the_user_node)
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 
+/* Raise user interrupt @irq on the reference design's user BAR (a pulse). */
+static void kpulse(HELLOFPGA_HANDLE h, int irq)
+{
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, HF_USER_IRQ_SET, 1u << irq), 0);
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, HF_USER_IRQ_CLEAR, 1u << irq),
+		     0);
+}
+
+HF_TEST(kb_user_irq_raised_on_the_user_node_is_waited_for_on_its_events_node)
+{
+	HELLOFPGA_HANDLE h = kopen_default();
+	uint32_t n = 0;
+
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 3, 0, &n), -ETIMEDOUT);
+	kpulse(h, 3);
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 3, 1000, &n), 0);
+	HF_CHECK_EQ(n, 1);
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 3, 0, &n), -ETIMEDOUT);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(kb_user_irq_fd_is_the_events_node_and_polls_readable)
+{
+	HELLOFPGA_HANDLE h = kopen_default();
+	struct pollfd pfd;
+	uint32_t n = 0;
+	int fd = -1;
+
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_GetFd(h, 15, &fd), 0);
+	HF_CHECK(fd >= 0);
+	HF_CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	HF_CHECK(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	HF_CHECK_EQ(poll(&pfd, 1, 0), 0);
+	kpulse(h, 15);
+	HF_CHECK_EQ(poll(&pfd, 1, 1000), 1);
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 15, 0, &n), 0);
+	HF_CHECK_EQ(n, 1);
+	HF_CHECK_EQ(poll(&pfd, 1, 0), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+/* As the driver's: the count belongs to the card, the first take gets it. */
+HF_TEST(kb_user_irq_count_is_the_cards_shared_by_its_handles)
+{
+	HELLOFPGA_HANDLE a = kopen_default(), b = kopen(CARD0);
+	uint32_t n = 0;
+
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(a, 4, 0, &n), -ETIMEDOUT);
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(b, 4, 0, &n), -ETIMEDOUT);
+	kpulse(a, 4);
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(b, 4, 1000, &n), 0);
+	HF_CHECK_EQ(n, 1);
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(a, 4, 0, &n), -ETIMEDOUT);
+	HF_CHECK_ERR(HelloFPGA_Close(b), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(a), 0);
+}
+
+HF_TEST(kb_user_irq_without_the_driver_feature_is_eopnotsupp)
+{
+	HELLOFPGA_HANDLE h;
+	uint32_t n;
+	int fd;
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_FEATURES", "0x21", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 0, 0, &n), -EOPNOTSUPP);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "poll mode"));
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_GetFd(h, 0, &fd), -EOPNOTSUPP);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_FEATURES");
+}
+
+HF_TEST(kb_user_irq_of_a_poll_mode_card_is_eopnotsupp)
+{
+	HELLOFPGA_HANDLE h;
+	uint32_t n;
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARD", "emu,private,ddr=64M,irq=poll", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 2, 0, &n), -EOPNOTSUPP);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	fake_defaults();
+}
+
+struct kwaiter {
+	HELLOFPGA_HANDLE h;
+	int ret;
+};
+
+static void *kwait_thread(void *arg)
+{
+	struct kwaiter *w = arg;
+	uint32_t n;
+
+	w->ret = HelloFPGA_UserIRQ_Wait(w->h, 8, -1, &n);
+	return NULL;
+}
+
+HF_TEST(kb_user_irq_close_wakes_a_blocked_waiter)
+{
+	struct kwaiter w = { kopen_default(), 1 };
+	pthread_t t;
+
+	HF_CHECK(!pthread_create(&t, NULL, kwait_thread, &w));
+	usleep(50000);
+	HF_CHECK_ERR(HelloFPGA_Close(w.h), 0);
+	HF_CHECK(!pthread_join(t, NULL));
+	HF_CHECK_ERR(w.ret, -EBADF);
+}
+
+HF_TEST(kb_user_irq_events_nodes_read_as_the_drivers)
+{
+	HELLOFPGA_HANDLE h = kopen_default();
+	uint32_t n = 0;
+	int fd;
+
+	fd = open(CARD0 "_events_6", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	HF_CHECK(fd >= 0);
+	HF_CHECK_EQ(read(fd, &n, 4), -1);
+	HF_CHECK_EQ(errno, EAGAIN);
+	kpulse(h, 6);
+	HF_CHECK_EQ(read(fd, &n, 4), 4);
+	HF_CHECK_EQ(n, 1);
+	HF_CHECK_EQ(read(fd, &n, 2), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	close(fd);
+	HF_CHECK(open(CARD0 "_events_16", O_RDONLY) < 0 && errno == ENOENT);
+	HF_CHECK(open(CARD0 "_events_01", O_RDONLY) < 0 && errno == ENOENT);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
 HF_TEST(kb_counters_come_from_the_handle_and_driver)
 {
 	HELLOFPGA_HANDLE h;
@@ -871,7 +1008,7 @@ HF_TEST(kb_hellofpga_info_shows_driver_abi_and_features)
 	snprintf(want, sizeof(want), "driver ABI:        %d.%d",
 		 HELLOFPGA_ABI_MAJOR, HELLOFPGA_ABI_MINOR);
 	HF_CHECK_MSG(strstr(out, want), "%s", out);
-	HF_CHECK_MSG(strstr(out, "driver features:   0x21 pin-host poll-mode"),
+	HF_CHECK_MSG(strstr(out, "driver features:   0x61 pin-host poll-mode user-events"),
 		     "%s", out);
 	HF_CHECK_MSG(strstr(out, "backend:           kernel driver"), "%s", out);
 }

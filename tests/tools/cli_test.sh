@@ -206,6 +206,94 @@ case_reg_unaligned_offset_fails() {
 	expect_in err '^hellofpga: cannot read user register 0x0003: EINVAL'
 }
 
+# --- events ---------------------------------------------------------------
+
+case_events_raise_and_wait_prints_each_interrupt() {
+	local m
+
+	for m in msix msi legacy; do
+		run -d "emu:0,private,irq=$m" events --irq 3,4 --raise 3,4 --count 2
+		expect_ok
+		expect_in out '^[0-9]+\.[0-9]{6} irq=3 count=1$'
+		expect_in out '^[0-9]+\.[0-9]{6} irq=4 count=1$'
+		[ "$(wc -l <"$T/out")" -eq 2 ] || fail "$m: not 2 lines"
+		expect_in err '^raised user interrupt 3$'
+	done
+}
+
+case_events_json_is_one_object_per_line() {
+	run -d emu:0,private events --all --raise 0,15 --count 2 --json
+	expect_ok
+	expect_in out '^\{"time_s":[0-9]+\.[0-9]{6},"irq":0,"count":1\}$'
+	expect_in out '^\{"time_s":[0-9]+\.[0-9]{6},"irq":15,"count":1\}$'
+	python3 -c 'import json, sys
+for l in open(sys.argv[1]): json.loads(l)' "$T/out" 2>/dev/null ||
+		{ command -v python3 >/dev/null && fail "not JSON Lines"; }
+}
+
+case_events_wait_only_for_the_named_interrupts() {
+	run -d emu:0,private events --irq 2 --raise 5 --timeout 100
+	expect_ok
+	[ ! -s "$T/out" ] || fail "an interrupt that was not waited for was printed"
+}
+
+case_events_count_not_reached_by_the_timeout_fails() {
+	run -d emu:0,private events --irq 1 --count 1 --timeout 100
+	expect_rc 1
+	expect_in err '^hellofpga: 0 of 1 user interrupt arrived \(none arrived for the --timeout\)$'
+}
+
+case_events_raise_alone_raises_and_exits() {
+	run -d emu:0,private events --raise 7,9
+	expect_ok
+	expect_in out '^raised user interrupt 7$'
+	expect_in out '^raised user interrupt 9$'
+}
+
+case_events_poll_mode_has_no_user_interrupts() {
+	run -d emu:0,private,irq=poll events --timeout 10
+	expect_rc 1
+	expect_in err '^hellofpga: cannot wait for user interrupt 0: EOPNOTSUPP: .*poll mode'
+}
+
+case_events_bad_arguments_are_refused() {
+	expect_refused "bad --irq '16'" -d emu:0,private events --irq 16
+	expect_refused "bad --irq '1,,2'" -d emu:0,private events --irq 1,,2
+	expect_refused "bad --irq '3,'" -d emu:0,private events --irq 3,
+	expect_refused "bad --irq ''" -d emu:0,private events --irq ''
+	expect_refused "bad --irq '03'" -d emu:0,private events --irq 03
+	expect_refused "bad --count '0'" -d emu:0,private events --count 0
+	expect_refused "bad --timeout '-1'" -d emu:0,private events --timeout -1
+	expect_refused "bad --raise 'x'" -d emu:0,private events --raise x
+	expect_refused "unexpected argument 'now'" -d emu:0,private events now
+}
+
+case_events_sigint_ends_the_wait() {
+	local pid i
+
+	"$CLI" -d emu:0,private events >"$T/out" 2>"$T/err" &
+	pid=$!
+	sleep 0.3
+	kill -INT "$pid"
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		fail "SIGINT did not end the wait"
+	fi
+	wait "$pid"
+	rc=$?
+	expect_ok
+}
+
+case_events_through_the_kernel_backend() {
+	run_hw events --irq 6 --raise 6 --count 1 --timeout 2000
+	expect_ok
+	expect_in out '^[0-9]+\.[0-9]{6} irq=6 count=1$'
+}
+
 # --- demo -----------------------------------------------------------------
 
 case_demo_small_passes() {
@@ -775,7 +863,7 @@ case_bench_bad_link_option_fails() {
 # --- help, version --------------------------------------------------------
 
 case_every_command_has_help() {
-	for c in info write read reg demo bench version; do
+	for c in info write read reg events demo bench version; do
 		run "$c" --help
 		expect_ok
 		expect_in out "^Usage: hellofpga .*$c"

@@ -336,7 +336,7 @@ done
 # build_userspace SFX CC [CMAKE ARGS...]: a separate static CMake build
 # ($out/static$SFX) of the CLI and the library tests, and progs/*.c with
 # CC -static, into $out/stage$SFX; the case scripts and their helpers.
-libtests=(test_xfer test_badinput test_open test_gpudirect)
+libtests=(test_xfer test_badinput test_open test_gpudirect test_user_irq)
 build_userspace() {
 	local sfx=$1 cc=$2 stage=$out/stage$1 bld=$out/static$1 ulog p n l c t
 	shift 2
