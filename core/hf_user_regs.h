@@ -20,6 +20,14 @@
 #define HF_USER_IRQ_CLEAR		0x0010	/* W1C: drop usr_irq_req[n] */
 #define HF_USER_IRQ_REQ			0x0014	/* RO: usr_irq_req lines */
 #define HF_USER_DDR_SIZE_MB		0x0018	/* RO: card memory in MiB */
+/*
+ * W1S (version 1.1): raise usr_irq_req[n] as a pulse: the line stays up
+ * until software masks the interrupt in the IRQ block after it was pending
+ * (every handler does, as its acknowledgement), so one write is one
+ * interrupt; HF_USER_IRQ_CLEAR drops it too.
+ */
+#define HF_USER_IRQ_PULSE		0x001c
+#define HF_USER_VERSION_PULSE		0x00010001u	/* first with PULSE */
 #define HF_USER_RAM			0x1000	/* 4 KiB RW scratch RAM */
 #define HF_USER_RAM_SIZE		0x1000
 #define HF_USER_ID_VALUE		0x48465047u	/* "HFPG" */

@@ -61,7 +61,7 @@
 #define MODEL_MPS_CODE		1		/* 256 bytes (no link model) */
 #define MODEL_MRRS_CODE		2		/* 512 bytes */
 #define MODEL_SYSTEM_ID		0xff01
-#define MODEL_USER_VERSION	0x00010000u	/* 1.0 */
+#define MODEL_USER_VERSION	0x00010001u	/* 1.1: HF_USER_IRQ_PULSE */
 #define MODEL_MAX_ALIGN		128	/* largest that ALIGNMENTS can report */
 
 #define PERF_COUNTER_MAX	GENMASK_ULL(41, 0)
@@ -307,6 +307,9 @@ struct st_sink {
  * @user_vec: IRQ block User Vector Number registers (0x80..0x8c)
  * @chan_vec: IRQ block Channel Vector Number registers (0xa0, 0xa4)
  * @usr_irq_req: usr_irq_req lines driven by the user logic
+ * @usr_irq_pulse: lines raised as a pulse (HF_USER_IRQ_PULSE, a stream
+ *	source's frame end): held until software masks the interrupt after
+ *	it was pending (its acknowledgement), or HF_USER_IRQ_CLEAR
  * @user_pend_prev: user pending bits at the last evaluation (edges)
  * @chan_pend_prev: channel pending bits at the last evaluation (edges)
  * @intx_level: INTx level the IRQ block drives
@@ -355,6 +358,7 @@ struct xdma_model {
 	u32 user_vec[4];
 	u32 chan_vec[2];
 	u32 usr_irq_req;
+	u32 usr_irq_pulse;
 	u32 user_pend_prev;
 	u32 chan_pend_prev;
 	bool intx_level;
@@ -494,7 +498,7 @@ static bool irq_blocked(const struct xdma_model *m)
 static void irq_update(struct xdma_model *m, struct model_act *act)
 {
 	u32 chan_pend = chan_request(m) & m->chan_en;
-	u32 user_pend = m->usr_irq_req & m->user_en;
+	u32 user_pend = (m->usr_irq_req | m->usr_irq_pulse) & m->user_en;
 	u32 chan_rise = chan_pend & ~m->chan_pend_prev;
 	u32 user_rise = user_pend & ~m->user_pend_prev;
 	bool msg = m->irq_mode == XDMA_MODEL_IRQ_MSI ||
@@ -1092,8 +1096,8 @@ static void src_frame_end(struct xdma_model *m, struct st_src *s, u64 t,
 	if (!src_drops(s))	/* stalled: the schedule moves on from here */
 		s->due = max_t(u64, s->h_due + s->interval, t);
 	if (s->ctrl & HF_ST_SRC_CTRL_IRQ) {
-		m->usr_irq_req |= BIT((s->ctrl & HF_ST_SRC_CTRL_IRQ_NUM) >>
-				      HF_ST_SRC_CTRL_IRQ_SHIFT);
+		m->usr_irq_pulse |= BIT((s->ctrl & HF_ST_SRC_CTRL_IRQ_NUM) >>
+					HF_ST_SRC_CTRL_IRQ_SHIFT);
 		irq_update(m, act);
 	}
 }
@@ -1972,11 +1976,11 @@ static u32 irq_read(struct xdma_model *m, u32 reg)
 	case XDMA_IRQ_CHAN_EN:
 		return m->chan_en;
 	case XDMA_IRQ_USER_REQ:
-		return m->usr_irq_req;
+		return m->usr_irq_req | m->usr_irq_pulse;
 	case XDMA_IRQ_CHAN_REQ:
 		return chan_request(m);
 	case XDMA_IRQ_USER_PEND:
-		return m->usr_irq_req & m->user_en;
+		return (m->usr_irq_req | m->usr_irq_pulse) & m->user_en;
 	case XDMA_IRQ_CHAN_PEND:
 		return chan_request(m) & m->chan_en;
 	case XDMA_IRQ_USER_VEC(0):
@@ -1999,9 +2003,14 @@ static void irq_write(struct xdma_model *m, u32 reg, u32 val,
 	enum alias_op op;
 
 	switch (alias_decode(reg, irq_aliased, &op)) {
-	case XDMA_IRQ_USER_EN:
+	case XDMA_IRQ_USER_EN: {
+		u32 old = m->user_en;
+
 		m->user_en = alias_apply(m->user_en, op, val, USER_IRQ_MASK);
+		/* masking a pending pulse acknowledges it: the line drops */
+		m->usr_irq_pulse &= ~(old & ~m->user_en);
 		break;
+	}
 	case XDMA_IRQ_CHAN_EN:
 		m->chan_en = alias_apply(m->chan_en, op, val, chan_mask);
 		break;
@@ -2405,7 +2414,8 @@ uint32_t xdma_model_user_read32(struct xdma_model *m, uint32_t off)
 	case HF_USER_IRQ_SET:
 	case HF_USER_IRQ_CLEAR:
 	case HF_USER_IRQ_REQ:
-		v = m->usr_irq_req;
+	case HF_USER_IRQ_PULSE:
+		v = m->usr_irq_req | m->usr_irq_pulse;
 		break;
 	case HF_USER_DDR_SIZE_MB:
 		v = (u32)(m->cfg.ddr_size >> 20);
@@ -2452,6 +2462,11 @@ void xdma_model_user_write32(struct xdma_model *m, uint32_t off, uint32_t val)
 		break;
 	case HF_USER_IRQ_CLEAR:
 		m->usr_irq_req &= ~val;
+		m->usr_irq_pulse &= ~val;
+		irq_update(m, &act);
+		break;
+	case HF_USER_IRQ_PULSE:
+		m->usr_irq_pulse |= val & USER_IRQ_MASK;
 		irq_update(m, &act);
 		break;
 	default:
@@ -2487,6 +2502,7 @@ static void regs_reset(struct xdma_model *m)
 	memset(m->user_vec, 0, sizeof(m->user_vec));
 	memset(m->chan_vec, 0, sizeof(m->chan_vec));
 	m->usr_irq_req = 0;
+	m->usr_irq_pulse = 0;
 	m->user_pend_prev = 0;
 	m->chan_pend_prev = 0;
 	m->intx_level = false;

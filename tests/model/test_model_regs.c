@@ -653,6 +653,52 @@ HF_TEST(user_irq_asserts_intx)
 	tcard_close(&t);
 }
 
+/*
+ * A pulse (HF_USER_IRQ_PULSE) is one interrupt: it stays pending until the
+ * handler masks it, and enabling it again does not deliver it again.
+ */
+HF_TEST(user_irq_pulse_is_delivered_once_and_dropped_by_the_mask)
+{
+	struct tcard t;
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	record_irqs(&t, XDMA_MODEL_IRQ_MSIX);
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_VEC(3), 0x11000000);
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S, BIT(3));
+	hf_iowrite32(BIT(3), t.ubar, HF_USER_IRQ_PULSE);
+	HF_CHECK_EQ(irq_count(&t, 0x11), 1);
+	/* pending until acknowledged: a shared handler can still find it */
+	HF_CHECK_EQ(rd(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_PEND), BIT(3));
+	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_IRQ_REQ), BIT(3));
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1C, BIT(3));
+	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_IRQ_REQ), 0);
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S, BIT(3));
+	HF_CHECK_EQ(irq_count(&t, 0x11), 1);
+	/* the next pulse is the next interrupt */
+	hf_iowrite32(BIT(3), t.ubar, HF_USER_IRQ_PULSE);
+	HF_CHECK_EQ(irq_count(&t, 0x11), 2);
+	tcard_close(&t);
+}
+
+/* A pulse raised while its interrupt is masked waits for the enable. */
+HF_TEST(user_irq_pulse_while_masked_is_delivered_when_enabled)
+{
+	struct tcard t;
+
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	record_irqs(&t, XDMA_MODEL_IRQ_LEGACY);
+	hf_iowrite32(BIT(1), t.ubar, HF_USER_IRQ_PULSE);
+	HF_CHECK_EQ(irq_count(&t, 0), 0);
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S, BIT(1));
+	HF_CHECK_EQ(irq_count(&t, 0), 1);
+	HF_CHECK_EQ(rd(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_PEND), BIT(1));
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1C, BIT(1));
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S, BIT(1));
+	HF_CHECK_EQ(irq_count(&t, 0), 1);
+	HF_CHECK_EQ(rd(&t, XDMA_IRQ_BASE + XDMA_IRQ_USER_PEND), 0);
+	tcard_close(&t);
+}
+
 /* ---- config block ---- */
 
 /* Config block registers, as scripts (reg_case()). */
@@ -845,7 +891,7 @@ HF_TEST(user_bar_identity_scratch_ram)
 
 	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
 	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_ID), HF_USER_ID_VALUE);
-	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_VERSION), 0x00010000);
+	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_VERSION), 0x00010001);
 	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_DDR_SIZE_MB), 1);
 	hf_iowrite32(0xcafef00d, t.ubar, HF_USER_SCRATCH);
 	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_SCRATCH), 0xcafef00d);

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cli.h"
@@ -40,8 +41,10 @@ static void events_usage(FILE *f)
 	      "  -j, --json            one JSON object per line (JSON Lines)\n"
 	      "  -r, --raise U[,U...]  raise these user interrupts on a card of the\n"
 	      "                        hellofpga reference design: write 1 << U to\n"
-	      "                        HF_USER_IRQ_SET (user BAR 0x000c), then to\n"
-	      "                        HF_USER_IRQ_CLEAR (0x0010).  Alone: raise and\n"
+	      "                        HF_USER_IRQ_PULSE (user BAR 0x001c: one\n"
+	      "                        interrupt; a design before 1.1: HF_USER_IRQ_SET,\n"
+	      "                        0x000c, then HF_USER_IRQ_CLEAR, 0x0010, a level\n"
+	      "                        each take may see again).  Alone: raise and\n"
 	      "                        exit.  With --irq, --all, --count or --timeout:\n"
 	      "                        enable the waited ones, raise, then wait (an\n"
 	      "                        emulated card's registers are its process's:\n"
@@ -105,7 +108,8 @@ static void catch_stop(void)
  */
 static int raise_irqs(HELLOFPGA_HANDLE h, uint32_t mask, FILE *out)
 {
-	uint32_t id = 0;
+	uint32_t id = 0, version = 0;
+	bool pulse;
 	int ret;
 
 	ret = HelloFPGA_UserRead32(h, HF_USER_ID, &id);
@@ -118,13 +122,27 @@ static int raise_irqs(HELLOFPGA_HANDLE h, uint32_t mask, FILE *out)
 			id, HF_USER_ID_VALUE);
 		return -ENODEV;
 	}
+	/* a pulse is one interrupt; SET then CLEAR on a 1.0 design */
+	ret = HelloFPGA_UserRead32(h, HF_USER_VERSION, &version);
+	if (ret) {
+		cli_lib_err(h, ret, "cannot read the user BAR's HF_USER_VERSION");
+		return ret;
+	}
+	pulse = version >= HF_USER_VERSION_PULSE;
 	for (int u = 0; u < HELLOFPGA_USER_IRQS; u++) {
 		if (!(mask & (1u << u)))
 			continue;
-		ret = HelloFPGA_UserWrite32(h, HF_USER_IRQ_SET, 1u << u);
-		if (!ret)
-			ret = HelloFPGA_UserWrite32(h, HF_USER_IRQ_CLEAR,
+		if (pulse) {
+			ret = HelloFPGA_UserWrite32(h, HF_USER_IRQ_PULSE,
 						    1u << u);
+		} else {
+			ret = HelloFPGA_UserWrite32(h, HF_USER_IRQ_SET,
+						    1u << u);
+			if (!ret)
+				ret = HelloFPGA_UserWrite32(h,
+							    HF_USER_IRQ_CLEAR,
+							    1u << u);
+		}
 		if (ret) {
 			cli_lib_err(h, ret, "cannot raise user interrupt %d",
 				    u);
