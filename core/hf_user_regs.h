@@ -23,7 +23,7 @@
 /*
  * W1S (version 1.1): raise usr_irq_req[n] as a pulse: the line stays up
  * until software masks the interrupt in the IRQ block after it was pending
- * (every handler does, as its acknowledgement), so one write is one
+ * (every handler does, as its acknowledgment), so one write is one
  * interrupt; HF_USER_IRQ_CLEAR drops it too.
  */
 #define HF_USER_IRQ_PULSE		0x001c
