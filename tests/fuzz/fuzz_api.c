@@ -80,7 +80,7 @@ enum fz_part {
 	P_GPU_MEM,		/* GPU_Alloc, GPU_Free, GPU_Memcpy */
 	P_OPEN,			/* Open of random names, Close */
 	P_ALIGNED_CARD,		/* a card with align=64 (bounce, RMW) */
-	P_USER_IRQ,		/* user interrupt registers of the user BAR */
+	P_USER_IRQ,		/* user interrupts: the user BAR lines, Wait, GetFd */
 	/* off by default: */
 	P_CLOSED_HANDLE,	/* calls on a handle after its Close */
 	P_CLOSE_RACE,		/* Close while other threads use the handle */
@@ -1177,6 +1177,54 @@ static void op_info(struct fz_thread *t)
 }
 
 /* The user BAR: scratch and RAM (the thread's own word), bad offsets. */
+/*
+ * User interrupts: raise, pulse and drop the reference design's lines, and
+ * wait for them with good and bad arguments (a wait of 0 or 1 ms: the
+ * fuzzer never blocks).  Any result must be one the header lists.
+ */
+static void op_user_irq(struct fz_thread *t, const struct fz_card *c,
+			uint32_t val)
+{
+	static const uint32_t regs[] = {
+		HF_USER_IRQ_SET, HF_USER_IRQ_CLEAR, HF_USER_IRQ_PULSE,
+	};
+	int irq = chance(t, 80) ? (int)below(t, HELLOFPGA_USER_IRQS) :
+		  (int)below(t, 40) - 20;
+	uint32_t r = regs[below(t, ARRAY_SIZE(regs))], n = 0;
+	int fd = -1, ret;
+
+	switch (below(t, 4)) {
+	case 0:
+		fz_log(t, "HelloFPGA_UserWrite32(%s, 0x%x, 0x%x): user IRQ",
+		       c->name, r, val);
+		must_succeed(t, "HelloFPGA_UserWrite32",
+			     HelloFPGA_UserWrite32(c->h, r, val), c->h);
+		break;
+	case 1:
+		fz_log(t, "HelloFPGA_UserIRQ_Wait(%s, %d)", c->name, irq);
+		ret = HelloFPGA_UserIRQ_Wait(c->h, irq, (int)below(t, 2),
+					     chance(t, 90) ? &n : NULL);
+		if (doc_ok(t, "HelloFPGA_UserIRQ_Wait", ret) && !ret && !n)
+			fz_fail(t, "HelloFPGA_UserIRQ_Wait: 0 with a count of 0");
+		break;
+	case 2:
+		fz_log(t, "HelloFPGA_UserIRQ_GetFd(%s, %d)", c->name, irq);
+		ret = HelloFPGA_UserIRQ_GetFd(c->h, irq,
+					      chance(t, 90) ? &fd : NULL);
+		if (doc_ok(t, "HelloFPGA_UserIRQ_GetFd", ret) && !ret &&
+		    fd < 0)
+			fz_fail(t, "HelloFPGA_UserIRQ_GetFd: 0 with fd %d", fd);
+		break;
+	default:
+		fz_log(t, "HelloFPGA_UserIRQ_Wait/GetFd(bad handle)");
+		must_fail(t, "HelloFPGA_UserIRQ_Wait",
+			  HelloFPGA_UserIRQ_Wait(BOGUS, 0, 0, &n));
+		must_fail(t, "HelloFPGA_UserIRQ_GetFd",
+			  HelloFPGA_UserIRQ_GetFd(NULL, 0, &fd));
+		break;
+	}
+}
+
 static void op_user(struct fz_thread *t)
 {
 	const struct fz_card *c = &cards[pick_card(t)];
@@ -1233,14 +1281,8 @@ static void op_user(struct fz_thread *t)
 			  HelloFPGA_UserRead32(NULL, HF_USER_ID, &v));
 		break;
 	}
-	if (part_on[P_USER_IRQ] && chance(t, 20)) {
-		uint32_t r = chance(t, 50) ? HF_USER_IRQ_SET : HF_USER_IRQ_CLEAR;
-
-		fz_log(t, "HelloFPGA_UserWrite32(%s, 0x%x, 0x%x): user IRQ",
-		       c->name, r, val);
-		must_succeed(t, "HelloFPGA_UserWrite32",
-			     HelloFPGA_UserWrite32(c->h, r, val), c->h);
-	}
+	if (part_on[P_USER_IRQ] && chance(t, 20))
+		op_user_irq(t, c, val);
 }
 
 /* A random card name, mostly near the grammar; shared ones the thread's. */
