@@ -2137,8 +2137,8 @@ static int hf_xdma_ring_check(struct hf_xdma_ring *r, struct hf_xdma_result *res
  * Return: 0; -ETIMEDOUT when no buffer completed in time (normal: the
  * ring goes on); -EIO on an engine error (@res->msg decodes the status;
  * stop the ring); -ENODEV when the card is gone; -ECANCELED after
- * hf_xdma_engine_cancel(); -EINTR on a fatal signal; -EINVAL when the
- * ring is not running.
+ * hf_xdma_engine_cancel(); -EAGAIN after hf_xdma_ring_kick(); -EINTR on
+ * a fatal signal; -EINVAL when the ring is not running.
  */
 int hf_xdma_ring_wait(struct hf_xdma_ring *r, u64 timeout_ns,
 		      struct hf_xdma_ring_buf *buf, struct hf_xdma_result *res)
@@ -2169,6 +2169,11 @@ int hf_xdma_ring_wait(struct hf_xdma_ring *r, u64 timeout_ns,
 		if (unlikely(READ_ONCE(e->cancel)))
 			return hf_xdma_ring_fail(r, res, -ECANCELED,
 						 "wait cancelled");
+		if (unlikely(READ_ONCE(r->kick))) {
+			WRITE_ONCE(r->kick, false);
+			return hf_xdma_ring_fail(r, res, -EAGAIN,
+						 "wait woken: look again");
+		}
 		if (hf_xdma_ring_take(r, buf))
 			return 0;
 		now = hf_os_now_ns();
@@ -2223,6 +2228,23 @@ int hf_xdma_ring_wait(struct hf_xdma_ring *r, u64 timeout_ns,
 					 "C2H%u: no stream buffer within %llu us",
 					 e->ch,
 					 (unsigned long long)(timeout_ns / 1000)));
+}
+
+/**
+ * hf_xdma_ring_kick() - make a wait on @r return -EAGAIN soon.
+ * @r: the ring
+ *
+ * From any thread or context that may signal an event: for a caller that
+ * needs the waiter out of hf_xdma_ring_wait() (a release that another
+ * thread queued for it, a close).  The next wait returns at once if none
+ * is in progress.
+ */
+void hf_xdma_ring_kick(struct hf_xdma_ring *r)
+{
+	WRITE_ONCE(r->kick, true);
+	/* the flag before the wake-up; pairs with the waiter's check */
+	mb();
+	hf_os_event_signal(&r->e->irq_event);
 }
 
 /**

@@ -379,6 +379,7 @@ struct hf_xdma_ring_stats {
  * @running: started and not stopped
  * @failed: a wait saw the engine stopped or in error
  * @resync: skipping the rest of a frame cut by the last stop
+ * @kick: set by hf_xdma_ring_kick(): the wait returns -EAGAIN
  * @fail_status: the status register then
  * @state: per buffer: with the engine, held, released (not yet credited)
  * @stats: counters
@@ -397,6 +398,7 @@ struct hf_xdma_ring {
 	bool running;
 	bool failed;
 	bool resync;
+	bool kick;
 	u32 fail_status;
 	u8 state[XDMA_RING_MAX];
 	struct hf_xdma_ring_stats stats;
@@ -410,6 +412,7 @@ int hf_xdma_ring_build(struct hf_xdma_ring *r, const struct hf_sg *sg, u32 nsg,
 int hf_xdma_ring_start(struct hf_xdma_ring *r, struct hf_xdma_result *res);
 int hf_xdma_ring_wait(struct hf_xdma_ring *r, u64 timeout_ns,
 		      struct hf_xdma_ring_buf *buf, struct hf_xdma_result *res);
+void hf_xdma_ring_kick(struct hf_xdma_ring *r);
 int hf_xdma_ring_release(struct hf_xdma_ring *r, u32 index);
 bool hf_xdma_ring_held(const struct hf_xdma_ring *r, u32 index);
 int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res);

@@ -657,3 +657,20 @@ HF_TEST(ring_batches_completions_without_register_reads)
 	HF_CHECK_EQ(b.mmio_writes - a.mmio_writes, 0);
 	rx_free(x);
 }
+
+HF_TEST(ring_kick_ends_a_wait_with_eagain)
+{
+	struct rx *x = rx_new(RX_MSIX);
+	struct hf_xdma_result res;
+	struct hf_xdma_ring_buf b;
+	u64 t0;
+
+	rx_ring(x, 4, 4096);
+	hf_xdma_ring_kick(&x->r);
+	t0 = hf_os_now_ns();
+	HF_CHECK_ERR(hf_xdma_ring_wait(&x->r, TMO, &b, &res), -EAGAIN);
+	HF_CHECK(hf_os_now_ns() - t0 < TMO / 2);
+	/* once: the next wait waits */
+	HF_CHECK_ERR(hf_xdma_ring_wait(&x->r, 10 * MS, &b, &res), -ETIMEDOUT);
+	rx_free(x);
+}
