@@ -141,7 +141,8 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
  * does, see docs/driver-stop.md; or the card recovers from a PCIe error; or
  * any other failure of a system call, named by the last-error text), -ENODEV
  * (card gone), -ENOMEM (no memory for the transfer's descriptors or mappings;
- * kernel driver: the pages of @buf exceed the caller's RLIMIT_MEMLOCK). In
+ * kernel driver: the pages of @buf exceed the caller's RLIMIT_MEMLOCK),
+ * -EOPNOTSUPP (the card's channels are AXI-Stream: use HelloFPGA_Stream_*). In
  * TransferMode GPU_PINNED, with @buf inside the registered GPU buffer (see
  * HelloFPGA_SetTransferMode()), also -EINVAL (@buf straddles the registered
  * buffer's end, or the card needs aligned GPU Direct transfers), -ENXIO (the
@@ -603,7 +604,8 @@ int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
  * moved), -ETIMEDOUT (engine timed out), -EIO (the engine reported an error,
  * the channel is wedged, or any other failure of the driver; see
  * HelloFPGA_DMA_MM_ReadC2H()), -ENODEV (card gone), -ENOMEM (kernel driver:
- * the descriptor storage of the transfer exceeds the pinner's RLIMIT_MEMLOCK).
+ * the descriptor storage of the transfer exceeds the pinner's RLIMIT_MEMLOCK),
+ * -EOPNOTSUPP (an AXI-Stream card: use HelloFPGA_Stream_*).
  */
 int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
 				HELLOFPGA_GPU_HANDLE handle, uint64_t fpgaAddr,

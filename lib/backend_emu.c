@@ -1636,6 +1636,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 
 	dev->priv = card;
 	dev->ops = &emu_ops;
+	dev->stream = card->xdev.stream;
 	dev->pci.user_bar_size = HF_USER_BAR_SIZE;
 	snprintf(dev->info.name, sizeof(dev->info.name), "%s", spec);
 	dev->info.backend = HELLOFPGA_BACKEND_EMULATED;

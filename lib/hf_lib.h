@@ -234,7 +234,13 @@ struct hellofpga_dev {
 	int wake_fd;
 	pthread_mutex_t uirq_lock;
 	int uirq_fd[XDMA_USER_IRQS];
+	bool stream;
+	pthread_mutex_t stream_lock;
+	struct hellofpga_stream *streams;
 };
+
+/* The text of an MM call refused on an AXI-Stream card (-EOPNOTSUPP). */
+int hf_refuse_stream_card(struct hellofpga_dev *dev, const char *fn);
 
 /* error.c */
 int hf_set_error(struct hellofpga_dev *dev, int err, const char *fmt, ...)
