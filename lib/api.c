@@ -125,6 +125,8 @@ static int close_card(HELLOFPGA_HANDLE hDev)
 				    (void *)hDev);
 	if (!dev)
 		return 0;	/* inherited over fork(): only forgotten */
+	/* Streams may write into pins: stop them first, then the pins. */
+	hf_stream_close_all(dev);
 	/* Pins use the backend's mappings: release them first. */
 	hf_gpudirect_close(dev);
 	dev->ops->close(dev);
