@@ -629,9 +629,13 @@ static void cost_case(const void *arg)
 		HF_CHECK(r < 0.5);
 		HF_CHECK_EQ(b.irqs - a.irqs, 0);
 	} else {
-		/* one status read per interrupt; shared: and the ISR's */
+		/*
+		 * one status read per wake-up (shared: and the ISR's); a
+		 * wake-up whose buffer a look after the read already took
+		 * costs the next wait a second one, now and then
+		 */
 		HF_CHECK(b.irqs > a.irqs);
-		HF_CHECK(r <= (row->mode == RX_MSIX ? 1 : 2) * irq + 0.02);
+		HF_CHECK(r <= (row->mode == RX_MSIX ? 1.1 : 2.2));
 	}
 	HF_CHECK_EQ(b.guest_errors - a.guest_errors, 0);
 	rx_free(x);
