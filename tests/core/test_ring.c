@@ -32,6 +32,9 @@ enum rx_mode {
 
 struct rx {
 	struct hf_emu_host *h;
+	const struct hf_mmio *card_bar;
+	struct hf_mmio shim;
+	bool hold_busy;
 	struct xdma_model *m;
 	enum rx_mode mode;
 	struct hf_xdma_dev xdev;
@@ -70,6 +73,26 @@ static void rx_shared_isr(void *arg)
 		hf_xdma_engine_isr(&x->c2h);
 }
 
+/* The card through a shim: with @hold_busy, C2H0 reads Busy (a hung card). */
+static u32 rx_shim_read(void *ctx, u32 off)
+{
+	struct rx *x = ctx;
+	u32 v = hf_ioread32(x->card_bar, off);
+
+	if (__atomic_load_n(&x->hold_busy, __ATOMIC_ACQUIRE) &&
+	    (off == XDMA_C2H_BASE(0) + XDMA_CHAN_STATUS ||
+	     off == XDMA_C2H_BASE(0) + XDMA_CHAN_STATUS_RC))
+		v |= XDMA_STAT_BUSY;
+	return v;
+}
+
+static void rx_shim_write(void *ctx, u32 off, u32 val)
+{
+	struct rx *x = ctx;
+
+	hf_iowrite32(val, x->card_bar, off);
+}
+
 static void src_wr(struct rx *x, u32 reg, u32 val)
 {
 	xdma_model_user_write32(x->m, HF_USER_ST_SRC(0) + reg, val);
@@ -90,7 +113,11 @@ static void rx_open(struct rx *x, enum rx_mode mode)
 	x->mode = mode;
 	HF_CHECK_ERR(hf_emu_host_create(&cfg, 0, &x->h), 0);
 	x->m = hf_emu_host_model(x->h);
-	HF_CHECK_ERR(hf_xdma_dev_probe(&x->xdev, hf_emu_dma_bar(x->h)), 0);
+	x->card_bar = hf_emu_dma_bar(x->h);
+	x->shim.read32 = rx_shim_read;
+	x->shim.write32 = rx_shim_write;
+	x->shim.ctx = x;
+	HF_CHECK_ERR(hf_xdma_dev_probe(&x->xdev, &x->shim), 0);
 	HF_CHECK(x->xdev.stream);
 	x->ewb = hf_emu_dma_alloc(x->h, XDMA_WB_AREA, &x->ewb_bus);
 	x->desc = hf_emu_dma_alloc(x->h, MAXN * XDMA_DESC_SIZE, &x->desc_bus);
@@ -676,5 +703,48 @@ HF_TEST(ring_kick_ends_a_wait_with_eagain)
 	HF_CHECK(hf_os_now_ns() - t0 < TMO / 2);
 	/* once: the next wait waits */
 	HF_CHECK_ERR(hf_xdma_ring_wait(&x->r, 10 * MS, &b, &res), -ETIMEDOUT);
+	rx_free(x);
+}
+
+/* An engine error (the ring's memory unmapped): -EIO, status decoded. */
+HF_TEST(ring_engine_error_is_eio_with_the_status_decoded)
+{
+	struct rx *x = rx_new(RX_MSIX);
+	struct hf_xdma_result res;
+	struct hf_xdma_ring_buf b;
+
+	rx_ring(x, 4, 4096);
+	t_expect_dma_faults(1);
+	HF_CHECK_ERR(hf_emu_dma_unmap(x->h, x->data_bus), 0);
+	src_start(x, 4096, 1, 0, 0);
+	HF_CHECK_ERR(hf_xdma_ring_wait(&x->r, TMO, &b, &res), -EIO);
+	HF_CHECK_MSG(strstr(res.msg, "read error (slave error"), "%s", res.msg);
+	HF_CHECK(res.status & XDMA_STAT_READ_ERROR);
+	/* the ring stays failed until stopped */
+	HF_CHECK_ERR(hf_xdma_ring_wait(&x->r, 0, &b, &res), -EIO);
+	HF_CHECK_ERR(hf_xdma_ring_stop(&x->r, &res), 0);
+	free(x->data);
+	x->data = NULL;
+	rx_free(x);
+}
+
+/* A stop that cannot prove the engine idle: -EBUSY, wedged, memory kept. */
+HF_TEST(ring_stop_of_an_engine_that_stays_busy_is_wedged)
+{
+	struct rx *x = rx_new(RX_POLL);
+	struct hf_xdma_result res;
+
+	rx_ring(x, 4, 4096);
+	x->xdev.stop_max_ns = 5 * MS;
+	__atomic_store_n(&x->hold_busy, true, __ATOMIC_RELEASE);
+	HF_CHECK_ERR(hf_xdma_ring_stop(&x->r, &res), -EBUSY);
+	HF_CHECK(res.wedged);
+	HF_CHECK(x->c2h.wedged);
+	HF_CHECK(strstr(res.msg, "wedged"));
+	HF_CHECK(x->r.running);
+	/* idle again: recovered, then stopped for good */
+	__atomic_store_n(&x->hold_busy, false, __ATOMIC_RELEASE);
+	HF_CHECK_ERR(hf_xdma_engine_recover(&x->c2h), 0);
+	HF_CHECK_ERR(hf_xdma_ring_stop(&x->r, &res), 0);
 	rx_free(x);
 }
