@@ -492,29 +492,32 @@ int hf_xdma_chain_build_window(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
 /* ------------------------------------------------------------------------ */
 
 /**
- * hf_xdma_id_is_mm_channel() - whether an identifier is an AXI-MM channel.
+ * hf_xdma_id_is_channel() - whether an identifier is a channel of one kind.
  * @id: identifier register value
  * @target: expected target (XDMA_TARGET_H2C or XDMA_TARGET_C2H)
+ * @stream: the kind: AXI-Stream (true) or AXI memory-mapped (false)
  *
- * Return: true for an XDMA memory-mapped channel of @target.
+ * Return: true for an XDMA channel of @target with that interface.
  */
-static bool hf_xdma_id_is_mm_channel(u32 id, u32 target)
+static bool hf_xdma_id_is_channel(u32 id, u32 target, bool stream)
 {
 	return FIELD_GET(XDMA_ID_SUBSYSTEM, id) == XDMA_ID_SUBSYSTEM_VALUE &&
 	       FIELD_GET(XDMA_ID_TARGET, id) == target &&
-	       !(id & XDMA_ID_STREAM);
+	       !!(id & XDMA_ID_STREAM) == stream;
 }
 
 /**
  * hf_xdma_probe_dir() - count the channels of one direction.
  * @bar: the DMA/config BAR
  * @target: XDMA_TARGET_H2C or XDMA_TARGET_C2H
+ * @stream: count channels of this kind (AXI-Stream or memory-mapped)
  * @num: channels found (contiguous from channel 0)
  * @first_id: identifier of channel 0
  *
  * Return: 0, or -ENODEV when a read returns all ones.
  */
-static int hf_xdma_probe_dir(const struct hf_mmio *bar, u32 target, u32 *num, u32 *first_id)
+static int hf_xdma_probe_dir(const struct hf_mmio *bar, u32 target,
+			     bool stream, u32 *num, u32 *first_id)
 {
 	u32 ch, id;
 
@@ -526,7 +529,7 @@ static int hf_xdma_probe_dir(const struct hf_mmio *bar, u32 target, u32 *num, u3
 			return -ENODEV;
 		if (!ch)
 			*first_id = id;
-		if (!hf_xdma_id_is_mm_channel(id, target))
+		if (!hf_xdma_id_is_channel(id, target, stream))
 			break;
 		*num = ch + 1;
 	}
@@ -539,33 +542,45 @@ static int hf_xdma_probe_dir(const struct hf_mmio *bar, u32 target, u32 *num, u3
  * @bar: the mapped DMA/config BAR
  *
  * Reads the identifier of H2C and C2H channels 0 to 3.  A channel is present
- * when its identifier has subsystem 0x1fc, the right target and the
- * memory-mapped (not stream) interface; present channels are contiguous from
- * channel 0.
+ * when its identifier has subsystem 0x1fc and the right target.  The card's
+ * kind, AXI memory-mapped or AXI-Stream (@xdev->stream), is that of H2C
+ * channel 0, or of C2H channel 0 when H2C channel 0 is no XDMA channel;
+ * present channels are those of that kind, contiguous from channel 0 in
+ * each direction (a channel of the other kind ends the count).
  *
  * Return: 0, or -ENODEV when the card does not respond (reads all ones) or
- * has no memory-mapped channel.
+ * has no DMA channel.
  */
 int hf_xdma_dev_probe(struct hf_xdma_dev *xdev, const struct hf_mmio *bar)
 {
 	u32 h2c_id, c2h_id;
+	bool stream;
 	int ret;
 
 	memset(xdev, 0, sizeof(*xdev));
 	xdev->bar = bar;
-	ret = hf_xdma_probe_dir(bar, XDMA_TARGET_H2C, &xdev->num_h2c, &h2c_id);
+	h2c_id = hf_ioread32(bar, XDMA_H2C_BASE(0) + XDMA_ID);
+	c2h_id = hf_ioread32(bar, XDMA_C2H_BASE(0) + XDMA_ID);
+	stream = hf_xdma_id_is_channel(h2c_id, XDMA_TARGET_H2C, true) ||
+		 (!hf_xdma_id_is_channel(h2c_id, XDMA_TARGET_H2C, false) &&
+		  hf_xdma_id_is_channel(c2h_id, XDMA_TARGET_C2H, true));
+	ret = -ENODEV;
+	if (h2c_id != XDMA_ID_DEAD && c2h_id != XDMA_ID_DEAD)
+		ret = hf_xdma_probe_dir(bar, XDMA_TARGET_H2C, stream,
+					&xdev->num_h2c, &h2c_id);
 	if (!ret)
-		ret = hf_xdma_probe_dir(bar, XDMA_TARGET_C2H, &xdev->num_c2h,
-					&c2h_id);
+		ret = hf_xdma_probe_dir(bar, XDMA_TARGET_C2H, stream,
+					&xdev->num_c2h, &c2h_id);
 	if (ret) {
 		hf_os_log("xdma: card not responding (reads all ones): removed or link down");
 		return ret;
 	}
 	if (!xdev->num_h2c && !xdev->num_c2h) {
-		hf_os_log("xdma: no AXI-MM DMA channel (H2C0 id 0x%08x, C2H0 id 0x%08x)",
+		hf_os_log("xdma: no DMA channel (H2C0 id 0x%08x, C2H0 id 0x%08x)",
 			  h2c_id, c2h_id);
 		return -ENODEV;
 	}
+	xdev->stream = stream;
 	xdev->version = FIELD_GET(XDMA_ID_VERSION,
 				  xdev->num_h2c ? h2c_id : c2h_id);
 	return 0;
@@ -810,6 +825,8 @@ static u32 hf_xdma_engine_halt_bit(const struct hf_xdma_engine *e)
  * @e: the engine
  * @c: the chain it runs, or NULL when unknown (a descriptor of any length)
  * @done: descriptors of @c the engine has completed
+ * @desc_len: when not 0, the length of every descriptor the engine may be
+ *	working on (a ring of equal buffers); @c is then unused
  *
  * Clearing Run lets the descriptor in progress finish (PG195), so the bound
  * is what that descriptor can still take at the link's rate, shared with
@@ -820,7 +837,8 @@ static u32 hf_xdma_engine_halt_bit(const struct hf_xdma_engine *e)
  * Return: the bound in ns.
  */
 static u64 hf_xdma_engine_stop_bound(const struct hf_xdma_engine *e,
-				     const struct hf_xdma_chain *c, u32 done)
+				     const struct hf_xdma_chain *c, u32 done,
+				     u64 desc_len)
 {
 	const struct hf_xdma_dev *xdev = e->xdev;
 	u64 cap = xdev->stop_max_ns ? xdev->stop_max_ns :
@@ -830,7 +848,9 @@ static u64 hf_xdma_engine_stop_bound(const struct hf_xdma_engine *e,
 
 	if (!xdev->link_rate)
 		return cap;
-	if (c && done < c->count)
+	if (desc_len)
+		bytes = desc_len;
+	else if (c && done < c->count)
 		bytes = le32_to_cpu(c->desc[done].len) & XDMA_DESC_LEN_MASK;
 	else if (c)
 		bytes = 0;
@@ -874,6 +894,7 @@ static int hf_xdma_engine_idle(struct hf_xdma_engine *e, u32 *status)
  * hf_xdma_engine_stop() - stop an engine and prove it idle.
  * @e: the engine
  * @c: the chain it runs, or NULL when unknown
+ * @desc_len: 0, or the length of each descriptor of the ring it runs
  * @status: receives the last status read (not cleared)
  *
  * Clears Run and halts the engine's descriptor fetch in the SGDMA common
@@ -888,7 +909,7 @@ static int hf_xdma_engine_idle(struct hf_xdma_engine *e, u32 *status)
  * ones (removed or link down: it cannot move data either).
  */
 static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
-			       u32 *status)
+			       u64 desc_len, u32 *status)
 {
 	const struct hf_mmio *bar = e->xdev->bar;
 	u32 halt = hf_xdma_engine_halt_bit(e);
@@ -903,7 +924,7 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
 	done = hf_xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
 	if (done == XDMA_ID_DEAD)
 		return -ENODEV;
-	deadline = hf_os_now_ns() + hf_xdma_engine_stop_bound(e, c, done);
+	deadline = hf_os_now_ns() + hf_xdma_engine_stop_bound(e, c, done, desc_len);
 	for (;;) {
 		idle = hf_xdma_engine_idle(e, status);
 		if (idle < 0)
@@ -983,7 +1004,7 @@ int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 	e->addr_bits = FIELD_GET(XDMA_ALIGN_ADDR_BITS, align);
 
 	/* Left running (a crashed user, a previous driver): stop it. */
-	ret = hf_xdma_engine_stop(e, NULL, &status);
+	ret = hf_xdma_engine_stop(e, NULL, 0, &status);
 	if (ret) {
 		hf_os_log("xdma: %s%u: %s", hf_xdma_dir_name[dir], ch,
 			  ret == -EBUSY ? "engine left running does not stop" :
@@ -1086,7 +1107,7 @@ int hf_xdma_engine_quiesce(struct hf_xdma_engine *e, const struct hf_xdma_chain 
 	u32 status;
 	int ret;
 
-	ret = hf_xdma_engine_stop(e, c, &status);
+	ret = hf_xdma_engine_stop(e, c, 0, &status);
 	if (ret)
 		return ret;
 	if (hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
@@ -1477,7 +1498,8 @@ static int hf_xdma_engine_wedged_msg(struct hf_xdma_engine *e,
  * Runs on one engine must be serialised by the caller.
  *
  * Return: 0, or the negative errno also stored in @res->err: -EINVAL (chain
- * not built or built for the other direction), -EIO (the engine stopped on
+ * not built or built for the other direction), -EOPNOTSUPP (an AXI-Stream
+ * card: its channels take rings, not memory-mapped chains), -EIO (the engine stopped on
  * an error, or the engine is wedged; @res->msg says which), -ETIMEDOUT,
  * -EINTR, -ECANCELED, -ENODEV (the card reads all ones or is removed).
  */
@@ -1517,6 +1539,13 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 	}
 	if (unlikely(e->wedged))
 		return hf_xdma_engine_wedged_msg(e, res);
+	if (unlikely(e->xdev->stream)) {
+		snprintf(res->msg, sizeof(res->msg), "%s%u: %s",
+			 hf_xdma_dir_name[e->dir], e->ch, XDMA_STREAM_MM_MSG);
+		res->err = -EOPNOTSUPP;
+		e->stats.errors++;
+		return res->err;
+	}
 
 	/* Re-running a chain (the common case) writes no SGDMA register. */
 	if (!e->prog_valid || lower_32_bits(e->prog_bus) != lo)
@@ -1600,7 +1629,7 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 		ended = pre != XDMA_ID_DEAD && !(pre & XDMA_STAT_BUSY) &&
 			(pre & XDMA_STAT_DESC_STOPPED);
 		/* The card may still be moving data: prove it idle first. */
-		q = hf_xdma_engine_stop(e, c, &status);
+		q = hf_xdma_engine_stop(e, c, 0, &status);
 		if (q == -ENODEV) {
 			ret = -ENODEV;
 			status = XDMA_ID_DEAD;
@@ -1677,5 +1706,634 @@ done:
 	res->completed = count;
 	res->bytes = c->bytes;
 	e->stats.bytes += c->bytes;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* C2H stream rings (AXI-Stream cards)                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Buffer states of a ring (struct hf_xdma_ring, @state). */
+#define XDMA_RING_ENGINE	0	/* credited: the engine may fill it */
+#define XDMA_RING_HELD		1	/* completed, handed to the consumer */
+#define XDMA_RING_RELEASED	2	/* given back, its credit not yet */
+
+#define XDMA_RING_DEAD_MSG "card not responding (reads all ones): removed or link down"
+
+static inline void hf_xdma_common_wr(const struct hf_xdma_engine *e, u32 off,
+				     u32 val)
+{
+	hf_iowrite32(val, e->xdev->bar, XDMA_SGDMA_COMMON_BASE + off);
+}
+
+/* The C2H stream writeback slot of buffer @i. */
+static __le32 *hf_xdma_ring_slot(const struct hf_xdma_ring *r, u32 i)
+{
+	return (__le32 *)((u8 *)r->wb + (size_t)i * XDMA_STM_WB_SIZE);
+}
+
+static u32 hf_xdma_ring_next(const struct hf_xdma_ring *r, u32 i)
+{
+	return i + 1 < r->n ? i + 1 : 0;
+}
+
+/**
+ * hf_xdma_ring_res() - the result a ring call writes to.
+ * @res: the caller's (may be NULL)
+ * @local: used when it is
+ *
+ * Return: the result, cleared.
+ */
+static struct hf_xdma_result *hf_xdma_ring_res(struct hf_xdma_result *res,
+					       struct hf_xdma_result *local)
+{
+	if (!res)
+		res = local;
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
+/**
+ * hf_xdma_ring_err() - finish a ring's error: code and text.
+ * @res: the result, its text written by the caller
+ * @err: the negative errno
+ * @n: what snprintf() returned for @res->msg
+ *
+ * Return: @err.
+ */
+static int hf_xdma_ring_err(struct hf_xdma_result *res, int err, int n)
+{
+	res->err = err;
+	hf_xdma_msg_end(res, n);
+	return err;
+}
+
+/* An error with a fixed text after the engine's name. */
+static int hf_xdma_ring_fail(const struct hf_xdma_ring *r,
+			     struct hf_xdma_result *res, int err,
+			     const char *text)
+{
+	return hf_xdma_ring_err(res, err,
+				snprintf(res->msg, sizeof(res->msg), "C2H%u: %s",
+					 r->e->ch, text));
+}
+
+/**
+ * hf_xdma_ring_init() - give a ring its engine and its storage.
+ * @r: the ring
+ * @e: an initialised C2H engine of an AXI-Stream card, used by nothing else
+ *	while the ring runs
+ * @desc_cpu: CPU address of DMA-coherent storage for @n descriptors
+ *	(32-byte aligned)
+ * @desc_bus: bus address of @desc_cpu
+ * @wb_cpu: CPU address of DMA-coherent storage for @n C2H stream
+ *	writebacks (XDMA_STM_WB_SIZE bytes each, 32-byte aligned)
+ * @wb_bus: bus address of @wb_cpu
+ * @n: buffers, XDMA_RING_MIN..XDMA_RING_MAX
+ *
+ * Return: 0; -EINVAL for a bad count, storage or engine (an H2C engine, a
+ * memory-mapped card's, an uninitialised one).
+ */
+int hf_xdma_ring_init(struct hf_xdma_ring *r, struct hf_xdma_engine *e,
+		      void *desc_cpu, u64 desc_bus, void *wb_cpu, u64 wb_bus,
+		      u32 n)
+{
+	memset(r, 0, sizeof(*r));
+	if (!e || !e->xdev || e->dir != XDMA_C2H || !e->xdev->stream)
+		return -EINVAL;
+	if (n < XDMA_RING_MIN || n > XDMA_RING_MAX)
+		return -EINVAL;
+	if (!wb_cpu || !IS_ALIGNED((unsigned long)wb_cpu, XDMA_STM_WB_SIZE) ||
+	    !IS_ALIGNED(wb_bus, (u64)XDMA_STM_WB_SIZE))
+		return -EINVAL;
+	hf_xdma_chain_init(&r->chain, desc_cpu, desc_bus, n);
+	if (!r->chain.capacity)
+		return -EINVAL;
+	r->e = e;
+	r->wb = wb_cpu;
+	r->wb_bus = wb_bus;
+	r->n = n;
+	return 0;
+}
+
+/**
+ * hf_xdma_ring_build() - write a ring's descriptors.
+ * @r: the ring, initialised and stopped
+ * @sg: scatter list of the buffers' bus addresses: buffer i is bytes
+ *	[i * @buf_size, (i + 1) * @buf_size) of it
+ * @nsg: entries of @sg
+ * @buf_size: bytes per buffer, a multiple of the engine's address
+ *	alignment and length granularity, at most XDMA_DESC_MAX_LEN
+ * @res: receives the text of an error (may be NULL)
+ *
+ * One descriptor per buffer, each buffer one run of contiguous bus
+ * addresses, linked cyclically (the last one's next is the first, no Stop
+ * flag), each with the Completed flag (every buffer raises the channel's
+ * completion) and, as its source address, the bus address of its writeback
+ * slot.  Adjacent counts follow the blocks of hf_xdma_block_end() from
+ * descriptor 0; the last descriptor's are those of the block at 0.
+ *
+ * Return: 0; -EINVAL for a bad size, a list too short or a buffer that is
+ * not contiguous in bus addresses (@res->msg says which), a running ring.
+ */
+int hf_xdma_ring_build(struct hf_xdma_ring *r, const struct hf_sg *sg, u32 nsg,
+		       u64 buf_size, struct hf_xdma_result *res)
+{
+	struct hf_xdma_chain *c = &r->chain;
+	struct hf_xdma_result local;
+	struct hf_xdma_sg_iter it;
+	u32 gran, i, blk_end, nx, ctrl;
+	u64 addr = 0, run;
+
+	res = hf_xdma_ring_res(res, &local);
+	if (!r->e)
+		return -EINVAL;
+	if (r->running)
+		return hf_xdma_ring_fail(r, res, -EINVAL,
+					 "ring built while it runs");
+	gran = max(r->e->len_gran, r->e->addr_align);
+	if (!buf_size || buf_size > XDMA_DESC_MAX_LEN ||
+	    !IS_ALIGNED(buf_size, (u64)gran))
+		return hf_xdma_ring_err(res, -EINVAL,
+					snprintf(res->msg, sizeof(res->msg),
+						 "C2H%u: ring buffer size %llu: must be 1..%u bytes, a multiple of %u",
+						 r->e->ch,
+						 (unsigned long long)buf_size,
+						 (u32)XDMA_DESC_MAX_LEN, gran));
+	if (hf_xdma_sg_check(sg, nsg, 0, buf_size * r->n))
+		return hf_xdma_ring_err(res, -EINVAL,
+					snprintf(res->msg, sizeof(res->msg),
+						 "C2H%u: ring of %u buffers of %llu bytes: the memory list is invalid or too short",
+						 r->e->ch, r->n,
+						 (unsigned long long)buf_size));
+	c->count = 0;
+	blk_end = hf_xdma_block_end(c->bus, 0, r->n);
+	c->first_adj = blk_end;
+	for (i = 0; i < r->n; i++) {
+		hf_xdma_sg_iter_start(&it, sg, nsg, (u64)i * buf_size, buf_size);
+		run = hf_xdma_sg_next_run(&it, &addr);
+		if (run != buf_size)
+			return hf_xdma_ring_err(res, -EINVAL,
+						snprintf(res->msg, sizeof(res->msg),
+							 "C2H%u: ring buffer %u is not contiguous in bus addresses (%llu of its %llu bytes are): each buffer must be",
+							 r->e->ch, i,
+							 (unsigned long long)run,
+							 (unsigned long long)buf_size));
+		if (!IS_ALIGNED(addr, (u64)r->e->addr_align))
+			return hf_xdma_ring_err(res, -EINVAL,
+						snprintf(res->msg, sizeof(res->msg),
+							 "C2H%u: ring buffer %u at bus address 0x%llx: the engine needs %u-byte alignment",
+							 r->e->ch, i,
+							 (unsigned long long)addr,
+							 r->e->addr_align));
+		nx = hf_xdma_ring_next(r, i);
+		if (nx && nx > blk_end)
+			blk_end = hf_xdma_block_end(c->bus, nx, r->n);
+		ctrl = FIELD_PREP(XDMA_DESC_CTRL_MAGIC, XDMA_DESC_MAGIC) |
+		       XDMA_DESC_CTRL_COMPLETED |
+		       FIELD_PREP(XDMA_DESC_CTRL_NXT_ADJ,
+				  nx ? blk_end - nx : c->first_adj);
+		hf_xdma_desc_pack(&c->desc[i], ctrl, (u32)buf_size,
+				  r->wb_bus + (u64)i * XDMA_STM_WB_SIZE, addr,
+				  c->bus + (u64)nx * XDMA_DESC_SIZE);
+	}
+	c->count = r->n;
+	c->bytes = buf_size * r->n;
+	c->dir = XDMA_C2H;
+	r->buf_size = (u32)buf_size;
+	return 0;
+}
+
+/**
+ * hf_xdma_ring_start() - start a built ring with every buffer credited.
+ * @r: the ring, built and stopped
+ * @res: receives the text of an error (may be NULL)
+ *
+ * Clears the writeback slots and the status, programs the first
+ * descriptor, turns descriptor credit mode on for the channel, gives the
+ * engine one credit per buffer, enables the channel interrupt (interrupt
+ * mode) and sets Run with the ie_* logging bits (no poll-mode writeback:
+ * the stream writebacks tell completion).  Buffer 0 completes first.
+ *
+ * If the ring last run on this engine was stopped in the middle of a
+ * frame (@e->st_cut), the source still holds the rest of that frame: the
+ * buffers up to and including the next one with EOP are skipped (given
+ * back at once, counted in @r->stats.skipped).
+ *
+ * Return: 0; -EINVAL (not built, already running), -EIO (engine wedged),
+ * -ENODEV (card gone).
+ */
+int hf_xdma_ring_start(struct hf_xdma_ring *r, struct hf_xdma_result *res)
+{
+	struct hf_xdma_engine *e = r->e;
+	struct hf_xdma_result local;
+
+	res = hf_xdma_ring_res(res, &local);
+	if (!e || !r->chain.count || r->running)
+		return -EINVAL;
+	if (e->wedged)
+		return hf_xdma_engine_wedged_msg(e, res);
+	if (READ_ONCE(e->xdev->gone))
+		return hf_xdma_ring_fail(r, res, -ENODEV, "card removed");
+	memset(r->wb, 0, (size_t)r->n * XDMA_STM_WB_SIZE);
+	memset(r->state, XDMA_RING_ENGINE, sizeof(r->state));
+	r->head = 0;
+	r->credit = 0;
+	r->held = 0;
+	r->full = false;
+	r->failed = false;
+	r->resync = e->st_cut;
+	if (hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
+		return hf_xdma_ring_fail(r, res, -ENODEV, XDMA_RING_DEAD_MSG);
+	hf_xdma_sg_wr(e, XDMA_SGDMA_DESC_LO, lower_32_bits(r->chain.bus));
+	hf_xdma_sg_wr(e, XDMA_SGDMA_DESC_HI, upper_32_bits(r->chain.bus));
+	hf_xdma_sg_wr(e, XDMA_SGDMA_DESC_ADJ, r->chain.first_adj);
+	e->prog_valid = false;
+	hf_xdma_common_wr(e, XDMA_SGDMA_COMMON_CREDIT_W1S,
+			  XDMA_SGDMA_CREDIT_C2H(e->ch));
+	hf_xdma_sg_wr(e, XDMA_SGDMA_DESC_CREDITS, r->n);
+	if (!e->poll)
+		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+	/* descriptors and cleared slots visible before the engine starts */
+	mb();
+	hf_xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL);
+	r->running = true;
+	return 0;
+}
+
+/**
+ * hf_xdma_ring_credit() - give the engine the credits of released buffers,
+ *	in ring order, in one register write.
+ * @r: the ring, running
+ */
+static void hf_xdma_ring_credit(struct hf_xdma_ring *r)
+{
+	u32 n = 0;
+
+	while (n < r->n && r->state[r->credit] == XDMA_RING_RELEASED) {
+		r->state[r->credit] = XDMA_RING_ENGINE;
+		r->credit = hf_xdma_ring_next(r, r->credit);
+		n++;
+	}
+	if (!n)
+		return;
+	r->held -= n;
+	r->full = false;
+	/* the consumer's reads and the slots' clearing before the reuse */
+	mb();
+	hf_xdma_sg_wr(r->e, XDMA_SGDMA_DESC_CREDITS, n);
+	r->stats.credit_writes++;
+}
+
+/**
+ * hf_xdma_ring_slot_take() - read and clear a buffer's writeback slot.
+ * @r: the ring
+ * @i: the buffer
+ * @len: its length, when complete
+ * @eop: whether it ends a frame
+ *
+ * Return: true when the engine completed it (magic in the status word).
+ */
+static bool hf_xdma_ring_slot_take(struct hf_xdma_ring *r, u32 i, u32 *len,
+				   bool *eop)
+{
+	__le32 *slot = hf_xdma_ring_slot(r, i);
+	u32 st = le32_to_cpu(READ_ONCE(slot[0]));
+
+	if (FIELD_GET(XDMA_STM_WB_MAGIC, st) != XDMA_STM_WB_MAGIC_VALUE)
+		return false;
+	/* the length and the buffer's data after the status word */
+	dma_rmb();
+	*len = min_t(u32, le32_to_cpu(READ_ONCE(slot[1])), r->buf_size);
+	*eop = st & XDMA_STM_WB_EOP;
+	WRITE_ONCE(slot[0], 0);
+	WRITE_ONCE(slot[1], 0);
+	return true;
+}
+
+/**
+ * hf_xdma_ring_full_check() - count the engine running out of buffers.
+ * @r: the ring
+ *
+ * The buffers with the engine are the n - @held from @head on; the newest
+ * of them, just before @credit, completed means all of them did: the
+ * engine has no free buffer (or none is with it at all).  Counted once
+ * until a release gives it one again.  One look at a writeback slot.
+ */
+static void hf_xdma_ring_full_check(struct hf_xdma_ring *r)
+{
+	u32 last = r->credit ? r->credit - 1 : r->n - 1;
+	u32 st;
+
+	if (r->full)
+		return;
+	st = le32_to_cpu(READ_ONCE(hf_xdma_ring_slot(r, last)[0]));
+	if (r->held == r->n ||
+	    FIELD_GET(XDMA_STM_WB_MAGIC, st) == XDMA_STM_WB_MAGIC_VALUE) {
+		r->full = true;
+		r->stats.ring_full++;
+	}
+}
+
+/**
+ * hf_xdma_ring_take() - the next completed buffer, if its writeback is there.
+ * @r: the ring
+ * @buf: filled when one is
+ *
+ * Reads the head buffer's writeback slot (no register), clears it for the
+ * buffer's next round and hands the buffer to the consumer.  A skipped
+ * buffer (see hf_xdma_ring_start()) is given back at once.
+ *
+ * Return: true when @buf is filled.
+ */
+static bool hf_xdma_ring_take(struct hf_xdma_ring *r, struct hf_xdma_ring_buf *buf)
+{
+	u32 i, len;
+	bool eop;
+
+	for (;;) {
+		i = r->head;
+		if (!hf_xdma_ring_slot_take(r, i, &len, &eop))
+			return false;
+		r->state[i] = XDMA_RING_HELD;
+		r->held++;
+		r->head = hf_xdma_ring_next(r, i);
+		r->e->st_cut = !eop;
+		hf_xdma_ring_full_check(r);
+		if (likely(!r->resync))
+			break;
+		r->resync = !eop;
+		r->stats.skipped++;
+		r->state[i] = XDMA_RING_RELEASED;
+		hf_xdma_ring_credit(r);
+	}
+	buf->index = i;
+	buf->len = len;
+	buf->eop = eop;
+	buf->sequence = r->stats.buffers;
+	buf->frame = r->stats.frames;
+	r->stats.buffers++;
+	r->stats.frames += eop;
+	r->stats.bytes += len;
+	return true;
+}
+
+/**
+ * hf_xdma_ring_check() - the engine's status after a wake-up (read clears).
+ * @r: the ring
+ * @res: receives the error
+ *
+ * One read of the read-to-clear status register: it drops the channel's
+ * interrupt request (the "descriptor completed" bit stays set until it is
+ * read), so the next completion raises a new one; on a shared vector the
+ * channel interrupt, which the ISR masked, is enabled again.
+ *
+ * Return: 0, -EIO (an error bit, or the engine no longer busy), -ENODEV
+ * (reads all ones).
+ */
+static int hf_xdma_ring_check(struct hf_xdma_ring *r, struct hf_xdma_result *res)
+{
+	struct hf_xdma_engine *e = r->e;
+	char text[128];
+	u32 status;
+
+	status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
+	r->stats.status_reads++;
+	res->status = status;
+	if (status == XDMA_ID_DEAD)
+		return hf_xdma_ring_fail(r, res, -ENODEV, XDMA_RING_DEAD_MSG);
+	if ((status & XDMA_STAT_ERR_MASK) || !(status & XDMA_STAT_BUSY)) {
+		r->failed = true;
+		r->fail_status = status;
+		hf_xdma_decode_status(e->dir, status, text, sizeof(text));
+		return hf_xdma_ring_err(res, -EIO,
+					snprintf(res->msg, sizeof(res->msg),
+						 "C2H%u: stream engine stopped: %s after %llu buffers, status 0x%08x",
+						 e->ch, text,
+						 (unsigned long long)r->stats.buffers,
+						 status));
+	}
+	if (!e->poll && e->xdev->irq_shared)
+		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+	return 0;
+}
+
+/**
+ * hf_xdma_ring_wait() - wait for the next completed buffer of a ring.
+ * @r: the ring, running; its calls are serialised by the caller
+ * @timeout_ns: how long to wait (0: only look)
+ * @buf: the buffer, on success; it is the consumer's until
+ *	hf_xdma_ring_release()
+ * @res: the error's code and text (may be NULL)
+ *
+ * A buffer whose writeback is already there is taken with no register
+ * access, so a consumer that is behind takes many buffers per wake-up.
+ * Otherwise, in interrupt mode, the status is read to clear it (one read
+ * per wake-up, see hf_xdma_ring_check()), the slot looked at again, and
+ * the engine's event waited for (the ISR signals it); in poll mode the
+ * slot is spun on briefly, then looked at with growing sleeps between
+ * looks and the status read now and then.
+ *
+ * Return: 0; -ETIMEDOUT when no buffer completed in time (normal: the
+ * ring goes on); -EIO on an engine error (@res->msg decodes the status;
+ * stop the ring); -ENODEV when the card is gone; -ECANCELED after
+ * hf_xdma_engine_cancel(); -EAGAIN after hf_xdma_ring_kick(); -EINTR on
+ * a fatal signal; -EINVAL when the ring is not running.
+ */
+int hf_xdma_ring_wait(struct hf_xdma_ring *r, u64 timeout_ns,
+		      struct hf_xdma_ring_buf *buf, struct hf_xdma_result *res)
+{
+	struct hf_xdma_engine *e = r->e;
+	u64 start = hf_os_now_ns(), now, deadline, health = 0;
+	u32 sleep_us = XDMA_POLL_SLEEP_MIN_US;
+	struct hf_xdma_result local;
+	bool checked = false;
+	int ret;
+
+	res = hf_xdma_ring_res(res, &local);
+	if (!e || !r->running)
+		return hf_xdma_ring_err(res, -EINVAL,
+					snprintf(res->msg, sizeof(res->msg),
+						 "stream ring not running"));
+	if (r->failed)
+		return hf_xdma_ring_err(res, -EIO,
+					snprintf(res->msg, sizeof(res->msg),
+						 "C2H%u: stream engine stopped earlier (status 0x%08x)",
+						 e->ch, r->fail_status));
+	deadline = start + timeout_ns;
+	if (deadline < start)
+		deadline = ~0ull;
+	for (;;) {
+		if (unlikely(READ_ONCE(e->xdev->gone)))
+			return hf_xdma_ring_fail(r, res, -ENODEV, "card removed");
+		if (unlikely(READ_ONCE(e->cancel)))
+			return hf_xdma_ring_fail(r, res, -ECANCELED,
+						 "wait cancelled");
+		if (unlikely(READ_ONCE(r->kick))) {
+			WRITE_ONCE(r->kick, false);
+			return hf_xdma_ring_fail(r, res, -EAGAIN,
+						 "wait woken: look again");
+		}
+		if (hf_xdma_ring_take(r, buf))
+			return 0;
+		now = hf_os_now_ns();
+		if (!e->poll && !checked) {
+			/* clear the request, then look once more */
+			ret = hf_xdma_ring_check(r, res);
+			if (ret)
+				return ret;
+			checked = true;
+			continue;
+		}
+		if (now >= deadline)
+			break;
+		if (!e->poll) {
+			ret = hf_os_event_wait(&e->irq_event, deadline - now);
+			if (ret == -EINTR)
+				return hf_xdma_ring_fail(r, res, ret,
+							 "interrupted by a signal");
+			if (!ret)
+				r->stats.wakes++;
+			checked = false;
+			continue;
+		}
+		if (now < start + XDMA_POLL_SPIN_NS) {
+			hf_os_relax();
+			continue;
+		}
+		if (hf_os_fatal_signal_pending())
+			return hf_xdma_ring_fail(r, res, -EINTR,
+						 "interrupted by a signal");
+		if (!health) {
+			health = now + XDMA_POLL_HEALTH_NS;
+		} else if (now >= health) {
+			health = now + XDMA_POLL_HEALTH_NS;
+			ret = hf_xdma_ring_check(r, res);
+			if (ret)
+				return ret;
+		}
+		hf_os_sleep_us(min_t(u64, sleep_us, (deadline - now) / 1000 + 1));
+		sleep_us = min(sleep_us * 2, XDMA_POLL_SLEEP_MAX_US);
+	}
+	/* a timeout never hides an engine that failed */
+	if (!checked) {
+		ret = hf_xdma_ring_check(r, res);
+		if (ret)
+			return ret;
+		if (hf_xdma_ring_take(r, buf))
+			return 0;
+	}
+	return hf_xdma_ring_err(res, -ETIMEDOUT,
+				snprintf(res->msg, sizeof(res->msg),
+					 "C2H%u: no stream buffer within %llu us",
+					 e->ch,
+					 (unsigned long long)(timeout_ns / 1000)));
+}
+
+/**
+ * hf_xdma_ring_kick() - make a wait on @r return -EAGAIN soon.
+ * @r: the ring
+ *
+ * From any thread or context that may signal an event: for a caller that
+ * needs the waiter out of hf_xdma_ring_wait() (a release that another
+ * thread queued for it, a close).  The next wait returns at once if none
+ * is in progress.
+ */
+void hf_xdma_ring_kick(struct hf_xdma_ring *r)
+{
+	WRITE_ONCE(r->kick, true);
+	/* the flag before the wake-up; pairs with the waiter's check */
+	mb();
+	hf_os_event_signal(&r->e->irq_event);
+}
+
+/**
+ * hf_xdma_ring_release() - give a buffer back to the engine.
+ * @r: the ring
+ * @index: a buffer the consumer holds (from hf_xdma_ring_wait())
+ *
+ * The engine uses buffers in ring order, so credits go back in ring order
+ * too: a buffer released before the ones ahead of it waits for them, and
+ * releasing the oldest returns it and every released one after it in one
+ * register write.
+ *
+ * Return: 0, -EINVAL when the consumer does not hold @index.
+ */
+int hf_xdma_ring_release(struct hf_xdma_ring *r, u32 index)
+{
+	if (!r->e || index >= r->n || r->state[index] != XDMA_RING_HELD)
+		return -EINVAL;
+	r->state[index] = XDMA_RING_RELEASED;
+	if (r->running)
+		hf_xdma_ring_credit(r);
+	return 0;
+}
+
+/**
+ * hf_xdma_ring_held() - whether the consumer holds buffer @index.
+ * @r: the ring
+ * @index: the buffer
+ *
+ * Return: true when hf_xdma_ring_wait() gave it and it is not released.
+ */
+bool hf_xdma_ring_held(const struct hf_xdma_ring *r, u32 index)
+{
+	return index < r->n && r->state[index] == XDMA_RING_HELD;
+}
+
+/**
+ * hf_xdma_ring_stop() - stop a ring and prove its engine idle.
+ * @r: the ring
+ * @res: the outcome (may be NULL)
+ *
+ * Clears Run and halts the descriptor fetch, then waits until the engine
+ * is proven idle as the stop path of hf_xdma_engine_run() does (the
+ * descriptor in progress ends with what it got: a card keeps writing after
+ * software gives up), turns credit mode off and clears the status.
+ * Buffers completed but not taken are forgotten, after a look at whether
+ * the stop cut a frame (@e->st_cut: the next ring skips its rest).  Only
+ * after a return of 0 or -ENODEV may the buffers, descriptors and
+ * writebacks be freed.  A stopped ring may be started again.
+ *
+ * Return: 0 (also when not running); -EBUSY when the engine could not be
+ * proven idle (wedged: keep every buffer; @res->wedged); -ENODEV when the
+ * card reads all ones.
+ */
+int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res)
+{
+	struct hf_xdma_engine *e = r->e;
+	struct hf_xdma_result local;
+	u32 status, i, len;
+	bool eop;
+	int ret;
+
+	res = hf_xdma_ring_res(res, &local);
+	if (!e || !r->running)
+		return 0;
+	ret = hf_xdma_engine_stop(e, NULL, r->buf_size, &status);
+	res->status = status;
+	e->prog_valid = false;
+	e->stale = true;
+	if (ret == -EBUSY) {
+		res->wedged = true;
+		return hf_xdma_ring_err(res, -EBUSY,
+					snprintf(res->msg, sizeof(res->msg),
+						 "C2H%u: stream engine did not stop (status 0x%08x): channel wedged, its buffers stay allocated",
+						 e->ch, status));
+	}
+	r->running = false;
+	if (ret)
+		return hf_xdma_ring_fail(r, res, ret, XDMA_RING_DEAD_MSG);
+	hf_xdma_common_wr(e, XDMA_SGDMA_COMMON_CREDIT_W1C,
+			  XDMA_SGDMA_CREDIT_C2H(e->ch));
+	hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
+	/* what landed before the engine went idle: was a frame cut? */
+	for (i = r->head; hf_xdma_ring_slot_take(r, i, &len, &eop);
+	     i = hf_xdma_ring_next(r, i)) {
+		e->st_cut = !eop;
+		r->stats.dropped_at_stop++;
+	}
+	memset(r->state, XDMA_RING_ENGINE, sizeof(r->state));
+	r->held = 0;
 	return 0;
 }

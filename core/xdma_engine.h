@@ -126,6 +126,9 @@ int hf_xdma_chain_build_window(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
  *	hf_xdma_dev_probe() and changeable at any time (a link may retrain)
  * @stop_max_ns: longest wait for a stopped engine to go idle, whatever the
  *	link (0: XDMA_STOP_MAX_DEFAULT_NS); also the wait when @link_rate is 0
+ * @stream: the card's channels are AXI-Stream (XDMA_ID_STREAM), not
+ *	memory-mapped: hf_xdma_engine_run() chains do not apply to them, a
+ *	C2H channel is driven as a ring (struct hf_xdma_ring)
  * @irq_shared: the engines share one vector (single MSI, INTx), set by
  *	hf_xdma_dev_set_vectors(): the ISR masks an engine's interrupt, which
  *	the next run enables again; with a vector of its own (MSI-X) an
@@ -137,6 +140,7 @@ struct hf_xdma_dev {
 	u32 num_c2h;
 	u32 version;
 	bool gone;
+	bool stream;
 	bool irq_shared;
 	u64 link_rate;
 	u64 stop_max_ns;
@@ -155,6 +159,10 @@ struct hf_xdma_dev {
  */
 #define XDMA_WB_SLOT_OFFSET		32
 #define XDMA_WB_AREA			64
+
+/* Why a memory-mapped transfer is refused on an AXI-Stream card. */
+#define XDMA_STREAM_MM_MSG \
+	"the card's channels are AXI-Stream: use HelloFPGA_Stream_*"
 
 int hf_xdma_dev_probe(struct hf_xdma_dev *xdev, const struct hf_mmio *bar);
 void hf_xdma_dev_set_vectors(struct hf_xdma_dev *xdev, u32 chan_first,
@@ -239,6 +247,9 @@ struct hf_xdma_engine_stats {
  *	run that succeeds
  * @wedged: a stop could not prove the engine idle: runs fail at once until
  *	hf_xdma_engine_recover() finds it idle
+ * @st_cut: AXI-Stream C2H: the last buffer the engine completed did not
+ *	end a frame (no EOP): a ring stopped then cut a frame, whose rest the
+ *	source still holds; the next ring skips it (hf_xdma_ring_start())
  * @cancel: set (WRITE_ONCE, then hf_os_event_signal() by
  *	hf_xdma_engine_cancel()) to end the run in progress early with
  *	-ECANCELED; the caller clears it, under its serialisation of runs,
@@ -266,6 +277,7 @@ struct hf_xdma_engine {
 	bool prog_valid;
 	bool stale;
 	bool wedged;
+	bool st_cut;
 	bool cancel;
 	struct hf_xdma_engine_stats stats;
 };
@@ -284,5 +296,125 @@ int hf_xdma_engine_recover(struct hf_xdma_engine *e);
 u32 hf_xdma_dev_isr_pending(struct hf_xdma_dev *xdev);
 int hf_xdma_decode_status(enum hf_xdma_dir dir, u32 status, char *buf,
 			  size_t len);
+
+/*
+ * C2H stream rings (AXI-Stream cards, PG195 "C2H Stream"): a cyclic chain
+ * of XDMA_RING_MIN..XDMA_RING_MAX equal buffers, one descriptor each, that
+ * the engine fills for ever, in descriptor credit mode:
+ *   hf_xdma_ring_init()     engine and coherent storage (descriptors and
+ *                           a 32-byte C2H stream writeback slot per buffer)
+ *   hf_xdma_ring_build()    the buffers' bus addresses (each contiguous)
+ *   hf_xdma_ring_start()    credit mode on, one credit per buffer, Run
+ *   hf_xdma_ring_wait()     the next completed buffer (from its writeback)
+ *   hf_xdma_ring_release()  give it back: credits return in ring order
+ *   hf_xdma_ring_stop()     Run off, engine proven idle, credit mode off
+ * A frame (TLAST) shorter than a buffer completes it with EOP and its
+ * length; a longer one spans buffers, EOP on the last.  The consumer
+ * holds a buffer from its wait to its release; with every buffer held
+ * the engine has no credit and waits (the source stalls or drops).
+ *
+ * Register cost on the running ring: a buffer whose writeback is there
+ * when waited for costs nothing; a wait that has to sleep reads the
+ * read-to-clear status once (the descriptor-completed bit holds the
+ * interrupt request up until read; shared vector: plus the ISR's pending
+ * read and mask, and the enable here); a release that returns credits
+ * writes the credit register once, for as many buffers as it returns.
+ */
+#define XDMA_RING_MIN			2
+#define XDMA_RING_MAX			512
+
+/**
+ * struct hf_xdma_ring_buf - a completed buffer of a ring.
+ * @index: buffer index, 0..n-1
+ * @len: bytes the engine put in it
+ * @eop: it ends a frame (TLAST)
+ * @sequence: buffers completed before it since the ring was set up
+ * @frame: frames (EOPs) completed before it
+ */
+struct hf_xdma_ring_buf {
+	u32 index;
+	u32 len;
+	bool eop;
+	u64 sequence;
+	u64 frame;
+};
+
+/**
+ * struct hf_xdma_ring_stats - counters of a ring since hf_xdma_ring_init().
+ * @buffers: buffers completed and handed to the consumer
+ * @frames: of them, those with EOP
+ * @bytes: bytes in them
+ * @ring_full: times the engine had no free buffer: every buffer completed
+ *	and not yet credited back (seen by the consumer when it takes one)
+ * @skipped: buffers skipped at a start: the rest of a frame a stop cut
+ * @dropped_at_stop: buffers completed but not taken when a stop came
+ * @wakes: wake-ups of a waiter by the engine's event (interrupt modes)
+ * @status_reads: reads of the status register by waits
+ * @credit_writes: writes of the credit register by releases
+ */
+struct hf_xdma_ring_stats {
+	u64 buffers;
+	u64 frames;
+	u64 bytes;
+	u64 ring_full;
+	u64 skipped;
+	u64 dropped_at_stop;
+	u64 wakes;
+	u64 status_reads;
+	u64 credit_writes;
+};
+
+/**
+ * struct hf_xdma_ring - a C2H stream ring.
+ * @e: its engine
+ * @chain: the descriptors (storage, count, first adjacent count)
+ * @wb: CPU address of the writeback slots, XDMA_STM_WB_SIZE bytes each
+ * @wb_bus: bus address of @wb
+ * @n: buffers
+ * @buf_size: bytes per buffer
+ * @head: the next buffer the engine completes
+ * @credit: the oldest buffer whose credit the engine does not have
+ * @held: buffers taken and not credited back (held or released early)
+ * @full: the engine had no free buffer, and no credit went back since
+ * @running: started and not stopped
+ * @failed: a wait saw the engine stopped or in error
+ * @resync: skipping the rest of a frame cut by the last stop
+ * @kick: set by hf_xdma_ring_kick(): the wait returns -EAGAIN
+ * @fail_status: the status register then
+ * @state: per buffer: with the engine, held, released (not yet credited)
+ * @stats: counters
+ */
+struct hf_xdma_ring {
+	struct hf_xdma_engine *e;
+	struct hf_xdma_chain chain;
+	void *wb;
+	u64 wb_bus;
+	u32 n;
+	u32 buf_size;
+	u32 head;
+	u32 credit;
+	u32 held;
+	bool full;
+	bool running;
+	bool failed;
+	bool resync;
+	bool kick;
+	u32 fail_status;
+	u8 state[XDMA_RING_MAX];
+	struct hf_xdma_ring_stats stats;
+};
+
+int hf_xdma_ring_init(struct hf_xdma_ring *r, struct hf_xdma_engine *e,
+		      void *desc_cpu, u64 desc_bus, void *wb_cpu, u64 wb_bus,
+		      u32 n);
+int hf_xdma_ring_build(struct hf_xdma_ring *r, const struct hf_sg *sg, u32 nsg,
+		       u64 buf_size, struct hf_xdma_result *res);
+int hf_xdma_ring_start(struct hf_xdma_ring *r, struct hf_xdma_result *res);
+int hf_xdma_ring_wait(struct hf_xdma_ring *r, u64 timeout_ns,
+		      struct hf_xdma_ring_buf *buf, struct hf_xdma_result *res);
+void hf_xdma_ring_kick(struct hf_xdma_ring *r);
+int hf_xdma_ring_release(struct hf_xdma_ring *r, u32 index);
+bool hf_xdma_ring_held(const struct hf_xdma_ring *r, u32 index);
+int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res);
 
 #endif /* HF_XDMA_ENGINE_H */

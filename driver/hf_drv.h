@@ -482,6 +482,7 @@ struct hf_card_window {
 };
 
 /* hf_xfer.c: read()/write() and what XFER shares with it */
+int hf_xfer_no_stream(struct hf_file *hf, struct hf_card *card);
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		   char __user *buf, size_t count, loff_t *ppos);
 ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,

@@ -445,6 +445,9 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 		hf_set_error(hf, -EINVAL, "XFER: bad direction %u", x.dir);
 		return -EINVAL;
 	}
+	ret = hf_xfer_no_stream(hf, card);
+	if (ret)
+		return ret;
 	chan = hf_chan_of(card, x.dir, x.channel);
 	if (!chan) {
 		hf_set_error(hf, -ECHRNG, "XFER: %s channel %u out of range (the card has %u)",

@@ -279,6 +279,21 @@ unpin:
 }
 
 /**
+ * hf_xfer_no_stream() - refuse a memory-mapped transfer on an AXI-Stream card.
+ * @hf: the file (its last error is set)
+ * @card: the card
+ *
+ * Return: 0, or -EOPNOTSUPP when the card's channels are AXI-Stream.
+ */
+int hf_xfer_no_stream(struct hf_file *hf, struct hf_card *card)
+{
+	if (!card->xdev.stream)
+		return 0;
+	hf_set_error(hf, -EOPNOTSUPP, "%s", XDMA_STREAM_MM_MSG);
+	return -EOPNOTSUPP;
+}
+
+/**
  * hf_xfer_window() - move a user buffer through an engine, chunk by chunk.
  * @hf: the file
  * @chan: the engine
@@ -302,6 +317,9 @@ ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
 	size_t done = 0, chunk, moved;
 	int ret = 0;
 
+	ret = hf_xfer_no_stream(hf, card);
+	if (ret)
+		return ret;
 	ret = hf_chan_lock(chan, hf_file_timeout_ns(hf));
 	if (ret) {
 		if (ret == -EBUSY)

@@ -141,7 +141,8 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev);
  * does, see docs/driver-stop.md; or the card recovers from a PCIe error; or
  * any other failure of a system call, named by the last-error text), -ENODEV
  * (card gone), -ENOMEM (no memory for the transfer's descriptors or mappings;
- * kernel driver: the pages of @buf exceed the caller's RLIMIT_MEMLOCK). In
+ * kernel driver: the pages of @buf exceed the caller's RLIMIT_MEMLOCK),
+ * -EOPNOTSUPP (the card's channels are AXI-Stream: use HelloFPGA_Stream_*). In
  * TransferMode GPU_PINNED, with @buf inside the registered GPU buffer (see
  * HelloFPGA_SetTransferMode()), also -EINVAL (@buf straddles the registered
  * buffer's end, or the card needs aligned GPU Direct transfers), -ENXIO (the
@@ -603,7 +604,8 @@ int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
  * moved), -ETIMEDOUT (engine timed out), -EIO (the engine reported an error,
  * the channel is wedged, or any other failure of the driver; see
  * HelloFPGA_DMA_MM_ReadC2H()), -ENODEV (card gone), -ENOMEM (kernel driver:
- * the descriptor storage of the transfer exceeds the pinner's RLIMIT_MEMLOCK).
+ * the descriptor storage of the transfer exceeds the pinner's RLIMIT_MEMLOCK),
+ * -EOPNOTSUPP (an AXI-Stream card: use HelloFPGA_Stream_*).
  */
 int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
 				HELLOFPGA_GPU_HANDLE handle, uint64_t fpgaAddr,
@@ -700,6 +702,168 @@ int HelloFPGA_GPU_Free(void *ptr);
  * -EOPNOTSUPP (CUDA: not supported), -EIO (any other failure of CUDA).
  */
 int HelloFPGA_GPU_Memcpy(void *dst, const void *src, size_t size, int kind);
+
+/*
+ * AXI-Stream (a card whose channels are AXI-Stream: the emulated card's
+ * "st" option).  A C2H stream is a ring of equal buffers in host memory or
+ * in a GPU Direct pin that the card's C2H channel fills for ever, in
+ * descriptor credit mode: HelloFPGA_Stream_Wait() hands the next filled
+ * buffer to the caller, who owns it until HelloFPGA_Stream_Release(); with
+ * every buffer held the card has nowhere to write and its source stalls or
+ * drops.  A frame (one AXI-Stream packet, ended by TLAST) shorter than a
+ * buffer fills one buffer, HELLOFPGA_FRAME_EOP set; a longer one spans
+ * consecutive buffers, HELLOFPGA_FRAME_EOP on the last.  The reference
+ * design's source and frame format: docs/xdma-model.md "AXI-Stream".
+ *
+ * One stream per C2H channel of a handle.  Wait and Release may be called
+ * from different threads (Waits of one stream run one at a time).
+ * HelloFPGA_Close() of the handle stops its streams first (a Wait blocked
+ * in another thread returns -EBADF) and frees their rings; the stream
+ * objects stay until HelloFPGA_Stream_Close(), and every other call on
+ * them returns -EBADF.  A stream does not survive fork(): in the child its
+ * calls return -ECHILD, as the handle's do.
+ */
+typedef struct hellofpga_stream *HELLOFPGA_STREAM;
+
+#define HELLOFPGA_STREAM_MAX_BUFFERS	512
+#define HELLOFPGA_STREAM_MIN_BUFFERS	2
+/* HELLOFPGA_FRAME.flags: this buffer ends a frame (TLAST). */
+#define HELLOFPGA_FRAME_EOP		0x1u
+
+/**
+ * typedef HELLOFPGA_STREAM_CONFIG - what HelloFPGA_Stream_Open() sets up.
+ * @channel: the C2H channel
+ * @buffers: ring buffers, HELLOFPGA_STREAM_MIN_BUFFERS..
+ *	HELLOFPGA_STREAM_MAX_BUFFERS
+ * @buffer_size: bytes per buffer, a multiple of 4096, at most 256 MiB - 4 KiB
+ * @host: NULL: the library allocates the ring in host memory; else the
+ *	ring in the caller's memory, 4 KiB aligned, @buffers * @buffer_size
+ *	bytes, readable and writable, kept until HelloFPGA_Stream_Close()
+ * @gpu: 0, or a GPU Direct pin (HelloFPGA_GPUDirect_Pin()) the ring is in
+ *	(then @host is NULL); the pin must stay pinned while the stream is open
+ * @gpu_offset: offset of the ring in the pin, a multiple of 4096
+ * @flags: 0 (no flag is defined yet)
+ * @reserved: 0
+ */
+typedef struct {
+	int channel;
+	uint32_t buffers;
+	size_t buffer_size;
+	void *host;
+	HELLOFPGA_GPU_HANDLE gpu;
+	uint64_t gpu_offset;
+	uint32_t flags;
+	uint32_t reserved[7];
+} HELLOFPGA_STREAM_CONFIG;
+
+/**
+ * typedef HELLOFPGA_FRAME - one filled buffer, from HelloFPGA_Stream_Wait().
+ * @index: buffer index, 0..buffers-1: pass it to HelloFPGA_Stream_Release()
+ * @flags: HELLOFPGA_FRAME_EOP when this buffer ends a frame
+ * @length: bytes in the buffer
+ * @sequence: buffers completed on the stream before this one
+ * @frame: frames (EOPs) completed on the stream before this one
+ * @dropped: frames the card's source dropped since the previous Wait (the
+ *	reference design: its DROPPED counter, read at each EOP buffer), 0
+ *	where unknown
+ * @timestamp_ns: CLOCK_MONOTONIC when the library saw the buffer
+ * @host: the buffer in host memory, or NULL for a GPU ring
+ * @gpu_offset: the buffer's offset in the pin (GPU ring), else 0
+ * @reserved: 0
+ */
+typedef struct {
+	uint32_t index;
+	uint32_t flags;
+	uint64_t length;
+	uint64_t sequence;
+	uint64_t frame;
+	uint64_t dropped;
+	uint64_t timestamp_ns;
+	void *host;
+	uint64_t gpu_offset;
+	uint32_t reserved[8];
+} HELLOFPGA_FRAME;
+
+/**
+ * typedef HELLOFPGA_STREAM_STATS - what HelloFPGA_Stream_GetStats() reports.
+ * @buffers: buffers completed and handed out
+ * @frames: of them, those that end a frame
+ * @bytes: bytes in them
+ * @ring_full: times the card had no free buffer (all held or not released)
+ * @source_dropped: the reference design's source: frames it dropped since
+ *	the stream opened (0 on other designs)
+ * @source_sent: the same: frames it sent whole
+ * @held: buffers the caller holds now
+ * @reserved: 0
+ */
+typedef struct {
+	uint64_t buffers;
+	uint64_t frames;
+	uint64_t bytes;
+	uint64_t ring_full;
+	uint64_t source_dropped;
+	uint64_t source_sent;
+	uint32_t held;
+	uint32_t reserved[9];
+} HELLOFPGA_STREAM_STATS;
+
+/**
+ * HelloFPGA_Stream_Open() - set up a C2H stream ring and start it.
+ * @cfg: the configuration
+ * @s: receives the stream
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
+ * before fork()), -EFAULT (NULL @cfg or @s), -EINVAL (a field out of range,
+ * unaligned, reserved or flags not 0, both @host and @gpu; a GPU ring whose
+ * buffers do not each fit one of the pin's contiguous pieces: the text says
+ * the largest buffer size that works), -ECHRNG (no such C2H channel),
+ * -EOPNOTSUPP (the card's channels are not AXI-Stream, or the backend has no
+ * streams: the kernel driver has none yet), -EBUSY (a stream is open on the
+ * channel), -ENOENT (@gpu is no pin), -ERANGE (the ring lies past the end of
+ * the pin), -ENOMEM, -ENODEV (card gone), -EIO (the engine is wedged, or
+ * any other failure).
+ */
+int HelloFPGA_Stream_Open(HELLOFPGA_HANDLE hDev,
+			  const HELLOFPGA_STREAM_CONFIG *cfg,
+			  HELLOFPGA_STREAM *s);
+
+/**
+ * HelloFPGA_Stream_Wait() - the next filled buffer.
+ * @timeout_ms: how long to wait: 0 only looks, < 0 the handle's timeout
+ * @f: receives the buffer; it is the caller's until
+ *	HelloFPGA_Stream_Release()
+ * Return: 0, -ETIMEDOUT (no buffer yet: the stream goes on), -EBADF (NULL
+ * stream, or its handle was closed, also while this waited), -ECHILD (after
+ * fork()), -EFAULT (NULL @f), -EINVAL (@timeout_ms above 3600000), -EIO
+ * (the engine stopped on an error; the text decodes it: close the stream),
+ * -ENODEV (card gone).
+ */
+int HelloFPGA_Stream_Wait(HELLOFPGA_STREAM s, int timeout_ms,
+			  HELLOFPGA_FRAME *f);
+
+/**
+ * HelloFPGA_Stream_Release() - give a buffer back to the card.  Buffers go
+ * back in ring order: one released before older ones waits for them.
+ * @index: a buffer HelloFPGA_Stream_Wait() gave and not yet released
+ * Return: 0, -EBADF, -ECHILD, -EINVAL (@index not held), -EIO (any other
+ * failure of the backend).
+ */
+int HelloFPGA_Stream_Release(HELLOFPGA_STREAM s, uint32_t index);
+
+/**
+ * HelloFPGA_Stream_GetStats() - the stream's counters.
+ * Return: 0, -EBADF, -ECHILD, -EFAULT (NULL @st), -EIO (any other failure
+ * of the backend).
+ */
+int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st);
+
+/**
+ * HelloFPGA_Stream_Close() - stop the stream, prove its engine idle, free
+ * the ring (what the library allocated) and the stream.  NULL is a no-op.
+ * Return: 0 (also after the handle was closed: the stream is only freed),
+ * -ECHILD (after fork(): nothing is freed), -EIO (the engine did not stop:
+ * the channel is wedged and the ring stays allocated; the stream is freed).
+ */
+int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
 
 /** HelloFPGA_Version() - the library version, "MAJOR.MINOR.PATCH". */
 const char *HelloFPGA_Version(void);

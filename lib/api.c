@@ -31,6 +31,7 @@ static struct hellofpga_dev *dev_alloc(void)
 	dev->lock_fd = -1;
 	dev->wake_fd = -1;
 	pthread_mutex_init(&dev->uirq_lock, NULL);
+	pthread_mutex_init(&dev->stream_lock, NULL);
 	for (int i = 0; i < XDMA_USER_IRQS; i++)
 		dev->uirq_fd[i] = -1;
 	dev->timeout_ms = HF_DEFAULT_TIMEOUT_MS;
@@ -47,6 +48,7 @@ static void dev_free(struct hellofpga_dev *dev)
 	if (dev->wake_fd >= 0)
 		close(dev->wake_fd);
 	pthread_mutex_destroy(&dev->uirq_lock);
+	pthread_mutex_destroy(&dev->stream_lock);
 	for (int d = 0; d < 2; d++)
 		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
 			pthread_mutex_destroy(&dev->chan_lock[d][c]);
@@ -123,6 +125,8 @@ static int close_card(HELLOFPGA_HANDLE hDev)
 				    (void *)hDev);
 	if (!dev)
 		return 0;	/* inherited over fork(): only forgotten */
+	/* Streams may write into pins: stop them first, then the pins. */
+	hf_stream_close_all(dev);
 	/* Pins use the backend's mappings: release them first. */
 	hf_gpudirect_close(dev);
 	dev->ops->close(dev);
@@ -133,6 +137,12 @@ static int close_card(HELLOFPGA_HANDLE hDev)
 int HelloFPGA_Close(HELLOFPGA_HANDLE hDev)
 {
 	return close_card(hDev);
+}
+
+int hf_refuse_stream_card(struct hellofpga_dev *dev, const char *fn)
+{
+	return hf_set_error(dev, -EOPNOTSUPP, "%s: %s: %s", dev->info.name,
+			    fn, XDMA_STREAM_MM_MSG);
 }
 
 static int dma_mm(struct hellofpga_dev *h, enum hf_xdma_dir dir, int ch,
@@ -150,6 +160,8 @@ static int dma_mm(struct hellofpga_dev *h, enum hf_xdma_dir dir, int ch,
 				    "%s: channel %d out of range: %s has %d %s channel%s (0..%d)",
 				    fn, ch, h->info.name, nch, hf_dir_name(dir),
 				    nch == 1 ? "" : "s", nch - 1);
+	if (h->stream)
+		return hf_refuse_stream_card(h, fn);
 	if (len == 0)
 		return 0;
 	if (!buf)

@@ -1516,6 +1516,251 @@ static int emu_uirq_take(struct hellofpga_dev *dev, int irq, uint32_t *count)
 	return 1;
 }
 
+/* ---- C2H streams (stream.c) ---- */
+
+/**
+ * struct emu_stream - an emulated card's side of a stream (bdata).
+ * @r: the engine core's ring
+ * @desc: descriptor storage
+ * @desc_bus: its bus address
+ * @wb: the writeback slots
+ * @wb_bus: their bus address
+ * @host: the ring in host memory (NULL for a GPU ring)
+ * @own: the library allocated @host
+ * @host_bus: bus address of @host (one mapping)
+ * @pin: the GPU pin the ring is in (a reference), or NULL
+ */
+struct emu_stream {
+	struct hf_xdma_ring r;
+	void *desc;
+	u64 desc_bus;
+	void *wb;
+	u64 wb_bus;
+	u8 *host;
+	bool own;
+	u64 host_bus;
+	struct hf_pin *pin;
+};
+
+static void emu_stream_free(struct emu_card *card, struct emu_stream *es)
+{
+	if (es->host_bus)
+		hf_emu_dma_unmap(card->host, es->host_bus);
+	if (es->own)
+		free(es->host);
+	if (es->desc)
+		hf_emu_dma_free(card->host, es->desc, es->desc_bus);
+	if (es->wb)
+		hf_emu_dma_free(card->host, es->wb, es->wb_bus);
+	if (es->pin)
+		hf_pin_put(es->pin);
+	free(es);
+}
+
+/*
+ * The scatter list of bytes [@off, @off + @len) of a pin into @out (at
+ * most @max entries); the number of entries.
+ */
+static u32 emu_pin_range(const struct emu_pin *ep, u64 off, u64 len,
+			 struct hf_sg *out, u32 max)
+{
+	u32 n = 0;
+
+	for (u32 i = 0; i < ep->nseg && len && n < max; i++) {
+		u64 sl = ep->sg[i].len;
+
+		if (off >= sl) {
+			off -= sl;
+			continue;
+		}
+		out[n].addr = ep->sg[i].addr + off;
+		out[n].len = min_t(u64, sl - off, len);
+		len -= out[n].len;
+		off = 0;
+		n++;
+	}
+	return n;
+}
+
+/* Ring memory in a GPU pin: its bus segments for the ring's range. */
+static int emu_stream_gpu(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+			  struct emu_stream *es, struct hf_sg **sg, u32 *nsg)
+{
+	static const char fn[] = "HelloFPGA_Stream_Open";
+	u64 len = (u64)s->cfg.buffers * s->cfg.buffer_size;
+	struct emu_pin *ep;
+	u64 piece = 0;
+
+	es->pin = hf_pin_get(dev, s->cfg.gpu);
+	if (!es->pin)
+		return hf_set_error(dev, -ENOENT, "%s: no pin with handle 0x%llx",
+				    fn, (unsigned long long)s->cfg.gpu);
+	if (s->cfg.gpu_offset > es->pin->size ||
+	    len > es->pin->size - s->cfg.gpu_offset)
+		return hf_set_error(dev, -ERANGE,
+				    "%s: the ring (offset 0x%llx + %llu bytes) lies past the end of the pin (%zu bytes)",
+				    fn, (unsigned long long)s->cfg.gpu_offset,
+				    (unsigned long long)len, es->pin->size);
+	ep = es->pin->bdata;
+	for (u32 i = 0; i < ep->nseg; i++)
+		piece = max_t(u64, piece, ep->sg[i].len);
+	if (s->cfg.buffer_size > piece)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: buffer_size %zu: the pin's memory is mapped in contiguous pieces of %llu bytes: the largest buffer size that works is %llu (with gpu_offset a multiple of it)",
+				    fn, s->cfg.buffer_size,
+				    (unsigned long long)piece,
+				    (unsigned long long)piece);
+	*sg = calloc(ep->nseg, sizeof(**sg));
+	if (!*sg)
+		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
+	*nsg = emu_pin_range(ep, s->cfg.gpu_offset, len, *sg, ep->nseg);
+	return 0;
+}
+
+static int emu_stream_start(struct hellofpga_dev *dev, struct hellofpga_stream *s)
+{
+	static const char fn[] = "HelloFPGA_Stream_Open";
+	struct emu_card *card = dev->priv;
+	struct hf_xdma_engine *e = &card->eng[XDMA_C2H][s->cfg.channel].eng;
+	u32 n = s->cfg.buffers;
+	size_t len = (size_t)n * s->cfg.buffer_size;
+	struct hf_xdma_result res;
+	struct emu_stream *es;
+	struct hf_sg one, *sg = &one;
+	u32 nsg = 1;
+	int ret;
+
+	if (!dev->stream)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: %s has memory-mapped channels, not AXI-Stream ones",
+				    fn, dev->info.name);
+	ret = emu_engine_usable(dev, e);
+	if (ret)
+		return ret;
+	es = calloc(1, sizeof(*es));
+	if (!es)
+		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
+	es->desc = hf_emu_dma_alloc(card->host, (size_t)n * XDMA_DESC_SIZE,
+				    &es->desc_bus);
+	es->wb = hf_emu_dma_alloc(card->host, (size_t)n * XDMA_STM_WB_SIZE,
+				  &es->wb_bus);
+	if (!es->desc || !es->wb) {
+		ret = hf_set_error(dev, -ENOMEM,
+				   "%s: cannot allocate the ring's descriptors",
+				   fn);
+		goto err;
+	}
+	if (s->cfg.gpu) {
+		ret = emu_stream_gpu(dev, s, es, &sg, &nsg);
+		if (ret)
+			goto err;
+	} else {
+		es->host = s->cfg.host;
+		if (!es->host) {
+			es->host = aligned_alloc(4096, len);
+			if (!es->host) {
+				ret = hf_set_error(dev, -ENOMEM,
+						   "%s: cannot allocate a ring of %zu bytes",
+						   fn, len);
+				goto err;
+			}
+			es->own = true;
+			memset(es->host, 0, len);
+		} else {
+			ret = hf_user_buf_check(dev, XDMA_C2H, es->host, len);
+			if (ret)
+				goto err;
+		}
+		ret = hf_emu_dma_map(card->host, es->host, len,
+				     HF_DMA_FROM_DEVICE, &es->host_bus);
+		if (ret) {
+			ret = hf_set_error(dev, ret, "%s: cannot map the ring: %s",
+					   fn, strerror(-ret));
+			goto err;
+		}
+		one.addr = es->host_bus;
+		one.len = len;
+	}
+	ret = hf_xdma_ring_init(&es->r, e, es->desc, es->desc_bus, es->wb,
+				es->wb_bus, n);
+	if (!ret)
+		ret = hf_xdma_ring_build(&es->r, sg, nsg, s->cfg.buffer_size,
+					 &res);
+	if (sg != &one)
+		free(sg);
+	if (ret) {
+		ret = hf_set_error(dev, ret, "%s: %s", fn,
+				   res.msg[0] ? res.msg : "cannot set up the ring");
+		goto err;
+	}
+	ret = hf_xdma_ring_start(&es->r, &res);
+	if (ret) {
+		ret = hf_set_error(dev, ret, "%s: %s", fn, res.msg);
+		goto err;
+	}
+	s->host = es->host;
+	__atomic_store_n(&s->bdata, es, __ATOMIC_RELEASE);
+	return 0;
+err:
+	emu_stream_free(card, es);
+	return ret;
+}
+
+static int emu_stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+			   uint64_t timeout_ns, struct hf_xdma_ring_buf *b)
+{
+	struct emu_stream *es = s->bdata;
+	struct hf_xdma_result res;
+	int ret;
+
+	ret = hf_xdma_ring_wait(&es->r, timeout_ns, b, &res);
+	if (ret && ret != -EAGAIN)
+		return hf_set_error(dev, ret, "%s: %s", dev->info.name, res.msg);
+	return ret;
+}
+
+static int emu_stream_release(struct hellofpga_dev *dev,
+			      struct hellofpga_stream *s, uint32_t index)
+{
+	struct emu_stream *es = s->bdata;
+
+	return hf_xdma_ring_release(&es->r, index);
+}
+
+static void emu_stream_kick(struct hellofpga_dev *dev, struct hellofpga_stream *s)
+{
+	struct emu_stream *es = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
+
+	if (es)
+		hf_xdma_ring_kick(&es->r);
+}
+
+static void emu_stream_stats(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+			     struct hf_xdma_ring_stats *st)
+{
+	struct emu_stream *es = s->bdata;
+
+	*st = es->r.stats;
+}
+
+static int emu_stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
+{
+	struct emu_card *card = dev->priv;
+	struct emu_stream *es = s->bdata;
+	struct hf_xdma_result res;
+	int ret;
+
+	if (!es)
+		return 0;
+	ret = hf_xdma_ring_stop(&es->r, &res);
+	if (ret == -EBUSY)	/* wedged: the card may still write the ring */
+		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
+				    res.msg);
+	__atomic_store_n(&s->bdata, NULL, __ATOMIC_RELEASE);
+	emu_stream_free(card, es);
+	return 0;
+}
+
 static const struct hf_backend_ops emu_ops = {
 	.name = "emulated card (in-process model)",
 	.close = emu_close,
@@ -1531,6 +1776,12 @@ static const struct hf_backend_ops emu_ops = {
 	.gpu_xfer = emu_gpu_xfer,
 	.uirq_arm = emu_uirq_arm,
 	.uirq_take = emu_uirq_take,
+	.stream_start = emu_stream_start,
+	.stream_wait = emu_stream_wait,
+	.stream_release = emu_stream_release,
+	.stream_kick = emu_stream_kick,
+	.stream_stats = emu_stream_stats,
+	.stream_stop = emu_stream_stop,
 };
 
 static int init_engines(struct hellofpga_dev *dev, struct emu_card *card)
@@ -1636,6 +1887,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 
 	dev->priv = card;
 	dev->ops = &emu_ops;
+	dev->stream = card->xdev.stream;
 	dev->pci.user_bar_size = HF_USER_BAR_SIZE;
 	snprintf(dev->info.name, sizeof(dev->info.name), "%s", spec);
 	dev->info.backend = HELLOFPGA_BACKEND_EMULATED;

@@ -688,6 +688,16 @@ static int kernel_uirq_take(struct hellofpga_dev *dev, int irq,
 		     irq);
 }
 
+/* The driver has no stream ioctls yet: the hook for them. */
+static int kernel_stream_start(struct hellofpga_dev *dev,
+			       struct hellofpga_stream *s)
+{
+	(void)s;
+	return hf_set_error(dev, -EOPNOTSUPP,
+			    "HelloFPGA_Stream_Open: %s: the driver has no stream ioctls yet",
+			    dev->info.name);
+}
+
 static const struct hf_backend_ops kernel_ops = {
 	.name = "kernel driver",
 	.close = kernel_close,
@@ -701,6 +711,7 @@ static const struct hf_backend_ops kernel_ops = {
 	.gpu_xfer = kernel_gpu_xfer,
 	.uirq_arm = kernel_uirq_arm,
 	.uirq_take = kernel_uirq_take,
+	.stream_start = kernel_stream_start,
 };
 
 /*

@@ -495,6 +495,8 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 
 	if (actual)
 		*actual = 0;
+	if (dev->stream)
+		return hf_refuse_stream_card(dev, fn);
 	if (dir != HELLOFPGA_DIR_H2C && dir != HELLOFPGA_DIR_C2H)
 		return hf_set_error(dev, -EINVAL,
 				    "%s: direction %d unknown: use HELLOFPGA_DIR_H2C (%d, GPU -> card) or HELLOFPGA_DIR_C2H (%d, card -> GPU)",

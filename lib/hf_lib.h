@@ -95,7 +95,65 @@ struct hf_backend_ops {
 			size_t *actual);
 	int (*uirq_arm)(struct hellofpga_dev *dev, int irq, int *fd);
 	int (*uirq_take)(struct hellofpga_dev *dev, int irq, uint32_t *count);
+	/*
+	 * C2H streams (stream.c): start sets up and starts @s's ring (the
+	 * configuration validated, the channel free); wait, release and stop
+	 * run under @s->lock; kick from any thread makes a wait return
+	 * -EAGAIN; stop proves the engine idle and frees the ring (-EIO:
+	 * wedged, the memory kept).  All set the error text on failure.
+	 */
+	int (*stream_start)(struct hellofpga_dev *dev, struct hellofpga_stream *s);
+	int (*stream_wait)(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+			   uint64_t timeout_ns, struct hf_xdma_ring_buf *b);
+	int (*stream_release)(struct hellofpga_dev *dev,
+			      struct hellofpga_stream *s, uint32_t index);
+	void (*stream_kick)(struct hellofpga_dev *dev, struct hellofpga_stream *s);
+	void (*stream_stats)(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+			     struct hf_xdma_ring_stats *st);
+	int (*stream_stop)(struct hellofpga_dev *dev, struct hellofpga_stream *s);
 };
+
+/**
+ * struct hellofpga_stream - a C2H stream (HELLOFPGA_STREAM).
+ * @h: the handle it was opened on (every call looks it up: -EBADF, -ECHILD)
+ * @dev: the card; NULL once stopped by HelloFPGA_Close() of @h
+ * @next: the card's list of streams, under the card's @stream_lock
+ * @cfg: the configuration
+ * @lock: serialises waits, the application of releases and the stop
+ * @closing: set (atomic) when the handle or the stream is being closed
+ * @pending: releases wait to be applied (atomic)
+ * @held: per buffer (atomic): 0 with the card, 1 held by the caller, 2
+ *	released, to be handed to the backend under @lock
+ * @nheld: buffers in state 1 (atomic)
+ * @host: the ring in host memory (NULL for a GPU ring)
+ * @ref_design: the card is the reference design (HF_USER_ID): its source's
+ *	counters are read
+ * @drop_base: the source's DROPPED counter when the stream opened
+ * @sent_base: its SENT counter then
+ * @drop_last: DROPPED at the last EOP a wait handed out
+ * @bdata: the backend's state
+ */
+struct hellofpga_stream {
+	HELLOFPGA_HANDLE h;
+	struct hellofpga_dev *dev;
+	struct hellofpga_stream *next;
+	HELLOFPGA_STREAM_CONFIG cfg;
+	pthread_mutex_t lock;
+	bool closing;
+	bool pending;
+	uint8_t held[HELLOFPGA_STREAM_MAX_BUFFERS];
+	uint32_t nheld;
+	uint8_t *host;
+	bool ref_design;
+	uint32_t drop_base;
+	uint32_t sent_base;
+	uint32_t drop_last;
+	void *bdata;
+};
+
+/* stream.c */
+void hf_stream_wake_all(struct hellofpga_dev *dev);
+void hf_stream_close_all(struct hellofpga_dev *dev);
 
 /**
  * struct hf_pin - a pinned GPU buffer (GPU Direct).
@@ -234,7 +292,13 @@ struct hellofpga_dev {
 	int wake_fd;
 	pthread_mutex_t uirq_lock;
 	int uirq_fd[XDMA_USER_IRQS];
+	bool stream;
+	pthread_mutex_t stream_lock;
+	struct hellofpga_stream *streams;
 };
+
+/* The text of an MM call refused on an AXI-Stream card (-EOPNOTSUPP). */
+int hf_refuse_stream_card(struct hellofpga_dev *dev, const char *fn);
 
 /* error.c */
 int hf_set_error(struct hellofpga_dev *dev, int err, const char *fmt, ...)
@@ -265,6 +329,11 @@ enum hf_api {
 	HF_API_GPU_ALLOC,
 	HF_API_GPU_FREE,
 	HF_API_GPU_MEMCPY,
+	HF_API_STREAM_OPEN,
+	HF_API_STREAM_WAIT,
+	HF_API_STREAM_RELEASE,
+	HF_API_STREAM_GET_STATS,
+	HF_API_STREAM_CLOSE,
 	HF_API_COUNT
 };
 

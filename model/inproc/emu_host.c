@@ -356,6 +356,21 @@ static int emu_dma_write(void *host, uint64_t bus, const void *src,
 		memcpy(&v, src, 4);
 		__atomic_store_n((u32 *)dst, v, __ATOMIC_RELEASE);
 		r = 0;
+	} else if (dst && len == XDMA_STM_WB_SIZE &&
+		   IS_ALIGNED((uintptr_t)dst, 4)) {
+		/*
+		 * A C2H stream writeback, which the CPU polls while the card
+		 * writes the ring: the status dword (0) last, one release
+		 * store, after the others, so that a CPU that sees its magic
+		 * with an acquire load sees the length and the data too.
+		 */
+		u32 v[XDMA_STM_WB_SIZE / 4];
+
+		memcpy(v, src, sizeof(v));
+		for (int i = 1; i < XDMA_STM_WB_SIZE / 4; i++)
+			__atomic_store_n((u32 *)dst + i, v[i], __ATOMIC_RELAXED);
+		__atomic_store_n((u32 *)dst, v[0], __ATOMIC_RELEASE);
+		r = 0;
 	} else if (dst) {
 		memcpy(dst, src, len);
 		r = 0;

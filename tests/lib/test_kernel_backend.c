@@ -1058,3 +1058,22 @@ HF_TEST(kb_undocumented_driver_errno_of_xfer_is_eio)
 	gpu_read_failed_by_driver(-EPIPE, "C2H0: a pipe of the test broke", -EIO,
 				  "a pipe of the test broke");
 }
+
+/* The driver has no stream ioctls yet: the kernel backend says so. */
+HF_TEST(kb_stream_open_is_eopnotsupp)
+{
+	HELLOFPGA_STREAM_CONFIG c;
+	HELLOFPGA_STREAM s = NULL;
+	HELLOFPGA_HANDLE h;
+
+	fake_defaults();
+	h = kopen_default();
+	memset(&c, 0, sizeof(c));
+	c.buffers = 4;
+	c.buffer_size = 4096;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EOPNOTSUPP);
+	HF_CHECK(s == NULL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "no stream ioctls"),
+		     "'%s'", HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}

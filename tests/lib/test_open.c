@@ -121,22 +121,37 @@ HF_TEST(open_rejects_bad_emu_options)
 }
 
 /*
- * "st" builds the emulated card with AXI-Stream channels (identifiers with
- * the stream bit).  The library's transfer paths take AXI-MM channels
- * only, so its probe refuses such a card: cleanly, with a text, and the
- * same card number opens as an MM card afterwards.
+ * A card with AXI-Stream channels ("st") opens: the info says its
+ * channels, and every memory-mapped transfer is refused with -EOPNOTSUPP
+ * and a text that names the stream API.
  */
-HF_TEST(open_st_card_is_refused_by_the_mm_probe_cleanly)
+HF_TEST(open_st_card_opens_and_refuses_mm_calls)
 {
 	HELLOFPGA_HANDLE h;
+	HELLOFPGA_INFO info;
+	char buf[64] = { 0 };
+	size_t n;
 
-	t_emu_dir();
-	HF_CHECK_ERR(HelloFPGA_Open("emu:31,st,ddr=16M", &h), -ENODEV);
-	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(NULL), "probe"), "'%s'",
-		     HelloFPGA_GetLastError(NULL));
-	HF_CHECK_ERR(HelloFPGA_Open("emu,private,st,h2c=1,c2h=2,link=gen3x4",
-				    &h), -ENODEV);
-	HF_CHECK_ERR(HelloFPGA_Open("emu:31,ddr=16M", &h), 0);
+	HF_CHECK_ERR(HelloFPGA_Open("emu,private,st,h2c=1,c2h=2,ddr=16M", &h),
+		     0);
+	HF_CHECK_ERR(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK_EQ(info.num_h2c, 1);
+	HF_CHECK_EQ(info.num_c2h, 2);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_ReadC2H(h, 0, buf, 0, sizeof(buf), &n),
+		     -EOPNOTSUPP);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h),
+			    "the card's channels are AXI-Stream: use HelloFPGA_Stream_*"),
+		     "'%s'", HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf), &n),
+		     -EOPNOTSUPP);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_ReadC2H(h, 0, 1, 0, 4096, 100),
+		     -EOPNOTSUPP);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_WriteH2C(h, 0, 1, 0, 4096, 100),
+		     -EOPNOTSUPP);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Xfer(h, 0, 1, 0, 0, 4096,
+					      HELLOFPGA_DIR_C2H, 100, &n),
+		     -EOPNOTSUPP);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "AXI-Stream"));
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 

@@ -294,6 +294,75 @@ case_events_through_the_kernel_backend() {
 	expect_in out '^[0-9]+\.[0-9]{6} irq=6 count=1$'
 }
 
+# --- stream ---------------------------------------------------------------
+
+case_stream_verifies_every_frame_in_each_mode() {
+	local m
+
+	for m in poll msix msi legacy; do
+		run -d "emu:0,private,st,irq=$m" stream --frames 3000 --buffers 16
+		expect_ok
+		expect_in out '^frames: +3000 '
+		expect_in out '^dropped: +0 \(source\), 0 \(sequence gaps\)$'
+		expect_in out '^corrupt: +0$'
+		expect_in out '^latency \(between frames\): p50 [0-9.]+ us, p99 [0-9.]+ us, max [0-9.]+ us$'
+	done
+}
+
+case_stream_records_spanning_buffers() {
+	run -d emu:0,private,st stream --records 16-40000 --buffer-size 4K \
+		--buffers 8 --frames 500
+	expect_ok
+	expect_in out '^stream: C2H0, 8 buffers of 4096 bytes in host memory$'
+	expect_in out '^corrupt: +0$'
+}
+
+case_stream_json_has_the_summary() {
+	run -d emu:0,private,st stream --frames 200 --rate 20000 --json "$T/s.json"
+	expect_ok
+	python3 - "$T/s.json" <<'PY' || fail "JSON lacks a field"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["frames"] == 200 and d["dropped"] == 0 and d["corrupt"] == 0
+assert d["fps"] > 0 and d["gbps"] > 0
+assert d["latency_us"]["meaning"] == "from the due time"
+for k in ("p50", "p99", "max"):
+    assert d["latency_us"][k] >= 0
+PY
+}
+
+case_stream_drop_mode_reports_drops_and_succeeds() {
+	run -d emu:0,private,st stream --rate 50000 --drop --buffers 2 \
+		--duration 200ms
+	expect_ok
+	expect_in out '^corrupt: +0$'
+	expect_in out '^dropped: +[0-9]+ \(source\)'
+}
+
+case_stream_gpu_ring_on_the_emulated_gpu() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,st stream --gpu \
+		--frame-size 100000 --buffer-size 64K --frames 300
+	expect_ok
+	expect_in out 'in GPU memory$'
+	expect_in out '^corrupt: +0$'
+}
+
+case_stream_on_a_memory_mapped_card_fails() {
+	run -d emu:0,private stream --frames 3
+	expect_rc 1
+	expect_in err 'not AXI-Stream'
+}
+
+case_stream_bad_options_are_refused() {
+	expect_refused 'needs --rate' -d emu:0,private,st stream --drop
+	expect_refused 'give one' -d emu:0,private,st stream --frames 3 \
+		--duration 1s
+	expect_refused 'bad --buffers' -d emu:0,private,st stream --buffers 1
+	expect_refused 'multiple of 4096' -d emu:0,private,st stream \
+		--buffer-size 1000
+	expect_refused 'bad --records' -d emu:0,private,st stream --records 9-5
+}
+
 # --- demo -----------------------------------------------------------------
 
 case_demo_small_passes() {

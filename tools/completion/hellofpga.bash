@@ -9,7 +9,7 @@
 # cannot drift.  Every command takes --help, also where its help does not
 # print it.
 
-_hellofpga_commands="info write read reg events demo bench test doctor version help"
+_hellofpga_commands="info write read reg events stream demo bench test doctor version help"
 
 declare -gA _hellofpga_opts=(
 	[-]="--device --help --version"
@@ -18,6 +18,8 @@ declare -gA _hellofpga_opts=(
 	[read]="--address --channel --size --help"
 	[reg]="--help"
 	[events]="--irq --all --count --timeout --json --raise --help"
+	[stream]="--channel --frames --duration --frame-size --records --buffers
+		--buffer-size --gpu --rate --drop --json --help"
 	[demo]="--size --rounds --help"
 	[bench]="--quick --all --sections --min --max --budget --iters
 		--frame-size --buffers --frames-time --pin-max --soak --interval

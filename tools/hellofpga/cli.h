@@ -34,6 +34,7 @@ int cmd_write(int argc, char **argv);
 int cmd_read(int argc, char **argv);
 int cmd_reg(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_stream(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_test(int argc, char **argv);

@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "read", cmd_read, "copy card memory to a file (C2H DMA)" },
 	{ "reg", cmd_reg, "read or write a 32-bit user-BAR register" },
 	{ "events", cmd_events, "wait for user interrupts and print them, or raise them" },
+	{ "stream", cmd_stream, "take and verify frames from an AXI-Stream card's source" },
 	{ "demo", cmd_demo, "move and verify a test pattern on every channel" },
 	{ "bench", cmd_bench, "latency and bandwidth against the memcpy ceiling" },
 	{ "test", cmd_test, "the GPU Direct test program: 15 cases, optional soak" },

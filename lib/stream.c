@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stream.c - HelloFPGA_Stream_*: C2H AXI-Stream rings.  Validation, the
+ * stream's life against its handle's (HelloFPGA_Close() stops the streams
+ * and wakes their waiters), the hand-over of buffers between a waiting
+ * thread and releasing ones, the reference design's source counters; the
+ * ring itself is the backend's (the emulated card: the engine core's
+ * struct hf_xdma_ring).
+ *
+ * Releases from any thread: a release marks its buffer (held[] 1 -> 2)
+ * and, when no wait holds the stream's lock, hands it to the backend at
+ * once; else it kicks the wait, which hands over every marked buffer
+ * before it waits again, so a full ring never waits for a release that
+ * is already made.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hf_lib.h"
+#include "hf_user_regs.h"
+
+#define HELD_FREE	0
+#define HELD_BY_USER	1
+#define HELD_RELEASED	2
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The stream's card, one reference taken: -EBADF (NULL stream, handle
+ * closed, stream stopped by HelloFPGA_Close()), -ECHILD (after fork()).
+ */
+static int stream_get(HELLOFPGA_STREAM s, const char *fn,
+		      struct hellofpga_dev **out)
+{
+	struct hellofpga_dev *dev;
+	int ret;
+
+	if (!s)
+		return hf_set_error(NULL, -EBADF, "%s: stream is NULL", fn);
+	ret = hf_dev_get(s->h, fn, &dev);
+	if (ret)
+		return ret;
+	if (__atomic_load_n(&s->dev, __ATOMIC_ACQUIRE) != dev) {
+		hf_dev_put(dev);
+		return hf_set_error(NULL, -EBADF, "%s: stream %p is closed",
+				    fn, (void *)s);
+	}
+	*out = dev;
+	return 0;
+}
+
+static uint32_t src_reg(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+			uint32_t reg)
+{
+	uint32_t v = 0;
+
+	if (!s->ref_design ||
+	    dev->ops->user_read32(dev, HF_USER_ST_SRC(s->cfg.channel) + reg, &v))
+		return 0;
+	return v;
+}
+
+static int check_cfg(struct hellofpga_dev *dev, const HELLOFPGA_STREAM_CONFIG *c,
+		     const char *fn)
+{
+	if (c->channel < 0 || c->channel >= dev->info.num_c2h)
+		return hf_set_error(dev, -ECHRNG,
+				    "%s: C2H channel %d out of range: %s has %d C2H channel%s",
+				    fn, c->channel, dev->info.name,
+				    dev->info.num_c2h,
+				    dev->info.num_c2h == 1 ? "" : "s");
+	if (c->buffers < HELLOFPGA_STREAM_MIN_BUFFERS ||
+	    c->buffers > HELLOFPGA_STREAM_MAX_BUFFERS)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: buffers %u: must be %d..%d", fn,
+				    c->buffers, HELLOFPGA_STREAM_MIN_BUFFERS,
+				    HELLOFPGA_STREAM_MAX_BUFFERS);
+	if (!c->buffer_size || c->buffer_size % 4096 ||
+	    c->buffer_size > XDMA_DESC_MAX_LEN)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: buffer_size %zu: must be a multiple of 4096, at most %u",
+				    fn, c->buffer_size, (unsigned int)XDMA_DESC_MAX_LEN);
+	if (c->host && c->gpu)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: host and gpu both set: the ring is in one of them",
+				    fn);
+	if ((uintptr_t)c->host % 4096)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: host %p is not 4 KiB aligned", fn, c->host);
+	if (c->gpu_offset % 4096 || (c->gpu_offset && !c->gpu))
+		return hf_set_error(dev, -EINVAL,
+				    "%s: gpu_offset 0x%llx: must be a multiple of 4096, and 0 without gpu",
+				    fn, (unsigned long long)c->gpu_offset);
+	if (c->flags)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: flags 0x%x: no flag is defined, must be 0",
+				    fn, c->flags);
+	for (size_t i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++)
+		if (c->reserved[i])
+			return hf_set_error(dev, -EINVAL,
+					    "%s: reserved[%zu] is 0x%x: must be 0",
+					    fn, i, c->reserved[i]);
+	return 0;
+}
+
+static void stream_free(struct hellofpga_stream *s)
+{
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+static int stream_open(struct hellofpga_dev *dev, HELLOFPGA_HANDLE h,
+		       const HELLOFPGA_STREAM_CONFIG *cfg, HELLOFPGA_STREAM *out)
+{
+	static const char fn[] = "HelloFPGA_Stream_Open";
+	struct hellofpga_stream *s, *o;
+	uint32_t id = 0;
+	int ret;
+
+	if (!cfg || !out)
+		return hf_set_error(dev, -EFAULT, "%s: %s is NULL", fn,
+				    cfg ? "s" : "cfg");
+	*out = NULL;
+	ret = check_cfg(dev, cfg, fn);
+	if (ret)
+		return ret;
+	if (!dev->ops->stream_start)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: the %s backend has no streams", fn,
+				    dev->ops->name);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
+	pthread_mutex_init(&s->lock, NULL);
+	s->h = h;
+	s->cfg = *cfg;
+	if (!dev->ops->user_read32(dev, HF_USER_ID, &id) &&
+	    id == HF_USER_ID_VALUE)
+		s->ref_design = true;
+
+	/*
+	 * One stream per channel of the handle.  (The channel locks of
+	 * MM transfers are thread-owned mutexes, robust across processes:
+	 * one held for a stream's life would pass to the next taker when
+	 * the opening thread ends.  MM calls are refused on a stream card.)
+	 */
+	pthread_mutex_lock(&dev->stream_lock);
+	for (o = dev->streams; o; o = o->next)
+		if (o->cfg.channel == cfg->channel)
+			break;
+	if (o) {
+		pthread_mutex_unlock(&dev->stream_lock);
+		stream_free(s);
+		return hf_set_error(dev, -EBUSY,
+				    "%s: a stream is open on C2H channel %d",
+				    fn, cfg->channel);
+	}
+	s->dev = dev;
+	s->next = dev->streams;
+	dev->streams = s;
+	pthread_mutex_unlock(&dev->stream_lock);
+
+	s->drop_base = src_reg(dev, s, HF_ST_SRC_DROPPED);
+	s->sent_base = src_reg(dev, s, HF_ST_SRC_SENT);
+	s->drop_last = s->drop_base;
+	pthread_mutex_lock(&s->lock);
+	ret = dev->ops->stream_start(dev, s);
+	pthread_mutex_unlock(&s->lock);
+	if (ret) {
+		pthread_mutex_lock(&dev->stream_lock);
+		for (struct hellofpga_stream **p = &dev->streams; *p;
+		     p = &(*p)->next)
+			if (*p == s) {
+				*p = s->next;
+				break;
+			}
+		pthread_mutex_unlock(&dev->stream_lock);
+		stream_free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+int HelloFPGA_Stream_Open(HELLOFPGA_HANDLE hDev,
+			  const HELLOFPGA_STREAM_CONFIG *cfg,
+			  HELLOFPGA_STREAM *s)
+{
+	struct hellofpga_dev *dev;
+	int ret;
+
+	ret = hf_dev_get(hDev, "HelloFPGA_Stream_Open", &dev);
+	if (ret)
+		return hf_api_ret(HF_API_STREAM_OPEN, ret);
+	ret = stream_open(dev, hDev, cfg, s);
+	return hf_api_ret(HF_API_STREAM_OPEN, hf_dev_put_ret(dev, ret));
+}
+
+/* Hand the released buffers to the backend; under @s->lock. */
+static void apply_releases(struct hellofpga_dev *dev, struct hellofpga_stream *s)
+{
+	if (!__atomic_exchange_n(&s->pending, false, __ATOMIC_ACQ_REL))
+		return;
+	for (uint32_t i = 0; i < s->cfg.buffers; i++) {
+		uint8_t want = HELD_RELEASED;
+
+		if (__atomic_compare_exchange_n(&s->held[i], &want, HELD_FREE,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			dev->ops->stream_release(dev, s, i);
+	}
+}
+
+static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+		       int timeout_ms, HELLOFPGA_FRAME *f)
+{
+	static const char fn[] = "HelloFPGA_Stream_Wait";
+	struct hf_xdma_ring_buf b;
+	uint64_t deadline, now, ns;
+	uint32_t dropped;
+	int ret;
+
+	if (!f)
+		return hf_set_error(dev, -EFAULT, "%s: f is NULL", fn);
+	if (timeout_ms > HF_MAX_TIMEOUT_MS)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: timeout %d ms above the limit of %d ms",
+				    fn, timeout_ms, HF_MAX_TIMEOUT_MS);
+	if (timeout_ms < 0)
+		timeout_ms = __atomic_load_n(&dev->timeout_ms, __ATOMIC_RELAXED);
+	deadline = mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		apply_releases(dev, s);
+		if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
+			ret = hf_set_error(dev, -EBADF,
+					   "%s: the handle was closed while the wait ran",
+					   fn);
+			break;
+		}
+		now = mono_ns();
+		ns = deadline > now ? deadline - now : 0;
+		ret = dev->ops->stream_wait(dev, s, ns, &b);
+		if (ret != -EAGAIN)
+			break;
+	}
+	if (!ret) {
+		memset(f, 0, sizeof(*f));
+		f->index = b.index;
+		f->flags = b.eop ? HELLOFPGA_FRAME_EOP : 0;
+		f->length = b.len;
+		f->sequence = b.sequence;
+		f->frame = b.frame;
+		if (b.eop && s->ref_design) {
+			dropped = src_reg(dev, s, HF_ST_SRC_DROPPED);
+			f->dropped = (uint32_t)(dropped - s->drop_last);
+			s->drop_last = dropped;
+		}
+		f->timestamp_ns = mono_ns();
+		if (s->host)
+			f->host = s->host + (size_t)b.index * s->cfg.buffer_size;
+		else
+			f->gpu_offset = s->cfg.gpu_offset +
+					(uint64_t)b.index * s->cfg.buffer_size;
+		__atomic_store_n(&s->held[b.index], HELD_BY_USER,
+				 __ATOMIC_RELEASE);
+		__atomic_add_fetch(&s->nheld, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+int HelloFPGA_Stream_Wait(HELLOFPGA_STREAM s, int timeout_ms,
+			  HELLOFPGA_FRAME *f)
+{
+	struct hellofpga_dev *dev;
+	int ret;
+
+	ret = stream_get(s, "HelloFPGA_Stream_Wait", &dev);
+	if (ret)
+		return hf_api_ret(HF_API_STREAM_WAIT, ret);
+	ret = stream_wait(dev, s, timeout_ms, f);
+	return hf_api_ret(HF_API_STREAM_WAIT, hf_dev_put_ret(dev, ret));
+}
+
+static int stream_release(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+			  uint32_t index)
+{
+	uint8_t want = HELD_BY_USER;
+
+	if (index >= s->cfg.buffers ||
+	    !__atomic_compare_exchange_n(&s->held[index], &want, HELD_RELEASED,
+					 false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return hf_set_error(dev, -EINVAL,
+				    "HelloFPGA_Stream_Release: buffer %u is not held (a stream of %u buffers)",
+				    index, s->cfg.buffers);
+	__atomic_sub_fetch(&s->nheld, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->pending, true, __ATOMIC_RELEASE);
+	if (!pthread_mutex_trylock(&s->lock)) {
+		apply_releases(dev, s);
+		pthread_mutex_unlock(&s->lock);
+	} else {
+		/* a wait holds the ring: it hands the buffer over */
+		dev->ops->stream_kick(dev, s);
+	}
+	return 0;
+}
+
+int HelloFPGA_Stream_Release(HELLOFPGA_STREAM s, uint32_t index)
+{
+	struct hellofpga_dev *dev;
+	int ret;
+
+	ret = stream_get(s, "HelloFPGA_Stream_Release", &dev);
+	if (ret)
+		return hf_api_ret(HF_API_STREAM_RELEASE, ret);
+	ret = stream_release(dev, s, index);
+	return hf_api_ret(HF_API_STREAM_RELEASE, hf_dev_put_ret(dev, ret));
+}
+
+int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st)
+{
+	struct hf_xdma_ring_stats rs;
+	struct hellofpga_dev *dev;
+	int ret;
+
+	ret = stream_get(s, "HelloFPGA_Stream_GetStats", &dev);
+	if (ret)
+		return hf_api_ret(HF_API_STREAM_GET_STATS, ret);
+	if (!st) {
+		ret = hf_set_error(dev, -EFAULT,
+				   "HelloFPGA_Stream_GetStats: st is NULL");
+		return hf_api_ret(HF_API_STREAM_GET_STATS,
+				  hf_dev_put_ret(dev, ret));
+	}
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&s->lock);
+	dev->ops->stream_stats(dev, s, &rs);
+	pthread_mutex_unlock(&s->lock);
+	st->buffers = rs.buffers;
+	st->frames = rs.frames;
+	st->bytes = rs.bytes;
+	st->ring_full = rs.ring_full;
+	st->source_dropped = (uint32_t)(src_reg(dev, s, HF_ST_SRC_DROPPED) -
+					s->drop_base);
+	st->source_sent = (uint32_t)(src_reg(dev, s, HF_ST_SRC_SENT) -
+				     s->sent_base);
+	st->held = __atomic_load_n(&s->nheld, __ATOMIC_RELAXED);
+	return hf_api_ret(HF_API_STREAM_GET_STATS, hf_dev_put_ret(dev, 0));
+}
+
+/*
+ * Stop @s and take it off its card; under no lock of the card.  Return:
+ * 0, or -EIO (wedged: the ring's memory is kept).
+ */
+static int stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
+{
+	int ret;
+
+	__atomic_store_n(&s->closing, true, __ATOMIC_RELEASE);
+	dev->ops->stream_kick(dev, s);
+	pthread_mutex_lock(&s->lock);
+	ret = dev->ops->stream_stop(dev, s);
+	__atomic_store_n(&s->dev, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s)
+{
+	struct hellofpga_dev *dev;
+	struct hellofpga_stream **p;
+	int ret;
+
+	if (!s)
+		return 0;
+	ret = hf_dev_ref(s->h, &dev);
+	if (ret == -ECHILD)
+		return hf_api_ret(HF_API_STREAM_CLOSE,
+				  hf_set_error(NULL, ret,
+					       "HelloFPGA_Stream_Close: the stream was opened before fork(): it does not survive fork()"));
+	if (ret || __atomic_load_n(&s->dev, __ATOMIC_ACQUIRE) != dev) {
+		/* the handle closed (or closing): the ring is gone already */
+		if (!ret)
+			hf_dev_put(dev);
+		stream_free(s);
+		return 0;
+	}
+	pthread_mutex_lock(&dev->stream_lock);
+	for (p = &dev->streams; *p; p = &(*p)->next)
+		if (*p == s) {
+			*p = s->next;
+			break;
+		}
+	pthread_mutex_unlock(&dev->stream_lock);
+	ret = stream_stop(dev, s);
+	stream_free(s);
+	return hf_api_ret(HF_API_STREAM_CLOSE, hf_dev_put_ret(dev, ret));
+}
+
+/**
+ * hf_stream_wake_all() - HelloFPGA_Close() began: waits on the card's
+ *	streams return -EBADF.
+ * @dev: the card, marked closing (under the handle table's lock)
+ */
+void hf_stream_wake_all(struct hellofpga_dev *dev)
+{
+	pthread_mutex_lock(&dev->stream_lock);
+	for (struct hellofpga_stream *s = dev->streams; s; s = s->next) {
+		__atomic_store_n(&s->closing, true, __ATOMIC_RELEASE);
+		dev->ops->stream_kick(dev, s);
+	}
+	pthread_mutex_unlock(&dev->stream_lock);
+}
+
+/**
+ * hf_stream_close_all() - stop every stream of a card being closed (no
+ *	call on it in flight any more) and free their rings.
+ * @dev: the card
+ */
+void hf_stream_close_all(struct hellofpga_dev *dev)
+{
+	struct hellofpga_stream *s;
+
+	pthread_mutex_lock(&dev->stream_lock);
+	s = dev->streams;
+	dev->streams = NULL;
+	pthread_mutex_unlock(&dev->stream_lock);
+	while (s) {
+		struct hellofpga_stream *next = s->next;
+
+		stream_stop(dev, s);
+		s = next;
+	}
+}

@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_stream.c - HelloFPGA_Stream_*: C2H AXI-Stream rings on the emulated
+ * card with "st", its reference-design source programmed through
+ * HelloFPGA_UserWrite32(): sustained streams with every frame verified,
+ * records, frames spanning buffers, a consumer that falls behind
+ * (backpressure and drop), Close and Open again, timeouts, bad arguments,
+ * the handle closed under a waiting thread, releases from another thread,
+ * fork(), and a ring in a GPU Direct pin on the emulated GPU; in poll,
+ * MSI-X, MSI and legacy modes.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "hf_stream_pattern.h"
+#include "hf_user_regs.h"
+#include "lib_helpers.h"
+
+#define FRAME_MAX	(256u << 10)
+#define TMO_MS		2000
+
+struct rx {
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_STREAM s;
+	u8 frame[FRAME_MAX];
+	u32 got;
+	u64 frames;
+	u64 fbase;		/* frames before the stream opened */
+	u64 next_seq;
+	u64 gaps;
+	u64 dropped;
+	bool synced;
+};
+
+static void src_wr(HELLOFPGA_HANDLE h, u32 reg, u32 val)
+{
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, HF_USER_ST_SRC(0) + reg, val), 0);
+}
+
+static u32 src_rd(HELLOFPGA_HANDLE h, u32 reg)
+{
+	u32 v = 0;
+
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, HF_USER_ST_SRC(0) + reg, &v), 0);
+	return v;
+}
+
+static void src_start(HELLOFPGA_HANDLE h, u32 size, u32 count,
+		      u32 interval_ns, u32 ctrl)
+{
+	src_wr(h, HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_CLEAR);
+	src_wr(h, HF_ST_SRC_FRAME_SIZE, size);
+	src_wr(h, HF_ST_SRC_COUNT, count);
+	src_wr(h, HF_ST_SRC_INTERVAL_NS, interval_ns);
+	src_wr(h, HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_ENABLE | ctrl);
+}
+
+static HELLOFPGA_STREAM_CONFIG cfg_of(u32 buffers, size_t size)
+{
+	HELLOFPGA_STREAM_CONFIG c;
+
+	memset(&c, 0, sizeof(c));
+	c.buffers = buffers;
+	c.buffer_size = size;
+	return c;
+}
+
+static void rx_open(struct rx *x, const char *card, u32 buffers, size_t size)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(buffers, size);
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	x->h = t_open(card);
+	ret = HelloFPGA_Stream_Open(x->h, &c, &x->s);
+	HF_CHECK_MSG(ret == 0, "Stream_Open: %d: %s", ret,
+		     HelloFPGA_GetLastError(x->h));
+}
+
+static void rx_close(struct rx *x)
+{
+	if (x->s)
+		HF_CHECK_ERR(HelloFPGA_Stream_Close(x->s), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(x->h), 0);
+}
+
+/*
+ * One buffer into the frame in progress; at EOP verify it, check its
+ * sequence number (gaps only when @gaps_ok).  Return: Wait's result.
+ */
+static int rx_step(struct rx *x, int tmo, bool gaps_ok)
+{
+	HELLOFPGA_FRAME f;
+	u64 seq;
+	int ret;
+
+	ret = HelloFPGA_Stream_Wait(x->s, tmo, &f);
+	if (ret)
+		return ret;
+	HF_CHECK(x->got + f.length <= FRAME_MAX);
+	memcpy(x->frame + x->got, f.host, f.length);
+	x->got += f.length;
+	x->dropped += f.dropped;
+	if (f.flags & HELLOFPGA_FRAME_EOP) {
+		HF_CHECK_EQ(f.frame, x->frames - x->fbase);
+		HF_CHECK_MSG(hf_stream_verify(x->frame, x->got, &seq) == 0,
+			     "frame %llu (%u bytes) corrupt",
+			     (unsigned long long)x->frames, x->got);
+		if (x->synced && seq != x->next_seq) {
+			HF_CHECK_MSG(gaps_ok && seq > x->next_seq,
+				     "sequence %llu, expected %llu",
+				     (unsigned long long)seq,
+				     (unsigned long long)x->next_seq);
+			x->gaps += seq - x->next_seq;
+		}
+		x->synced = true;
+		x->next_seq = seq + 1;
+		x->frames++;
+		x->got = 0;
+	}
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(x->s, f.index), 0);
+	return 0;
+}
+
+static void rx_frames(struct rx *x, u64 n, bool gaps_ok)
+{
+	while (x->frames < n)
+		HF_CHECK_ERR(rx_step(x, TMO_MS, gaps_ok), 0);
+}
+
+static void sleep_us(u32 us)
+{
+	struct timespec ts = { .tv_sec = us / 1000000,
+			       .tv_nsec = (long)(us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static const struct mode_row {
+	const char *name;
+	const char *card;
+} modes[] = {
+	{ "poll", "emu,private,st,h2c=1,c2h=2,ddr=1M,irq=poll" },
+	{ "msix", "emu,private,st,h2c=1,c2h=2,ddr=1M,irq=msix" },
+	{ "msi", "emu,private,st,h2c=1,c2h=2,ddr=1M,irq=msi" },
+	{ "legacy", "emu,private,st,h2c=1,c2h=2,ddr=1M,irq=legacy" },
+};
+
+#define CARD	"emu,private,st,h2c=1,c2h=2,ddr=1M"
+
+/* ---- frames ---- */
+
+/* 3000 frames back to back through 16 buffers: wraps 187 times. */
+static void sustained_case(const void *arg)
+{
+	const struct mode_row *row = arg;
+	HELLOFPGA_STREAM_STATS st;
+	struct rx x;
+
+	rx_open(&x, row->card, 16, 4096);
+	src_start(x.h, 4096, 3000, 0, 0);
+	rx_frames(&x, 3000, false);
+	HF_CHECK_EQ(x.next_seq, 3000);
+	HF_CHECK_ERR(HelloFPGA_Stream_GetStats(x.s, &st), 0);
+	HF_CHECK_EQ(st.buffers, 3000);
+	HF_CHECK_EQ(st.frames, 3000);
+	HF_CHECK_EQ(st.bytes, 3000ull * 4096);
+	HF_CHECK_EQ(st.source_sent, 3000);
+	HF_CHECK_EQ(st.source_dropped, 0);
+	HF_CHECK_EQ(st.held, 0);
+	rx_close(&x);
+}
+
+HF_TEST_ROWS(stream_sustained_every_frame_verified, modes, sustained_case)
+
+HF_TEST(stream_frames_span_buffers_eop_on_the_last)
+{
+	HELLOFPGA_FRAME f;
+	struct rx x;
+
+	rx_open(&x, CARD, 8, 4096);
+	src_start(x.h, 10000, 100, 0, 0);
+	for (int i = 0; i < 3; i++) {
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(x.s, TMO_MS, &f), 0);
+		HF_CHECK_EQ(f.index, i);
+		HF_CHECK_EQ(f.sequence, i);
+		HF_CHECK_EQ(f.length, i < 2 ? 4096 : 10000 - 8192);
+		HF_CHECK_EQ(!!(f.flags & HELLOFPGA_FRAME_EOP), i == 2);
+		memcpy(x.frame + x.got, f.host, f.length);
+		x.got += f.length;
+		HF_CHECK_ERR(HelloFPGA_Stream_Release(x.s, f.index), 0);
+	}
+	HF_CHECK_ERR(hf_stream_verify(x.frame, x.got, NULL), 0);
+	x.got = 0;
+	x.frames = 1;
+	x.synced = true;
+	x.next_seq = 1;
+	rx_frames(&x, 100, false);
+	rx_close(&x);
+}
+
+HF_TEST(stream_records_of_varying_length_verified)
+{
+	struct rx x;
+
+	rx_open(&x, CARD, 32, 4096);
+	src_wr(x.h, HF_ST_SRC_REC_MIN, 16);
+	src_wr(x.h, HF_ST_SRC_REC_MAX, 30000);
+	src_start(x.h, 4096, 1000, 0, HF_ST_SRC_CTRL_RECORDS);
+	rx_frames(&x, 1000, false);
+	HF_CHECK_EQ(x.next_seq, 1000);
+	rx_close(&x);
+}
+
+/* Backpressure: the consumer falls behind, the ring fills, none is lost. */
+static void behind_case(const void *arg)
+{
+	const struct mode_row *row = arg;
+	HELLOFPGA_STREAM_STATS st;
+	struct rx x;
+
+	rx_open(&x, row->card, 4, 4096);
+	src_start(x.h, 4096, 400, 2000, 0);
+	while (x.frames < 400) {
+		if (x.frames % 50 == 10)
+			sleep_us(2000);
+		HF_CHECK_ERR(rx_step(&x, TMO_MS, false), 0);
+	}
+	HF_CHECK_ERR(HelloFPGA_Stream_GetStats(x.s, &st), 0);
+	HF_CHECK(st.ring_full > 0);
+	HF_CHECK_EQ(st.source_dropped, 0);
+	HF_CHECK_EQ(x.dropped, 0);
+	rx_close(&x);
+}
+
+HF_TEST_ROWS(stream_consumer_behind_backpressure_loses_nothing, modes,
+	     behind_case)
+
+/* Drop: the frames' dropped counts sum to the source's, as the gaps do. */
+static void drop_case(const void *arg)
+{
+	const struct mode_row *row = arg;
+	HELLOFPGA_STREAM_STATS st;
+	struct rx x;
+	int ret;
+
+	rx_open(&x, row->card, 4, 4096);
+	src_start(x.h, 4096, 500, 20000, HF_ST_SRC_CTRL_DROP);
+	for (;;) {
+		if (x.frames % 40 == 5)
+			sleep_us(1000);
+		ret = rx_step(&x, 50, true);
+		if (ret == -ETIMEDOUT &&
+		    (src_rd(x.h, HF_ST_SRC_STATUS) & HF_ST_SRC_STS_DONE))
+			break;
+		HF_CHECK_ERR(ret, 0);
+	}
+	/* frames dropped after the last one delivered: no Wait told them */
+	HF_CHECK_ERR(HelloFPGA_Stream_GetStats(x.s, &st), 0);
+	HF_CHECK(st.source_dropped > 0);
+	HF_CHECK_EQ(x.frames + st.source_dropped, 500);
+	HF_CHECK_EQ(x.gaps + (500 - x.next_seq), st.source_dropped);
+	/*
+	 * Each Wait reports what the source dropped up to it: every gap
+	 * before the frame it hands out, and drops since, which the next
+	 * frame's gap shows (or, after the last, the tail).
+	 */
+	HF_CHECK(x.dropped >= x.gaps);
+	HF_CHECK(x.dropped <= st.source_dropped);
+	rx_close(&x);
+}
+
+HF_TEST_ROWS(stream_consumer_behind_drop_counts_match, modes, drop_case)
+
+/* Close in the middle of the stream, Open again: frames go on, whole. */
+HF_TEST(stream_close_then_open_again_continues)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	struct rx x;
+	u64 last;
+
+	rx_open(&x, CARD, 4, 4096);
+	src_start(x.h, 10000, 0, 5000, 0);
+	for (int round = 0; round < 5; round++) {
+		rx_frames(&x, x.frames + 10, false);
+		/* stop mid-frame when the ring has a part of one */
+		if (round % 2)
+			HF_CHECK_ERR(rx_step(&x, TMO_MS, false), 0);
+		HF_CHECK_ERR(HelloFPGA_Stream_Close(x.s), 0);
+		x.s = NULL;
+		last = x.next_seq;
+		x.got = 0;
+		x.synced = false;
+		HF_CHECK_ERR(HelloFPGA_Stream_Open(x.h, &c, &x.s), 0);
+		x.fbase = x.frames;
+		rx_frames(&x, x.frames + 10, false);
+		HF_CHECK(x.next_seq > last);
+	}
+	rx_close(&x);
+}
+
+static void timeout_case(const void *arg)
+{
+	const struct mode_row *row = arg;
+	HELLOFPGA_FRAME f;
+	struct rx x;
+	struct timespec a, b;
+	long long ms;
+
+	rx_open(&x, row->card, 4, 4096);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(x.s, 30, &f), -ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ms = (b.tv_sec - a.tv_sec) * 1000LL + (b.tv_nsec - a.tv_nsec) / 1000000;
+	HF_CHECK(ms >= 29);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(x.h), "no stream buffer"));
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(x.s, 0, &f), -ETIMEDOUT);
+	src_start(x.h, 4096, 10, 0, 0);
+	rx_frames(&x, 10, false);
+	rx_close(&x);
+}
+
+HF_TEST_ROWS(stream_wait_times_out_then_goes_on, modes, timeout_case)
+
+/* ---- arguments ---- */
+
+static const struct bad_row {
+	const char *name;
+	int field;
+	int err;
+	const char *text;
+} bad_rows[] = {
+	{ "channel_negative", 0, -ECHRNG, "out of range" },
+	{ "channel_too_big", 1, -ECHRNG, "out of range" },
+	{ "buffers_1", 2, -EINVAL, "buffers" },
+	{ "buffers_513", 3, -EINVAL, "buffers" },
+	{ "buffer_size_0", 4, -EINVAL, "buffer_size" },
+	{ "buffer_size_not_4k", 5, -EINVAL, "buffer_size" },
+	{ "host_unaligned", 6, -EINVAL, "aligned" },
+	{ "host_and_gpu", 7, -EINVAL, "both" },
+	{ "gpu_offset_without_gpu", 8, -EINVAL, "gpu_offset" },
+	{ "flags", 9, -EINVAL, "flags" },
+	{ "reserved", 10, -EINVAL, "reserved[6]" },
+	{ "gpu_not_a_pin", 11, -ENOENT, "no pin" },
+	{ "buffer_size_too_big", 12, -EINVAL, "buffer_size" },
+};
+
+static void bad_case(const void *arg)
+{
+	const struct bad_row *row = arg;
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_HANDLE h = t_open(CARD);
+	static u8 mem[8192] __attribute__((aligned(4096)));
+	HELLOFPGA_STREAM s = (HELLOFPGA_STREAM)1;
+
+	switch (row->field) {
+	case 0: c.channel = -1; break;
+	case 1: c.channel = 2; break;
+	case 2: c.buffers = 1; break;
+	case 3: c.buffers = HELLOFPGA_STREAM_MAX_BUFFERS + 1; break;
+	case 4: c.buffer_size = 0; break;
+	case 5: c.buffer_size = 4097; break;
+	case 6: c.host = mem + 16; break;
+	case 7: c.host = mem; c.gpu = 1; break;
+	case 8: c.gpu_offset = 4096; break;
+	case 9: c.flags = 1; break;
+	case 10: c.reserved[6] = 1; break;
+	case 11: c.gpu = 12345; break;
+	case 12: c.buffer_size = 256u << 20; break;
+	}
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), row->err);
+	HF_CHECK(s == NULL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), row->text), "'%s'",
+		     HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST_ROWS(stream_open_refuses, bad_rows, bad_case)
+
+HF_TEST(stream_open_null_arguments_efault)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_HANDLE h = t_open(CARD);
+	HELLOFPGA_STREAM s;
+
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, NULL, &s), -EFAULT);
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, NULL), -EFAULT);
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(NULL, &c, &s), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(NULL, 0, NULL), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(NULL, 0), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(NULL), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(stream_on_a_memory_mapped_card_eopnotsupp)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_HANDLE h = t_open("emu,private,ddr=1M");
+	HELLOFPGA_STREAM s;
+
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EOPNOTSUPP);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "memory-mapped"));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+HF_TEST(stream_one_per_channel_ebusy)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_STREAM s2, s3;
+	struct rx x;
+
+	rx_open(&x, CARD, 4, 4096);
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(x.h, &c, &s2), -EBUSY);
+	c.channel = 1;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(x.h, &c, &s3), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s3), 0);
+	rx_close(&x);
+}
+
+HF_TEST(stream_wait_bad_arguments)
+{
+	HELLOFPGA_FRAME f;
+	struct rx x;
+
+	rx_open(&x, CARD, 4, 4096);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(x.s, 0, NULL), -EFAULT);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(x.s, 3600001, &f), -EINVAL);
+	rx_close(&x);
+}
+
+HF_TEST(stream_release_of_a_buffer_not_held_einval)
+{
+	HELLOFPGA_FRAME f;
+	struct rx x;
+
+	rx_open(&x, CARD, 4, 4096);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(x.s, 0), -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(x.s, 4), -EINVAL);
+	src_start(x.h, 4096, 1, 0, 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(x.s, TMO_MS, &f), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(x.s, f.index), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(x.s, f.index), -EINVAL);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(x.h), "not held"));
+	rx_close(&x);
+}
+
+HF_TEST(stream_in_the_callers_host_memory)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 8192);
+	HELLOFPGA_HANDLE h = t_open(CARD);
+	u8 *mem = aligned_alloc(4096, 4 * 8192);
+	HELLOFPGA_STREAM s;
+	HELLOFPGA_FRAME f;
+
+	HF_CHECK(mem);
+	c.host = mem;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	src_start(h, 5000, 8, 0, 0);
+	for (int i = 0; i < 8; i++) {
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, TMO_MS, &f), 0);
+		HF_CHECK(f.host == mem + (size_t)(i % 4) * 8192);
+		HF_CHECK_ERR(hf_stream_verify(f.host, f.length, NULL), 0);
+		HF_CHECK_ERR(HelloFPGA_Stream_Release(s, f.index), 0);
+	}
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	free(mem);
+}
+
+/* ---- threads and lifetime ---- */
+
+struct waiter {
+	HELLOFPGA_STREAM s;
+	int ret;
+	bool started;
+};
+
+static void *waiter_fn(void *arg)
+{
+	struct waiter *w = arg;
+	HELLOFPGA_FRAME f;
+
+	__atomic_store_n(&w->started, true, __ATOMIC_RELEASE);
+	w->ret = HelloFPGA_Stream_Wait(w->s, 10000, &f);
+	return NULL;
+}
+
+HF_TEST(stream_handle_close_wakes_a_waiter_with_ebadf)
+{
+	struct waiter w = { 0 };
+	HELLOFPGA_FRAME f;
+	pthread_t t;
+	struct rx x;
+
+	rx_open(&x, CARD, 4, 4096);
+	w.s = x.s;
+	HF_CHECK_ERR(pthread_create(&t, NULL, waiter_fn, &w), 0);
+	while (!__atomic_load_n(&w.started, __ATOMIC_ACQUIRE))
+		sleep_us(100);
+	sleep_us(20000);	/* in the wait */
+	HF_CHECK_ERR(HelloFPGA_Close(x.h), 0);
+	HF_CHECK_ERR(pthread_join(t, NULL), 0);
+	HF_CHECK_ERR(w.ret, -EBADF);
+	/* the stream object stays until its Close, every call -EBADF */
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(x.s, 0, &f), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(x.s, 0), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(x.s), 0);
+}
+
+HF_TEST(stream_handle_close_with_streams_open_frees_them)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_STREAM s2;
+	struct rx x;
+
+	rx_open(&x, CARD, 4, 4096);
+	c.channel = 1;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(x.h, &c, &s2), 0);
+	src_start(x.h, 4096, 0, 10000, 0);
+	rx_frames(&x, 5, false);
+	HF_CHECK_ERR(HelloFPGA_Close(x.h), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s2), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(x.s), 0);
+}
+
+struct releaser {
+	HELLOFPGA_STREAM s;
+	uint32_t idx[4];
+	int ret;
+};
+
+static void *releaser_fn(void *arg)
+{
+	struct releaser *r = arg;
+
+	sleep_us(20000);	/* the main thread waits on a full ring */
+	for (int i = 0; i < 4 && !r->ret; i++)
+		r->ret = HelloFPGA_Stream_Release(r->s, r->idx[i]);
+	return NULL;
+}
+
+/* A full ring, a Wait blocked on it: another thread's release feeds it. */
+HF_TEST(stream_release_from_another_thread_feeds_a_waiter)
+{
+	struct releaser r = { 0 };
+	HELLOFPGA_FRAME f;
+	pthread_t t;
+	struct rx x;
+
+	rx_open(&x, CARD, 4, 4096);
+	src_start(x.h, 4096, 100, 0, 0);
+	for (int i = 0; i < 4; i++) {
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(x.s, TMO_MS, &f), 0);
+		r.idx[i] = f.index;
+	}
+	r.s = x.s;
+	HF_CHECK_ERR(pthread_create(&t, NULL, releaser_fn, &r), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(x.s, 5000, &f), 0);
+	HF_CHECK_EQ(f.sequence, 4);
+	HF_CHECK_ERR(hf_stream_verify(f.host, f.length, NULL), 0);
+	HF_CHECK_ERR(pthread_join(t, NULL), 0);
+	HF_CHECK_ERR(r.ret, 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(x.s, f.index), 0);
+	rx_close(&x);
+}
+
+HF_TEST(stream_does_not_survive_fork)
+{
+	HELLOFPGA_FRAME f;
+	struct rx x;
+	pid_t pid;
+	int st;
+
+	rx_open(&x, CARD, 4, 4096);
+	pid = fork();
+	HF_CHECK(pid >= 0);
+	if (!pid) {
+		int a = HelloFPGA_Stream_Wait(x.s, 0, &f);
+		int b = HelloFPGA_Stream_Release(x.s, 0);
+		int c = HelloFPGA_Stream_Close(x.s);
+
+		_exit(a == -ECHILD && b == -ECHILD && c == -ECHILD ? 0 : 1);
+	}
+	HF_CHECK_EQ(waitpid(pid, &st, 0), pid);
+	HF_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	src_start(x.h, 4096, 3, 0, 0);
+	rx_frames(&x, 3, false);
+	rx_close(&x);
+}
+
+/* ---- a ring in a GPU Direct pin (the emulated GPU) ---- */
+
+static void use_emu_gpu(void)
+{
+	HELLOFPGA_GPU_STATUS st;
+
+	setenv("HELLOFPGA_GPU", "emu", 1);
+	HF_CHECK_EQ(HelloFPGA_GetGPUStatus(&st), 0);
+	HF_CHECK_MSG(st.supported, "no emulated GPU: %s", st.reason);
+}
+
+HF_TEST(stream_gpu_ring_in_a_pin_frames_verified)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(8, 64 << 10);
+	HELLOFPGA_GPU_HANDLE gh = 0;
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_STREAM s;
+	HELLOFPGA_FRAME f;
+	size_t size = 1 << 20;
+	static u8 host[64 << 10];
+	void *gpu = NULL;
+
+	use_emu_gpu();
+	h = t_open(CARD);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	c.gpu = gh;
+	c.gpu_offset = 256 << 10;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	src_start(h, 60000, 40, 0, 0);
+	for (int i = 0; i < 40; i++) {
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, TMO_MS, &f), 0);
+		HF_CHECK(f.host == NULL);
+		HF_CHECK_EQ(f.gpu_offset, (256 << 10) + (i % 8) * (64 << 10));
+		HF_CHECK_EQ(f.length, 60000);
+		HF_CHECK_ERR(HelloFPGA_GPU_Memcpy(host, (u8 *)gpu + f.gpu_offset,
+						  f.length,
+						  HELLOFPGA_MEMCPY_GPU_TO_HOST),
+			     0);
+		HF_CHECK_ERR(hf_stream_verify(host, f.length, NULL), 0);
+		HF_CHECK_ERR(HelloFPGA_Stream_Release(s, f.index), 0);
+	}
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+}
+
+HF_TEST(stream_gpu_ring_buffers_larger_than_the_pins_pieces_einval)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(2, 4 << 20);
+	HELLOFPGA_GPU_HANDLE gh = 0;
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_STREAM s;
+	size_t size = 8 << 20;
+	void *gpu = NULL;
+
+	use_emu_gpu();
+	h = t_open(CARD);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	c.gpu = gh;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EINVAL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h),
+			    "largest buffer size that works is 2097152"),
+		     "'%s'", HelloFPGA_GetLastError(h));
+	c.gpu_offset = 4096;
+	c.buffer_size = 2 << 20;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EINVAL);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "not contiguous"));
+	c.gpu_offset = 6 << 20;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -ERANGE);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+}
