@@ -1875,7 +1875,7 @@ int hf_xdma_ring_build(struct hf_xdma_ring *r, const struct hf_sg *sg, u32 nsg,
 		if (run != buf_size)
 			return hf_xdma_ring_err(res, -EINVAL,
 						snprintf(res->msg, sizeof(res->msg),
-							 "C2H%u: ring buffer %u is not contiguous in bus addresses (%llu of its %llu bytes are): each buffer must be",
+							 "C2H%u: ring buffer %u is not contiguous in bus addresses (%llu of its %llu bytes are): each buffer must be one contiguous range",
 							 r->e->ch, i,
 							 (unsigned long long)run,
 							 (unsigned long long)buf_size));
