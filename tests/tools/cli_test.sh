@@ -347,6 +347,14 @@ case_stream_gpu_ring_on_the_emulated_gpu() {
 	expect_in out '^corrupt: +0$'
 }
 
+# --duration: the progress line counts the duration, not frames
+case_stream_duration_progress_is_of_the_duration() {
+	run -d emu:0,private,st stream --duration 1500ms --frame-size 64K \
+		--buffers 8
+	expect_ok
+	expect_in err '^stream: C2H0 +[0-9]{1,2}\.[0-9]% \(1\.[0-9] s\)'
+}
+
 case_stream_on_a_memory_mapped_card_fails() {
 	run -d emu:0,private stream --frames 3
 	expect_rc 1

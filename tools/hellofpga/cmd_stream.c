@@ -35,6 +35,7 @@ struct st_run {
 	int ch;
 	uint64_t frames_wanted;	/* 0: until the duration ends */
 	uint64_t duration_ns;
+	uint64_t prog_ms;	/* --duration: milliseconds shown as done */
 	uint32_t frame_size;
 	uint32_t rec_min;
 	uint32_t rec_max;
@@ -264,7 +265,17 @@ static int take(struct st_run *r, struct hf_stream_check *chk,
 		lat_add(r, f->timestamp_ns - r->prev_eop_ns);
 	r->prev_eop_ns = f->timestamp_ns;
 	r->frames++;
-	cli_progress_add(&r->prog, 1);
+	if (r->frames_wanted) {
+		cli_progress_add(&r->prog, 1);
+	} else {
+		/* --duration: progress in milliseconds of it */
+		uint64_t ms = (f->timestamp_ns - r->start_ns) / 1000000;
+
+		if (ms > r->prog_ms) {
+			cli_progress_add(&r->prog, ms - r->prog_ms);
+			r->prog_ms = ms;
+		}
+	}
 	return 0;
 }
 
@@ -505,7 +516,8 @@ int cmd_stream(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	ret = setup(&r);
 	if (!ret) {
-		cli_progress_start(&r.prog, r.frames_wanted ? r.frames_wanted : 1);
+		cli_progress_start(&r.prog, r.frames_wanted ? r.frames_wanted :
+				   r.duration_ns / 1000000);
 		cli_progress_label(&r.prog, "stream: C2H%d", r.ch);
 		ret = run(&r);
 		cli_progress_stop(&r.prog);
