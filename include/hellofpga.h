@@ -720,7 +720,9 @@ int HelloFPGA_GPU_Memcpy(void *dst, const void *src, size_t size, int kind);
  * HelloFPGA_Close() of the handle stops its streams first (a Wait blocked
  * in another thread returns -EBADF) and frees their rings; the stream
  * objects stay until HelloFPGA_Stream_Close(), and every other call on
- * them returns -EBADF.  A stream does not survive fork(): in the child its
+ * them returns -EBADF.  A HELLOFPGA_STREAM is a checked name, not the
+ * address of an object: a stream already closed, or a value no Open
+ * returned, is -EBADF in every call.  A stream does not survive fork(): in the child its
  * calls return -ECHILD, as the handle's do.
  */
 typedef struct hellofpga_stream *HELLOFPGA_STREAM;
@@ -812,15 +814,16 @@ typedef struct {
  * @cfg: the configuration
  * @s: receives the stream
  * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
- * before fork()), -EFAULT (NULL @cfg or @s), -EINVAL (a field out of range,
+ * before fork()), -EFAULT (NULL @cfg or @s, or a @host ring not all mapped
+ * writable by this process), -EINVAL (a field out of range,
  * unaligned, reserved or flags not 0, both @host and @gpu; a GPU ring whose
  * buffers do not each fit one of the pin's contiguous pieces: the text says
  * the largest buffer size that works), -ECHRNG (no such C2H channel),
  * -EOPNOTSUPP (the card's channels are not AXI-Stream, or the backend has no
  * streams: the kernel driver has none yet), -EBUSY (a stream is open on the
  * channel), -ENOENT (@gpu is no pin), -ERANGE (the ring lies past the end of
- * the pin), -ENOMEM, -ENODEV (card gone), -EIO (the engine is wedged, or
- * any other failure).
+ * the pin), -ENOMEM, -EMFILE (65535 streams open in the process), -ENODEV
+ * (card gone), -EIO (the engine is wedged, or any other failure).
  */
 int HelloFPGA_Stream_Open(HELLOFPGA_HANDLE hDev,
 			  const HELLOFPGA_STREAM_CONFIG *cfg,
@@ -859,9 +862,12 @@ int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st);
 /**
  * HelloFPGA_Stream_Close() - stop the stream, prove its engine idle, free
  * the ring (what the library allocated) and the stream.  NULL is a no-op.
+ * Calls on the stream running in other threads end first (-EBADF).
  * Return: 0 (also after the handle was closed: the stream is only freed),
- * -ECHILD (after fork(): nothing is freed), -EIO (the engine did not stop:
- * the channel is wedged and the ring stays allocated; the stream is freed).
+ * -EBADF (not an open stream: closed already, closed by another thread at
+ * the same time, or a value no Open returned in this process), -ECHILD
+ * (after fork(): nothing is freed), -EIO (the engine did not stop: the
+ * channel is wedged and the ring stays allocated; the stream is freed).
  */
 int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
 

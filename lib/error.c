@@ -210,7 +210,7 @@ const struct hf_api_errs hf_api_errs[HF_API_COUNT] = {
 		EFAULT, EINVAL, ENODEV, ENOMEM, EOPNOTSUPP, EIO } },
 	[HF_API_STREAM_OPEN] = { "HelloFPGA_Stream_Open", {
 		EBADF, ECHILD, EFAULT, EINVAL, ECHRNG, EOPNOTSUPP, EBUSY, ENOENT,
-		ERANGE, ENOMEM, ENODEV, EIO } },
+		ERANGE, ENOMEM, EMFILE, ENODEV, EIO } },
 	[HF_API_STREAM_WAIT] = { "HelloFPGA_Stream_Wait", {
 		ETIMEDOUT, EBADF, ECHILD, EFAULT, EINVAL, EIO, ENODEV } },
 	[HF_API_STREAM_RELEASE] = { "HelloFPGA_Stream_Release", {
@@ -218,7 +218,7 @@ const struct hf_api_errs hf_api_errs[HF_API_COUNT] = {
 	[HF_API_STREAM_GET_STATS] = { "HelloFPGA_Stream_GetStats", {
 		EBADF, ECHILD, EFAULT, EIO } },
 	[HF_API_STREAM_CLOSE] = { "HelloFPGA_Stream_Close", {
-		ECHILD, EIO } },
+		EBADF, ECHILD, EIO } },
 };
 
 /**

@@ -132,8 +132,14 @@ struct hf_backend_ops {
  * @sent_base: its SENT counter then
  * @drop_last: DROPPED at the last EOP a wait handed out
  * @bdata: the backend's state
+ * @refs: calls using it, under the stream table's lock (stream.c): a
+ *	HelloFPGA_Stream_Close() waits for the others before it frees it
+ * @value: its HELLOFPGA_STREAM (generation << 16 | slot + 1), never a
+ *	pointer: a stale or made-up value is -EBADF, not a crash
  */
 struct hellofpga_stream {
+	uint32_t refs;
+	HELLOFPGA_STREAM value;
 	HELLOFPGA_HANDLE h;
 	struct hellofpga_dev *dev;
 	struct hellofpga_stream *next;

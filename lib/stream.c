@@ -14,6 +14,8 @@
  * is already made.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,27 +36,172 @@ static uint64_t mono_ns(void)
 }
 
 /*
- * The stream's card, one reference taken: -EBADF (NULL stream, handle
- * closed, stream stopped by HelloFPGA_Close()), -ECHILD (after fork()).
+ * The table of open streams.  A HELLOFPGA_STREAM is a slot number and the
+ * generation of the stream in it, never the object's address: a value
+ * that names no open stream (closed, made up, of another process's
+ * table) finds nothing and is -EBADF.  A call takes a reference under
+ * @tbl_lock; HelloFPGA_Stream_Close() takes the stream out of the table
+ * (later lookups fail), stops it, and waits for the references of the
+ * calls in flight before it frees it.
  */
-static int stream_get(HELLOFPGA_STREAM s, const char *fn,
-		      struct hellofpga_dev **out)
+#define ST_SLOT_BITS	16
+#define ST_MAX_SLOTS	((1u << ST_SLOT_BITS) - 1)
+
+struct st_slot {
+	struct hellofpga_stream *s;
+	uintptr_t gen;
+};
+
+static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tbl_idle = PTHREAD_COND_INITIALIZER;
+static struct st_slot *slots;
+static uint32_t nslots;
+static uintptr_t next_gen;
+
+/* Enter @s in the table: 0, or -ENOMEM / -EMFILE. */
+static int tbl_add(struct hellofpga_stream *s)
 {
+	uint32_t i;
+
+	pthread_mutex_lock(&tbl_lock);
+	for (i = 0; i < nslots && slots[i].s; i++)
+		;
+	if (i == nslots) {
+		uint32_t n = nslots ? nslots * 2 : 16;
+		struct st_slot *ns;
+
+		if (nslots >= ST_MAX_SLOTS) {
+			pthread_mutex_unlock(&tbl_lock);
+			return -EMFILE;
+		}
+		if (n > ST_MAX_SLOTS)
+			n = ST_MAX_SLOTS;
+		ns = realloc(slots, n * sizeof(*ns));
+		if (!ns) {
+			pthread_mutex_unlock(&tbl_lock);
+			return -ENOMEM;
+		}
+		memset(ns + nslots, 0, (n - nslots) * sizeof(*ns));
+		slots = ns;
+		nslots = n;
+	}
+	next_gen = (next_gen + 1) & (UINTPTR_MAX >> ST_SLOT_BITS);
+	if (!next_gen)
+		next_gen = 1;
+	slots[i].s = s;
+	slots[i].gen = next_gen;
+	s->refs = 0;
+	s->value = (HELLOFPGA_STREAM)(void *)(next_gen << ST_SLOT_BITS |
+					      (uintptr_t)(i + 1));
+	pthread_mutex_unlock(&tbl_lock);
+	return 0;
+}
+
+/* The slot @v names, if it is the value of the stream in it; locked. */
+static struct st_slot *tbl_slot(HELLOFPGA_STREAM v)
+{
+	uintptr_t x = (uintptr_t)(void *)v;
+	uint32_t i = (uint32_t)(x & ST_MAX_SLOTS);
+
+	if (!i || i > nslots || !slots[i - 1].s ||
+	    slots[i - 1].gen != x >> ST_SLOT_BITS)
+		return NULL;
+	return &slots[i - 1];
+}
+
+/* The stream @v names, one reference taken; NULL when none. */
+static struct hellofpga_stream *tbl_get(HELLOFPGA_STREAM v)
+{
+	struct hellofpga_stream *s = NULL;
+	struct st_slot *sl;
+
+	pthread_mutex_lock(&tbl_lock);
+	sl = tbl_slot(v);
+	if (sl) {
+		s = sl->s;
+		s->refs++;
+	}
+	pthread_mutex_unlock(&tbl_lock);
+	return s;
+}
+
+static void tbl_put(struct hellofpga_stream *s)
+{
+	pthread_mutex_lock(&tbl_lock);
+	if (!--s->refs)
+		pthread_cond_broadcast(&tbl_idle);
+	pthread_mutex_unlock(&tbl_lock);
+}
+
+/*
+ * Take @s (referenced by the caller) out of the table: later lookups
+ * fail.  Return: false when another Close took it out first.
+ */
+static bool tbl_remove(struct hellofpga_stream *s)
+{
+	struct st_slot *sl;
+
+	pthread_mutex_lock(&tbl_lock);
+	sl = tbl_slot(s->value);
+	if (sl)
+		sl->s = NULL;
+	pthread_mutex_unlock(&tbl_lock);
+	return sl != NULL;
+}
+
+/* Wait until the caller's is the last reference to @s, then drop it. */
+static void tbl_drain(struct hellofpga_stream *s)
+{
+	pthread_mutex_lock(&tbl_lock);
+	while (s->refs > 1)
+		pthread_cond_wait(&tbl_idle, &tbl_lock);
+	s->refs = 0;
+	pthread_mutex_unlock(&tbl_lock);
+}
+
+/*
+ * The stream @v names and its card, a reference on each taken: -EBADF
+ * (NULL, closed or made-up stream, handle closed, stream stopped by
+ * HelloFPGA_Close()), -ECHILD (after fork()).  Release with
+ * stream_put().
+ */
+static int stream_get(HELLOFPGA_STREAM v, const char *fn,
+		      struct hellofpga_stream **sp, struct hellofpga_dev **out)
+{
+	struct hellofpga_stream *s;
 	struct hellofpga_dev *dev;
 	int ret;
 
-	if (!s)
+	if (!v)
 		return hf_set_error(NULL, -EBADF, "%s: stream is NULL", fn);
+	s = tbl_get(v);
+	if (!s)
+		return hf_set_error(NULL, -EBADF,
+				    "%s: %p is not an open stream (closed, or never opened in this process)",
+				    fn, (void *)v);
 	ret = hf_dev_get(s->h, fn, &dev);
-	if (ret)
+	if (ret) {
+		tbl_put(s);
 		return ret;
+	}
 	if (__atomic_load_n(&s->dev, __ATOMIC_ACQUIRE) != dev) {
 		hf_dev_put(dev);
+		tbl_put(s);
 		return hf_set_error(NULL, -EBADF, "%s: stream %p is closed",
-				    fn, (void *)s);
+				    fn, (void *)v);
 	}
+	*sp = s;
 	*out = dev;
 	return 0;
+}
+
+/* Drop what stream_get() took; the result @ret passes through. */
+static int stream_put(struct hellofpga_stream *s, struct hellofpga_dev *dev,
+		      int ret)
+{
+	ret = hf_dev_put_ret(dev, ret);
+	tbl_put(s);
+	return ret;
 }
 
 static uint32_t src_reg(struct hellofpga_dev *dev, struct hellofpga_stream *s,
@@ -186,7 +333,25 @@ static int stream_open(struct hellofpga_dev *dev, HELLOFPGA_HANDLE h,
 		stream_free(s);
 		return ret;
 	}
-	*out = s;
+	ret = tbl_add(s);
+	if (ret) {
+		pthread_mutex_lock(&dev->stream_lock);
+		for (struct hellofpga_stream **p = &dev->streams; *p;
+		     p = &(*p)->next)
+			if (*p == s) {
+				*p = s->next;
+				break;
+			}
+		pthread_mutex_unlock(&dev->stream_lock);
+		pthread_mutex_lock(&s->lock);
+		dev->ops->stream_stop(dev, s);
+		pthread_mutex_unlock(&s->lock);
+		stream_free(s);
+		return hf_set_error(dev, ret, "%s: %s", fn, ret == -EMFILE ?
+				    "too many streams open in this process" :
+				    "out of memory");
+	}
+	*out = s->value;
 	return 0;
 }
 
@@ -278,17 +443,18 @@ static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 	return ret;
 }
 
-int HelloFPGA_Stream_Wait(HELLOFPGA_STREAM s, int timeout_ms,
+int HelloFPGA_Stream_Wait(HELLOFPGA_STREAM v, int timeout_ms,
 			  HELLOFPGA_FRAME *f)
 {
+	struct hellofpga_stream *s;
 	struct hellofpga_dev *dev;
 	int ret;
 
-	ret = stream_get(s, "HelloFPGA_Stream_Wait", &dev);
+	ret = stream_get(v, "HelloFPGA_Stream_Wait", &s, &dev);
 	if (ret)
 		return hf_api_ret(HF_API_STREAM_WAIT, ret);
 	ret = stream_wait(dev, s, timeout_ms, f);
-	return hf_api_ret(HF_API_STREAM_WAIT, hf_dev_put_ret(dev, ret));
+	return hf_api_ret(HF_API_STREAM_WAIT, stream_put(s, dev, ret));
 }
 
 static int stream_release(struct hellofpga_dev *dev, struct hellofpga_stream *s,
@@ -315,32 +481,34 @@ static int stream_release(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 	return 0;
 }
 
-int HelloFPGA_Stream_Release(HELLOFPGA_STREAM s, uint32_t index)
+int HelloFPGA_Stream_Release(HELLOFPGA_STREAM v, uint32_t index)
 {
+	struct hellofpga_stream *s;
 	struct hellofpga_dev *dev;
 	int ret;
 
-	ret = stream_get(s, "HelloFPGA_Stream_Release", &dev);
+	ret = stream_get(v, "HelloFPGA_Stream_Release", &s, &dev);
 	if (ret)
 		return hf_api_ret(HF_API_STREAM_RELEASE, ret);
 	ret = stream_release(dev, s, index);
-	return hf_api_ret(HF_API_STREAM_RELEASE, hf_dev_put_ret(dev, ret));
+	return hf_api_ret(HF_API_STREAM_RELEASE, stream_put(s, dev, ret));
 }
 
-int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st)
+int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM v, HELLOFPGA_STREAM_STATS *st)
 {
 	struct hf_xdma_ring_stats rs;
+	struct hellofpga_stream *s;
 	struct hellofpga_dev *dev;
 	int ret;
 
-	ret = stream_get(s, "HelloFPGA_Stream_GetStats", &dev);
+	ret = stream_get(v, "HelloFPGA_Stream_GetStats", &s, &dev);
 	if (ret)
 		return hf_api_ret(HF_API_STREAM_GET_STATS, ret);
 	if (!st) {
 		ret = hf_set_error(dev, -EFAULT,
 				   "HelloFPGA_Stream_GetStats: st is NULL");
 		return hf_api_ret(HF_API_STREAM_GET_STATS,
-				  hf_dev_put_ret(dev, ret));
+				  stream_put(s, dev, ret));
 	}
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&s->lock);
@@ -355,7 +523,7 @@ int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st)
 	st->source_sent = (uint32_t)(src_reg(dev, s, HF_ST_SRC_SENT) -
 				     s->sent_base);
 	st->held = __atomic_load_n(&s->nheld, __ATOMIC_RELAXED);
-	return hf_api_ret(HF_API_STREAM_GET_STATS, hf_dev_put_ret(dev, 0));
+	return hf_api_ret(HF_API_STREAM_GET_STATS, stream_put(s, dev, 0));
 }
 
 /*
@@ -375,23 +543,42 @@ static int stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 	return ret;
 }
 
-int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s)
+int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
 {
+	struct hellofpga_stream *s, **p;
 	struct hellofpga_dev *dev;
-	struct hellofpga_stream **p;
 	int ret;
 
-	if (!s)
+	if (!v)
 		return 0;
+	s = tbl_get(v);
+	if (!s)
+		return hf_api_ret(HF_API_STREAM_CLOSE,
+				  hf_set_error(NULL, -EBADF,
+					       "HelloFPGA_Stream_Close: %p is not an open stream (closed already, or never opened in this process)",
+					       (void *)v));
 	ret = hf_dev_ref(s->h, &dev);
-	if (ret == -ECHILD)
+	if (ret == -ECHILD) {
+		tbl_put(s);
 		return hf_api_ret(HF_API_STREAM_CLOSE,
 				  hf_set_error(NULL, ret,
 					       "HelloFPGA_Stream_Close: the stream was opened before fork(): it does not survive fork()"));
+	}
+	if (!tbl_remove(s)) {
+		/* another Close of it got there first */
+		if (!ret)
+			hf_dev_put(dev);
+		tbl_put(s);
+		return hf_api_ret(HF_API_STREAM_CLOSE,
+				  hf_set_error(NULL, -EBADF,
+					       "HelloFPGA_Stream_Close: %p is being closed by another thread",
+					       (void *)v));
+	}
 	if (ret || __atomic_load_n(&s->dev, __ATOMIC_ACQUIRE) != dev) {
 		/* the handle closed (or closing): the ring is gone already */
 		if (!ret)
 			hf_dev_put(dev);
+		tbl_drain(s);
 		stream_free(s);
 		return 0;
 	}
@@ -403,6 +590,8 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s)
 		}
 	pthread_mutex_unlock(&dev->stream_lock);
 	ret = stream_stop(dev, s);
+	/* calls in flight saw the stop (-EBADF); none starts any more */
+	tbl_drain(s);
 	stream_free(s);
 	return hf_api_ret(HF_API_STREAM_CLOSE, hf_dev_put_ret(dev, ret));
 }

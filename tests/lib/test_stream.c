@@ -670,3 +670,49 @@ HF_TEST(stream_gpu_ring_buffers_larger_than_the_pins_pieces_einval)
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
 }
+
+/* A closed stream, or a value no Open returned, is -EBADF: never a crash. */
+HF_TEST(stream_closed_or_made_up_streams_are_ebadf)
+{
+	HELLOFPGA_STREAM_STATS st;
+	HELLOFPGA_FRAME f;
+	HELLOFPGA_STREAM s;
+	struct rx x;
+
+	rx_open(&x, CARD, 4, 4096);
+	s = x.s;
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	x.s = NULL;
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 0, &f), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(s, 0), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Stream_GetStats(s, &st), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), -EBADF);
+	s = (HELLOFPGA_STREAM)(void *)(uintptr_t)0x1234;
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 0, &f), -EBADF);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL), "not an open stream"));
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), -EBADF);
+	s = (HELLOFPGA_STREAM)(void *)&f;	/* an address, not a name */
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(s, 0), -EBADF);
+	rx_close(&x);
+}
+
+/* Stream_Close while another thread waits on the stream: the wait ends
+ * with -EBADF before the stream is freed (ASan/TSan check the rest). */
+HF_TEST(stream_close_wakes_a_waiter_on_the_stream)
+{
+	struct waiter w = { 0 };
+	pthread_t t;
+	struct rx x;
+
+	rx_open(&x, CARD, 4, 4096);
+	w.s = x.s;
+	HF_CHECK_ERR(pthread_create(&t, NULL, waiter_fn, &w), 0);
+	while (!__atomic_load_n(&w.started, __ATOMIC_ACQUIRE))
+		sleep_us(100);
+	sleep_us(20000);	/* in the wait */
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(x.s), 0);
+	x.s = NULL;
+	HF_CHECK_ERR(pthread_join(t, NULL), 0);
+	HF_CHECK_ERR(w.ret, -EBADF);
+	rx_close(&x);
+}
