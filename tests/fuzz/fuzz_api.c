@@ -88,6 +88,7 @@ enum fz_part {
 	P_SHORT_TIMEOUT,	/* 1..20 ms timeouts, -ETIMEDOUT and actual */
 	P_FORK,			/* fork(), the child uses inherited handles */
 	P_SHARED_OPEN,		/* threads open the same shared emu:N at once */
+	P_STREAM,		/* Stream_* on an AXI-Stream card, good and bad */
 	P_COUNT
 };
 
@@ -117,6 +118,7 @@ static const struct {
 	[P_FORK] = { "fork", true },
 	/* issue 10: card files, created in one locked step */
 	[P_SHARED_OPEN] = { "shared_open", true },
+	[P_STREAM] = { "stream", true },
 };
 
 static bool part_on[P_COUNT];
@@ -155,6 +157,10 @@ struct fz_thread {
 	struct fz_gbuf g[FZ_NGPU];
 	struct fz_pin pins[FZ_NPINS];
 	HELLOFPGA_HANDLE closed;	/* P_CLOSED_HANDLE */
+	HELLOFPGA_STREAM stream;	/* P_STREAM: the thread's, or NULL */
+	HELLOFPGA_STREAM closed_stream;	/* P_STREAM: one it closed */
+	uint32_t stream_bufs;		/* its buffers */
+	uint64_t stream_held;		/* bit i: buffer i is held */
 	uint64_t calls;
 	unsigned int logn;
 	char log[FZ_LOG][FZ_LOGLEN];
@@ -175,6 +181,8 @@ static struct fz_thread threads[FZ_MAX_THREADS];
 static int stop;		/* atomic: the threads end */
 static bool verbose;
 static HELLOFPGA_HANDLE race_h;		/* P_CLOSE_RACE's card */
+static HELLOFPGA_HANDLE st_h;		/* P_STREAM's card (AXI-Stream) */
+#define FZ_ST_CARD	"emu:8,private,st,ddr=64K,h2c=1,c2h=4"
 static pthread_mutex_t race_lock = PTHREAD_MUTEX_INITIALIZER;
 /* a handle-shaped object that is no handle (magic 0) */
 static uint64_t bogus_dev[512];
@@ -1524,6 +1532,131 @@ static void op_fork(struct fz_thread *t)
 
 /* ---- the threads ---- */
 
+/*
+ * Streams on the AXI-Stream card: each thread opens one on a channel of
+ * its own (threads beyond the card's four channels get -EBUSY), waits
+ * without blocking, releases what it holds and what it does not, reads
+ * the statistics, closes; bad configurations and closed or made-up
+ * streams.  Every result one the header lists; a good request works.
+ */
+static void op_stream(struct fz_thread *t)
+{
+	HELLOFPGA_STREAM_CONFIG c;
+	HELLOFPGA_STREAM_STATS st;
+	HELLOFPGA_STREAM bogus;
+	HELLOFPGA_FRAME f;
+	uint32_t i;
+	int ret;
+
+	switch (below(t, 8)) {
+	case 0:
+	case 1:
+		if (t->stream)
+			break;
+		memset(&c, 0, sizeof(c));
+		c.channel = t->id % 4;
+		c.buffers = 2 + below(t, 6);
+		c.buffer_size = 4096 * (1 + below(t, 2));
+		if (chance(t, 25)) {	/* one field wrong */
+			switch (below(t, 5)) {
+			case 0:
+				c.channel = (int)below(t, 20) - 10 + 4;
+				break;
+			case 1:
+				c.buffers = chance(t, 50) ? below(t, 2) :
+					    HELLOFPGA_STREAM_MAX_BUFFERS + 1 +
+					    below(t, 1000);
+				break;
+			case 2:
+				c.buffer_size = chance(t, 50) ? 4096 + 1 +
+						below(t, 4095) : SIZE_MAX;
+				break;
+			case 3:
+				c.reserved[below(t, 7)] = 1;
+				break;
+			default:
+				c.gpu = rnd(t);
+				break;
+			}
+		}
+		fz_log(t, "HelloFPGA_Stream_Open(ch %d, %u x %zu)", c.channel,
+		       c.buffers, c.buffer_size);
+		ret = HelloFPGA_Stream_Open(st_h, &c, &t->stream);
+		if (!doc_ok(t, "HelloFPGA_Stream_Open", ret) || ret) {
+			t->stream = NULL;
+			break;
+		}
+		t->stream_bufs = c.buffers;
+		t->stream_held = 0;
+		break;
+	case 2:
+	case 3:
+		if (!t->stream)
+			break;
+		fz_log(t, "HelloFPGA_Stream_Wait(0)");
+		ret = HelloFPGA_Stream_Wait(t->stream, (int)below(t, 2), &f);
+		if (!doc_ok(t, "HelloFPGA_Stream_Wait", ret) || ret)
+			break;
+		if (f.index >= t->stream_bufs ||
+		    t->stream_held & (1ull << f.index))
+			fz_fail(t, "HelloFPGA_Stream_Wait: buffer %u of %u, held %#llx",
+				f.index, t->stream_bufs,
+				(unsigned long long)t->stream_held);
+		else
+			t->stream_held |= 1ull << f.index;
+		break;
+	case 4:
+		if (!t->stream)
+			break;
+		i = below(t, t->stream_bufs + 2);
+		fz_log(t, "HelloFPGA_Stream_Release(%u)", i);
+		ret = HelloFPGA_Stream_Release(t->stream, i);
+		if (i < t->stream_bufs && t->stream_held & (1ull << i)) {
+			if (must_succeed(t, "HelloFPGA_Stream_Release", ret,
+					 st_h))
+				t->stream_held &= ~(1ull << i);
+		} else {
+			must_fail(t, "HelloFPGA_Stream_Release", ret);
+		}
+		break;
+	case 5:
+		if (!t->stream)
+			break;
+		fz_log(t, "HelloFPGA_Stream_GetStats");
+		ret = HelloFPGA_Stream_GetStats(t->stream, &st);
+		if (must_succeed(t, "HelloFPGA_Stream_GetStats", ret, st_h) &&
+		    st.held != (uint32_t)__builtin_popcountll(t->stream_held))
+			fz_fail(t, "HelloFPGA_Stream_GetStats: %u held, the thread holds %d",
+				st.held, __builtin_popcountll(t->stream_held));
+		break;
+	case 6:
+		if (!t->stream)
+			break;
+		fz_log(t, "HelloFPGA_Stream_Close");
+		must_succeed(t, "HelloFPGA_Stream_Close",
+			     HelloFPGA_Stream_Close(t->stream), st_h);
+		t->closed_stream = t->stream;
+		t->stream = NULL;
+		break;
+	default:
+		bogus = t->closed_stream && chance(t, 50) ? t->closed_stream :
+			(HELLOFPGA_STREAM)(void *)(uintptr_t)rnd(t);
+		if (!bogus)
+			break;
+		fz_log(t, "HelloFPGA_Stream_*(%p): closed or made up",
+		       (void *)bogus);
+		must_fail(t, "HelloFPGA_Stream_Wait",
+			  HelloFPGA_Stream_Wait(bogus, 0, &f));
+		must_fail(t, "HelloFPGA_Stream_Release",
+			  HelloFPGA_Stream_Release(bogus, 0));
+		must_fail(t, "HelloFPGA_Stream_GetStats",
+			  HelloFPGA_Stream_GetStats(bogus, &st));
+		must_fail(t, "HelloFPGA_Stream_Close",
+			  HelloFPGA_Stream_Close(bogus));
+		break;
+	}
+}
+
 static void one_call(struct fz_thread *t)
 {
 	unsigned int r = below(t, 100);
@@ -1552,6 +1685,8 @@ static void one_call(struct fz_thread *t)
 		op_info(t);
 	else if (r < 93 && part_on[P_USER])
 		op_user(t);
+	else if (r < 94 && part_on[P_STREAM])
+		op_stream(t);
 	else if (r < 95 && part_on[P_OPEN])
 		op_open(t);
 	else if (r < 96 && part_on[P_CLOSED_HANDLE])
@@ -1700,6 +1835,17 @@ static void setup(int n)
 	if (part_on[P_CLOSE_RACE])
 		HF_CHECK_EQ(HelloFPGA_Open("emu:9,private,ddr=64K", &race_h),
 			    0);
+	if (part_on[P_STREAM]) {
+		HF_CHECK_EQ(HelloFPGA_Open(FZ_ST_CARD, &st_h), 0);
+		/* the source: 4 KiB frames back to back on every channel */
+		for (uint32_t ch = 0; ch < 4; ch++) {
+			HF_CHECK_EQ(HelloFPGA_UserWrite32(st_h,
+				HF_USER_ST_SRC(ch) + HF_ST_SRC_FRAME_SIZE, 4096), 0);
+			HF_CHECK_EQ(HelloFPGA_UserWrite32(st_h,
+				HF_USER_ST_SRC(ch) + HF_ST_SRC_CTRL,
+				HF_ST_SRC_CTRL_ENABLE), 0);
+		}
+	}
 }
 
 /* The guard of every card is still all zeros: nobody wrote it. */
@@ -1730,6 +1876,15 @@ static void teardown(void)
 	if (race_h) {
 		HelloFPGA_Close(race_h);
 		race_h = NULL;
+	}
+	for (int i = 0; i < nthreads; i++) {
+		if (threads[i].stream)
+			HF_CHECK_EQ(HelloFPGA_Stream_Close(threads[i].stream), 0);
+		threads[i].stream = NULL;
+	}
+	if (st_h) {
+		HF_CHECK_EQ(HelloFPGA_Close(st_h), 0);
+		st_h = NULL;
 	}
 	for (int i = 0; i < nthreads; i++) {
 		struct fz_thread *t = &threads[i];
