@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stream_run.c - one C2H stream run (stream_run.h): "hellofpga stream"
+ * and the bench's stream section.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hf_stream_pattern.h"
+#include "hf_user_regs.h"
+#include "stream_run.h"
+
+#define ST_IDLE_MS		2000
+
+static int src_wr(struct st_run *r, uint32_t reg, uint32_t v)
+{
+	int ret = HelloFPGA_UserWrite32(r->h, HF_USER_ST_SRC(r->ch) + reg, v);
+
+	if (ret)
+		cli_lib_err(r->h, ret, "cannot program the stream source");
+	return ret;
+}
+
+static void lat_add(struct st_run *r, uint64_t ns)
+{
+	uint64_t *p;
+
+	if (r->nlat == r->cap_lat) {
+		r->cap_lat = r->cap_lat ? 2 * r->cap_lat : 4096;
+		p = realloc(r->lat, r->cap_lat * sizeof(*p));
+		if (!p)
+			return;
+		r->lat = p;
+	}
+	r->lat[r->nlat++] = ns;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The @p-th percentile of the latencies, ns; st_finish() sorted them. */
+uint64_t st_pct(const struct st_run *r, double p)
+{
+	size_t i;
+
+	if (!r->nlat)
+		return 0;
+	i = (size_t)(p / 100.0 * (double)(r->nlat - 1) + 0.5);
+	return r->lat[i < r->nlat ? i : r->nlat - 1];
+}
+
+int st_setup(struct st_run *r)
+{
+	HELLOFPGA_STREAM_CONFIG c;
+	uint32_t id = 0, ctrl;
+	uint64_t ring;
+	int ret;
+
+	ret = HelloFPGA_UserRead32(r->h, HF_USER_ID, &id);
+	if (ret) {
+		cli_lib_err(r->h, ret, "cannot read the user BAR's HF_USER_ID");
+		return ret;
+	}
+	if (id != HF_USER_ID_VALUE) {
+		cli_err("not a card of the hellofpga reference design (HF_USER_ID reads 0x%08" PRIx32 ", not 0x%08x): it has no stream source to program",
+			id, HF_USER_ID_VALUE);
+		return -ENODEV;
+	}
+	memset(&c, 0, sizeof(c));
+	c.channel = r->ch;
+	c.buffers = r->buffers;
+	c.buffer_size = r->buffer_size;
+	ring = (uint64_t)r->buffers * r->buffer_size;
+	if (r->gpu) {
+		ret = HelloFPGA_GPU_Alloc(&r->gpu_mem, ring);
+		if (ret) {
+			cli_lib_err(NULL, ret, "cannot allocate %" PRIu64 " bytes of GPU memory",
+				    ring);
+			return ret;
+		}
+		ret = HelloFPGA_GPUDirect_Pin(r->h, r->gpu_mem, ring, &r->pin);
+		if (ret) {
+			cli_lib_err(r->h, ret, "cannot pin the GPU ring");
+			return ret;
+		}
+		r->bounce = cli_alloc(r->buffer_size);
+		if (!r->bounce)
+			return -ENOMEM;
+		c.gpu = r->pin;
+	}
+	ret = HelloFPGA_Stream_Open(r->h, &c, &r->s);
+	if (ret) {
+		cli_lib_err(r->h, ret, "cannot open the stream");
+		return ret;
+	}
+	ctrl = HF_ST_SRC_CTRL_ENABLE | (r->records ? HF_ST_SRC_CTRL_RECORDS : 0) |
+	       (r->drop ? HF_ST_SRC_CTRL_DROP : 0);
+	if (src_wr(r, HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_CLEAR) ||
+	    src_wr(r, HF_ST_SRC_FRAME_SIZE, r->frame_size) ||
+	    src_wr(r, HF_ST_SRC_REC_MIN, r->rec_min) ||
+	    src_wr(r, HF_ST_SRC_REC_MAX, r->rec_max) ||
+	    src_wr(r, HF_ST_SRC_INTERVAL_NS,
+		   r->rate > 0 ? (uint32_t)(1e9 / r->rate + 0.5) : 0) ||
+	    src_wr(r, HF_ST_SRC_COUNT, (uint32_t)r->frames_wanted))
+		return -EIO;
+	r->start_ns = cli_now_ns();
+	r->prev_eop_ns = r->start_ns;
+	return src_wr(r, HF_ST_SRC_CTRL, ctrl);
+}
+
+/* One buffer of the frame in progress into @chk; at EOP the frame's end. */
+static int take(struct st_run *r, struct hf_stream_check *chk,
+		const HELLOFPGA_FRAME *f)
+{
+	const uint8_t *p = f->host;
+	uint64_t seq, due;
+	int ret;
+
+	if (r->gpu) {
+		ret = HelloFPGA_GPU_Memcpy(r->bounce,
+					   (uint8_t *)r->gpu_mem + f->gpu_offset,
+					   f->length,
+					   HELLOFPGA_MEMCPY_GPU_TO_HOST);
+		if (ret) {
+			cli_lib_err(NULL, ret, "cannot copy a GPU buffer back");
+			return ret;
+		}
+		p = r->bounce;
+	}
+	hf_stream_check_feed(chk, p, (uint32_t)f->length);
+	r->bytes += f->length;
+	if (!(f->flags & HELLOFPGA_FRAME_EOP))
+		return 0;
+	if (!hf_stream_check_end(chk, &seq)) {
+		r->corrupt++;
+		r->synced = false;
+	} else {
+		if (r->synced && seq > r->next_seq)
+			r->gaps += seq - r->next_seq;
+		r->synced = true;
+		r->next_seq = seq + 1;
+		if (r->rate > 0) {
+			due = r->start_ns + (uint64_t)((double)seq * 1e9 / r->rate);
+			lat_add(r, f->timestamp_ns > due ? f->timestamp_ns - due : 0);
+		}
+	}
+	if (r->rate <= 0)
+		lat_add(r, f->timestamp_ns - r->prev_eop_ns);
+	r->prev_eop_ns = f->timestamp_ns;
+	r->frames++;
+	if (r->frames_wanted) {
+		cli_progress_add(&r->prog, 1);
+	} else {
+		/* --duration: progress in milliseconds of it */
+		uint64_t ms = (f->timestamp_ns - r->start_ns) / 1000000;
+
+		if (ms > r->prog_ms) {
+			cli_progress_add(&r->prog, ms - r->prog_ms);
+			r->prog_ms = ms;
+		}
+	}
+	return 0;
+}
+
+int st_run(struct st_run *r)
+{
+	struct hf_stream_check chk;
+	HELLOFPGA_FRAME f;
+	uint32_t sts = 0;
+	int ret;
+
+	hf_stream_check_init(&chk);
+	for (;;) {
+		if (r->frames_wanted && r->frames >= r->frames_wanted)
+			break;
+		if (r->duration_ns && cli_now_ns() - r->start_ns >= r->duration_ns)
+			break;
+		ret = HelloFPGA_Stream_Wait(r->s, ST_IDLE_MS, &f);
+		if (ret == -ETIMEDOUT) {
+			/* drop mode: the source may be done, its tail dropped */
+			HelloFPGA_UserRead32(r->h, HF_USER_ST_SRC(r->ch) +
+					     HF_ST_SRC_STATUS, &sts);
+			if (sts & HF_ST_SRC_STS_DONE)
+				break;
+			cli_lib_err(r->s ? r->h : NULL, ret,
+				    "no frame for %d ms", ST_IDLE_MS);
+			return ret;
+		}
+		if (ret) {
+			cli_lib_err(r->h, ret, "stream wait failed");
+			return ret;
+		}
+		ret = take(r, &chk, &f);
+		if (!ret)
+			ret = HelloFPGA_Stream_Release(r->s, f.index);
+		if (ret) {
+			cli_lib_err(r->h, ret, "stream failed");
+			return ret;
+		}
+	}
+	r->end_ns = cli_now_ns();
+	return 0;
+}
+
+/* Sort the latencies for st_pct(). */
+void st_finish(struct st_run *r)
+{
+	qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_u64);
+}
+
+/* Stop the source and the stream, free the ring; the handle stays open. */
+void st_free(struct st_run *r)
+{
+	if (r->s)
+		HelloFPGA_Stream_Close(r->s);
+	if (r->h)
+		HelloFPGA_UserWrite32(r->h, HF_USER_ST_SRC(r->ch) + HF_ST_SRC_CTRL,
+				      0);
+	if (r->pin)
+		HelloFPGA_GPUDirect_Unpin(r->h, r->pin);
+	if (r->gpu_mem)
+		HelloFPGA_GPU_Free(r->gpu_mem);
+	free(r->bounce);
+	free(r->lat);
+	r->s = NULL;
+	r->pin = 0;
+	r->gpu_mem = NULL;
+	r->bounce = NULL;
+	r->lat = NULL;
+	r->nlat = r->cap_lat = 0;
+}
+
