@@ -47,6 +47,13 @@
 
 #define EMU_PAGE_DESKTOP	(64u << 10)
 #define EMU_PAGE_TEGRA		(4u << 10)
+/*
+ * Like cudaMalloc() on a desktop GPU: an allocation of 2 MiB or more starts
+ * on a 2 MiB boundary, so each 2 MiB run of it is one contiguous piece of a
+ * pin (the BAR window maps 2 MiB runs) and a ring of 1 MiB buffers never has
+ * a buffer across two pieces.
+ */
+#define EMU_ALIGN_LARGE		(2u << 20)
 #define EMU_WINDOW_MAX		(64ull << 30)
 #define EMU_WINDOW_MIN		(256ull << 20)
 
@@ -161,20 +168,23 @@ static struct emu_alloc *emu_range(uintptr_t p, size_t size, const char *what,
 
 /**
  * emu_place() - first fit for @len bytes in the window.  emu.lock held.
+ * @align: the start's alignment, a power of two
  * @prevp: receives the link to insert the new allocation at
  * Return: the address, or 0 when no gap is large enough.
  */
-static uintptr_t emu_place(size_t len, struct emu_alloc ***prevp)
+static uintptr_t emu_place(size_t len, uintptr_t align,
+			   struct emu_alloc ***prevp)
 {
 	struct emu_alloc **link = &emu.allocs;
-	uintptr_t at = emu.win;
+	uintptr_t at = ALIGN(emu.win, align);
 
 	for (; *link; link = &(*link)->next) {
-		if ((*link)->base - at >= len)
+		if ((*link)->base >= at && (*link)->base - at >= len)
 			break;
-		at = (*link)->base + (*link)->size;
+		at = ALIGN((*link)->base + (*link)->size, align);
 	}
-	if (!*link && emu.win + emu.win_size - at < len)
+	if (!*link && (at > emu.win + emu.win_size ||
+		       emu.win + emu.win_size - at < len))
 		return 0;
 	*prevp = link;
 	return at;
@@ -197,7 +207,8 @@ static int emu_alloc(void **ptr, size_t size)
 		return hf_set_error(NULL, -ENOMEM,
 				    "HelloFPGA_GPU_Alloc: out of memory");
 	pthread_mutex_lock(&emu.lock);
-	at = emu_place(len, &link);
+	at = emu_place(len, !emu.tegra && len >= EMU_ALIGN_LARGE ?
+			    EMU_ALIGN_LARGE : emu.page, &link);
 	if (!at) {
 		pthread_mutex_unlock(&emu.lock);
 		free(a);
@@ -495,14 +506,14 @@ static const struct hf_gpu_ops emu_ops = {
 
 /**
  * emu_reserve() - reserve the window: the largest of 64 GiB, 32 GiB, ...
- * 256 MiB that the address space grants, aligned to 64 KiB.
+ * 256 MiB that the address space grants, aligned to 2 MiB (EMU_ALIGN_LARGE).
  */
 static int emu_reserve(void)
 {
 	size_t size;
 
 	for (size = EMU_WINDOW_MAX; size >= EMU_WINDOW_MIN; size /= 2) {
-		size_t len = size + EMU_PAGE_DESKTOP;
+		size_t len = size + EMU_ALIGN_LARGE;
 		uintptr_t m, start;
 
 		m = (uintptr_t)mmap(NULL, len, PROT_NONE,
@@ -510,7 +521,7 @@ static int emu_reserve(void)
 				    MAP_NORESERVE, -1, 0);
 		if ((void *)m == MAP_FAILED)
 			continue;
-		start = ALIGN(m, (uintptr_t)EMU_PAGE_DESKTOP);
+		start = ALIGN(m, (uintptr_t)EMU_ALIGN_LARGE);
 		if (start > m)
 			munmap((void *)m, start - m);
 		if (m + len > start + size)

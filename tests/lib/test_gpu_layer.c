@@ -485,6 +485,44 @@ HF_TEST(query_rejects_range_crossing_two_allocations)
 	gpu_free(q);
 }
 
+/*
+ * As cudaMalloc(): on a desktop GPU an allocation of 2 MiB or more starts on
+ * a 2 MiB boundary (one BAR run), even after a small one; smaller ones still
+ * fill the gap before it, first fit.
+ */
+HF_TEST(alloc_of_2mib_or_more_is_2mib_aligned_on_desktop)
+{
+	char *small, *big, *big2, *fill;
+
+	USE_GPU("emu");
+	small = gpu_alloc(64 * KiB);
+	big = gpu_alloc(2 * MiB);
+	big2 = gpu_alloc(3 * MiB);
+	HF_CHECK_MSG(((uintptr_t)big & (2 * MiB - 1)) == 0, "big at %p", big);
+	HF_CHECK_MSG(((uintptr_t)big2 & (2 * MiB - 1)) == 0, "big2 at %p",
+		     big2);
+	fill = gpu_alloc(64 * KiB);
+	HF_CHECK_MSG(fill == small + 64 * KiB, "fill %p, small %p", fill,
+		     small);
+	gpu_free(fill);
+	gpu_free(big2);
+	gpu_free(big);
+	gpu_free(small);
+}
+
+/* Tegra (cudaHostAlloc()-like memory) needs no more than 4 KiB pages. */
+HF_TEST(alloc_on_tegra_is_not_padded_to_2mib)
+{
+	char *small, *big;
+
+	USE_GPU("emu-tegra");
+	small = gpu_alloc(4 * KiB);
+	big = gpu_alloc(2 * MiB);
+	HF_CHECK_MSG(big == small + 4 * KiB, "big %p, small %p", big, small);
+	gpu_free(big);
+	gpu_free(small);
+}
+
 HF_TEST(query_rejects_range_past_allocation_end)
 {
 	struct hf_gpu_buf b;
