@@ -722,8 +722,8 @@ int HelloFPGA_GPU_Memcpy(void *dst, const void *src, size_t size, int kind);
  * objects stay until HelloFPGA_Stream_Close(), and every other call on
  * them returns -EBADF.  A HELLOFPGA_STREAM is a checked name, not the
  * address of an object: a stream already closed, or a value no Open
- * returned, is -EBADF in every call.  A stream does not survive fork(): in the child its
- * calls return -ECHILD, as the handle's do.
+ * returned, is -EBADF in every call.  A stream does not survive fork():
+ * in the child its calls return -ECHILD, as the handle's do.
  */
 typedef struct hellofpga_stream *HELLOFPGA_STREAM;
 
