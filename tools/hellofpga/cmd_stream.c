@@ -272,6 +272,7 @@ int cmd_stream(int argc, char **argv)
 	if (!ret) {
 		cli_progress_start(&r.prog, r.frames_wanted ? r.frames_wanted :
 				   r.duration_ns / 1000000);
+		r.progress = true;
 		cli_progress_label(&r.prog, "stream: C2H%d", r.ch);
 		ret = st_run(&r);
 		cli_progress_stop(&r.prog);

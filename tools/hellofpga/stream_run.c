@@ -154,7 +154,9 @@ static int take(struct st_run *r, struct hf_stream_check *chk,
 		lat_add(r, f->timestamp_ns - r->prev_eop_ns);
 	r->prev_eop_ns = f->timestamp_ns;
 	r->frames++;
-	if (r->frames_wanted) {
+	if (!r->progress) {
+		return 0;
+	} else if (r->frames_wanted) {
 		cli_progress_add(&r->prog, 1);
 	} else {
 		/* --duration: progress in milliseconds of it */
@@ -179,7 +181,8 @@ int st_run(struct st_run *r)
 	for (;;) {
 		if (r->frames_wanted && r->frames >= r->frames_wanted)
 			break;
-		if (r->duration_ns && cli_now_ns() - r->start_ns >= r->duration_ns)
+		if (r->duration_ns && r->frames >= r->min_frames &&
+		    cli_now_ns() - r->start_ns >= r->duration_ns)
 			break;
 		ret = HelloFPGA_Stream_Wait(r->s, ST_IDLE_MS, &f);
 		if (ret == -ETIMEDOUT) {

@@ -28,6 +28,7 @@ struct st_run {
 	int ch;
 	uint64_t frames_wanted;	/* 0: until the duration ends */
 	uint64_t duration_ns;
+	uint64_t min_frames;	/* with duration_ns: at least these frames */
 	uint64_t prog_ms;	/* --duration: milliseconds shown as done */
 	uint32_t frame_size;
 	uint32_t rec_min;
@@ -56,6 +57,7 @@ struct st_run {
 	uint64_t end_ns;
 	uint64_t prev_eop_ns;
 	HELLOFPGA_STREAM_STATS st;
+	bool progress;		/* @prog started: frames count on it */
 	struct cli_progress prog;
 };
 
