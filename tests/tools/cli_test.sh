@@ -446,6 +446,63 @@ case_bench_json_has_every_section() {
 	check_bench_json "$T/x.json" 4096 8192 16384 32768 65536
 }
 
+# check_stream_json FILE: the stream section of "hellofpga bench" JSON, run
+# with --max 64K --buffers 4 on the emulated GPU: both tables, both rings
+check_stream_json() {
+	python3 - "$1" <<'EOF' || fail "unexpected stream JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["stream"]
+fs = [(x["frame_size"], x["ring"]) for x in st if x["table"] == "frame_size"]
+assert fs == [(4096, "host"), (4096, "gpu"), (65536, "host"), (65536, "gpu")], fs
+fr = [(x["buffers"], x["ring"]) for x in st if x["table"] == "frame_rate"]
+assert fr == [(2, "host"), (2, "gpu"), (4, "host"), (4, "gpu")], fr
+for x in st:
+    assert x["frames"] >= 16 and x["fps"] > 0 and x["gbps"] > 0, x
+    assert x["corrupt"] == 0 and x["dropped"] == 0, x
+    assert 0 < x["between_p50_us"] <= x["between_p99_us"], x
+    assert x["ceiling_cpu_gbps"] > 0, x
+EOF
+}
+
+case_bench_stream_section_verifies_every_frame() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,st bench --sections stream \
+		--quick --max 64K --buffers 4 --frame-size 64K --json "$T/s.json"
+	expect_ok
+	expect_in out '^## 7\. Stream'
+	expect_in out '^## 8\. Frame rate over AXI-Stream'
+	expect_in out '^ +64 KiB +4 +64 KiB +GPU +[0-9]+ '
+	check_stream_json "$T/s.json"
+}
+
+# a frame over 1 MiB spans 1 MiB buffers: a GPU pin is mapped in 2 MiB
+# pieces, and a buffer must lie in one
+case_bench_stream_large_frames_span_buffers() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,st bench --sections stream \
+		--quick --min 4M --max 4M --buffers 2 --frame-size 64K
+	expect_ok
+	expect_in out '^ +4 MiB +8 +1 MiB +GPU +[0-9]+ .* 0 +0 +[0-9.]+$'
+}
+
+case_bench_stream_with_a_link_model_shows_its_rate() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,st,link=gen3x8 bench \
+		--sections stream --quick --max 4K --buffers 2 --frame-size 4K
+	expect_ok
+	expect_in out 'model GB/s$'
+	expect_in out '^ +4 KiB +2 +4 KiB +host .* [0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}$'
+}
+
+case_bench_stream_runs_alone() {
+	expect_refused 'stream runs alone' -d emu:0,private,st bench \
+		--sections stream,sweep
+}
+
+case_bench_stream_on_a_memory_mapped_card_fails() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections stream --quick
+	expect_rc 1
+	expect_in err 'not AXI-Stream'
+}
+
 case_bench_on_a_hardware_card_without_cuda_refuses() {
 	need_no_cuda
 	run_hw bench --sections sweep --max 8K --iters 2

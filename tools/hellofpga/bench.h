@@ -84,6 +84,47 @@ struct bpoint {
 #define BENCH_ORDER_ROWS	(2 * BP_N)
 
 /**
+ * struct bstream - one point of the stream section (AXI-Stream card).
+ * @frame_size: bytes per frame
+ * @buffers: buffers in the ring
+ * @buffer_size: bytes per buffer: @frame_size, or 1 MiB for larger frames
+ *	(which span several)
+ * @rate_table: a point of the frame-rate table (by ring depth), else of
+ *	the table by frame size
+ * @gpu: the ring in GPU memory (a GPU Direct pin), else host memory
+ * @frames: frames taken, every one verified
+ * @ns: wall time of the run
+ * @fps: frames per second
+ * @gbps: 10^9 bytes per second
+ * @p50_ns: median time between the Waits of consecutive frames
+ * @p99_ns: its 99th percentile
+ * @corrupt: frames that failed their check
+ * @dropped: frames the source dropped, and sequence gaps
+ * @ring_full: times every buffer was with the consumer
+ * @cpu_gbps: the ceiling of the same run: the CPU filling and checking
+ *	frames of @frame_size (the emulated source's and the check's work)
+ * @model_gbps: the link model's payload rate for these frames, 0 without
+ */
+struct bstream {
+	uint64_t frame_size;
+	uint32_t buffers;
+	uint64_t buffer_size;
+	bool rate_table;
+	bool gpu;
+	uint64_t frames;
+	uint64_t ns;
+	double fps;
+	double gbps;
+	uint64_t p50_ns;
+	uint64_t p99_ns;
+	uint64_t corrupt;
+	uint64_t dropped;
+	uint64_t ring_full;
+	double cpu_gbps;
+	double model_gbps;
+};
+
+/**
  * struct bframes - the frame-rate run with @nbuf buffers.
  * @nbuf: buffers rotated (1: single buffer, fill then consume)
  * @frames: frames produced and consumed
@@ -179,7 +220,7 @@ struct bench {
 	uint64_t budget_ns;		/* per size */
 	unsigned int min_iters, max_iters;
 	bool quick;
-	bool do_sweep, do_frames, do_pin, do_overhead;
+	bool do_sweep, do_frames, do_pin, do_overhead, do_stream;
 	uint64_t frame_size;
 	int max_buffers;
 	uint64_t frames_ns;		/* per buffer count */
@@ -219,6 +260,8 @@ struct bench {
 	uint64_t first_pin_ns;
 	struct bframes *frames;
 	int nframes;
+	struct bstream *streams;	/* the stream section's points */
+	int nstreams;
 	struct bpin *pins;
 	int npins;
 	struct bsoak_sample *soak;
@@ -242,6 +285,8 @@ const struct bpoint *bench_point(const struct bench *bn, uint64_t size);
 void bench_print_env(const struct bench *bn, FILE *f, const char *pre);
 void bench_print(const struct bench *bn);
 void bench_print_soak(const struct bench *bn);
+int bench_run_stream(struct bench *bn, bool gpu);
+void bench_print_stream(const struct bench *bn);
 
 /* bench_stats.c: figures of a run; NAN (bench_cell(): "-") when not measured */
 double bench_us(uint64_t ns);

@@ -355,5 +355,32 @@ int bench_json(const struct bench *bn, const char *path)
 	json_predict(&j, bn);
 	json_frames_pins(&j, bn);
 	json_soak(&j, bn);
+	cli_json_arr(&j, "stream");
+	for (int i = 0; i < bn->nstreams; i++) {
+		const struct bstream *p = &bn->streams[i];
+
+		cli_json_obj(&j, NULL);
+		cli_json_str(&j, "table", p->rate_table ? "frame_rate" :
+						    "frame_size");
+		cli_json_u64(&j, "frame_size", p->frame_size);
+		cli_json_u64(&j, "buffers", p->buffers);
+		cli_json_u64(&j, "buffer_size", p->buffer_size);
+		cli_json_str(&j, "ring", p->gpu ? "gpu" : "host");
+		cli_json_u64(&j, "frames", p->frames);
+		cli_json_num(&j, "seconds", "%.4f", p->ns / 1e9);
+		cli_json_num(&j, "fps", "%.1f", p->fps);
+		cli_json_num(&j, "gbps", "%.4f", p->gbps);
+		cli_json_num(&j, "between_p50_us", "%.3f", p->p50_ns / 1e3);
+		cli_json_num(&j, "between_p99_us", "%.3f", p->p99_ns / 1e3);
+		cli_json_u64(&j, "corrupt", p->corrupt);
+		cli_json_u64(&j, "dropped", p->dropped);
+		cli_json_u64(&j, "ring_full", p->ring_full);
+		cli_json_num(&j, "ceiling_cpu_gbps", "%.4f", p->cpu_gbps);
+		if (bn->link_on)
+			cli_json_num(&j, "model_gbps", "%.4f",
+				     p->model_gbps);
+		cli_json_end(&j);
+	}
+	cli_json_end(&j);
 	return cli_json_close(&j);
 }

@@ -47,6 +47,9 @@ static void bench_usage(FILE *f)
 	      "            2..8 pinned buffers, a checksum kernel verifying every frame\n"
 	      "  pin       pin and unpin cost by size (4 KiB .. 256 MiB)\n"
 	      "  overhead  software overhead per transfer (time minus the raw copy)\n"
+	      "  stream    an AXI-Stream card's C2H stream into a ring in host and GPU\n"
+	      "            memory (4 KiB .. 4 MiB frames, in --min..--max): frames/s,\n"
+	      "            GB/s, time between frames, every frame verified\n"
 	      "A link model on the emulated card (-d emu,link=gen3x8) adds the model's\n"
 	      "prediction beside every figure.  On a hardware card the bench needs a\n"
 	      "real GPU (exit status 3 without one) unless HELLOFPGA_GPU=emu, emu-tegra\n"
@@ -54,7 +57,8 @@ static void bench_usage(FILE *f)
 	      "\n"
 	      "      --quick         short budgets (seconds in all), pins up to 16 MiB\n"
 	      "      --all           every section (the default)\n"
-	      "      --sections LIST comma-separated: sweep,frames,pin,overhead\n"
+	      "      --sections LIST comma-separated: sweep,frames,pin,overhead; or\n"
+	      "                      stream alone (an AXI-Stream card: -d emu,st)\n"
 	      "      --min SIZE      smallest transfer (default 4K)\n"
 	      "      --max SIZE      largest transfer (default 64M)\n"
 	      "      --budget S      seconds of timed rounds per size (default 5;\n"
@@ -105,6 +109,7 @@ static int parse_sections(struct bench *bn, const char *arg)
 		return -1;
 	strcpy(buf, arg);
 	bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = false;
+	bn->do_stream = false;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "sweep"))
@@ -113,6 +118,8 @@ static int parse_sections(struct bench *bn, const char *arg)
 			bn->do_frames = true;
 		else if (!strcmp(tok, "pin"))
 			bn->do_pin = true;
+		else if (!strcmp(tok, "stream"))
+			bn->do_stream = true;
 		else if (!strcmp(tok, "overhead"))
 			bn->do_overhead = bn->do_sweep = true;
 		else if (!strcmp(tok, "all"))
@@ -296,7 +303,7 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 		case OPT_SECTIONS:
 			sections_given = true;
 			if (parse_sections(bn, optarg)) {
-				cli_usage_err("bench", "--sections: '%s': use a comma-separated list of sweep, frames, pin, overhead, all",
+				cli_usage_err("bench", "--sections: '%s': use a comma-separated list of sweep, frames, pin, overhead, all, or stream alone",
 					      optarg);
 				return -1;
 			}
@@ -384,6 +391,11 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 	}
 	if (bn->interval_ns && !bn->soak_ns) {
 		cli_usage_err("bench", "--interval needs --soak");
+		return -1;
+	}
+	if (bn->do_stream && (bn->do_sweep || bn->do_frames || bn->do_pin ||
+			      bn->soak_ns)) {
+		cli_usage_err("bench", "--sections stream runs alone: it needs an AXI-Stream card (-d emu,st), the other sections a memory-mapped one");
 		return -1;
 	}
 	if (bn->soak_ns && !sections_given)

@@ -373,3 +373,45 @@ void bench_print_soak(const struct bench *bn)
 		printf("soak: drift needs at least 3 samples\n");
 	fflush(stdout);
 }
+
+static void stream_rows(const struct bench *bn, bool rate_table)
+{
+	char sz[32], bs[32];
+
+	printf("%10s %7s %8s %5s %9s %11s %8s %12s %12s %8s %8s %9s%s\n",
+	       "frame", "buffers", "of", "ring", "frames", "frames/s", "GB/s",
+	       "between p50", "p99 (us)", "corrupt", "dropped", "cpu GB/s",
+	       bn->link_on ? "  model GB/s" : "");
+	for (int i = 0; i < bn->nstreams; i++) {
+		const struct bstream *p = &bn->streams[i];
+
+		if (p->rate_table != rate_table)
+			continue;
+		printf("%10s %7u %8s %5s %9" PRIu64 " %11.0f %8.3f %12.1f %12.1f %8" PRIu64 " %8" PRIu64 " %9.3f",
+		       cli_fmt_size(p->frame_size, sz, sizeof(sz)), p->buffers,
+		       cli_fmt_size(p->buffer_size, bs, sizeof(bs)),
+		       p->gpu ? "GPU" : "host", p->frames, p->fps, p->gbps,
+		       p->p50_ns / 1e3, p->p99_ns / 1e3, p->corrupt,
+		       p->dropped, p->cpu_gbps);
+		if (bn->link_on)
+			printf(" %12.3f", p->model_gbps);
+		printf("\n");
+	}
+}
+
+/* The stream section (bench_stream.c). */
+void bench_print_stream(const struct bench *bn)
+{
+	printf("# hellofpga bench: C2H AXI-Stream ring\n");
+	bench_print_env(bn, stdout, "# ");
+	printf("\n## 7. Stream: the card's source back to back into a ring of --buffers\n"
+	       "##    frames (a frame over 1 MiB spans 1 MiB buffers), every frame\n"
+	       "##    verified (a GPU ring's by a copy back).  Ceilings of the same run:\n"
+	       "##    cpu: the CPU filling and checking such frames (the emulated\n"
+	       "##    source's and the check's work)%s\n",
+	       bn->link_on ? "; model: the link model's rate" : "");
+	stream_rows(bn, false);
+	printf("\n## 8. Frame rate over AXI-Stream: ring depth (the frames table over ST)\n");
+	stream_rows(bn, true);
+	fflush(stdout);
+}

@@ -943,6 +943,7 @@ static void bench_free(struct bench *bn)
 				free(bn->points[i].samples[p][d]);
 	free(bn->points);
 	free(bn->frames);
+	free(bn->streams);
 	free(bn->pins);
 	free(bn->soak);
 	if (bn->h)
@@ -1005,6 +1006,21 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (bgpu_init(&bn.gpu, bn.gpu_why, sizeof(bn.gpu_why))) {
 		cli_err("bench: the GPU cannot be used: %s", bn.gpu_why);
+		goto out;
+	}
+	if (bn.do_stream) {
+		bool gd = bn.gpu.present && bn.gpu.status.supported;
+
+		if (!gd)
+			fprintf(stderr, "bench: stream: no GPU Direct: the host ring only\n");
+		if (bench_run_stream(&bn, gd))
+			goto out;
+		bench_print_stream(&bn);
+		status = bn.failed_verify ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+		if (o.json && bench_json(&bn, o.json))
+			status = CLI_EXIT_FAIL;
+		if (bn.failed_verify)
+			cli_err("bench: some frames were corrupt or dropped (see above)");
 		goto out;
 	}
 	gsize = bn.max;
