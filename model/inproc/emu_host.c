@@ -16,6 +16,16 @@
  * progress; unmapping it takes it out of the table first (no new callback
  * can start) and then waits for those to return.
  *
+ * The caller's memory may be unmapped while the card still writes it: the
+ * kernel driver pins such pages, user space cannot.  The card's accesses to
+ * a mapping made HF_DMA_GUARDED (a stream ring in the caller's memory, which
+ * lives as long as the stream) therefore go through
+ * process_vm_writev()/process_vm_readv() on this process, which fail where
+ * a page is gone or lacks the access instead of raising SIGSEGV: the access
+ * fails and counts a fault at the first byte it could not move, as an IOMMU
+ * fault would.  Where those calls are refused (a seccomp filter), plain
+ * copies are used.
+ *
  * Locking: @map_lock (rwlock) guards the mapping table; DMA copies hold it
  * for reading so engines copy in parallel and a mapping cannot go away
  * under a copy.  @region_lock and @region_cond let an unmap wait for the
@@ -37,7 +47,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #define EMU_PAGE		4096ull
 #define EMU_IOVA_BASE		0x100000000ull	/* 4 GiB */
@@ -63,6 +75,7 @@ struct emu_region {
  * @cpu: CPU address of the first mapped byte (NULL for a region)
  * @dir: what the card may do (enum hf_dma_dir bits)
  * @owned: memory from hf_emu_dma_alloc(), freed with the mapping
+ * @guarded: HF_DMA_GUARDED: accesses through emu_caller_copy()
  * @region: the callbacks of a region mapping, else NULL
  */
 struct emu_map {
@@ -71,6 +84,7 @@ struct emu_map {
 	u8 *cpu;
 	u32 dir;
 	bool owned;
+	bool guarded;
 	struct emu_region *region;
 };
 
@@ -304,6 +318,53 @@ static void emu_region_put(struct hf_emu_host *h, struct emu_region *r)
 	pthread_mutex_unlock(&h->region_lock);
 }
 
+/* process_vm_*v() on this process works: 0 not known yet, 1 yes, -1 no. */
+static int emu_vm_ok;
+
+/*
+ * Copy @len bytes between the caller's memory at @cpu and @buf (@to_cpu:
+ * into @cpu) with process_vm_*v(), or memcpy() where those are refused.
+ * Return: bytes moved; less than @len where a page of @cpu was not there.
+ */
+static size_t emu_caller_copy(u8 *cpu, void *buf, size_t len, bool to_cpu)
+{
+	int ok = __atomic_load_n(&emu_vm_ok, __ATOMIC_RELAXED);
+	size_t done = 0;
+
+	while (ok >= 0 && done < len) {
+		struct iovec local = { (u8 *)buf + done, len - done };
+		struct iovec remote = { cpu + done, len - done };
+		ssize_t n;
+
+		n = to_cpu ? process_vm_writev(getpid(), &local, 1, &remote,
+					       1, 0) :
+			     process_vm_readv(getpid(), &local, 1, &remote,
+					      1, 0);
+		if (n > 0) {
+			done += (size_t)n;
+			if (!ok)
+				__atomic_store_n(&emu_vm_ok, ok = 1,
+						 __ATOMIC_RELAXED);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == ENOSYS || errno == EPERM) && !ok) {
+			__atomic_store_n(&emu_vm_ok, ok = -1, __ATOMIC_RELAXED);
+			break;
+		}
+		return done;	/* EFAULT, ENOMEM: a page is not there */
+	}
+	if (ok < 0) {
+		if (to_cpu)
+			memcpy(cpu + done, (u8 *)buf + done, len - done);
+		else
+			memcpy((u8 *)buf + done, cpu + done, len - done);
+		done = len;
+	}
+	return done;
+}
+
 static int emu_dma_read(void *host, uint64_t bus, void *dst, size_t len)
 {
 	struct hf_emu_host *h = host;
@@ -317,6 +378,12 @@ static int emu_dma_read(void *host, uint64_t bus, void *dst, size_t len)
 	if (mp && mp->region) {
 		region = mp->region;
 		emu_region_get(h, region);
+	} else if (mp && mp->guarded) {
+		size_t n = emu_caller_copy(mp->cpu + off, dst, len, false);
+
+		r = n == len ? 0 : -EFAULT;
+		if (r)
+			emu_fault(h, bus + n);
 	} else if (mp) {
 		memcpy(dst, mp->cpu + off, len);
 		r = 0;
@@ -345,6 +412,12 @@ static int emu_dma_write(void *host, uint64_t bus, const void *src,
 	if (mp && mp->region) {
 		region = mp->region;
 		emu_region_get(h, region);
+	} else if (dst && mp->guarded) {
+		size_t n = emu_caller_copy(dst, (void *)src, len, true);
+
+		r = n == len ? 0 : -EFAULT;
+		if (r)
+			emu_fault(h, bus + n);
 	} else if (dst && len == 4 && IS_ALIGNED((uintptr_t)dst, 4)) {
 		/*
 		 * A dword write (poll-mode writeback) is one release store,
@@ -392,7 +465,7 @@ static int emu_map_add(struct hf_emu_host *h, void *cpu, size_t len,
  * @h: the host
  * @cpu: first byte
  * @len: bytes, > 0
- * @dir: what the card may do with them
+ * @dir: what the card may do with them, HF_DMA_GUARDED or not
  * @bus: the bus address of @cpu
  *
  * Return: 0, -EINVAL, -ENOMEM.
@@ -436,7 +509,7 @@ int hf_emu_dma_map_region(struct hf_emu_host *h, size_t len,
 		return -ENOMEM;
 	r->ops = ops;
 	r->ctx = ctx;
-	ret = emu_map_add(h, NULL, len, dir, false, r, bus);
+	ret = emu_map_add(h, NULL, len, dir & ~HF_DMA_GUARDED, false, r, bus);
 	if (ret)
 		free(r);
 	return ret;
@@ -450,7 +523,9 @@ static int emu_map_add(struct hf_emu_host *h, void *cpu, size_t len,
 	struct emu_map *mp;
 	u64 span;
 
-	if (!h || !len || !bus || (dir & ~HF_DMA_BIDIRECTIONAL) || !dir)
+	if (!h || !len || !bus ||
+	    (dir & ~(HF_DMA_BIDIRECTIONAL | HF_DMA_GUARDED)) ||
+	    !(dir & HF_DMA_BIDIRECTIONAL) || ((dir & HF_DMA_GUARDED) && !cpu))
 		return -EINVAL;
 	span = ALIGN(off + len, EMU_PAGE);
 	pthread_rwlock_wrlock(&h->map_lock);
@@ -469,8 +544,9 @@ static int emu_map_add(struct hf_emu_host *h, void *cpu, size_t len,
 	mp->bus = h->next_bus + off;
 	mp->len = len;
 	mp->cpu = cpu;
-	mp->dir = dir;
+	mp->dir = dir & HF_DMA_BIDIRECTIONAL;
 	mp->owned = owned;
+	mp->guarded = !!(dir & HF_DMA_GUARDED);
 	mp->region = region;
 	h->next_bus += span + EMU_PAGE;		/* guard page */
 	*bus = mp->bus;

@@ -32,6 +32,13 @@ enum hf_dma_dir {
 	HF_DMA_TO_DEVICE = 1,		/* the card reads (H2C) */
 	HF_DMA_FROM_DEVICE = 2,		/* the card writes (C2H) */
 	HF_DMA_BIDIRECTIONAL = 3,
+	/*
+	 * With a direction, for hf_emu_dma_map(): the caller's memory that
+	 * stays mapped for long (a stream ring) and that a careless program
+	 * may unmap meanwhile: the card's accesses fault instead of crashing
+	 * the process (emu_host.c), at the cost of a system call per access.
+	 */
+	HF_DMA_GUARDED = 4,
 };
 
 struct hf_emu_host;

@@ -4,6 +4,8 @@
  * (bus addresses, byte-exact mappings, permissions), coherent memory,
  * interrupt handler registration.
  */
+#include <sys/mman.h>
+
 #include "hf_stream_pattern.h"
 #include "model_test.h"
 
@@ -137,6 +139,78 @@ HF_TEST(iommu_unmap_makes_range_unreachable)
 	free(p);
 }
 
+/* C2H0 writes @len bytes of card address 0 to @bus; true on success. */
+static bool card_writes(struct tcard *t, u64 bus, u32 len)
+{
+	u32 st;
+
+	set_desc(t, 0, XDMA_DESC_CTRL_STOP, 0, len, 0, bus, 0);
+	wr(t, ch_off(true, 0, XDMA_CHAN_CONTROL), 0);
+	rd(t, ch_off(true, 0, XDMA_CHAN_STATUS_RC));
+	start(t, true, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	st = rd(t, ch_off(true, 0, XDMA_CHAN_STATUS));
+	return st == XDMA_STAT_DESC_STOPPED;
+}
+
+/*
+ * HF_DMA_GUARDED: memory a careless caller unmaps while it is mapped for
+ * the card.  The card's write and read fault at the first byte that is
+ * gone (no SIGSEGV); before, they move the bytes.
+ */
+HF_TEST(iommu_guarded_mapping_of_unmapped_memory_faults)
+{
+	struct hf_emu_host_stats st;
+	struct tcard t;
+	u8 *p;
+	u64 bus;
+
+	t_expect_dma_faults(2);	/* the faults this case provokes */
+	p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	HF_CHECK(p != MAP_FAILED);
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	HF_CHECK_EQ(hf_emu_dma_map(t.h, p, 2 * 4096,
+				   HF_DMA_BIDIRECTIONAL | HF_DMA_GUARDED,
+				   &bus), 0);
+	HF_CHECK_EQ(xdma_model_card_write(t.m, 0, "\x5a", 1), 0);
+	HF_CHECK(card_writes(&t, bus, 2 * 4096));
+	HF_CHECK_EQ(p[0], 0x5a);
+	HF_CHECK(card_reads(&t, bus, 2 * 4096));
+	HF_CHECK_EQ(munmap(p + 4096, 4096), 0);
+	HF_CHECK(!card_writes(&t, bus, 2 * 4096));
+	hf_emu_host_get_stats(t.h, &st);
+	HF_CHECK_EQ(st.faults, 1);
+	HF_CHECK_EQ(st.last_fault_bus, bus + 4096);
+	HF_CHECK(!card_reads(&t, bus + 100, 2 * 4096 - 100));
+	hf_emu_host_get_stats(t.h, &st);
+	HF_CHECK_EQ(st.faults, 2);
+	HF_CHECK_EQ(st.last_fault_bus, bus + 4096);
+	HF_CHECK_EQ(hf_emu_dma_unmap(t.h, bus), 0);
+	tcard_close(&t);
+	munmap(p, 4096);
+}
+
+/* ... and the card's write to read-only memory faults, as the driver's
+ * pinning refuses it. */
+HF_TEST(iommu_guarded_write_to_read_only_memory_faults)
+{
+	struct tcard t;
+	u8 *p;
+	u64 bus;
+
+	t_expect_dma_faults(1);	/* the fault this case provokes */
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	HF_CHECK(p != MAP_FAILED);
+	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
+	HF_CHECK_EQ(hf_emu_dma_map(t.h, p, 4096,
+				   HF_DMA_FROM_DEVICE | HF_DMA_GUARDED, &bus),
+		    0);
+	HF_CHECK(!card_writes(&t, bus, 64));
+	HF_CHECK_EQ(hf_emu_dma_unmap(t.h, bus), 0);
+	tcard_close(&t);
+	munmap(p, 4096);
+}
+
 HF_TEST(iommu_map_rejects_bad_arguments)
 {
 	struct tcard t;
@@ -149,6 +223,10 @@ HF_TEST(iommu_map_rejects_bad_arguments)
 	HF_CHECK_ERR(hf_emu_dma_map(t.h, NULL, 16, HF_DMA_TO_DEVICE, &bus),
 		     -EINVAL);
 	HF_CHECK_ERR(hf_emu_dma_map(t.h, b, 16, 0, &bus), -EINVAL);
+	HF_CHECK_ERR(hf_emu_dma_map(t.h, b, 16, HF_DMA_GUARDED, &bus),
+		     -EINVAL);
+	HF_CHECK_ERR(hf_emu_dma_map(t.h, b, 16, 8 | HF_DMA_TO_DEVICE, &bus),
+		     -EINVAL);
 	tcard_close(&t);
 }
 
