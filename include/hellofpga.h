@@ -741,6 +741,8 @@ typedef struct hellofpga_stream *HELLOFPGA_STREAM;
  * @host: NULL: the library allocates the ring in host memory; else the
  *	ring in the caller's memory, 4 KiB aligned, @buffers * @buffer_size
  *	bytes, readable and writable, kept until HelloFPGA_Stream_Close()
+ *	(unmapped earlier, on the emulated card the card's next write into it
+ *	faults and stops the stream: Wait returns -EIO)
  * @gpu: 0, or a GPU Direct pin (HelloFPGA_GPUDirect_Pin()) the ring is in
  *	(then @host is NULL); the pin must stay pinned while the stream is open
  * @gpu_offset: offset of the ring in the pin, a multiple of 4096

@@ -1672,7 +1672,9 @@ static int emu_stream_start(struct hellofpga_dev *dev, struct hellofpga_stream *
 				goto err;
 		}
 		ret = hf_emu_dma_map(card->host, es->host, len,
-				     HF_DMA_FROM_DEVICE, &es->host_bus);
+				     HF_DMA_FROM_DEVICE |
+				     (es->own ? 0 : HF_DMA_GUARDED),
+				     &es->host_bus);
 		if (ret) {
 			ret = hf_set_error(dev, ret, "%s: cannot map the ring: %s",
 					   fn, strerror(-ret));

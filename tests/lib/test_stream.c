@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -471,6 +472,44 @@ HF_TEST(stream_in_the_callers_host_memory)
 	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 	free(mem);
+}
+
+/*
+ * A careless caller unmaps its ring while the card still writes it: the
+ * card's next write into it faults (no SIGSEGV in the emulated card's
+ * thread), the engine stops and Wait says so; buffers written before the
+ * unmap are still handed out first.
+ */
+HF_TEST(stream_callers_ring_unmapped_while_running_stops_with_eio)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 8192);
+	HELLOFPGA_HANDLE h = t_open(CARD);
+	HELLOFPGA_STREAM s;
+	HELLOFPGA_FRAME f;
+	int ret = 0, taken = 0;
+	u8 *mem;
+
+	mem = mmap(NULL, 4 * 8192, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	HF_CHECK(mem != MAP_FAILED);
+	c.host = mem;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	src_start(h, 8192, 0, 0, 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, TMO_MS, &f), 0);
+	HF_CHECK_ERR(munmap(mem, 4 * 8192), 0);
+	t_expect_dma_faults(1);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(s, f.index), 0);
+	while (taken < 16) {
+		ret = HelloFPGA_Stream_Wait(s, TMO_MS, &f);
+		if (ret)
+			break;
+		taken++;
+		HF_CHECK_ERR(HelloFPGA_Stream_Release(s, f.index), 0);
+	}
+	HF_CHECK_ERR(ret, -EIO);
+	HF_CHECK_MSG(taken <= 4, "%d buffers after the unmap", taken);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 
 /* ---- threads and lifetime ---- */
