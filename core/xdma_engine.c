@@ -1498,10 +1498,12 @@ static int hf_xdma_engine_wedged_msg(struct hf_xdma_engine *e,
  * Runs on one engine must be serialised by the caller.
  *
  * Return: 0, or the negative errno also stored in @res->err: -EINVAL (chain
- * not built or built for the other direction), -EOPNOTSUPP (an AXI-Stream
- * card: its channels take rings, not memory-mapped chains), -EIO (the engine stopped on
- * an error, or the engine is wedged; @res->msg says which), -ETIMEDOUT,
- * -EINTR, -ECANCELED, -ENODEV (the card reads all ones or is removed).
+ * not built or built for the other direction), -EOPNOTSUPP (a C2H engine of
+ * an AXI-Stream card: it takes rings, hf_xdma_ring_*; an H2C one runs a
+ * chain as one packet, TLAST on its last descriptor), -EIO (the engine
+ * stopped on an error, or the engine is wedged; @res->msg says which),
+ * -ETIMEDOUT, -EINTR, -ECANCELED, -ENODEV (the card reads all ones or is
+ * removed).
  */
 int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 		       u64 timeout_ns, struct hf_xdma_result *res)
@@ -1539,7 +1541,7 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 	}
 	if (unlikely(e->wedged))
 		return hf_xdma_engine_wedged_msg(e, res);
-	if (unlikely(e->xdev->stream)) {
+	if (unlikely(e->xdev->stream && e->dir == XDMA_C2H)) {
 		snprintf(res->msg, sizeof(res->msg), "%s%u: %s",
 			 hf_xdma_dir_name[e->dir], e->ch, XDMA_STREAM_MM_MSG);
 		res->err = -EOPNOTSUPP;

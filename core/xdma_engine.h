@@ -160,9 +160,12 @@ struct hf_xdma_dev {
 #define XDMA_WB_SLOT_OFFSET		32
 #define XDMA_WB_AREA			64
 
-/* Why a memory-mapped transfer is refused on an AXI-Stream card. */
+/* Why a memory-mapped C2H transfer is refused on an AXI-Stream card. */
 #define XDMA_STREAM_MM_MSG \
 	"the card's channels are AXI-Stream: use HelloFPGA_Stream_*"
+/* Why an H2C packet on an AXI-Stream card must not name a card address. */
+#define XDMA_STREAM_H2C_ADDR_MSG \
+	"an AXI-Stream H2C channel has no card address: a write sends one packet, card address 0"
 
 int hf_xdma_dev_probe(struct hf_xdma_dev *xdev, const struct hf_mmio *bar);
 void hf_xdma_dev_set_vectors(struct hf_xdma_dev *xdev, u32 chan_first,

@@ -287,6 +287,7 @@ HF_TEST(ring_probe_mm_card_is_not_stream)
 	hf_emu_host_destroy(h);
 }
 
+/* A C2H engine of a stream card takes rings, not chains. */
 HF_TEST(ring_mm_run_on_a_stream_card_is_eopnotsupp)
 {
 	struct hf_xdma_result res;
@@ -302,6 +303,51 @@ HF_TEST(ring_mm_run_on_a_stream_card_is_eopnotsupp)
 	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_C2H, &sg, 1, 0, 4096, 0), 0);
 	HF_CHECK_ERR(hf_xdma_engine_run(&x->c2h, &c, TMO, &res), -EOPNOTSUPP);
 	HF_CHECK(strstr(res.msg, "AXI-Stream"));
+	rx_close(x);
+	free(x);
+}
+
+/*
+ * An H2C engine of a stream card runs a chain as one packet: the sink
+ * sees one frame, TLAST on the chain's last descriptor only, verified.
+ */
+HF_TEST(ring_h2c_run_on_a_stream_card_sends_one_packet)
+{
+	struct hf_xdma_engine h2c;
+	struct hf_xdma_result res;
+	struct hf_xdma_chain c;
+	struct hf_sg sg[3];
+	struct rx *x = calloc(1, sizeof(*x));
+	u64 ewb_bus, data_bus;
+	void *ewb;
+	u8 *data;
+
+	HF_CHECK(x);
+	rx_open(x, RX_POLL);
+	ewb = hf_emu_dma_alloc(x->h, XDMA_WB_AREA, &ewb_bus);
+	data = hf_emu_dma_alloc(x->h, 3 * 4096, &data_bus);
+	HF_CHECK(ewb && data);
+	HF_CHECK_ERR(hf_xdma_engine_init(&h2c, &x->xdev, XDMA_H2C, 0, true,
+					 ewb, ewb_bus), 0);
+	hf_stream_fill(data, 7, 3 * 4096, 0, 3 * 4096);
+	for (int i = 0; i < 3; i++) {
+		sg[i].addr = data_bus + (u64)i * 4096;
+		sg[i].len = 4096;
+	}
+	hf_xdma_chain_init(&c, x->desc, x->desc_bus, MAXN);
+	HF_CHECK_ERR(hf_xdma_chain_build(&c, XDMA_H2C, sg, 3, 0, 3 * 4096, 0),
+		     0);
+	HF_CHECK_ERR(hf_xdma_engine_run(&h2c, &c, TMO, &res), 0);
+	HF_CHECK_EQ(res.bytes, 3 * 4096);
+	HF_CHECK_EQ(xdma_model_user_read32(x->m, HF_USER_ST_SINK(0) +
+					   HF_ST_SINK_FRAMES_OK), 1);
+	HF_CHECK_EQ(xdma_model_user_read32(x->m, HF_USER_ST_SINK(0) +
+					   HF_ST_SINK_FRAMES_BAD), 0);
+	HF_CHECK_EQ(xdma_model_user_read32(x->m, HF_USER_ST_SINK(0) +
+					   HF_ST_SINK_LAST_SEQ_LO), 7);
+	HF_CHECK_EQ(xdma_model_user_read32(x->m, HF_USER_ST_SINK(0) +
+					   HF_ST_SINK_PARTIAL), 0);
+	hf_xdma_engine_fini(&h2c);
 	rx_close(x);
 	free(x);
 }
