@@ -157,8 +157,14 @@ int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
  * HelloFPGA_DMA_MM_WriteH2C() - copy host memory to card memory (H2C).
  * Arguments as HelloFPGA_DMA_MM_ReadC2H(), with @ch an H2C channel and
  * @buf the source.  Nothing is written to the card when the arguments are
- * rejected.
- * Return: as HelloFPGA_DMA_MM_ReadC2H().
+ * rejected.  On a card whose channels are AXI-Stream, the call sends @buf
+ * as one packet to the channel's stream (TLAST on its last byte; @offset
+ * must be 0: the stream has no card address).  The kernel driver does not
+ * send packets yet: there the call returns -EOPNOTSUPP.
+ * Return: as HelloFPGA_DMA_MM_ReadC2H(); on an AXI-Stream card not
+ * -EOPNOTSUPP nor -ERANGE but -EINVAL for an @offset other than 0, or for
+ * an unaligned @buf or @len on a card that needs alignment (a packet has no
+ * bounce buffer).
  */
 int HelloFPGA_DMA_MM_WriteH2C(HELLOFPGA_HANDLE hDev, int ch, const void *buf,
 			      uint64_t offset, size_t len, size_t *actual);
@@ -605,15 +611,19 @@ int HelloFPGA_GPUDirect_Pin(HELLOFPGA_HANDLE hDev, void *gpuBuf, size_t size,
  * the channel is wedged, or any other failure of the driver; see
  * HelloFPGA_DMA_MM_ReadC2H()), -ENODEV (card gone), -ENOMEM (kernel driver:
  * the descriptor storage of the transfer exceeds the pinner's RLIMIT_MEMLOCK),
- * -EOPNOTSUPP (an AXI-Stream card: use HelloFPGA_Stream_*).
+ * -EOPNOTSUPP (an AXI-Stream card: use HelloFPGA_Stream_*; H2C writes send
+ * packets, see HelloFPGA_GPUDirect_WriteH2C()).
  */
 int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
 				HELLOFPGA_GPU_HANDLE handle, uint64_t fpgaAddr,
 				size_t size, int timeout_ms);
 
 /**
- * HelloFPGA_GPUDirect_WriteH2C() - pinned GPU buffer -> card memory.
- * Return: as HelloFPGA_GPUDirect_ReadC2H().
+ * HelloFPGA_GPUDirect_WriteH2C() - pinned GPU buffer -> card memory.  On
+ * an AXI-Stream card: the buffer's first @size bytes as one packet to the
+ * H2C channel's stream (TLAST at its end), @fpgaAddr 0.
+ * Return: as HelloFPGA_GPUDirect_ReadC2H(); on an AXI-Stream card not
+ * -EOPNOTSUPP nor -ERANGE but -EINVAL for an @fpgaAddr other than 0.
  */
 int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
 				 HELLOFPGA_GPU_HANDLE handle,
@@ -628,7 +638,8 @@ int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
  * @actual: if not NULL, receives the bytes moved; after a failure every
  *	byte the card may have written, as for HelloFPGA_DMA_MM_ReadC2H()
  * Return: as HelloFPGA_GPUDirect_ReadC2H(); -EINVAL also when the sub-range
- * leaves the buffer or @dir is neither direction.
+ * leaves the buffer or @dir is neither direction.  On an AXI-Stream card,
+ * H2C only, as HelloFPGA_GPUDirect_WriteH2C().
  */
 int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
 			     HELLOFPGA_GPU_HANDLE handle, size_t bufOffset,
@@ -714,6 +725,9 @@ int HelloFPGA_GPU_Memcpy(void *dst, const void *src, size_t size, int kind);
  * buffer fills one buffer, HELLOFPGA_FRAME_EOP set; a longer one spans
  * consecutive buffers, HELLOFPGA_FRAME_EOP on the last.  The reference
  * design's source and frame format: docs/xdma-model.md "AXI-Stream".
+ * H2C: HelloFPGA_DMA_MM_WriteH2C() and HelloFPGA_GPUDirect_WriteH2C() send
+ * one packet per call (the reference design's sink checks each against the
+ * same format and counts it in the user BAR).
  *
  * One stream per C2H channel of a handle.  Wait and Release may be called
  * from different threads (Waits of one stream run one at a time).

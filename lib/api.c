@@ -160,8 +160,12 @@ static int dma_mm(struct hellofpga_dev *h, enum hf_xdma_dir dir, int ch,
 				    "%s: channel %d out of range: %s has %d %s channel%s (0..%d)",
 				    fn, ch, h->info.name, nch, hf_dir_name(dir),
 				    nch == 1 ? "" : "s", nch - 1);
-	if (h->stream)
+	if (h->stream && dir == XDMA_C2H)
 		return hf_refuse_stream_card(h, fn);
+	if (h->stream && offset)
+		return hf_set_error(h, -EINVAL, "%s: card address 0x%llx: %s",
+				    fn, (unsigned long long)offset,
+				    XDMA_STREAM_H2C_ADDR_MSG);
 	if (len == 0)
 		return 0;
 	if (!buf)
@@ -175,7 +179,8 @@ static int dma_mm(struct hellofpga_dev *h, enum hf_xdma_dir dir, int ch,
 		return hf_set_error(h, -EFAULT,
 				    "%s: buffer %p + length %zu wraps the address space",
 				    fn, buf, len);
-	if (offset >= h->info.ddr_size || len > h->info.ddr_size - offset)
+	if (!h->stream &&
+	    (offset >= h->info.ddr_size || len > h->info.ddr_size - offset))
 		return hf_set_error(h, -ERANGE,
 				    "%s: card address range [0x%llx, 0x%llx) lies past the end of card memory (0x%llx bytes)",
 				    fn, (unsigned long long)offset,

@@ -1135,9 +1135,15 @@ static int emu_xfer(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 		return ret;
 	if (a > 1 && (!IS_ALIGNED((uintptr_t)buf, a) ||
 		      !IS_ALIGNED(card_addr, (u64)a) ||
-		      !IS_ALIGNED((u64)len, (u64)a)))
+		      !IS_ALIGNED((u64)len, (u64)a))) {
+		/* a bounce moves blocks in pieces: a packet would be cut */
+		if (card->xdev.stream)
+			return hf_set_error(dev, -EINVAL,
+					    "H2C%d: the engines of %s need %u-byte aligned buffers and lengths, and an AXI-Stream packet has no bounce buffer: buffer %p, length 0x%zx",
+					    ch, dev->info.name, a, buf, len);
 		return xfer_bounce(dev, card, e, ch, buf, card_addr, len, dl,
 				   actual);
+	}
 	return xfer_direct(dev, card, e, buf, card_addr, len, dl, actual);
 }
 

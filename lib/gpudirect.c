@@ -495,13 +495,17 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 
 	if (actual)
 		*actual = 0;
-	if (dev->stream)
-		return hf_refuse_stream_card(dev, fn);
 	if (dir != HELLOFPGA_DIR_H2C && dir != HELLOFPGA_DIR_C2H)
 		return hf_set_error(dev, -EINVAL,
 				    "%s: direction %d unknown: use HELLOFPGA_DIR_H2C (%d, GPU -> card) or HELLOFPGA_DIR_C2H (%d, card -> GPU)",
 				    fn, dir, HELLOFPGA_DIR_H2C, HELLOFPGA_DIR_C2H);
 	xd = dir == HELLOFPGA_DIR_H2C ? XDMA_H2C : XDMA_C2H;
+	if (dev->stream && xd == XDMA_C2H)
+		return hf_refuse_stream_card(dev, fn);
+	if (dev->stream && card)
+		return hf_set_error(dev, -EINVAL, "%s: card address 0x%llx: %s",
+				    fn, (unsigned long long)card,
+				    XDMA_STREAM_H2C_ADDR_MSG);
 	nch = xd == XDMA_H2C ? dev->info.num_h2c : dev->info.num_c2h;
 	if (ch < 0 || ch >= nch)
 		return hf_set_error(dev, -ECHRNG,
@@ -532,7 +536,8 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 				   fn, (unsigned long long)card, len);
 		goto out_pin;
 	}
-	if (card >= dev->info.ddr_size || len > dev->info.ddr_size - card) {
+	if (!dev->stream &&
+	    (card >= dev->info.ddr_size || len > dev->info.ddr_size - card)) {
 		ret = hf_set_error(dev, -ERANGE,
 				   "%s: card address range [0x%llx, 0x%llx) lies past the end of card memory (0x%llx bytes)",
 				   fn, (unsigned long long)card,

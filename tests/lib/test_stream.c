@@ -755,3 +755,99 @@ HF_TEST(stream_close_wakes_a_waiter_on_the_stream)
 	HF_CHECK_ERR(w.ret, -EBADF);
 	rx_close(&x);
 }
+
+/* ---- H2C: a write sends one packet to the channel's sink ---- */
+
+static u32 sink_rd(HELLOFPGA_HANDLE h, u32 reg)
+{
+	u32 v = 0;
+
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, HF_USER_ST_SINK(0) + reg, &v), 0);
+	return v;
+}
+
+/* Each write is one frame at the sink (TLAST at its end), verified. */
+HF_TEST(stream_h2c_write_sends_one_packet_each)
+{
+	HELLOFPGA_HANDLE h = t_open(CARD);
+	size_t len = 100000, n = 0;
+	u8 *buf = malloc(len);
+
+	HF_CHECK(buf);
+	for (u64 seq = 3; seq < 6; seq++) {
+		hf_stream_fill(buf, seq, (u32)len, 0, (u32)len);
+		HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, len, &n),
+			     0);
+		HF_CHECK_EQ(n, len);
+	}
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_FRAMES_OK), 3);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_FRAMES_BAD), 0);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_LAST_SEQ_LO), 5);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_PARTIAL), 0);
+	/* a packet that is not a frame of the format: the sink says so */
+	buf[len / 2] ^= 1;
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, len, NULL), 0);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_FRAMES_BAD), 1);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	free(buf);
+}
+
+/* An AXI-Stream channel has no card address: any but 0 is refused. */
+HF_TEST(stream_h2c_write_with_a_card_address_einval)
+{
+	HELLOFPGA_HANDLE h = t_open(CARD);
+	u8 buf[4096] = { 0 };
+
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 4096, sizeof(buf),
+					       NULL), -EINVAL);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "no card address"));
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_WriteH2C(h, 0, 1, 64, 4096, 100),
+		     -EINVAL);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "no card address"));
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_BYTES_LO), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+/* An H2C packet from a GPU Direct pin (the emulated GPU), verified. */
+HF_TEST(stream_h2c_write_from_a_gpu_pin)
+{
+	HELLOFPGA_GPU_HANDLE gh = 0;
+	HELLOFPGA_HANDLE h;
+	size_t size = 1 << 20;
+	u8 *host = malloc(size);
+	void *gpu = NULL;
+
+	HF_CHECK(host);
+	use_emu_gpu();
+	h = t_open(CARD);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	hf_stream_fill(host, 9, (u32)size, 0, (u32)size);
+	HF_CHECK_ERR(HelloFPGA_GPU_Memcpy(gpu, host, size,
+					  HELLOFPGA_MEMCPY_HOST_TO_GPU), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_WriteH2C(h, 0, gh, 0, size, 0), 0);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_FRAMES_OK), 1);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_LAST_SEQ_LO), 9);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	free(host);
+}
+
+/* A card whose engines need alignment: an unaligned packet is refused
+ * (a bounce buffer would cut it into several packets). */
+HF_TEST(stream_h2c_unaligned_packet_on_an_aligned_card_einval)
+{
+	HELLOFPGA_HANDLE h = t_open("emu,private,st,h2c=1,c2h=1,align=64");
+	u8 *buf = aligned_alloc(64, 8192);
+
+	HF_CHECK(buf);
+	hf_stream_fill(buf, 0, 8192, 0, 8192);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf + 1, 0, 4096, NULL),
+		     -EINVAL);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "no bounce buffer"));
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, 8192, NULL), 0);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_FRAMES_OK), 1);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	free(buf);
+}
