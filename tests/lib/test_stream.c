@@ -6,7 +6,8 @@
  * records, frames spanning buffers, a consumer that falls behind
  * (backpressure and drop), Close and Open again, timeouts, bad arguments,
  * the handle closed under a waiting thread, releases from another thread,
- * fork(), and a ring in a GPU Direct pin on the emulated GPU; in poll,
+ * fork(), and a ring in a GPU Direct pin on the emulated GPU (or the GPU
+ * of HF_TEST_GPU, e.g. cuda, where the case does not depend on it); in poll,
  * MSI-X, MSI and legacy modes.
  */
 #include <errno.h>
@@ -644,6 +645,26 @@ static void use_emu_gpu(void)
 	HF_CHECK_MSG(st.supported, "no emulated GPU: %s", st.reason);
 }
 
+/*
+ * The GPU of HF_TEST_GPU (HF_TEST_GPU=cuda ctest -R test_stream checks a
+ * real GPU's memory), else the emulated one: for cases that do not depend
+ * on the emulation.
+ */
+static void use_test_gpu(void)
+{
+	const char *t = getenv("HF_TEST_GPU");
+	HELLOFPGA_GPU_STATUS st;
+
+	if (!t || !*t) {
+		use_emu_gpu();
+		return;
+	}
+	setenv("HELLOFPGA_GPU", t, 1);
+	HF_CHECK_EQ(HelloFPGA_GetGPUStatus(&st), 0);
+	if (!st.supported)
+		HF_SKIP("HF_TEST_GPU=%s: no GPU Direct: %s", t, st.reason);
+}
+
 HF_TEST(stream_gpu_ring_in_a_pin_frames_verified)
 {
 	HELLOFPGA_STREAM_CONFIG c = cfg_of(8, 64 << 10);
@@ -655,7 +676,7 @@ HF_TEST(stream_gpu_ring_in_a_pin_frames_verified)
 	static u8 host[64 << 10];
 	void *gpu = NULL;
 
-	use_emu_gpu();
+	use_test_gpu();
 	h = t_open(CARD);
 	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
@@ -818,7 +839,7 @@ HF_TEST(stream_h2c_write_from_a_gpu_pin)
 	void *gpu = NULL;
 
 	HF_CHECK(host);
-	use_emu_gpu();
+	use_test_gpu();
 	h = t_open(CARD);
 	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
 	hf_stream_fill(host, 9, (u32)size, 0, (u32)size);
