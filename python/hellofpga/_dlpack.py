@@ -151,6 +151,28 @@ def export(owner: Any, ptr: int, nbytes: int, device: Tuple[int, int],
         raise
 
 
+class _ViewToken:
+    """Counts in its owner's exports while it lives: the base of a NumPy
+    view made by :func:`numpy_view`."""
+
+    def __init__(self, owner: Any) -> None:
+        self.owner = owner
+        owner._export_taken()
+
+    def __del__(self) -> None:
+        self.owner._export_released()
+
+
+def numpy_view(owner: Any, ptr: int, nbytes: int, dtype: str = "uint8") -> Any:
+    """A writable NumPy array of the @nbytes at @ptr, no copy, counted in
+    @owner's exports like a DLPack view.  (numpy.from_dlpack gives read-only
+    arrays before NumPy 2: DLPack 0.x says nothing of writability.)"""
+    import numpy as np
+    arr = (ctypes.c_uint8 * nbytes).from_address(ptr)
+    arr._hf_token = _ViewToken(owner)     # type: ignore[attr-defined]
+    return np.frombuffer(arr, dtype=np.uint8).view(dtype)
+
+
 def live_exports() -> int:
     """Managed tensors exported and not yet deleted (for the tests)."""
     with _live_lock:
@@ -183,7 +205,7 @@ class HostBuffer:
         flags = _PyBUF_WRITABLE if writable else 0
         try:
             _api.PyObject_GetBuffer(obj, ctypes.byref(self._view), flags)
-        except BufferError as e:
+        except (BufferError, ValueError) as e:
             what = "writable contiguous" if writable else "contiguous"
             fail(22, f"{type(obj).__name__} is not a {what} buffer: {e}",
                  function)

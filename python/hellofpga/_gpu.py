@@ -206,13 +206,14 @@ class GPUBuffer(_Exported):
                 "stream": None}
 
     def numpy(self) -> Any:
-        """A NumPy view (no copy) of host-visible GPU memory (the emulated
-        GPU, Tegra); EINVAL for device memory."""
-        import numpy as np
+        """A writable NumPy view (no copy) of host-visible GPU memory (the
+        emulated GPU, Tegra), of @dtype; EINVAL for device memory.  It
+        counts in exports as a DLPack view does."""
+        self._live("GPUBuffer.numpy")
         if self.status.dlpack_device[0] == _dlpack.KDL_CUDA:
             fail(22, "desktop GPU memory is not host memory: use torch or "
                  "CuPy (from_dlpack), or copy_to_host()", "GPUBuffer.numpy")
-        return np.from_dlpack(self)
+        return _dlpack.numpy_view(self, self.ptr, self.size, self.dtype)
 
     def __repr__(self) -> str:
         return f"GPUBuffer(ptr={self.ptr:#x}, size={self.size})"

@@ -97,10 +97,16 @@ class Frame(_Exported):
         return _dlpack.export(self, self.address, self.length, self.device)
 
     def numpy(self) -> Any:
-        """The bytes as a NumPy uint8 array, no copy (host-visible memory
-        only; copy a desktop GPU ring's with tobytes())."""
-        import numpy as np
-        return np.from_dlpack(self)
+        """The bytes as a writable NumPy uint8 array, no copy (host-visible
+        memory only: a host ring, a GPU ring of the emulated GPU; copy a
+        desktop GPU ring's with tobytes()).  It counts as a view."""
+        if self.released:
+            fail(EINVAL, "the frame is released", "Frame.numpy")
+        if self.device[0] == _dlpack.KDL_CUDA:
+            fail(EINVAL, "the frame is in GPU device memory: view it with "
+                 "torch.from_dlpack / cupy.from_dlpack, or copy it with "
+                 "tobytes()", "Frame.numpy")
+        return _dlpack.numpy_view(self, self.address, self.length)
 
     def tobytes(self) -> bytes:
         """A copy of the bytes in host memory (a GPU ring's through
