@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import _capi
+from . import _capi, regs
 from ._card import (GPU_ALIGN, Backend, Card, CardInfo, Direction, IRQMode,
                     Pin, TransferMode, align_offset, check_gpu_alignment)
 from ._dlpack import KDL_CPU, KDL_CUDA, KDL_CUDA_HOST
@@ -73,5 +73,6 @@ __all__ = [
     "StreamStats", "TransferMode", "USER_IRQS", "STREAM_MIN_BUFFERS",
     "STREAM_MAX_BUFFERS", "align_offset", "check_gpu_alignment",
     "cuda_stream_handle", "gpu_alloc", "gpu_status", "has_wait_on_gpu",
-    "last_error", "library_path", "library_version", "open", "strerror",
+    "last_error", "library_path", "library_version", "open", "regs",
+    "strerror",
 ]

@@ -42,9 +42,10 @@ class HelloFPGAError(OSError):
 
     def __str__(self) -> str:
         where = f"{self.function}: " if self.function else ""
-        if self.function and self.text.startswith(self.function + ":"):
-            where = ""      # the library's text names its function
-        return f"{where}{self.name}: {self.text or self.strerror}"
+        text = self.text or self.strerror
+        if self.function and text.startswith(self.function + ":"):
+            text = text[len(self.function) + 1:].lstrip()   # said once
+        return f"{where}{self.name}: {text}"
 
     def __reduce__(self):  # picklable, e.g. across multiprocessing
         return (type(self), (self.errno, self.text, self.function))
