@@ -11,6 +11,9 @@ from helpers import src_start
 
 cp = pytest.importorskip("cupy")
 TMO = 5000
+# a ring's buffers must each be contiguous in bus addresses: start rings on
+# a large GPU page (examples/python/frame_loop_torch.py)
+RING_ALIGN = 2 << 20
 
 
 @pytest.fixture(autouse=True)
@@ -25,9 +28,9 @@ def _cuda():
         pytest.skip(f"not a real GPU with GPU Direct: {st.reason}")
 
 
-def aligned_array(nbytes):
-    big = cp.empty(nbytes + hellofpga.GPU_ALIGN, dtype=cp.uint8)
-    off = hellofpga.align_offset(big)
+def aligned_array(nbytes, alignment=hellofpga.GPU_ALIGN):
+    big = cp.empty(nbytes + alignment, dtype=cp.uint8)
+    off = hellofpga.align_offset(big, alignment)
     return big[off:off + nbytes]
 
 
@@ -53,7 +56,7 @@ def test_pin_a_cupy_array_and_read_into_it(card):
 
 
 def test_frame_lands_in_a_cupy_array_with_no_copy(st_card):
-    ring = aligned_array(4 * (64 << 10))
+    ring = aligned_array(4 * (64 << 10), RING_ALIGN)
     with st_card.pin(ring) as p, \
             st_card.open_stream(buffers=4, buffer_size=64 << 10, pin=p) as s:
         src_start(st_card, 65536, 20)
@@ -69,7 +72,7 @@ def test_frame_lands_in_a_cupy_array_with_no_copy(st_card):
 def test_frame_after_a_gpu_side_wait_on_a_cupy_stream(st_card):
     if not hellofpga.has_wait_on_gpu():
         pytest.skip("libhellofpga has no HelloFPGA_Stream_WaitOnGPU yet")
-    ring = aligned_array(4 * (64 << 10))
+    ring = aligned_array(4 * (64 << 10), RING_ALIGN)
     side = cp.cuda.Stream(non_blocking=True)
     with st_card.pin(ring) as p, \
             st_card.open_stream(buffers=4, buffer_size=64 << 10, pin=p) as s:

@@ -13,6 +13,9 @@ from helpers import src_start
 
 torch = pytest.importorskip("torch")
 TMO = 5000
+# a ring's buffers must each be contiguous in bus addresses: start rings on
+# a large GPU page (examples/python/frame_loop_torch.py)
+RING_ALIGN = 2 << 20
 
 
 @pytest.fixture(autouse=True)
@@ -28,14 +31,13 @@ def expected(seq, length):
     return torch.from_numpy(pattern.make(seq, length)).cuda()
 
 
-def aligned_tensor(nbytes):
-    """A CUDA uint8 tensor of @nbytes whose start is 4096-byte aligned (a
+def aligned_tensor(nbytes, alignment=hellofpga.GPU_ALIGN):
+    """A CUDA uint8 tensor of @nbytes whose start is @alignment aligned (a
     view into a slightly larger one: torch aligns blocks to 512 bytes)."""
-    big = torch.empty(nbytes + hellofpga.GPU_ALIGN, dtype=torch.uint8,
-                      device="cuda")
-    off = hellofpga.align_offset(big)
+    big = torch.empty(nbytes + alignment, dtype=torch.uint8, device="cuda")
+    off = hellofpga.align_offset(big, alignment)
     t = big[off:off + nbytes]
-    assert t.data_ptr() % hellofpga.GPU_ALIGN == 0
+    assert t.data_ptr() % alignment == 0
     return t
 
 
@@ -77,7 +79,7 @@ def test_pin_a_torch_tensor_and_read_into_it(card):
 
 
 def test_frame_lands_in_a_torch_tensor_with_no_copy(st_card):
-    ring = aligned_tensor(8 * (64 << 10))
+    ring = aligned_tensor(8 * (64 << 10), RING_ALIGN)
     with st_card.pin(ring) as p:
         with st_card.open_stream(buffers=8, buffer_size=64 << 10, pin=p) as s:
             src_start(st_card, 65536, 100)
@@ -96,7 +98,7 @@ def test_frame_lands_in_a_torch_tensor_with_no_copy(st_card):
 def test_torch_model_consumes_frames_after_the_cpu_wait(st_card):
     """The host-side completion path: wait() on the CPU, then launch on a
     side stream; the result is checked against the same op on the pattern."""
-    ring = aligned_tensor(4 * (64 << 10))
+    ring = aligned_tensor(4 * (64 << 10), RING_ALIGN)
     side = torch.cuda.Stream()
     model = torch.nn.Linear(64, 8).cuda()
     with st_card.pin(ring) as p, \
@@ -117,7 +119,7 @@ def test_torch_model_consumes_frames_after_the_cpu_wait(st_card):
 def test_frame_consumed_after_a_gpu_side_wait(st_card):
     if not hellofpga.has_wait_on_gpu():
         pytest.skip("libhellofpga has no HelloFPGA_Stream_WaitOnGPU yet")
-    ring = aligned_tensor(8 * (64 << 10))
+    ring = aligned_tensor(8 * (64 << 10), RING_ALIGN)
     side = torch.cuda.Stream()
     with st_card.pin(ring) as p, \
             st_card.open_stream(buffers=8, buffer_size=64 << 10, pin=p) as s:
