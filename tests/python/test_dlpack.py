@@ -76,7 +76,7 @@ def test_slices_of_the_view_keep_it(gpu):
     b.free()
 
 
-def test_capsule_never_consumed_is_deleted():
+def test_capsule_never_consumed_is_deleted(gpu):
     b = hellofpga.gpu_alloc(1 << 16)
     n = _dlpack.live_exports()
     cap = b.__dlpack__()
