@@ -196,7 +196,7 @@ class Card:
         self.close()
 
     def __del__(self) -> None:
-        if getattr(self, "_h", None) is not None:
+        if getattr(self, "_h", None) is not None and self._pid == os.getpid():
             try:
                 self.close()
             except Exception:
