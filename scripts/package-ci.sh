@@ -425,7 +425,8 @@ step_purge() {
 		/usr/lib/udev/rules.d/60-hellofpga.rules /usr/bin/hellofpga \
 		/usr/share/man/man1/hellofpga.1.gz /usr/include/hellofpga.h \
 		/usr/lib/*/libhellofpga.so* /usr/lib/*/libHelloFPGACore.so \
-		/usr/lib/*/pkgconfig/hellofpga.pc /usr/lib/*/cmake/hellofpga; do
+		/usr/lib/*/pkgconfig/hellofpga.pc /usr/lib/*/cmake/hellofpga \
+		/usr/lib/python3/dist-packages/hellofpga; do
 		[ -e "$f" ] || [ -L "$f" ] && left+=("$f")
 	done
 	if ((${#left[@]})); then
