@@ -66,16 +66,19 @@ DLManagedTensor._fields_ = [("dl_tensor", DLTensor),
 _api = ctypes.pythonapi
 _api.PyCapsule_New.restype = py_object
 _api.PyCapsule_New.argtypes = [c_void_p, c_char_p, c_void_p]
-_api.PyCapsule_IsValid.restype = c_int
-_api.PyCapsule_IsValid.argtypes = [c_void_p, c_char_p]
 _api.PyCapsule_GetPointer.restype = c_void_p
 _api.PyCapsule_GetPointer.argtypes = [py_object, c_char_p]
 _api.PyCapsule_GetName.restype = c_char_p
 _api.PyCapsule_GetName.argtypes = [py_object]
 
-# the same, on a capsule's address: for its destructor, where the capsule
-# is already dying and must not be referenced as an object again
-_capsule_pointer_raw = ctypes.PYFUNCTYPE(c_void_p, c_void_p, c_char_p)(
+# The same two, on a capsule's address, for its destructor: the capsule is
+# dying and must not be referenced as an object again, and an exception may
+# be pending then (a PYFUNCTYPE call would raise it in the callback and lose
+# it).  These read the capsule's fields only and set no error for a capsule
+# named as asked: plain C calls, with no error check.
+_capsule_valid_raw = CFUNCTYPE(c_int, c_void_p, c_char_p)(
+    ("PyCapsule_IsValid", _api))
+_capsule_pointer_raw = CFUNCTYPE(c_void_p, c_void_p, c_char_p)(
     ("PyCapsule_GetPointer", _api))
 
 _NAME = b"dltensor"
@@ -99,7 +102,7 @@ _deleter_c = _DELETER(_deleter)
 
 def _capsule_destructor(cap: Optional[int]) -> None:
     # a capsule still named "dltensor" was never consumed: free it here
-    if cap and _api.PyCapsule_IsValid(cap, _NAME):
+    if cap and _capsule_valid_raw(cap, _NAME):
         _deleter(_capsule_pointer_raw(cap, _NAME))
 
 
