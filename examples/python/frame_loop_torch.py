@@ -19,8 +19,6 @@ import argparse
 import sys
 import time
 
-import numpy as np
-
 import hellofpga
 from hellofpga import pattern, regs
 

@@ -8,7 +8,7 @@ import os
 import threading
 from ctypes import byref, c_void_p
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Tuple
 
 from . import _capi, _dlpack
 from ._errors import HelloFPGAError, check, fail
