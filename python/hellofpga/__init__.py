@@ -62,7 +62,8 @@ def has_wait_on_gpu() -> bool:
 
 
 def open(name: Optional[str] = None) -> Card:  # noqa: A001 (as the C API)
-    """HelloFPGA_Open(): the same as Card(name)."""
+    """HelloFPGA_Open(): the same as Card(name).  Not in __all__, so that
+    ``from hellofpga import *`` leaves the builtin open() alone."""
     return Card(name)
 
 
@@ -73,6 +74,6 @@ __all__ = [
     "StreamStats", "TransferMode", "USER_IRQS", "STREAM_MIN_BUFFERS",
     "STREAM_MAX_BUFFERS", "align_offset", "check_gpu_alignment",
     "cuda_stream_handle", "gpu_alloc", "gpu_status", "has_wait_on_gpu",
-    "last_error", "library_path", "library_version", "open", "regs",
+    "last_error", "library_path", "library_version", "regs",
     "strerror",
 ]
