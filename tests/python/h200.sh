@@ -60,6 +60,13 @@ export HELLOFPGA_GPU=cuda HF_PY_GPU=cuda
 export HF_PY_CARD=emu:0,private,ddr=64M
 export HF_PY_ST_CARD=emu:1,private,st,ddr=16M
 
+# The python3 with torch and CuPy may lack pytest: Debian's python3-pytest
+# (pure Python) serves it then, from /usr/lib/python3/dist-packages
+if ! "$PY" -c 'import pytest' 2>/dev/null && [ -d /usr/lib/python3/dist-packages/pytest ]; then
+	export PYTHONPATH=$PYTHONPATH:/usr/lib/python3/dist-packages
+	echo "pytest from /usr/lib/python3/dist-packages" | tee -a "$out/env.txt"
+fi
+
 echo "== pytest tests/python (HELLOFPGA_GPU=cuda)"
 "$PY" -m pytest -v -rs -p no:cacheprovider -o junit_family=xunit2 \
 	--junitxml="$out/pytest.xml" tests/python 2>&1 | tee "$out/pytest.txt"
