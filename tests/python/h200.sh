@@ -61,10 +61,18 @@ export HF_PY_CARD=emu:0,private,ddr=64M
 export HF_PY_ST_CARD=emu:1,private,st,ddr=16M
 
 # The python3 with torch and CuPy may lack pytest: Debian's python3-pytest
-# (pure Python) serves it then, from /usr/lib/python3/dist-packages
+# (pure Python) serves it then: its packages only, linked into a directory
+# of their own (not all of dist-packages, whose NumPy would shadow the
+# interpreter's)
 if ! "$PY" -c 'import pytest' 2>/dev/null && [ -d /usr/lib/python3/dist-packages/pytest ]; then
-	export PYTHONPATH=$PYTHONPATH:/usr/lib/python3/dist-packages
-	echo "pytest from /usr/lib/python3/dist-packages" | tee -a "$out/env.txt"
+	pt=$(mktemp -d)
+	for m in pytest _pytest py.py pluggy iniconfig attr attrs packaging \
+		exceptiongroup tomli; do
+		[ -e "/usr/lib/python3/dist-packages/$m" ] &&
+			ln -s "/usr/lib/python3/dist-packages/$m" "$pt/$m"
+	done
+	export PYTHONPATH=$PYTHONPATH:$pt
+	echo "pytest: Debian's, linked in $pt" | tee -a "$out/env.txt"
 fi
 
 echo "== pytest tests/python (HELLOFPGA_GPU=cuda)"
