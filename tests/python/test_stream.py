@@ -242,3 +242,34 @@ def test_dropped_frames_are_counted(st_card):
             g.release()
         assert dropped > 0 and s.stats().source_dropped == dropped
         assert last is not None
+
+
+def test_release_from_another_thread_while_waiting(st_card):
+    import queue
+    import threading
+    q = queue.Queue()
+
+    def releaser():
+        while True:
+            f = q.get()
+            if f is None:
+                return
+            pattern.verify(f.tobytes())
+            f.release()
+    th = threading.Thread(target=releaser)
+    th.start()
+    try:
+        with st_card.open_stream(buffers=4, buffer_size=4096) as s:
+            src_start(st_card, 4000, 300)
+            seqs = []
+            for _ in range(300):
+                f = s.wait(TMO)         # the GIL is free: the releaser runs
+                seqs.append(f.sequence)
+                q.put(f)
+            q.put(None)
+            th.join(10)
+            assert seqs == list(range(300))
+            assert s.stats().held == 0
+    finally:
+        q.put(None)
+        th.join(10)
