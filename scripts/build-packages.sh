@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # build-packages.sh [OUT] - the Debian packages of the tree (./run package;
 # docs/packages.md): hellofpga-dkms, libhellofpga1, libhellofpga-dev,
-# hellofpga-tools, with Debian's own tools, then lintian on them.
+# hellofpga-tools, python3-hellofpga, with Debian's own tools, then lintian
+# on them.
 #
 # The packages are built from a clean copy of the tree: the files git
 # tracks and the untracked ones it does not ignore, as they are in the

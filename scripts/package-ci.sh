@@ -10,7 +10,9 @@
 # Checks: package/deps, package/build, package/lintian, package/install,
 # package/dkms-module, package/nvp2p-skipped, package/udev-rule,
 # package/group, package/tools, package/dev-pkgconfig,
-# package/dev-seed-name, package/dev-cmake, package/nvp2p-trigger (an NVIDIA
+# package/python (python3-hellofpga imports with Debian's python3, finds
+# libhellofpga.so.1 by its soname and moves data through an emulated
+# card), package/dev-seed-name, package/dev-cmake, package/nvp2p-trigger (an NVIDIA
 # nv-p2p.h arriving under /usr/src by dpkg makes DKMS rebuild with
 # hellofpga-nvp2p.ko), package/nvp2p-trigger-gone (and leaving drops it),
 # package/purge, package/purged.
@@ -43,7 +45,7 @@ mkdir -p "$out/ci-logs" "$HF_CACHE" || exit 2
 out=$(cd "$out" && pwd)
 logs=$out/ci-logs
 marker=$HF_CACHE/package-ci.installed
-PKGS=(hellofpga-dkms hellofpga-tools libhellofpga-dev libhellofpga1)
+PKGS=(hellofpga-dkms hellofpga-tools libhellofpga-dev python3-hellofpga libhellofpga1)
 FAKE_NV=hellofpga-ci-nvidia-source
 FAKE_NV_DIR=/usr/src/nvidia-hfci-0.0
 
@@ -108,8 +110,8 @@ step_deps() {
 	local missing=() p arch hdr
 	arch=$(dpkg --print-architecture)
 	hdr=linux-headers-$arch
-	for p in build-essential cmake pkg-config debhelper dh-dkms dkms help2man \
-		lintian "$hdr"; do
+	for p in build-essential cmake pkg-config debhelper dh-dkms dh-python dkms \
+		help2man lintian "$hdr"; do
 		installed "$p" || missing+=("$p")
 	done
 	if ((${#missing[@]})); then
@@ -144,8 +146,8 @@ step_build() {
 	fi
 	DEBS=()
 	mapfile -t DEBS <"$logs/build-packages.out"
-	if [ "${#DEBS[@]}" != 4 ]; then
-		fail build "expected 4 .deb files, got ${#DEBS[@]}: ${DEBS[*]}"
+	if [ "${#DEBS[@]}" != 5 ]; then
+		fail build "expected 5 .deb files, got ${#DEBS[@]}: ${DEBS[*]}"
 		return 1
 	fi
 	pass build
@@ -244,6 +246,25 @@ step_group() {
 		fail group "group hellofpga has gid $gid, not a system group"
 	else
 		pass group
+	fi
+}
+
+step_python() {
+	local out
+	if ! out=$(cd / && HELLOFPGA_EMU_DIR=$(mktemp -d) /usr/bin/python3 -c '
+import hellofpga
+assert hellofpga.__version__ == "'"$VERSION"'", hellofpga.__version__
+assert hellofpga.library_path() == "libhellofpga.so.1", hellofpga.library_path()
+with hellofpga.Card("emu:0,ddr=4M,private") as c:
+    c.write_h2c(b"python3-hellofpga", 0x100)
+    assert c.read(0x100, 17) == b"python3-hellofpga"
+print(hellofpga.__file__)
+' 2>&1); then
+		fail python "python3 -c 'import hellofpga ...' failed: $(printf '%s' "$out" | tail -n 1)"
+	elif [ "$out" != /usr/lib/python3/dist-packages/hellofpga/__init__.py ]; then
+		fail python "hellofpga imported from $out"
+	else
+		pass python
 	fi
 }
 
@@ -404,7 +425,8 @@ step_purge() {
 		/usr/lib/udev/rules.d/60-hellofpga.rules /usr/bin/hellofpga \
 		/usr/share/man/man1/hellofpga.1.gz /usr/include/hellofpga.h \
 		/usr/lib/*/libhellofpga.so* /usr/lib/*/libHelloFPGACore.so \
-		/usr/lib/*/pkgconfig/hellofpga.pc /usr/lib/*/cmake/hellofpga; do
+		/usr/lib/*/pkgconfig/hellofpga.pc /usr/lib/*/cmake/hellofpga \
+		/usr/lib/python3/dist-packages/hellofpga; do
 		[ -e "$f" ] || [ -L "$f" ] && left+=("$f")
 	done
 	if ((${#left[@]})); then
@@ -439,6 +461,7 @@ step_nvp2p_skipped
 step_udev_rule
 step_group
 step_tools
+step_python
 step_dev
 step_nvp2p_trigger
 step_purge

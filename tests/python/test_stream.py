@@ -1,0 +1,275 @@
+# SPDX-License-Identifier: MIT
+"""C2H AXI-Stream rings on emu:N,st, every frame verified against the
+reference design's pattern (docs/xdma-model.md "Frames")."""
+import errno
+import gc
+import mmap
+import os
+
+import numpy as np
+import pytest
+
+import hellofpga
+from hellofpga import pattern, regs
+from helpers import src_start
+
+TMO = 5000
+
+
+def test_pattern_matches_the_c_header():
+    # the header's frame of sequence 0: header words, then the hash
+    f = pattern.make(0, 32)
+    assert bytes(f[:16]) == (b"\0" * 8 + (32).to_bytes(4, "little") +
+                             pattern.MAGIC.to_bytes(4, "little"))
+    assert pattern.verify(f) == 0
+    f[20] ^= 1
+    with pytest.raises(ValueError, match="byte 20"):
+        pattern.verify(f)
+
+
+def test_host_ring_frames_verified_with_no_copy(st_card):
+    with st_card.open_stream(buffers=8, buffer_size=64 << 10) as s:
+        src_start(st_card, 60000, 200)
+        for i, f in enumerate(s.frames(200, TMO)):
+            assert f.eop and f.length == 60000 and f.frame == i
+            a = f.numpy()
+            assert a.__array_interface__["data"][0] == f.host
+            assert pattern.verify(a) == i
+            del a
+        st = s.stats()
+        assert st.frames == 200 and st.source_sent == 200
+
+
+def test_numpy_from_dlpack_views_a_frame(st_card):
+    with st_card.open_stream(buffers=4, buffer_size=4096) as s:
+        src_start(st_card, 4096, 1)
+        f = s.wait(TMO)
+        a = np.from_dlpack(f)
+        assert a.__array_interface__["data"][0] == f.address == f.host
+        assert f.__dlpack_device__() == (hellofpga.KDL_CPU, 0)
+        assert pattern.verify(a) == 0
+        del a
+        gc.collect()
+        f.release()
+
+
+def test_frames_longer_than_a_buffer_span_buffers(st_card):
+    with st_card.open_stream(buffers=8, buffer_size=4096) as s:
+        src_start(st_card, 10000, 20)
+        got = bytearray()
+        seqs = []
+        while len(seqs) < 20:
+            with s.wait(TMO) as f:
+                got += f.tobytes()
+                if f.eop:
+                    seqs.append(pattern.verify(bytes(got)))
+                    got = bytearray()
+        assert seqs == list(range(20))
+
+
+def test_timeout_is_etimedout_and_the_stream_goes_on(st_card):
+    with st_card.open_stream(buffers=4, buffer_size=4096) as s:
+        with pytest.raises(hellofpga.HelloFPGAError) as ei:
+            s.wait(10)
+        assert ei.value.errno == errno.ETIMEDOUT
+        assert s.poll() is None
+        src_start(st_card, 100, 1)
+        f = s.wait(TMO)
+        assert pattern.verify(f.tobytes()) == 0
+        f.release()
+
+
+def test_release_while_viewed_is_ebusy_or_deferred(st_card):
+    with st_card.open_stream(buffers=4, buffer_size=4096) as s:
+        src_start(st_card, 4096, 2)
+        f = s.wait(TMO)
+        v = f.numpy()
+        with pytest.raises(hellofpga.HelloFPGAError) as ei:
+            f.release()
+        assert ei.value.errno == errno.EBUSY and "release(deferred" in ei.value.text
+        f.release(deferred=True)
+        assert not f.released and s.stats().held == 1
+        del v
+        gc.collect()
+        assert f.released and s.stats().held == 0
+
+
+def test_close_while_a_host_ring_is_viewed_is_ebusy(st_card):
+    s = st_card.open_stream(buffers=4, buffer_size=4096)
+    src_start(st_card, 4096, 1)
+    f = s.wait(TMO)
+    v = f.numpy()
+    with pytest.raises(hellofpga.HelloFPGAError) as ei:
+        s.close()
+    assert ei.value.errno == errno.EBUSY
+    with pytest.raises(hellofpga.HelloFPGAError):
+        st_card.close()         # the card refuses too: it would free it
+    assert not st_card.closed
+    del v
+    gc.collect()
+    s.close()
+    assert f.released
+
+
+def test_released_frame_exports_nothing(st_card):
+    with st_card.open_stream(buffers=4, buffer_size=4096) as s:
+        src_start(st_card, 4096, 1)
+        f = s.wait(TMO)
+        f.release()
+        with pytest.raises(BufferError):
+            f.__dlpack__()
+
+
+def test_ring_in_callers_host_memory(st_card):
+    m = mmap.mmap(-1, 4 * 8192)         # page aligned
+    ring = np.frombuffer(m, dtype=np.uint8)
+    base = ring.__array_interface__["data"][0]
+    with st_card.open_stream(buffers=4, buffer_size=8192, host=ring) as s:
+        src_start(st_card, 8000, 12)
+        for i, f in enumerate(s.frames(12, TMO)):
+            assert f.host == base + (i % 4) * 8192
+            assert pattern.verify(ring[f.host - base:][:f.length]) == i
+    del ring
+    m.close()
+
+
+def test_gpu_ring_in_a_pin(st_card, gpu):
+    size = 1 << 20
+    buf = hellofpga.gpu_alloc(size)
+    with st_card.pin(buf) as p:
+        with st_card.open_stream(buffers=8, buffer_size=64 << 10, pin=p,
+                                 gpu_offset=256 << 10) as s:
+            src_start(st_card, 60000, 40)
+            for i in range(40):
+                f = s.wait(TMO)
+                assert f.host is None
+                assert f.gpu_offset == (256 << 10) + (i % 8) * (64 << 10)
+                assert f.address == buf.ptr + f.gpu_offset
+                assert pattern.verify(f.tobytes()) == i
+                f.release()
+    buf.free()
+
+
+def test_stream_on_a_memory_mapped_card_is_eopnotsupp(card):
+    with pytest.raises(hellofpga.HelloFPGAError) as ei:
+        card.open_stream(buffers=4, buffer_size=4096)
+    assert ei.value.name == "EOPNOTSUPP"
+
+
+def test_bad_buffer_size_is_einval_with_text(st_card):
+    with pytest.raises(hellofpga.HelloFPGAError) as ei:
+        st_card.open_stream(buffers=4, buffer_size=4000)
+    assert ei.value.errno == errno.EINVAL and "4096" in ei.value.text
+
+
+def test_second_stream_on_a_channel_is_ebusy(st_card):
+    with st_card.open_stream(buffers=2, buffer_size=4096):
+        with pytest.raises(hellofpga.HelloFPGAError) as ei:
+            st_card.open_stream(buffers=2, buffer_size=4096)
+        assert ei.value.errno == errno.EBUSY
+
+
+def test_closed_stream_is_ebadf(st_card):
+    s = st_card.open_stream(buffers=2, buffer_size=4096)
+    s.close()
+    s.close()
+    with pytest.raises(hellofpga.HelloFPGAError) as ei:
+        s.wait(0)
+    assert ei.value.errno == errno.EBADF
+
+
+def test_card_close_closes_its_streams():
+    from conftest import ST_CARD
+    c = hellofpga.Card(ST_CARD)
+    s = c.open_stream(buffers=2, buffer_size=4096)
+    c.close()
+    assert s.closed
+
+
+def test_stream_in_a_forked_child_is_echild(st_card):
+    s = st_card.open_stream(buffers=2, buffer_size=4096)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            s.wait(0)
+        except hellofpga.HelloFPGAError as e:
+            code = 0 if e.errno == errno.ECHILD else 2
+        except BaseException:
+            code = 3
+        os.write(w, bytes([code]))
+        os._exit(0)
+    os.close(w)
+    got = os.read(r, 1)
+    os.waitpid(pid, 0)
+    assert got == b"\0"
+    s.close()
+
+
+def test_wait_on_gpu_without_the_c_call_is_eopnotsupp(st_card):
+    if hellofpga.has_wait_on_gpu():
+        pytest.skip("the library has GPU-side completion")
+    with st_card.open_stream(buffers=2, buffer_size=4096) as s:
+        with pytest.raises(hellofpga.HelloFPGAError) as ei:
+            s.wait_on_gpu(None)
+        assert ei.value.name == "EOPNOTSUPP"
+        assert "Stream.wait()" in ei.value.text
+
+
+def test_dropped_frames_are_counted(st_card):
+    with st_card.open_stream(buffers=2, buffer_size=4096) as s:
+        src_start(st_card, 4096, 50, 20000, regs.ST_SRC_CTRL_DROP)
+        f = s.wait(TMO)             # hold it: the ring fills, frames drop
+        import time
+        time.sleep(0.3)
+        f.release()
+        dropped = 0
+        last = None
+        while True:
+            g = s.poll()
+            if g is None:
+                st = st_card.user_read32(regs.ST_SRC(0) + regs.ST_SRC_STATUS)
+                if st & regs.ST_SRC_STS_DONE:
+                    g = s.poll()
+                    if g is None:
+                        break
+                else:
+                    time.sleep(0.01)
+                    continue
+            dropped += g.dropped
+            last = pattern.verify(g.tobytes())
+            g.release()
+        assert dropped > 0 and s.stats().source_dropped == dropped
+        assert last is not None
+
+
+def test_release_from_another_thread_while_waiting(st_card):
+    import queue
+    import threading
+    q = queue.Queue()
+
+    def releaser():
+        while True:
+            f = q.get()
+            if f is None:
+                return
+            pattern.verify(f.tobytes())
+            f.release()
+    th = threading.Thread(target=releaser)
+    th.start()
+    try:
+        with st_card.open_stream(buffers=4, buffer_size=4096) as s:
+            src_start(st_card, 4000, 300)
+            seqs = []
+            for _ in range(300):
+                f = s.wait(TMO)         # the GIL is free: the releaser runs
+                seqs.append(f.sequence)
+                q.put(f)
+            q.put(None)
+            th.join(10)
+            assert seqs == list(range(300))
+            assert s.stats().held == 0
+    finally:
+        q.put(None)
+        th.join(10)
