@@ -435,3 +435,32 @@ int HelloFPGA_GPU_Memcpy(void *dst, const void *src, size_t size, int kind)
 	return hf_api_ret(HF_API_GPU_MEMCPY,
 			  hf_gpu_memcpy(dst, src, size, kind));
 }
+
+int HelloFPGA_GPU_StreamCreate(void **stream)
+{
+	hf_clear_error(NULL);
+	return hf_api_ret(HF_API_GPU_STREAM_CREATE,
+			  hf_gpu_stream_create(stream));
+}
+
+int HelloFPGA_GPU_StreamDestroy(void *stream)
+{
+	hf_clear_error(NULL);
+	return hf_api_ret(HF_API_GPU_STREAM_DESTROY,
+			  hf_gpu_stream_destroy(stream));
+}
+
+int HelloFPGA_GPU_StreamSynchronize(void *stream, int timeout_ms)
+{
+	hf_clear_error(NULL);
+	return hf_api_ret(HF_API_GPU_STREAM_SYNCHRONIZE,
+			  hf_gpu_stream_sync(stream, timeout_ms));
+}
+
+int HelloFPGA_GPU_LaunchHostFunc(void *stream, void (*fn)(void *arg),
+				 void *arg)
+{
+	hf_clear_error(NULL);
+	return hf_api_ret(HF_API_GPU_LAUNCH_HOST_FUNC,
+			  hf_gpu_host_func(stream, fn, arg));
+}

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpu.h"
 #include "hf_lib.h"
 #include "hf_user_regs.h"
 
@@ -260,6 +261,7 @@ static int check_cfg(struct hellofpga_dev *dev, const HELLOFPGA_STREAM_CONFIG *c
 
 static void stream_free(struct hellofpga_stream *s)
 {
+	pthread_mutex_destroy(&s->gw_lock);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -287,6 +289,7 @@ static int stream_open(struct hellofpga_dev *dev, HELLOFPGA_HANDLE h,
 	if (!s)
 		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->gw_lock, NULL);
 	s->h = h;
 	s->cfg = *cfg;
 	if (!dev->ops->user_read32(dev, HF_USER_ID, &id) &&
@@ -537,10 +540,100 @@ static int stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 	__atomic_store_n(&s->closing, true, __ATOMIC_RELEASE);
 	dev->ops->stream_kick(dev, s);
 	pthread_mutex_lock(&s->lock);
+	pthread_mutex_lock(&s->gw_lock);
 	ret = dev->ops->stream_stop(dev, s);
 	__atomic_store_n(&s->dev, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->gw_lock);
 	pthread_mutex_unlock(&s->lock);
 	return ret;
+}
+
+/*
+ * GPU-side completion: a wait in a GPU stream for the magic of the
+ * writeback slot that buffer @seq lands in.  The slot's status word is
+ * 0 from the buffer's credit until its writeback (hf_xdma_ring_credit()
+ * clears it, so an earlier round's writeback never satisfies it), then
+ * holds the magic; a stop writes the magic with the error bit into
+ * every slot still clear.  So the wait is "(status & magic mask) != 0".
+ */
+static int stream_wait_on_gpu(struct hellofpga_dev *dev,
+			      struct hellofpga_stream *s, void *gpu_stream,
+			      uint64_t seq, uint32_t flags,
+			      HELLOFPGA_GPU_WAIT *w)
+{
+	static const char fn[] = "HelloFPGA_Stream_WaitOnGPU";
+	struct hf_stream_gpu_slot gs;
+	bool can_flush, flush;
+	int ret;
+
+	if (flags & ~HELLOFPGA_GPU_WAIT_FLUSH)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: flags 0x%x: only HELLOFPGA_GPU_WAIT_FLUSH (0x%x) is defined",
+				    fn, flags, HELLOFPGA_GPU_WAIT_FLUSH);
+	if (!dev->ops->stream_gpu_slot)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: the %s backend has no GPU-side waits",
+				    fn, dev->ops->name);
+	ret = hf_gpu_memops(&can_flush, fn);
+	if (ret)
+		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+	if ((flags & HELLOFPGA_GPU_WAIT_FLUSH) && !can_flush)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: HELLOFPGA_GPU_WAIT_FLUSH: the GPU cannot flush remote writes (CAN_FLUSH_REMOTE_WRITES = 0)",
+				    fn);
+	pthread_mutex_lock(&s->gw_lock);
+	if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
+		ret = hf_set_error(dev, -EBADF, "%s: the stream is being closed",
+				   fn);
+		goto out;
+	}
+	ret = dev->ops->stream_gpu_slot(dev, s, seq, &gs, fn);
+	pthread_mutex_unlock(&s->gw_lock);
+	if (ret)
+		return ret;
+	/*
+	 * Enqueued without the lock: a full GPU queue may block the call,
+	 * and the stop, whose marks end such waits, must not wait for it.
+	 * The slot stays allocated (marked waited on); a stop before the
+	 * wait is enqueued has marked it, and the wait ends at once.
+	 * The card's data in GPU memory visible to what follows the wait.
+	 */
+	flush = (flags & HELLOFPGA_GPU_WAIT_FLUSH) || (gs.gpu_ring && can_flush);
+	ret = hf_gpu_wait32(gpu_stream, gs.status_dev, HELLOFPGA_STREAM_WB_MAGIC_MASK,
+			    HF_GPU_WAIT_AND, flush, fn);
+	if (ret)
+		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+	if (w) {
+		memset(w, 0, sizeof(*w));
+		w->index = gs.index;
+		w->sequence = seq;
+		w->status = gs.status;
+		w->status_dev = gs.status_dev;
+		if (s->host)
+			w->host = s->host + (size_t)gs.index * s->cfg.buffer_size;
+		else
+			w->gpu_offset = s->cfg.gpu_offset +
+					(uint64_t)gs.index * s->cfg.buffer_size;
+	}
+	return 0;
+out:
+	pthread_mutex_unlock(&s->gw_lock);
+	return ret;
+}
+
+int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM v, void *gpu_stream,
+			       uint64_t sequence, uint32_t flags,
+			       HELLOFPGA_GPU_WAIT *w)
+{
+	struct hellofpga_stream *s;
+	struct hellofpga_dev *dev;
+	int ret;
+
+	ret = stream_get(v, "HelloFPGA_Stream_WaitOnGPU", &s, &dev);
+	if (ret)
+		return hf_api_ret(HF_API_STREAM_WAIT_ON_GPU, ret);
+	ret = stream_wait_on_gpu(dev, s, gpu_stream, sequence, flags, w);
+	return hf_api_ret(HF_API_STREAM_WAIT_ON_GPU, stream_put(s, dev, ret));
 }
 
 int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
