@@ -863,7 +863,8 @@ int HelloFPGA_Stream_Wait(HELLOFPGA_STREAM s, int timeout_ms,
  * HelloFPGA_Stream_Release() - give a buffer back to the card.  Buffers go
  * back in ring order: one released before older ones waits for them.
  * @index: a buffer HelloFPGA_Stream_Wait() gave and not yet released
- * Return: 0, -EBADF, -ECHILD, -EINVAL (@index not held), -EIO (any other
+ * Return: 0, -EBADF, -ECHILD, -EINVAL (@index not held, or its release
+ * queued on a GPU stream: HelloFPGA_Stream_ReleaseOnGPU()), -EIO (any other
  * failure of the backend).
  */
 int HelloFPGA_Stream_Release(HELLOFPGA_STREAM s, uint32_t index);
@@ -920,7 +921,8 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
  *  - Do not release a buffer before the GPU work that waits on it has
  *    passed the wait (for example after the consumer kernel finished): the
  *    release clears the slot, and a wait not yet reached then waits for the
- *    buffer's next round.  The CPU may take the buffer with
+ *    buffer's next round; HelloFPGA_Stream_ReleaseOnGPU() queues the
+ *    release in the GPU stream itself.  The CPU may take the buffer with
  *    HelloFPGA_Stream_Wait() before or after the GPU saw it; that does not
  *    change the slot.
  *  - When the stream stops (HelloFPGA_Stream_Close(), HelloFPGA_Close() of
@@ -931,7 +933,8 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
  *    before it uses the buffer (the buffer's memory may be freed by then:
  *    a ring the library allocated is).  The slots of a stream that was
  *    waited on are never freed (a wait may still be queued in a GPU stream;
- *    at most 16 KiB per stream opened), and keep the mark.
+ *    at most 20 KiB per stream opened, with the doorbells of
+ *    HelloFPGA_Stream_ReleaseOnGPU()), and keep the mark.
  *  - The emulated GPU (no CUDA) runs the same waits in a thread per stream
  *    (HelloFPGA_GPU_StreamCreate()); its host functions stand in for
  *    kernels.
@@ -997,6 +1000,33 @@ typedef struct {
 int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM s, void *gpu_stream,
 			       uint64_t sequence, uint32_t flags,
 			       HELLOFPGA_GPU_WAIT *w);
+
+/**
+ * HelloFPGA_Stream_ReleaseOnGPU() - give a buffer back to the card when a
+ *	GPU stream gets there (after the consumer kernel, say), instead of
+ *	HelloFPGA_Stream_Release() after the CPU waited for the kernel.
+ * @s: the stream
+ * @gpu_stream: as for HelloFPGA_Stream_WaitOnGPU()
+ * @index: a buffer HelloFPGA_Stream_Wait() gave and not yet released
+ * @flags: 0
+ *
+ * The GPU writes a doorbell word in host memory (cuStreamWriteValue32);
+ * the library releases the buffer at its next look: every call on @s
+ * (Wait, Release, ReleaseOnGPU, GetStats), and a Wait blocked on @s looks
+ * every 100 us while GPU releases are queued.  No thread of the library's
+ * watches it.  (The card's credit register itself cannot be written by a
+ * GPU: the emulated card's registers are not memory, and the kernel
+ * driver does not map the DMA BAR to user space.)  Until then the buffer
+ * stays held; HelloFPGA_Stream_Release() of it is -EINVAL.
+ *
+ * Return: 0, -EBADF, -ECHILD, -EINVAL (@index not held, or its GPU release
+ * queued already; @flags not 0; @gpu_stream not a stream of the emulated
+ * GPU), -EOPNOTSUPP (no stream memory operations; a backend without GPU
+ * releases: the kernel driver has no streams yet), -ENODEV (no GPU),
+ * -ENOMEM, -EIO (any other failure of CUDA).
+ */
+int HelloFPGA_Stream_ReleaseOnGPU(HELLOFPGA_STREAM s, void *gpu_stream,
+				  uint32_t index, uint32_t flags);
 
 /*
  * GPU streams for programs that run with or without CUDA (tests, tools):

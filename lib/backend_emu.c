@@ -1532,7 +1532,9 @@ static int emu_uirq_take(struct hellofpga_dev *dev, int irq, uint32_t *count)
  * @wb: the writeback slots, in pages of their own (@wb_len bytes), so a
  *	GPU can map them for its waits
  * @wb_bus: their bus address
- * @wb_len: their size, whole pages
+ * @wb_len: their size, whole pages, and a page of doorbells after them
+ *	(HelloFPGA_Stream_ReleaseOnGPU(); not mapped for the card)
+ * @slots_len: the slots' pages (what the card may write)
  * @wb_dev: their device address for GPU waits, 0 until the first
  * @gpu_waited: a GPU wait was enqueued on the slots: they are never freed
  *	(a wait may still be pending in a GPU stream when the ring stops;
@@ -1549,6 +1551,7 @@ struct emu_stream {
 	void *wb;
 	u64 wb_bus;
 	size_t wb_len;
+	size_t slots_len;
 	u64 wb_dev;
 	bool gpu_waited;
 	u8 *host;
@@ -1659,11 +1662,12 @@ static int emu_stream_start(struct hellofpga_dev *dev, struct hellofpga_stream *
 		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
 	es->desc = hf_emu_dma_alloc(card->host, (size_t)n * XDMA_DESC_SIZE,
 				    &es->desc_bus);
-	es->wb_len = ALIGN((size_t)n * XDMA_STM_WB_SIZE, (size_t)4096);
+	es->slots_len = ALIGN((size_t)n * XDMA_STM_WB_SIZE, (size_t)4096);
+	es->wb_len = es->slots_len + ALIGN((size_t)n * 4, (size_t)4096);
 	es->wb = aligned_alloc(4096, es->wb_len);
 	if (es->wb) {
 		memset(es->wb, 0, es->wb_len);
-		if (hf_emu_dma_map(card->host, es->wb, es->wb_len,
+		if (hf_emu_dma_map(card->host, es->wb, es->slots_len,
 				   HF_DMA_FROM_DEVICE, &es->wb_bus)) {
 			free(es->wb);
 			es->wb = NULL;
@@ -1837,6 +1841,28 @@ static int emu_stream_gpu_slot(struct hellofpga_dev *dev,
 	return 0;
 }
 
+/* The doorbells of GPU releases: the page after the slots; gw_lock held. */
+static int emu_stream_gpu_doorbells(struct hellofpga_dev *dev,
+				    struct hellofpga_stream *s, u32 **db,
+				    u64 *db_dev, const char *fn)
+{
+	struct emu_stream *es = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
+	int ret;
+
+	if (!es)
+		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
+	if (!es->wb_dev) {
+		ret = hf_gpu_map_host(es->wb, es->wb_len, &es->wb_dev, fn);
+		if (ret)
+			return hf_set_error(dev, ret, "%s",
+					    HelloFPGA_GetLastError(NULL));
+	}
+	es->gpu_waited = true;	/* a write may be queued: never freed */
+	*db = (u32 *)((u8 *)es->wb + es->slots_len);
+	*db_dev = es->wb_dev + es->slots_len;
+	return 0;
+}
+
 static const struct hf_backend_ops emu_ops = {
 	.name = "emulated card (in-process model)",
 	.close = emu_close,
@@ -1859,6 +1885,7 @@ static const struct hf_backend_ops emu_ops = {
 	.stream_stats = emu_stream_stats,
 	.stream_stop = emu_stream_stop,
 	.stream_gpu_slot = emu_stream_gpu_slot,
+	.stream_gpu_doorbells = emu_stream_gpu_doorbells,
 };
 
 static int init_engines(struct hellofpga_dev *dev, struct emu_card *card)

@@ -122,6 +122,14 @@ struct hf_backend_ops {
 	int (*stream_gpu_slot)(struct hellofpga_dev *dev,
 			       struct hellofpga_stream *s, uint64_t seq,
 			       struct hf_stream_gpu_slot *gs, const char *fn);
+	/*
+	 * HelloFPGA_Stream_ReleaseOnGPU(): a word per buffer in host memory
+	 * mapped for the GPU (*@db, *@db_dev), all 0, kept as the slots are;
+	 * under @s->gw_lock.  NULL: -EOPNOTSUPP.
+	 */
+	int (*stream_gpu_doorbells)(struct hellofpga_dev *dev,
+				    struct hellofpga_stream *s, uint32_t **db,
+				    uint64_t *db_dev, const char *fn);
 };
 
 /**
@@ -145,8 +153,13 @@ struct hf_stream_gpu_slot {
  * @next: the card's list of streams, under the card's @stream_lock
  * @cfg: the configuration
  * @lock: serialises waits, the application of releases and the stop
- * @gw_lock: serialises GPU waits (HelloFPGA_Stream_WaitOnGPU()) with the
- *	stop (taken inside @lock there)
+ * @gw_lock: serialises GPU waits (HelloFPGA_Stream_WaitOnGPU()) and GPU
+ *	releases with the stop (taken inside @lock there)
+ * @db: the doorbells of HelloFPGA_Stream_ReleaseOnGPU(), one word per
+ *	buffer the GPU sets to 1 (atomic pointer; NULL until the first)
+ * @db_dev: their GPU address
+ * @db_armed: per buffer (atomic): a GPU release of it is queued
+ * @ndb_armed: how many are (atomic)
  * @closing: set (atomic) when the handle or the stream is being closed
  * @pending: releases wait to be applied (atomic)
  * @held: per buffer (atomic): 0 with the card, 1 held by the caller, 2
@@ -173,6 +186,10 @@ struct hellofpga_stream {
 	HELLOFPGA_STREAM_CONFIG cfg;
 	pthread_mutex_t lock;
 	pthread_mutex_t gw_lock;
+	uint32_t *db;
+	uint64_t db_dev;
+	uint8_t db_armed[HELLOFPGA_STREAM_MAX_BUFFERS];
+	uint32_t ndb_armed;
 	bool closing;
 	bool pending;
 	uint8_t held[HELLOFPGA_STREAM_MAX_BUFFERS];
@@ -369,6 +386,7 @@ enum hf_api {
 	HF_API_STREAM_GET_STATS,
 	HF_API_STREAM_CLOSE,
 	HF_API_STREAM_WAIT_ON_GPU,
+	HF_API_STREAM_RELEASE_ON_GPU,
 	HF_API_GPU_STREAM_CREATE,
 	HF_API_GPU_STREAM_DESTROY,
 	HF_API_GPU_STREAM_SYNCHRONIZE,

@@ -27,6 +27,8 @@
 #define HELD_FREE	0
 #define HELD_BY_USER	1
 #define HELD_RELEASED	2
+/* how often a Wait looks at the doorbells of queued GPU releases */
+#define DB_POLL_NS	100000ull
 
 static uint64_t mono_ns(void)
 {
@@ -373,8 +375,38 @@ int HelloFPGA_Stream_Open(HELLOFPGA_HANDLE hDev,
 }
 
 /* Hand the released buffers to the backend; under @s->lock. */
+/*
+ * The doorbells of GPU releases the GPU rang: those buffers are released
+ * as HelloFPGA_Stream_Release() would; under @s->lock.
+ */
+static void apply_gpu_releases(struct hellofpga_stream *s)
+{
+	uint32_t *db = __atomic_load_n(&s->db, __ATOMIC_ACQUIRE);
+
+	if (!db || !__atomic_load_n(&s->ndb_armed, __ATOMIC_ACQUIRE))
+		return;
+	for (uint32_t i = 0; i < s->cfg.buffers; i++) {
+		uint8_t want = HELD_BY_USER;
+
+		if (!__atomic_load_n(&s->db_armed[i], __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&db[i], __ATOMIC_ACQUIRE) != 1)
+			continue;
+		__atomic_store_n(&db[i], 0, __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&s->held[i], &want,
+						HELD_RELEASED, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			__atomic_sub_fetch(&s->nheld, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->pending, true, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&s->db_armed[i], 0, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&s->ndb_armed, 1, __ATOMIC_ACQ_REL);
+	}
+}
+
 static void apply_releases(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 {
+	apply_gpu_releases(s);
 	if (!__atomic_exchange_n(&s->pending, false, __ATOMIC_ACQ_REL))
 		return;
 	for (uint32_t i = 0; i < s->cfg.buffers; i++) {
@@ -392,7 +424,7 @@ static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 {
 	static const char fn[] = "HelloFPGA_Stream_Wait";
 	struct hf_xdma_ring_buf b;
-	uint64_t deadline, now, ns;
+	uint64_t deadline, now, ns, slice;
 	uint32_t dropped;
 	int ret;
 
@@ -416,7 +448,12 @@ static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 		}
 		now = mono_ns();
 		ns = deadline > now ? deadline - now : 0;
-		ret = dev->ops->stream_wait(dev, s, ns, &b);
+		/* GPU releases queued: look at their doorbells now and then */
+		slice = __atomic_load_n(&s->ndb_armed, __ATOMIC_ACQUIRE) &&
+			ns > DB_POLL_NS ? DB_POLL_NS : ns;
+		ret = dev->ops->stream_wait(dev, s, slice, &b);
+		if (ret == -ETIMEDOUT && slice < ns)
+			continue;
 		if (ret != -EAGAIN)
 			break;
 	}
@@ -465,6 +502,11 @@ static int stream_release(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 {
 	uint8_t want = HELD_BY_USER;
 
+	if (index < s->cfg.buffers &&
+	    __atomic_load_n(&s->db_armed[index], __ATOMIC_ACQUIRE))
+		return hf_set_error(dev, -EINVAL,
+				    "HelloFPGA_Stream_Release: buffer %u: its release is queued on a GPU stream (HelloFPGA_Stream_ReleaseOnGPU)",
+				    index);
 	if (index >= s->cfg.buffers ||
 	    !__atomic_compare_exchange_n(&s->held[index], &want, HELD_RELEASED,
 					 false, __ATOMIC_ACQ_REL,
@@ -515,6 +557,7 @@ int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM v, HELLOFPGA_STREAM_STATS *st)
 	}
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&s->lock);
+	apply_releases(dev, s);
 	dev->ops->stream_stats(dev, s, &rs);
 	pthread_mutex_unlock(&s->lock);
 	st->buffers = rs.buffers;
@@ -619,6 +662,95 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 out:
 	pthread_mutex_unlock(&s->gw_lock);
 	return ret;
+}
+
+/*
+ * A GPU release: the GPU stream writes 1 to the buffer's doorbell (host
+ * memory) when it gets there; the library releases the buffer at its
+ * next look (every call on the stream, and a Wait every DB_POLL_NS while
+ * GPU releases are queued).  The card's credit register is not a thing a
+ * GPU can write: the emulated card's registers are function calls, and
+ * through the kernel driver the DMA BAR is not mapped to user space.
+ */
+static int stream_release_on_gpu(struct hellofpga_dev *dev,
+				 struct hellofpga_stream *s, void *gpu_stream,
+				 uint32_t index, uint32_t flags)
+{
+	static const char fn[] = "HelloFPGA_Stream_ReleaseOnGPU";
+	uint32_t *db;
+	bool can_flush;
+	int ret;
+
+	if (flags)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: flags 0x%x: no flag is defined, must be 0",
+				    fn, flags);
+	if (index >= s->cfg.buffers ||
+	    __atomic_load_n(&s->held[index], __ATOMIC_ACQUIRE) != HELD_BY_USER)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: buffer %u is not held (a stream of %u buffers)",
+				    fn, index, s->cfg.buffers);
+	if (!dev->ops->stream_gpu_doorbells)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: the %s backend has no GPU releases",
+				    fn, dev->ops->name);
+	ret = hf_gpu_memops(&can_flush, fn);
+	if (ret)
+		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+	pthread_mutex_lock(&s->gw_lock);
+	if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
+		ret = hf_set_error(dev, -EBADF, "%s: the stream is being closed",
+				   fn);
+		goto out;
+	}
+	db = __atomic_load_n(&s->db, __ATOMIC_ACQUIRE);
+	if (!db) {
+		ret = dev->ops->stream_gpu_doorbells(dev, s, &db, &s->db_dev,
+						     fn);
+		if (ret)
+			goto out;
+		__atomic_store_n(&s->db, db, __ATOMIC_RELEASE);
+	}
+	if (__atomic_load_n(&s->db_armed[index], __ATOMIC_ACQUIRE)) {
+		ret = hf_set_error(dev, -EINVAL,
+				   "%s: buffer %u: its release is queued already",
+				   fn, index);
+		goto out;
+	}
+	__atomic_store_n(&db[index], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->db_armed[index], 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&s->ndb_armed, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&s->gw_lock);
+	/* enqueued without the lock, as in stream_wait_on_gpu() */
+	ret = hf_gpu_write32(gpu_stream, s->db_dev + 4ull * index, 1, fn);
+	if (ret) {
+		__atomic_store_n(&s->db_armed[index], 0, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&s->ndb_armed, 1, __ATOMIC_ACQ_REL);
+		ret = hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+	}
+	return ret;
+out:
+	pthread_mutex_unlock(&s->gw_lock);
+	return ret;
+}
+
+int HelloFPGA_Stream_ReleaseOnGPU(HELLOFPGA_STREAM v, void *gpu_stream,
+				  uint32_t index, uint32_t flags)
+{
+	struct hellofpga_stream *s;
+	struct hellofpga_dev *dev;
+	int ret;
+
+	ret = stream_get(v, "HelloFPGA_Stream_ReleaseOnGPU", &s, &dev);
+	if (ret)
+		return hf_api_ret(HF_API_STREAM_RELEASE_ON_GPU, ret);
+	ret = stream_release_on_gpu(dev, s, gpu_stream, index, flags);
+	if (!ret && !pthread_mutex_trylock(&s->lock)) {
+		apply_releases(dev, s);	/* rung already? */
+		pthread_mutex_unlock(&s->lock);
+	}
+	return hf_api_ret(HF_API_STREAM_RELEASE_ON_GPU,
+			  stream_put(s, dev, ret));
 }
 
 int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM v, void *gpu_stream,
