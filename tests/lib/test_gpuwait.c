@@ -426,3 +426,77 @@ HF_TEST(gpuwait_pipeline_of_frames_in_order)
 	}
 	env_close(&e);
 }
+
+/* ---- GPU releases ---- */
+
+struct gate {
+	int open;	/* atomic */
+};
+
+/* A "kernel" that runs until the test lets it end. */
+static void gate_fn(void *arg)
+{
+	struct gate *g = arg;
+
+	while (!__atomic_load_n(&g->open, __ATOMIC_ACQUIRE))
+		usleep(100);
+}
+
+/*
+ * A ring of 2, both held: the release queued behind a running kernel
+ * gives the card a buffer only when the kernel ended.
+ */
+HF_TEST(gpurelease_frees_the_buffer_only_when_the_stream_gets_there)
+{
+	HELLOFPGA_STREAM_STATS st;
+	struct gate g = { 0 };
+	HELLOFPGA_FRAME f[2], n;
+	struct env e;
+
+	env_open(&e, 2);
+	src_start(e.h, 4096, 3);
+	for (int i = 0; i < 2; i++)
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f[i]), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(e.gs, gate_fn, &g), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(e.s, e.gs, f[0].index, 0), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(e.s, f[0].index), -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(e.s, e.gs, f[0].index, 0),
+		     -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, SHORT_MS, &n), -ETIMEDOUT);
+	HF_CHECK_ERR(HelloFPGA_Stream_GetStats(e.s, &st), 0);
+	HF_CHECK_EQ(st.held, 2);
+	__atomic_store_n(&g.open, 1, __ATOMIC_RELEASE);
+	/* the blocked Wait looks at the doorbell while it waits */
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &n), 0);
+	HF_CHECK_EQ(n.sequence, 2);
+	HF_CHECK_EQ(n.index, f[0].index);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(e.s, f[1].index), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(e.s, n.index), 0);
+	env_close(&e);
+}
+
+HF_TEST(gpurelease_bad_arguments)
+{
+	HELLOFPGA_FRAME f;
+	struct env e;
+
+	env_open(&e, 4);
+	HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(NULL, e.gs, 0, 0), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(e.s, e.gs, 0, 0), -EINVAL);
+	HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(e.s, e.gs, 99, 0), -EINVAL);
+	src_start(e.h, 4096, 1);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(e.s, e.gs, f.index, 1),
+		     -EINVAL);
+	if (hf_gpu_get()->kind == HF_GPU_EMU) {
+		HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(e.s, (void *)0x777,
+							   f.index, 0), -EINVAL);
+		hf_gpu_test_no_memops(true);
+		HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(e.s, e.gs, f.index,
+							   0), -EOPNOTSUPP);
+		hf_gpu_test_no_memops(false);
+	}
+	/* a failed one leaves the buffer to the CPU's release */
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(e.s, f.index), 0);
+	env_close(&e);
+}
