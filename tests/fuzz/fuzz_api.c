@@ -1572,6 +1572,16 @@ static void op_stream_gpu_wait(struct fz_thread *t)
 	if (chance(t, 30))
 		doc_ok(t, "HelloFPGA_GPU_LaunchHostFunc",
 		       HelloFPGA_GPU_LaunchHostFunc(gs, fz_noop, NULL));
+	/* a GPU release of a buffer the thread does not hold (a held one's
+	 * would end at a time the statistics check cannot know) */
+	for (uint32_t i = 0; i < t->stream_bufs + 2; i++) {
+		if (i < t->stream_bufs && t->stream_held & (1ull << i))
+			continue;
+		fz_log(t, "HelloFPGA_Stream_ReleaseOnGPU(%u), not held", i);
+		must_fail(t, "HelloFPGA_Stream_ReleaseOnGPU",
+			  HelloFPGA_Stream_ReleaseOnGPU(t->stream, gs, i, 0));
+		break;
+	}
 }
 
 /*
