@@ -591,6 +591,15 @@ static int stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 	return ret;
 }
 
+/* the public names of the writeback status are the engine core's */
+_Static_assert(HELLOFPGA_STREAM_WB_MAGIC ==
+	       XDMA_STM_WB_MAGIC_VALUE << 16, "writeback magic");
+_Static_assert(HELLOFPGA_STREAM_WB_MAGIC_MASK == XDMA_STM_WB_MAGIC,
+	       "writeback magic field");
+_Static_assert(HELLOFPGA_STREAM_WB_EOP == XDMA_STM_WB_EOP, "writeback EOP");
+_Static_assert(HELLOFPGA_STREAM_WB_ERROR == XDMA_RING_WB_ERROR,
+	       "the stop's error mark");
+
 /*
  * GPU-side completion: a wait in a GPU stream for the magic of the
  * writeback slot that buffer @seq lands in.  The slot's status word is
