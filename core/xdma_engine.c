@@ -1945,6 +1945,8 @@ int hf_xdma_ring_start(struct hf_xdma_ring *r, struct hf_xdma_result *res)
 	r->full = false;
 	r->failed = false;
 	r->resync = e->st_cut;
+	WRITE_ONCE(r->credited, 0);
+	WRITE_ONCE(r->seq_skip, r->resync ? ~0ull : 0);
 	if (hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
 		return hf_xdma_ring_fail(r, res, -ENODEV, XDMA_RING_DEAD_MSG);
 	hf_xdma_sg_wr(e, XDMA_SGDMA_DESC_LO, lower_32_bits(r->chain.bus));
@@ -1972,7 +1974,13 @@ static void hf_xdma_ring_credit(struct hf_xdma_ring *r)
 {
 	u32 n = 0;
 
+	__le32 *slot;
+
 	while (n < r->n && r->state[r->credit] == XDMA_RING_RELEASED) {
+		/* a stale writeback must never satisfy a wait for the next */
+		slot = hf_xdma_ring_slot(r, r->credit);
+		WRITE_ONCE(slot[0], 0);
+		WRITE_ONCE(slot[1], 0);
 		r->state[r->credit] = XDMA_RING_ENGINE;
 		r->credit = hf_xdma_ring_next(r, r->credit);
 		n++;
@@ -1981,6 +1989,7 @@ static void hf_xdma_ring_credit(struct hf_xdma_ring *r)
 		return;
 	r->held -= n;
 	r->full = false;
+	WRITE_ONCE(r->credited, r->credited + n);
 	/* the consumer's reads and the slots' clearing before the reuse */
 	mb();
 	hf_xdma_sg_wr(r->e, XDMA_SGDMA_DESC_CREDITS, n);
@@ -1988,11 +1997,16 @@ static void hf_xdma_ring_credit(struct hf_xdma_ring *r)
 }
 
 /**
- * hf_xdma_ring_slot_take() - read and clear a buffer's writeback slot.
+ * hf_xdma_ring_slot_take() - read a buffer's writeback slot.
  * @r: the ring
  * @i: the buffer
  * @len: its length, when complete
  * @eop: whether it ends a frame
+ *
+ * The slot keeps its writeback until the buffer's credit goes back
+ * (hf_xdma_ring_credit() clears it), so a GPU waiting on it
+ * (hf_xdma_ring_slot_of()) sees the completion whether or not the CPU
+ * took the buffer first.
  *
  * Return: true when the engine completed it (magic in the status word).
  */
@@ -2008,8 +2022,6 @@ static bool hf_xdma_ring_slot_take(struct hf_xdma_ring *r, u32 i, u32 *len,
 	dma_rmb();
 	*len = min_t(u32, le32_to_cpu(READ_ONCE(slot[1])), r->buf_size);
 	*eop = st & XDMA_STM_WB_EOP;
-	WRITE_ONCE(slot[0], 0);
-	WRITE_ONCE(slot[1], 0);
 	return true;
 }
 
@@ -2055,7 +2067,9 @@ static bool hf_xdma_ring_take(struct hf_xdma_ring *r, struct hf_xdma_ring_buf *b
 
 	for (;;) {
 		i = r->head;
-		if (!hf_xdma_ring_slot_take(r, i, &len, &eop))
+		/* every buffer held: the head's slot is its last writeback */
+		if (r->state[i] != XDMA_RING_ENGINE ||
+		    !hf_xdma_ring_slot_take(r, i, &len, &eop))
 			return false;
 		r->state[i] = XDMA_RING_HELD;
 		r->held++;
@@ -2066,6 +2080,8 @@ static bool hf_xdma_ring_take(struct hf_xdma_ring *r, struct hf_xdma_ring_buf *b
 			break;
 		r->resync = !eop;
 		r->stats.skipped++;
+		if (!r->resync)
+			WRITE_ONCE(r->seq_skip, r->stats.skipped);
 		r->state[i] = XDMA_RING_RELEASED;
 		hf_xdma_ring_credit(r);
 	}
@@ -2305,7 +2321,7 @@ int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res)
 {
 	struct hf_xdma_engine *e = r->e;
 	struct hf_xdma_result local;
-	u32 status, i, len;
+	u32 status, i, k, len;
 	bool eop;
 	int ret;
 
@@ -2330,12 +2346,78 @@ int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res)
 			  XDMA_SGDMA_CREDIT_C2H(e->ch));
 	hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
 	/* what landed before the engine went idle: was a frame cut? */
-	for (i = r->head; hf_xdma_ring_slot_take(r, i, &len, &eop);
-	     i = hf_xdma_ring_next(r, i)) {
+	for (i = r->head, k = r->held;
+	     k < r->n && hf_xdma_ring_slot_take(r, i, &len, &eop);
+	     i = hf_xdma_ring_next(r, i), k++) {
 		e->st_cut = !eop;
 		r->stats.dropped_at_stop++;
 	}
 	memset(r->state, XDMA_RING_ENGINE, sizeof(r->state));
 	r->held = 0;
 	return 0;
+}
+
+/**
+ * hf_xdma_ring_slot_of() - the buffer a sequence number lands in.
+ * @r: the ring, running (any thread: reads only what is published)
+ * @sequence: a buffer's sequence (struct hf_xdma_ring_buf.sequence, the
+ *	buffers completed before it, skipped ones not counted)
+ * @index: receives the buffer
+ *
+ * Buffer q of the ring (counting skipped ones) lands in buffer q % n.  Its
+ * slot tells its completion only while it is the next use of that buffer:
+ * from when the buffer before it in that slot (q - n) went back to the
+ * engine until its own credit goes back (which clears the slot).
+ *
+ * Return: 0; -EAGAIN while the ring skips the rest of a frame cut by the
+ * last stop (the mapping is not known yet); -ERANGE when @sequence's
+ * buffer went back to the engine already (its slot belongs to a later
+ * one) or lies a whole ring or more ahead of the releases (its slot still
+ * shows an earlier buffer's writeback).
+ */
+int hf_xdma_ring_slot_of(const struct hf_xdma_ring *r, u64 sequence,
+			 u32 *index)
+{
+	u64 skip = READ_ONCE(r->seq_skip);
+	u64 credited = READ_ONCE(r->credited);
+	u64 q;
+
+	if (skip == ~0ull)
+		return -EAGAIN;
+	q = sequence + skip;
+	if (q < sequence || q < credited || q - credited >= r->n)
+		return -ERANGE;
+	*index = (u32)(q % r->n);
+	return 0;
+}
+
+/**
+ * hf_xdma_ring_mark_error() - end every wait on a slot the engine will
+ *	not complete any more.
+ * @r: the ring, stopped (or failed, or wedged)
+ *
+ * Each slot still clear gets the writeback magic with
+ * XDMA_RING_WB_ERROR and length 0, so a GPU waiting for the magic goes
+ * on and sees from the bit that no data came; slots the engine completed
+ * keep their writeback.
+ */
+void hf_xdma_ring_mark_error(struct hf_xdma_ring *r)
+{
+	u32 i, mark = FIELD_PREP(XDMA_STM_WB_MAGIC, XDMA_STM_WB_MAGIC_VALUE) |
+		      XDMA_RING_WB_ERROR;
+	__le32 *slot;
+
+	if (!r->wb)
+		return;
+	for (i = 0; i < r->n; i++) {
+		slot = hf_xdma_ring_slot(r, i);
+		if (READ_ONCE(slot[0]))
+			continue;
+		WRITE_ONCE(slot[1], 0);
+		/* the length before the status a waiter looks at */
+		mb();
+		WRITE_ONCE(slot[0], cpu_to_le32(mark));
+	}
+	/* the marks out before the ring's memory changes hands */
+	mb();
 }

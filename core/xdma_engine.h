@@ -325,6 +325,12 @@ int hf_xdma_decode_status(enum hf_xdma_dir dir, u32 status, char *buf,
  */
 #define XDMA_RING_MIN			2
 #define XDMA_RING_MAX			512
+/*
+ * What hf_xdma_ring_mark_error() writes into the status word of a slot
+ * the engine will not complete: the writeback magic (so a wait for the
+ * magic ends) with a bit PG195 leaves reserved.
+ */
+#define XDMA_RING_WB_ERROR		BIT(15)
 
 /**
  * struct hf_xdma_ring_buf - a completed buffer of a ring.
@@ -384,6 +390,10 @@ struct hf_xdma_ring_stats {
  * @resync: skipping the rest of a frame cut by the last stop
  * @kick: set by hf_xdma_ring_kick(): the wait returns -EAGAIN
  * @fail_status: the status register then
+ * @credited: buffers whose credit went back to the engine since the start
+ *	(skipped ones too; WRITE_ONCE, for hf_xdma_ring_slot_of())
+ * @seq_skip: buffers skipped at the start (@resync), ~0 while it
+ *	skips (WRITE_ONCE)
  * @state: per buffer: with the engine, held, released (not yet credited)
  * @stats: counters
  */
@@ -403,6 +413,8 @@ struct hf_xdma_ring {
 	bool resync;
 	bool kick;
 	u32 fail_status;
+	u64 credited;
+	u64 seq_skip;
 	u8 state[XDMA_RING_MAX];
 	struct hf_xdma_ring_stats stats;
 };
@@ -419,5 +431,8 @@ void hf_xdma_ring_kick(struct hf_xdma_ring *r);
 int hf_xdma_ring_release(struct hf_xdma_ring *r, u32 index);
 bool hf_xdma_ring_held(const struct hf_xdma_ring *r, u32 index);
 int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res);
+int hf_xdma_ring_slot_of(const struct hf_xdma_ring *r, u64 sequence,
+			 u32 *index);
+void hf_xdma_ring_mark_error(struct hf_xdma_ring *r);
 
 #endif /* HF_XDMA_ENGINE_H */

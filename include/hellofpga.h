@@ -863,7 +863,8 @@ int HelloFPGA_Stream_Wait(HELLOFPGA_STREAM s, int timeout_ms,
  * HelloFPGA_Stream_Release() - give a buffer back to the card.  Buffers go
  * back in ring order: one released before older ones waits for them.
  * @index: a buffer HelloFPGA_Stream_Wait() gave and not yet released
- * Return: 0, -EBADF, -ECHILD, -EINVAL (@index not held), -EIO (any other
+ * Return: 0, -EBADF, -ECHILD, -EINVAL (@index not held, or its release
+ * queued on a GPU stream: HelloFPGA_Stream_ReleaseOnGPU()), -EIO (any other
  * failure of the backend).
  */
 int HelloFPGA_Stream_Release(HELLOFPGA_STREAM s, uint32_t index);
@@ -886,6 +887,190 @@ int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st);
  * channel is wedged and the ring stays allocated; the stream is freed).
  */
 int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
+
+/* ------------------------------------------------------------------------
+ * GPU-side completion (new in library ABI 1.3, symbol version
+ * HELLOFPGA_1.3): a GPU stream waits for the card's completion of a
+ * stream buffer itself, so work launched after the wait starts when the
+ * buffer lands, with no CPU thread woken in between.
+ *
+ *	HelloFPGA_Stream_WaitOnGPU(s, cu_stream, seq, 0, &w);
+ *	consumer<<<..., cu_stream>>>(w.status_dev, ...);   starts when it landed
+ *
+ * How: each buffer of a C2H stream has a 32-byte writeback slot in host
+ * memory (PG195 C2H stream writeback) that the library maps for the GPU
+ * (cuMemHostRegister DEVICEMAP on a real GPU).  Its first 32-bit word, the
+ * status, is 0 while the buffer is with the card and becomes
+ * HELLOFPGA_STREAM_WB_MAGIC (| HELLOFPGA_STREAM_WB_EOP when it ends a
+ * frame) when the card completes it; the next word is its length.  The
+ * GPU waits with cuStreamWaitValue32(status, HELLOFPGA_STREAM_WB_MAGIC_MASK,
+ * CU_STREAM_WAIT_VALUE_AND), with CU_STREAM_WAIT_VALUE_FLUSH for a ring in
+ * GPU memory where the device can flush remote writes (so the card's data
+ * is visible to the consumer, not only the slot).
+ *
+ * Rules:
+ *  - Sequence numbers are HELLOFPGA_FRAME.sequence: buffers the stream
+ *    completed before this one, 0 for the first.  Buffer q lands in buffer
+ *    index q % buffers.
+ *  - A slot is cleared when its buffer goes back to the card (Release),
+ *    never before, so a stale writeback never satisfies a wait for the
+ *    buffer's next round.  Hence the window: with r buffers released so far
+ *    (in ring order), a wait may be enqueued for sequences r ..
+ *    r + buffers - 1.  An earlier sequence's buffer went back already, a
+ *    later one's slot still shows an earlier round: both are -ERANGE.
+ *  - Do not release a buffer before the GPU work that waits on it has
+ *    passed the wait (for example after the consumer kernel finished): the
+ *    release clears the slot, and a wait not yet reached then waits for the
+ *    buffer's next round; HelloFPGA_Stream_ReleaseOnGPU() queues the
+ *    release in the GPU stream itself.  The CPU may take the buffer with
+ *    HelloFPGA_Stream_Wait() before or after the GPU saw it; that does not
+ *    change the slot.
+ *  - When the stream stops (HelloFPGA_Stream_Close(), HelloFPGA_Close() of
+ *    the handle, or an engine error seen by HelloFPGA_Stream_Wait()) every
+ *    slot the card has not completed gets HELLOFPGA_STREAM_WB_MAGIC |
+ *    HELLOFPGA_STREAM_WB_ERROR and length 0: a waiting GPU goes on, and the
+ *    consumer must check the status word for HELLOFPGA_STREAM_WB_ERROR
+ *    before it uses the buffer (the buffer's memory may be freed by then:
+ *    a ring the library allocated is).  The slots of a stream that was
+ *    waited on are never freed (a wait may still be queued in a GPU stream;
+ *    at most 20 KiB per stream opened, with the doorbells of
+ *    HelloFPGA_Stream_ReleaseOnGPU()), and keep the mark.
+ *  - The emulated GPU (no CUDA) runs the same waits in a thread per stream
+ *    (HelloFPGA_GPU_StreamCreate()); its host functions stand in for
+ *    kernels.
+ * ------------------------------------------------------------------------ */
+
+#define HELLOFPGA_STREAM_WB_MAGIC	0x52b40000u	/* status: completed */
+#define HELLOFPGA_STREAM_WB_MAGIC_MASK	0xffff0000u
+#define HELLOFPGA_STREAM_WB_EOP		0x00000001u	/* ends a frame */
+#define HELLOFPGA_STREAM_WB_ERROR	0x00008000u	/* the stream stopped: no data */
+
+/* HelloFPGA_Stream_WaitOnGPU() flags: flush remote writes after the wait
+ * also for a host ring (-EOPNOTSUPP where the device cannot) */
+#define HELLOFPGA_GPU_WAIT_FLUSH	0x1u
+
+/**
+ * typedef HELLOFPGA_GPU_WAIT - where a HelloFPGA_Stream_WaitOnGPU() waits.
+ * @index: the buffer the sequence lands in
+ * @sequence: the sequence waited for
+ * @status: the status word of its writeback slot (host address; the
+ *	length is the word after it)
+ * @status_dev: the same word's GPU address (a CUdeviceptr), for the
+ *	consumer kernel to check HELLOFPGA_STREAM_WB_ERROR and read the length
+ * @host: the buffer in host memory, NULL for a GPU ring
+ * @gpu_offset: the buffer's offset in the pin (GPU ring), else 0
+ * @reserved: 0
+ */
+typedef struct {
+	uint32_t index;
+	uint32_t reserved0;
+	uint64_t sequence;
+	const volatile uint32_t *status;
+	uint64_t status_dev;
+	void *host;
+	uint64_t gpu_offset;
+	uint32_t reserved[8];
+} HELLOFPGA_GPU_WAIT;
+
+/**
+ * HelloFPGA_Stream_WaitOnGPU() - enqueue on a GPU stream a wait for the
+ *	card's completion of buffer @sequence of @s.
+ * @s: the stream
+ * @gpu_stream: a CUstream of the library's CUDA context (the primary
+ *	context of its device; NULL the legacy default stream), or on the
+ *	emulated GPU a stream of HelloFPGA_GPU_StreamCreate()
+ * @sequence: the buffer's sequence (see the rules above)
+ * @flags: 0 or HELLOFPGA_GPU_WAIT_FLUSH
+ * @w: if not NULL, receives where the wait is
+ *
+ * Returns when the wait is enqueued; it never waits for the card.
+ *
+ * Return: 0, -EBADF (NULL, closed or made-up stream, or its handle closed),
+ * -ECHILD (after fork()), -EINVAL (unknown @flags; @gpu_stream not a
+ * stream of the emulated GPU), -ERANGE (@sequence outside the window of the
+ * rules above; the text gives the window), -EAGAIN (the ring skips the
+ * rest of a frame its last stop cut: the buffer of @sequence is not known
+ * until the first HelloFPGA_Stream_Wait() returns), -EOPNOTSUPP (the GPU or
+ * its driver has no stream memory operations, cuStreamWaitValue32_v2 of
+ * CUDA 11.7 or newer; or HELLOFPGA_GPU_WAIT_FLUSH where the device cannot
+ * flush; or a backend without GPU waits: the kernel driver has no streams
+ * yet), -ENODEV (no GPU), -ENOMEM, -EIO (any other failure of CUDA; the
+ * text names it).
+ */
+int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM s, void *gpu_stream,
+			       uint64_t sequence, uint32_t flags,
+			       HELLOFPGA_GPU_WAIT *w);
+
+/**
+ * HelloFPGA_Stream_ReleaseOnGPU() - give a buffer back to the card when a
+ *	GPU stream gets there (after the consumer kernel, say), instead of
+ *	HelloFPGA_Stream_Release() after the CPU waited for the kernel.
+ * @s: the stream
+ * @gpu_stream: as for HelloFPGA_Stream_WaitOnGPU()
+ * @index: a buffer HelloFPGA_Stream_Wait() gave and not yet released
+ * @flags: 0
+ *
+ * The GPU writes a doorbell word in host memory (cuStreamWriteValue32);
+ * the library releases the buffer at its next look: every call on @s
+ * (Wait, Release, ReleaseOnGPU, GetStats), and a Wait blocked on @s looks
+ * every 100 us while GPU releases are queued.  No thread of the library's
+ * watches it.  (The card's credit register itself cannot be written by a
+ * GPU: the emulated card's registers are not memory, and the kernel
+ * driver does not map the DMA BAR to user space.)  Until then the buffer
+ * stays held; HelloFPGA_Stream_Release() of it is -EINVAL.
+ *
+ * Return: 0, -EBADF, -ECHILD, -EINVAL (@index not held, or its GPU release
+ * queued already; @flags not 0; @gpu_stream not a stream of the emulated
+ * GPU), -EOPNOTSUPP (no stream memory operations; a backend without GPU
+ * releases: the kernel driver has no streams yet), -ENODEV (no GPU),
+ * -ENOMEM, -EIO (any other failure of CUDA).
+ */
+int HelloFPGA_Stream_ReleaseOnGPU(HELLOFPGA_STREAM s, void *gpu_stream,
+				  uint32_t index, uint32_t flags);
+
+/*
+ * GPU streams for programs that run with or without CUDA (tests, tools):
+ * a CUstream (cuStreamCreate, CU_STREAM_NON_BLOCKING, in the library's
+ * context) on a real GPU, else a stream of the emulated GPU: a checked
+ * name, not a pointer; after fork() its calls return -ECHILD.  Errors
+ * are kept per thread (HelloFPGA_GetLastError(NULL)).
+ */
+
+/**
+ * HelloFPGA_GPU_StreamCreate() - a new GPU stream.
+ * Return: 0, -EFAULT (NULL @stream), -ENODEV (no GPU), -ENOMEM (256
+ * emulated streams exist, or out of memory), -EAGAIN (its thread cannot
+ * start), -EOPNOTSUPP (the driver lacks cuStreamCreate), -EIO (CUDA).
+ */
+int HelloFPGA_GPU_StreamCreate(void **stream);
+
+/**
+ * HelloFPGA_GPU_StreamDestroy() - destroy a stream; returns at once, the
+ * work in it still runs (as cuStreamDestroy).
+ * Return: 0, -EINVAL (not a stream: destroyed, NULL, made up), -ECHILD,
+ * -ENODEV, -EOPNOTSUPP, -EIO.
+ */
+int HelloFPGA_GPU_StreamDestroy(void *stream);
+
+/**
+ * HelloFPGA_GPU_StreamSynchronize() - wait for the work in a stream.
+ * @timeout_ms: < 0 without end, else at most this long (up to 3600000)
+ * Return: 0, -ETIMEDOUT (work still pending, for example a wait that no
+ * completion satisfied), -EINVAL (not a stream, @timeout_ms too large),
+ * -ECHILD, -ENODEV, -EOPNOTSUPP, -EIO (CUDA: an earlier error of the
+ * stream's work).
+ */
+int HelloFPGA_GPU_StreamSynchronize(void *stream, int timeout_ms);
+
+/**
+ * HelloFPGA_GPU_LaunchHostFunc() - enqueue a host function (cuLaunchHostFunc):
+ * it runs once the work before it in the stream has, the stream waiting for
+ * it; on the emulated GPU the stand-in for a kernel.
+ * Return: 0, -EFAULT (NULL @fn), -EINVAL (not a stream), -ECHILD, -ENODEV,
+ * -ENOMEM, -EOPNOTSUPP (the driver lacks cuLaunchHostFunc), -EIO.
+ */
+int HelloFPGA_GPU_LaunchHostFunc(void *stream, void (*fn)(void *arg),
+				 void *arg);
 
 /** HelloFPGA_Version() - the library version, "MAJOR.MINOR.PATCH". */
 const char *HelloFPGA_Version(void);

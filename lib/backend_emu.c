@@ -1529,8 +1529,16 @@ static int emu_uirq_take(struct hellofpga_dev *dev, int irq, uint32_t *count)
  * @r: the engine core's ring
  * @desc: descriptor storage
  * @desc_bus: its bus address
- * @wb: the writeback slots
+ * @wb: the writeback slots, in pages of their own (@wb_len bytes), so a
+ *	GPU can map them for its waits
  * @wb_bus: their bus address
+ * @wb_len: their size, whole pages, and a page of doorbells after them
+ *	(HelloFPGA_Stream_ReleaseOnGPU(); not mapped for the card)
+ * @slots_len: the slots' pages (what the card may write)
+ * @wb_dev: their device address for GPU waits, 0 until the first
+ * @gpu_waited: a GPU wait was enqueued on the slots: they are never freed
+ *	(a wait may still be pending in a GPU stream when the ring stops;
+ *	the stop's error marks end it)
  * @host: the ring in host memory (NULL for a GPU ring)
  * @own: the library allocated @host
  * @host_bus: bus address of @host (one mapping)
@@ -1542,6 +1550,10 @@ struct emu_stream {
 	u64 desc_bus;
 	void *wb;
 	u64 wb_bus;
+	size_t wb_len;
+	size_t slots_len;
+	u64 wb_dev;
+	bool gpu_waited;
 	u8 *host;
 	bool own;
 	u64 host_bus;
@@ -1556,8 +1568,10 @@ static void emu_stream_free(struct emu_card *card, struct emu_stream *es)
 		free(es->host);
 	if (es->desc)
 		hf_emu_dma_free(card->host, es->desc, es->desc_bus);
-	if (es->wb)
-		hf_emu_dma_free(card->host, es->wb, es->wb_bus);
+	if (es->wb_bus)
+		hf_emu_dma_unmap(card->host, es->wb_bus);
+	if (!es->gpu_waited)
+		free(es->wb);
 	if (es->pin)
 		hf_pin_put(es->pin);
 	free(es);
@@ -1648,8 +1662,17 @@ static int emu_stream_start(struct hellofpga_dev *dev, struct hellofpga_stream *
 		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
 	es->desc = hf_emu_dma_alloc(card->host, (size_t)n * XDMA_DESC_SIZE,
 				    &es->desc_bus);
-	es->wb = hf_emu_dma_alloc(card->host, (size_t)n * XDMA_STM_WB_SIZE,
-				  &es->wb_bus);
+	es->slots_len = ALIGN((size_t)n * XDMA_STM_WB_SIZE, (size_t)4096);
+	es->wb_len = es->slots_len + ALIGN((size_t)n * 4, (size_t)4096);
+	es->wb = aligned_alloc(4096, es->wb_len);
+	if (es->wb) {
+		memset(es->wb, 0, es->wb_len);
+		if (hf_emu_dma_map(card->host, es->wb, es->slots_len,
+				   HF_DMA_FROM_DEVICE, &es->wb_bus)) {
+			free(es->wb);
+			es->wb = NULL;
+		}
+	}
 	if (!es->desc || !es->wb) {
 		ret = hf_set_error(dev, -ENOMEM,
 				   "%s: cannot allocate the ring's descriptors",
@@ -1722,6 +1745,8 @@ static int emu_stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s
 	int ret;
 
 	ret = hf_xdma_ring_wait(&es->r, timeout_ns, b, &res);
+	if (ret == -EIO || ret == -ENODEV)
+		hf_xdma_ring_mark_error(&es->r);	/* end GPU waits */
 	if (ret && ret != -EAGAIN)
 		return hf_set_error(dev, ret, "%s: %s", dev->info.name, res.msg);
 	return ret;
@@ -1761,11 +1786,80 @@ static int emu_stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s
 	if (!es)
 		return 0;
 	ret = hf_xdma_ring_stop(&es->r, &res);
+	/* no buffer completes any more: GPU waits on one end now */
+	hf_xdma_ring_mark_error(&es->r);
 	if (ret == -EBUSY)	/* wedged: the card may still write the ring */
 		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
 				    res.msg);
 	__atomic_store_n(&s->bdata, NULL, __ATOMIC_RELEASE);
 	emu_stream_free(card, es);
+	return 0;
+}
+
+/*
+ * The writeback slot that buffer @seq of @s lands in, mapped for the GPU;
+ * under @s->gw_lock.  Marks the slots as waited on (never freed).
+ */
+static int emu_stream_gpu_slot(struct hellofpga_dev *dev,
+			       struct hellofpga_stream *s, u64 seq,
+			       struct hf_stream_gpu_slot *gs, const char *fn)
+{
+	struct emu_stream *es = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
+	u64 credited;
+	u32 index;
+	int ret;
+
+	if (!es)
+		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
+	ret = hf_xdma_ring_slot_of(&es->r, seq, &index);
+	credited = READ_ONCE(es->r.credited) - READ_ONCE(es->r.seq_skip);
+	if (ret == -EAGAIN)
+		return hf_set_error(dev, -EAGAIN,
+				    "%s: the ring skips the rest of a frame the last stop cut: the buffer of sequence %llu is not known until the first HelloFPGA_Stream_Wait() returns",
+				    fn, (unsigned long long)seq);
+	if (ret)
+		return hf_set_error(dev, -ERANGE,
+				    "%s: sequence %llu: %s (buffers up to %llu went back to the card; a ring of %u buffers can wait for sequences %llu..%llu)",
+				    fn, (unsigned long long)seq,
+				    seq < credited ?
+				    "its buffer went back to the card already" :
+				    "a whole ring or more ahead of the releases",
+				    (unsigned long long)credited, es->r.n,
+				    (unsigned long long)credited,
+				    (unsigned long long)(credited + es->r.n - 1));
+	if (!es->wb_dev) {
+		ret = hf_gpu_map_host(es->wb, es->wb_len, &es->wb_dev, fn);
+		if (ret)
+			return hf_set_error(dev, ret, "%s",
+					    HelloFPGA_GetLastError(NULL));
+	}
+	es->gpu_waited = true;
+	gs->index = index;
+	gs->status = (u32 *)((u8 *)es->wb + (size_t)index * XDMA_STM_WB_SIZE);
+	gs->status_dev = es->wb_dev + (u64)index * XDMA_STM_WB_SIZE;
+	gs->gpu_ring = !es->host;
+	return 0;
+}
+
+/* The doorbells of GPU releases: the page after the slots; gw_lock held. */
+static int emu_stream_gpu_doorbells(struct hellofpga_dev *dev,
+				    struct hellofpga_stream *s, u32 **db,
+				    u64 *db_dev, const char *fn)
+{
+	struct emu_stream *es = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
+	int ret;
+
+	if (!es)
+		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
+	if (!es->wb_dev) {
+		ret = hf_gpu_map_host(es->wb, es->wb_len, &es->wb_dev, fn);
+		if (ret)
+			return hf_set_error(dev, ret, "%s",
+					    HelloFPGA_GetLastError(NULL));
+	}
+	es->gpu_waited = true;	/* a write may be queued: never freed */
+	*db = (u32 *)((u8 *)es->wb + es->slots_len);
+	*db_dev = es->wb_dev + es->slots_len;
 	return 0;
 }
 
@@ -1790,6 +1884,8 @@ static const struct hf_backend_ops emu_ops = {
 	.stream_kick = emu_stream_kick,
 	.stream_stats = emu_stream_stats,
 	.stream_stop = emu_stream_stop,
+	.stream_gpu_slot = emu_stream_gpu_slot,
+	.stream_gpu_doorbells = emu_stream_gpu_doorbells,
 };
 
 static int init_engines(struct hellofpga_dev *dev, struct emu_card *card)

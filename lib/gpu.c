@@ -315,6 +315,96 @@ bool hf_gpu_is_device_ptr(const void *ptr)
 	return gpu_ops->is_device_ptr(ptr);
 }
 
+/* ---- streams and their memory operations ---- */
+
+int hf_gpu_stream_create(void **stream)
+{
+	const struct hf_gpu_ops *ops;
+
+	if (!stream)
+		return hf_set_error(NULL, -EFAULT,
+				    "HelloFPGA_GPU_StreamCreate: stream is NULL");
+	*stream = NULL;
+	ops = gpu_need("HelloFPGA_GPU_StreamCreate");
+	if (!ops)
+		return -ENODEV;
+	return ops->stream_create(stream);
+}
+
+int hf_gpu_stream_destroy(void *stream)
+{
+	const struct hf_gpu_ops *ops = gpu_need("HelloFPGA_GPU_StreamDestroy");
+
+	if (!ops)
+		return -ENODEV;
+	return ops->stream_destroy(stream);
+}
+
+int hf_gpu_stream_sync(void *stream, int timeout_ms)
+{
+	const struct hf_gpu_ops *ops;
+
+	if (timeout_ms > HF_MAX_TIMEOUT_MS)
+		return hf_set_error(NULL, -EINVAL,
+				    "HelloFPGA_GPU_StreamSynchronize: timeout %d ms above the limit of %d ms",
+				    timeout_ms, HF_MAX_TIMEOUT_MS);
+	ops = gpu_need("HelloFPGA_GPU_StreamSynchronize");
+	if (!ops)
+		return -ENODEV;
+	return ops->stream_sync(stream, timeout_ms);
+}
+
+int hf_gpu_host_func(void *stream, void (*fn)(void *arg), void *arg)
+{
+	const struct hf_gpu_ops *ops;
+
+	if (!fn)
+		return hf_set_error(NULL, -EFAULT,
+				    "HelloFPGA_GPU_LaunchHostFunc: fn is NULL");
+	ops = gpu_need("HelloFPGA_GPU_LaunchHostFunc");
+	if (!ops)
+		return -ENODEV;
+	return ops->host_func(stream, fn, arg);
+}
+
+int hf_gpu_memops(bool *can_flush, const char *fn)
+{
+	const struct hf_gpu_ops *ops = gpu_need(fn);
+
+	*can_flush = false;
+	if (!ops)
+		return -ENODEV;
+	return ops->memops(can_flush, fn);
+}
+
+int hf_gpu_map_host(void *ptr, size_t size, uint64_t *dev, const char *fn)
+{
+	const struct hf_gpu_ops *ops = gpu_need(fn);
+
+	if (!ops)
+		return -ENODEV;
+	return ops->map_host(ptr, size, dev, fn);
+}
+
+int hf_gpu_wait32(void *stream, uint64_t dev, uint32_t value,
+		  unsigned int cmp, bool flush, const char *fn)
+{
+	const struct hf_gpu_ops *ops = gpu_need(fn);
+
+	if (!ops)
+		return -ENODEV;
+	return ops->wait32(stream, dev, value, cmp, flush, fn);
+}
+
+int hf_gpu_write32(void *stream, uint64_t dev, uint32_t value, const char *fn)
+{
+	const struct hf_gpu_ops *ops = gpu_need(fn);
+
+	if (!ops)
+		return -ENODEV;
+	return ops->write32(stream, dev, value, fn);
+}
+
 /* ---- public API ---- */
 
 int HelloFPGA_GetGPUStatus(HELLOFPGA_GPU_STATUS *status)
@@ -344,4 +434,33 @@ int HelloFPGA_GPU_Memcpy(void *dst, const void *src, size_t size, int kind)
 	hf_clear_error(NULL);
 	return hf_api_ret(HF_API_GPU_MEMCPY,
 			  hf_gpu_memcpy(dst, src, size, kind));
+}
+
+int HelloFPGA_GPU_StreamCreate(void **stream)
+{
+	hf_clear_error(NULL);
+	return hf_api_ret(HF_API_GPU_STREAM_CREATE,
+			  hf_gpu_stream_create(stream));
+}
+
+int HelloFPGA_GPU_StreamDestroy(void *stream)
+{
+	hf_clear_error(NULL);
+	return hf_api_ret(HF_API_GPU_STREAM_DESTROY,
+			  hf_gpu_stream_destroy(stream));
+}
+
+int HelloFPGA_GPU_StreamSynchronize(void *stream, int timeout_ms)
+{
+	hf_clear_error(NULL);
+	return hf_api_ret(HF_API_GPU_STREAM_SYNCHRONIZE,
+			  hf_gpu_stream_sync(stream, timeout_ms));
+}
+
+int HelloFPGA_GPU_LaunchHostFunc(void *stream, void (*fn)(void *arg),
+				 void *arg)
+{
+	hf_clear_error(NULL);
+	return hf_api_ret(HF_API_GPU_LAUNCH_HOST_FUNC,
+			  hf_gpu_host_func(stream, fn, arg));
 }

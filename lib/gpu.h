@@ -104,4 +104,41 @@ bool hf_gpu_cpu_addressable(void);
 /* Is @ptr desktop GPU device memory, real or emulated (CPU path must refuse it)? */
 bool hf_gpu_is_device_ptr(const void *ptr);
 
+/*
+ * GPU streams and their memory operations, for GPU-side completion
+ * (HelloFPGA_Stream_WaitOnGPU()).  A stream is a CUstream on a real GPU
+ * (of the library's context), a checked name of the emulated GPU's
+ * (gpu_emu_stream.c) otherwise.  Each returns 0 or a negative errno with
+ * the error text set.
+ */
+#define HF_GPU_WAIT_GEQ	0	/* (int32_t)(*addr - value) >= 0 */
+#define HF_GPU_WAIT_EQ	1	/* *addr == value */
+#define HF_GPU_WAIT_AND	2	/* (*addr & value) != 0 */
+#define HF_GPU_WAIT_NOR	3	/* ~(*addr | value) != 0 */
+
+int hf_gpu_stream_create(void **stream);
+int hf_gpu_stream_destroy(void *stream);
+/* wait for the stream's work: -ETIMEDOUT after @timeout_ms (< 0: no end) */
+int hf_gpu_stream_sync(void *stream, int timeout_ms);
+int hf_gpu_host_func(void *stream, void (*fn)(void *arg), void *arg);
+/*
+ * Can the GPU wait on and write memory from a stream?  0 (*@can_flush:
+ * whether a wait can flush the remote writes before it), or -EOPNOTSUPP
+ * (-ENODEV: no GPU) with a text naming @fn.
+ */
+int hf_gpu_memops(bool *can_flush, const char *fn);
+/*
+ * Make host memory [@ptr, @ptr + @size) (page aligned, the caller's for
+ * the life of the process) reachable by stream memory operations; *@dev
+ * its device address.
+ */
+int hf_gpu_map_host(void *ptr, size_t size, uint64_t *dev, const char *fn);
+/* enqueue a wait until the word at @dev meets @value by @cmp (HF_GPU_WAIT_*) */
+int hf_gpu_wait32(void *stream, uint64_t dev, uint32_t value,
+		  unsigned int cmp, bool flush, const char *fn);
+/* enqueue a write of @value to the word at @dev */
+int hf_gpu_write32(void *stream, uint64_t dev, uint32_t value, const char *fn);
+/* test hook (emulated GPU): it has no stream memory operations */
+void hf_gpu_test_no_memops(bool on);
+
 #endif /* HF_GPU_H */

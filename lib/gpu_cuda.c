@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_internal.h"
 #include "hf_lib.h"
@@ -52,6 +53,7 @@ typedef unsigned long long CUdeviceptr;
 #define CUDA_ERROR_INVALID_DEVICE		101
 #define CUDA_ERROR_INVALID_CONTEXT		201
 #define CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED 712
+#define CUDA_ERROR_NOT_READY			600
 #define CUDA_ERROR_NOT_SUPPORTED		801
 
 #define CU_POINTER_ATTRIBUTE_CONTEXT		1
@@ -70,6 +72,13 @@ typedef unsigned long long CUdeviceptr;
 #define CU_DEVICE_ATTRIBUTE_INTEGRATED		18
 #define CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED 116	/* 11.x */
 #define CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED	124	/* 11.x */
+#define CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 92
+#define CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES 98
+
+#define CU_STREAM_NON_BLOCKING			0x1
+#define CU_STREAM_WAIT_VALUE_FLUSH		(1u << 30)
+#define CU_STREAM_WRITE_VALUE_DEFAULT		0x0
+#define CU_MEMHOSTREGISTER_DEVICEMAP		0x02
 
 #define CU_MEMHOSTREGISTER_PORTABLE		0x01
 
@@ -116,6 +125,19 @@ struct cu_api {
 					CUdeviceptr ptr);
 	/* optional */
 	CUresult (*GetErrorName)(CUresult err, const char **name);
+	/* optional: streams and stream memory operations (GPU-side waits) */
+	CUresult (*StreamCreate)(CUstream *stream, unsigned int flags);
+	CUresult (*StreamDestroy)(CUstream stream);
+	CUresult (*StreamQuery)(CUstream stream);
+	CUresult (*LaunchHostFunc)(CUstream stream, void (*fn)(void *arg),
+				   void *arg);
+	CUresult (*MemHostGetDevicePointer)(CUdeviceptr *dptr, void *p,
+					    unsigned int flags);
+	CUresult (*StreamWaitValue32)(CUstream stream, CUdeviceptr addr,
+				      unsigned int value, unsigned int flags);
+	CUresult (*StreamWriteValue32)(CUstream stream, CUdeviceptr addr,
+				       unsigned int value, unsigned int flags);
+	bool memops_v1;		/* only the v1 entry points (before 11.7) */
 	CUresult (*GetErrorString)(CUresult err, const char **text);
 };
 
@@ -767,6 +789,184 @@ static bool cu_is_device_ptr(const void *ptr)
 	return mt == CU_MEMORYTYPE_DEVICE;
 }
 
+/* ---- streams and stream memory operations (GPU-side waits) ---- */
+
+static int cu_dev_attr(int attrib);
+
+/* A CUDA call in the library's context; the CUDA result. */
+#define CU_CALL(expr) ({					\
+	struct cu_scope _s;					\
+	CUresult _r = cu_enter(&_s);				\
+	if (_r == CUDA_SUCCESS) {				\
+		_r = (expr);					\
+		cu_leave(&_s);					\
+	}							\
+	_r;							\
+})
+
+static int cu_missing(const char *fn, const char *what)
+{
+	return hf_set_error(NULL, -EOPNOTSUPP,
+			    "%s: " CUDA_LIB " has no %s: the NVIDIA driver is too old",
+			    fn, what);
+}
+
+static int cu_stream_create(void **stream)
+{
+	CUstream st = NULL;
+	CUresult r;
+
+	if (!CU->StreamCreate)
+		return cu_missing("HelloFPGA_GPU_StreamCreate", "cuStreamCreate");
+	r = CU_CALL(CU->StreamCreate(&st, CU_STREAM_NON_BLOCKING));
+	if (r != CUDA_SUCCESS)
+		return hf_set_error(NULL, cu_errno(r),
+				    "HelloFPGA_GPU_StreamCreate: cuStreamCreate failed: %s",
+				    cu_err(r));
+	*stream = st;
+	return 0;
+}
+
+static int cu_stream_destroy(void *stream)
+{
+	CUresult r;
+
+	if (!CU->StreamDestroy)
+		return cu_missing("HelloFPGA_GPU_StreamDestroy",
+				  "cuStreamDestroy_v2");
+	if (!stream)
+		return hf_set_error(NULL, -EINVAL,
+				    "HelloFPGA_GPU_StreamDestroy: the default stream (NULL) cannot be destroyed");
+	r = CU_CALL(CU->StreamDestroy((CUstream)stream));
+	if (r != CUDA_SUCCESS)
+		return hf_set_error(NULL, cu_errno(r),
+				    "HelloFPGA_GPU_StreamDestroy: cuStreamDestroy failed: %s",
+				    cu_err(r));
+	return 0;
+}
+
+/* cuStreamQuery until the stream is idle or @timeout_ms passed. */
+static int cu_stream_sync(void *stream, int timeout_ms)
+{
+	struct timespec t0, now, nap = { 0, 20000 };
+	CUresult r;
+
+	if (!CU->StreamQuery)
+		return cu_missing("HelloFPGA_GPU_StreamSynchronize",
+				  "cuStreamQuery");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		r = CU_CALL(CU->StreamQuery((CUstream)stream));
+		if (r != CUDA_ERROR_NOT_READY)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (timeout_ms >= 0 &&
+		    (now.tv_sec - t0.tv_sec) * 1000 +
+		    (now.tv_nsec - t0.tv_nsec) / 1000000 >= timeout_ms)
+			return hf_set_error(NULL, -ETIMEDOUT,
+					    "HelloFPGA_GPU_StreamSynchronize: the stream's work did not finish within %d ms",
+					    timeout_ms);
+		nanosleep(&nap, NULL);
+	}
+	if (r != CUDA_SUCCESS)
+		return hf_set_error(NULL, cu_errno(r),
+				    "HelloFPGA_GPU_StreamSynchronize: cuStreamQuery failed: %s",
+				    cu_err(r));
+	return 0;
+}
+
+static int cu_host_func(void *stream, void (*fn)(void *arg), void *arg)
+{
+	CUresult r;
+
+	if (!CU->LaunchHostFunc)
+		return cu_missing("HelloFPGA_GPU_LaunchHostFunc",
+				  "cuLaunchHostFunc (CUDA 10.0)");
+	r = CU_CALL(CU->LaunchHostFunc((CUstream)stream, fn, arg));
+	if (r != CUDA_SUCCESS)
+		return hf_set_error(NULL, cu_errno(r),
+				    "HelloFPGA_GPU_LaunchHostFunc: cuLaunchHostFunc failed: %s",
+				    cu_err(r));
+	return 0;
+}
+
+/*
+ * Stream memory operations: the _v2 entry points (CUDA 11.7 on) work on
+ * every device of a driver that has them; the v1 ones only where the
+ * device reports CAN_USE_STREAM_MEM_OPS_V1 (a driver option before 11.7).
+ */
+static int cu_memops(bool *can_flush, const char *fn)
+{
+	if (!CU->StreamWaitValue32 || !CU->StreamWriteValue32)
+		return hf_set_error(NULL, -EOPNOTSUPP,
+				    "%s: " CUDA_LIB " has no stream memory operations (cuStreamWaitValue32_v2, CUDA 11.7 or newer): wait on the CPU and launch after it",
+				    fn);
+	if (CU->memops_v1 &&
+	    cu_dev_attr(CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1) != 1)
+		return hf_set_error(NULL, -EOPNOTSUPP,
+				    "%s: device %d does not allow stream memory operations (CAN_USE_STREAM_MEM_OPS = 0; before CUDA 11.7 the NVIDIA driver enables them with NVreg_EnableStreamMemOPs=1)",
+				    fn, cu.ordinal);
+	*can_flush = cu_dev_attr(CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES) == 1;
+	return 0;
+}
+
+/* Register the page-aligned host range for the device (kept registered). */
+static int cu_map_host(void *ptr, size_t size, uint64_t *dev, const char *fn)
+{
+	CUdeviceptr d = 0;
+	CUresult r;
+
+	if (!CU->MemHostGetDevicePointer)
+		return cu_missing(fn, "cuMemHostGetDevicePointer_v2");
+	r = CU_CALL(CU->MemHostRegister(ptr, size, CU_MEMHOSTREGISTER_PORTABLE |
+					CU_MEMHOSTREGISTER_DEVICEMAP));
+	if (r != CUDA_SUCCESS && r != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+		return hf_set_error(NULL, cu_errno(r),
+				    "%s: cuMemHostRegister(%p, %zu, DEVICEMAP) of the writeback slots failed: %s",
+				    fn, ptr, size, cu_err(r));
+	r = CU_CALL(CU->MemHostGetDevicePointer(&d, ptr, 0));
+	if (r != CUDA_SUCCESS)
+		return hf_set_error(NULL, cu_errno(r),
+				    "%s: cuMemHostGetDevicePointer(%p) failed: %s",
+				    fn, ptr, cu_err(r));
+	*dev = d;
+	return 0;
+}
+
+static int cu_wait32(void *stream, uint64_t dev, uint32_t value,
+		     unsigned int cmp, bool flush, const char *fn)
+{
+	unsigned int flags = cmp | (flush ? CU_STREAM_WAIT_VALUE_FLUSH : 0);
+	CUresult r;
+
+	r = CU_CALL(CU->StreamWaitValue32((CUstream)stream, (CUdeviceptr)dev,
+					  value, flags));
+	if (r != CUDA_SUCCESS)
+		return hf_set_error(NULL, r == CUDA_ERROR_NOT_SUPPORTED ?
+				    -EOPNOTSUPP : cu_errno(r),
+				    "%s: cuStreamWaitValue32(stream %p, 0x%llx, 0x%x, flags 0x%x) failed: %s",
+				    fn, stream, (unsigned long long)dev, value,
+				    flags, cu_err(r));
+	return 0;
+}
+
+static int cu_write32(void *stream, uint64_t dev, uint32_t value,
+		      const char *fn)
+{
+	CUresult r;
+
+	r = CU_CALL(CU->StreamWriteValue32((CUstream)stream, (CUdeviceptr)dev,
+					   value,
+					   CU_STREAM_WRITE_VALUE_DEFAULT));
+	if (r != CUDA_SUCCESS)
+		return hf_set_error(NULL, r == CUDA_ERROR_NOT_SUPPORTED ?
+				    -EOPNOTSUPP : cu_errno(r),
+				    "%s: cuStreamWriteValue32(stream %p, 0x%llx, 0x%x) failed: %s",
+				    fn, stream, (unsigned long long)dev, value,
+				    cu_err(r));
+	return 0;
+}
+
 static const struct hf_gpu_ops cu_ops = {
 	.alloc = cu_alloc,
 	.free = cu_free,
@@ -781,6 +981,14 @@ static const struct hf_gpu_ops cu_ops = {
 	.register_host = cu_register_host,
 	.unregister_host = cu_unregister_host,
 	.is_device_ptr = cu_is_device_ptr,
+	.stream_create = cu_stream_create,
+	.stream_destroy = cu_stream_destroy,
+	.stream_sync = cu_stream_sync,
+	.host_func = cu_host_func,
+	.memops = cu_memops,
+	.map_host = cu_map_host,
+	.wait32 = cu_wait32,
+	.write32 = cu_write32,
 };
 
 /* ---- loading and detection ---- */
@@ -859,6 +1067,13 @@ static int cu_load(char *reason, size_t reasonlen)
 		S(PointerGetAttribute, false, "cuPointerGetAttribute"),
 		S(PointerSetAttribute, false, "cuPointerSetAttribute"),
 		S(GetErrorName, true, "cuGetErrorName"),
+		S(StreamCreate, true, "cuStreamCreate"),
+		S(StreamDestroy, true, "cuStreamDestroy_v2"),
+		S(StreamQuery, true, "cuStreamQuery"),
+		S(LaunchHostFunc, true, "cuLaunchHostFunc"),
+		S(MemHostGetDevicePointer, true, "cuMemHostGetDevicePointer_v2"),
+		S(StreamWaitValue32, true, "cuStreamWaitValue32_v2"),
+		S(StreamWriteValue32, true, "cuStreamWriteValue32_v2"),
 		S(GetErrorString, true, "cuGetErrorString"),
 #undef S
 #undef S2
@@ -886,6 +1101,20 @@ static int cu_load(char *reason, size_t reasonlen)
 		}
 		/* POSIX: function pointers and void * convert both ways */
 		memcpy((char *)&cu.api + syms[i].off, &f, sizeof(f));
+	}
+	if (!CU->StreamWaitValue32 || !CU->StreamWriteValue32) {
+		/* drivers before CUDA 11.7: the v1 names, if enabled */
+		void *w = cu_sym("cuStreamWaitValue32", NULL);
+		void *v = cu_sym("cuStreamWriteValue32", NULL);
+
+		if (w && v) {
+			memcpy(&cu.api.StreamWaitValue32, &w, sizeof(w));
+			memcpy(&cu.api.StreamWriteValue32, &v, sizeof(v));
+			cu.api.memops_v1 = true;
+		} else {
+			cu.api.StreamWaitValue32 = NULL;
+			cu.api.StreamWriteValue32 = NULL;
+		}
 	}
 	return 0;
 }

@@ -488,6 +488,15 @@ static bool emu_is_device_ptr(const void *ptr)
 	return found;
 }
 
+/* The emulated GPU reaches host memory at its host address. */
+static int emu_map_host(void *ptr, size_t size, uint64_t *dev, const char *fn)
+{
+	(void)size;
+	(void)fn;
+	*dev = (uint64_t)(uintptr_t)ptr;
+	return 0;
+}
+
 static const struct hf_gpu_ops emu_ops = {
 	.alloc = emu_alloc,
 	.free = emu_free,
@@ -502,6 +511,14 @@ static const struct hf_gpu_ops emu_ops = {
 	.register_host = emu_register_host,
 	.unregister_host = emu_unregister_host,
 	.is_device_ptr = emu_is_device_ptr,
+	.stream_create = hf_emu_gpu_stream_create,
+	.stream_destroy = hf_emu_gpu_stream_destroy,
+	.stream_sync = hf_emu_gpu_stream_sync,
+	.host_func = hf_emu_gpu_host_func,
+	.memops = hf_emu_gpu_memops,
+	.map_host = emu_map_host,
+	.wait32 = hf_emu_gpu_wait32,
+	.write32 = hf_emu_gpu_write32,
 };
 
 /**

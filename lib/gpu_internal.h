@@ -31,6 +31,10 @@
  * @register_host: see hf_gpu_register_host()
  * @unregister_host: see hf_gpu_unregister_host()
  * @is_device_ptr: see hf_gpu_is_device_ptr()
+ * @stream_create, @stream_destroy, @stream_sync, @host_func, @memops,
+ *	@map_host, @wait32, @write32: see hf_gpu_stream_create() and the
+ *	calls after it in gpu.h; arguments checked by gpu.c (@fn names the
+ *	public call for the error text)
  */
 struct hf_gpu_ops {
 	int (*alloc)(void **ptr, size_t size);
@@ -47,6 +51,16 @@ struct hf_gpu_ops {
 	int (*register_host)(void *ptr, size_t size);
 	void (*unregister_host)(void *ptr);
 	bool (*is_device_ptr)(const void *ptr);
+	int (*stream_create)(void **stream);
+	int (*stream_destroy)(void *stream);
+	int (*stream_sync)(void *stream, int timeout_ms);
+	int (*host_func)(void *stream, void (*fn)(void *arg), void *arg);
+	int (*memops)(bool *can_flush, const char *fn);
+	int (*map_host)(void *ptr, size_t size, uint64_t *dev, const char *fn);
+	int (*wait32)(void *stream, uint64_t dev, uint32_t value,
+		      unsigned int cmp, bool flush, const char *fn);
+	int (*write32)(void *stream, uint64_t dev, uint32_t value,
+		       const char *fn);
 };
 
 /*
@@ -68,5 +82,16 @@ bool hf_cuda_in_process(void);
  */
 const struct hf_gpu_ops *hf_emu_gpu_init(struct hf_gpu *gpu, bool tegra,
 					 char *reason, size_t reasonlen);
+
+/* gpu_emu_stream.c: the emulated GPU's streams */
+int hf_emu_gpu_stream_create(void **stream);
+int hf_emu_gpu_stream_destroy(void *stream);
+int hf_emu_gpu_stream_sync(void *stream, int timeout_ms);
+int hf_emu_gpu_host_func(void *stream, void (*fn)(void *arg), void *arg);
+int hf_emu_gpu_memops(bool *can_flush, const char *fn);
+int hf_emu_gpu_wait32(void *stream, uint64_t dev, uint32_t value,
+		      unsigned int cmp, bool flush, const char *fn);
+int hf_emu_gpu_write32(void *stream, uint64_t dev, uint32_t value,
+		       const char *fn);
 
 #endif /* HF_GPU_INTERNAL_H */

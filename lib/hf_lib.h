@@ -33,6 +33,7 @@
 struct hellofpga_dev;
 struct hf_pin;
 struct hf_emu_host_stats;
+struct hf_stream_gpu_slot;
 
 #define HF_STAT_ADD(field, v) __atomic_add_fetch(&(field), (v), __ATOMIC_RELAXED)
 #define HF_STAT_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
@@ -111,6 +112,38 @@ struct hf_backend_ops {
 	void (*stream_stats)(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 			     struct hf_xdma_ring_stats *st);
 	int (*stream_stop)(struct hellofpga_dev *dev, struct hellofpga_stream *s);
+	/*
+	 * GPU-side completion (HelloFPGA_Stream_WaitOnGPU()): the writeback
+	 * slot of buffer @seq, mapped for the GPU; under @s->gw_lock (not
+	 * @s->lock: a wait may hold that).  The slots of a stream waited on
+	 * stay allocated after the stop, which marks them (error bit).
+	 * NULL: -EOPNOTSUPP.
+	 */
+	int (*stream_gpu_slot)(struct hellofpga_dev *dev,
+			       struct hellofpga_stream *s, uint64_t seq,
+			       struct hf_stream_gpu_slot *gs, const char *fn);
+	/*
+	 * HelloFPGA_Stream_ReleaseOnGPU(): a word per buffer in host memory
+	 * mapped for the GPU (*@db, *@db_dev), all 0, kept as the slots are;
+	 * under @s->gw_lock.  NULL: -EOPNOTSUPP.
+	 */
+	int (*stream_gpu_doorbells)(struct hellofpga_dev *dev,
+				    struct hellofpga_stream *s, uint32_t **db,
+				    uint64_t *db_dev, const char *fn);
+};
+
+/**
+ * struct hf_stream_gpu_slot - where a GPU waits for a buffer of a stream.
+ * @index: the buffer
+ * @status: its writeback slot's status word (host address)
+ * @status_dev: the same, the GPU's address
+ * @gpu_ring: the ring is in GPU memory (the wait flushes remote writes)
+ */
+struct hf_stream_gpu_slot {
+	uint32_t index;
+	uint32_t *status;
+	uint64_t status_dev;
+	bool gpu_ring;
 };
 
 /**
@@ -120,6 +153,13 @@ struct hf_backend_ops {
  * @next: the card's list of streams, under the card's @stream_lock
  * @cfg: the configuration
  * @lock: serialises waits, the application of releases and the stop
+ * @gw_lock: serialises GPU waits (HelloFPGA_Stream_WaitOnGPU()) and GPU
+ *	releases with the stop (taken inside @lock there)
+ * @db: the doorbells of HelloFPGA_Stream_ReleaseOnGPU(), one word per
+ *	buffer the GPU sets to 1 (atomic pointer; NULL until the first)
+ * @db_dev: their GPU address
+ * @db_armed: per buffer (atomic): a GPU release of it is queued
+ * @ndb_armed: how many are (atomic)
  * @closing: set (atomic) when the handle or the stream is being closed
  * @pending: releases wait to be applied (atomic)
  * @held: per buffer (atomic): 0 with the card, 1 held by the caller, 2
@@ -145,6 +185,11 @@ struct hellofpga_stream {
 	struct hellofpga_stream *next;
 	HELLOFPGA_STREAM_CONFIG cfg;
 	pthread_mutex_t lock;
+	pthread_mutex_t gw_lock;
+	uint32_t *db;
+	uint64_t db_dev;
+	uint8_t db_armed[HELLOFPGA_STREAM_MAX_BUFFERS];
+	uint32_t ndb_armed;
 	bool closing;
 	bool pending;
 	uint8_t held[HELLOFPGA_STREAM_MAX_BUFFERS];
@@ -340,6 +385,12 @@ enum hf_api {
 	HF_API_STREAM_RELEASE,
 	HF_API_STREAM_GET_STATS,
 	HF_API_STREAM_CLOSE,
+	HF_API_STREAM_WAIT_ON_GPU,
+	HF_API_STREAM_RELEASE_ON_GPU,
+	HF_API_GPU_STREAM_CREATE,
+	HF_API_GPU_STREAM_DESTROY,
+	HF_API_GPU_STREAM_SYNCHRONIZE,
+	HF_API_GPU_LAUNCH_HOST_FUNC,
 	HF_API_COUNT
 };
 

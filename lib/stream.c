@@ -20,12 +20,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpu.h"
 #include "hf_lib.h"
 #include "hf_user_regs.h"
 
 #define HELD_FREE	0
 #define HELD_BY_USER	1
 #define HELD_RELEASED	2
+/* how often a Wait looks at the doorbells of queued GPU releases */
+#define DB_POLL_NS	100000ull
 
 static uint64_t mono_ns(void)
 {
@@ -260,6 +263,7 @@ static int check_cfg(struct hellofpga_dev *dev, const HELLOFPGA_STREAM_CONFIG *c
 
 static void stream_free(struct hellofpga_stream *s)
 {
+	pthread_mutex_destroy(&s->gw_lock);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -287,6 +291,7 @@ static int stream_open(struct hellofpga_dev *dev, HELLOFPGA_HANDLE h,
 	if (!s)
 		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->gw_lock, NULL);
 	s->h = h;
 	s->cfg = *cfg;
 	if (!dev->ops->user_read32(dev, HF_USER_ID, &id) &&
@@ -370,8 +375,38 @@ int HelloFPGA_Stream_Open(HELLOFPGA_HANDLE hDev,
 }
 
 /* Hand the released buffers to the backend; under @s->lock. */
+/*
+ * The doorbells of GPU releases the GPU rang: those buffers are released
+ * as HelloFPGA_Stream_Release() would; under @s->lock.
+ */
+static void apply_gpu_releases(struct hellofpga_stream *s)
+{
+	uint32_t *db = __atomic_load_n(&s->db, __ATOMIC_ACQUIRE);
+
+	if (!db || !__atomic_load_n(&s->ndb_armed, __ATOMIC_ACQUIRE))
+		return;
+	for (uint32_t i = 0; i < s->cfg.buffers; i++) {
+		uint8_t want = HELD_BY_USER;
+
+		if (!__atomic_load_n(&s->db_armed[i], __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&db[i], __ATOMIC_ACQUIRE) != 1)
+			continue;
+		__atomic_store_n(&db[i], 0, __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&s->held[i], &want,
+						HELD_RELEASED, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			__atomic_sub_fetch(&s->nheld, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->pending, true, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&s->db_armed[i], 0, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&s->ndb_armed, 1, __ATOMIC_ACQ_REL);
+	}
+}
+
 static void apply_releases(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 {
+	apply_gpu_releases(s);
 	if (!__atomic_exchange_n(&s->pending, false, __ATOMIC_ACQ_REL))
 		return;
 	for (uint32_t i = 0; i < s->cfg.buffers; i++) {
@@ -389,7 +424,7 @@ static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 {
 	static const char fn[] = "HelloFPGA_Stream_Wait";
 	struct hf_xdma_ring_buf b;
-	uint64_t deadline, now, ns;
+	uint64_t deadline, now, ns, slice;
 	uint32_t dropped;
 	int ret;
 
@@ -413,7 +448,12 @@ static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 		}
 		now = mono_ns();
 		ns = deadline > now ? deadline - now : 0;
-		ret = dev->ops->stream_wait(dev, s, ns, &b);
+		/* GPU releases queued: look at their doorbells now and then */
+		slice = __atomic_load_n(&s->ndb_armed, __ATOMIC_ACQUIRE) &&
+			ns > DB_POLL_NS ? DB_POLL_NS : ns;
+		ret = dev->ops->stream_wait(dev, s, slice, &b);
+		if (ret == -ETIMEDOUT && slice < ns)
+			continue;
 		if (ret != -EAGAIN)
 			break;
 	}
@@ -462,6 +502,11 @@ static int stream_release(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 {
 	uint8_t want = HELD_BY_USER;
 
+	if (index < s->cfg.buffers &&
+	    __atomic_load_n(&s->db_armed[index], __ATOMIC_ACQUIRE))
+		return hf_set_error(dev, -EINVAL,
+				    "HelloFPGA_Stream_Release: buffer %u: its release is queued on a GPU stream (HelloFPGA_Stream_ReleaseOnGPU)",
+				    index);
 	if (index >= s->cfg.buffers ||
 	    !__atomic_compare_exchange_n(&s->held[index], &want, HELD_RELEASED,
 					 false, __ATOMIC_ACQ_REL,
@@ -512,6 +557,7 @@ int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM v, HELLOFPGA_STREAM_STATS *st)
 	}
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&s->lock);
+	apply_releases(dev, s);
 	dev->ops->stream_stats(dev, s, &rs);
 	pthread_mutex_unlock(&s->lock);
 	st->buffers = rs.buffers;
@@ -537,10 +583,198 @@ static int stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 	__atomic_store_n(&s->closing, true, __ATOMIC_RELEASE);
 	dev->ops->stream_kick(dev, s);
 	pthread_mutex_lock(&s->lock);
+	pthread_mutex_lock(&s->gw_lock);
 	ret = dev->ops->stream_stop(dev, s);
 	__atomic_store_n(&s->dev, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->gw_lock);
 	pthread_mutex_unlock(&s->lock);
 	return ret;
+}
+
+/* the public names of the writeback status are the engine core's */
+_Static_assert(HELLOFPGA_STREAM_WB_MAGIC ==
+	       XDMA_STM_WB_MAGIC_VALUE << 16, "writeback magic");
+_Static_assert(HELLOFPGA_STREAM_WB_MAGIC_MASK == XDMA_STM_WB_MAGIC,
+	       "writeback magic field");
+_Static_assert(HELLOFPGA_STREAM_WB_EOP == XDMA_STM_WB_EOP, "writeback EOP");
+_Static_assert(HELLOFPGA_STREAM_WB_ERROR == XDMA_RING_WB_ERROR,
+	       "the stop's error mark");
+
+/*
+ * GPU-side completion: a wait in a GPU stream for the magic of the
+ * writeback slot that buffer @seq lands in.  The slot's status word is
+ * 0 from the buffer's credit until its writeback (hf_xdma_ring_credit()
+ * clears it, so an earlier round's writeback never satisfies it), then
+ * holds the magic; a stop writes the magic with the error bit into
+ * every slot still clear.  So the wait is "(status & magic mask) != 0".
+ */
+static int stream_wait_on_gpu(struct hellofpga_dev *dev,
+			      struct hellofpga_stream *s, void *gpu_stream,
+			      uint64_t seq, uint32_t flags,
+			      HELLOFPGA_GPU_WAIT *w)
+{
+	static const char fn[] = "HelloFPGA_Stream_WaitOnGPU";
+	struct hf_stream_gpu_slot gs;
+	bool can_flush, flush;
+	int ret;
+
+	if (flags & ~HELLOFPGA_GPU_WAIT_FLUSH)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: flags 0x%x: only HELLOFPGA_GPU_WAIT_FLUSH (0x%x) is defined",
+				    fn, flags, HELLOFPGA_GPU_WAIT_FLUSH);
+	if (!dev->ops->stream_gpu_slot)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: the %s backend has no GPU-side waits",
+				    fn, dev->ops->name);
+	ret = hf_gpu_memops(&can_flush, fn);
+	if (ret)
+		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+	if ((flags & HELLOFPGA_GPU_WAIT_FLUSH) && !can_flush)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: HELLOFPGA_GPU_WAIT_FLUSH: the GPU cannot flush remote writes (CAN_FLUSH_REMOTE_WRITES = 0)",
+				    fn);
+	pthread_mutex_lock(&s->gw_lock);
+	if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
+		ret = hf_set_error(dev, -EBADF, "%s: the stream is being closed",
+				   fn);
+		goto out;
+	}
+	ret = dev->ops->stream_gpu_slot(dev, s, seq, &gs, fn);
+	pthread_mutex_unlock(&s->gw_lock);
+	if (ret)
+		return ret;
+	/*
+	 * Enqueued without the lock: a full GPU queue may block the call,
+	 * and the stop, whose marks end such waits, must not wait for it.
+	 * The slot stays allocated (marked waited on); a stop before the
+	 * wait is enqueued has marked it, and the wait ends at once.
+	 * The card's data in GPU memory visible to what follows the wait.
+	 */
+	flush = (flags & HELLOFPGA_GPU_WAIT_FLUSH) || (gs.gpu_ring && can_flush);
+	ret = hf_gpu_wait32(gpu_stream, gs.status_dev, HELLOFPGA_STREAM_WB_MAGIC_MASK,
+			    HF_GPU_WAIT_AND, flush, fn);
+	if (ret)
+		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+	if (w) {
+		memset(w, 0, sizeof(*w));
+		w->index = gs.index;
+		w->sequence = seq;
+		w->status = gs.status;
+		w->status_dev = gs.status_dev;
+		if (s->host)
+			w->host = s->host + (size_t)gs.index * s->cfg.buffer_size;
+		else
+			w->gpu_offset = s->cfg.gpu_offset +
+					(uint64_t)gs.index * s->cfg.buffer_size;
+	}
+	return 0;
+out:
+	pthread_mutex_unlock(&s->gw_lock);
+	return ret;
+}
+
+/*
+ * A GPU release: the GPU stream writes 1 to the buffer's doorbell (host
+ * memory) when it gets there; the library releases the buffer at its
+ * next look (every call on the stream, and a Wait every DB_POLL_NS while
+ * GPU releases are queued).  The card's credit register is not a thing a
+ * GPU can write: the emulated card's registers are function calls, and
+ * through the kernel driver the DMA BAR is not mapped to user space.
+ */
+static int stream_release_on_gpu(struct hellofpga_dev *dev,
+				 struct hellofpga_stream *s, void *gpu_stream,
+				 uint32_t index, uint32_t flags)
+{
+	static const char fn[] = "HelloFPGA_Stream_ReleaseOnGPU";
+	uint32_t *db;
+	bool can_flush;
+	int ret;
+
+	if (flags)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: flags 0x%x: no flag is defined, must be 0",
+				    fn, flags);
+	if (index >= s->cfg.buffers ||
+	    __atomic_load_n(&s->held[index], __ATOMIC_ACQUIRE) != HELD_BY_USER)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: buffer %u is not held (a stream of %u buffers)",
+				    fn, index, s->cfg.buffers);
+	if (!dev->ops->stream_gpu_doorbells)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: the %s backend has no GPU releases",
+				    fn, dev->ops->name);
+	ret = hf_gpu_memops(&can_flush, fn);
+	if (ret)
+		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+	pthread_mutex_lock(&s->gw_lock);
+	if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
+		ret = hf_set_error(dev, -EBADF, "%s: the stream is being closed",
+				   fn);
+		goto out;
+	}
+	db = __atomic_load_n(&s->db, __ATOMIC_ACQUIRE);
+	if (!db) {
+		ret = dev->ops->stream_gpu_doorbells(dev, s, &db, &s->db_dev,
+						     fn);
+		if (ret)
+			goto out;
+		__atomic_store_n(&s->db, db, __ATOMIC_RELEASE);
+	}
+	if (__atomic_load_n(&s->db_armed[index], __ATOMIC_ACQUIRE)) {
+		ret = hf_set_error(dev, -EINVAL,
+				   "%s: buffer %u: its release is queued already",
+				   fn, index);
+		goto out;
+	}
+	__atomic_store_n(&db[index], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->db_armed[index], 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&s->ndb_armed, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&s->gw_lock);
+	/* enqueued without the lock, as in stream_wait_on_gpu() */
+	ret = hf_gpu_write32(gpu_stream, s->db_dev + 4ull * index, 1, fn);
+	if (ret) {
+		__atomic_store_n(&s->db_armed[index], 0, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&s->ndb_armed, 1, __ATOMIC_ACQ_REL);
+		ret = hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+	}
+	return ret;
+out:
+	pthread_mutex_unlock(&s->gw_lock);
+	return ret;
+}
+
+int HelloFPGA_Stream_ReleaseOnGPU(HELLOFPGA_STREAM v, void *gpu_stream,
+				  uint32_t index, uint32_t flags)
+{
+	struct hellofpga_stream *s;
+	struct hellofpga_dev *dev;
+	int ret;
+
+	ret = stream_get(v, "HelloFPGA_Stream_ReleaseOnGPU", &s, &dev);
+	if (ret)
+		return hf_api_ret(HF_API_STREAM_RELEASE_ON_GPU, ret);
+	ret = stream_release_on_gpu(dev, s, gpu_stream, index, flags);
+	if (!ret && !pthread_mutex_trylock(&s->lock)) {
+		apply_releases(dev, s);	/* rung already? */
+		pthread_mutex_unlock(&s->lock);
+	}
+	return hf_api_ret(HF_API_STREAM_RELEASE_ON_GPU,
+			  stream_put(s, dev, ret));
+}
+
+int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM v, void *gpu_stream,
+			       uint64_t sequence, uint32_t flags,
+			       HELLOFPGA_GPU_WAIT *w)
+{
+	struct hellofpga_stream *s;
+	struct hellofpga_dev *dev;
+	int ret;
+
+	ret = stream_get(v, "HelloFPGA_Stream_WaitOnGPU", &s, &dev);
+	if (ret)
+		return hf_api_ret(HF_API_STREAM_WAIT_ON_GPU, ret);
+	ret = stream_wait_on_gpu(dev, s, gpu_stream, sequence, flags, w);
+	return hf_api_ret(HF_API_STREAM_WAIT_ON_GPU, stream_put(s, dev, ret));
 }
 
 int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)

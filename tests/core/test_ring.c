@@ -795,3 +795,50 @@ HF_TEST(ring_stop_of_an_engine_that_stays_busy_is_wedged)
 	HF_CHECK_ERR(hf_xdma_ring_stop(&x->r, &res), 0);
 	rx_free(x);
 }
+
+static u32 slot_status(const struct rx *x, u32 i)
+{
+	return le32_to_cpu(READ_ONCE(((__le32 *)x->wb)[i * XDMA_STM_WB_SIZE / 4]));
+}
+
+/*
+ * A slot keeps its writeback from the completion to the buffer's credit
+ * (a GPU waiting on it sees it whether or not the CPU took the buffer),
+ * hf_xdma_ring_slot_of() maps sequences inside one ring ahead of the
+ * credits, and a stop marks the slots still clear.
+ */
+HF_TEST(ring_slot_holds_the_writeback_until_the_credit_then_marks_at_stop)
+{
+	struct rx *x = rx_new(RX_POLL);
+	struct hf_xdma_result res;
+	struct hf_xdma_ring_buf b;
+	u32 idx, magic = XDMA_STM_WB_MAGIC_VALUE << 16;
+
+	rx_ring(x, 4, 4096);
+	for (u32 q = 0; q < 4; q++) {
+		HF_CHECK_ERR(hf_xdma_ring_slot_of(&x->r, q, &idx), 0);
+		HF_CHECK_EQ(idx, q);
+	}
+	HF_CHECK_ERR(hf_xdma_ring_slot_of(&x->r, 4, &idx), -ERANGE);
+	src_start(x, 4096, 2, 0, 0);
+	for (u32 i = 0; i < 2; i++) {
+		HF_CHECK_ERR(hf_xdma_ring_wait(&x->r, TMO, &b, NULL), 0);
+		HF_CHECK_EQ(b.index, i);
+		/* taken, not released: the writeback stays */
+		HF_CHECK_EQ(slot_status(x, i) & 0xffff0000u, magic);
+	}
+	HF_CHECK_ERR(hf_xdma_ring_release(&x->r, 0), 0);
+	HF_CHECK_EQ(slot_status(x, 0), 0);
+	HF_CHECK_ERR(hf_xdma_ring_slot_of(&x->r, 0, &idx), -ERANGE);
+	HF_CHECK_ERR(hf_xdma_ring_slot_of(&x->r, 4, &idx), 0);
+	HF_CHECK_EQ(idx, 0);
+	HF_CHECK_ERR(hf_xdma_ring_slot_of(&x->r, 5, &idx), -ERANGE);
+	src_wr(x, HF_ST_SRC_CTRL, 0);
+	HF_CHECK_ERR(hf_xdma_ring_stop(&x->r, &res), 0);
+	hf_xdma_ring_mark_error(&x->r);
+	HF_CHECK_EQ(slot_status(x, 0), magic | XDMA_RING_WB_ERROR);
+	HF_CHECK_EQ(slot_status(x, 1) & XDMA_RING_WB_ERROR, 0);
+	HF_CHECK_EQ(slot_status(x, 1) & 0xffff0000u, magic);
+	HF_CHECK_EQ(slot_status(x, 3), magic | XDMA_RING_WB_ERROR);
+	rx_free(x);
+}

@@ -159,6 +159,7 @@ struct fz_thread {
 	HELLOFPGA_HANDLE closed;	/* P_CLOSED_HANDLE */
 	HELLOFPGA_STREAM stream;	/* P_STREAM: the thread's, or NULL */
 	HELLOFPGA_STREAM closed_stream;	/* P_STREAM: one it closed */
+	void *gstream;			/* P_STREAM: its GPU stream */
 	uint32_t stream_bufs;		/* its buffers */
 	uint64_t stream_held;		/* bit i: buffer i is held */
 	uint64_t calls;
@@ -1532,12 +1533,64 @@ static void op_fork(struct fz_thread *t)
 
 /* ---- the threads ---- */
 
+static void fz_noop(void *arg)
+{
+	(void)arg;
+}
+
+/*
+ * GPU-side waits on the thread's stream: sequences in, behind and ahead
+ * of the window, unknown flags, a made-up GPU stream, a host function
+ * after them.  The waits end when the stream closes (its error mark).
+ */
+static void op_stream_gpu_wait(struct fz_thread *t)
+{
+	HELLOFPGA_GPU_WAIT w;
+	void *gs = t->gstream;
+	uint64_t seq = below(t, 3 * t->stream_bufs + 1);
+	uint32_t flags = chance(t, 10) ? (uint32_t)rnd(t) : 0;
+	int ret;
+
+	if (!gs) {
+		ret = HelloFPGA_GPU_StreamCreate(&t->gstream);
+		if (!doc_ok(t, "HelloFPGA_GPU_StreamCreate", ret) || ret) {
+			t->gstream = NULL;
+			return;
+		}
+		gs = t->gstream;
+	}
+	if (chance(t, 10))
+		gs = (void *)(uintptr_t)rnd(t);
+	fz_log(t, "HelloFPGA_Stream_WaitOnGPU(%p, %llu, 0x%x)", gs,
+	       (unsigned long long)seq, flags);
+	ret = HelloFPGA_Stream_WaitOnGPU(t->stream, gs, seq, flags, &w);
+	if (!doc_ok(t, "HelloFPGA_Stream_WaitOnGPU", ret))
+		return;
+	if (!ret && (w.index >= t->stream_bufs || w.sequence != seq))
+		fz_fail(t, "HelloFPGA_Stream_WaitOnGPU: buffer %u of %u for %llu",
+			w.index, t->stream_bufs, (unsigned long long)seq);
+	if (chance(t, 30))
+		doc_ok(t, "HelloFPGA_GPU_LaunchHostFunc",
+		       HelloFPGA_GPU_LaunchHostFunc(gs, fz_noop, NULL));
+	/* a GPU release of a buffer the thread does not hold (a held one's
+	 * would end at a time the statistics check cannot know) */
+	for (uint32_t i = 0; i < t->stream_bufs + 2; i++) {
+		if (i < t->stream_bufs && t->stream_held & (1ull << i))
+			continue;
+		fz_log(t, "HelloFPGA_Stream_ReleaseOnGPU(%u), not held", i);
+		must_fail(t, "HelloFPGA_Stream_ReleaseOnGPU",
+			  HelloFPGA_Stream_ReleaseOnGPU(t->stream, gs, i, 0));
+		break;
+	}
+}
+
 /*
  * Streams on the AXI-Stream card: each thread opens one on a channel of
  * its own (threads beyond the card's four channels get -EBUSY), waits
  * without blocking, releases what it holds and what it does not, reads
- * the statistics, closes; bad configurations and closed or made-up
- * streams.  Every result one the header lists; a good request works.
+ * the statistics, enqueues GPU-side waits, closes; bad configurations and
+ * closed or made-up streams.  Every result one the header lists; a good
+ * request works.
  */
 static void op_stream(struct fz_thread *t)
 {
@@ -1548,7 +1601,7 @@ static void op_stream(struct fz_thread *t)
 	uint32_t i;
 	int ret;
 
-	switch (below(t, 8)) {
+	switch (below(t, 9)) {
 	case 0:
 	case 1:
 		if (t->stream)
@@ -1638,6 +1691,10 @@ static void op_stream(struct fz_thread *t)
 		t->closed_stream = t->stream;
 		t->stream = NULL;
 		break;
+	case 7:
+		if (t->stream)
+			op_stream_gpu_wait(t);
+		break;
 	default:
 		bogus = t->closed_stream && chance(t, 50) ? t->closed_stream :
 			(HELLOFPGA_STREAM)(void *)(uintptr_t)rnd(t);
@@ -1651,6 +1708,9 @@ static void op_stream(struct fz_thread *t)
 			  HelloFPGA_Stream_Release(bogus, 0));
 		must_fail(t, "HelloFPGA_Stream_GetStats",
 			  HelloFPGA_Stream_GetStats(bogus, &st));
+		must_fail(t, "HelloFPGA_Stream_WaitOnGPU",
+			  HelloFPGA_Stream_WaitOnGPU(bogus, t->gstream, 0, 0,
+						     NULL));
 		must_fail(t, "HelloFPGA_Stream_Close",
 			  HelloFPGA_Stream_Close(bogus));
 		break;
@@ -1881,6 +1941,14 @@ static void teardown(void)
 		if (threads[i].stream)
 			HF_CHECK_EQ(HelloFPGA_Stream_Close(threads[i].stream), 0);
 		threads[i].stream = NULL;
+		/* its waits ended with the close's mark */
+		if (threads[i].gstream) {
+			HF_CHECK_EQ(HelloFPGA_GPU_StreamSynchronize(threads[i].gstream,
+								    10000), 0);
+			HF_CHECK_EQ(HelloFPGA_GPU_StreamDestroy(threads[i].gstream),
+				    0);
+		}
+		threads[i].gstream = NULL;
 	}
 	if (st_h) {
 		HF_CHECK_EQ(HelloFPGA_Close(st_h), 0);

@@ -503,6 +503,50 @@ case_bench_stream_on_a_memory_mapped_card_fails() {
 	expect_in err 'not AXI-Stream'
 }
 
+# check_gpuwait_json FILE N: the gpuwait section of "hellofpga bench" JSON
+check_gpuwait_json() {
+	python3 - "$1" "$2" <<'EOF' || fail "unexpected gpuwait JSON"
+import json, sys
+g = json.load(open(sys.argv[1]))["gpuwait"]
+assert g["gpu"] == "emulated" and g["frame_size"] == 4096, g
+for k in ("gpu_wait", "cpu_wait", "ceiling_unblocked_launch"):
+    w = g[k]
+    assert w["samples"] == int(sys.argv[2]), w
+    assert 0 <= w["min_us"] <= w["median_us"] <= w["p99_us"] <= w["max_us"], w
+EOF
+}
+
+case_bench_gpuwait_section_on_the_emulated_gpu() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,st bench --sections gpuwait \
+		--iters 20 --json "$T/g.json"
+	expect_ok
+	expect_in out '^## 9\. GPU-side completion'
+	expect_in out '^gpu-wait +20 +[0-9.]+ +[0-9.]+ +[0-9.]+$'
+	expect_in out '^cpu-wait +20 '
+	expect_in out '^ceiling +20 '
+	check_gpuwait_json "$T/g.json" 20
+}
+
+case_bench_gpuwait_after_the_stream_section() {
+	HELLOFPGA_GPU=emu run -d emu:0,private,st bench --sections stream,gpuwait \
+		--quick --max 4K --buffers 2 --frame-size 4K --iters 5
+	expect_ok
+	expect_in out '^## 7\. Stream'
+	expect_in out '^## 9\. GPU-side completion'
+}
+
+case_bench_gpuwait_runs_alone() {
+	expect_refused 'stream runs alone' -d emu:0,private,st bench \
+		--sections gpuwait,sweep
+}
+
+case_bench_gpuwait_without_a_gpu_fails() {
+	HELLOFPGA_GPU=none run -d emu:0,private,st bench --sections gpuwait \
+		--iters 2
+	expect_rc 1
+	expect_in err 'gpuwait: no GPU'
+}
+
 case_bench_on_a_hardware_card_without_cuda_refuses() {
 	need_no_cuda
 	run_hw bench --sections sweep --max 8K --iters 2

@@ -85,7 +85,7 @@ _hellofpga_complete() {
 		return 0
 		;;
 	--sections)
-		COMPREPLY=($(compgen -W "sweep frames pin overhead stream" -- "$cur"))
+		COMPREPLY=($(compgen -W "sweep frames pin overhead stream gpuwait" -- "$cur"))
 		return 0
 		;;
 	esac

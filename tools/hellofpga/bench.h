@@ -125,6 +125,23 @@ struct bstream {
 };
 
 /**
+ * struct bgpuwait - the gpuwait section: the card's completion of a
+ *	stream buffer to the start of its consumer kernel.
+ * @run: measured
+ * @real: on a real GPU (else the emulated one: the path, no figures)
+ * @gpu: HelloFPGA_Stream_WaitOnGPU() with the kernel queued behind it
+ * @cpu: HelloFPGA_Stream_Wait() on the CPU, then the launch
+ * @ceiling: an unblocked launch: the launch call to the kernel's start
+ */
+struct bgpuwait {
+	bool run;
+	bool real;
+	struct bstats gpu;
+	struct bstats cpu;
+	struct bstats ceiling;
+};
+
+/**
  * struct bframes - the frame-rate run with @nbuf buffers.
  * @nbuf: buffers rotated (1: single buffer, fill then consume)
  * @frames: frames produced and consumed
@@ -203,6 +220,11 @@ int bgpu_consume_wait(struct bgpu *g, int buf);
 int bgpu_consume_results(struct bgpu *g, uint64_t *sum, uint32_t *frame_no,
 			 uint32_t n);
 void bgpu_consumer_fini(struct bgpu *g);
+/* the gpuwait section's consumer: a kernel that flags its start */
+int bgpu_flag_init(struct bgpu *g);
+int bgpu_flag_launch(struct bgpu *g, void *stream, volatile uint32_t *flag,
+		     uint32_t value);
+void bgpu_flag_fini(struct bgpu *g);
 uint64_t bench_checksum(const uint32_t *w, size_t nwords);
 
 /**
@@ -220,7 +242,7 @@ struct bench {
 	uint64_t budget_ns;		/* per size */
 	unsigned int min_iters, max_iters;
 	bool quick;
-	bool do_sweep, do_frames, do_pin, do_overhead, do_stream;
+	bool do_sweep, do_frames, do_pin, do_overhead, do_stream, do_gpuwait;
 	uint64_t frame_size;
 	int max_buffers;
 	uint64_t frames_ns;		/* per buffer count */
@@ -262,6 +284,7 @@ struct bench {
 	int nframes;
 	struct bstream *streams;	/* the stream section's points */
 	int nstreams;
+	struct bgpuwait gpuwait;	/* the gpuwait section */
 	struct bpin *pins;
 	int npins;
 	struct bsoak_sample *soak;
@@ -287,6 +310,8 @@ void bench_print(const struct bench *bn);
 void bench_print_soak(const struct bench *bn);
 int bench_run_stream(struct bench *bn, bool gpu);
 void bench_print_stream(const struct bench *bn);
+int bench_run_gpuwait(struct bench *bn);
+void bench_print_gpuwait(const struct bench *bn);
 
 /* bench_stats.c: figures of a run; NAN (bench_cell(): "-") when not measured */
 double bench_us(uint64_t ns);

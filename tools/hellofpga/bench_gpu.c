@@ -203,12 +203,22 @@ struct emu_job {
 	int buf;
 };
 
+/* bgpu_flag_launch() on the emulated GPU: what its host function stores */
+struct emu_flag {
+	volatile uint32_t *flag;
+	uint32_t value;
+};
+
 struct bgpu_priv {
 	/* CUDA */
 	void *lib;
 	struct cuapi cu;
 	CUdevice dev;
 	CUcontext ctx;
+	CUmodule flag_mod;	/* the start-flag kernel (bgpu_flag_*) */
+	CUfunction flag_fn;
+	struct emu_flag eflag[4];
+	unsigned int eflag_next;
 	CUmodule mod;
 	CUfunction fn;
 	CUstream stream;
@@ -230,6 +240,40 @@ struct bgpu_priv {
 	bool stop;
 	bool thread_started;
 };
+
+/*
+ * The consumer of the gpuwait section, hf_start_flag(flag, value): the
+ * kernel's first act stores the GPU's %globaltimer at flag + 8 and then
+ * @value at flag (host memory mapped for the device), each followed by a
+ * system-wide fence, so a CPU spinning on the flag sees the kernel start.
+ * Written by hand for PTX ISA 6.4 (sm_75 and later):
+ *
+ *   extern "C" __global__ void hf_start_flag(unsigned int *f, unsigned int v)
+ *   { *(volatile unsigned long long *)(f + 2) = globaltimer();
+ *     __threadfence_system(); *(volatile unsigned int *)f = v;
+ *     __threadfence_system(); }
+ */
+static const char flag_ptx[] =
+	".version 6.4\n"
+	".target sm_75\n"
+	".address_size 64\n"
+	".visible .entry hf_start_flag(\n"
+	"	.param .u64 hf_start_flag_param_0,\n"
+	"	.param .u32 hf_start_flag_param_1\n"
+	")\n"
+	"{\n"
+	"	.reg .b32 	%r<2>;\n"
+	"	.reg .b64 	%rd<4>;\n"
+	"	ld.param.u64 	%rd1, [hf_start_flag_param_0];\n"
+	"	ld.param.u32 	%r1, [hf_start_flag_param_1];\n"
+	"	cvta.to.global.u64 	%rd2, %rd1;\n"
+	"	mov.u64 	%rd3, %globaltimer;\n"
+	"	st.volatile.global.u64 	[%rd2+8], %rd3;\n"
+	"	membar.sys;\n"
+	"	st.volatile.global.u32 	[%rd2], %r1;\n"
+	"	membar.sys;\n"
+	"	ret;\n"
+	"}\n";
 
 static _Thread_local char bgpu_err[320];
 
@@ -389,6 +433,7 @@ void bgpu_fini(struct bgpu *g)
 	if (!p)
 		return;
 	bgpu_consumer_fini(g);
+	bgpu_flag_fini(g);
 	if (p->ctx)
 		p->cu.DevicePrimaryCtxRelease(p->dev);
 	/* libcuda stays loaded: the library uses it too */
@@ -707,4 +752,95 @@ void bgpu_consumer_fini(struct bgpu *g)
 	free(p->res_host);
 	p->res_host = NULL;
 	p->consumer = false;
+}
+
+/* ---- the gpuwait section's consumer: a kernel that flags its start ---- */
+
+static void emu_flag_fn(void *arg)
+{
+	struct emu_flag *f = arg;
+
+	__atomic_store_n(f->flag, f->value, __ATOMIC_RELEASE);
+}
+
+/**
+ * bgpu_flag_init() - load the start-flag kernel (CUDA; nothing to do on
+ * the emulated GPU, where a host function of its stream stands in).
+ */
+int bgpu_flag_init(struct bgpu *g)
+{
+	struct bgpu_priv *p = P(g);
+	char log[2048] = "";
+	int opt[2] = { CU_JIT_ERROR_LOG_BUFFER,
+		       CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+	void *val[2] = { log, (void *)(uintptr_t)sizeof(log) };
+	CUresult r;
+
+	if (!g->real || p->flag_fn)
+		return 0;
+	r = p->cu.ModuleLoadDataEx(&p->flag_mod, flag_ptx, 2, opt, val);
+	if (r != CUDA_SUCCESS) {
+		cufail(p, r, "cuModuleLoadDataEx (the start-flag kernel)");
+		if (log[0]) {
+			size_t n = strlen(bgpu_err);
+
+			snprintf(bgpu_err + n, sizeof(bgpu_err) - n, ": %s", log);
+		}
+		return -EIO;
+	}
+	r = p->cu.ModuleGetFunction(&p->flag_fn, p->flag_mod, "hf_start_flag");
+	return r == CUDA_SUCCESS ? 0 : cufail(p, r, "cuModuleGetFunction");
+}
+
+/**
+ * bgpu_flag_launch() - enqueue on @stream (HelloFPGA_GPU_StreamCreate()'s)
+ * the consumer that stores @value at @flag when it starts; @flag is host
+ * memory of bgpu_host_alloc() (mapped for the device), 16 bytes.  At most
+ * four launches in flight on the emulated GPU.
+ */
+int bgpu_flag_launch(struct bgpu *g, void *stream, volatile uint32_t *flag,
+		     uint32_t value)
+{
+	static _Thread_local bool ctx_set;
+	struct bgpu_priv *p = P(g);
+	void *args[2];
+	CUresult r;
+	int ret;
+
+	if (!g->real) {
+		struct emu_flag *f = &p->eflag[p->eflag_next++ % 4];
+
+		f->flag = flag;
+		f->value = value;
+		ret = HelloFPGA_GPU_LaunchHostFunc(stream, emu_flag_fn, f);
+		if (ret)
+			snprintf(bgpu_err, sizeof(bgpu_err),
+				 "HelloFPGA_GPU_LaunchHostFunc: %s",
+				 HelloFPGA_GetLastError(NULL));
+		return ret;
+	}
+	if (!ctx_set) {
+		/* cpu-wait launches from a thread of its own */
+		r = p->cu.CtxSetCurrent(p->ctx);
+		if (r != CUDA_SUCCESS)
+			return cufail(p, r, "cuCtxSetCurrent");
+		ctx_set = true;
+	}
+	args[0] = &flag;
+	args[1] = &value;
+	r = p->cu.LaunchKernel(p->flag_fn, 1, 1, 1, 1, 1, 1, 0,
+			       (CUstream)stream, args, NULL);
+	return r == CUDA_SUCCESS ? 0 : cufail(p, r, "cuLaunchKernel (start flag)");
+}
+
+void bgpu_flag_fini(struct bgpu *g)
+{
+	struct bgpu_priv *p = P(g);
+
+	if (p && p->flag_mod)
+		p->cu.ModuleUnload(p->flag_mod);
+	if (p) {
+		p->flag_mod = NULL;
+		p->flag_fn = NULL;
+	}
 }

@@ -338,6 +338,34 @@ static void json_predict(struct cli_json *j, const struct bench *bn)
 	cli_json_end(j);
 }
 
+static void json_gpuwait_way(struct cli_json *j, const char *name,
+			      const struct bstats *st)
+{
+	cli_json_obj(j, name);
+	cli_json_u64(j, "samples", st->iters);
+	cli_json_num(j, "min_us", "%.3f", st->min_ns / 1e3);
+	cli_json_num(j, "median_us", "%.3f", st->median_ns / 1e3);
+	cli_json_num(j, "p99_us", "%.3f", st->p99_ns / 1e3);
+	cli_json_num(j, "max_us", "%.3f", st->max_ns / 1e3);
+	cli_json_end(j);
+}
+
+/* The gpuwait section: completion to the consumer kernel's start. */
+static void json_gpuwait(struct cli_json *j, const struct bench *bn)
+{
+	const struct bgpuwait *w = &bn->gpuwait;
+
+	if (!w->run)
+		return;
+	cli_json_obj(j, "gpuwait");
+	cli_json_str(j, "gpu", w->real ? "cuda" : "emulated");
+	cli_json_u64(j, "frame_size", 4096);
+	json_gpuwait_way(j, "gpu_wait", &w->gpu);
+	json_gpuwait_way(j, "cpu_wait", &w->cpu);
+	json_gpuwait_way(j, "ceiling_unblocked_launch", &w->ceiling);
+	cli_json_end(j);
+}
+
 int bench_json(const struct bench *bn, const char *path)
 {
 	struct cli_json j;
@@ -382,5 +410,6 @@ int bench_json(const struct bench *bn, const char *path)
 		cli_json_end(&j);
 	}
 	cli_json_end(&j);
+	json_gpuwait(&j, bn);
 	return cli_json_close(&j);
 }

@@ -50,6 +50,10 @@ static void bench_usage(FILE *f)
 	      "  stream    an AXI-Stream card's C2H stream into a ring in host and GPU\n"
 	      "            memory (4 KiB .. 4 MiB frames, in --min..--max): frames/s,\n"
 	      "            GB/s, time between frames, every frame verified\n"
+	      "  gpuwait   an AXI-Stream card: the card's completion of a buffer to\n"
+	      "            its consumer kernel's start (min, median, p99), a GPU-side\n"
+	      "            wait (HelloFPGA_Stream_WaitOnGPU) against a CPU wait and\n"
+	      "            launch, beside an unblocked launch; --iters samples each\n"
 	      "A link model on the emulated card (-d emu,link=gen3x8) adds the model's\n"
 	      "prediction beside every figure.  On a hardware card the bench needs a\n"
 	      "real GPU (exit status 3 without one) unless HELLOFPGA_GPU=emu, emu-tegra\n"
@@ -58,7 +62,8 @@ static void bench_usage(FILE *f)
 	      "      --quick         short budgets (seconds in all), pins up to 16 MiB\n"
 	      "      --all           every section (the default)\n"
 	      "      --sections LIST comma-separated: sweep,frames,pin,overhead; or\n"
-	      "                      stream alone (an AXI-Stream card: -d emu,st)\n"
+	      "                      stream and gpuwait alone (an AXI-Stream card:\n"
+	      "                      -d emu,st)\n"
 	      "      --min SIZE      smallest transfer (default 4K)\n"
 	      "      --max SIZE      largest transfer (default 64M)\n"
 	      "      --budget S      seconds of timed rounds per size (default 5;\n"
@@ -109,7 +114,7 @@ static int parse_sections(struct bench *bn, const char *arg)
 		return -1;
 	strcpy(buf, arg);
 	bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = false;
-	bn->do_stream = false;
+	bn->do_stream = bn->do_gpuwait = false;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "sweep"))
@@ -120,6 +125,8 @@ static int parse_sections(struct bench *bn, const char *arg)
 			bn->do_pin = true;
 		else if (!strcmp(tok, "stream"))
 			bn->do_stream = true;
+		else if (!strcmp(tok, "gpuwait"))
+			bn->do_gpuwait = true;
 		else if (!strcmp(tok, "overhead"))
 			bn->do_overhead = bn->do_sweep = true;
 		else if (!strcmp(tok, "all"))
@@ -303,7 +310,7 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 		case OPT_SECTIONS:
 			sections_given = true;
 			if (parse_sections(bn, optarg)) {
-				cli_usage_err("bench", "--sections: '%s': use a comma-separated list of sweep, frames, pin, overhead, all, or stream alone",
+				cli_usage_err("bench", "--sections: '%s': use a comma-separated list of sweep, frames, pin, overhead, all, or stream and gpuwait alone",
 					      optarg);
 				return -1;
 			}
@@ -393,9 +400,9 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 		cli_usage_err("bench", "--interval needs --soak");
 		return -1;
 	}
-	if (bn->do_stream && (bn->do_sweep || bn->do_frames || bn->do_pin ||
-			      bn->soak_ns)) {
-		cli_usage_err("bench", "--sections stream runs alone: it needs an AXI-Stream card (-d emu,st), the other sections a memory-mapped one");
+	if ((bn->do_stream || bn->do_gpuwait) &&
+	    (bn->do_sweep || bn->do_frames || bn->do_pin || bn->soak_ns)) {
+		cli_usage_err("bench", "--sections stream runs alone, with gpuwait or not: they need an AXI-Stream card (-d emu,st), the other sections a memory-mapped one");
 		return -1;
 	}
 	if (bn->soak_ns && !sections_given)

@@ -415,3 +415,37 @@ void bench_print_stream(const struct bench *bn)
 	stream_rows(bn, true);
 	fflush(stdout);
 }
+
+static void gpuwait_row(const char *name, const struct bstats *st)
+{
+	printf("%-10s %8u %10.2f %10.2f %10.2f\n", name, st->iters,
+	       bench_us(st->min_ns), bench_us(st->median_ns),
+	       bench_us(st->p99_ns));
+}
+
+/* The gpuwait section (bench_gpuwait.c). */
+void bench_print_gpuwait(const struct bench *bn)
+{
+	const struct bgpuwait *w = &bn->gpuwait;
+
+	if (!w->run)
+		return;
+	if (!bn->do_stream) {
+		printf("# hellofpga bench: GPU-side completion\n");
+		bench_print_env(bn, stdout, "# ");
+	}
+	printf("\n## 9. GPU-side completion: the card's completion of a 4 KiB stream\n"
+	       "##    buffer to the start of its consumer kernel, in us.  gpu-wait:\n"
+	       "##    HelloFPGA_Stream_WaitOnGPU with the kernel queued behind it;\n"
+	       "##    cpu-wait: HelloFPGA_Stream_Wait, then the launch.  Ceiling of the\n"
+	       "##    same run: an unblocked launch (launch call to kernel start)%s\n",
+	       w->real ? "" :
+	       ".\n##    The emulated GPU: a host function is the kernel; the figures\n"
+	       "##    only show that the path runs");
+	printf("%-10s %8s %10s %10s %10s\n", "way", "samples", "min", "median",
+	       "p99");
+	gpuwait_row("gpu-wait", &w->gpu);
+	gpuwait_row("cpu-wait", &w->cpu);
+	gpuwait_row("ceiling", &w->ceiling);
+	fflush(stdout);
+}
