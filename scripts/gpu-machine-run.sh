@@ -47,11 +47,13 @@ for s in $steps; do
 	examples)
 		step examples
 		{ cmake --install $b --prefix /tmp/hfprefix && \
-		  for ex in gpudirect_four_steps transfer_mode; do \
+		  for ex in gpudirect_four_steps transfer_mode frame_grabber; do \
 			nvcc -I/tmp/hfprefix/include examples/$ex.cu \
 				-L/tmp/hfprefix/lib -lHelloFPGACore -o /tmp/$ex && \
 			echo "== $ex" && \
-			HELLOFPGA_DEVICE=emu:0,private LD_LIBRARY_PATH=/tmp/hfprefix/lib \
+			dev=emu:0,private; \
+			[ $ex = frame_grabber ] && dev=emu:0,private,st; \
+			HELLOFPGA_DEVICE=$dev LD_LIBRARY_PATH=/tmp/hfprefix/lib \
 				/tmp/$ex || exit 1; \
 		  done; } > "$out/examples.txt" 2>&1 || rc=1
 		cat "$out/examples.txt" | grep -v '^--' | tail -20
