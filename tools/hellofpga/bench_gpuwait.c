@@ -43,6 +43,7 @@ struct gw_spin {
 	uint32_t value;
 	uint64_t t_c, t_k;
 	bool timed_out;
+	bool spinning;		/* set by the spinner once it polls */
 };
 
 static void *gw_spinner(void *arg)
@@ -56,6 +57,7 @@ static void *gw_spinner(void *arg)
 			break;
 		sp->timed_out = false;
 		t0 = cli_now_ns();
+		__atomic_store_n(&sp->spinning, true, __ATOMIC_RELEASE);
 		if (sp->status) {
 			while (!(__atomic_load_n(sp->status, __ATOMIC_ACQUIRE) &
 				 HELLOFPGA_STREAM_WB_MAGIC_MASK) &&
@@ -144,6 +146,19 @@ static void *gw_consumer(void *arg)
 	return NULL;
 }
 
+/*
+ * Let the spinner go and wait until it polls: a thread woken by a
+ * semaphore starts tens of microseconds later, when the frame or the
+ * kernel may be there already; both ends would be stamped late.
+ */
+static void gw_spin_start(struct gw *g)
+{
+	__atomic_store_n(&g->sp.spinning, false, __ATOMIC_RELAXED);
+	sem_post(&g->sp.arm);
+	while (!__atomic_load_n(&g->sp.spinning, __ATOMIC_ACQUIRE))
+		;
+}
+
 static void gw_arm(struct gw *g, const volatile uint32_t *status)
 {
 	__atomic_store_n(g->flag, 0, __ATOMIC_RELEASE);
@@ -198,7 +213,7 @@ static int gw_gpu_sample(struct gw *g, uint64_t *ns)
 		return -1;
 	}
 	usleep(200);	/* the GPU reaches the wait */
-	sem_post(&g->sp.arm);
+	gw_spin_start(g);
 	if (gw_trigger(g))
 		return -1;
 	sem_wait(&g->sp.done);
@@ -224,7 +239,7 @@ static int gw_cpu_sample(struct gw *g, uint64_t *ns)
 	gw_arm(g, g->slot[index]);
 	sem_post(&g->cons.go);
 	usleep(200);	/* the consumer sleeps in its wait */
-	sem_post(&g->sp.arm);
+	gw_spin_start(g);
 	ret = gw_trigger(g);
 	sem_wait(&g->cons.taken);
 	sem_wait(&g->sp.done);
@@ -242,7 +257,7 @@ static int gw_ceiling_sample(struct gw *g, uint64_t *ns)
 	uint64_t t0;
 
 	gw_arm(g, NULL);
-	sem_post(&g->sp.arm);
+	gw_spin_start(g);
 	t0 = cli_now_ns();
 	if (bgpu_flag_launch(&g->bn->gpu, g->gs, g->flag, g->sp.value)) {
 		cli_err("bench: gpuwait: %s", bgpu_error());
