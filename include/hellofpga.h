@@ -738,11 +738,17 @@ typedef struct hellofpga_stream *HELLOFPGA_STREAM;
  * @buffers: ring buffers, HELLOFPGA_STREAM_MIN_BUFFERS..
  *	HELLOFPGA_STREAM_MAX_BUFFERS
  * @buffer_size: bytes per buffer, a multiple of 4096, at most 256 MiB - 4 KiB
- * @host: NULL: the library allocates the ring in host memory; else the
- *	ring in the caller's memory, 4 KiB aligned, @buffers * @buffer_size
- *	bytes, readable and writable, kept until HelloFPGA_Stream_Close()
+ * @host: NULL: the library allocates the ring in host memory (the kernel
+ *	driver: its own buffers, mapped read-only, at most 4 MiB each, or
+ *	what the DMA layer maps in one piece); else the ring in the
+ *	caller's memory, 4 KiB aligned, @buffers * @buffer_size bytes,
+ *	readable and writable, kept until HelloFPGA_Stream_Close() (the
+ *	kernel driver pins it: each buffer must be contiguous in bus
+ *	addresses, which 4096-byte buffers always are)
  * @gpu: 0, or a GPU Direct pin (HelloFPGA_GPUDirect_Pin()) the ring is in
- *	(then @host is NULL); the pin must stay pinned while the stream is open
+ *	(then @host is NULL); the pin must stay pinned while the stream is
+ *	open (the kernel driver refuses to unpin it; should the GPU memory be
+ *	freed anyway, the driver stops the ring first and Wait returns -EIO)
  * @gpu_offset: offset of the ring in the pin, a multiple of 4096
  * @flags: 0 (no flag is defined yet)
  * @reserved: 0
@@ -819,9 +825,9 @@ typedef struct {
  * unaligned, reserved or flags not 0, both @host and @gpu; a GPU ring whose
  * buffers do not each fit one of the pin's contiguous pieces: the text says
  * the largest buffer size that works), -ECHRNG (no such C2H channel),
- * -EOPNOTSUPP (the card's channels are not AXI-Stream, or the backend has no
- * streams: the kernel driver has none yet), -EBUSY (a stream is open on the
- * channel), -ENOENT (@gpu is no pin), -ERANGE (the ring lies past the end of
+ * -EOPNOTSUPP (the card's channels are not AXI-Stream, or the kernel driver
+ * predates streams: ABI 1.3), -EBUSY (a stream is open on the channel, by
+ * this handle or, on the kernel driver, by any process), -ENOENT (@gpu is no pin), -ERANGE (the ring lies past the end of
  * the pin), -ENOMEM, -EMFILE (65535 streams open in the process), -ENODEV
  * (card gone), -EIO (the engine is wedged, or any other failure).
  */

@@ -1059,21 +1059,30 @@ HF_TEST(kb_undocumented_driver_errno_of_xfer_is_eio)
 				  "a pipe of the test broke");
 }
 
-/* The driver has no stream ioctls yet: the kernel backend says so. */
+/* Memory-mapped card, or a driver before ABI 1.3: no streams, said why. */
 HF_TEST(kb_stream_open_is_eopnotsupp)
 {
 	HELLOFPGA_STREAM_CONFIG c;
 	HELLOFPGA_STREAM s = NULL;
 	HELLOFPGA_HANDLE h;
 
-	fake_defaults();
-	h = kopen_default();
 	memset(&c, 0, sizeof(c));
 	c.buffers = 4;
 	c.buffer_size = 4096;
+	h = kopen_default();
 	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EOPNOTSUPP);
 	HF_CHECK(s == NULL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "memory-mapped"),
+		     "'%s'", HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARD", "emu,private,st", 1);
+	setenv("HF_FAKEDEV_ABI_MINOR", "2", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EOPNOTSUPP);
 	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "no stream ioctls"),
 		     "'%s'", HelloFPGA_GetLastError(h));
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_ABI_MINOR");
 }
