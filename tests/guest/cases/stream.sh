@@ -7,7 +7,8 @@
 # varying length, timeouts and poll(), backpressure and drop with a
 # consumer that falls behind, stop and restart, close, SIGKILL and fork
 # while running, a ring in a host pin and in an nvidia_p2p pin of
-# nvp2p-standin.ko with UNPIN refused and the free callback mid-stream),
+# nvp2p-standin.ko with UNPIN refused and the free callback mid-stream,
+# the card's removal (unbind) under a waiting ring, and bind again),
 # then "hellofpga stream" through the library's kernel backend (host and
 # GPU rings, records, drop mode).  On a memory-mapped card it skips.
 #
@@ -39,7 +40,7 @@ unload_gpu() {
 }
 
 hf_kmark stream
-hf_prog stream 600 hf_stream -d "$CARD" $gflag
+hf_prog stream 600 hf_stream -d "$CARD" $gflag -u
 [ $hf_rc = 0 ] || rc=1
 if grep -q '^SKIP stream/all' /tmp/hf_prog.out; then
 	unload_gpu

@@ -6,11 +6,13 @@
  * HF_USER_ST_SRC) sends frames that every check verifies
  * (core/hf_stream_pattern.h).
  *
- *   hf_stream [-d /dev/hellofpgaN] [-c CHANNEL] [-g]
+ *   hf_stream [-d /dev/hellofpgaN] [-c CHANNEL] [-g] [-u]
  *
  * -g: also the rings in a GPU pin of nvp2p-standin.ko (desktop flavor,
  * loaded by the case with its provider): frames read through the stand-in's
  * mapping, UNPIN refused while the ring runs, the free callback mid-stream.
+ * -u: last, the card's removal (sysfs unbind) under a waiting ring, then
+ * bind again.
  *
  * Prints PASS/FAIL/SKIP lines prefixed "stream/"; exit status 1 on failure.
  */
@@ -845,18 +847,110 @@ out_unmap:
 	close(sa);
 }
 
+/* Write @val to sysfs file @path: 0 or -errno. */
+static int sysfs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Removal with a ring running and a WAIT asleep in it (unbind, as a hot
+ * unplug does it): the WAIT ends with ENODEV, later WAITs too, STOP and
+ * close still work; then the card is bound again and streams.
+ */
+static void check_remove(const struct hellofpga_info *info)
+{
+	const char *drv = "/sys/bus/pci/drivers/hellofpga";
+	struct hellofpga_stream_frame f;
+	struct taker t;
+	char bdf[32], path[128];
+	uint64_t mlen = 0;
+	int fd = open_c2h(), ret, w, i, st;
+	pid_t pid;
+	void *m;
+
+	snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%x", info->pci_domain,
+		 (info->pci_bdf >> 8) & 0xff, (info->pci_bdf >> 3) & 0x1f,
+		 info->pci_bdf & 7);
+	src_stop();
+	ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("remove/start", "%d: %s", ret, hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	/* a child unbinds while this waits (no frame comes) */
+	pid = fork();
+	if (!pid) {
+		usleep(300000);
+		snprintf(path, sizeof(path), "%s/unbind", drv);
+		_exit(sysfs_write(path, bdf) ? 1 : 0);
+	}
+	w = st_wait(fd, 20000, &f);
+	waitpid(pid, &st, 0);
+	hfg_expect(WIFEXITED(st) && !WEXITSTATUS(st) && w == -ENODEV,
+		   "remove/wait-ends-enodev", "unbind %s: status %d, WAIT %d: %s",
+		   bdf, st, w, hfg_drv_err(fd));
+	ret = st_wait(fd, 0, &f);
+	hfg_expect(ret == -ENODEV, "remove/wait-after-enodev", "%d", ret);
+	ret = st_stop(fd);
+	hfg_expect(!ret, "remove/stop", "%d: %s", ret, ret ? hfg_drv_err(fd) : "");
+	munmap(m, mlen);	/* host pages: removal leaves the mapping */
+	close(fd);
+	close(ctl);
+	close(ufd);
+	snprintf(path, sizeof(path), "%s/bind", drv);
+	ret = sysfs_write(path, bdf);
+	for (i = 0; i < 100 && (fd = open_c2h()) < 0; i++)
+		usleep(100000);
+	ctl = hfg_open(card, "_control", O_RDWR);
+	ufd = hfg_open(card, "_user", O_RDWR);
+	if (ret || fd < 0 || ctl < 0 || ufd < 0) {
+		HFG_FAIL("remove/bind-again", "bind %d, nodes %d %d %d", ret, fd,
+			 ctl, ufd);
+		return;
+	}
+	ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("remove/stream-after-bind", "%d: %s", ret, hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	src_start(4096, 0, 0, 0, 50, false);
+	taker_init(&t, fd, m, 0);
+	ret = take_frames(&t, 50, 5000);
+	hfg_expect(!ret && !t.bad && t.frames == 50, "remove/stream-after-bind",
+		   "ret %d, %llu frames %s", ret, (unsigned long long)t.frames,
+		   t.why);
+	src_stop();
+	st_stop(fd);
+	munmap(m, mlen);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	struct hellofpga_info info;
-	bool gpu = false;
+	bool gpu = false, unbind = false;
 	int opt;
 
 	hfg_group = "stream";
-	while ((opt = hfg_getopt(argc, argv, "d:c:g", &card)) != -1) {
+	while ((opt = hfg_getopt(argc, argv, "d:c:gu", &card)) != -1) {
 		if (opt == 'c')
 			ch = (unsigned int)atoi(optarg);
 		else if (opt == 'g')
 			gpu = true;
+		else if (opt == 'u')
+			unbind = true;
 		else
 			return 2;
 	}
@@ -892,9 +986,14 @@ int main(int argc, char **argv)
 	check_engine_error();
 	step("host_pin");
 	check_host_pin();
-	if (gpu)
+	if (gpu) {
 		step("gpu_pin");
-	check_gpu_pin();
+		check_gpu_pin();
+	}
+	if (unbind) {
+		step("remove");
+		check_remove(&info);
+	}
 	src_stop();
 	return hfg_exit();
 }
