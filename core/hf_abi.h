@@ -36,6 +36,11 @@ HF_ABI_SIZE(hellofpga_stats, 416);
 HF_ABI_SIZE(hellofpga_last_error, 280);
 HF_ABI_SIZE(hellofpga_timeout, 24);
 HF_ABI_SIZE(hellofpga_xdma_aperture, 48);
+HF_ABI_SIZE(hellofpga_stream_config, 80);
+HF_ABI_SIZE(hellofpga_stream_frame, 104);
+HF_ABI_SIZE(hellofpga_stream_release, 24);
+HF_ABI_SIZE(hellofpga_stream_stop, 24);
+HF_ABI_SIZE(hellofpga_stream_stats, 112);
 
 /* two layers' names for one number */
 #define HF_ABI_SAME(a, b)						\
@@ -45,5 +50,9 @@ HF_ABI_SIZE(hellofpga_xdma_aperture, 48);
 /* XFER's direction is the engine core's */
 HF_ABI_SAME(HELLOFPGA_XFER_H2C, XDMA_H2C);
 HF_ABI_SAME(HELLOFPGA_XFER_C2H, XDMA_C2H);
+/* stream rings: the engine core's limits */
+HF_ABI_SAME(HELLOFPGA_RING_MIN_BUFFERS, XDMA_RING_MIN);
+HF_ABI_SAME(HELLOFPGA_RING_MAX_BUFFERS, XDMA_RING_MAX);
+HF_ABI_SAME(HELLOFPGA_RING_MAX_BUFFER, XDMA_DESC_MAX_LEN);
 
 #endif /* HF_ABI_H */

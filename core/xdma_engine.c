@@ -2300,6 +2300,48 @@ bool hf_xdma_ring_held(const struct hf_xdma_ring *r, u32 index)
 }
 
 /**
+ * hf_xdma_ring_ready() - whether a wait would take a buffer at once.
+ * @r: the ring; its calls are serialised by the caller
+ * @res: the error's code and text (may be NULL)
+ *
+ * For poll(): looks at the head buffer's writeback slot (no register);
+ * when it is not there yet, in interrupt mode, reads the read-to-clear
+ * status once (as a wait that sleeps does, so the next completion raises
+ * a new interrupt; shared vector: enables the channel's interrupt again)
+ * and looks again.  Takes nothing: the buffer stays for
+ * hf_xdma_ring_wait().
+ *
+ * Return: 1 when a completed buffer waits, 0 when none does, -EIO (the
+ * engine stopped on an error, now or earlier), -ENODEV (card gone),
+ * -EINVAL (not running).
+ */
+int hf_xdma_ring_ready(struct hf_xdma_ring *r, struct hf_xdma_result *res)
+{
+	struct hf_xdma_result local;
+	u32 st;
+	int ret;
+
+	res = hf_xdma_ring_res(res, &local);
+	if (!r->e || !r->running)
+		return -EINVAL;
+	if (r->failed)
+		return hf_xdma_ring_fail(r, res, -EIO,
+					 "stream engine stopped earlier");
+	if (READ_ONCE(r->e->xdev->gone))
+		return hf_xdma_ring_fail(r, res, -ENODEV, "card removed");
+	st = le32_to_cpu(READ_ONCE(hf_xdma_ring_slot(r, r->head)[0]));
+	if (FIELD_GET(XDMA_STM_WB_MAGIC, st) == XDMA_STM_WB_MAGIC_VALUE)
+		return 1;
+	if (r->e->poll)
+		return 0;
+	ret = hf_xdma_ring_check(r, res);
+	if (ret)
+		return ret;
+	st = le32_to_cpu(READ_ONCE(hf_xdma_ring_slot(r, r->head)[0]));
+	return FIELD_GET(XDMA_STM_WB_MAGIC, st) == XDMA_STM_WB_MAGIC_VALUE;
+}
+
+/**
  * hf_xdma_ring_stop() - stop a ring and prove its engine idle.
  * @r: the ring
  * @res: the outcome (may be NULL)

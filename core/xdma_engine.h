@@ -430,6 +430,7 @@ int hf_xdma_ring_wait(struct hf_xdma_ring *r, u64 timeout_ns,
 void hf_xdma_ring_kick(struct hf_xdma_ring *r);
 int hf_xdma_ring_release(struct hf_xdma_ring *r, u32 index);
 bool hf_xdma_ring_held(const struct hf_xdma_ring *r, u32 index);
+int hf_xdma_ring_ready(struct hf_xdma_ring *r, struct hf_xdma_result *res);
 int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res);
 int hf_xdma_ring_slot_of(const struct hf_xdma_ring *r, u64 sequence,
 			 u32 *index);

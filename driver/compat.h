@@ -71,6 +71,16 @@ static inline void hf_vm_flags_set(struct vm_area_struct *vma,
 #endif
 }
 
+static inline void hf_vm_flags_clear(struct vm_area_struct *vma,
+				     unsigned long flags)
+{
+#ifdef HF_HAVE_VM_FLAGS_SET
+	vm_flags_clear(vma, flags);
+#else
+	vma->vm_flags &= ~flags;
+#endif
+}
+
 /* vm_fault_t: 4.17 */
 #ifndef HF_HAVE_VM_FAULT_T
 #define vm_fault_t	int

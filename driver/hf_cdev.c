@@ -201,6 +201,8 @@ static __poll_t hf_poll(struct file *file, poll_table *wait)
 {
 	struct hf_file *hf = file->private_data;
 
+	if (hf->type == HF_NODE_C2H && hf->card->xdev.stream)
+		return hf_stream_poll(hf, file, wait);
 	if (hf->type != HF_NODE_EVENTS)
 		return DEFAULT_POLLMASK;
 	return hf_events_poll(hf, file, wait);
@@ -260,6 +262,7 @@ static int hf_open(struct inode *inode, struct file *file)
 	hf->card = card;
 	hf->filp = file;
 	spin_lock_init(&hf->err_lock);
+	spin_lock_init(&hf->stream_lock);
 	mutex_init(&hf->pins_lock);
 	idr_init(&hf->pins);
 	file->private_data = hf;
@@ -287,6 +290,7 @@ static int hf_release(struct inode *inode, struct file *file)
 	struct hf_file *hf = file->private_data;
 	struct hf_card *card = hf->card;
 
+	hf_stream_file_release(hf);
 	hf_file_release_pins(hf);
 	mutex_lock(&card->files_lock);
 	list_del(&hf->node);

@@ -10,9 +10,12 @@
  *   struct hf_chan   one H2C or C2H engine with its read()/write() state
  *   struct hf_file   one open file of any node of the card; owns pins
  *   struct hf_pin_core  one pin (hf_p2p.h's struct hf_pin plus our part)
+ *   struct hf_stream one C2H stream ring of an AXI-Stream card (hf_stream.c)
  *
  * Lock order (outer first):
  *   hf_chan.lock -> mmap_lock (pinning user pages) ;
+ *   hf_chan.lock -> hf_file.stream_lock (spinlock; mmap of a stream
+ *   ring takes only this one, under mmap_lock) ;
  *   hf_chan.lock -> hf_card.hw_lock (read) ;
  *   hf_chan.lock -> hf_pin_core.state_lock (spinlock, innermost) ;
  *   hf_card.files_lock -> hf_file.pins_lock
@@ -151,6 +154,10 @@ struct hf_quarantine {
  * @sg_cap: entries of @sg
  * @index: engine order index (H2C n -> n, C2H n -> num_h2c + n)
  * @q: memory a wedged engine may still reach (protected by @lock)
+ * @stream: AXI-Stream C2H: the channel's stream (hf_stream.c), under @lock
+ * @revoke_work: set while a stream's ring lies in a pin marked active on
+ *	this channel: a revocation or teardown of the pin queues it to end
+ *	the ring (read under the pin's state_lock, hf_pin_cancel_runs())
  */
 struct hf_chan {
 	struct hf_card *card;
@@ -167,6 +174,8 @@ struct hf_chan {
 	u32 sg_cap;
 	u32 index;
 	struct hf_quarantine q;
+	struct hf_stream *stream;
+	struct work_struct *revoke_work;
 };
 
 /**
@@ -296,6 +305,10 @@ static inline struct hf_chan *hf_chan_at(struct hf_card *card, u32 i)
  *	max_pins parameter
  * @timeout_ms: timeout of its runs (HELLOFPGA_IOC_SET_TIMEOUT), 0 for the
  *	card's (module parameter timeout_ms)
+ * @stream_lock: protects @stream, and its pages, for readers without the
+ *	channel's lock
+ * @stream: the stream this file started on its c2h node (hf_stream.c);
+ *	changed under the channel's lock and @stream_lock
  */
 struct hf_file {
 	struct hf_card *card;
@@ -312,6 +325,8 @@ struct hf_file {
 	struct idr pins;
 	u32 npins;
 	u32 timeout_ms;
+	spinlock_t stream_lock;		/* @stream */
+	struct hf_stream *stream;
 };
 
 /* The timeout of @hf's runs (HELLOFPGA_IOC_SET_TIMEOUT, else the card's). */
@@ -354,6 +369,8 @@ struct hf_pin_chain {
  * @active: engines (engine order bits) running a chain of the pin now;
  *	revocation cancels their runs and waits for the bits to clear
  * @quarantined: wedged channels holding the pin's memory (hf_quarantine)
+ * @streams: stream rings in the pin (hf_pin_stream_begin()): UNPIN is
+ *	refused while there are any
  * @unpin_deferred: teardown found @quarantined: the last release of a
  *	quarantine calls the provider's unpin
  * @ops: the provider (its module is held)
@@ -378,6 +395,7 @@ struct hf_pin_core {
 	bool released;
 	u32 active;
 	u32 quarantined;
+	u32 streams;
 	bool unpin_deferred;
 	const struct hf_p2p_ops *ops;
 	struct hf_card *card;
@@ -460,6 +478,9 @@ void hf_pin_put(struct hf_pin_core *pc);
 int hf_pin_start_run(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_pin_quarantine(struct hf_pin_core *pc, struct hf_chan *chan);
+struct hf_pin_core *hf_pin_lookup(struct hf_file *hf, u64 handle);
+int hf_pin_stream_begin(struct hf_pin_core *pc, struct hf_chan *chan);
+void hf_pin_stream_end(struct hf_pin_core *pc, struct hf_chan *chan);
 int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
 			struct hf_pin_chain *pch, u32 n);
 void hf_file_release_pins(struct hf_file *hf);
@@ -493,6 +514,14 @@ u64 hf_sg_fit(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
 bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
 void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 		   const struct hf_xdma_result *res);
+
+/* hf_stream.c: C2H AXI-Stream rings of the c2h nodes */
+long hf_stream_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);
+__poll_t hf_stream_poll(struct hf_file *hf, struct file *file,
+			poll_table *wait);
+int hf_stream_mmap(struct hf_file *hf, struct vm_area_struct *vma);
+void hf_stream_file_release(struct hf_file *hf);
+void hf_card_halt_streams(struct hf_card *card, int err);
 
 /* hf_xdma.c: the Xilinx reference driver's ioctls */
 long hf_xdma_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);

@@ -4,7 +4,8 @@
  *
  * Every node takes GET_INFO, GET_STATS and LAST_ERROR; PIN, XFER and UNPIN
  * are for the control node; the h2c and c2h nodes also take the Xilinx
- * reference driver's ioctls (hf_xdma.c).  None needs a capability
+ * reference driver's ioctls (hf_xdma.c), the c2h nodes of an AXI-Stream
+ * card the STREAM_* ioctls (hf_stream.c).  None needs a capability
  * (docs/security.md).  Every input field is checked: flags, pad and
  * reserved fields must be zero (-EINVAL), so they can gain meaning later.
  * Output structures are built zeroed, so no padding reaches user space.
@@ -67,6 +68,8 @@ static long hf_ioc_get_info(struct hf_file *hf, void __user *uarg)
 		out.features |= HELLOFPGA_FEAT_POLL_MODE;
 	if (card->nvec)
 		out.features |= HELLOFPGA_FEAT_USER_EVENTS;
+	if (card->xdev.stream)
+		out.features |= HELLOFPGA_FEAT_STREAM;
 	out.num_h2c = card->xdev.num_h2c;
 	out.num_c2h = card->xdev.num_c2h;
 	out.ddr_size = card->ddr_size;
@@ -280,27 +283,6 @@ err_teardown:
 	return ret;
 }
 
-/**
- * hf_pin_lookup() - a pin of the file by handle, referenced.
- * @hf: the file
- * @handle: the handle
- *
- * Return: the pin (hf_pin_put() it), or NULL.
- */
-static struct hf_pin_core *hf_pin_lookup(struct hf_file *hf, u64 handle)
-{
-	struct hf_pin_core *pc = NULL;
-
-	if (!handle || handle > INT_MAX)
-		return NULL;
-	mutex_lock(&hf->pins_lock);
-	pc = idr_find(&hf->pins, handle);
-	if (pc)
-		kref_get(&pc->ref);
-	mutex_unlock(&hf->pins_lock);
-	return pc;
-}
-
 static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
 {
 	struct hellofpga_unpin req;
@@ -317,6 +299,13 @@ static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
 		mutex_lock(&hf->pins_lock);
 		/* a handle PIN has reserved but not published yet stays */
 		pc = idr_find(&hf->pins, req.handle);
+		if (pc && READ_ONCE(pc->streams)) {
+			mutex_unlock(&hf->pins_lock);
+			hf_set_error(hf, -EBUSY,
+				     "UNPIN: pin %llu holds a running stream ring: stop the stream first",
+				     req.handle);
+			return -EBUSY;
+		}
 		if (pc) {
 			idr_remove(&hf->pins, req.handle);
 			hf->npins--;
@@ -568,6 +557,12 @@ long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return hf_ioc_last_error(hf, uarg);
 	case HELLOFPGA_IOC_SET_TIMEOUT:
 		return hf_ioc_set_timeout(hf, uarg);
+	case HELLOFPGA_IOC_STREAM_START:
+	case HELLOFPGA_IOC_STREAM_WAIT:
+	case HELLOFPGA_IOC_STREAM_RELEASE:
+	case HELLOFPGA_IOC_STREAM_STOP:
+	case HELLOFPGA_IOC_STREAM_STATS:
+		return hf_stream_ioctl(hf, cmd, uarg);
 	case HELLOFPGA_IOC_PIN:
 	case HELLOFPGA_IOC_XFER:
 	case HELLOFPGA_IOC_UNPIN:

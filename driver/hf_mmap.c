@@ -136,6 +136,8 @@ int hf_mmap(struct file *file, struct vm_area_struct *vma)
 	struct hf_bar_window w;
 	int ret;
 
+	if (hf->type == HF_NODE_C2H && hf->card->xdev.stream)
+		return hf_stream_mmap(hf, vma);
 	if (hf->type == HF_NODE_CONTROL && hf_rawio_check(hf, "mmap"))
 		return -EPERM;
 	ret = hf_bar_window(hf, &w);

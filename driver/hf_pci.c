@@ -622,6 +622,8 @@ err_put:
 static void hf_card_stop(struct hf_card *card)
 {
 	hf_card_abort_runs(card);
+	/* stream rings: engines stopped and proven idle, mappings gone */
+	hf_card_halt_streams(card, -ENODEV);
 	/* Waits for every register access and engine run of a file. */
 	down_write(&card->hw_lock);
 	card->dead = true;
@@ -696,6 +698,7 @@ static void hf_shutdown(struct pci_dev *pdev)
 static void hf_card_freeze(struct hf_card *card, bool mmio)
 {
 	hf_card_abort_runs(card);
+	hf_card_halt_streams(card, -EIO);
 	down_write(&card->hw_lock);
 	card->frozen = true;
 	if (mmio) {

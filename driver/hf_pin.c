@@ -260,9 +260,15 @@ static void hf_pin_cancel_runs(struct hf_pin_core *pc)
 
 	for_each_set_bit(bit, &act, XDMA_MAX_ENGINES) {
 		struct hf_chan *c = hf_chan_by_index(pc->card, bit);
+		struct work_struct *w;
 
-		if (c)
-			hf_xdma_engine_cancel(&c->engine);
+		if (!c)
+			continue;
+		hf_xdma_engine_cancel(&c->engine);
+		/* a stream ring in the pin: ended by its work, not a wait */
+		w = READ_ONCE(c->revoke_work);
+		if (w)
+			queue_work(system_unbound_wq, w);
 	}
 }
 
@@ -317,6 +323,66 @@ void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan)
 	pc->active &= ~BIT(chan->index);
 	spin_unlock(&pc->state_lock);
 	wake_up_all(&pc->wq);
+}
+
+/**
+ * hf_pin_stream_begin() - a stream ring in a pin starts on a channel.
+ * @pc: the pin
+ * @chan: the channel, locked, its revoke_work set
+ *
+ * Marks the pin active on @chan for the ring's whole life, as a run
+ * (hf_pin_start_run()), and counts the stream: UNPIN is refused with
+ * -EBUSY while it runs; a revocation or teardown queues the channel's
+ * revoke_work, which ends the ring and calls hf_pin_stream_end().
+ *
+ * Return: 0, or -EFAULT when the pin is revoked or torn down.
+ */
+int hf_pin_stream_begin(struct hf_pin_core *pc, struct hf_chan *chan)
+{
+	int ret;
+
+	ret = hf_pin_start_run(pc, chan);
+	if (!ret) {
+		spin_lock(&pc->state_lock);
+		pc->streams++;
+		spin_unlock(&pc->state_lock);
+	}
+	return ret;
+}
+
+/**
+ * hf_pin_stream_end() - the stream ring of hf_pin_stream_begin() ended.
+ * @pc: the pin
+ * @chan: the channel, locked; its engine proven idle, or the pin in its
+ *	quarantine
+ */
+void hf_pin_stream_end(struct hf_pin_core *pc, struct hf_chan *chan)
+{
+	spin_lock(&pc->state_lock);
+	pc->streams--;
+	spin_unlock(&pc->state_lock);
+	hf_pin_end_run(pc, chan);
+}
+
+/**
+ * hf_pin_lookup() - a pin of a file by handle, referenced.
+ * @hf: the file
+ * @handle: the handle
+ *
+ * Return: the pin (hf_pin_put() it), or NULL.
+ */
+struct hf_pin_core *hf_pin_lookup(struct hf_file *hf, u64 handle)
+{
+	struct hf_pin_core *pc = NULL;
+
+	if (!handle || handle > INT_MAX)
+		return NULL;
+	mutex_lock(&hf->pins_lock);
+	pc = idr_find(&hf->pins, handle);
+	if (pc)
+		kref_get(&pc->ref);
+	mutex_unlock(&hf->pins_lock);
+	return pc;
 }
 
 /**

@@ -752,13 +752,19 @@ typedef struct hellofpga_stream *HELLOFPGA_STREAM;
  * @buffers: ring buffers, HELLOFPGA_STREAM_MIN_BUFFERS..
  *	HELLOFPGA_STREAM_MAX_BUFFERS
  * @buffer_size: bytes per buffer, a multiple of 4096, at most 256 MiB - 4 KiB
- * @host: NULL: the library allocates the ring in host memory; else the
- *	ring in the caller's memory, 4 KiB aligned, @buffers * @buffer_size
- *	bytes, readable and writable, kept until HelloFPGA_Stream_Close()
- *	(unmapped earlier, on the emulated card the card's next write into it
- *	faults and stops the stream: Wait returns -EIO)
+ * @host: NULL: the library allocates the ring in host memory (the kernel
+ *	driver: its own buffers, mapped read-only, at most 4 MiB each, or
+ *	what the DMA layer maps in one piece); else the ring in the
+ *	caller's memory, 4 KiB aligned, @buffers * @buffer_size bytes,
+ *	readable and writable, kept until HelloFPGA_Stream_Close() (the
+ *	kernel driver pins it: each buffer must be contiguous in bus
+ *	addresses, which 4096-byte buffers always are; unmapped earlier, on
+ *	the emulated card the card's next write into it faults and stops the
+ *	stream: Wait returns -EIO)
  * @gpu: 0, or a GPU Direct pin (HelloFPGA_GPUDirect_Pin()) the ring is in
- *	(then @host is NULL); the pin must stay pinned while the stream is open
+ *	(then @host is NULL); the pin must stay pinned while the stream is
+ *	open (the kernel driver refuses to unpin it; should the GPU memory be
+ *	freed anyway, the driver stops the ring first and Wait returns -EIO)
  * @gpu_offset: offset of the ring in the pin, a multiple of 4096
  * @flags: 0 (no flag is defined yet)
  * @reserved: 0
@@ -835,9 +841,9 @@ typedef struct {
  * unaligned, reserved or flags not 0, both @host and @gpu; a GPU ring whose
  * buffers do not each fit one of the pin's contiguous pieces: the text says
  * the largest buffer size that works), -ECHRNG (no such C2H channel),
- * -EOPNOTSUPP (the card's channels are not AXI-Stream, or the backend has no
- * streams: the kernel driver has none yet), -EBUSY (a stream is open on the
- * channel), -ENOENT (@gpu is no pin), -ERANGE (the ring lies past the end of
+ * -EOPNOTSUPP (the card's channels are not AXI-Stream, or the kernel driver
+ * predates streams: ABI 1.3), -EBUSY (a stream is open on the channel, by
+ * this handle or, on the kernel driver, by any process), -ENOENT (@gpu is no pin), -ERANGE (the ring lies past the end of
  * the pin), -ENOMEM, -EMFILE (65535 streams open in the process), -ENODEV
  * (card gone), -EIO (the engine is wedged, or any other failure).
  */
@@ -993,9 +999,9 @@ typedef struct {
  * until the first HelloFPGA_Stream_Wait() returns), -EOPNOTSUPP (the GPU or
  * its driver has no stream memory operations, cuStreamWaitValue32_v2 of
  * CUDA 11.7 or newer; or HELLOFPGA_GPU_WAIT_FLUSH where the device cannot
- * flush; or a backend without GPU waits: the kernel driver has no streams
- * yet), -ENODEV (no GPU), -ENOMEM, -EIO (any other failure of CUDA; the
- * text names it).
+ * flush; or a backend without GPU waits: the kernel driver keeps a ring's
+ * writeback slots in the kernel, not yet mapped for the GPU), -ENODEV (no
+ * GPU), -ENOMEM, -EIO (any other failure of CUDA; the text names it).
  */
 int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM s, void *gpu_stream,
 			       uint64_t sequence, uint32_t flags,
@@ -1022,8 +1028,8 @@ int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM s, void *gpu_stream,
  * Return: 0, -EBADF, -ECHILD, -EINVAL (@index not held, or its GPU release
  * queued already; @flags not 0; @gpu_stream not a stream of the emulated
  * GPU), -EOPNOTSUPP (no stream memory operations; a backend without GPU
- * releases: the kernel driver has no streams yet), -ENODEV (no GPU),
- * -ENOMEM, -EIO (any other failure of CUDA).
+ * releases: the kernel driver, as for HelloFPGA_Stream_WaitOnGPU()),
+ * -ENODEV (no GPU), -ENOMEM, -EIO (any other failure of CUDA).
  */
 int HelloFPGA_Stream_ReleaseOnGPU(HELLOFPGA_STREAM s, void *gpu_stream,
 				  uint32_t index, uint32_t flags);

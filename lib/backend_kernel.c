@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -108,6 +109,24 @@ struct kpin {
 	uint64_t handle;
 	uint32_t type;
 	uint64_t off;
+};
+
+/**
+ * struct kstream - a stream on the driver (struct hellofpga_stream bdata).
+ * @fd: the stream's own open of the c2h node: the stream is this open
+ *	file's (its last close ends it)
+ * @map: MEM_HOST: the ring mapped read-only, else NULL
+ * @map_len: its length
+ * @pin: a GPU ring: the library's pin it lies in (referenced)
+ * @host_handle: a ring in the caller's host memory: the driver's pin of
+ *	it (PIN_HOST on the control node), else 0
+ */
+struct kstream {
+	int fd;
+	void *map;
+	size_t map_len;
+	struct hf_pin *pin;
+	uint64_t host_handle;
 };
 
 static bool driver_loaded(void)
@@ -228,6 +247,19 @@ static void kernel_fork_child(struct hellofpga_dev *dev)
 	struct kcard *kc = dev->priv;
 
 	kcard_close_fds(kc);
+	/*
+	 * The streams' nodes too: the parent's streams end with its files.
+	 * No lock (atfork child: another thread of the parent may have held
+	 * it); only the thread that forked runs.
+	 */
+	for (struct hellofpga_stream *s = dev->streams; s; s = s->next) {
+		struct kstream *ks = s->bdata;
+
+		if (ks && ks->fd >= 0) {
+			close(ks->fd);
+			ks->fd = -1;
+		}
+	}
 	memset(kc->ch_fd, 0xff, sizeof(kc->ch_fd));
 	memset(kc->events_fd, 0xff, sizeof(kc->events_fd));
 	kc->user_fd = -1;
@@ -688,14 +720,241 @@ static int kernel_uirq_take(struct hellofpga_dev *dev, int irq,
 		     irq);
 }
 
-/* The driver has no stream ioctls yet: the hook for them. */
+static void kstream_free(struct hellofpga_dev *dev, struct kstream *ks)
+{
+	struct kcard *kc = dev->priv;
+
+	if (ks->map)
+		munmap(ks->map, ks->map_len);
+	if (ks->fd >= 0)
+		close(ks->fd);
+	if (ks->host_handle && kc->ctl_fd >= 0) {
+		struct hellofpga_unpin u = { .handle = ks->host_handle };
+
+		kioctl(kc->ctl_fd, HELLOFPGA_IOC_UNPIN, &u);
+	}
+	if (ks->pin)
+		hf_pin_put(ks->pin);
+	free(ks);
+}
+
+/* A ring in the caller's memory: pinned on the control node (PIN_HOST). */
+static int kstream_pin_host(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+			    struct kstream *ks, struct hellofpga_stream_config *c)
+{
+	static const char fn[] = "HelloFPGA_Stream_Open";
+	struct kcard *kc = dev->priv;
+	struct hellofpga_pin p;
+	int ret;
+
+	ret = hf_user_buf_check(dev, XDMA_C2H, s->cfg.host,
+				(size_t)s->cfg.buffers * s->cfg.buffer_size);
+	if (ret)
+		return ret;
+	memset(&p, 0, sizeof(p));
+	p.type = HELLOFPGA_PIN_HOST;
+	p.addr = (uintptr_t)s->cfg.host;
+	p.size = (uint64_t)s->cfg.buffers * s->cfg.buffer_size;
+	p.fd = -1;
+	ret = kioctl(kc->ctl_fd, HELLOFPGA_IOC_PIN, &p);
+	if (ret)
+		return kfail(dev, kc->ctl_fd, ret, "%s: PIN of the ring's host memory failed",
+			     fn);
+	ks->host_handle = p.handle;
+	c->mem = HELLOFPGA_MEM_PIN;
+	c->pin_fd = kc->ctl_fd;
+	c->pin_handle = p.handle;
+	return 0;
+}
+
 static int kernel_stream_start(struct hellofpga_dev *dev,
 			       struct hellofpga_stream *s)
 {
-	(void)s;
-	return hf_set_error(dev, -EOPNOTSUPP,
-			    "HelloFPGA_Stream_Open: %s: the driver has no stream ioctls yet",
+	static const char fn[] = "HelloFPGA_Stream_Open";
+	struct kcard *kc = dev->priv;
+	struct hellofpga_stream_config c;
+	struct kstream *ks;
+	char path[64], node[16];
+	int ret;
+
+	if (!dev->stream)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: %s: %s", fn, dev->info.name,
+				    kc->abi_minor < 3 ?
+				    "the driver has no stream ioctls (ABI 1.3 and later have)" :
+				    "the card's channels are memory-mapped, not AXI-Stream");
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
+	ks->fd = -1;
+	memset(&c, 0, sizeof(c));
+	c.buffers = s->cfg.buffers;
+	c.buffer_size = s->cfg.buffer_size;
+	c.mem = HELLOFPGA_MEM_HOST;
+	c.pin_fd = -1;
+	if (s->cfg.gpu) {
+		struct kpin *kp;
+
+		ks->pin = hf_pin_get(dev, s->cfg.gpu);
+		if (!ks->pin) {
+			ret = hf_set_error(dev, -ENOENT, "%s: no pin with handle 0x%llx",
+					   fn, (unsigned long long)s->cfg.gpu);
+			goto err;
+		}
+		if (s->cfg.gpu_offset > ks->pin->size ||
+		    (uint64_t)s->cfg.buffers * s->cfg.buffer_size >
+		    ks->pin->size - s->cfg.gpu_offset) {
+			ret = hf_set_error(dev, -ERANGE,
+					   "%s: the ring (offset 0x%llx + %llu bytes) lies past the end of the pin (%zu bytes)",
+					   fn, (unsigned long long)s->cfg.gpu_offset,
+					   (unsigned long long)s->cfg.buffers *
+					   s->cfg.buffer_size, ks->pin->size);
+			goto err;
+		}
+		kp = ks->pin->bdata;
+		c.mem = HELLOFPGA_MEM_PIN;
+		c.pin_fd = kc->ctl_fd;
+		c.pin_handle = kp->handle;
+		c.pin_offset = kp->off + s->cfg.gpu_offset;
+	} else if (s->cfg.host) {
+		ret = kstream_pin_host(dev, s, ks, &c);
+		if (ret)
+			goto err;
+	}
+	snprintf(node, sizeof(node), "c2h_%d", s->cfg.channel);
+	node_path(path, sizeof(path), kc->index, node);
+	ks->fd = open_node(path);
+	if (ks->fd < 0) {
+		ret = hf_set_error(dev, ks->fd, "%s: cannot open %s: %s", fn,
+				   path, strerror(-ks->fd));
+		ks->fd = -1;
+		goto err;
+	}
+	ret = kioctl(ks->fd, HELLOFPGA_IOC_STREAM_START, &c);
+	if (ret) {
+		ret = kfail(dev, ks->fd, ret, "%s: STREAM_START failed", fn);
+		goto err;
+	}
+	if (c.mem == HELLOFPGA_MEM_HOST) {
+		ks->map_len = c.mmap_size;
+		ks->map = mmap(NULL, ks->map_len, PROT_READ, MAP_SHARED,
+			       ks->fd, 0);
+		if (ks->map == MAP_FAILED) {
+			ret = hf_set_error(dev, -errno,
+					   "%s: cannot map the ring (%zu bytes): %s",
+					   fn, ks->map_len, strerror(errno));
+			ks->map = NULL;
+			goto err;
+		}
+		s->host = ks->map;
+	} else if (!s->cfg.gpu) {
+		s->host = s->cfg.host;
+	}
+	__atomic_store_n(&s->bdata, ks, __ATOMIC_RELEASE);
+	return 0;
+err:
+	kstream_free(dev, ks);
+	return ret;
+}
+
+static int kernel_stream_wait(struct hellofpga_dev *dev,
+			      struct hellofpga_stream *s, uint64_t timeout_ns,
+			      struct hf_xdma_ring_buf *b)
+{
+	struct kstream *ks = s->bdata;
+	struct hellofpga_stream_frame f;
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	f.timeout_ns = timeout_ns;
+	ret = kioctl(ks->fd, HELLOFPGA_IOC_STREAM_WAIT, &f);
+	if (ret == -EAGAIN)
+		return ret;
+	if (ret)
+		return kfail(dev, ks->fd, ret, "%s: STREAM_WAIT failed",
+			     dev->info.name);
+	memset(b, 0, sizeof(*b));
+	b->index = f.index;
+	b->len = (u32)f.length;
+	b->eop = f.frame_flags & HELLOFPGA_STREAM_EOP;
+	b->sequence = f.sequence;
+	b->frame = f.frame;
+	return 0;
+}
+
+static int kernel_stream_release(struct hellofpga_dev *dev,
+				 struct hellofpga_stream *s, uint32_t index)
+{
+	struct kstream *ks = s->bdata;
+	struct hellofpga_stream_release r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.index = index;
+	ret = kioctl(ks->fd, HELLOFPGA_IOC_STREAM_RELEASE, &r);
+	if (ret)
+		return kfail(dev, ks->fd, ret, "%s: STREAM_RELEASE of buffer %u failed",
+			     dev->info.name, index);
+	return 0;
+}
+
+/* Make a STREAM_WAIT of another thread return EAGAIN. */
+static void kernel_stream_kick(struct hellofpga_dev *dev,
+			       struct hellofpga_stream *s)
+{
+	struct kstream *ks = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
+	struct hellofpga_stream_release r;
+
+	(void)dev;
+	if (!ks)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.flags = HELLOFPGA_STREAM_WAKE;
+	kioctl(ks->fd, HELLOFPGA_IOC_STREAM_RELEASE, &r);
+}
+
+static void kernel_stream_stats(struct hellofpga_dev *dev,
+				struct hellofpga_stream *s,
+				struct hf_xdma_ring_stats *st)
+{
+	struct kstream *ks = s->bdata;
+	struct hellofpga_stream_stats k;
+
+	(void)dev;
+	memset(st, 0, sizeof(*st));
+	memset(&k, 0, sizeof(k));
+	if (kioctl(ks->fd, HELLOFPGA_IOC_STREAM_STATS, &k))
+		return;
+	st->buffers = k.buffers;
+	st->frames = k.frames;
+	st->bytes = k.bytes;
+	st->ring_full = k.ring_full;
+	st->skipped = k.skipped;
+	st->wakes = k.wakes;
+	st->status_reads = k.status_reads;
+	st->credit_writes = k.credit_writes;
+}
+
+static int kernel_stream_stop(struct hellofpga_dev *dev,
+			      struct hellofpga_stream *s)
+{
+	struct kstream *ks = s->bdata;
+	struct hellofpga_stream_stop st;
+	int ret;
+
+	if (!ks)
+		return 0;
+	memset(&st, 0, sizeof(st));
+	ret = kioctl(ks->fd, HELLOFPGA_IOC_STREAM_STOP, &st);
+	if (ret && ret != -ENOENT && ret != -ENODEV)
+		ret = kfail(dev, ks->fd, -EIO, "%s: STREAM_STOP failed",
 			    dev->info.name);
+	else
+		ret = 0;
+	/* the driver keeps what a wedged engine may reach: ours may go */
+	__atomic_store_n(&s->bdata, NULL, __ATOMIC_RELEASE);
+	kstream_free(dev, ks);
+	return ret;
 }
 
 static const struct hf_backend_ops kernel_ops = {
@@ -712,6 +971,11 @@ static const struct hf_backend_ops kernel_ops = {
 	.uirq_arm = kernel_uirq_arm,
 	.uirq_take = kernel_uirq_take,
 	.stream_start = kernel_stream_start,
+	.stream_wait = kernel_stream_wait,
+	.stream_release = kernel_stream_release,
+	.stream_kick = kernel_stream_kick,
+	.stream_stats = kernel_stream_stats,
+	.stream_stop = kernel_stream_stop,
 };
 
 /*
@@ -814,6 +1078,7 @@ static int read_info(struct hellofpga_dev *dev, struct kcard *kc,
 
 	kc->features = hi.features;
 	kc->abi_minor = hi.abi_minor;
+	dev->stream = hi.abi_minor >= 3 && (hi.features & HELLOFPGA_FEAT_STREAM);
 	snprintf(dev->info.name, sizeof(dev->info.name), "%s", name);
 	dev->info.backend = HELLOFPGA_BACKEND_KERNEL;
 	snprintf(dev->info.backend_name, sizeof(dev->info.backend_name), "%s",

@@ -12,7 +12,10 @@
  *   /dev/hellofpgaN_c2h_C      read()/pread():   card memory -> host memory
  *                              (the file position is the card address);
  *                              both also take Xilinx's ioctls
- *                              (hellofpga_xdma.h)
+ *                              (hellofpga_xdma.h); on an AXI-Stream card
+ *                              (HELLOFPGA_FEAT_STREAM) the c2h node takes
+ *                              the STREAM_* ioctls, poll() and a read-only
+ *                              mmap() of a stream's ring (see below)
  *   /dev/hellofpgaN_user       mmap() and pread/pwrite of the user BAR
  *   /dev/hellofpgaN_events_U   read() blocks for user interrupt U (4-byte count)
  *
@@ -40,8 +43,10 @@
  * alignment and address-mode ioctls on the h2c/c2h nodes (hellofpga_xdma.h).
  * Minor 2: HELLOFPGA_IOC_SET_TIMEOUT; a transfer that waits for a busy
  * channel longer than its timeout fails with EBUSY.
+ * Minor 3: C2H AXI-Stream rings: HELLOFPGA_FEAT_STREAM and the
+ * HELLOFPGA_IOC_STREAM_* ioctls of the c2h nodes.
  */
-#define HELLOFPGA_ABI_MINOR		2
+#define HELLOFPGA_ABI_MINOR		3
 
 #define HELLOFPGA_IOC_MAGIC		0xb6
 
@@ -53,6 +58,7 @@
 #define HELLOFPGA_FEAT_PIN_DMABUF	(1ULL << 4)	/* dma-buf import */
 #define HELLOFPGA_FEAT_POLL_MODE	(1ULL << 5)	/* poll-mode writeback */
 #define HELLOFPGA_FEAT_USER_EVENTS	(1ULL << 6)	/* _events_U nodes */
+#define HELLOFPGA_FEAT_STREAM		(1ULL << 7)	/* AXI-Stream: STREAM_* */
 
 /* Completion modes (struct hellofpga_info.irq_mode) */
 #define HELLOFPGA_IRQ_MODE_POLL		0
@@ -272,6 +278,220 @@ struct hellofpga_timeout {
 
 #define HELLOFPGA_MAX_TIMEOUT_MS	3600000
 
+/*
+ * C2H AXI-Stream rings (ABI 1.3; cards with HELLOFPGA_FEAT_STREAM), ioctls
+ * of /dev/hellofpgaN_c2h_C.  A stream is a ring of equal buffers that the
+ * channel's engine fills for ever, in descriptor credit mode: STREAM_WAIT
+ * hands out the next filled buffer, which is the caller's until
+ * STREAM_RELEASE gives it back (buffers go back to the engine in ring
+ * order); with every buffer held the engine has nowhere to write and the
+ * card's source stalls or drops.  A frame (AXI-Stream packet, TLAST) that
+ * is shorter than a buffer fills one, HELLOFPGA_STREAM_EOP set; a longer
+ * one spans consecutive buffers, EOP on the last.
+ *
+ * Lifetime rules:
+ * - One stream per C2H channel of a card (-EBUSY for a second, from any
+ *   open file); it belongs to the open file (file description) that
+ *   started it: WAIT, RELEASE, STATS and STOP from another open file of
+ *   the node are -ENOENT.  Processes sharing the file description (fork(),
+ *   SCM_RIGHTS) share the stream.
+ * - The stream ends with STREAM_STOP or the last close of its file
+ *   description (also at exit or SIGKILL): the engine is stopped and
+ *   proven idle before any of its memory is unmapped or freed.
+ * - HELLOFPGA_MEM_HOST rings are driver memory, mapped by mmap() of the
+ *   c2h node at offset 0, read-only (PROT_WRITE: -EACCES), while the
+ *   stream runs.  A mapping outlives STREAM_STOP and the close safely:
+ *   the pages stay until the last mapping of them goes (the engine no
+ *   longer writes them), but a new stream does not appear in an old
+ *   mapping: map again.
+ * - HELLOFPGA_MEM_PIN rings lie in a pin of the card's control node
+ *   (HELLOFPGA_IOC_PIN), named by that node's file descriptor and the
+ *   handle; each buffer must lie in one contiguous bus piece of the pin.
+ *   UNPIN of a pin a stream uses is -EBUSY.  Should the pin go anyway
+ *   (close of the control node, the provider revoking it: NVIDIA's free
+ *   callback, a dma-buf move), the stream's engine is stopped and proven
+ *   idle before the memory goes, and WAIT fails with -EIO from then on.
+ * - Card removal or a PCIe error recovery stops the stream the same way:
+ *   WAIT then fails with -ENODEV (or -EIO); STOP and close still work.
+ * - An engine that stops on an error makes WAIT fail with -EIO; the
+ *   decoded status is in LAST_ERROR; STOP the stream (it can be started
+ *   again).
+ * - poll(): EPOLLIN | EPOLLRDNORM while a filled buffer waits to be taken
+ *   by WAIT; EPOLLERR once the stream stopped on an error or the card
+ *   went; 0 without a stream.
+ */
+
+/* Where a ring lies (struct hellofpga_stream_config.mem). */
+#define HELLOFPGA_MEM_HOST		1	/* driver buffers, mmap()ed */
+#define HELLOFPGA_MEM_PIN		2	/* a pin of the control node */
+
+#define HELLOFPGA_RING_MIN_BUFFERS	2
+#define HELLOFPGA_RING_MAX_BUFFERS	512
+/* Largest buffer (one engine descriptor): 256 MiB - 4 KiB. */
+#define HELLOFPGA_RING_MAX_BUFFER	0x0ffff000u
+
+/**
+ * struct hellofpga_stream_config - HELLOFPGA_IOC_STREAM_START: set up a
+ *	ring on the node's channel and start it.
+ * @buffers: in: HELLOFPGA_RING_MIN_BUFFERS..HELLOFPGA_RING_MAX_BUFFERS
+ * @mem: in: HELLOFPGA_MEM_HOST or HELLOFPGA_MEM_PIN
+ * @buffer_size: in: bytes per buffer, a multiple of 4096 and of the
+ *	engine's alignment, at most HELLOFPGA_RING_MAX_BUFFER; MEM_HOST:
+ *	at most what the DMA layer maps in one piece and the kernel
+ *	allocates contiguously (-EINVAL, LAST_ERROR says the limit)
+ * @pin_handle: in: MEM_PIN: the pin's handle, else 0
+ * @pin_offset: in: MEM_PIN: offset of the ring in the pin, a multiple of
+ *	4096, else 0
+ * @pin_fd: in: MEM_PIN: a file descriptor of this card's control node
+ *	that holds the pin, else -1
+ * @flags: in: 0
+ * @mmap_size: out: MEM_HOST: bytes to mmap() at offset 0 (buffer i at
+ *	i * @buffer_size), else 0
+ * @reserved: 0
+ *
+ * Errors: EINVAL (a field out of range, unaligned, flags or reserved not
+ * 0, a buffer not inside one contiguous piece of the pin), ERANGE (the
+ * ring lies past the end of the pin), ENOENT (no such pin), EBADF (@pin_fd
+ * is no control node of this card), EBUSY (a stream runs on the channel),
+ * EOPNOTSUPP (not an AXI-Stream card), ENOMEM (no memory, or over
+ * RLIMIT_MEMLOCK: MEM_HOST buffers are locked memory), EIO (the channel
+ * is wedged, or bus mastering is off), ENODEV (card removed).
+ */
+struct hellofpga_stream_config {
+	__u32 buffers;
+	__u32 mem;
+	__u64 buffer_size;
+	__u64 pin_handle;
+	__u64 pin_offset;
+	__s32 pin_fd;
+	__u32 flags;
+	__u64 mmap_size;
+	__u64 reserved[4];
+};
+
+/* struct hellofpga_stream_frame.frame_flags: the buffer ends a frame. */
+#define HELLOFPGA_STREAM_EOP		0x1u
+/* Longest STREAM_WAIT (ns). */
+#define HELLOFPGA_STREAM_MAX_WAIT_NS	3600000000000ull
+
+/**
+ * struct hellofpga_stream_frame - HELLOFPGA_IOC_STREAM_WAIT: the next
+ *	filled buffer.
+ * @timeout_ns: in: how long to wait, 0 only looks, at most
+ *	HELLOFPGA_STREAM_MAX_WAIT_NS
+ * @flags: in: 0
+ * @index: out: the buffer, 0..buffers-1, the caller's until STREAM_RELEASE
+ * @frame_flags: out: HELLOFPGA_STREAM_EOP
+ * @pad: 0
+ * @length: out: bytes in the buffer
+ * @sequence: out: buffers completed on the stream before this one
+ * @frame: out: frames (EOPs) completed before this one
+ * @dropped: out: frames the reference design's source dropped since the
+ *	previous EOP buffer a WAIT handed out (its DROPPED counter, read at
+ *	EOP buffers), 0 on other designs
+ * @timestamp_ns: out: CLOCK_MONOTONIC when the driver took the buffer
+ * @offset: out: MEM_HOST: the buffer's offset in the mapping; MEM_PIN:
+ *	its offset in the pin
+ * @reserved: 0
+ *
+ * Errors: ETIMEDOUT (no buffer in time: the stream goes on), EAGAIN (a
+ * STREAM_RELEASE with HELLOFPGA_STREAM_WAKE woke the wait), EINVAL (a field
+ * wrong), ENOENT (no stream on this open file), EIO (the engine stopped on
+ * an error, the pin went, bus mastering off: LAST_ERROR says which),
+ * ENODEV (card removed), EINTR (a fatal signal).
+ */
+struct hellofpga_stream_frame {
+	__u64 timeout_ns;
+	__u32 flags;
+	__u32 index;
+	__u32 frame_flags;
+	__u32 pad;
+	__u64 length;
+	__u64 sequence;
+	__u64 frame;
+	__u64 dropped;
+	__u64 timestamp_ns;
+	__u64 offset;
+	__u64 reserved[4];
+};
+
+/*
+ * struct hellofpga_stream_release.flags: release nothing, make a WAIT in
+ * progress on the stream return EAGAIN (@index must be 0).
+ */
+#define HELLOFPGA_STREAM_WAKE		0x1u
+
+/**
+ * struct hellofpga_stream_release - HELLOFPGA_IOC_STREAM_RELEASE: give a
+ *	buffer back to the engine; may be called while another thread waits
+ *	(the wait hands the buffer over).
+ * @index: in: a buffer STREAM_WAIT handed out and not released yet
+ * @flags: in: 0 or HELLOFPGA_STREAM_WAKE
+ * @reserved: 0
+ *
+ * Errors: EINVAL (@index not held, flags or reserved wrong), ENOENT (no
+ * stream on this open file).
+ */
+struct hellofpga_stream_release {
+	__u32 index;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+/**
+ * struct hellofpga_stream_stop - HELLOFPGA_IOC_STREAM_STOP: stop the
+ *	stream, prove its engine idle, free its ring.
+ * @flags: in: 0
+ * @pad: 0
+ * @reserved: 0
+ *
+ * Errors: ENOENT (no stream on this open file), EIO (the engine did not
+ * stop: the channel is wedged and keeps the ring's memory until it goes
+ * idle; the stream is over anyway).
+ */
+struct hellofpga_stream_stop {
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct hellofpga_stream_stats - HELLOFPGA_IOC_STREAM_STATS: the
+ *	stream's counters since STREAM_START.
+ * @flags: in: 0
+ * @held: out: buffers held by the caller now
+ * @buffers: out: buffers completed and handed out
+ * @frames: out: of them, those with EOP
+ * @bytes: out: bytes in them
+ * @ring_full: out: times the engine had no free buffer
+ * @skipped: out: buffers skipped at the start (the rest of a frame an
+ *	earlier stop cut)
+ * @wakes: out: wake-ups by the engine's interrupt
+ * @status_reads: out: status register reads
+ * @credit_writes: out: credit register writes
+ * @running: out: 1 while the ring runs, 0 once it stopped (error, pin
+ *	gone, card gone)
+ * @pad: 0
+ * @reserved: 0
+ *
+ * Errors: EINVAL (flags or reserved not 0), ENOENT (no stream).
+ */
+struct hellofpga_stream_stats {
+	__u32 flags;
+	__u32 held;
+	__u64 buffers;
+	__u64 frames;
+	__u64 bytes;
+	__u64 ring_full;
+	__u64 skipped;
+	__u64 wakes;
+	__u64 status_reads;
+	__u64 credit_writes;
+	__u32 running;
+	__u32 pad;
+	__u64 reserved[4];
+};
+
 #define HELLOFPGA_IOC_GET_INFO	_IOWR(HELLOFPGA_IOC_MAGIC, 0, struct hellofpga_info)
 #define HELLOFPGA_IOC_PIN	_IOWR(HELLOFPGA_IOC_MAGIC, 1, struct hellofpga_pin)
 #define HELLOFPGA_IOC_XFER	_IOWR(HELLOFPGA_IOC_MAGIC, 2, struct hellofpga_xfer)
@@ -279,5 +499,15 @@ struct hellofpga_timeout {
 #define HELLOFPGA_IOC_GET_STATS	_IOWR(HELLOFPGA_IOC_MAGIC, 4, struct hellofpga_stats)
 #define HELLOFPGA_IOC_LAST_ERROR _IOWR(HELLOFPGA_IOC_MAGIC, 5, struct hellofpga_last_error)
 #define HELLOFPGA_IOC_SET_TIMEOUT _IOW(HELLOFPGA_IOC_MAGIC, 6, struct hellofpga_timeout)
+#define HELLOFPGA_IOC_STREAM_START \
+	_IOWR(HELLOFPGA_IOC_MAGIC, 7, struct hellofpga_stream_config)
+#define HELLOFPGA_IOC_STREAM_WAIT \
+	_IOWR(HELLOFPGA_IOC_MAGIC, 8, struct hellofpga_stream_frame)
+#define HELLOFPGA_IOC_STREAM_RELEASE \
+	_IOW(HELLOFPGA_IOC_MAGIC, 9, struct hellofpga_stream_release)
+#define HELLOFPGA_IOC_STREAM_STOP \
+	_IOW(HELLOFPGA_IOC_MAGIC, 10, struct hellofpga_stream_stop)
+#define HELLOFPGA_IOC_STREAM_STATS \
+	_IOWR(HELLOFPGA_IOC_MAGIC, 11, struct hellofpga_stream_stats)
 
 #endif /* _UAPI_HELLOFPGA_H */

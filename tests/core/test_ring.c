@@ -4,8 +4,9 @@
  * against the emulated card with AXI-Stream channels through its
  * in-process host: probe of a stream card, rings that wrap with every frame
  * verified, frames that span buffers, records, out-of-order release,
- * backpressure and drop, stop and restart, timeouts and the register cost
- * per frame, in poll, MSI-X, MSI and legacy modes.
+ * backpressure and drop, stop and restart, timeouts, the look of
+ * hf_xdma_ring_ready() and the register cost per frame, in poll, MSI-X,
+ * MSI and legacy modes.
  */
 #include "dma_faults.h"
 #include "harness.h"
@@ -618,6 +619,42 @@ static void timeout_case(const void *arg)
 }
 
 HF_TEST_ROWS(ring_wait_times_out_without_frames, mode_rows, timeout_case)
+
+/*
+ * hf_xdma_ring_ready() (poll() of the driver's stream node): 0 with
+ * nothing there, 1 once a buffer completed, and it takes nothing (the
+ * wait after it gets that buffer); -EINVAL on a ring not running.
+ */
+static void ready_case(const void *arg)
+{
+	const struct mode_row *row = arg;
+	struct rx *x = rx_new(row->mode);
+	struct hf_xdma_result res;
+	struct hf_xdma_ring_buf b;
+	u64 t0;
+	int ret;
+
+	HF_CHECK_ERR(hf_xdma_ring_ready(&x->r, &res), -EINVAL);
+	rx_ring(x, 4, 4096);
+	HF_CHECK_ERR(hf_xdma_ring_ready(&x->r, &res), 0);
+	src_start(x, 4096, 1, 0, 0);
+	t0 = hf_os_now_ns();
+	while ((ret = hf_xdma_ring_ready(&x->r, &res)) == 0 &&
+	       hf_os_now_ns() - t0 < TMO)
+		sleep_us(100);
+	HF_CHECK_ERR(ret, 1);
+	/* again: still there, nothing taken */
+	HF_CHECK_ERR(hf_xdma_ring_ready(&x->r, &res), 1);
+	HF_CHECK_EQ(x->r.stats.buffers, 0);
+	HF_CHECK_ERR(hf_xdma_ring_wait(&x->r, 0, &b, &res), 0);
+	HF_CHECK_EQ(b.index, 0);
+	HF_CHECK(b.eop);
+	HF_CHECK_ERR(hf_xdma_ring_ready(&x->r, &res), 0);
+	HF_CHECK_ERR(hf_xdma_ring_release(&x->r, b.index), 0);
+	rx_free(x);
+}
+
+HF_TEST_ROWS(ring_ready_looks_without_taking, mode_rows, ready_case)
 
 HF_TEST(ring_build_refuses_a_buffer_not_contiguous)
 {

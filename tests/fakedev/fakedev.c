@@ -14,7 +14,8 @@
  * /dev/null) so descriptor numbers never collide; an events node a
  * duplicate of the emulated card's user-interrupt eventfd
  * (HelloFPGA_UserIRQ_GetFd()), so poll() of it works without interposing;
- * dup(), fork() and mmap() of a fake node are not supported.
+ * dup() and fork() of a fake node are not supported; mmap() only of a
+ * c2h node's MEM_HOST stream ring (below).
  *
  * Behind the nodes of card N sits an emulated card of this process: the
  * library's own emulated backend (model, in-process host, engine core),
@@ -30,7 +31,14 @@
  * _events_U (4 bytes: the count; blocks, or -EAGAIN with O_NONBLOCK), whose
  * count is the card's, shared by its opens as the driver's (a raise through
  * _user, HF_USER_IRQ_SET, reaches it).  A card in irq=poll mode has no
- * events nodes and no HELLOFPGA_FEAT_USER_EVENTS.
+ * events nodes and no HELLOFPGA_FEAT_USER_EVENTS.  On an AXI-Stream card
+ * ("st" in HF_FAKEDEV_CARD): HELLOFPGA_FEAT_STREAM and the STREAM_* ioctls
+ * of the c2h nodes, over the embedded card's HelloFPGA_Stream_* (a
+ * MEM_HOST ring is the fake's memory, which mmap() of the node returns,
+ * PROT_READ only, and munmap() lets go of; a MEM_PIN ring lies in a host
+ * pin of a control node, buffers of 4 KiB: the fake's pins are not
+ * contiguous beyond a page, as a driver's without an IOMMU; UNPIN of it
+ * is -EBUSY while the ring runs; poll() is not interposed).
  * errno conventions chosen (reported to the driver authors):
  *   flags, pad or reserved field not zero, unknown PIN type,
  *   wrong direction for the node, bad user-BAR access,
@@ -135,6 +143,41 @@ struct fk_pin {
 	uint64_t handle;
 	uint8_t *addr;
 	uint64_t size;
+	unsigned int streams;	/* rings in it (under the owner's lock) */
+};
+
+/**
+ * struct fk_stream - a stream of a c2h node.
+ * @s: the embedded card's stream
+ * @n: buffers
+ * @size: bytes per buffer
+ * @ring: MEM_HOST: the fake's ring memory (mmap()ed by the fake), else
+ *	the first byte in the pin
+ * @ring_len: MEM_HOST: its length
+ * @pin_off: MEM_PIN: offset of @ring in the pin, else 0
+ * @pin_owner: MEM_PIN: the control node's file, referenced
+ * @pin: MEM_PIN: the pin (its @streams counts this one)
+ * @wake: a HELLOFPGA_STREAM_WAKE came: the wait returns EAGAIN
+ */
+struct fk_stream {
+	HELLOFPGA_STREAM s;
+	uint32_t n;
+	uint64_t size;
+	uint8_t *ring;
+	size_t ring_len;
+	uint64_t pin_off;
+	struct fk_file *pin_owner;
+	struct fk_pin *pin;
+	bool wake;
+};
+
+/* MEM_HOST rings a caller mapped (mmap() of a c2h node), by address. */
+struct fk_map {
+	struct fk_map *next;	/* fk_maps, under fk_lock */
+	uint8_t *addr;
+	size_t len;
+	bool live;	/* the ring is still the stream's */
+	bool mapped;	/* the caller has not munmap()ed it */
 };
 
 /**
@@ -164,9 +207,12 @@ struct fk_file {
 	char last_text[256];
 	struct fk_pin *pins;
 	uint32_t timeout_ms;	/* SET_TIMEOUT, 0: the card's */
+	struct fk_stream *stream;	/* c2h node: its stream, under @lock */
+	struct fk_map *map;	/* MEM_HOST ring's mapping state, under fk_lock */
 };
 
 static pthread_mutex_t fk_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fk_map *fk_maps;
 static struct fk_file *fk_files[FK_MAX_FDS];
 static struct fk_card *fk_cards[FK_MAX_CARDS];
 static uint64_t fk_next_handle;
@@ -249,6 +295,21 @@ static int spec_channels(const char *key)
 		p += kl;
 	}
 	return XDMA_MAX_CHANNELS;
+}
+
+/* Whether the card is AXI-Stream: "st" (or st=on, st=1) in its name. */
+static bool spec_stream(void)
+{
+	const char *s = card_spec(), *p = s;
+
+	while ((p = strstr(p, "st"))) {
+		if ((p == s || p[-1] == ',') &&
+		    (!p[2] || p[2] == ',' || !strncmp(p + 2, "=on", 3) ||
+		     !strncmp(p + 2, "=1", 2)))
+			return true;
+		p += 2;
+	}
+	return false;
 }
 
 /**
@@ -383,6 +444,62 @@ static struct fk_file *file_get(int fd)
 	return f;
 }
 
+static void file_put(struct fk_file *f);
+
+/* Free a ring's memory once neither the stream nor a mapping has it. */
+static void map_release(struct fk_map *m, bool stream_side)
+{
+	bool free_it;
+
+	pthread_mutex_lock(&fk_lock);
+	if (stream_side)
+		m->live = false;
+	else
+		m->mapped = false;
+	free_it = !m->live && !m->mapped;
+	if (free_it)
+		for (struct fk_map **p = &fk_maps; *p; p = &(*p)->next)
+			if (*p == m) {
+				*p = m->next;
+				break;
+			}
+	pthread_mutex_unlock(&fk_lock);
+	if (free_it) {
+		REAL(munmap)(m->addr, m->len);
+		free(m);
+	}
+}
+
+/* End @f's stream: the embedded stream closed, its memory let go. */
+static int stream_end(struct fk_file *f)
+{
+	struct fk_stream *st;
+	struct fk_map *m;
+	int ret;
+
+	pthread_mutex_lock(&f->lock);
+	st = f->stream;
+	f->stream = NULL;
+	pthread_mutex_lock(&fk_lock);
+	m = f->map;
+	f->map = NULL;
+	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&f->lock);
+	if (!st)
+		return -ENOENT;
+	ret = HelloFPGA_Stream_Close(st->s);
+	if (st->pin) {
+		pthread_mutex_lock(&st->pin_owner->lock);
+		st->pin->streams--;
+		pthread_mutex_unlock(&st->pin_owner->lock);
+		file_put(st->pin_owner);
+	}
+	if (m)
+		map_release(m, true);
+	free(st);
+	return ret;
+}
+
 /* Drop a reference; the last one ends the open file: pins go. */
 static void file_put(struct fk_file *f)
 {
@@ -394,6 +511,7 @@ static void file_put(struct fk_file *f)
 	pthread_mutex_unlock(&fk_lock);
 	if (!last)
 		return;
+	stream_end(f);
 	while (f->pins) {
 		struct fk_pin *p = f->pins;
 
@@ -603,7 +721,8 @@ static int ioc_get_info(struct fk_file *f, struct hellofpga_info *hi)
 	hi->card_index = c->index;
 	hi->features = env_u64("HF_FAKEDEV_FEATURES", FK_DEFAULT_FEATURES |
 			       (strstr(card_spec(), "irq=poll") ? 0 :
-				HELLOFPGA_FEAT_USER_EVENTS));
+				HELLOFPGA_FEAT_USER_EVENTS) |
+			       (spec_stream() ? HELLOFPGA_FEAT_STREAM : 0));
 	hi->num_h2c = c->info.num_h2c;
 	hi->num_c2h = c->info.num_c2h;
 	hi->ddr_size = c->info.ddr_size;
@@ -841,6 +960,12 @@ static int ioc_unpin(struct fk_file *f, struct hellofpga_unpin *u)
 	pthread_mutex_lock(&f->lock);
 	for (pp = &f->pins; *pp; pp = &(*pp)->next) {
 		if ((*pp)->handle == u->handle) {
+			if ((*pp)->streams) {
+				pthread_mutex_unlock(&f->lock);
+				return fail(f, -EBUSY,
+					    "UNPIN: pin %llu holds a running stream ring: stop the stream first",
+					    (unsigned long long)u->handle);
+			}
 			p = *pp;
 			*pp = p->next;
 			break;
@@ -858,6 +983,275 @@ static int ioc_unpin(struct fk_file *f, struct hellofpga_unpin *u)
 	return 0;
 }
 
+/* ---- C2H stream rings (AXI-Stream cards) ---- */
+
+static int ioc_stream_start(struct fk_file *f, struct hellofpga_stream_config *c)
+{
+	struct fk_card *card = f->card;
+	HELLOFPGA_STREAM_CONFIG cfg;
+	struct fk_stream *st;
+	struct fk_map *m = NULL;
+	int ret;
+
+	if (c->flags || c->mmap_size || !zero(c->reserved, sizeof(c->reserved)))
+		return fail(f, -EINVAL, "STREAM_START: flags, mmap_size and reserved must be 0");
+	if (c->buffers < HELLOFPGA_RING_MIN_BUFFERS ||
+	    c->buffers > HELLOFPGA_RING_MAX_BUFFERS)
+		return fail(f, -EINVAL, "STREAM_START: buffers must be 2..512");
+	if (!c->buffer_size || c->buffer_size % FK_PAGE ||
+	    c->buffer_size > HELLOFPGA_RING_MAX_BUFFER)
+		return fail(f, -EINVAL, "STREAM_START: buffer_size: 4096..268431360, 4 KiB aligned");
+	if (c->mem != HELLOFPGA_MEM_HOST && c->mem != HELLOFPGA_MEM_PIN)
+		return fail(f, -EINVAL, "STREAM_START: mem must be HELLOFPGA_MEM_HOST or HELLOFPGA_MEM_PIN");
+	if (c->mem == HELLOFPGA_MEM_HOST &&
+	    (c->pin_handle || c->pin_offset || c->pin_fd != -1))
+		return fail(f, -EINVAL, "STREAM_START: MEM_HOST: pin_handle and pin_offset must be 0, pin_fd -1");
+	if (c->mem == HELLOFPGA_MEM_PIN &&
+	    (!c->pin_handle || c->pin_fd < 0 || c->pin_offset % FK_PAGE))
+		return fail(f, -EINVAL, "STREAM_START: MEM_PIN: pin_handle and pin_fd name a pin, pin_offset a multiple of 4096");
+	if (c->mem == HELLOFPGA_MEM_HOST && c->buffer_size > (4u << 20))
+		return fail(f, -EINVAL, "STREAM_START: MEM_HOST buffers are at most 4194304 bytes here");
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return fail(f, -ENOMEM, "STREAM_START: no memory");
+	st->n = c->buffers;
+	st->size = c->buffer_size;
+	if (c->mem == HELLOFPGA_MEM_PIN) {
+		struct fk_file *o = file_get(c->pin_fd);
+		uint8_t *addr = NULL;
+		uint64_t size = 0;
+
+		if (!o || o->card != card || o->node != FK_CONTROL) {
+			if (o)
+				file_put(o);
+			free(st);
+			return fail(f, -EBADF, "STREAM_START: pin_fd %d is not the control node of the card",
+				    c->pin_fd);
+		}
+		pthread_mutex_lock(&o->lock);
+		for (struct fk_pin *p = o->pins; p; p = p->next)
+			if (p->handle == c->pin_handle) {
+				st->pin = p;
+				addr = p->addr;
+				size = p->size;
+			}
+		if (st->pin)
+			st->pin->streams++;
+		pthread_mutex_unlock(&o->lock);
+		st->pin_owner = o;
+		if (!st->pin) {
+			ret = fail(f, -ENOENT, "STREAM_START: no pin with handle %llu on that control node",
+				   (unsigned long long)c->pin_handle);
+			goto err;
+		}
+		if (c->pin_offset > size ||
+		    (uint64_t)c->buffers * c->buffer_size > size - c->pin_offset) {
+			ret = fail(f, -ERANGE, "STREAM_START: the ring lies past the end of the pin");
+			goto err;
+		}
+		if (c->buffer_size > FK_PAGE) {
+			ret = fail(f, -EINVAL,
+				   "C2H%d: ring buffer 0 is not contiguous in bus addresses (4096 of its %llu bytes are): each buffer must be one contiguous range",
+				   f->ch, (unsigned long long)c->buffer_size);
+			goto err;
+		}
+		st->ring = addr + c->pin_offset;
+		st->pin_off = c->pin_offset;
+	} else {
+		st->ring_len = (size_t)c->buffers * c->buffer_size;
+		st->ring = REAL(mmap)(NULL, st->ring_len, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		m = calloc(1, sizeof(*m));
+		if (st->ring == MAP_FAILED || !m) {
+			if (st->ring != MAP_FAILED)
+				REAL(munmap)(st->ring, st->ring_len);
+			st->ring = NULL;
+			ret = fail(f, -ENOMEM, "STREAM_START: no memory for the ring");
+			goto err;
+		}
+		m->addr = st->ring;
+		m->len = st->ring_len;
+		m->live = true;
+	}
+	pthread_mutex_lock(&f->lock);
+	if (f->stream) {
+		pthread_mutex_unlock(&f->lock);
+		ret = fail(f, -EBUSY, "STREAM_START: a stream runs on C2H%d already",
+			   f->ch);
+		goto err;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.channel = f->ch;
+	cfg.buffers = c->buffers;
+	cfg.buffer_size = c->buffer_size;
+	cfg.host = st->ring;
+	ret = HelloFPGA_Stream_Open(card->h, &cfg, &st->s);
+	if (ret) {
+		pthread_mutex_unlock(&f->lock);
+		ret = fail(f, ret, "STREAM_START: %s",
+			   HelloFPGA_GetLastError(card->h));
+		goto err;
+	}
+	f->stream = st;
+	pthread_mutex_lock(&fk_lock);
+	f->map = m;
+	if (m) {
+		m->next = fk_maps;
+		fk_maps = m;
+	}
+	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&f->lock);
+	c->mmap_size = c->mem == HELLOFPGA_MEM_HOST ? st->ring_len : 0;
+	return 0;
+err:
+	if (st->pin) {
+		pthread_mutex_lock(&st->pin_owner->lock);
+		st->pin->streams--;
+		pthread_mutex_unlock(&st->pin_owner->lock);
+	}
+	if (st->pin_owner)
+		file_put(st->pin_owner);
+	if (m) {
+		REAL(munmap)(m->addr, m->len);
+		free(m);
+	}
+	free(st);
+	return ret;
+}
+
+/* @f's stream, or NULL with the error recorded (-1, errno ENOENT). */
+static struct fk_stream *stream_of(struct fk_file *f, const char *what)
+{
+	struct fk_stream *st;
+
+	pthread_mutex_lock(&f->lock);
+	st = f->stream;
+	pthread_mutex_unlock(&f->lock);
+	if (!st)
+		fail(f, -ENOENT, "%s: no stream started on this open file of C2H%d",
+		     what, f->ch);
+	return st;
+}
+
+static int ioc_stream_wait(struct fk_file *f, struct hellofpga_stream_frame *w)
+{
+	struct fk_card *card = f->card;
+	struct fk_stream *st;
+	HELLOFPGA_FRAME fr;
+	uint64_t left = w->timeout_ns;
+	int ret, slice;
+
+	if (w->flags || w->pad || !zero(w->reserved, sizeof(w->reserved)))
+		return fail(f, -EINVAL, "STREAM_WAIT: flags, pad and reserved must be 0");
+	if (w->timeout_ns > HELLOFPGA_STREAM_MAX_WAIT_NS)
+		return fail(f, -EINVAL, "STREAM_WAIT: timeout_ns above the limit");
+	st = stream_of(f, "STREAM_WAIT");
+	if (!st)
+		return -1;
+	/* in slices, so a HELLOFPGA_STREAM_WAKE ends it */
+	for (;;) {
+		if (__atomic_exchange_n(&st->wake, false, __ATOMIC_ACQ_REL))
+			return fail(f, -EAGAIN, "STREAM_WAIT: woken by HELLOFPGA_STREAM_WAKE");
+		slice = left > 10000000ull ? 10 : (int)((left + 999999) / 1000000);
+		ret = HelloFPGA_Stream_Wait(st->s, slice, &fr);
+		if (ret != -ETIMEDOUT || left <= 10000000ull)
+			break;
+		left -= 10000000ull;
+	}
+	if (ret)
+		return fail(f, ret, "STREAM_WAIT: %s", HelloFPGA_GetLastError(card->h));
+	memset(w, 0, sizeof(*w));
+	w->index = fr.index;
+	w->frame_flags = fr.flags & HELLOFPGA_FRAME_EOP ? HELLOFPGA_STREAM_EOP : 0;
+	w->length = fr.length;
+	w->sequence = fr.sequence;
+	w->frame = fr.frame;
+	w->dropped = fr.dropped;
+	w->timestamp_ns = fr.timestamp_ns;
+	w->offset = st->pin_off + (uint64_t)fr.index * st->size;
+	return 0;
+}
+
+static int ioc_stream_release(struct fk_file *f, struct hellofpga_stream_release *r)
+{
+	struct fk_stream *st;
+	int ret;
+
+	if ((r->flags & ~HELLOFPGA_STREAM_WAKE) || (r->flags && r->index) ||
+	    !zero(r->reserved, sizeof(r->reserved)))
+		return fail(f, -EINVAL, "STREAM_RELEASE: flags must be 0 or HELLOFPGA_STREAM_WAKE (then index 0), reserved 0");
+	st = stream_of(f, "STREAM_RELEASE");
+	if (!st)
+		return -1;
+	if (r->flags) {
+		__atomic_store_n(&st->wake, true, __ATOMIC_RELEASE);
+		return 0;
+	}
+	ret = HelloFPGA_Stream_Release(st->s, r->index);
+	if (ret)
+		return fail(f, ret, "STREAM_RELEASE: buffer %u is not held (a ring of %u buffers)",
+			    r->index, st->n);
+	return 0;
+}
+
+static int ioc_stream_stop(struct fk_file *f, struct hellofpga_stream_stop *s)
+{
+	int ret;
+
+	if (s->flags || s->pad || !zero(s->reserved, sizeof(s->reserved)))
+		return fail(f, -EINVAL, "STREAM_STOP: flags, pad and reserved must be 0");
+	ret = stream_end(f);
+	if (ret == -ENOENT)
+		return fail(f, ret, "STREAM_STOP: no stream started on this open file of C2H%d",
+			    f->ch);
+	if (ret)
+		return fail(f, -EIO, "STREAM_STOP: the engine did not stop");
+	return 0;
+}
+
+static int ioc_stream_stats(struct fk_file *f, struct hellofpga_stream_stats *k)
+{
+	HELLOFPGA_STREAM_STATS ss;
+	struct fk_stream *st;
+
+	if (k->flags || !zero(&k->held, sizeof(*k) - sizeof(k->flags)))
+		return fail(f, -EINVAL, "STREAM_STATS: flags and every output field must be 0");
+	st = stream_of(f, "STREAM_STATS");
+	if (!st)
+		return -1;
+	if (HelloFPGA_Stream_GetStats(st->s, &ss))
+		return fail(f, -EIO, "STREAM_STATS: %s",
+			    HelloFPGA_GetLastError(f->card->h));
+	k->held = ss.held;
+	k->buffers = ss.buffers;
+	k->frames = ss.frames;
+	k->bytes = ss.bytes;
+	k->ring_full = ss.ring_full;
+	k->running = 1;
+	return 0;
+}
+
+static int fk_stream_ioctl(struct fk_file *f, unsigned long req, void *arg)
+{
+	if (f->node != FK_C2H)
+		return fail(f, -ENOTTY, "STREAM: an ioctl of the c2h nodes");
+	if (!spec_stream())
+		return fail(f, -EOPNOTSUPP,
+			    "STREAM: the card's channels are memory-mapped, not AXI-Stream");
+	switch (req) {
+	case HELLOFPGA_IOC_STREAM_START:
+		return ioc_stream_start(f, arg);
+	case HELLOFPGA_IOC_STREAM_WAIT:
+		return ioc_stream_wait(f, arg);
+	case HELLOFPGA_IOC_STREAM_RELEASE:
+		return ioc_stream_release(f, arg);
+	case HELLOFPGA_IOC_STREAM_STOP:
+		return ioc_stream_stop(f, arg);
+	default:
+		return ioc_stream_stats(f, arg);
+	}
+}
+
 static int fk_ioctl(struct fk_file *f, unsigned long req, void *arg)
 {
 	bool ctl = f->node == FK_CONTROL;
@@ -867,9 +1261,20 @@ static int fk_ioctl(struct fk_file *f, unsigned long req, void *arg)
 		     req == HELLOFPGA_IOC_LAST_ERROR ||
 		     req == HELLOFPGA_IOC_PIN || req == HELLOFPGA_IOC_XFER ||
 		     req == HELLOFPGA_IOC_UNPIN ||
-		     req == HELLOFPGA_IOC_SET_TIMEOUT))
+		     req == HELLOFPGA_IOC_SET_TIMEOUT ||
+		     req == HELLOFPGA_IOC_STREAM_START ||
+		     req == HELLOFPGA_IOC_STREAM_WAIT ||
+		     req == HELLOFPGA_IOC_STREAM_RELEASE ||
+		     req == HELLOFPGA_IOC_STREAM_STOP ||
+		     req == HELLOFPGA_IOC_STREAM_STATS))
 		return fail(f, -EFAULT, "ioctl 0x%lx: NULL argument", req);
 	switch (req) {
+	case HELLOFPGA_IOC_STREAM_START:
+	case HELLOFPGA_IOC_STREAM_WAIT:
+	case HELLOFPGA_IOC_STREAM_RELEASE:
+	case HELLOFPGA_IOC_STREAM_STOP:
+	case HELLOFPGA_IOC_STREAM_STATS:
+		return fk_stream_ioctl(f, req, arg);
 	case HELLOFPGA_IOC_GET_INFO:
 		return ioc_get_info(f, arg);
 	case HELLOFPGA_IOC_GET_STATS:
@@ -1193,6 +1598,65 @@ int ioctl(int fd, unsigned long req, ...)
 	ret = fk_ioctl(f, req, arg);
 	file_put(f);
 	return ret;
+}
+
+/*
+ * mmap() of a c2h node: its MEM_HOST ring, read-only, from offset 0 (the
+ * fake's memory itself: the address of the ring); munmap() of it lets go.
+ */
+static void *fk_mmap(struct fk_file *f, size_t len, int prot, off_t off)
+{
+	struct fk_map *m;
+
+	if (prot & PROT_WRITE) {
+		fail(f, -EACCES, "mmap: a stream ring is read-only (no PROT_WRITE)");
+		return MAP_FAILED;
+	}
+	pthread_mutex_lock(&fk_lock);
+	m = f->map;
+	if (m && (off || len > m->len || m->mapped))
+		m = NULL;
+	if (m)
+		m->mapped = true;
+	pthread_mutex_unlock(&fk_lock);
+	if (!m) {
+		fail(f, f->map ? -EINVAL : -ENOENT,
+		     "mmap: only the MEM_HOST stream ring, once, from offset 0 (hf_fakedev)");
+		return MAP_FAILED;
+	}
+	return m->addr;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct fk_file *f = file_get(fd);
+	void *ret;
+
+	if (!f)
+		return REAL(mmap)(addr, len, prot, flags, fd, off);
+	ret = fk_mmap(f, len, prot, off);
+	file_put(f);
+	return ret;
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap(addr, len, prot, flags, fd, off);
+}
+
+int munmap(void *addr, size_t len)
+{
+	struct fk_map *found = NULL;
+
+	pthread_mutex_lock(&fk_lock);
+	for (struct fk_map *m = fk_maps; m && !found; m = m->next)
+		if (m->addr == addr && m->mapped)
+			found = m;
+	pthread_mutex_unlock(&fk_lock);
+	if (!found)
+		return REAL(munmap)(addr, len);
+	map_release(found, false);
+	return 0;
 }
 
 /* access() and stat() of our paths: 0 for a present node, else ENOENT. */

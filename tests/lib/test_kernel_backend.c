@@ -4,7 +4,8 @@
  * against libhf_fakedev.so, the test double of hellofpga.ko
  * (tests/fakedev/): discovery, GET_INFO and the ABI check, the CPU path
  * through the channel nodes, the user BAR, the driver's error texts, GPU
- * Direct with the emulated GPU through PIN_HOST / XFER / UNPIN, and the
+ * Direct with the emulated GPU through PIN_HOST / XFER / UNPIN, C2H stream
+ * rings through STREAM_* (host, caller-memory and GPU rings), and the
  * 15-case "hellofpga test" through the kernel backend.
  *
  * The program re-executes itself with the fake in LD_PRELOAD (and, in
@@ -26,6 +27,7 @@
 #include "gpu.h"
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_stream_pattern.h"
 #include "hf_user_regs.h"
 #include "lib_helpers.h"
 #include "uapi/hellofpga.h"
@@ -1059,21 +1061,295 @@ HF_TEST(kb_undocumented_driver_errno_of_xfer_is_eio)
 				  "a pipe of the test broke");
 }
 
-/* The driver has no stream ioctls yet: the kernel backend says so. */
-HF_TEST(kb_stream_open_is_eopnotsupp)
+/* ---- C2H stream rings through the STREAM_* ioctls ---- */
+
+/* The fake's first card, AXI-Stream ("st"): 2 C2H channels. */
+static HELLOFPGA_HANDLE kopen_st(void)
+{
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARD", "emu,private,st,c2h=2", 1);
+	return kopen(NULL);
+}
+
+static void st_src_start(HELLOFPGA_HANDLE h, uint32_t size, uint32_t count)
+{
+	uint32_t b = HF_USER_ST_SRC(0);
+
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, b + HF_ST_SRC_CTRL,
+					   HF_ST_SRC_CTRL_CLEAR), 0);
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, b + HF_ST_SRC_FRAME_SIZE, size), 0);
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, b + HF_ST_SRC_COUNT, count), 0);
+	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, b + HF_ST_SRC_CTRL,
+					   HF_ST_SRC_CTRL_ENABLE), 0);
+}
+
+static HELLOFPGA_STREAM_CONFIG st_cfg(uint32_t buffers, size_t size)
 {
 	HELLOFPGA_STREAM_CONFIG c;
+
+	memset(&c, 0, sizeof(c));
+	c.buffers = buffers;
+	c.buffer_size = size;
+	return c;
+}
+
+/* Take @n frames of @size bytes from @s, each verified by @check. */
+static void st_take(HELLOFPGA_STREAM s, uint32_t n, uint32_t size,
+		    bool (*check)(const HELLOFPGA_FRAME *f, uint32_t size))
+{
+	HELLOFPGA_FRAME f;
+
+	for (uint32_t i = 0; i < n; i++) {
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 5000, &f), 0);
+		HF_CHECK_EQ(f.sequence, i);
+		HF_CHECK(f.flags & HELLOFPGA_FRAME_EOP);
+		HF_CHECK_EQ(f.length, size);
+		HF_CHECK_MSG(check(&f, size), "frame %u", i);
+		HF_CHECK_ERR(HelloFPGA_Stream_Release(s, f.index), 0);
+	}
+}
+
+static bool st_host_ok(const HELLOFPGA_FRAME *f, uint32_t size)
+{
+	uint64_t seq = ~0ull;
+
+	return f->host && !hf_stream_verify(f->host, size, &seq) &&
+	       seq == f->sequence;
+}
+
+/* Memory-mapped card, or a driver before ABI 1.3: no streams, said why. */
+HF_TEST(kb_stream_open_is_eopnotsupp)
+{
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(4, 4096);
 	HELLOFPGA_STREAM s = NULL;
 	HELLOFPGA_HANDLE h;
 
-	fake_defaults();
 	h = kopen_default();
-	memset(&c, 0, sizeof(c));
-	c.buffers = 4;
-	c.buffer_size = 4096;
 	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EOPNOTSUPP);
 	HF_CHECK(s == NULL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "memory-mapped"),
+		     "'%s'", HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARD", "emu,private,st", 1);
+	setenv("HF_FAKEDEV_ABI_MINOR", "2", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EOPNOTSUPP);
 	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "no stream ioctls"),
 		     "'%s'", HelloFPGA_GetLastError(h));
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_ABI_MINOR");
+}
+
+/* A ring in driver memory, mapped read-only: every frame verified. */
+HF_TEST(kb_stream_host_ring_frames_verified)
+{
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(8, 8192);
+	HELLOFPGA_STREAM_STATS st;
+	HELLOFPGA_STREAM s = NULL;
+	HELLOFPGA_HANDLE h = kopen_st();
+
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	st_src_start(h, 4096, 100);
+	st_take(s, 100, 4096, st_host_ok);
+	HF_CHECK_ERR(HelloFPGA_Stream_GetStats(s, &st), 0);
+	HF_CHECK_EQ(st.frames, 100);
+	HF_CHECK_EQ(st.bytes, 100 * 4096);
+	HF_CHECK_EQ(st.held, 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+/* The driver's errors of STREAM_START reach the caller with its text. */
+HF_TEST(kb_stream_driver_errors)
+{
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(4, 8u << 20);
+	HELLOFPGA_STREAM s = NULL, s2 = NULL;
+	HELLOFPGA_HANDLE h = kopen_st(), h2;
+
+	/* MEM_HOST buffers of 8 MiB: more than the driver allocates */
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EINVAL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "MEM_HOST"), "'%s'",
+		     HelloFPGA_GetLastError(h));
+	/* a second handle, one channel: the driver's EBUSY */
+	c = st_cfg(4, 4096);
+	h2 = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h2, &c, &s2), -EBUSY);
+	c.channel = 1;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h2, &c, &s2), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s2), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h2), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+/* A wait with nothing to take: -ETIMEDOUT, the stream goes on. */
+HF_TEST(kb_stream_wait_times_out)
+{
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(4, 4096);
+	HELLOFPGA_STREAM s = NULL;
+	HELLOFPGA_HANDLE h = kopen_st();
+	HELLOFPGA_FRAME f;
+
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 30, &f), -ETIMEDOUT);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 0, &f), -ETIMEDOUT);
+	st_src_start(h, 4096, 1);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 5000, &f), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(s, f.index), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+struct st_rel {
+	HELLOFPGA_STREAM s;
+	uint32_t idx[4];
+};
+
+static void *st_release_later(void *arg)
+{
+	struct st_rel *r = arg;
+
+	usleep(50000);
+	for (int i = 0; i < 4; i++)
+		HelloFPGA_Stream_Release(r->s, r->idx[i]);
+	return NULL;
+}
+
+/*
+ * Every buffer held, a Wait blocked in the driver: releases from another
+ * thread wake it (STREAM_RELEASE with HELLOFPGA_STREAM_WAKE) and it goes on.
+ */
+HF_TEST(kb_stream_release_from_another_thread_wakes_wait)
+{
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(4, 4096);
+	HELLOFPGA_STREAM s = NULL;
+	HELLOFPGA_HANDLE h = kopen_st();
+	struct st_rel r;
+	HELLOFPGA_FRAME f;
+	pthread_t t;
+
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	st_src_start(h, 4096, 8);
+	r.s = s;
+	for (int i = 0; i < 4; i++) {
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 5000, &f), 0);
+		r.idx[i] = f.index;
+	}
+	HF_CHECK_EQ(pthread_create(&t, NULL, st_release_later, &r), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 5000, &f), 0);
+	HF_CHECK_EQ(f.sequence, 4);
+	HF_CHECK(st_host_ok(&f, 4096));
+	pthread_join(t, NULL);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(s, f.index), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+/* A ring in the caller's memory: pinned (PIN_HOST), 4 KiB buffers. */
+HF_TEST(kb_stream_caller_memory_ring)
+{
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(8, 4096);
+	HELLOFPGA_STREAM s = NULL;
+	HELLOFPGA_HANDLE h = kopen_st();
+	void *ring = NULL;
+
+	HF_CHECK_EQ(posix_memalign(&ring, 4096, 8 * 4096), 0);
+	memset(ring, 0, 8 * 4096);
+	c.host = ring;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	st_src_start(h, 4096, 40);
+	st_take(s, 40, 4096, st_host_ok);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	/* 8 KiB buffers are not one contiguous piece of such a pin */
+	c.buffer_size = 8192;
+	c.buffers = 4;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EINVAL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "contiguous"), "'%s'",
+		     HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	free(ring);
+}
+
+static void *st_gpu_base;
+
+static bool st_gpu_ok(const HELLOFPGA_FRAME *f, uint32_t size)
+{
+	static uint8_t buf[4096];
+	uint64_t seq = ~0ull;
+
+	if (f->host || size > sizeof(buf) ||
+	    HelloFPGA_GPU_Memcpy(buf, (uint8_t *)st_gpu_base + f->gpu_offset,
+				 size, HELLOFPGA_MEMCPY_GPU_TO_HOST))
+		return false;
+	return !hf_stream_verify(buf, size, &seq) && seq == f->sequence;
+}
+
+/* A ring in a GPU Direct pin (the emulated GPU: PIN_HOST to the driver). */
+HF_TEST(kb_stream_gpu_ring)
+{
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(8, 4096);
+	HELLOFPGA_STREAM s = NULL;
+	HELLOFPGA_HANDLE h = kopen_st();
+	HELLOFPGA_GPU_HANDLE gh;
+	size_t size = 1 * MIB;
+
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&st_gpu_base, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, st_gpu_base, size, &gh), 0);
+	c.gpu = gh;
+	c.gpu_offset = 64 * KIB;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	st_src_start(h, 4096, 30);
+	st_take(s, 30, 4096, st_gpu_ok);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	/* past the end of the pin */
+	c.gpu_offset = size - 4096;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -ERANGE);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(st_gpu_base), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+/* The raw ABI of the fake: a ring's pin cannot be unpinned while it runs. */
+HF_TEST(kb_stream_unpin_of_running_ring_is_ebusy)
+{
+	struct hellofpga_stream_config c;
+	struct hellofpga_stream_stop stop;
+	struct hellofpga_unpin u;
+	uint64_t handle;
+	int ctl, fd;
+	void *mem = NULL;
+
+	kopen_st();	/* the environment only; the handle is not needed */
+	ctl = open(CARD0 "_control", O_RDWR | O_CLOEXEC);
+	fd = open(CARD0 "_c2h_0", O_RDWR | O_CLOEXEC);
+	HF_CHECK(ctl >= 0 && fd >= 0);
+	HF_CHECK_EQ(posix_memalign(&mem, 4096, 64 * KIB), 0);
+	{
+		struct hellofpga_pin p = { .type = HELLOFPGA_PIN_HOST,
+					   .addr = (uintptr_t)mem,
+					   .size = 64 * KIB, .fd = -1 };
+
+		HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_PIN, &p), 0);
+		handle = p.handle;
+	}
+	memset(&c, 0, sizeof(c));
+	c.buffers = 4;
+	c.buffer_size = 4096;
+	c.mem = HELLOFPGA_MEM_PIN;
+	c.pin_fd = ctl;
+	c.pin_handle = handle;
+	HF_CHECK_EQ(ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c), 0);
+	memset(&u, 0, sizeof(u));
+	u.handle = handle;
+	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u), -1);
+	HF_CHECK_EQ(errno, EBUSY);
+	memset(&stop, 0, sizeof(stop));
+	HF_CHECK_EQ(ioctl(fd, HELLOFPGA_IOC_STREAM_STOP, &stop), 0);
+	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u), 0);
+	close(fd);
+	close(ctl);
+	free(mem);
 }

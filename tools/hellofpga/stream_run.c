@@ -94,6 +94,13 @@ int st_setup(struct st_run *r)
 			return -ENOMEM;
 		c.gpu = r->pin;
 	}
+	/*
+	 * The source's counters to 0 before the stream opens: Open takes
+	 * them as the stream's base (on a real card they hold what earlier
+	 * runs, of other processes too, counted)
+	 */
+	if (src_wr(r, HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_CLEAR))
+		return -EIO;
 	ret = HelloFPGA_Stream_Open(r->h, &c, &r->s);
 	if (ret) {
 		cli_lib_err(r->h, ret, "cannot open the stream");
@@ -101,8 +108,7 @@ int st_setup(struct st_run *r)
 	}
 	ctrl = HF_ST_SRC_CTRL_ENABLE | (r->records ? HF_ST_SRC_CTRL_RECORDS : 0) |
 	       (r->drop ? HF_ST_SRC_CTRL_DROP : 0);
-	if (src_wr(r, HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_CLEAR) ||
-	    src_wr(r, HF_ST_SRC_FRAME_SIZE, r->frame_size) ||
+	if (src_wr(r, HF_ST_SRC_FRAME_SIZE, r->frame_size) ||
 	    src_wr(r, HF_ST_SRC_REC_MIN, r->rec_min) ||
 	    src_wr(r, HF_ST_SRC_REC_MAX, r->rec_max) ||
 	    src_wr(r, HF_ST_SRC_INTERVAL_NS,

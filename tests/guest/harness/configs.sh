@@ -49,7 +49,7 @@
 # Returns 1 for an unknown NAME.
 
 HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards
-	k6.12-msix k6.12-viommu arm64-msix arm64-smmu insn-msix insn-poll)
+	stream stream-poll k6.12-msix k6.12-viommu arm64-msix arm64-smmu insn-msix insn-poll)
 
 # What the arm64 guests run (tests/guest/README.md, "Configurations"): the
 # CLI, the library tests and the Tegra flavor of nvidia_p2p (the one Jetson
@@ -162,6 +162,19 @@ hf_config() {
 		# vIOMMU or slub_debug (tests/guest/README.md, "Configurations")
 		CFG_ONLY=info,stop64,twocards,hang,fuzz,pins
 		CFG_CASES=iommu
+		;;
+	stream | stream-poll)
+		# an AXI-Stream card (xdma-sim,st=on): memory-mapped transfers
+		# are refused on it, so only what streams runs (cases/stream.sh)
+		if [ "$1" = stream ]; then
+			CFG_DESC="AXI-Stream card (st=on), MSI-X: C2H stream rings"
+			CFG_MODPARAMS=irq_mode=msix
+		else
+			CFG_DESC="AXI-Stream card (st=on), poll-mode writeback: C2H stream rings"
+			CFG_MODPARAMS=poll_mode=1 CFG_IRQ=poll
+		fi
+		CFG_DEVICE+=,st=on
+		CFG_ONLY=info,stream
 		;;
 	k6.12-msix)
 		CFG_DESC="Debian's 6.12 kernel (bookworm-backports), MSI-X; QMP device_del during a transfer"

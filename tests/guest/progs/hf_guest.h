@@ -269,6 +269,7 @@ static inline int hfg_info(int fd, struct hellofpga_info *info)
  */
 #define HFG_FW			0xf000u
 #define HFG_FW_MAGIC		0x46415554u	/* "FAUT" */
+#define HFG_FAULT_DESC_READ	0x01u
 #define HFG_FAULT_STALL		0x02u
 #define HFG_FAULT_HANG		0x10u
 #define HFG_CNT_BYTES_H2C	5

@@ -1,0 +1,999 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hf_stream - C2H AXI-Stream rings of the real driver, raw ioctls
+ * (include/uapi/hellofpga.h, "C2H AXI-Stream rings"), on a card with
+ * xdma-sim,st=on: the reference design's stream source (user BAR
+ * HF_USER_ST_SRC) sends frames that every check verifies
+ * (core/hf_stream_pattern.h).
+ *
+ *   hf_stream [-d /dev/hellofpgaN] [-c CHANNEL] [-g] [-u]
+ *
+ * -g: also the rings in a GPU pin of nvp2p-standin.ko (desktop flavor,
+ * loaded by the case with its provider): frames read through the stand-in's
+ * mapping, UNPIN refused while the ring runs, the free callback mid-stream.
+ * -u: last, the card's removal (sysfs unbind) under a waiting ring, then
+ * bind again.
+ *
+ * Prints PASS/FAIL/SKIP lines prefixed "stream/"; exit status 1 on failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uapi/hellofpga.h"
+#include "hf_user_regs.h"
+#include "hf_stream_pattern.h"
+#include "../kmod/nvp2p-standin/nvp2p_standin_uapi.h"
+#include "hf_guest.h"
+
+static const char *card = "/dev/hellofpga0";
+static unsigned int ch;
+static int ctl = -1, ufd = -1;
+static char c2h[64];
+
+/* The step about to run, on the console (a hang shows where it is). */
+static void step(const char *name)
+{
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		dprintf(fd, "<3>hf_stream: step %s\n", name);
+		close(fd);
+	}
+}
+
+/* --- the source --------------------------------------------------------- */
+
+static void src_wr(uint32_t reg, uint32_t v)
+{
+	hfg_wr32(ufd, HF_USER_ST_SRC(ch) + reg, v);
+}
+
+static uint32_t src_rd(uint32_t reg)
+{
+	uint32_t v = 0;
+
+	hfg_rd32(ufd, HF_USER_ST_SRC(ch) + reg, &v);
+	return v;
+}
+
+/*
+ * Program and enable the source: @count frames (0: for ever) of @size
+ * bytes (records of @rmin..@rmax when @rmax), @ival_ns apart, drop mode.
+ */
+static void src_start(uint32_t size, uint32_t rmin, uint32_t rmax,
+		      uint32_t ival_ns, uint32_t count, bool drop)
+{
+	src_wr(HF_ST_SRC_CTRL, 0);
+	src_wr(HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_CLEAR);
+	src_wr(HF_ST_SRC_FRAME_SIZE, size);
+	src_wr(HF_ST_SRC_REC_MIN, rmin);
+	src_wr(HF_ST_SRC_REC_MAX, rmax);
+	src_wr(HF_ST_SRC_INTERVAL_NS, ival_ns);
+	src_wr(HF_ST_SRC_COUNT, count);
+	src_wr(HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_ENABLE |
+	       (rmax ? HF_ST_SRC_CTRL_RECORDS : 0) |
+	       (drop ? HF_ST_SRC_CTRL_DROP : 0));
+}
+
+static void src_stop(void)
+{
+	src_wr(HF_ST_SRC_CTRL, 0);
+}
+
+/* --- the ioctls ------------------------------------------------------- */
+
+static int st_start(int fd, uint32_t n, uint64_t size, uint32_t mem,
+		    int pin_fd, uint64_t handle, uint64_t off, uint64_t *mlen)
+{
+	struct hellofpga_stream_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.buffers = n;
+	c.buffer_size = size;
+	c.mem = mem;
+	c.pin_fd = pin_fd;
+	c.pin_handle = handle;
+	c.pin_offset = off;
+	if (ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c))
+		return -errno;
+	if (mlen)
+		*mlen = c.mmap_size;
+	return 0;
+}
+
+static int st_host(int fd, uint32_t n, uint64_t size)
+{
+	return st_start(fd, n, size, HELLOFPGA_MEM_HOST, -1, 0, 0, NULL);
+}
+
+static int st_wait(int fd, uint64_t timeout_ms, struct hellofpga_stream_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->timeout_ns = timeout_ms * 1000000ull;
+	return ioctl(fd, HELLOFPGA_IOC_STREAM_WAIT, f) ? -errno : 0;
+}
+
+static int st_release(int fd, uint32_t i)
+{
+	struct hellofpga_stream_release r = { .index = i };
+
+	return ioctl(fd, HELLOFPGA_IOC_STREAM_RELEASE, &r) ? -errno : 0;
+}
+
+static int st_stop(int fd)
+{
+	struct hellofpga_stream_stop s;
+
+	memset(&s, 0, sizeof(s));
+	return ioctl(fd, HELLOFPGA_IOC_STREAM_STOP, &s) ? -errno : 0;
+}
+
+static int st_stats(int fd, struct hellofpga_stream_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	return ioctl(fd, HELLOFPGA_IOC_STREAM_STATS, s) ? -errno : 0;
+}
+
+static int open_c2h(void)
+{
+	return open(c2h, O_RDWR | O_CLOEXEC);
+}
+
+/*
+ * take(): frames from a running ring into a check, buffer by buffer.
+ * @base: the ring's bytes (a mapping), buffer i at f.offset - @off0
+ */
+struct taker {
+	int fd;
+	const uint8_t *base;
+	uint64_t off0;
+	struct hf_stream_check chk;
+	uint64_t frames, bad, next_seq, gaps, dropped, buffers;
+	bool seq_known;
+	char why[200];
+};
+
+static void taker_init(struct taker *t, int fd, const void *base, uint64_t off0)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = fd;
+	t->base = base;
+	t->off0 = off0;
+	hf_stream_check_init(&t->chk);
+}
+
+/* One buffer: fed to the check, released.  0, or the WAIT's error. */
+static int take_one(struct taker *t, uint64_t timeout_ms)
+{
+	struct hellofpga_stream_frame f;
+	uint64_t seq;
+	int ret;
+
+	ret = st_wait(t->fd, timeout_ms, &f);
+	if (ret)
+		return ret;
+	t->buffers++;
+	hf_stream_check_feed(&t->chk, t->base + (f.offset - t->off0),
+			     (uint32_t)f.length);
+	t->dropped += f.dropped;
+	if (f.frame_flags & HELLOFPGA_STREAM_EOP) {
+		t->frames++;
+		if (!hf_stream_check_end(&t->chk, &seq)) {
+			if (!t->bad++)
+				snprintf(t->why, sizeof(t->why),
+					 "frame %llu (buffer %u, %llu bytes) corrupt",
+					 (unsigned long long)t->frames - 1,
+					 f.index, (unsigned long long)f.length);
+		} else {
+			if (t->seq_known && seq != t->next_seq)
+				t->gaps += seq - t->next_seq;
+			t->seq_known = true;
+			t->next_seq = seq + 1;
+		}
+	}
+	ret = st_release(t->fd, f.index);
+	return ret;
+}
+
+/* Take @frames frames, each wait at most @ms. */
+static int take_frames(struct taker *t, uint64_t frames, uint64_t ms)
+{
+	int ret = 0;
+
+	while (t->frames < frames && !(ret = take_one(t, ms)))
+		;
+	return ret;
+}
+
+/* --- checks --------------------------------------------------------- */
+
+static void check_refusals(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t n, mem;
+		uint64_t size;
+		int pin_fd;
+		uint64_t handle, off;
+		int err;
+	} rows[] = {
+		{ "one-buffer", 1, HELLOFPGA_MEM_HOST, 4096, -1, 0, 0, EINVAL },
+		{ "513-buffers", 513, HELLOFPGA_MEM_HOST, 4096, -1, 0, 0, EINVAL },
+		{ "size-0", 4, HELLOFPGA_MEM_HOST, 0, -1, 0, 0, EINVAL },
+		{ "size-unaligned", 4, HELLOFPGA_MEM_HOST, 6000, -1, 0, 0, EINVAL },
+		{ "size-too-big", 2, HELLOFPGA_MEM_HOST, 1ull << 28, -1, 0, 0, EINVAL },
+		{ "host-too-big", 2, HELLOFPGA_MEM_HOST, 64ull << 20, -1, 0, 0, EINVAL },
+		{ "mem-0", 4, 0, 4096, -1, 0, 0, EINVAL },
+		{ "mem-3", 4, 3, 4096, -1, 0, 0, EINVAL },
+		{ "host-with-pin-fd", 4, HELLOFPGA_MEM_HOST, 4096, 0, 0, 0, EINVAL },
+		{ "pin-no-handle", 4, HELLOFPGA_MEM_PIN, 4096, -2, 0, 0, EINVAL },
+		{ "pin-unknown", 4, HELLOFPGA_MEM_PIN, 4096, -2, 12345, 0, ENOENT },
+		{ "pin-fd-not-control", 4, HELLOFPGA_MEM_PIN, 4096, -3, 1, 0, EBADF },
+		{ "pin-offset-unaligned", 4, HELLOFPGA_MEM_PIN, 4096, -2, 1, 100, EINVAL },
+	};
+	struct hellofpga_stream_config c;
+	struct hellofpga_stream_frame f;
+	int fd = open_c2h(), ret;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char name[64];
+		int pfd = rows[i].pin_fd == -2 ? ctl :
+			  rows[i].pin_fd == -3 ? fd : rows[i].pin_fd;
+
+		ret = st_start(fd, rows[i].n, rows[i].size, rows[i].mem, pfd,
+			       rows[i].handle, rows[i].off, NULL);
+		snprintf(name, sizeof(name), "refuse/%s", rows[i].name);
+		hfg_expect(ret == -rows[i].err, name, "%d (%s)", ret,
+			   ret ? hfg_drv_err(fd) : "started");
+		if (!ret)
+			st_stop(fd);
+	}
+	memset(&c, 0, sizeof(c));
+	c.buffers = 4;
+	c.buffer_size = 4096;
+	c.mem = HELLOFPGA_MEM_HOST;
+	c.pin_fd = -1;
+	c.reserved[3] = 1;
+	ret = ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c) ? -errno : 0;
+	hfg_expect(ret == -EINVAL, "refuse/reserved", "%d", ret);
+	c.reserved[3] = 0;
+	c.flags = 1;
+	ret = ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c) ? -errno : 0;
+	hfg_expect(ret == -EINVAL, "refuse/flags", "%d", ret);
+	ret = ioctl(ctl, HELLOFPGA_IOC_STREAM_START, &c) ? -errno : 0;
+	hfg_expect(ret == -ENOTTY, "refuse/control-node", "%d", ret);
+	ret = st_wait(fd, 0, &f);
+	hfg_expect(ret == -ENOENT, "refuse/wait-without-stream", "%d", ret);
+	ret = st_release(fd, 0);
+	hfg_expect(ret == -ENOENT, "refuse/release-without-stream", "%d", ret);
+	ret = st_stop(fd);
+	hfg_expect(ret == -ENOENT, "refuse/stop-without-stream", "%d", ret);
+	close(fd);
+}
+
+/* A sustained host ring, every frame verified, the ring wrapping. */
+static void check_host_sustained(void)
+{
+	struct hellofpga_stream_stats s;
+	struct taker t;
+	uint64_t mlen = 0;
+	int fd = open_c2h(), ret;
+	void *m;
+
+	ret = st_start(fd, 8, 8192, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	if (ret) {
+		HFG_FAIL("host/start", "%d: %s", ret, hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	m = mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("host/mmap", "%s", strerror(errno));
+		close(fd);
+		return;
+	}
+	HFG_PASS("host/start", "8 x 8 KiB, mmap %llu bytes",
+		 (unsigned long long)mlen);
+	src_start(4096, 0, 0, 0, 3000, false);
+	taker_init(&t, fd, m, 0);
+	ret = take_frames(&t, 3000, 5000);
+	hfg_expect(!ret && t.frames == 3000 && !t.bad && !t.gaps,
+		   "host/sustained-verified",
+		   "ret %d, %llu frames, %llu corrupt, %llu missing %s", ret,
+		   (unsigned long long)t.frames, (unsigned long long)t.bad,
+		   (unsigned long long)t.gaps, t.why);
+	st_stats(fd, &s);
+	hfg_expect(s.buffers == 3000 && s.frames == 3000 && s.running &&
+		   s.bytes == 3000ull * 4096, "host/stats",
+		   "buffers %llu frames %llu bytes %llu running %u held %u",
+		   (unsigned long long)s.buffers, (unsigned long long)s.frames,
+		   (unsigned long long)s.bytes, s.running, s.held);
+	src_stop();
+
+	/* read-only */
+	ret = mprotect(m, 4096, PROT_READ | PROT_WRITE) ? -errno : 0;
+	hfg_expect(ret == -EACCES, "host/mprotect-write-refused", "%d", ret);
+	ret = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) ==
+	      MAP_FAILED ? -errno : 0;
+	hfg_expect(ret == -EACCES, "host/mmap-write-refused", "%d", ret);
+
+	/* munmap after stop: the pages stay until the mapping goes */
+	ret = st_stop(fd);
+	hfg_expect(!ret, "host/stop", "%d", ret);
+	hfg_expect(!hf_stream_verify(m, 4096, NULL) || 1,
+		   "host/read-after-stop", "the mapping reads after STOP");
+	close(fd);
+	hfg_expect(((volatile uint8_t *)m)[mlen - 1] == ((uint8_t *)m)[mlen - 1],
+		   "host/read-after-close", "the mapping reads after close");
+	munmap(m, mlen);
+}
+
+/* Frames that span buffers, and records of varying length. */
+static void check_spans_and_records(void)
+{
+	struct taker t;
+	uint64_t mlen = 0;
+	int fd = open_c2h(), ret;
+	void *m;
+
+	ret = st_start(fd, 6, 8192, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("span/start", "%d: %s", ret, hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	src_start(20000, 0, 0, 0, 300, false);
+	taker_init(&t, fd, m, 0);
+	ret = take_frames(&t, 300, 5000);
+	hfg_expect(!ret && t.frames == 300 && !t.bad && !t.gaps &&
+		   t.buffers == 900, "span/frames-over-3-buffers",
+		   "ret %d, %llu frames in %llu buffers, %llu corrupt %s", ret,
+		   (unsigned long long)t.frames, (unsigned long long)t.buffers,
+		   (unsigned long long)t.bad, t.why);
+	src_stop();
+	st_stop(fd);
+	munmap(m, mlen);
+
+	ret = st_start(fd, 16, 16384, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("records/start", "%d: %s", ret, hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	src_start(0, 16, 40000, 0, 1000, false);
+	taker_init(&t, fd, m, 0);
+	ret = take_frames(&t, 1000, 5000);
+	hfg_expect(!ret && t.frames == 1000 && !t.bad && !t.gaps,
+		   "records/variable-length-verified",
+		   "ret %d, %llu records in %llu buffers, %llu corrupt %s", ret,
+		   (unsigned long long)t.frames, (unsigned long long)t.buffers,
+		   (unsigned long long)t.bad, t.why);
+	src_stop();
+	st_stop(fd);
+	munmap(m, mlen);
+	close(fd);
+}
+
+/* WAIT's timeout, poll(), a second stream on the channel. */
+static void check_wait_poll_busy(void)
+{
+	struct hellofpga_stream_frame f;
+	struct pollfd p;
+	double t0;
+	int fd = open_c2h(), fd2 = open_c2h(), ret;
+
+	src_stop();
+	ret = st_host(fd, 4, 4096);
+	if (ret) {
+		HFG_FAIL("wait/start", "%d: %s", ret, hfg_drv_err(fd));
+		goto out;
+	}
+	t0 = hfg_now();
+	ret = st_wait(fd, 200, &f);
+	t0 = hfg_now() - t0;
+	hfg_expect(ret == -ETIMEDOUT && t0 >= 0.19 && t0 < 5,
+		   "wait/timeout", "%d after %.3f s", ret, t0);
+	ret = st_wait(fd, 0, &f);
+	hfg_expect(ret == -ETIMEDOUT, "wait/look-only", "%d", ret);
+	p.fd = fd;
+	p.events = POLLIN;
+	ret = poll(&p, 1, 200);
+	hfg_expect(ret == 0, "poll/nothing-yet", "poll %d revents 0x%x", ret,
+		   p.revents);
+	src_start(4096, 0, 0, 0, 1, false);
+	ret = poll(&p, 1, 5000);
+	hfg_expect(ret == 1 && (p.revents & POLLIN), "poll/frame-waits",
+		   "poll %d revents 0x%x", ret, p.revents);
+	ret = st_wait(fd, 0, &f);
+	hfg_expect(!ret && (f.frame_flags & HELLOFPGA_STREAM_EOP) &&
+		   f.length == 4096, "poll/wait-takes-it", "%d len %llu", ret,
+		   (unsigned long long)f.length);
+	ret = st_release(fd, f.index);
+	hfg_expect(!ret, "release/held", "%d", ret);
+	ret = st_release(fd, f.index);
+	hfg_expect(ret == -EINVAL, "release/twice", "%d", ret);
+	ret = st_release(fd, 4);
+	hfg_expect(ret == -EINVAL, "release/out-of-range", "%d", ret);
+	ret = st_host(fd2, 4, 4096);
+	hfg_expect(ret == -EBUSY, "busy/second-stream", "%d: %s", ret,
+		   hfg_drv_err(fd2));
+	ret = st_host(fd, 4, 4096);
+	hfg_expect(ret == -EBUSY, "busy/same-file", "%d", ret);
+	ret = st_wait(fd2, 0, &f);
+	hfg_expect(ret == -ENOENT, "busy/other-file-wait", "%d", ret);
+	st_stop(fd);
+	ret = st_host(fd2, 4, 4096);
+	hfg_expect(!ret, "busy/free-after-stop", "%d", ret);
+	st_stop(fd2);
+out:
+	close(fd);
+	close(fd2);
+}
+
+/*
+ * A consumer that falls behind: drop mode drops what finds no buffer and
+ * says so (DROPPED, f.dropped, a gap in the sequence of the same size;
+ * docs/xdma-model.md: a dropped frame's sequence number is skipped);
+ * backpressure mode stalls the source and loses nothing.
+ */
+static void check_behind(bool drop)
+{
+	const char *tag = drop ? "drop" : "backpressure";
+	struct hellofpga_stream_frame f[8];
+	struct hellofpga_stream_stats s;
+	struct taker t;
+	char name[64];
+	uint64_t mlen = 0;
+	uint32_t reg;
+	int fd = open_c2h(), ret, i, held = 0;
+	void *m;
+
+	ret = st_start(fd, 8, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		snprintf(name, sizeof(name), "%s/start", tag);
+		HFG_FAIL(name, "%d: %s", ret, hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	/*
+	 * 200 us apart (backpressure: 400 frames; drop: for ever, so that
+	 * frames after the hold show the gap); hold all 8 buffers 300 ms
+	 */
+	src_start(2048, 0, 0, 200000, drop ? 0 : 400, drop);
+	for (i = 0; i < 8; i++)
+		if (!st_wait(fd, 2000, &f[i]))
+			held++;
+	usleep(300000);
+	st_stats(fd, &s);
+	snprintf(name, sizeof(name), "%s/ring-full-counted", tag);
+	hfg_expect(held == 8 && s.ring_full >= 1 && s.held == 8, name,
+		   "held %d, ring_full %llu, stats.held %u", held,
+		   (unsigned long long)s.ring_full, s.held);
+	taker_init(&t, fd, m, 0);
+	/* the held frames: verified as well */
+	for (i = 0; i < held; i++) {
+		uint64_t seq = 0;
+
+		if (hf_stream_verify((uint8_t *)m + f[i].offset,
+				     (uint32_t)f[i].length, &seq))
+			t.bad++;
+		t.dropped += f[i].dropped;
+		t.frames++;
+		t.seq_known = true;
+		t.next_seq = seq + 1;
+		st_release(fd, f[i].index);
+	}
+	while (!(ret = take_one(&t, 5000)))
+		if (t.frames == (drop ? 200u : 400u))
+			break;
+	src_stop();
+	reg = src_rd(HF_ST_SRC_DROPPED);
+	snprintf(name, sizeof(name), "%s/verified", tag);
+	hfg_expect(!t.bad, name, "%llu frames, %llu corrupt %s",
+		   (unsigned long long)t.frames, (unsigned long long)t.bad,
+		   t.why);
+	if (drop) {
+		/*
+		 * every gap a frame showed was reported by a WAIT before it
+		 * (a WAIT reads DROPPED when it takes a frame: drops after
+		 * the frame's delivery count with it, their gap shows later)
+		 */
+		hfg_expect(!ret && t.gaps > 0 && t.dropped >= t.gaps &&
+			   reg >= t.dropped, "drop/reported-never-silent",
+			   "DROPPED %u, frames %llu, sequence gaps %llu, WAIT's dropped %llu",
+			   reg, (unsigned long long)t.frames,
+			   (unsigned long long)t.gaps,
+			   (unsigned long long)t.dropped);
+	} else {
+		hfg_expect(!ret && t.frames == 400 && !t.gaps && !reg,
+			   "backpressure/nothing-lost",
+			   "ret %d, frames %llu, gaps %llu, DROPPED %u", ret,
+			   (unsigned long long)t.frames,
+			   (unsigned long long)t.gaps, reg);
+	}
+	src_stop();
+	st_stop(fd);
+	munmap(m, mlen);
+	close(fd);
+}
+
+/* STOP in mid-stream and START again: the first frame is whole. */
+static void check_restart(void)
+{
+	struct taker t;
+	uint64_t mlen = 0;
+	int fd = open_c2h(), ret, round, ok = 0;
+	void *m;
+
+	src_start(12288, 0, 0, 0, 0, false);
+	for (round = 0; round < 3; round++) {
+		ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+		m = ret ? MAP_FAILED :
+			  mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED)
+			break;
+		taker_init(&t, fd, m, 0);
+		/* stop with buffers of a frame taken: a frame is cut */
+		ret = take_frames(&t, 5, 5000);
+		if (!ret && !t.bad && !t.gaps)
+			ok++;
+		take_one(&t, 1000);
+		st_stop(fd);
+		munmap(m, mlen);
+	}
+	src_stop();
+	hfg_expect(ok == 3, "restart/whole-frames-after-restart",
+		   "%d of 3 rounds verified (ret %d %s)", ok, ret, t.why);
+	close(fd);
+}
+
+/* close and SIGKILL with a ring running; a fork'd child's close. */
+static void check_close_kill(void)
+{
+	struct hellofpga_stream_frame f;
+	struct taker t;
+	uint64_t mlen = 0;
+	int fd, ret, st;
+	pid_t pid;
+	void *m;
+
+	src_start(4096, 0, 0, 0, 0, false);
+	/* a child starts, waits for ever, is killed */
+	pid = fork();
+	if (!pid) {
+		int cfd = open_c2h();
+
+		if (st_host(cfd, 8, 4096))
+			_exit(2);
+		for (;;)
+			st_wait(cfd, 3600000, &f);	/* never releases */
+	}
+	usleep(500000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	fd = open_c2h();
+	ret = st_host(fd, 4, 4096);
+	hfg_expect(!ret, "kill/channel-free-after-sigkill", "%d: %s", ret,
+		   ret ? hfg_drv_err(fd) : "");
+	st_stop(fd);
+
+	/* a child starts and exits without STOP */
+	pid = fork();
+	if (!pid) {
+		int cfd = open_c2h();
+
+		_exit(st_host(cfd, 8, 4096) ? 2 : 0);
+	}
+	waitpid(pid, &st, 0);
+	ret = st_host(fd, 4, 4096);
+	hfg_expect(WIFEXITED(st) && !WEXITSTATUS(st) && !ret,
+		   "close/channel-free-after-exit", "child %d, start %d", st,
+		   ret);
+	st_stop(fd);
+
+	/* fork while running: the child's close leaves the parent's ring */
+	ret = st_start(fd, 8, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("fork/start", "%d", ret);
+		close(fd);
+		src_stop();
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		close(fd);
+		munmap(m, mlen);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	taker_init(&t, fd, m, 0);
+	ret = take_frames(&t, 100, 5000);
+	hfg_expect(!ret && !t.bad && t.frames == 100,
+		   "fork/child-close-keeps-ring", "ret %d, %llu frames %s", ret,
+		   (unsigned long long)t.frames, t.why);
+	/* close with the ring running and mapped; the mapping stays */
+	close(fd);
+	hfg_expect(!hf_stream_verify(m, 4096, NULL) || 1,
+		   "close/mapping-outlives-close", "read after close");
+	munmap(m, mlen);
+	src_stop();
+	fd = open_c2h();
+	ret = st_host(fd, 4, 4096);
+	hfg_expect(!ret, "close/channel-free-after-close", "%d", ret);
+	st_stop(fd);
+	close(fd);
+}
+
+/*
+ * An engine that stops on an error (the card's desc_read fault: the
+ * descriptor fetch fails): WAIT -EIO with the decoded status in
+ * LAST_ERROR, poll() EPOLLERR; STOP works and the next ring runs.
+ */
+static void check_engine_error(void)
+{
+	struct hellofpga_stream_frame f;
+	struct pollfd p;
+	struct taker t;
+	uint64_t mlen = 0;
+	int fd = open_c2h(), ret, pr;
+	void *m;
+
+	if (!hfg_fw_present(ufd)) {
+		HFG_SKIP("error/all", "no fault window (fault-regs=on)");
+		close(fd);
+		return;
+	}
+	src_start(4096, 0, 0, 0, 0, false);
+	hfg_fault(ufd, HFG_FAULT_DESC_READ);
+	ret = st_host(fd, 4, 4096);
+	if (ret) {
+		HFG_FAIL("error/start", "%d: %s", ret, hfg_drv_err(fd));
+		hfg_fault(ufd, 0);
+		close(fd);
+		return;
+	}
+	ret = st_wait(fd, 3000, &f);
+	hfg_expect(ret == -EIO && strstr(hfg_drv_err(fd), "stream engine stopped"),
+		   "error/wait-eio-decoded", "%d: %s", ret, hfg_drv_err(fd));
+	ret = st_wait(fd, 0, &f);
+	hfg_expect(ret == -EIO, "error/wait-again-eio", "%d", ret);
+	p.fd = fd;
+	p.events = POLLIN;
+	pr = poll(&p, 1, 1000);
+	hfg_expect(pr == 1 && (p.revents & POLLERR), "error/poll-err",
+		   "poll %d revents 0x%x", pr, p.revents);
+	ret = st_stop(fd);
+	hfg_expect(!ret, "error/stop", "%d: %s", ret, ret ? hfg_drv_err(fd) : "");
+	hfg_fault(ufd, 0);
+	ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("error/restart", "%d: %s", ret, hfg_drv_err(fd));
+	} else {
+		taker_init(&t, fd, m, 0);
+		ret = take_frames(&t, 50, 5000);
+		hfg_expect(!ret && !t.bad && t.frames == 50,
+			   "error/restart-verified", "ret %d, %llu frames %s",
+			   ret, (unsigned long long)t.frames, t.why);
+		st_stop(fd);
+		munmap(m, mlen);
+	}
+	src_stop();
+	close(fd);
+}
+
+/* A ring in a host pin of the control node (4 KiB buffers). */
+static void check_host_pin(void)
+{
+	const size_t len = 16 * 4096;
+	uint64_t handle = 0;
+	struct taker t;
+	struct hellofpga_unpin u;
+	int fd = open_c2h(), ret;
+	void *buf;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memset(buf, 0, len);
+	ret = hfg_pin_host(ctl, buf, len, &handle);
+	if (ret) {
+		HFG_FAIL("hostpin/pin", "%d: %s", ret, hfg_drv_err(ctl));
+		close(fd);
+		return;
+	}
+	ret = st_start(fd, 8, 4096, HELLOFPGA_MEM_PIN, ctl, handle, 8192, NULL);
+	hfg_expect(!ret, "hostpin/start", "%d: %s", ret,
+		   ret ? hfg_drv_err(fd) : "8 x 4 KiB at offset 8 KiB");
+	ret = st_start(fd, 8, 4096, HELLOFPGA_MEM_PIN, ctl, handle, 0, NULL);
+	hfg_expect(ret == -EBUSY, "hostpin/second-start-busy", "%d", ret);
+	src_start(4096, 0, 0, 0, 500, false);
+	taker_init(&t, fd, buf, 0);
+	ret = take_frames(&t, 500, 5000);
+	hfg_expect(!ret && t.frames == 500 && !t.bad && !t.gaps,
+		   "hostpin/verified", "ret %d, %llu frames, %llu corrupt %s",
+		   ret, (unsigned long long)t.frames,
+		   (unsigned long long)t.bad, t.why);
+	memset(&u, 0, sizeof(u));
+	u.handle = handle;
+	ret = ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u) ? -errno : 0;
+	hfg_expect(ret == -EBUSY, "hostpin/unpin-while-running-busy", "%d: %s",
+		   ret, hfg_drv_err(ctl));
+	src_stop();
+	ret = st_stop(fd);
+	hfg_expect(!ret, "hostpin/stop", "%d", ret);
+	ret = ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u) ? -errno : 0;
+	hfg_expect(!ret, "hostpin/unpin-after-stop", "%d", ret);
+	ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_PIN, ctl, handle, 0, NULL);
+	hfg_expect(ret == -ENOENT, "hostpin/start-on-unpinned", "%d", ret);
+	close(fd);
+	munmap(buf, len);
+}
+
+/* A ring in an nvidia_p2p pin: frames, UNPIN refused, the free callback. */
+static void check_gpu_pin(void)
+{
+	const size_t len = 1u << 20;
+	struct nvp2p_standin_revoke rv;
+	struct hellofpga_stream_frame f;
+	struct hellofpga_pin p;
+	struct hellofpga_unpin u;
+	struct taker t;
+	int sa, fd, ret;
+	void *g;
+
+	sa = open(NVP2P_STANDIN_DEV, O_RDWR | O_CLOEXEC);
+	if (sa < 0) {
+		HFG_SKIP("gpu/all", "no %s: the case loads nvp2p-standin.ko",
+			 NVP2P_STANDIN_DEV);
+		return;
+	}
+	/* 64 KiB aligned, as CUDA's allocations are */
+	g = mmap(NULL, len + (64u << 10), PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g != MAP_FAILED)
+		g = mmap((void *)(((uintptr_t)g + 0xffff) & ~(uintptr_t)0xffff),
+			 len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			 sa, 0);
+	if (g == MAP_FAILED) {
+		HFG_FAIL("gpu/alloc", "%s", strerror(errno));
+		close(sa);
+		return;
+	}
+	memset(&p, 0, sizeof(p));
+	p.type = HELLOFPGA_PIN_CUDA;
+	p.addr = (uintptr_t)g;
+	p.size = len;
+	p.fd = -1;
+	ret = ioctl(ctl, HELLOFPGA_IOC_PIN, &p) ? -errno : 0;
+	if (ret) {
+		HFG_FAIL("gpu/pin", "%d: %s", ret, hfg_drv_err(ctl));
+		goto out_unmap;
+	}
+	fd = open_c2h();
+	/* 64 KiB pieces: a 128 KiB buffer cannot be one of them */
+	ret = st_start(fd, 4, 128 << 10, HELLOFPGA_MEM_PIN, ctl, p.handle, 0,
+		       NULL);
+	/* (the pin's pieces may be merged when adjacent: then it starts) */
+	hfg_expect(ret == -EINVAL || !ret, "gpu/buffer-over-two-pieces",
+		   "%d: %s", ret, ret ? hfg_drv_err(fd) : "pieces merged");
+	if (!ret)
+		st_stop(fd);
+	ret = st_start(fd, 8, 8192, HELLOFPGA_MEM_PIN, ctl, p.handle,
+		       len - 8 * 8192 + 4096, NULL);
+	hfg_expect(ret == -ERANGE, "gpu/past-the-end", "%d", ret);
+	ret = st_start(fd, 8, 64 << 10, HELLOFPGA_MEM_PIN, ctl, p.handle,
+		       256 << 10, NULL);
+	if (ret) {
+		HFG_FAIL("gpu/start", "%d: %s", ret, hfg_drv_err(fd));
+		goto out_close;
+	}
+	src_start(100000, 0, 0, 0, 0, false);
+	taker_init(&t, fd, (uint8_t *)g + (256 << 10), 256 << 10);
+	ret = take_frames(&t, 200, 5000);
+	hfg_expect(!ret && t.frames == 200 && !t.bad && !t.gaps,
+		   "gpu/sustained-verified", "ret %d, %llu frames, %llu corrupt %s",
+		   ret, (unsigned long long)t.frames,
+		   (unsigned long long)t.bad, t.why);
+	memset(&u, 0, sizeof(u));
+	u.handle = p.handle;
+	ret = ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u) ? -errno : 0;
+	hfg_expect(ret == -EBUSY, "gpu/unpin-while-running-busy", "%d: %s",
+		   ret, hfg_drv_err(ctl));
+	/* the free callback with the ring running: the engine stops first */
+	memset(&rv, 0, sizeof(rv));
+	rv.addr = (uintptr_t)g;
+	rv.size = len;
+	ret = ioctl(sa, NVP2P_STANDIN_IOC_REVOKE, &rv) ? -errno : 0;
+	if (!ret && !rv.fired) {
+		HFG_SKIP("gpu/revoke-midstream", "persistent pins: no free callback");
+	} else {
+		int w;
+
+		do
+			w = st_wait(fd, 2000, &f);
+		while (!w && !st_release(fd, f.index));
+		w = st_wait(fd, 2000, &f);
+		hfg_expect(ret == 0 && w == -EIO &&
+			   strstr(hfg_drv_err(fd), "pin"),
+			   "gpu/revoke-midstream", "revoke %d (%u fired), WAIT %d: %s",
+			   ret, rv.fired, w, hfg_drv_err(fd));
+	}
+	src_stop();
+	ret = st_stop(fd);
+	hfg_expect(!ret, "gpu/stop", "%d: %s", ret, ret ? hfg_drv_err(fd) : "");
+	ret = ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u) ? -errno : 0;
+	hfg_expect(!ret, "gpu/unpin-after-stop", "%d", ret);
+out_close:
+	close(fd);
+out_unmap:
+	munmap(g, len);
+	close(sa);
+}
+
+/* Write @val to sysfs file @path: 0 or -errno. */
+static int sysfs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Removal with a ring running and a WAIT asleep in it (unbind, as a hot
+ * unplug does it): the WAIT ends with ENODEV, later WAITs too, STOP and
+ * close still work; then the card is bound again and streams.
+ */
+static void check_remove(const struct hellofpga_info *info)
+{
+	const char *drv = "/sys/bus/pci/drivers/hellofpga";
+	struct hellofpga_stream_frame f;
+	struct taker t;
+	char bdf[32], path[128];
+	uint64_t mlen = 0;
+	int fd = open_c2h(), ret, w, i, st;
+	pid_t pid;
+	void *m;
+
+	snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%x", info->pci_domain,
+		 (info->pci_bdf >> 8) & 0xff, (info->pci_bdf >> 3) & 0x1f,
+		 info->pci_bdf & 7);
+	src_stop();
+	ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("remove/start", "%d: %s", ret, hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	/* a child unbinds while this waits (no frame comes) */
+	pid = fork();
+	if (!pid) {
+		usleep(300000);
+		snprintf(path, sizeof(path), "%s/unbind", drv);
+		_exit(sysfs_write(path, bdf) ? 1 : 0);
+	}
+	w = st_wait(fd, 20000, &f);
+	waitpid(pid, &st, 0);
+	hfg_expect(WIFEXITED(st) && !WEXITSTATUS(st) && w == -ENODEV,
+		   "remove/wait-ends-enodev", "unbind %s: status %d, WAIT %d: %s",
+		   bdf, st, w, hfg_drv_err(fd));
+	ret = st_wait(fd, 0, &f);
+	hfg_expect(ret == -ENODEV, "remove/wait-after-enodev", "%d", ret);
+	ret = st_stop(fd);
+	hfg_expect(!ret, "remove/stop", "%d: %s", ret, ret ? hfg_drv_err(fd) : "");
+	munmap(m, mlen);	/* host pages: removal leaves the mapping */
+	close(fd);
+	close(ctl);
+	close(ufd);
+	snprintf(path, sizeof(path), "%s/bind", drv);
+	ret = sysfs_write(path, bdf);
+	for (i = 0; i < 100 && (fd = open_c2h()) < 0; i++)
+		usleep(100000);
+	ctl = hfg_open(card, "_control", O_RDWR);
+	ufd = hfg_open(card, "_user", O_RDWR);
+	if (ret || fd < 0 || ctl < 0 || ufd < 0) {
+		HFG_FAIL("remove/bind-again", "bind %d, nodes %d %d %d", ret, fd,
+			 ctl, ufd);
+		return;
+	}
+	ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("remove/stream-after-bind", "%d: %s", ret, hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	src_start(4096, 0, 0, 0, 50, false);
+	taker_init(&t, fd, m, 0);
+	ret = take_frames(&t, 50, 5000);
+	hfg_expect(!ret && !t.bad && t.frames == 50, "remove/stream-after-bind",
+		   "ret %d, %llu frames %s", ret, (unsigned long long)t.frames,
+		   t.why);
+	src_stop();
+	st_stop(fd);
+	munmap(m, mlen);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct hellofpga_info info;
+	bool gpu = false, unbind = false;
+	int opt;
+
+	hfg_group = "stream";
+	while ((opt = hfg_getopt(argc, argv, "d:c:gu", &card)) != -1) {
+		if (opt == 'c')
+			ch = (unsigned int)atoi(optarg);
+		else if (opt == 'g')
+			gpu = true;
+		else if (opt == 'u')
+			unbind = true;
+		else
+			return 2;
+	}
+	snprintf(c2h, sizeof(c2h), "%s_c2h_%u", card, ch);
+	ctl = hfg_open(card, "_control", O_RDWR);
+	ufd = hfg_open(card, "_user", O_RDWR);
+	if (ctl < 0 || ufd < 0 || hfg_info(ctl, &info)) {
+		HFG_FAIL("open", "%s: %s", card, strerror(errno));
+		return hfg_exit();
+	}
+	if (!(info.features & HELLOFPGA_FEAT_STREAM)) {
+		HFG_SKIP("all", "%s is no AXI-Stream card (xdma-sim,st=on)", card);
+		return 0;
+	}
+	HFG_PASS("feature", "ABI 1.%u, HELLOFPGA_FEAT_STREAM", info.abi_minor);
+	step("refusals");
+	check_refusals();
+	step("host_sustained");
+	check_host_sustained();
+	step("spans_and_records");
+	check_spans_and_records();
+	step("wait_poll_busy");
+	check_wait_poll_busy();
+	step("backpressure");
+	check_behind(false);
+	step("drop");
+	check_behind(true);
+	step("restart");
+	check_restart();
+	step("close_kill");
+	check_close_kill();
+	step("engine_error");
+	check_engine_error();
+	step("host_pin");
+	check_host_pin();
+	if (gpu) {
+		step("gpu_pin");
+		check_gpu_pin();
+	}
+	if (unbind) {
+		step("remove");
+		check_remove(&info);
+	}
+	src_stop();
+	return hfg_exit();
+}
