@@ -558,6 +558,35 @@ static void *emu_consumer(void *arg)
 	return NULL;
 }
 
+/*
+ * Load PTX @ptx (JIT-compiled by the driver) and its kernel @fn_name into
+ * *@mod and *@fn; @what names it in the error.  Return: 0 or -EIO.
+ */
+static int load_ptx(struct bgpu_priv *p, const char *ptx, const char *fn_name,
+		    const char *what, CUmodule *mod, CUfunction *fn)
+{
+	char log[2048] = "";
+	int opt[2] = { CU_JIT_ERROR_LOG_BUFFER,
+		       CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+	void *val[2] = { log, (void *)(uintptr_t)sizeof(log) };
+	char call[96];
+	CUresult r;
+
+	r = p->cu.ModuleLoadDataEx(mod, ptx, 2, opt, val);
+	if (r != CUDA_SUCCESS) {
+		snprintf(call, sizeof(call), "cuModuleLoadDataEx (%s)", what);
+		cufail(p, r, call);
+		if (log[0]) {
+			size_t n = strlen(bgpu_err);
+
+			snprintf(bgpu_err + n, sizeof(bgpu_err) - n, ": %s", log);
+		}
+		return -EIO;
+	}
+	r = p->cu.ModuleGetFunction(fn, *mod, fn_name);
+	return r == CUDA_SUCCESS ? 0 : cufail(p, r, "cuModuleGetFunction");
+}
+
 /**
  * bgpu_consumer_init() - the consumer for frames of @frame_size bytes in
  * @nbuf buffers, results for frames 0 .. @max_frames - 1.
@@ -566,12 +595,8 @@ int bgpu_consumer_init(struct bgpu *g, int nbuf, size_t frame_size,
 		       uint32_t max_frames)
 {
 	struct bgpu_priv *p = P(g);
-	char log[2048] = "";
-	int opt[2] = { CU_JIT_ERROR_LOG_BUFFER,
-		       CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-	void *val[2] = { log, (void *)(uintptr_t)sizeof(log) };
 	CUresult r;
-	int i;
+	int ret, i;
 
 	if (nbuf < 1 || nbuf > MAX_BUFS) {
 		snprintf(bgpu_err, sizeof(bgpu_err), "1..%d buffers", MAX_BUFS);
@@ -599,19 +624,10 @@ int bgpu_consumer_init(struct bgpu *g, int nbuf, size_t frame_size,
 		p->thread_started = true;
 		return 0;
 	}
-	r = p->cu.ModuleLoadDataEx(&p->mod, frame_ptx, 2, opt, val);
-	if (r != CUDA_SUCCESS) {
-		cufail(p, r, "cuModuleLoadDataEx (the checksum kernel)");
-		if (log[0]) {
-			size_t n = strlen(bgpu_err);
-
-			snprintf(bgpu_err + n, sizeof(bgpu_err) - n, ": %s", log);
-		}
-		return -EIO;
-	}
-	r = p->cu.ModuleGetFunction(&p->fn, p->mod, "hf_frame_checksum");
-	if (r != CUDA_SUCCESS)
-		return cufail(p, r, "cuModuleGetFunction");
+	ret = load_ptx(p, frame_ptx, "hf_frame_checksum", "the checksum kernel",
+		       &p->mod, &p->fn);
+	if (ret)
+		return ret;
 	r = p->cu.StreamCreate(&p->stream, CU_STREAM_NON_BLOCKING);
 	if (r != CUDA_SUCCESS)
 		return cufail(p, r, "cuStreamCreate");
@@ -770,26 +786,11 @@ static void emu_flag_fn(void *arg)
 int bgpu_flag_init(struct bgpu *g)
 {
 	struct bgpu_priv *p = P(g);
-	char log[2048] = "";
-	int opt[2] = { CU_JIT_ERROR_LOG_BUFFER,
-		       CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-	void *val[2] = { log, (void *)(uintptr_t)sizeof(log) };
-	CUresult r;
 
 	if (!g->real || p->flag_fn)
 		return 0;
-	r = p->cu.ModuleLoadDataEx(&p->flag_mod, flag_ptx, 2, opt, val);
-	if (r != CUDA_SUCCESS) {
-		cufail(p, r, "cuModuleLoadDataEx (the start-flag kernel)");
-		if (log[0]) {
-			size_t n = strlen(bgpu_err);
-
-			snprintf(bgpu_err + n, sizeof(bgpu_err) - n, ": %s", log);
-		}
-		return -EIO;
-	}
-	r = p->cu.ModuleGetFunction(&p->flag_fn, p->flag_mod, "hf_start_flag");
-	return r == CUDA_SUCCESS ? 0 : cufail(p, r, "cuModuleGetFunction");
+	return load_ptx(p, flag_ptx, "hf_start_flag", "the start-flag kernel",
+			&p->flag_mod, &p->flag_fn);
 }
 
 /**
