@@ -307,9 +307,11 @@ def _run_host_func(arg: Optional[int]) -> None:
                 pend.errors.append(e)
         if orphaned:                # nobody can synchronize: say it here
             try:
-                sys.stderr.write("hellofpga: exception in a host function "
-                                 "of a destroyed GPUStream:\n")
-                traceback.print_exception(type(e), e, e.__traceback__)
+                sys.stderr.write(
+                    "hellofpga: exception in a host function of a destroyed "
+                    "GPUStream:\n" + "".join(traceback.format_exception(
+                        type(e), e, e.__traceback__)))
+                sys.stderr.flush()
             except BaseException:   # noqa: BLE001 (stderr gone at exit)
                 pass
 
