@@ -14,7 +14,7 @@ import pytest
 
 import hellofpga
 from hellofpga import _capi, pattern
-from helpers import src_start
+from helpers import src_start, wait_on_gpu_in_window
 
 TMO = 5000
 SHORT = 100
@@ -46,21 +46,6 @@ class Consumer:
         if self.log is not None:
             self.log.append(self.name)
         self.ran = True
-
-
-def wait_in_window(s, gs):
-    """wait_on_gpu(gs) of the next sequence; while it is ERANGE (the GPU
-    stream has not yet given enough buffers back) let the library look at
-    the GPU's releases (any call on the stream) and try again."""
-    for _ in range(TMO * 10):
-        try:
-            return s.wait_on_gpu(gs)
-        except hellofpga.HelloFPGAError as e:
-            if e.name != "ERANGE":
-                raise
-        s.stats()
-        threading.Event().wait(0.0001)
-    raise AssertionError("the GPU stream never gave the buffers back")
 
 
 def emulated():
@@ -320,7 +305,7 @@ def test_pipeline_of_frames_with_gpu_waits_and_gpu_releases(st_card, gs):
         queued = 0
         for k in range(n):
             while queued < n and queued < k + ring // 2:
-                w = wait_in_window(s, gs)
+                w = wait_on_gpu_in_window(s, gs)
                 cons[w.sequence] = Consumer(w)
                 gs.launch_host_func(cons[w.sequence])
                 queued += 1
