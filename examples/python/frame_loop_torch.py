@@ -71,6 +71,9 @@ class TorchConsumer:
                                          torch.nn.Linear(64, 1)).cuda()
         self.bad = torch.zeros((), dtype=torch.int64, device="cuda")
         self.score = None
+        # the model's weights were set on the default stream; torch's
+        # streams do not wait for it (non-blocking)
+        torch.cuda.synchronize()
 
     def queue(self, w):
         torch = self.torch
