@@ -23,9 +23,11 @@ from ._card import (GPU_ALIGN, Backend, Card, CardInfo, Direction, IRQMode,
                     Pin, TransferMode, align_offset, check_gpu_alignment)
 from ._dlpack import KDL_CPU, KDL_CUDA, KDL_CUDA_HOST
 from ._errors import HelloFPGAError
-from ._gpu import (GPUBuffer, GPUStatus, Platform, cuda_stream_handle,
-                   gpu_alloc, gpu_status)
-from ._stream import FRAME_EOP, Frame, Stream, StreamStats
+from ._gpu import (GPUBuffer, GPUStatus, GPUStream, Platform,
+                   cuda_stream_handle, gpu_alloc, gpu_status)
+from ._stream import (FRAME_EOP, GPU_WAIT_FLUSH, STREAM_WB_EOP,
+                      STREAM_WB_ERROR, STREAM_WB_MAGIC, STREAM_WB_MAGIC_MASK,
+                      Frame, GPUWait, GPUWaitResult, Stream, StreamStats)
 
 # one version for the project: the library's (CMakeLists.txt project(VERSION))
 __version__: str = _capi.lib.HelloFPGA_Version().decode()
@@ -56,9 +58,11 @@ def last_error(card: Optional[Card] = None) -> str:
 
 
 def has_wait_on_gpu() -> bool:
-    """Whether the loaded library has GPU-side completion
-    (HelloFPGA_Stream_WaitOnGPU, Stream.wait_on_gpu)."""
-    return _capi.optional("HelloFPGA_Stream_WaitOnGPU") is not None
+    """Whether the loaded library has GPU-side completion (library ABI 1.3:
+    HelloFPGA_Stream_WaitOnGPU / ReleaseOnGPU and the GPU stream calls, for
+    Stream.wait_on_gpu, Stream.release_on_gpu, GPUStream).  Without it
+    those raise HelloFPGAError EOPNOTSUPP; the package loads either way."""
+    return all(f is not None for f in _capi.OPTIONAL.values())
 
 
 def open(name: Optional[str] = None) -> Card:  # noqa: A001 (as the C API)
@@ -69,9 +73,11 @@ def open(name: Optional[str] = None) -> Card:  # noqa: A001 (as the C API)
 
 __all__ = [
     "Backend", "Card", "CardInfo", "Direction", "FRAME_EOP", "Frame",
-    "GPU_ALIGN", "GPUBuffer", "GPUStatus", "HelloFPGAError", "IRQMode",
+    "GPU_ALIGN", "GPU_WAIT_FLUSH", "GPUBuffer", "GPUStatus", "GPUStream",
+    "GPUWait", "GPUWaitResult", "HelloFPGAError", "IRQMode",
     "KDL_CPU", "KDL_CUDA", "KDL_CUDA_HOST", "Pin", "Platform", "Stream",
-    "StreamStats", "TransferMode", "USER_IRQS", "STREAM_MIN_BUFFERS",
+    "STREAM_WB_EOP", "STREAM_WB_ERROR", "STREAM_WB_MAGIC",
+    "STREAM_WB_MAGIC_MASK", "StreamStats", "TransferMode", "USER_IRQS", "STREAM_MIN_BUFFERS",
     "STREAM_MAX_BUFFERS", "align_offset", "check_gpu_alignment",
     "cuda_stream_handle", "gpu_alloc", "gpu_status", "has_wait_on_gpu",
     "last_error", "library_path", "library_version", "regs",

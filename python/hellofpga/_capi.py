@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c_int,
                     c_size_t, c_uint32, c_uint64, c_void_p)
 from typing import Any, Optional
 
@@ -146,15 +146,43 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "HelloFPGA_Version": (c_char_p, []),
 }
 
-# Symbols that libraries this package loads may lack.  The signature of
-# HelloFPGA_Stream_WaitOnGPU is the Python side's expectation of the C call
-# being added (GPU-side completion): make the CUDA stream @cuda_stream wait,
-# on the GPU, until buffer @index of the stream is filled; check it against
-# include/hellofpga.h when the call lands.
+
+
+class GPUWait(Structure):
+    """HELLOFPGA_GPU_WAIT (library ABI 1.3)."""
+    _fields_ = [("index", c_uint32), ("reserved0", c_uint32),
+                ("sequence", c_uint64), ("status", c_void_p),
+                ("status_dev", c_uint64), ("host", c_void_p),
+                ("gpu_offset", c_uint64), ("reserved", c_uint32 * 8)]
+
+
+#: void (*fn)(void *arg) of HelloFPGA_GPU_LaunchHostFunc
+HOST_FUNC = CFUNCTYPE(None, c_void_p)
+
+# Symbols newer than library ABI 1.2 (HELLOFPGA_1.3 in lib/libhellofpga.map:
+# GPU-side completion), which an older libhellofpga.so.1 lacks: looked up
+# with optional(), None there.  void *gpu_stream is a CUstream (NULL: the
+# legacy default stream) or an emulated GPU's stream.
 _OPTIONAL: dict[str, tuple[Any, list[Any]]] = {
-    "HelloFPGA_Stream_WaitOnGPU": (c_int, [STREAM, c_void_p, c_int,
-                                           POINTER(Frame)]),
+    "HelloFPGA_Stream_WaitOnGPU": (c_int, [STREAM, c_void_p, c_uint64,
+                                           c_uint32, POINTER(GPUWait)]),
+    "HelloFPGA_Stream_ReleaseOnGPU": (c_int, [STREAM, c_void_p, c_uint32,
+                                              c_uint32]),
+    "HelloFPGA_GPU_StreamCreate": (c_int, [POINTER(c_void_p)]),
+    "HelloFPGA_GPU_StreamDestroy": (c_int, [c_void_p]),
+    "HelloFPGA_GPU_StreamSynchronize": (c_int, [c_void_p, c_int]),
+    "HelloFPGA_GPU_LaunchHostFunc": (c_int, [c_void_p, HOST_FUNC, c_void_p]),
 }
+
+#: the symbol version that brought each optional symbol
+OPTIONAL_SINCE = {n: "HELLOFPGA_1.3" for n in _OPTIONAL}
+
+# HELLOFPGA_STREAM_WB_* and HELLOFPGA_GPU_WAIT_FLUSH
+STREAM_WB_MAGIC = 0x52b40000
+STREAM_WB_MAGIC_MASK = 0xffff0000
+STREAM_WB_EOP = 0x00000001
+STREAM_WB_ERROR = 0x00008000
+GPU_WAIT_FLUSH = 0x1
 
 
 def _load() -> ctypes.CDLL:
@@ -187,9 +215,7 @@ for _name, (_res, _args) in _PROTOTYPES.items():
     _f.argtypes = _args
 
 
-def optional(name: str) -> Optional[Any]:
-    """The C function @name with its prototype, or None when the loaded
-    library does not export it."""
+def _lookup(name: str) -> Optional[Any]:
     try:
         f = getattr(lib, name)
     except AttributeError:
@@ -198,6 +224,16 @@ def optional(name: str) -> Optional[Any]:
     f.restype = res
     f.argtypes = args
     return f
+
+
+#: the optional functions, looked up once: None where the library lacks one
+OPTIONAL: dict[str, Optional[Any]] = {n: _lookup(n) for n in _OPTIONAL}
+
+
+def optional(name: str) -> Optional[Any]:
+    """The C function @name with its prototype, or None when the loaded
+    library does not export it."""
+    return OPTIONAL[name]
 
 
 def strerror(err: int) -> str:

@@ -1,20 +1,38 @@
 # SPDX-License-Identifier: MIT
 """The GPU side: GetGPUStatus, GPU memory the library allocates
-(GPUBuffer, exported through DLPack), CUDA stream handles."""
+(GPUBuffer, exported through DLPack), CUDA stream handles, the library's
+GPU streams (GPUStream)."""
 from __future__ import annotations
 
 import enum
+import itertools
 import os
+import sys
 import threading
+import traceback
 from ctypes import byref, c_void_p
 from dataclasses import dataclass
-from typing import Any, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from . import _capi, _dlpack
 from ._errors import HelloFPGAError, check, fail
 
 MEMCPY_HOST_TO_GPU = 1
 MEMCPY_GPU_TO_HOST = 2
+EOPNOTSUPP = 95
+
+
+def need(name: str, where: str) -> Any:
+    """The optional C function @name (_capi.OPTIONAL), or EOPNOTSUPP for
+    @where when the loaded library is older than it."""
+    f = _capi.OPTIONAL.get(name)
+    if f is None:
+        fail(EOPNOTSUPP, f"this libhellofpga ({_capi.LIBRARY_PATH}, "
+             f"{_capi.lib.HelloFPGA_Version().decode()}) has no {name}: "
+             "GPU-side completion needs libhellofpga1 with symbol version "
+             f"{_capi.OPTIONAL_SINCE[name]} (ABI 1.3); without it use "
+             "Stream.wait(), which completes on the CPU", where)
+    return f
 
 
 class Platform(enum.IntEnum):
@@ -226,12 +244,18 @@ def gpu_alloc(size: int, dtype: str = "uint8") -> GPUBuffer:
 
 def cuda_stream_handle(stream: Any) -> int:
     """The CUstream of @stream: ``None`` or 0 (the legacy default stream),
-    an int (a CUstream), anything with ``__cuda_stream__`` (the protocol:
+    an int (a CUstream), a :class:`GPUStream` (its handle; EBADF once
+    destroyed), anything with ``__cuda_stream__`` (the protocol:
     ``(version, handle)``), a ``torch.cuda.Stream`` (``.cuda_stream``), a
     ``cupy.cuda.Stream`` (``.ptr``)."""
     if stream is None:
         return 0
-    if isinstance(stream, int):
+    if isinstance(stream, GPUStream):
+        return stream.handle
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        if stream < 0:
+            fail(22, f"CUDA stream handle {stream}: negative",
+                 "cuda_stream_handle")
         return stream
     proto = getattr(stream, "__cuda_stream__", None)
     if proto is not None:
@@ -239,11 +263,187 @@ def cuda_stream_handle(stream: Any) -> int:
         return int(v[1])
     for attr in ("cuda_stream", "ptr", "handle"):
         v = getattr(stream, attr, None)
-        if isinstance(v, int):
+        if isinstance(v, int) and not isinstance(v, bool):
             return v
     raise TypeError(f"{type(stream).__name__} is not a CUDA stream "
-                    "(torch.cuda.Stream, cupy.cuda.Stream, an int CUstream)")
+                    "(torch.cuda.Stream, cupy.cuda.Stream, "
+                    "hellofpga.GPUStream, an int CUstream, None)")
+
+
+# ---- GPUStream: HelloFPGA_GPU_StreamCreate and its host functions ----
+
+class _Pending:
+    """What a GPUStream's host functions share with it: their exceptions,
+    kept until GPUStream.synchronize() raises them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.errors: List[BaseException] = []
+        self.orphaned = False       # the stream was destroyed
+
+
+# host functions queued and not yet run: key -> (callable, args, _Pending);
+# the key is the C function's arg, so the callable lives until it ran
+_calls: dict = {}
+_calls_lock = threading.Lock()
+_keys = itertools.count(1)
+
+
+def _run_host_func(arg: Optional[int]) -> None:
+    """The one C trampoline of every host function: runs on the GPU
+    stream's thread (the emulated GPU's worker, CUDA's callback thread);
+    never lets an exception escape into C."""
+    try:
+        with _calls_lock:
+            fn, args, pend = _calls.pop(arg or 0)
+    except BaseException:           # nothing known: cannot happen
+        return
+    try:
+        fn(*args)
+    except BaseException as e:      # noqa: BLE001 (kept, re-raised)
+        with pend.lock:
+            orphaned = pend.orphaned
+            if not orphaned:
+                pend.errors.append(e)
+        if orphaned:                # nobody can synchronize: say it here
+            try:
+                sys.stderr.write(
+                    "hellofpga: exception in a host function of a destroyed "
+                    "GPUStream:\n" + "".join(traceback.format_exception(
+                        type(e), e, e.__traceback__)))
+                sys.stderr.flush()
+            except BaseException:   # noqa: BLE001 (stderr gone at exit)
+                pass
+
+
+_HOST_FUNC = _capi.HOST_FUNC(_run_host_func)    # lives as long as the module
+
+
+class GPUStream:
+    """A GPU stream of the library (HelloFPGA_GPU_StreamCreate): a CUstream
+    (non-blocking, in the library's CUDA context) on a real GPU, else a
+    stream of the emulated GPU, whose work a thread of its own runs in
+    order.  Pass it wherever a CUDA stream is taken
+    (:meth:`Stream.wait_on_gpu`, :meth:`Stream.release_on_gpu`); on the
+    emulated GPU it is the only kind there is.  On a real GPU its
+    :attr:`handle` is the CUstream (``torch.cuda.ExternalStream(handle)``).
+
+    ::
+
+        with hellofpga.GPUStream() as gs:
+            w = stream.wait_on_gpu(gs)
+            gs.launch_host_func(consume, w)     # runs once the frame landed
+            gs.synchronize(5000)                # re-raises consume's errors
+
+    The ``with`` block's end destroys it without waiting (as
+    cuStreamDestroy: the work queued still runs), raising a host
+    function's exception that is there already: call :meth:`synchronize`
+    to wait.  (A wait for a frame that never comes would keep a
+    synchronize waiting until the stream it waits on closes.)
+    """
+
+    def __init__(self) -> None:
+        p = c_void_p()
+        check(need("HelloFPGA_GPU_StreamCreate", "GPUStream")(byref(p)),
+              "HelloFPGA_GPU_StreamCreate")
+        self._gs: Optional[int] = p.value
+        self._pend = _Pending()
+        self._pid = os.getpid()
+
+    @property
+    def handle(self) -> int:
+        """The stream (a CUstream on a real GPU); EBADF once destroyed."""
+        if self._gs is None:
+            fail(9, "the GPU stream is destroyed", "GPUStream")
+        return self._gs
+
+    @property
+    def destroyed(self) -> bool:
+        return self._gs is None
+
+    def launch_host_func(self, fn: Callable[..., Any], *args: Any) -> None:
+        """HelloFPGA_GPU_LaunchHostFunc(): call ``fn(*args)`` once the work
+        queued before it in the stream has run; the stream's later work
+        waits for it.  On the emulated GPU this is the stand-in for a
+        kernel.
+
+        It runs on another thread (the stream's, taking the GIL): keep it
+        short, and on a real GPU make no CUDA call in it (no torch or CuPy
+        op: CUDA forbids it).  The package keeps @fn and @args alive until
+        it ran.  An exception it raises is kept and raised by the next
+        :meth:`synchronize` (the first one; ``__notes__`` counts the
+        others); one of a destroyed stream is printed to stderr."""
+        h = self.handle
+        if not callable(fn):
+            raise TypeError(f"{type(fn).__name__} is not callable")
+        launch = need("HelloFPGA_GPU_LaunchHostFunc",
+                      "GPUStream.launch_host_func")
+        with _calls_lock:
+            key = next(_keys)
+            _calls[key] = (fn, args, self._pend)
+        ret = launch(h, _HOST_FUNC, key)
+        if ret < 0:
+            with _calls_lock:
+                _calls.pop(key, None)
+            check(ret, "HelloFPGA_GPU_LaunchHostFunc")
+
+    def synchronize(self, timeout_ms: int = -1) -> None:
+        """HelloFPGA_GPU_StreamSynchronize(): wait for the work queued
+        (< 0 without end; ETIMEDOUT when it did not finish, for example a
+        GPU wait that no completion satisfied), with the GIL released;
+        then raise the first exception a host function raised since the
+        last synchronize, if any."""
+        sync = need("HelloFPGA_GPU_StreamSynchronize", "GPUStream.synchronize")
+        check(sync(self.handle, int(timeout_ms)),
+              "HelloFPGA_GPU_StreamSynchronize")
+        self.raise_errors()
+
+    def raise_errors(self) -> None:
+        """Raise (and forget) the first exception a host function of this
+        stream raised since the last call, if any; it does not wait."""
+        with self._pend.lock:
+            errs, self._pend.errors = self._pend.errors, []
+        if errs:
+            e = errs[0]
+            if len(errs) > 1 and hasattr(e, "add_note"):
+                e.add_note(f"hellofpga.GPUStream: {len(errs) - 1} more host "
+                           "function(s) raised too")
+            raise e
+
+    def destroy(self) -> None:
+        """HelloFPGA_GPU_StreamDestroy(): returns at once, the work queued
+        still runs (its host functions too).  Twice is a no-op."""
+        if self._gs is None:
+            return
+        gs, self._gs = self._gs, None
+        with self._pend.lock:
+            self._pend.orphaned = True
+        check(need("HelloFPGA_GPU_StreamDestroy", "GPUStream.destroy")(gs),
+              "HelloFPGA_GPU_StreamDestroy")
+
+    def __enter__(self) -> "GPUStream":
+        return self
+
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        try:
+            if exc_type is None:
+                self.raise_errors()
+        finally:
+            self.destroy()
+
+    def __del__(self) -> None:
+        if getattr(self, "_gs", None) is not None and \
+                self._pid == os.getpid():
+            try:
+                self.destroy()
+            except Exception:
+                pass
+
+    def __repr__(self) -> str:
+        if self._gs is None:
+            return "<hellofpga.GPUStream destroyed>"
+        return f"<hellofpga.GPUStream {self._gs:#x}>"
 
 
 __all__ = ["Platform", "GPUStatus", "gpu_status", "GPUBuffer", "gpu_alloc",
-           "cuda_stream_handle", "HelloFPGAError"]
+           "cuda_stream_handle", "GPUStream", "HelloFPGAError"]

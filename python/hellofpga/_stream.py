@@ -10,15 +10,22 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple, Union
 
 from . import _capi, _dlpack
 from ._errors import HelloFPGAError, check, fail
-from ._gpu import MEMCPY_GPU_TO_HOST, _Exported, cuda_stream_handle
+from ._gpu import MEMCPY_GPU_TO_HOST, _Exported, cuda_stream_handle, need
 
 if TYPE_CHECKING:
     from ._card import Card, Pin
 
 FRAME_EOP = 0x1
-EBADF, ECHILD, EBUSY, EINVAL, EOPNOTSUPP = 9, 10, 16, 22, 95
+EBADF, ECHILD, EAGAIN, EBUSY, EINVAL, ERANGE, ENODATA, EOPNOTSUPP = \
+    9, 10, 11, 16, 22, 34, 61, 95
 
-_wait_on_gpu = _capi.optional("HelloFPGA_Stream_WaitOnGPU")
+# HELLOFPGA_STREAM_WB_* (the status word of a buffer's writeback slot) and
+# HelloFPGA_Stream_WaitOnGPU()'s flag
+STREAM_WB_MAGIC = _capi.STREAM_WB_MAGIC
+STREAM_WB_MAGIC_MASK = _capi.STREAM_WB_MAGIC_MASK
+STREAM_WB_EOP = _capi.STREAM_WB_EOP
+STREAM_WB_ERROR = _capi.STREAM_WB_ERROR
+GPU_WAIT_FLUSH = _capi.GPU_WAIT_FLUSH
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,97 @@ class Frame(_Exported):
                 f"{' eop' if self.eop else ''}>")
 
 
+@dataclass(frozen=True)
+class GPUWaitResult:
+    """What a :class:`GPUWait`'s writeback slot shows (GPUWait.read())."""
+    status: int         # the status word
+    length: int         # the word after it: bytes in the buffer
+    completed: bool     # the magic is there: the GPU wait is satisfied
+    eop: bool           # HELLOFPGA_STREAM_WB_EOP: the buffer ends a frame
+    error: bool         # HELLOFPGA_STREAM_WB_ERROR: the stream stopped first,
+    #                     the buffer has no data (length 0)
+
+
+class GPUWait:
+    """Where a :meth:`Stream.wait_on_gpu` waits (HELLOFPGA_GPU_WAIT): buffer
+    :attr:`index` of the ring, which sequence :attr:`sequence` lands in.
+
+    * :attr:`status`: the host address of the status word of the buffer's
+      writeback slot (the length is the 32-bit word after it);
+      :attr:`status_view`: the two words as a ctypes ``c_uint32 * 2``
+      array over it (each read is a load from the slot);
+    * :attr:`status_dev`: the status word's GPU address (a CUdeviceptr) for
+      a kernel to check :data:`STREAM_WB_ERROR` and read the length;
+    * :attr:`host` (a host ring; None for a GPU ring), :attr:`gpu_offset`
+      (a GPU ring: the buffer's offset in the pin), :attr:`address`.
+
+    :meth:`read` (or :meth:`check`) tells the length, EOP and error once
+    the GPU stream has passed the wait (after a later host function ran, or
+    a synchronize): the slot holds them until the buffer goes back to the
+    card (its release clears it; then it shows the buffer's next round).
+    The slots of a stream waited on are never freed (also after the stream
+    closed, which marks them), so reading one is always safe.
+    """
+
+    def __init__(self, stream: "Stream", w: _capi.GPUWait,
+                 flags: int) -> None:
+        self.stream = stream
+        self.index: int = w.index
+        self.sequence: int = w.sequence
+        self.status: int = w.status or 0
+        self.status_dev: int = w.status_dev
+        self.host: Optional[int] = w.host
+        self.gpu_offset: int = w.gpu_offset
+        self.flags: int = flags
+        self._pin = stream.pin
+
+    @property
+    def status_view(self) -> Any:
+        """The status and length words of the slot (``c_uint32 * 2`` over
+        host memory of the library's; read-only by contract)."""
+        return (ctypes.c_uint32 * 2).from_address(self.status)
+
+    @property
+    def address(self) -> int:
+        """Where the buffer's bytes are: host memory, or GPU memory (the
+        pin's address + gpu_offset)."""
+        if self.host:
+            return self.host
+        return self._pin.address + self.gpu_offset  # type: ignore
+
+    def read(self) -> GPUWaitResult:
+        """The slot now (not waiting): completed False while the card has
+        not completed the buffer (nor the stream stopped)."""
+        v = self.status_view
+        st = int(v[0])
+        length = int(v[1])
+        done = (st & STREAM_WB_MAGIC_MASK) == STREAM_WB_MAGIC
+        return GPUWaitResult(st, length if done else 0, done,
+                             done and bool(st & STREAM_WB_EOP),
+                             done and bool(st & STREAM_WB_ERROR))
+
+    def check(self) -> int:
+        """The buffer's length, once completed; HelloFPGAError ENODATA when
+        the stream stopped before the card filled it (the GPU went on:
+        what the consumer did with the buffer is garbage), EAGAIN when
+        nothing is there yet (the GPU stream has not passed the wait)."""
+        r = self.read()
+        if not r.completed:
+            fail(EAGAIN, f"sequence {self.sequence} (buffer {self.index}): "
+                 "not completed yet: the GPU stream has not passed its wait",
+                 "GPUWait.check")
+        if r.error:
+            fail(ENODATA, f"sequence {self.sequence} (buffer {self.index}): "
+                 "the stream stopped (closed, its card closed, or an engine "
+                 "error) before the card filled it: the GPU went on, the "
+                 "buffer has no data", "GPUWait.check")
+        return r.length
+
+    def __repr__(self) -> str:
+        return (f"<hellofpga.GPUWait index={self.index} "
+                f"sequence={self.sequence} status={self.read().status:#x}>")
+
+
 class Stream:
     """A C2H AXI-Stream ring (HelloFPGA_Stream_Open), from
     :meth:`Card.open_stream`::
@@ -212,6 +310,10 @@ class Stream:
         self._s: Optional[int] = s.value
         self._held: dict[int, Frame] = {}
         self._pid = os.getpid()
+        # the sequence after the last one Stream.wait() returned, and after
+        # the last one wait_on_gpu() waited for (wait_on_gpu(None))
+        self._next_cpu = 0
+        self._next_gpu = 0
 
     # ---- errors: the stream's own failures have no handle's text ----
     def _check(self, ret: int, fn: str) -> int:
@@ -247,6 +349,7 @@ class Stream:
                     "HelloFPGA_Stream_Wait")
         fr = Frame(self, f)
         self._held[fr.index] = fr
+        self._next_cpu = max(self._next_cpu, fr.sequence + 1)
         return fr
 
     def poll(self) -> Optional[Frame]:
@@ -258,29 +361,95 @@ class Stream:
                 return None
             raise
 
-    def wait_on_gpu(self, cuda_stream: Any = None,
-                    timeout_ms: int = -1) -> Frame:
-        """GPU-side completion (HelloFPGA_Stream_WaitOnGPU): the next buffer,
-        with @cuda_stream (a torch.cuda.Stream, a cupy.cuda.Stream, an int
-        CUstream, None for the default stream) made to wait on the GPU until
-        the card has filled it: work queued on @cuda_stream after this call
-        sees the frame's bytes, and the CPU does not wait for them.
+    @property
+    def next_sequence(self) -> int:
+        """The sequence ``wait_on_gpu(sequence=None)`` waits for: the first
+        buffer of the stream that neither :meth:`wait` has returned nor
+        :meth:`wait_on_gpu` waited for, on this Stream object (0 after the
+        open); max(last sequence wait() returned, last one wait_on_gpu()
+        waited for) + 1."""
+        return max(self._next_cpu, self._next_gpu)
 
-        EOPNOTSUPP when the loaded libhellofpga has no such call (it is being
-        added to the C library): use :meth:`wait` (the CPU waits, then
-        launch the kernels)."""
-        if _wait_on_gpu is None:
-            fail(EOPNOTSUPP, "this libhellofpga (" + _capi.LIBRARY_PATH +
-                 ") has no HelloFPGA_Stream_WaitOnGPU (GPU-side completion):"
-                 " use Stream.wait(), which completes on the CPU",
-                 "Stream.wait_on_gpu")
+    def wait_on_gpu(self, cuda_stream: Any, sequence: Optional[int] = None,
+                    flush: bool = False) -> GPUWait:
+        """GPU-side completion (HelloFPGA_Stream_WaitOnGPU): enqueue on
+        @cuda_stream a wait until the card has completed buffer @sequence
+        (HELLOFPGA_FRAME.sequence: buffers the stream completed before it;
+        None: :attr:`next_sequence`), so work queued on @cuda_stream after
+        this call starts when the buffer landed, with no CPU thread woken.
+        It returns at once, never waiting for the card.
+
+        @cuda_stream: a torch.cuda.Stream, a cupy.cuda.Stream, a
+        :class:`GPUStream`, an int CUstream, or None (the legacy default
+        stream: a real GPU only; the emulated GPU takes only its own
+        streams, GPUStream, else EINVAL).  @flush: HELLOFPGA_GPU_WAIT_FLUSH,
+        flush the card's writes also for a host ring (a GPU ring's wait
+        flushes anyway where the device can).
+
+        The window: with r buffers released so far, a sequence of r ..
+        r + buffers - 1 (ERANGE otherwise; the text gives the window).  Do
+        not release the buffer before the GPU passed the wait: use
+        :meth:`release_on_gpu`.  When the stream stops (close, the card's
+        close, an engine error) the wait goes on with the slot marked:
+        check :meth:`GPUWait.read` / :meth:`GPUWait.check` (or, in a
+        kernel, the status word for STREAM_WB_ERROR) before trusting the
+        bytes.  The CPU still takes the buffer with :meth:`wait` (before or
+        after the GPU saw it) to release it.
+
+        EOPNOTSUPP when the loaded libhellofpga is older than GPU-side
+        completion (ABI 1.3), or the GPU has no stream memory operations:
+        use :meth:`wait` (the CPU waits, then launch the kernels)."""
+        fn = need("HelloFPGA_Stream_WaitOnGPU", "Stream.wait_on_gpu")
         cs = cuda_stream_handle(cuda_stream)
-        f = _capi.Frame()
-        self._check(_wait_on_gpu(self.handle, cs, timeout_ms, byref(f)),
+        seq = self.next_sequence if sequence is None else int(sequence)
+        if seq < 0 or seq >= 1 << 64:
+            fail(ERANGE, f"sequence {seq}: not a buffer sequence (>= 0)",
+                 "Stream.wait_on_gpu")
+        flags = GPU_WAIT_FLUSH if flush else 0
+        w = _capi.GPUWait()
+        self._check(fn(self.handle, cs, seq, flags, byref(w)),
                     "HelloFPGA_Stream_WaitOnGPU")
-        fr = Frame(self, f)
-        self._held[fr.index] = fr
-        return fr
+        self._next_gpu = max(self._next_gpu, seq + 1)
+        return GPUWait(self, w, flags)
+
+    def release_on_gpu(self, cuda_stream: Any,
+                       frame: Union[Frame, int]) -> None:
+        """HelloFPGA_Stream_ReleaseOnGPU(): give a buffer (a Frame
+        :meth:`wait` returned, or its index) back to the card when
+        @cuda_stream gets there (after the consumer kernel queued before
+        this call), instead of :meth:`release` after the CPU waited for the
+        kernel.  The library hands it to the card at its next look (any
+        call on the stream; a blocked wait() looks every 100 us); until
+        then it stays held.  The Frame counts as released at once (its
+        release() is a no-op, it exports no more views); EBUSY while a
+        DLPack view of it lives (drop the tensor first: the GPU work queued
+        already keeps the buffer until it ran).  @cuda_stream as for
+        :meth:`wait_on_gpu`.  EINVAL when not held, or queued already."""
+        fn = need("HelloFPGA_Stream_ReleaseOnGPU", "Stream.release_on_gpu")
+        cs = cuda_stream_handle(cuda_stream)
+        fr = frame if isinstance(frame, Frame) else self._held.get(int(frame))
+        index = fr.index if fr is not None else int(frame)
+        if fr is not None:
+            if fr.stream is not self:
+                fail(EINVAL, "the frame is another stream's",
+                     "Stream.release_on_gpu")
+            if fr.released or fr._deferred:
+                fail(EINVAL, f"buffer {index} is released already",
+                     "Stream.release_on_gpu")
+            if fr._exports:
+                fail(EBUSY, f"buffer {index}: {fr._exports} view(s) of it "
+                     "are alive (arrays, tensors): drop them before the "
+                     "release (the GPU work queued keeps the buffer until "
+                     "it ran)", "Stream.release_on_gpu")
+        if not 0 <= index < 1 << 32:
+            fail(EINVAL, f"buffer index {index}: out of range",
+                 "Stream.release_on_gpu")
+        self._check(fn(self.handle, cs, index, 0),
+                    "HelloFPGA_Stream_ReleaseOnGPU")
+        if fr is not None:
+            fr.released = True
+            if self._held.get(index) is fr:
+                del self._held[index]
 
     def release(self, frame: Union[Frame, int], deferred: bool = False) -> None:
         """Give a frame (or a buffer index) back: Frame.release()."""

@@ -10,9 +10,11 @@
 #   build.txt          the CMake build
 #   pytest.xml         JUnit XML of the pytest run
 #   pytest.txt         its log (-v -rs: every case, every skip's reason)
-#   frame-loop.txt     examples/python/frame_loop_torch.py, 2000 x 1 MiB
+#   frame-loop.txt     examples/python/frame_loop_torch.py, 2000 x 1 MiB (torch
+#                      after GPU-side waits, GPU releases)
 #   summary.txt        the counts, and whether the torch and CuPy cases ran
-# Exit status: 0 when everything passed and no torch / CuPy case skipped.
+# Exit status: 0 when everything passed, no torch / CuPy case skipped (the
+# GPU-side completion ones included) and the frame loop ran on torch.
 #
 # Environment: PYTHON (default python3: the one with torch and CuPy; it
 # needs pytest and numpy too), JOBS (default 16).
@@ -84,6 +86,11 @@ echo "== examples/python/frame_loop_torch.py"
 HELLOFPGA_DEVICE=emu:2,private,st,ddr=16M "$PY" examples/python/frame_loop_torch.py \
 	--frames 2000 --frame-size 1048576 --verify 1 2>&1 | tee "$out/frame-loop.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+# it must have run the torch model behind GPU-side waits
+grep -q "torch after GPU-side waits" "$out/frame-loop.txt" || {
+	echo "frame loop: not torch after GPU-side waits" | tee -a "$out/frame-loop.txt"
+	rc=1
+}
 
 # the torch and CuPy cases must have run here: a skip of one is a failure
 "$PY" - "$out/pytest.xml" >"$out/summary.txt" <<'PYEOF' || rc=1
@@ -111,10 +118,9 @@ for c in cases:
 print(f"{n['passed']} passed, {n['failed']} failed, {n['skipped']} skipped")
 for s in gpu_skips:
     print("torch/CuPy case skipped:", s)
-# GPU-side completion is being added to the C library: until it lands its
-# two cases skip, which is expected
-unexpected = [s for s in gpu_skips if "WaitOnGPU" not in s]
-sys.exit(1 if n["failed"] or unexpected else 0)
+# every torch and CuPy case must run here, the GPU-side completion ones
+# (HelloFPGA_Stream_WaitOnGPU, library ABI 1.3) included
+sys.exit(1 if n["failed"] or gpu_skips else 0)
 PYEOF
 cat "$out/summary.txt"
 exit $rc

@@ -16,3 +16,22 @@ def src_start(card, size, count, interval_ns=0, ctrl=0, ch=0):
 
 def src_stop(card, ch=0):
     card.user_write32(regs.ST_SRC(ch) + regs.ST_SRC_CTRL, 0)
+
+
+def wait_on_gpu_in_window(stream, cuda_stream, tries=50000):
+    """stream.wait_on_gpu(cuda_stream) of the next sequence.  While that is
+    ERANGE (the GPU stream has not yet given enough buffers back through
+    release_on_gpu: a ring ahead), let the library look at the GPU's
+    releases (any call on the stream does) and try again."""
+    import time
+
+    from hellofpga import HelloFPGAError
+    for _ in range(tries):
+        try:
+            return stream.wait_on_gpu(cuda_stream)
+        except HelloFPGAError as e:
+            if e.name != "ERANGE":
+                raise
+        stream.stats()
+        time.sleep(0.0001)
+    raise AssertionError("the GPU stream never gave the buffers back")

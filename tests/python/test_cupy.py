@@ -7,7 +7,7 @@ import pytest
 
 import hellofpga
 from hellofpga import pattern
-from helpers import src_start
+from helpers import src_start, wait_on_gpu_in_window
 
 cp = pytest.importorskip("cupy")
 TMO = 5000
@@ -70,22 +70,27 @@ def test_frame_lands_in_a_cupy_array_with_no_copy(st_card):
 
 
 def test_frame_after_a_gpu_side_wait_on_a_cupy_stream(st_card):
-    if not hellofpga.has_wait_on_gpu():
-        pytest.skip("libhellofpga has no HelloFPGA_Stream_WaitOnGPU yet")
-    ring = aligned_array(4 * (64 << 10), RING_ALIGN)
+    n, size = 20, 64 << 10
+    ring = aligned_array(4 * size, RING_ALIGN)
     side = cp.cuda.Stream(non_blocking=True)
+    want = [cp.asarray(pattern.make(i, size)) for i in range(n)]
+    cp.cuda.runtime.deviceSynchronize()
+    oks = []
     with st_card.pin(ring) as p, \
-            st_card.open_stream(buffers=4, buffer_size=64 << 10, pin=p) as s:
-        src_start(st_card, 65536, 20)
-        for i in range(20):
-            f = s.wait_on_gpu(side, TMO)
+            st_card.open_stream(buffers=4, buffer_size=size, pin=p) as s:
+        src_start(st_card, size, n)
+        for i in range(n):
+            w = wait_on_gpu_in_window(s, side)      # the GPU waits
+            assert w.sequence == i
+            x = ring[w.gpu_offset:w.gpu_offset + size]
+            assert x.data.ptr == ring.data.ptr + w.gpu_offset == w.address
             with side:
-                x = cp.from_dlpack(f)
-                ok = (x == cp.asarray(pattern.make(i, f.length))).all()
-            side.synchronize()
-            assert bool(ok), i
-            del x
-            f.release()
+                oks.append((x == want[i]).all())
+            f = s.wait(TMO)
+            s.release_on_gpu(side, f)
+        side.synchronize()
+        assert [bool(ok) for ok in oks] == [True] * n
+        assert s.stats().held == 0
 
 
 def test_cupy_stream_handle():

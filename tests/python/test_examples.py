@@ -34,6 +34,7 @@ def test_frame_loop(gpu):
     out = run("frame_loop_torch.py", "emu:7,st,ddr=16M,private",
               "--frames", "40", "--frame-size", "262144")
     assert "40 frames" in out and " 0 bad" in out
+    assert "after GPU-side waits, released on the GPU" in out
 
 
 @pytest.mark.parametrize("name", ["cpu_roundtrip.py", "gpudirect_four_steps.py",

@@ -207,16 +207,6 @@ def test_stream_in_a_forked_child_is_echild(st_card):
     s.close()
 
 
-def test_wait_on_gpu_without_the_c_call_is_eopnotsupp(st_card):
-    if hellofpga.has_wait_on_gpu():
-        pytest.skip("the library has GPU-side completion")
-    with st_card.open_stream(buffers=2, buffer_size=4096) as s:
-        with pytest.raises(hellofpga.HelloFPGAError) as ei:
-            s.wait_on_gpu(None)
-        assert ei.value.name == "EOPNOTSUPP"
-        assert "Stream.wait()" in ei.value.text
-
-
 def test_dropped_frames_are_counted(st_card):
     with st_card.open_stream(buffers=2, buffer_size=4096) as s:
         src_start(st_card, 4096, 50, 20000, regs.ST_SRC_CTRL_DROP)

@@ -9,7 +9,7 @@ import pytest
 
 import hellofpga
 from hellofpga import pattern
-from helpers import src_start
+from helpers import src_start, wait_on_gpu_in_window
 
 torch = pytest.importorskip("torch")
 TMO = 5000
@@ -116,24 +116,56 @@ def test_torch_model_consumes_frames_after_the_cpu_wait(st_card):
             f.release()
 
 
-def test_frame_consumed_after_a_gpu_side_wait(st_card):
-    if not hellofpga.has_wait_on_gpu():
-        pytest.skip("libhellofpga has no HelloFPGA_Stream_WaitOnGPU yet")
-    ring = aligned_tensor(8 * (64 << 10), RING_ALIGN)
-    side = torch.cuda.Stream()
+def test_torch_op_on_the_frame_after_a_gpu_side_wait(st_card):
+    """GPU-side completion on torch.cuda.current_stream() (the legacy
+    default stream: handle 0): each comparison is queued before its frame
+    landed and starts when it did; the CPU only takes the buffers, and the
+    GPU stream gives them back after the comparison."""
+    n, size = 50, 64 << 10
+    ring = aligned_tensor(8 * size, RING_ALIGN)
+    cs = torch.cuda.current_stream()
+    want = [expected(i, size) for i in range(n)]     # before the frames
+    torch.cuda.synchronize()
+    oks, waits = [], []
     with st_card.pin(ring) as p, \
-            st_card.open_stream(buffers=8, buffer_size=64 << 10, pin=p) as s:
-        src_start(st_card, 65536, 50)
-        for i in range(50):
-            f = s.wait_on_gpu(side, TMO)            # the GPU waits, not us
+            st_card.open_stream(buffers=8, buffer_size=size, pin=p) as s:
+        src_start(st_card, size, n)
+        for i in range(n):
+            w = wait_on_gpu_in_window(s, cs)        # the GPU waits, not us
+            assert w.sequence == i and w.host is None
+            x = ring[w.gpu_offset:w.gpu_offset + size]
+            assert x.data_ptr() == ring.data_ptr() + w.gpu_offset == w.address
+            oks.append((x == want[i]).all())        # queued, not run yet
+            waits.append(w)
+            f = s.wait(TMO)                         # the CPU takes it
+            assert (f.index, f.gpu_offset) == (w.index, w.gpu_offset)
+            s.release_on_gpu(cs, f)                 # after the comparison
+        torch.cuda.synchronize()
+        assert [bool(ok) for ok in oks] == [True] * n
+        assert [w.check() for w in waits] == [size] * n
+        assert s.stats().held == 0
+
+
+def test_torch_model_on_a_side_stream_after_a_gpu_side_wait(st_card):
+    size = 64 << 10
+    ring = aligned_tensor(4 * size, RING_ALIGN)
+    side = torch.cuda.Stream()
+    model = torch.nn.Linear(64, 8).cuda()
+    refs = [model(expected(i, size).view(-1, 64).float()) for i in range(20)]
+    torch.cuda.synchronize()
+    with st_card.pin(ring) as p, \
+            st_card.open_stream(buffers=4, buffer_size=size, pin=p) as s:
+        src_start(st_card, size, 20)
+        for i in range(20):
+            w = wait_on_gpu_in_window(s, side)
             with torch.cuda.stream(side):
-                x = torch.from_dlpack(f)
-                assert x.data_ptr() == ring.data_ptr() + f.gpu_offset
-                ok = torch.equal(x, expected(i, f.length))
+                x = ring[w.gpu_offset:w.gpu_offset + size]
+                y = model(x.view(-1, 64).float())
+            f = s.wait(TMO)
+            s.release_on_gpu(side, f)
             side.synchronize()
-            assert ok, i
-            del x
-            f.release()
+            assert w.check() == size
+            assert torch.allclose(y, refs[i], rtol=0, atol=1e-5), i
 
 
 def test_torch_stream_handle():
