@@ -924,6 +924,10 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
  *    (in ring order), a wait may be enqueued for sequences r ..
  *    r + buffers - 1.  An earlier sequence's buffer went back already, a
  *    later one's slot still shows an earlier round: both are -ERANGE.
+ *    Releases a GPU stream has rung for (HelloFPGA_Stream_ReleaseOnGPU())
+ *    count once the library sees them: at every call on the stream,
+ *    HelloFPGA_Stream_WaitOnGPU() included unless a Wait of another
+ *    thread holds the stream at that moment.
  *  - Do not release a buffer before the GPU work that waits on it has
  *    passed the wait (for example after the consumer kernel finished): the
  *    release clears the slot, and a wait not yet reached then waits for the

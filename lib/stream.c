@@ -626,6 +626,15 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 		return hf_set_error(dev, -EOPNOTSUPP,
 				    "%s: the %s backend has no GPU-side waits",
 				    fn, dev->ops->name);
+	/*
+	 * The releases the GPU rang for since the last call widen the window.
+	 * Not when a Wait holds the stream (it applies them itself, every
+	 * DB_POLL_NS): this call never waits for the card.
+	 */
+	if (!pthread_mutex_trylock(&s->lock)) {
+		apply_releases(dev, s);
+		pthread_mutex_unlock(&s->lock);
+	}
 	ret = hf_gpu_memops(&can_flush, fn);
 	if (ret)
 		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));

@@ -475,6 +475,35 @@ HF_TEST(gpurelease_frees_the_buffer_only_when_the_stream_gets_there)
 	env_close(&e);
 }
 
+/*
+ * A GPU release the GPU stream got to widens the window of the next
+ * HelloFPGA_Stream_WaitOnGPU() itself: no other call on the stream needed.
+ */
+HF_TEST(gpurelease_widens_the_window_of_the_next_gpu_wait)
+{
+	HELLOFPGA_FRAME f[2];
+	struct env e;
+
+	env_open(&e, 2);
+	src_start(e.h, 4096, 3);
+	for (int i = 0; i < 2; i++)
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f[i]), 0);
+	/* released: 0, so sequences 0..1 only */
+	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(e.s, e.gs, 2, 0, NULL),
+		     -ERANGE);
+	HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(e.s, e.gs, f[0].index, 0), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
+	/* the doorbell rang: 1 released, so 1..2 */
+	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(e.s, e.gs, 2, 0, NULL), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f[0]), 0);
+	HF_CHECK_EQ(f[0].sequence, 2);
+	/* the GPU past its wait before the release clears the slot */
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(e.s, f[1].index), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(e.s, f[0].index), 0);
+	env_close(&e);
+}
+
 HF_TEST(gpurelease_bad_arguments)
 {
 	HELLOFPGA_FRAME f;
