@@ -288,7 +288,8 @@ static CUresult cu_attr(int attrib, uintptr_t p, uint64_t *val)
  *
  * cuMemAlloc returns 2 MiB-aligned memory for large sizes but may place a
  * small allocation at any 512-byte boundary; then the allocation is made
- * again one page larger and the address aligned up inside it.
+ * again one page larger and the address aligned up inside it (that one is
+ * kept, aligned or not).
  */
 static int cu_alloc(void **ptr, size_t size)
 {
@@ -327,7 +328,13 @@ static int cu_alloc(void **ptr, size_t size)
 			r = CU->MemAlloc(&d, len);
 			base = (uintptr_t)d;
 		}
-		if (r != CUDA_SUCCESS || IS_ALIGNED(base, (uintptr_t)page))
+		/*
+		 * The second attempt is one page larger: an aligned page range
+		 * of @size fits in it wherever it lies, so it is kept (freeing
+		 * it would hand out memory CUDA no longer knows).
+		 */
+		if (r != CUDA_SUCCESS || IS_ALIGNED(base, (uintptr_t)page) ||
+		    attempt == 1)
 			break;
 		if (cu.tegra)
 			CU->MemFreeHost((void *)base);

@@ -880,6 +880,43 @@ HF_TEST(cuda_small_allocs_are_page_aligned)
 		gpu_free(p[i]);
 }
 
+/*
+ * With CUDA's small-allocation pool fragmented (512-byte blocks taken
+ * around them), both tries of cu_alloc() may come back unaligned: the
+ * memory handed out must still be memory CUDA knows, and free cleanly.
+ */
+HF_TEST(cuda_page_allocs_in_a_fragmented_pool_are_live)
+{
+	typedef int (*mem_alloc_fn)(unsigned long long *, size_t);
+	typedef int (*mem_free_fn)(unsigned long long);
+	unsigned long long frag[64];
+	struct hf_gpu_buf b;
+	mem_alloc_fn ma;
+	mem_free_fn mf;
+	char why[256];
+	void *h, *p;
+
+	USE_GPU("cuda");
+	need_cuda();
+	h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	HF_CHECK(h != NULL);
+	ma = (mem_alloc_fn)dlsym(h, "cuMemAlloc_v2");
+	mf = (mem_free_fn)dlsym(h, "cuMemFree_v2");
+	HF_CHECK(ma && mf);
+	gpu_free(gpu_alloc(64 * KiB));	/* the library's context current */
+	for (int i = 0; i < 64; i++) {
+		HF_CHECK(ma(&frag[i], 512) == 0);
+		p = gpu_alloc(64 * KiB);
+		HF_CHECK_MSG(hf_gpu_query(p, 64 * KiB, &b, why,
+					  sizeof(why)) == 0,
+			     "try %d, %p: %s", i, p, why);
+		gpu_free(p);
+	}
+	for (int i = 0; i < 64; i++)
+		mf(frag[i]);
+	dlclose(h);
+}
+
 HF_TEST(cuda_query_check_and_free)
 {
 	const HELLOFPGA_GPU_STATUS *s;
