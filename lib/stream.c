@@ -374,7 +374,6 @@ int HelloFPGA_Stream_Open(HELLOFPGA_HANDLE hDev,
 	return hf_api_ret(HF_API_STREAM_OPEN, hf_dev_put_ret(dev, ret));
 }
 
-/* Hand the released buffers to the backend; under @s->lock. */
 /*
  * The doorbells of GPU releases the GPU rang: those buffers are released
  * as HelloFPGA_Stream_Release() would; under @s->lock.
@@ -404,6 +403,7 @@ static void apply_gpu_releases(struct hellofpga_stream *s)
 	}
 }
 
+/* Hand the released buffers to the backend; under @s->lock. */
 static void apply_releases(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 {
 	apply_gpu_releases(s);
@@ -417,6 +417,21 @@ static void apply_releases(struct hellofpga_dev *dev, struct hellofpga_stream *s
 						__ATOMIC_RELAXED))
 			dev->ops->stream_release(dev, s, i);
 	}
+}
+
+/*
+ * apply_releases() unless a Wait holds the stream (it applies them itself,
+ * every DB_POLL_NS): for the calls that never wait for the card.
+ * Return: whether they were applied.
+ */
+static bool try_apply_releases(struct hellofpga_dev *dev,
+			       struct hellofpga_stream *s)
+{
+	if (pthread_mutex_trylock(&s->lock))
+		return false;
+	apply_releases(dev, s);
+	pthread_mutex_unlock(&s->lock);
+	return true;
 }
 
 static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
@@ -516,13 +531,9 @@ static int stream_release(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 				    index, s->cfg.buffers);
 	__atomic_sub_fetch(&s->nheld, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->pending, true, __ATOMIC_RELEASE);
-	if (!pthread_mutex_trylock(&s->lock)) {
-		apply_releases(dev, s);
-		pthread_mutex_unlock(&s->lock);
-	} else {
+	if (!try_apply_releases(dev, s))
 		/* a wait holds the ring: it hands the buffer over */
 		dev->ops->stream_kick(dev, s);
-	}
 	return 0;
 }
 
@@ -626,15 +637,8 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 		return hf_set_error(dev, -EOPNOTSUPP,
 				    "%s: the %s backend has no GPU-side waits",
 				    fn, dev->ops->name);
-	/*
-	 * The releases the GPU rang for since the last call widen the window.
-	 * Not when a Wait holds the stream (it applies them itself, every
-	 * DB_POLL_NS): this call never waits for the card.
-	 */
-	if (!pthread_mutex_trylock(&s->lock)) {
-		apply_releases(dev, s);
-		pthread_mutex_unlock(&s->lock);
-	}
+	/* the releases the GPU rang for since the last call widen the window */
+	try_apply_releases(dev, s);
 	ret = hf_gpu_memops(&can_flush, fn);
 	if (ret)
 		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
@@ -763,10 +767,8 @@ int HelloFPGA_Stream_ReleaseOnGPU(HELLOFPGA_STREAM v, void *gpu_stream,
 	if (ret)
 		return hf_api_ret(HF_API_STREAM_RELEASE_ON_GPU, ret);
 	ret = stream_release_on_gpu(dev, s, gpu_stream, index, flags);
-	if (!ret && !pthread_mutex_trylock(&s->lock)) {
-		apply_releases(dev, s);	/* rung already? */
-		pthread_mutex_unlock(&s->lock);
-	}
+	if (!ret)
+		try_apply_releases(dev, s);	/* rung already? */
 	return hf_api_ret(HF_API_STREAM_RELEASE_ON_GPU,
 			  stream_put(s, dev, ret));
 }
