@@ -1826,8 +1826,28 @@ static int emu_stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s
 }
 
 /*
+ * The slots and doorbells of @es mapped for the GPU (once), and marked as
+ * used by it: a wait or a doorbell write may be queued in a GPU stream, so
+ * they are never freed.  Under @s->gw_lock.
+ */
+static int emu_stream_gpu_map(struct hellofpga_dev *dev,
+			      struct emu_stream *es, const char *fn)
+{
+	int ret;
+
+	if (!es->wb_dev) {
+		ret = hf_gpu_map_host(es->wb, es->wb_len, &es->wb_dev, fn);
+		if (ret)
+			return hf_set_error(dev, ret, "%s",
+					    HelloFPGA_GetLastError(NULL));
+	}
+	es->gpu_waited = true;
+	return 0;
+}
+
+/*
  * The writeback slot that buffer @seq of @s lands in, mapped for the GPU;
- * under @s->gw_lock.  Marks the slots as waited on (never freed).
+ * under @s->gw_lock.
  */
 static int emu_stream_gpu_slot(struct hellofpga_dev *dev,
 			       struct hellofpga_stream *s, u64 seq,
@@ -1856,13 +1876,9 @@ static int emu_stream_gpu_slot(struct hellofpga_dev *dev,
 				    (unsigned long long)credited, es->r.n,
 				    (unsigned long long)credited,
 				    (unsigned long long)(credited + es->r.n - 1));
-	if (!es->wb_dev) {
-		ret = hf_gpu_map_host(es->wb, es->wb_len, &es->wb_dev, fn);
-		if (ret)
-			return hf_set_error(dev, ret, "%s",
-					    HelloFPGA_GetLastError(NULL));
-	}
-	es->gpu_waited = true;
+	ret = emu_stream_gpu_map(dev, es, fn);
+	if (ret)
+		return ret;
 	gs->index = index;
 	gs->status = (u32 *)((u8 *)es->wb + (size_t)index * XDMA_STM_WB_SIZE);
 	gs->status_dev = es->wb_dev + (u64)index * XDMA_STM_WB_SIZE;
@@ -1880,13 +1896,9 @@ static int emu_stream_gpu_doorbells(struct hellofpga_dev *dev,
 
 	if (!es)
 		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
-	if (!es->wb_dev) {
-		ret = hf_gpu_map_host(es->wb, es->wb_len, &es->wb_dev, fn);
-		if (ret)
-			return hf_set_error(dev, ret, "%s",
-					    HelloFPGA_GetLastError(NULL));
-	}
-	es->gpu_waited = true;	/* a write may be queued: never freed */
+	ret = emu_stream_gpu_map(dev, es, fn);
+	if (ret)
+		return ret;
 	*db = (u32 *)((u8 *)es->wb + es->slots_len);
 	*db_dev = es->wb_dev + es->slots_len;
 	return 0;
