@@ -1996,6 +1996,12 @@ static void hf_xdma_ring_credit(struct hf_xdma_ring *r)
 	r->stats.credit_writes++;
 }
 
+/* Whether status word @st of a writeback slot holds a writeback. */
+static bool hf_xdma_ring_wb_done(u32 st)
+{
+	return FIELD_GET(XDMA_STM_WB_MAGIC, st) == XDMA_STM_WB_MAGIC_VALUE;
+}
+
 /**
  * hf_xdma_ring_slot_take() - read a buffer's writeback slot.
  * @r: the ring
@@ -2016,7 +2022,7 @@ static bool hf_xdma_ring_slot_take(struct hf_xdma_ring *r, u32 i, u32 *len,
 	__le32 *slot = hf_xdma_ring_slot(r, i);
 	u32 st = le32_to_cpu(READ_ONCE(slot[0]));
 
-	if (FIELD_GET(XDMA_STM_WB_MAGIC, st) != XDMA_STM_WB_MAGIC_VALUE)
+	if (!hf_xdma_ring_wb_done(st))
 		return false;
 	/* the length and the buffer's data after the status word */
 	dma_rmb();
@@ -2042,8 +2048,7 @@ static void hf_xdma_ring_full_check(struct hf_xdma_ring *r)
 	if (r->full)
 		return;
 	st = le32_to_cpu(READ_ONCE(hf_xdma_ring_slot(r, last)[0]));
-	if (r->held == r->n ||
-	    FIELD_GET(XDMA_STM_WB_MAGIC, st) == XDMA_STM_WB_MAGIC_VALUE) {
+	if (r->held == r->n || hf_xdma_ring_wb_done(st)) {
 		r->full = true;
 		r->stats.ring_full++;
 	}
@@ -2330,7 +2335,7 @@ int hf_xdma_ring_ready(struct hf_xdma_ring *r, struct hf_xdma_result *res)
 	if (READ_ONCE(r->e->xdev->gone))
 		return hf_xdma_ring_fail(r, res, -ENODEV, "card removed");
 	st = le32_to_cpu(READ_ONCE(hf_xdma_ring_slot(r, r->head)[0]));
-	if (FIELD_GET(XDMA_STM_WB_MAGIC, st) == XDMA_STM_WB_MAGIC_VALUE)
+	if (hf_xdma_ring_wb_done(st))
 		return 1;
 	if (r->e->poll)
 		return 0;
@@ -2338,7 +2343,7 @@ int hf_xdma_ring_ready(struct hf_xdma_ring *r, struct hf_xdma_result *res)
 	if (ret)
 		return ret;
 	st = le32_to_cpu(READ_ONCE(hf_xdma_ring_slot(r, r->head)[0]));
-	return FIELD_GET(XDMA_STM_WB_MAGIC, st) == XDMA_STM_WB_MAGIC_VALUE;
+	return hf_xdma_ring_wb_done(st);
 }
 
 /**
