@@ -139,10 +139,24 @@ int HelloFPGA_Close(HELLOFPGA_HANDLE hDev)
 	return close_card(hDev);
 }
 
-int hf_refuse_stream_card(struct hellofpga_dev *dev, const char *fn)
+/*
+ * On an AXI-Stream card: a C2H transfer is refused (rings only), an H2C
+ * one is a packet with no card address.  Return: 0 (also on a memory-mapped
+ * card), -EOPNOTSUPP or -EINVAL with the error text set.
+ */
+int hf_stream_card_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
+			 uint64_t card_addr, const char *fn)
 {
-	return hf_set_error(dev, -EOPNOTSUPP, "%s: %s: %s", dev->info.name,
-			    fn, XDMA_STREAM_MM_MSG);
+	if (!dev->stream)
+		return 0;
+	if (dir == XDMA_C2H)
+		return hf_set_error(dev, -EOPNOTSUPP, "%s: %s: %s",
+				    dev->info.name, fn, XDMA_STREAM_MM_MSG);
+	if (card_addr)
+		return hf_set_error(dev, -EINVAL, "%s: card address 0x%llx: %s",
+				    fn, (unsigned long long)card_addr,
+				    XDMA_STREAM_H2C_ADDR_MSG);
+	return 0;
 }
 
 static int dma_mm(struct hellofpga_dev *h, enum hf_xdma_dir dir, int ch,
@@ -160,12 +174,9 @@ static int dma_mm(struct hellofpga_dev *h, enum hf_xdma_dir dir, int ch,
 				    "%s: channel %d out of range: %s has %d %s channel%s (0..%d)",
 				    fn, ch, h->info.name, nch, hf_dir_name(dir),
 				    nch == 1 ? "" : "s", nch - 1);
-	if (h->stream && dir == XDMA_C2H)
-		return hf_refuse_stream_card(h, fn);
-	if (h->stream && offset)
-		return hf_set_error(h, -EINVAL, "%s: card address 0x%llx: %s",
-				    fn, (unsigned long long)offset,
-				    XDMA_STREAM_H2C_ADDR_MSG);
+	ret = hf_stream_card_check(h, dir, offset, fn);
+	if (ret)
+		return ret;
 	if (len == 0)
 		return 0;
 	if (!buf)

@@ -500,12 +500,9 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 				    "%s: direction %d unknown: use HELLOFPGA_DIR_H2C (%d, GPU -> card) or HELLOFPGA_DIR_C2H (%d, card -> GPU)",
 				    fn, dir, HELLOFPGA_DIR_H2C, HELLOFPGA_DIR_C2H);
 	xd = dir == HELLOFPGA_DIR_H2C ? XDMA_H2C : XDMA_C2H;
-	if (dev->stream && xd == XDMA_C2H)
-		return hf_refuse_stream_card(dev, fn);
-	if (dev->stream && card)
-		return hf_set_error(dev, -EINVAL, "%s: card address 0x%llx: %s",
-				    fn, (unsigned long long)card,
-				    XDMA_STREAM_H2C_ADDR_MSG);
+	ret = hf_stream_card_check(dev, xd, card, fn);
+	if (ret)
+		return ret;
 	nch = xd == XDMA_H2C ? dev->info.num_h2c : dev->info.num_c2h;
 	if (ch < 0 || ch >= nch)
 		return hf_set_error(dev, -ECHRNG,

@@ -348,8 +348,9 @@ struct hellofpga_dev {
 	struct hellofpga_stream *streams;
 };
 
-/* The text of an MM call refused on an AXI-Stream card (-EOPNOTSUPP). */
-int hf_refuse_stream_card(struct hellofpga_dev *dev, const char *fn);
+/* An MM call on an AXI-Stream card: C2H refused, H2C a packet (api.c). */
+int hf_stream_card_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
+			 uint64_t card_addr, const char *fn);
 
 /* error.c */
 int hf_set_error(struct hellofpga_dev *dev, int err, const char *fmt, ...)
