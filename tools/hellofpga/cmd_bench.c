@@ -1008,29 +1008,21 @@ int cmd_bench(int argc, char **argv)
 		cli_err("bench: the GPU cannot be used: %s", bn.gpu_why);
 		goto out;
 	}
-	if (bn.do_gpuwait && !bn.do_stream) {
-		if (!bn.gpu.present) {
+	if (bn.do_stream || bn.do_gpuwait) {
+		bool gd = bn.gpu.present && bn.gpu.status.supported;
+
+		if (bn.do_stream && !gd)
+			fprintf(stderr, "bench: stream: no GPU Direct: the host ring only\n");
+		if (bn.do_stream && bench_run_stream(&bn, gd))
+			goto out;
+		if (bn.do_gpuwait && !bn.gpu.present) {
 			cli_err("bench: gpuwait: no GPU: %s", bn.gpu_why);
 			goto out;
 		}
-		if (bench_run_gpuwait(&bn))
+		if (bn.do_gpuwait && bench_run_gpuwait(&bn))
 			goto out;
-		bench_print_gpuwait(&bn);
-		status = CLI_EXIT_OK;
-		if (o.json && bench_json(&bn, o.json))
-			status = CLI_EXIT_FAIL;
-		goto out;
-	}
-	if (bn.do_stream) {
-		bool gd = bn.gpu.present && bn.gpu.status.supported;
-
-		if (!gd)
-			fprintf(stderr, "bench: stream: no GPU Direct: the host ring only\n");
-		if (bench_run_stream(&bn, gd))
-			goto out;
-		if (bn.do_gpuwait && (!bn.gpu.present || bench_run_gpuwait(&bn)))
-			goto out;
-		bench_print_stream(&bn);
+		if (bn.do_stream)
+			bench_print_stream(&bn);
 		if (bn.do_gpuwait)
 			bench_print_gpuwait(&bn);
 		status = bn.failed_verify ? CLI_EXIT_FAIL : CLI_EXIT_OK;
