@@ -1446,6 +1446,42 @@ static void hf_xdma_engine_fail(struct hf_xdma_engine *e, const struct hf_xdma_c
 	hf_xdma_msg_end(res, n);
 }
 
+/* Is the writeback word in use one of the engine's own two slots? */
+static bool hf_xdma_engine_wb_own(const struct hf_xdma_engine *e)
+{
+	return e->wb == e->wb_area ||
+	       e->wb == (__le32 *)((u8 *)e->wb_area + XDMA_WB_SLOT_OFFSET);
+}
+
+/**
+ * hf_xdma_engine_pick_wb() - choose and program the writeback word of a run.
+ * @e: the engine
+ * @wb: the caller's word (hf_xdma_engine_run_wb()), or NULL
+ * @wb_bus: its bus address
+ *
+ * Without @wb: the engine's own slot, the other one after a failed run (a
+ * late writeback of the failed run lands where this run does not look),
+ * the first one after a run of the caller's word.  Writes only the halves
+ * of the address register that change.
+ */
+static void hf_xdma_engine_pick_wb(struct hf_xdma_engine *e, __le32 *wb,
+				   u64 wb_bus)
+{
+	u32 off;
+
+	if (!wb) {
+		off = e->wb == e->wb_area && e->stale ? XDMA_WB_SLOT_OFFSET : 0;
+		wb = (__le32 *)((u8 *)e->wb_area + off);
+		wb_bus = e->wb_area_bus + off;
+	}
+	e->wb = wb;
+	if (lower_32_bits(wb_bus) != lower_32_bits(e->wb_bus))
+		hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(wb_bus));
+	if (upper_32_bits(wb_bus) != upper_32_bits(e->wb_bus))
+		hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(wb_bus));
+	e->wb_bus = wb_bus;
+}
+
 /**
  * hf_xdma_engine_wedged_msg() - the result of a run refused on a wedged engine.
  * @e: the engine
@@ -1508,6 +1544,36 @@ static int hf_xdma_engine_wedged_msg(struct hf_xdma_engine *e,
 int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 		       u64 timeout_ns, struct hf_xdma_result *res)
 {
+	return hf_xdma_engine_run_wb(e, c, timeout_ns, NULL, 0, res);
+}
+
+/**
+ * hf_xdma_engine_run_wb() - hf_xdma_engine_run() with the run's poll-mode
+ *	writeback going to a word of the caller's.
+ * @e: the engine
+ * @c: a chain built for @e's direction
+ * @timeout_ns: how long to wait for completion
+ * @wb: CPU address of a 4-byte aligned word the card may write (the
+ *	caller's until the run returns, then the card no longer writes it),
+ *	or NULL for the engine's own slots (hf_xdma_engine_run())
+ * @wb_bus: the bus address of @wb
+ * @res: the outcome (may be NULL)
+ *
+ * For a writeback that others watch too: a GPU stream waiting for the
+ * card's completion of this run (GPU-side completion of a transfer).  The
+ * word is cleared, the engine's writeback address programmed to it (two
+ * register writes at most), and the run waits on it as on its own slot:
+ * once the chain is done it holds the completed-descriptor count,
+ * XDMA_WB_ERR set if the engine stopped on an error.  A failed run leaves
+ * in it whatever the card wrote (0 when nothing): the caller marks it.  The
+ * next run, of either kind, programs the address it needs.
+ *
+ * Return: as hf_xdma_engine_run(); -EINVAL also for an unaligned @wb.
+ */
+int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
+			  u64 timeout_ns, __le32 *wb, u64 wb_bus,
+			  struct hf_xdma_result *res)
+{
 	struct hf_xdma_result local;
 	u32 count = c->count;
 	u32 lo = lower_32_bits(c->bus), hi = upper_32_bits(c->bus);
@@ -1528,13 +1594,16 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 	res->msg[0] = '\0';
 	e->stats.runs++;
 
-	if (unlikely(!count || c->dir != e->dir)) {
+	if (unlikely(!count || c->dir != e->dir ||
+		     (wb && (!IS_ALIGNED((unsigned long)wb, 4) ||
+			     !IS_ALIGNED(wb_bus, 4ull))))) {
 		char name[8];
 
 		hf_xdma_engine_name(e, name, sizeof(name));
 		snprintf(res->msg, sizeof(res->msg), "%s: %s", name,
-			 count ? "chain built for the other direction" :
-				 "chain not built");
+			 !count ? "chain not built" :
+			 c->dir != e->dir ? "chain built for the other direction" :
+					    "writeback word not 4-byte aligned");
 		res->err = -EINVAL;
 		e->stats.errors++;
 		return res->err;
@@ -1560,18 +1629,8 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 	e->prog_adj = c->first_adj;
 	e->prog_valid = true;
 
-	if (unlikely(e->stale)) {
-		/* A late writeback of the failed run lands elsewhere. */
-		u32 off = e->wb == e->wb_area ? XDMA_WB_SLOT_OFFSET : 0;
-		u64 bus = e->wb_area_bus + off;
-
-		e->wb = (__le32 *)((u8 *)e->wb_area + off);
-		if (lower_32_bits(bus) != lower_32_bits(e->wb_bus))
-			hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(bus));
-		if (upper_32_bits(bus) != upper_32_bits(e->wb_bus))
-			hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(bus));
-		e->wb_bus = bus;
-	}
+	if (unlikely(wb || e->stale || !hf_xdma_engine_wb_own(e)))
+		hf_xdma_engine_pick_wb(e, wb, wb_bus);
 	WRITE_ONCE(*e->wb, 0);
 	if (!e->poll)
 		hf_os_event_reset(&e->irq_event);

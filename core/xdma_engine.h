@@ -291,6 +291,9 @@ int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 void hf_xdma_engine_fini(struct hf_xdma_engine *e);
 int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 		       u64 timeout_ns, struct hf_xdma_result *res);
+int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
+			  u64 timeout_ns, __le32 *wb, u64 wb_bus,
+			  struct hf_xdma_result *res);
 void hf_xdma_engine_isr(struct hf_xdma_engine *e);
 void hf_xdma_engine_abort(struct hf_xdma_engine *e);
 void hf_xdma_engine_cancel(struct hf_xdma_engine *e);

@@ -1080,6 +1080,96 @@ HF_TEST(engine_late_writeback_of_a_failed_run_is_ignored)
 	fx_teardown(&f);
 }
 
+/* ---- a run's writeback into a word of the caller's ---- */
+
+/*
+ * hf_xdma_engine_run_wb(): the card's completion lands in the caller's
+ * word (the descriptor count, no error bit), which the run waits on; the
+ * next plain run goes back to the engine's own slot, and a run of another
+ * word moves the address again.
+ */
+static void run_wb_case(const void *arg)
+{
+	const struct mode_row *row = arg;
+	struct hf_xdma_result res;
+	__le32 *words;
+	u64 bus, lo;
+	struct fx f;
+
+	fx_setup(&f, 0, row->mode);
+	words = (__le32 *)fx_buf(&f, 4096, HF_DMA_FROM_DEVICE, &bus);
+	fx_fill(&f, 51);
+	fx_build_h2c(&f, CARD_ADDR);
+	words[1] = cpu_to_le32(0xdeadbeef);
+	HF_CHECK_ERR(hf_xdma_engine_run_wb(&f.h2c, &f.ch_h2c, TMO, &words[1],
+					   bus + 4, &res), 0);
+	HF_CHECK_EQ(le32_to_cpu(words[1]), f.ch_h2c.count);
+	HF_CHECK_EQ(res.bytes, f.ch_h2c.bytes);
+	fx_check_card(&f);
+	lo = hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_POLL_WB_LO);
+	HF_CHECK_EQ(lo, lower_32_bits(bus + 4));
+
+	/* another word: its own completion, the first one untouched */
+	words[2] = 0;
+	HF_CHECK_ERR(hf_xdma_engine_run_wb(&f.h2c, &f.ch_h2c, TMO, &words[2],
+					   bus + 8, &res), 0);
+	HF_CHECK_EQ(le32_to_cpu(words[2]), f.ch_h2c.count);
+
+	/* a plain run: the engine's slot again, the caller's word left */
+	words[2] = 0;
+	fx_run_ok(&f.h2c, &f.ch_h2c);
+	HF_CHECK_EQ(le32_to_cpu(words[2]), 0);
+	lo = hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_POLL_WB_LO);
+	HF_CHECK_EQ(lo, lower_32_bits(f.wb_bus));
+	fx_roundtrip(&f, 52);
+	hf_emu_dma_unmap(f.h, bus);
+	free(words);
+	fx_teardown(&f);
+}
+
+HF_TEST_ROWS(engine_run_wb_lands_in_the_callers_word, poll_msix_rows,
+	     run_wb_case)
+
+/* An engine error reaches the caller's word with the error bit. */
+HF_TEST(engine_run_wb_error_sets_the_error_bit)
+{
+	struct hf_xdma_result res;
+	__le32 *words;
+	u64 bus;
+	struct fx f;
+
+	fx_setup(&f, 0, FX_POLL);
+	words = (__le32 *)fx_buf(&f, 4096, HF_DMA_FROM_DEVICE, &bus);
+	fx_build_c2h(&f, DDR_SIZE + 0x1000);
+	HF_CHECK_ERR(hf_xdma_engine_run_wb(&f.c2h, &f.ch_c2h, TMO, words, bus,
+					   &res), -EIO);
+	HF_CHECK(le32_to_cpu(words[0]) & XDMA_WB_ERR);
+	hf_emu_dma_unmap(f.h, bus);
+	free(words);
+	fx_roundtrip(&f, 53);
+	fx_teardown(&f);
+}
+
+HF_TEST(engine_run_wb_refuses_an_unaligned_word)
+{
+	struct hf_xdma_result res;
+	__le32 *words;
+	u64 bus;
+	struct fx f;
+
+	fx_setup(&f, 0, FX_POLL);
+	words = (__le32 *)fx_buf(&f, 4096, HF_DMA_FROM_DEVICE, &bus);
+	fx_build_h2c(&f, CARD_ADDR);
+	HF_CHECK_ERR(hf_xdma_engine_run_wb(&f.h2c, &f.ch_h2c, TMO,
+					   (__le32 *)((u8 *)words + 2), bus + 2,
+					   &res), -EINVAL);
+	HF_CHECK(strstr(res.msg, "aligned"));
+	hf_emu_dma_unmap(f.h, bus);
+	free(words);
+	fx_roundtrip(&f, 54);
+	fx_teardown(&f);
+}
+
 /*
  * A chain still busy when its wait times out, that ends while the stop
  * proves the engine idle: the run timed out all the same (its interrupt was
