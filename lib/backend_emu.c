@@ -1405,7 +1405,7 @@ static void emu_gpu_unpin(struct hellofpga_dev *dev, struct hf_pin *pin)
 static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 			enum hf_xdma_dir dir, int ch, size_t off, uint64_t card_addr,
 			size_t len, int timeout_ms, const struct timespec *dl,
-			size_t *actual)
+			const struct hf_xfer_wb *wb, size_t *actual)
 {
 	struct emu_card *card = dev->priv;
 	struct emu_pin *ep = pin->bdata;
@@ -1438,14 +1438,34 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 		if (ret)
 			return ret;
 	}
-	ret = hf_xdma_engine_run(&card->eng[dir][ch].eng, &pc->c,
-				 (u64)timeout_ms * 1000000ull, &res);
+	ret = hf_xdma_engine_run_wb(&card->eng[dir][ch].eng, &pc->c,
+				    (u64)timeout_ms * 1000000ull,
+				    wb ? (__le32 *)wb->cpu : NULL,
+				    wb ? wb->map + wb->off : 0, &res);
 	if (dir == XDMA_H2C)
 		blocks_unlock(card, ch, card_addr, len);
 	*actual = res.bytes;
 	if (ret < 0)
 		return hf_set_error(dev, ret, "%s", res.msg);
 	return 0;
+}
+
+/* The card's view of host memory for writebacks: one mapping. */
+static int emu_wb_map(struct hellofpga_dev *dev, void *mem, size_t len,
+		      uint64_t *map)
+{
+	struct emu_card *card = dev->priv;
+
+	if (hf_emu_dma_map(card->host, mem, len, HF_DMA_FROM_DEVICE, map))
+		return hf_set_error(dev, -ENOMEM,
+				    "cannot map %zu bytes of writeback words for the card",
+				    len);
+	return 0;
+}
+
+static void emu_wb_unmap(struct hellofpga_dev *dev, uint64_t map)
+{
+	hf_emu_dma_unmap(((struct emu_card *)dev->priv)->host, map);
 }
 
 static void emu_link_model(struct hellofpga_dev *dev,
@@ -1917,6 +1937,8 @@ static const struct hf_backend_ops emu_ops = {
 	.gpu_pin = emu_gpu_pin,
 	.gpu_unpin = emu_gpu_unpin,
 	.gpu_xfer = emu_gpu_xfer,
+	.wb_map = emu_wb_map,
+	.wb_unmap = emu_wb_unmap,
 	.uirq_arm = emu_uirq_arm,
 	.uirq_take = emu_uirq_take,
 	.stream_start = emu_stream_start,

@@ -627,12 +627,17 @@ static void kernel_gpu_unpin(struct hellofpga_dev *dev, struct hf_pin *pin)
 static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 			   enum hf_xdma_dir dir, int ch, size_t off,
 			   uint64_t card, size_t len, int timeout_ms,
-			   const struct timespec *dl, size_t *actual)
+			   const struct timespec *dl,
+			   const struct hf_xfer_wb *wb, size_t *actual)
 {
 	struct kcard *kc = dev->priv;
 	struct kpin *kp = pin->bdata;
 	struct hellofpga_xfer x;
 	int ret;
+
+	if (wb)		/* no @wb_map: submit.c never asks */
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "the driver cannot send a transfer's writeback to a word of the caller's");
 
 	memset(&x, 0, sizeof(x));
 	x.handle = kp->handle;

@@ -582,7 +582,7 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		ret = not_pinned(dev, handle, fn);
 	} else {
 		ret = dev->ops->gpu_xfer(dev, pin, xd, ch, off, card, len,
-					 timeout_ms, &dl, &done);
+					 timeout_ms, &dl, NULL, &done);
 		ran = true;
 	}
 	pthread_rwlock_unlock(&pin->lock);

@@ -34,6 +34,7 @@ struct hellofpga_dev;
 struct hf_pin;
 struct hf_emu_host_stats;
 struct hf_stream_gpu_slot;
+struct hf_xfer_wb;
 
 #define HF_STAT_ADD(field, v) __atomic_add_fetch(&(field), (v), __ATOMIC_RELAXED)
 #define HF_STAT_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
@@ -65,6 +66,13 @@ struct hf_stream_gpu_slot;
  *	@card on channel @ch of direction @dir; arguments validated, channel
  *	lock and @pin's lock (shared) held.  The engine may run @timeout_ms;
  *	waits for locks end at @dl.  Allocates nothing.  Sets *@actual.
+ *	@wb: NULL, or the word of a GPU-side completion (submit.c) the
+ *	card's poll-mode writeback of this run goes to (in memory of @wb_map)
+ * @wb_map: make host memory [@mem, @mem + @len) (page aligned, kept by
+ *	the caller until @wb_unmap) writable by the card for writebacks;
+ *	*@map names the mapping in struct hf_xfer_wb.  NULL: the backend
+ *	cannot send a run's writeback elsewhere (-EOPNOTSUPP).
+ * @wb_unmap: undo @wb_map; the card no longer writes the memory
  * @uirq_arm: arm user interrupt @irq (validated) and return, in *@fd, a
  *	descriptor the backend owns that polls readable while a delivery of
  *	it waits to be taken; called once per @irq (user_irq.c remembers the
@@ -93,7 +101,10 @@ struct hf_backend_ops {
 	int (*gpu_xfer)(struct hellofpga_dev *dev, struct hf_pin *pin,
 			enum hf_xdma_dir dir, int ch, size_t off, uint64_t card,
 			size_t len, int timeout_ms, const struct timespec *dl,
-			size_t *actual);
+			const struct hf_xfer_wb *wb, size_t *actual);
+	int (*wb_map)(struct hellofpga_dev *dev, void *mem, size_t len,
+		      uint64_t *map);
+	void (*wb_unmap)(struct hellofpga_dev *dev, uint64_t map);
 	int (*uirq_arm)(struct hellofpga_dev *dev, int irq, int *fd);
 	int (*uirq_take)(struct hellofpga_dev *dev, int irq, uint32_t *count);
 	/*
@@ -130,6 +141,19 @@ struct hf_backend_ops {
 	int (*stream_gpu_doorbells)(struct hellofpga_dev *dev,
 				    struct hellofpga_stream *s, uint32_t **db,
 				    uint64_t *db_dev, const char *fn);
+};
+
+/**
+ * struct hf_xfer_wb - where a run's poll-mode writeback goes (GPU-side
+ *	completion of a transfer, submit.c).
+ * @cpu: the 4-byte word, host memory mapped by the backend's @wb_map
+ * @map: what @wb_map returned for that memory
+ * @off: @cpu's offset in it
+ */
+struct hf_xfer_wb {
+	uint32_t *cpu;
+	uint64_t map;
+	uint64_t off;
 };
 
 /**
