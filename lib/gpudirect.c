@@ -466,6 +466,178 @@ int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
 }
 
 /**
+ * hf_gpudirect_check() - validate a GPU Direct transfer's arguments.
+ * @dev: the card (a reference held)
+ * @ch: channel of direction @dir
+ * @handle: the pinned buffer
+ * @off: offset inside it
+ * @card: card address
+ * @len: bytes
+ * @dir: HELLOFPGA_DIR_H2C or HELLOFPGA_DIR_C2H
+ * @timeout_ms: engine timeout, <= 0 for the handle's default
+ * @xd: receives the direction
+ * @pinp: receives a reference of the pin (hf_pin_put()) on success
+ * @fn: API function name for error texts
+ *
+ * Return: 0 or negative errno with the text set (see
+ * HelloFPGA_GPUDirect_Xfer()).
+ */
+int hf_gpudirect_check(struct hellofpga_dev *dev, int ch,
+		       HELLOFPGA_GPU_HANDLE handle, size_t off, uint64_t card,
+		       size_t len, int dir, int timeout_ms,
+		       enum hf_xdma_dir *xd, struct hf_pin **pinp,
+		       const char *fn)
+{
+	struct hf_pin *pin;
+	uint32_t align;
+	int nch, ret = 0;
+
+	*pinp = NULL;
+	if (dir != HELLOFPGA_DIR_H2C && dir != HELLOFPGA_DIR_C2H)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: direction %d unknown: use HELLOFPGA_DIR_H2C (%d, GPU -> card) or HELLOFPGA_DIR_C2H (%d, card -> GPU)",
+				    fn, dir, HELLOFPGA_DIR_H2C, HELLOFPGA_DIR_C2H);
+	*xd = dir == HELLOFPGA_DIR_H2C ? XDMA_H2C : XDMA_C2H;
+	ret = hf_stream_card_check(dev, *xd, card, fn);
+	if (ret)
+		return ret;
+	nch = *xd == XDMA_H2C ? dev->info.num_h2c : dev->info.num_c2h;
+	if (ch < 0 || ch >= nch)
+		return hf_set_error(dev, -ECHRNG,
+				    "%s: channel %d out of range: %s has %d %s channel%s (0..%d)",
+				    fn, ch, dev->info.name, nch,
+				    hf_dir_name(*xd), nch == 1 ? "" : "s",
+				    nch - 1);
+	if (timeout_ms > HF_MAX_TIMEOUT_MS)
+		return hf_set_error(dev, -EINVAL,
+				    "%s: timeout %d ms is above %d ms (<= 0 uses the handle's timeout)",
+				    fn, timeout_ms, HF_MAX_TIMEOUT_MS);
+
+	pin = hf_pin_get(dev, handle);
+	if (!pin)
+		return not_pinned(dev, handle, fn);
+	if (!len)
+		goto out;	/* a no-op, whatever the range */
+	if (off > pin->size || len > pin->size - off) {
+		ret = hf_set_error(dev, -EINVAL,
+				   "%s: range [0x%zx, 0x%zx) of handle 0x%llx leaves the pinned buffer (0x%zx bytes)",
+				   fn, off, off + len < off ? SIZE_MAX : off + len,
+				   (unsigned long long)handle, pin->size);
+		goto err;
+	}
+	if (card + len < card) {
+		ret = hf_set_error(dev, -EOVERFLOW,
+				   "%s: card address 0x%llx + length 0x%zx overflows 64 bits",
+				   fn, (unsigned long long)card, len);
+		goto err;
+	}
+	if (!dev->stream &&
+	    (card >= dev->info.ddr_size || len > dev->info.ddr_size - card)) {
+		ret = hf_set_error(dev, -ERANGE,
+				   "%s: card address range [0x%llx, 0x%llx) lies past the end of card memory (0x%llx bytes)",
+				   fn, (unsigned long long)card,
+				   (unsigned long long)(card + len),
+				   (unsigned long long)dev->info.ddr_size);
+		goto err;
+	}
+	align = max(dev->info.addr_align, dev->info.len_granularity);
+	if (align > 1 && (!IS_ALIGNED((uint64_t)off, (uint64_t)align) ||
+			  !IS_ALIGNED(card, (uint64_t)align) ||
+			  !IS_ALIGNED((uint64_t)len, (uint64_t)align))) {
+		ret = hf_set_error(dev, -EINVAL,
+				   "%s: the engines of %s need %u-byte aligned addresses and lengths; GPU Direct has no bounce buffer: buffer offset 0x%zx, card address 0x%llx and length 0x%zx must be multiples of %u",
+				   fn, dev->info.name, align, off,
+				   (unsigned long long)card, len, align);
+		goto err;
+	}
+out:
+	*pinp = pin;
+	return 0;
+err:
+	hf_pin_put(pin);
+	return ret;
+}
+
+/**
+ * hf_gpudirect_run() - run a checked GPU Direct transfer.
+ * @dev: the card (a reference held, or its submission queue's worker)
+ * @pin: the pin, from hf_gpudirect_check()
+ * @handle: its handle, for error texts
+ * @xd: direction
+ * @ch: channel
+ * @off: offset inside the pin
+ * @card: card address
+ * @len: bytes, not 0
+ * @timeout_ms: engine timeout, <= 0 for the handle's default
+ * @wb: NULL, or where the card's writeback of the run goes (submit.c)
+ * @actual: receives the bytes moved
+ * @fn: API function name for error texts
+ *
+ * Takes the channel lock and the pin's lock (shared), finds the pin still
+ * the caller's memory, runs and counts.
+ *
+ * Return: 0 or negative errno with the text set.
+ */
+int hf_gpudirect_run(struct hellofpga_dev *dev, struct hf_pin *pin,
+		     HELLOFPGA_GPU_HANDLE handle, enum hf_xdma_dir xd, int ch,
+		     size_t off, uint64_t card, size_t len, int timeout_ms,
+		     const struct hf_xfer_wb *wb, size_t *actual,
+		     const char *fn)
+{
+	struct timespec dl;
+	size_t done = 0;
+	bool ran = false;
+	int ret;
+
+	*actual = 0;
+	if (pin->watch <= 0) {
+		/* No free callback (real CUDA): is it still the allocation? */
+		ret = hf_gpu_check(pin->gpu, pin->buffer_id);
+		if (ret)
+			return pin_freed(dev, pin, fn);
+	}
+	if (timeout_ms <= 0)
+		timeout_ms = __atomic_load_n(&dev->timeout_ms,
+					     __ATOMIC_RELAXED);
+
+	hf_deadline_in(&dl, timeout_ms);
+	ret = hf_chan_lock(dev, xd, ch, &dl);
+	if (ret)
+		return ret;
+	ret = hf_rwlock_lock_until(&pin->lock, false, &dl);
+	if (ret) {
+		hf_chan_unlock(dev, xd, ch);
+		return hf_set_error(dev, ret,
+				    "%s: handle 0x%llx stayed locked by an unpin or a revocation until the timeout; nothing was moved",
+				    fn, (unsigned long long)handle);
+	}
+	if (pin->revoked) {
+		ret = pin_freed(dev, pin, fn);
+	} else if (pin->released) {
+		ret = not_pinned(dev, handle, fn);
+	} else {
+		ret = dev->ops->gpu_xfer(dev, pin, xd, ch, off, card, len,
+					 timeout_ms, &dl, wb, &done);
+		ran = true;
+	}
+	pthread_rwlock_unlock(&pin->lock);
+	hf_chan_unlock(dev, xd, ch);
+
+	if (ran) {
+		HF_STAT_ADD(dev->stats.bytes[xd], done);
+		if (ret < 0) {
+			HF_STAT_ADD(dev->stats.errors, 1);
+			if (ret == -ETIMEDOUT)
+				HF_STAT_ADD(dev->stats.timeouts, 1);
+		} else {
+			HF_STAT_ADD(dev->stats.transfers, 1);
+		}
+	}
+	*actual = done;
+	return ret < 0 ? ret : 0;
+}
+
+/**
  * hf_gpudirect_xfer() - move a sub-range of a pinned buffer.
  * @dev: the card (a reference held)
  * @ch: channel of direction @dir
@@ -485,124 +657,24 @@ int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		      size_t len, int dir, int timeout_ms, size_t *actual,
 		      const char *fn)
 {
-	struct timespec dl;
 	enum hf_xdma_dir xd;
 	struct hf_pin *pin;
 	size_t done = 0;
-	bool ran = false;
-	uint32_t align;
-	int nch, ret = 0;
+	int ret;
 
 	if (actual)
 		*actual = 0;
-	if (dir != HELLOFPGA_DIR_H2C && dir != HELLOFPGA_DIR_C2H)
-		return hf_set_error(dev, -EINVAL,
-				    "%s: direction %d unknown: use HELLOFPGA_DIR_H2C (%d, GPU -> card) or HELLOFPGA_DIR_C2H (%d, card -> GPU)",
-				    fn, dir, HELLOFPGA_DIR_H2C, HELLOFPGA_DIR_C2H);
-	xd = dir == HELLOFPGA_DIR_H2C ? XDMA_H2C : XDMA_C2H;
-	ret = hf_stream_card_check(dev, xd, card, fn);
+	ret = hf_gpudirect_check(dev, ch, handle, off, card, len, dir,
+				 timeout_ms, &xd, &pin, fn);
 	if (ret)
 		return ret;
-	nch = xd == XDMA_H2C ? dev->info.num_h2c : dev->info.num_c2h;
-	if (ch < 0 || ch >= nch)
-		return hf_set_error(dev, -ECHRNG,
-				    "%s: channel %d out of range: %s has %d %s channel%s (0..%d)",
-				    fn, ch, dev->info.name, nch,
-				    hf_dir_name(xd), nch == 1 ? "" : "s",
-				    nch - 1);
-	if (timeout_ms > HF_MAX_TIMEOUT_MS)
-		return hf_set_error(dev, -EINVAL,
-				    "%s: timeout %d ms is above %d ms (<= 0 uses the handle's timeout)",
-				    fn, timeout_ms, HF_MAX_TIMEOUT_MS);
-
-	pin = hf_pin_get(dev, handle);
-	if (!pin)
-		return not_pinned(dev, handle, fn);
-	if (!len)
-		goto out_pin;
-	if (off > pin->size || len > pin->size - off) {
-		ret = hf_set_error(dev, -EINVAL,
-				   "%s: range [0x%zx, 0x%zx) of handle 0x%llx leaves the pinned buffer (0x%zx bytes)",
-				   fn, off, off + len < off ? SIZE_MAX : off + len,
-				   (unsigned long long)handle, pin->size);
-		goto out_pin;
-	}
-	if (card + len < card) {
-		ret = hf_set_error(dev, -EOVERFLOW,
-				   "%s: card address 0x%llx + length 0x%zx overflows 64 bits",
-				   fn, (unsigned long long)card, len);
-		goto out_pin;
-	}
-	if (!dev->stream &&
-	    (card >= dev->info.ddr_size || len > dev->info.ddr_size - card)) {
-		ret = hf_set_error(dev, -ERANGE,
-				   "%s: card address range [0x%llx, 0x%llx) lies past the end of card memory (0x%llx bytes)",
-				   fn, (unsigned long long)card,
-				   (unsigned long long)(card + len),
-				   (unsigned long long)dev->info.ddr_size);
-		goto out_pin;
-	}
-	align = max(dev->info.addr_align, dev->info.len_granularity);
-	if (align > 1 && (!IS_ALIGNED((uint64_t)off, (uint64_t)align) ||
-			  !IS_ALIGNED(card, (uint64_t)align) ||
-			  !IS_ALIGNED((uint64_t)len, (uint64_t)align))) {
-		ret = hf_set_error(dev, -EINVAL,
-				   "%s: the engines of %s need %u-byte aligned addresses and lengths; GPU Direct has no bounce buffer: buffer offset 0x%zx, card address 0x%llx and length 0x%zx must be multiples of %u",
-				   fn, dev->info.name, align, off,
-				   (unsigned long long)card, len, align);
-		goto out_pin;
-	}
-	if (pin->watch <= 0) {
-		/* No free callback (real CUDA): is it still the allocation? */
-		ret = hf_gpu_check(pin->gpu, pin->buffer_id);
-		if (ret) {
-			ret = pin_freed(dev, pin, fn);
-			goto out_pin;
-		}
-	}
-	if (timeout_ms <= 0)
-		timeout_ms = __atomic_load_n(&dev->timeout_ms,
-					     __ATOMIC_RELAXED);
-
-	hf_deadline_in(&dl, timeout_ms);
-	ret = hf_chan_lock(dev, xd, ch, &dl);
-	if (ret)
-		goto out_pin;
-	ret = hf_rwlock_lock_until(&pin->lock, false, &dl);
-	if (ret) {
-		hf_chan_unlock(dev, xd, ch);
-		ret = hf_set_error(dev, ret,
-				   "%s: handle 0x%llx stayed locked by an unpin or a revocation until the timeout; nothing was moved",
-				   fn, (unsigned long long)handle);
-		goto out_pin;
-	}
-	if (pin->revoked) {
-		ret = pin_freed(dev, pin, fn);
-	} else if (pin->released) {
-		ret = not_pinned(dev, handle, fn);
-	} else {
-		ret = dev->ops->gpu_xfer(dev, pin, xd, ch, off, card, len,
-					 timeout_ms, &dl, NULL, &done);
-		ran = true;
-	}
-	pthread_rwlock_unlock(&pin->lock);
-	hf_chan_unlock(dev, xd, ch);
-
-	if (ran) {
-		HF_STAT_ADD(dev->stats.bytes[xd], done);
-		if (ret < 0) {
-			HF_STAT_ADD(dev->stats.errors, 1);
-			if (ret == -ETIMEDOUT)
-				HF_STAT_ADD(dev->stats.timeouts, 1);
-		} else {
-			HF_STAT_ADD(dev->stats.transfers, 1);
-		}
-	}
-out_pin:
+	if (len)
+		ret = hf_gpudirect_run(dev, pin, handle, xd, ch, off, card, len,
+				       timeout_ms, NULL, &done, fn);
 	hf_pin_put(pin);
 	if (actual)
 		*actual = done;
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
 static int gpudirect_xfer(HELLOFPGA_HANDLE hDev, int ch,

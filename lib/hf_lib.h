@@ -450,6 +450,16 @@ static inline int hf_dev_put_ret(struct hellofpga_dev *dev, int ret)
 }
 
 /* gpudirect.c */
+int hf_gpudirect_check(struct hellofpga_dev *dev, int ch,
+		       HELLOFPGA_GPU_HANDLE handle, size_t off, uint64_t card,
+		       size_t len, int dir, int timeout_ms,
+		       enum hf_xdma_dir *xd, struct hf_pin **pinp,
+		       const char *fn);
+int hf_gpudirect_run(struct hellofpga_dev *dev, struct hf_pin *pin,
+		     HELLOFPGA_GPU_HANDLE handle, enum hf_xdma_dir xd, int ch,
+		     size_t off, uint64_t card, size_t len, int timeout_ms,
+		     const struct hf_xfer_wb *wb, size_t *actual,
+		     const char *fn);
 int hf_gpudirect_xfer(struct hellofpga_dev *dev, int ch,
 		      HELLOFPGA_GPU_HANDLE handle, size_t off, uint64_t card,
 		      size_t len, int dir, int timeout_ms, size_t *actual,
