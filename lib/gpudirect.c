@@ -143,7 +143,8 @@ static void pin_release_backend(struct hf_pin *pin)
 	if (pin->released)
 		return;
 	dev->ops->gpu_unpin(dev, pin);
-	pin->released = true;
+	/* atomic: a queued submission looks without the lock (submit.c) */
+	__atomic_store_n(&pin->released, true, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&dev->pin_lock);
 	dev->pinned_bytes -= pin->size;
 	pthread_mutex_unlock(&dev->pin_lock);
@@ -164,7 +165,7 @@ static void pin_revoke(void *arg)
 
 	pthread_rwlock_wrlock(&pin->lock);
 	if (!pin->released) {
-		pin->revoked = true;
+		__atomic_store_n(&pin->revoked, true, __ATOMIC_RELEASE);
 		pin_release_backend(pin);
 		hf_os_log("%s: GPU memory %p of handle 0x%llx freed while pinned: DMA to it revoked",
 			  pin->dev->info.name, pin->gpu,
@@ -556,6 +557,22 @@ out:
 err:
 	hf_pin_put(pin);
 	return ret;
+}
+
+/**
+ * hf_gpudirect_pin_live() - is @pin still the caller's GPU memory, pinned?
+ * A look without the pin's lock (the run looks again under it).
+ * Return: 0, -ENXIO (its memory was freed), -ENOENT (unpinned), text set.
+ */
+int hf_gpudirect_pin_live(struct hellofpga_dev *dev, struct hf_pin *pin,
+			  HELLOFPGA_GPU_HANDLE handle, const char *fn)
+{
+	if (__atomic_load_n(&pin->revoked, __ATOMIC_ACQUIRE) ||
+	    (pin->watch <= 0 && hf_gpu_check(pin->gpu, pin->buffer_id)))
+		return pin_freed(dev, pin, fn);
+	if (__atomic_load_n(&pin->released, __ATOMIC_ACQUIRE))
+		return not_pinned(dev, handle, fn);
+	return 0;
 }
 
 /**
