@@ -1082,6 +1082,153 @@ int HelloFPGA_GPU_StreamSynchronize(void *stream, int timeout_ms);
 int HelloFPGA_GPU_LaunchHostFunc(void *stream, void (*fn)(void *arg),
 				 void *arg);
 
+/* ------------------------------------------------------------------------
+ * GPU-side completion of GPU Direct transfers (AXI memory-mapped; new in
+ * library ABI 1.4, symbol version HELLOFPGA_1.4): a transfer submitted to
+ * a channel's queue runs in the background, and a GPU stream may wait for
+ * the card's completion of it, or hold its start until the stream gets to
+ * a point, with no CPU thread between the two:
+ *
+ *	HelloFPGA_GPUDirect_Submit(h, 0, pin, 0, card, size, HELLOFPGA_DIR_C2H,
+ *				   cu_stream, HELLOFPGA_SUBMIT_WAIT_ON_GPU, 0, &sub);
+ *	consumer<<<..., cu_stream>>>(sub.status_dev, gpu_buf);  runs once it landed
+ *
+ * How: each submission has a 32-bit writeback word in host memory that
+ * the library maps for the GPU (cuMemHostRegister DEVICEMAP on a real
+ * GPU) and for the card, and the run's poll-mode writeback (PG195) goes
+ * there: 0 while the transfer is queued or running, the number of
+ * descriptors the card completed when it is done, with
+ * HELLOFPGA_XFER_WB_ERROR set when the engine stopped on an error.  The
+ * GPU waits with cuStreamWaitValue32(word, HELLOFPGA_XFER_WB_MASK,
+ * CU_STREAM_WAIT_VALUE_AND), flushing remote writes for a C2H transfer
+ * where the device can (so the card's data is visible to what follows).
+ * A transfer that fails without a writeback (its timeout, a freed pin, a
+ * cancel) gets HELLOFPGA_XFER_WB_ERROR from the library, so a waiting GPU
+ * always goes on: the consumer must check the word.
+ *
+ * HELLOFPGA_SUBMIT_START_ON_GPU: the GPU stream writes a doorbell word when
+ * it gets there (cuStreamWriteValue32) and the channel's queue starts the
+ * transfer once it sees it.  A thread of the library's per channel watches
+ * the doorbell (spinning 20 us, then looking every 20 us): the card's
+ * registers cannot be written by a GPU (the emulated card's are function
+ * calls; the kernel driver does not map the DMA BAR to user space, so that
+ * no one who may use the card can aim its engines anywhere).
+ *
+ * Rules:
+ *  - A channel's submissions run one at a time in the order of their
+ *    Submit calls, between the channel's other transfers; a submission
+ *    whose start is held by a GPU stream holds the ones after it.
+ *  - Each channel has HELLOFPGA_SUBMIT_DEPTH words; a word is used again
+ *    once its transfer has ended and the GPU has passed every wait on it
+ *    (the GPU stream writes that it did, after the wait).  Submit waits up
+ *    to its timeout for a free word (-EBUSY).
+ *  - HelloFPGA_GPUDirect_Complete() waits on the CPU and returns the
+ *    result; it need not be called.  A result is kept until its word is
+ *    used again.
+ *  - HelloFPGA_GPUDirect_Unpin() lets the transfer running on the pin end,
+ *    then submissions of the pin not yet run fail with -ENOENT (their words
+ *    marked).  HelloFPGA_Close() cancels the submissions not yet started
+ *    (-ECANCELED, words marked) and waits for the one running.  The words
+ *    of a channel a GPU stream waited on are never freed (8 KiB a
+ *    channel).
+ *  - The emulated GPU (no CUDA) runs the same waits and writes in its
+ *    streams (HelloFPGA_GPU_StreamCreate()).  The kernel driver backend
+ *    needs a driver with HELLOFPGA_FEAT_XFER_WB, else Submit is
+ *    -EOPNOTSUPP.
+ * ------------------------------------------------------------------------ */
+
+#define HELLOFPGA_SUBMIT_DEPTH		256
+#define HELLOFPGA_XFER_WB_COUNT		0x00ffffffu	/* descriptors done */
+#define HELLOFPGA_XFER_WB_ERROR		0x80000000u	/* failed: no data */
+#define HELLOFPGA_XFER_WB_MASK		(HELLOFPGA_XFER_WB_COUNT | \
+					 HELLOFPGA_XFER_WB_ERROR)
+
+/* HelloFPGA_GPUDirect_Submit() flags */
+#define HELLOFPGA_SUBMIT_WAIT_ON_GPU	0x1u	/* @gpu_stream waits for it */
+#define HELLOFPGA_SUBMIT_START_ON_GPU	0x2u	/* it starts when @gpu_stream gets here */
+
+/**
+ * typedef HELLOFPGA_SUBMISSION - what HelloFPGA_GPUDirect_Submit() queued.
+ * @ticket: names it for HelloFPGA_GPUDirect_Complete(); never 0
+ * @status: its writeback word (host address): 0 until it ends, then the
+ *	descriptors done, HELLOFPGA_XFER_WB_ERROR set if it failed
+ * @status_dev: the same word's GPU address (a CUdeviceptr), for the
+ *	consumer kernel; 0 without a GPU flag
+ * @reserved: 0
+ */
+typedef struct {
+	uint64_t ticket;
+	const volatile uint32_t *status;
+	uint64_t status_dev;
+	uint32_t reserved[8];
+} HELLOFPGA_SUBMISSION;
+
+/**
+ * HelloFPGA_GPUDirect_Submit() - queue a transfer of a sub-range of a
+ *	pinned buffer on a channel and return; optionally make a GPU stream
+ *	wait for its completion, or hold its start until the stream gets here.
+ * @hDev: the card
+ * @ch: channel of direction @dir
+ * @handle: a pinned buffer (HelloFPGA_GPUDirect_Pin())
+ * @bufOffset: offset inside it
+ * @fpgaAddr: card address
+ * @size: bytes, not 0
+ * @dir: HELLOFPGA_DIR_H2C or HELLOFPGA_DIR_C2H
+ * @gpu_stream: with a flag: a CUstream of the library's CUDA context
+ *	(NULL: the legacy default stream), or a stream of the emulated GPU;
+ *	ignored without one
+ * @flags: 0, HELLOFPGA_SUBMIT_WAIT_ON_GPU, HELLOFPGA_SUBMIT_START_ON_GPU,
+ *	or both (the start enqueued before the wait)
+ * @timeout_ms: the engine's timeout once it runs, and the longest wait for
+ *	a free word; <= 0 the handle's timeout
+ * @sub: if not NULL, receives the ticket and the word
+ *
+ * The arguments are checked as HelloFPGA_GPUDirect_Xfer() checks them,
+ * and the GPU's operations enqueued, before this returns; what the run
+ * itself finds (the engine's errors, a pin freed meanwhile) is its result.
+ *
+ * Return: 0, -EBADF (NULL or closed handle), -ECHILD (after fork()),
+ * -ECHRNG (no such channel), -ENOENT (unknown or unpinned @handle),
+ * -ENXIO (its GPU memory was freed), -EINVAL (@size 0 or the range leaves
+ * the buffer; unknown @dir or @flags; @timeout_ms above 3600000; an aligned
+ * card and an unaligned range; @gpu_stream not a stream of the emulated
+ * GPU), -ERANGE (past the end of card memory), -EOVERFLOW (@fpgaAddr +
+ * @size wraps), -EBUSY (no free word until the timeout: the channel's
+ * queue is full, or GPU streams have not passed their waits), -EOPNOTSUPP
+ * (an AXI-Stream card's C2H; the backend cannot send a writeback to the
+ * library's word: a kernel driver without HELLOFPGA_FEAT_XFER_WB; with a
+ * flag, a GPU without stream memory operations), -ENODEV (card gone; with
+ * a flag, no GPU), -ENOMEM, -EAGAIN (the channel's queue thread cannot
+ * start), -EIO (any other failure of CUDA or of the backend).
+ */
+int HelloFPGA_GPUDirect_Submit(HELLOFPGA_HANDLE hDev, int ch,
+			       HELLOFPGA_GPU_HANDLE handle, size_t bufOffset,
+			       uint64_t fpgaAddr, size_t size, int dir,
+			       void *gpu_stream, uint32_t flags, int timeout_ms,
+			       HELLOFPGA_SUBMISSION *sub);
+
+/**
+ * HelloFPGA_GPUDirect_Complete() - wait on the CPU for a submitted
+ *	transfer and get its result.
+ * @hDev: the card
+ * @ticket: HELLOFPGA_SUBMISSION.ticket
+ * @timeout_ms: < 0 without end, 0 only looks, else at most this long (up
+ *	to 3600000)
+ * @actual: if not NULL, receives the bytes moved (after a failure, every
+ *	byte the card may have written)
+ *
+ * Return: 0 (it succeeded), the transfer's own error as
+ * HelloFPGA_GPUDirect_Xfer() returns them (-ENOENT, -ENXIO, -EBUSY,
+ * -ETIMEDOUT, -EIO, -ENODEV; -ECANCELED: the handle was closed before it
+ * started; the text names the ticket), or: -EBADF (NULL or closed handle,
+ * also while waiting), -ECHILD (after fork()), -EINVAL (@ticket not one of
+ * this handle's, @timeout_ms too large), -ERANGE (its result is gone: its
+ * word was used again by a later submission), -EAGAIN (not done yet:
+ * @timeout_ms 0, or the time ran out; the transfer goes on).
+ */
+int HelloFPGA_GPUDirect_Complete(HELLOFPGA_HANDLE hDev, uint64_t ticket,
+				 int timeout_ms, size_t *actual);
+
 /** HelloFPGA_Version() - the library version, "MAJOR.MINOR.PATCH". */
 const char *HelloFPGA_Version(void);
 

@@ -32,6 +32,7 @@ static struct hellofpga_dev *dev_alloc(void)
 	dev->wake_fd = -1;
 	pthread_mutex_init(&dev->uirq_lock, NULL);
 	pthread_mutex_init(&dev->stream_lock, NULL);
+	pthread_mutex_init(&dev->submit_lock, NULL);
 	for (int i = 0; i < XDMA_USER_IRQS; i++)
 		dev->uirq_fd[i] = -1;
 	dev->timeout_ms = HF_DEFAULT_TIMEOUT_MS;
@@ -49,6 +50,7 @@ static void dev_free(struct hellofpga_dev *dev)
 		close(dev->wake_fd);
 	pthread_mutex_destroy(&dev->uirq_lock);
 	pthread_mutex_destroy(&dev->stream_lock);
+	pthread_mutex_destroy(&dev->submit_lock);
 	for (int d = 0; d < 2; d++)
 		for (int c = 0; c < XDMA_MAX_CHANNELS; c++)
 			pthread_mutex_destroy(&dev->chan_lock[d][c]);
@@ -125,8 +127,9 @@ static int close_card(HELLOFPGA_HANDLE hDev)
 				    (void *)hDev);
 	if (!dev)
 		return 0;	/* inherited over fork(): only forgotten */
-	/* Streams may write into pins: stop them first, then the pins. */
+	/* Streams and queued transfers use pins: end them, then the pins. */
 	hf_stream_close_all(dev);
+	hf_submit_close(dev);
 	/* Pins use the backend's mappings: release them first. */
 	hf_gpudirect_close(dev);
 	dev->ops->close(dev);

@@ -224,6 +224,12 @@ const struct hf_api_errs hf_api_errs[HF_API_COUNT] = {
 		ENOMEM, EIO } },
 	[HF_API_STREAM_RELEASE_ON_GPU] = { "HelloFPGA_Stream_ReleaseOnGPU", {
 		EBADF, ECHILD, EINVAL, EOPNOTSUPP, ENODEV, ENOMEM, EIO } },
+	[HF_API_GPUDIRECT_SUBMIT] = { "HelloFPGA_GPUDirect_Submit", {
+		EBADF, ECHILD, ECHRNG, ENOENT, ENXIO, EINVAL, ERANGE, EOVERFLOW,
+		EBUSY, EOPNOTSUPP, ENODEV, ENOMEM, EAGAIN, EIO } },
+	[HF_API_GPUDIRECT_COMPLETE] = { "HelloFPGA_GPUDirect_Complete", {
+		ENOENT, ENXIO, EBUSY, ETIMEDOUT, EIO, ENODEV, ECANCELED, EBADF,
+		ECHILD, EINVAL, ERANGE, EAGAIN } },
 	[HF_API_GPU_STREAM_CREATE] = { "HelloFPGA_GPU_StreamCreate", {
 		EFAULT, ENODEV, ENOMEM, EAGAIN, EOPNOTSUPP, EIO } },
 	[HF_API_GPU_STREAM_DESTROY] = { "HelloFPGA_GPU_StreamDestroy", {
@@ -262,6 +268,18 @@ int hf_api_ret(enum hf_api fn, int ret)
 
 static _Thread_local char tls_error[HF_ERRLEN];
 static _Thread_local char tls_copy[HF_ERRLEN];
+static _Thread_local bool tls_own;
+
+/**
+ * hf_error_to_thread() - keep the texts of this thread's failures in its
+ * own text (HelloFPGA_GetLastError(NULL)), whatever the handle: for the
+ * library's own threads, whose failures are no caller's last error.
+ * @on: from now on (true) or no longer
+ */
+void hf_error_to_thread(bool on)
+{
+	tls_own = on;
+}
 
 /**
  * hf_set_errorv() - record the text of a failure and return @err.
@@ -275,7 +293,7 @@ int hf_set_errorv(struct hellofpga_dev *dev, int err, const char *fmt,
 
 	vsnprintf(text, sizeof(text), fmt, ap);
 	hf_os_log("%s: %s", dev ? dev->info.name : "hellofpga", text);
-	if (!dev) {
+	if (!dev || tls_own) {
 		memcpy(tls_error, text, sizeof(text));
 		return err;
 	}

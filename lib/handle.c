@@ -273,6 +273,7 @@ int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out)
 	}
 	dev->closing = true;
 	hf_stream_wake_all(dev);
+	hf_submit_wake_all(dev);
 	if (dev->wake_fd >= 0) {
 		uint64_t one = 1;
 		/* an eventfd's counter: cannot fail short of overflowing */

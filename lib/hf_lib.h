@@ -230,6 +230,11 @@ struct hellofpga_stream {
 void hf_stream_wake_all(struct hellofpga_dev *dev);
 void hf_stream_close_all(struct hellofpga_dev *dev);
 
+/* submit.c */
+struct hf_submitq;
+void hf_submit_wake_all(struct hellofpga_dev *dev);
+void hf_submit_close(struct hellofpga_dev *dev);
+
 /**
  * struct hf_pin - a pinned GPU buffer (GPU Direct).
  * @dev: the card it is pinned on
@@ -340,6 +345,12 @@ struct hf_shared_locks {
  *	(made and signalled under handle.c's table lock)
  * @uirq_lock: guards @uirq_fd
  * @uirq_fd: per user interrupt, the backend's descriptor once armed, else -1
+ * @stream: the card's channels are AXI-Stream
+ * @stream_lock: guards @streams
+ * @streams: the open C2H streams (stream.c)
+ * @submit_lock: guards @submitq
+ * @submitq: per direction and channel, the queue of
+ *	HelloFPGA_GPUDirect_Submit() (submit.c), NULL until its first use
  */
 struct hellofpga_dev {
 	unsigned int refs;
@@ -370,6 +381,8 @@ struct hellofpga_dev {
 	bool stream;
 	pthread_mutex_t stream_lock;
 	struct hellofpga_stream *streams;
+	pthread_mutex_t submit_lock;
+	struct hf_submitq *submitq[2][XDMA_MAX_CHANNELS];
 };
 
 /* An MM call on an AXI-Stream card: C2H refused, H2C a packet (api.c). */
@@ -382,6 +395,7 @@ int hf_set_error(struct hellofpga_dev *dev, int err, const char *fmt, ...)
 int hf_set_errorv(struct hellofpga_dev *dev, int err, const char *fmt,
 		  va_list ap);
 void hf_clear_error(struct hellofpga_dev *dev);
+void hf_error_to_thread(bool on);
 const char *hf_last_error(struct hellofpga_dev *dev);
 
 /*
@@ -416,6 +430,8 @@ enum hf_api {
 	HF_API_GPU_STREAM_DESTROY,
 	HF_API_GPU_STREAM_SYNCHRONIZE,
 	HF_API_GPU_LAUNCH_HOST_FUNC,
+	HF_API_GPUDIRECT_SUBMIT,
+	HF_API_GPUDIRECT_COMPLETE,
 	HF_API_COUNT
 };
 
@@ -455,6 +471,8 @@ int hf_gpudirect_check(struct hellofpga_dev *dev, int ch,
 		       size_t len, int dir, int timeout_ms,
 		       enum hf_xdma_dir *xd, struct hf_pin **pinp,
 		       const char *fn);
+int hf_gpudirect_pin_live(struct hellofpga_dev *dev, struct hf_pin *pin,
+			  HELLOFPGA_GPU_HANDLE handle, const char *fn);
 int hf_gpudirect_run(struct hellofpga_dev *dev, struct hf_pin *pin,
 		     HELLOFPGA_GPU_HANDLE handle, enum hf_xdma_dir xd, int ch,
 		     size_t off, uint64_t card, size_t len, int timeout_ms,
