@@ -509,6 +509,7 @@ check_gpuwait_json() {
 import json, sys
 g = json.load(open(sys.argv[1]))["gpuwait"]
 assert g["gpu"] == "emulated" and g["frame_size"] == 4096, g
+assert g["kind"] == "stream", g
 for k in ("gpu_wait", "cpu_wait", "ceiling_unblocked_launch"):
     w = g[k]
     assert w["samples"] == int(sys.argv[2]), w
@@ -536,8 +537,28 @@ case_bench_gpuwait_after_the_stream_section() {
 }
 
 case_bench_gpuwait_runs_alone() {
-	expect_refused 'stream runs alone' -d emu:0,private,st bench \
+	expect_refused 'stream and gpuwait run alone' -d emu:0,private,st bench \
 		--sections gpuwait,sweep
+}
+
+case_bench_gpuwait_on_a_memory_mapped_card_measures_gpudirect() {
+	HELLOFPGA_GPU=emu run -d emu:0,private bench --sections gpuwait \
+		--iters 20 --json "$T/g.json"
+	expect_ok
+	expect_in out '^## 9\. GPU-side completion of GPU Direct transfers'
+	expect_in out '^gpu-wait +20 +[0-9.]+ +[0-9.]+ +[0-9.]+$'
+	expect_in out '^gpu-start +20 '
+	expect_in out '^xfer +20 '
+	python3 - "$T/g.json" <<'EOF' || fail "unexpected gpuwait JSON"
+import json, sys
+g = json.load(open(sys.argv[1]))["gpuwait"]
+assert g["kind"] == "gpudirect" and g["transfer_size"] == 4096, g
+for k in ("gpu_wait", "cpu_wait", "ceiling_unblocked_launch", "gpu_start",
+          "ceiling_one_transfer"):
+    w = g[k]
+    assert w["samples"] == 20, w
+    assert 0 <= w["min_us"] <= w["median_us"] <= w["p99_us"] <= w["max_us"], w
+EOF
 }
 
 case_bench_gpuwait_without_a_gpu_fails() {

@@ -132,6 +132,13 @@ struct bstream {
  * @gpu: HelloFPGA_Stream_WaitOnGPU() with the kernel queued behind it
  * @cpu: HelloFPGA_Stream_Wait() on the CPU, then the launch
  * @ceiling: an unblocked launch: the launch call to the kernel's start
+ * @mm: a memory-mapped card: GPU Direct transfers submitted to a queue
+ *	(HelloFPGA_GPUDirect_Submit(); bench_gpuwait_mm.c), not a stream
+ * @start: @mm: a kernel's start to the card's completion of the transfer
+ *	HELLOFPGA_SUBMIT_START_ON_GPU queued behind it
+ * @xfer: @mm: @start's ceiling, one synchronous 4 KiB transfer
+ * @retakes: @mm: samples taken again (an end came before the spinner
+ *	looked)
  */
 struct bgpuwait {
 	bool run;
@@ -139,7 +146,13 @@ struct bgpuwait {
 	struct bstats gpu;
 	struct bstats cpu;
 	struct bstats ceiling;
+	bool mm;
+	struct bstats start;
+	struct bstats xfer;
+	unsigned int retakes;
 };
+
+#define BGW_MM_WAYS	5
 
 /**
  * struct bframes - the frame-rate run with @nbuf buffers.
@@ -311,6 +324,7 @@ void bench_print_soak(const struct bench *bn);
 int bench_run_stream(struct bench *bn, bool gpu);
 void bench_print_stream(const struct bench *bn);
 int bench_run_gpuwait(struct bench *bn);
+int bench_run_gpuwait_mm(struct bench *bn);
 void bench_print_gpuwait(const struct bench *bn);
 
 /* bench_stats.c: figures of a run; NAN (bench_cell(): "-") when not measured */

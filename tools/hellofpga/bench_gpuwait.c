@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_gpuwait.c - the bench's gpuwait section: the time from the card's
+ * bench_gpuwait.c - the bench's gpuwait section on an AXI-Stream card (a
+ * memory-mapped one: bench_gpuwait_mm.c): the time from the card's
  * completion of a stream buffer to the start of the GPU kernel that
  * consumes it, two ways:
  *   gpu-wait  HelloFPGA_Stream_WaitOnGPU() and the kernel queued behind it
@@ -20,6 +21,7 @@
  * figures only show the path runs).  Samples of the two ways and the
  * ceiling alternate; the first ring's worth are a warm-up.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdlib.h>
@@ -282,6 +284,8 @@ static int gw_setup(struct gw *g)
 	c.buffers = GW_BUFFERS;
 	c.buffer_size = GW_FRAME;
 	ret = HelloFPGA_Stream_Open(bn->h, &c, &g->s);
+	if (ret == -EOPNOTSUPP)
+		return 1;	/* a memory-mapped card */
 	if (ret) {
 		cli_lib_err(bn->h, ret, "bench: gpuwait: HelloFPGA_Stream_Open");
 		return -1;
@@ -361,6 +365,13 @@ int bench_run_gpuwait(struct bench *bn)
 	}
 	if (!ret)
 		ret = gw_setup(&g);
+	if (ret == 1) {
+		/* no streams: GPU Direct transfers of a memory-mapped card */
+		gw_teardown(&g);
+		for (int k = 0; k < 3; k++)
+			free(s[k]);
+		return bench_run_gpuwait_mm(bn);
+	}
 	cli_progress_start(&bn->prog, n + GW_BUFFERS);
 	cli_progress_label(&bn->prog, "bench: gpuwait");
 	for (unsigned int i = 0; !ret && i < GW_BUFFERS; i++) {

@@ -359,10 +359,16 @@ static void json_gpuwait(struct cli_json *j, const struct bench *bn)
 		return;
 	cli_json_obj(j, "gpuwait");
 	cli_json_str(j, "gpu", w->real ? "cuda" : "emulated");
-	cli_json_u64(j, "frame_size", 4096);
+	cli_json_str(j, "kind", w->mm ? "gpudirect" : "stream");
+	cli_json_u64(j, w->mm ? "transfer_size" : "frame_size", 4096);
 	json_gpuwait_way(j, "gpu_wait", &w->gpu);
 	json_gpuwait_way(j, "cpu_wait", &w->cpu);
 	json_gpuwait_way(j, "ceiling_unblocked_launch", &w->ceiling);
+	if (w->mm) {
+		json_gpuwait_way(j, "gpu_start", &w->start);
+		json_gpuwait_way(j, "ceiling_one_transfer", &w->xfer);
+		cli_json_u64(j, "retaken", w->retakes);
+	}
 	cli_json_end(j);
 }
 

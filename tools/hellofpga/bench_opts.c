@@ -50,10 +50,13 @@ static void bench_usage(FILE *f)
 	      "  stream    an AXI-Stream card's C2H stream into a ring in host and GPU\n"
 	      "            memory (4 KiB .. 4 MiB frames, in --min..--max): frames/s,\n"
 	      "            GB/s, time between frames, every frame verified\n"
-	      "  gpuwait   an AXI-Stream card: the card's completion of a buffer to\n"
-	      "            its consumer kernel's start (min, median, p99), a GPU-side\n"
-	      "            wait (HelloFPGA_Stream_WaitOnGPU) against a CPU wait and\n"
-	      "            launch, beside an unblocked launch; --iters samples each\n"
+	      "  gpuwait   the card's completion to its consumer kernel's start (min,\n"
+	      "            median, p99), a GPU-side wait against a CPU wait and launch,\n"
+	      "            beside an unblocked launch; --iters samples each.  An\n"
+	      "            AXI-Stream card: a stream buffer (HelloFPGA_Stream_WaitOnGPU);\n"
+	      "            a memory-mapped one: a 4 KiB GPU Direct transfer\n"
+	      "            (HelloFPGA_GPUDirect_Submit), and a kernel's start to the\n"
+	      "            completion of a transfer it starts (START_ON_GPU)\n"
 	      "A link model on the emulated card (-d emu,link=gen3x8) adds the model's\n"
 	      "prediction beside every figure.  On a hardware card the bench needs a\n"
 	      "real GPU (exit status 3 without one) unless HELLOFPGA_GPU=emu, emu-tegra\n"
@@ -62,8 +65,8 @@ static void bench_usage(FILE *f)
 	      "      --quick         short budgets (seconds in all), pins up to 16 MiB\n"
 	      "      --all           every section (the default)\n"
 	      "      --sections LIST comma-separated: sweep,frames,pin,overhead; or\n"
-	      "                      stream and gpuwait alone (an AXI-Stream card:\n"
-	      "                      -d emu,st)\n"
+	      "                      stream and gpuwait alone (stream: an AXI-Stream\n"
+	      "                      card, -d emu,st)\n"
 	      "      --min SIZE      smallest transfer (default 4K)\n"
 	      "      --max SIZE      largest transfer (default 64M)\n"
 	      "      --budget S      seconds of timed rounds per size (default 5;\n"
@@ -402,7 +405,7 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 	}
 	if ((bn->do_stream || bn->do_gpuwait) &&
 	    (bn->do_sweep || bn->do_frames || bn->do_pin || bn->soak_ns)) {
-		cli_usage_err("bench", "--sections stream runs alone, with gpuwait or not: they need an AXI-Stream card (-d emu,st), the other sections a memory-mapped one");
+		cli_usage_err("bench", "--sections stream and gpuwait run alone (stream needs an AXI-Stream card, -d emu,st; gpuwait runs on either kind)");
 		return -1;
 	}
 	if (bn->soak_ns && !sections_given)

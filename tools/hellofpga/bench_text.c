@@ -434,6 +434,28 @@ void bench_print_gpuwait(const struct bench *bn)
 		printf("# hellofpga bench: GPU-side completion\n");
 		bench_print_env(bn, stdout, "# ");
 	}
+	if (w->mm) {
+		printf("\n## 9. GPU-side completion of GPU Direct transfers, in us.  gpu-wait:\n"
+		       "##    the card's completion of a 4 KiB C2H transfer to the start of the\n"
+		       "##    kernel queued behind HelloFPGA_GPUDirect_Submit(WAIT_ON_GPU);\n"
+		       "##    cpu-wait: the same to a kernel launched after\n"
+		       "##    HelloFPGA_GPUDirect_Complete() woke; ceiling: an unblocked launch.\n"
+		       "##    gpu-start: a kernel's start to the card's completion of the\n"
+		       "##    transfer queued behind it (START_ON_GPU); xfer, its ceiling: one\n"
+		       "##    4 KiB HelloFPGA_GPUDirect_ReadC2H() call (%u samples retaken)%s\n",
+		       w->retakes, w->real ? "" :
+		       ".\n##    The emulated GPU: a host function is the kernel; the figures\n"
+		       "##    only show that the path runs");
+		printf("%-10s %8s %10s %10s %10s\n", "way", "samples", "min",
+		       "median", "p99");
+		gpuwait_row("gpu-wait", &w->gpu);
+		gpuwait_row("cpu-wait", &w->cpu);
+		gpuwait_row("ceiling", &w->ceiling);
+		gpuwait_row("gpu-start", &w->start);
+		gpuwait_row("xfer", &w->xfer);
+		fflush(stdout);
+		return;
+	}
 	printf("\n## 9. GPU-side completion: the card's completion of a 4 KiB stream\n"
 	       "##    buffer to the start of its consumer kernel, in us.  gpu-wait:\n"
 	       "##    HelloFPGA_Stream_WaitOnGPU with the kernel queued behind it;\n"
