@@ -47,7 +47,7 @@ for s in $steps; do
 	examples)
 		step examples
 		{ cmake --install $b --prefix /tmp/hfprefix && \
-		  for ex in gpudirect_four_steps transfer_mode frame_grabber; do \
+		  for ex in gpudirect_four_steps transfer_mode frame_grabber gpu_pipeline; do \
 			nvcc -I/tmp/hfprefix/include examples/$ex.cu \
 				-L/tmp/hfprefix/lib -lHelloFPGACore -o /tmp/$ex && \
 			echo "== $ex" && \

@@ -83,10 +83,11 @@ cmake_config_shared | cmake_config_static)
 	fi
 	;;
 cuda_examples)
-	# the seed's snippets compile unchanged against the installed header
+	# the seed's snippets and the GPU-side completion examples compile
+	# unchanged against the installed header
 	nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 	[ -x "$nvcc" ] || { echo "SKIP: no nvcc"; exit 77; }
-	for ex in gpudirect_four_steps transfer_mode; do
+	for ex in gpudirect_four_steps transfer_mode frame_grabber gpu_pipeline; do
 		"$nvcc" -I"$tmp/prefix/include" "$src/examples/$ex.cu" \
 			-L"$lib" -lHelloFPGACore -o "$tmp/$ex"
 	done
