@@ -60,6 +60,33 @@ static void gate_fn(void *arg)
 		usleep(1000);
 }
 
+/*
+ * Open @g from another thread after @ms: on a real GPU, HelloFPGA_Close()
+ * frees CUDA memory, which waits for the device, which waits for the host
+ * function a gate holds; the opener ends that wait.
+ */
+struct gate_later {
+	pthread_t t;
+	struct gate *g;
+	int ms;
+};
+
+static void *gate_later_fn(void *arg)
+{
+	struct gate_later *l = arg;
+
+	usleep((useconds_t)l->ms * 1000);
+	__atomic_store_n(&l->g->open, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void gate_open_later(struct gate_later *l, struct gate *g, int ms)
+{
+	l->g = g;
+	l->ms = ms;
+	HF_CHECK_ERR(pthread_create(&l->t, NULL, gate_later_fn, l), 0);
+}
+
 struct env {
 	HELLOFPGA_HANDLE h;
 	void *gpu;
@@ -375,6 +402,7 @@ HF_TEST(submit_close_cancels_what_has_not_started)
 {
 	HELLOFPGA_SUBMISSION sub;
 	struct consumer c = { 0 };
+	struct gate_later gl;
 	struct gate g = { 0 };
 	struct env e;
 
@@ -387,10 +415,12 @@ HF_TEST(submit_close_cancels_what_has_not_started)
 						0, &sub), 0);
 	c.word = sub.status;
 	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(e.gs, consumer_fn, &c), 0);
+	/* the cancel comes first: the gate opens well after it */
+	gate_open_later(&gl, &g, 200);
 	HF_CHECK_ERR(HelloFPGA_Close(e.h), 0);
 	/* the words outlive the handle: the GPU stream goes on */
 	HF_CHECK(*sub.status & HELLOFPGA_XFER_WB_ERROR);
-	__atomic_store_n(&g.open, 1, __ATOMIC_RELEASE);
+	pthread_join(gl.t, NULL);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
 	HF_CHECK_EQ(ran(&c), 1);
 	HF_CHECK(c.status & HELLOFPGA_XFER_WB_ERROR);
@@ -417,6 +447,7 @@ HF_TEST(submit_close_wakes_a_blocked_complete)
 {
 	HELLOFPGA_SUBMISSION sub;
 	struct completer cp;
+	struct gate_later gl;
 	struct gate g = { 0 };
 	pthread_t t;
 	struct env e;
@@ -432,10 +463,11 @@ HF_TEST(submit_close_wakes_a_blocked_complete)
 	cp.ret = 1;
 	HF_CHECK_ERR(pthread_create(&t, NULL, complete_fn, &cp), 0);
 	usleep(20000);
+	gate_open_later(&gl, &g, 200);
 	HF_CHECK_ERR(HelloFPGA_Close(e.h), 0);
 	pthread_join(t, NULL);
 	HF_CHECK_ERR(cp.ret, -EBADF);
-	__atomic_store_n(&g.open, 1, __ATOMIC_RELEASE);
+	pthread_join(gl.t, NULL);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamDestroy(e.gs), 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_Free(e.gpu), 0);
