@@ -92,6 +92,17 @@ int main(int argc, char **argv)
 	*bad = 0;
 	CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
 	CHECK(HelloFPGA_GPUDirect_Pin(hDev, gpu, 2 * BLOCK, &pin));
+	/*
+	 * Load both kernels now: with CUDA's lazy loading (the default since
+	 * 12.2) a first launch behind a stream that waits for the card may
+	 * wait for that stream, and the card for the launch: a deadlock.
+	 */
+	{
+		cudaFuncAttributes a;
+
+		CUDA(cudaFuncGetAttributes(&a, produce));
+		CUDA(cudaFuncGetAttributes(&a, check));
+	}
 
 	for (uint32_t r = 0; r < rounds; r++) {
 		HELLOFPGA_SUBMISSION back;

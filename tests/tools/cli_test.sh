@@ -493,7 +493,7 @@ case_bench_stream_with_a_link_model_shows_its_rate() {
 }
 
 case_bench_stream_runs_alone() {
-	expect_refused 'stream runs alone' -d emu:0,private,st bench \
+	expect_refused 'stream and gpuwait run alone' -d emu:0,private,st bench \
 		--sections stream,sweep
 }
 
