@@ -149,8 +149,10 @@ struct hf_quarantine {
  * @ready: @engine was initialised (read by the interrupt handlers)
  * @chain: chain of the read()/write() path
  * @mem: storage of @chain, grown on demand
- * @pages: pinned user pages of one read()/write() chunk
- * @sg: DMA segments of one chunk
+ * @pages: pinned user pages of one read()/write() chunk, or of one H2C
+ *	packet of an AXI-Stream card (hf_xfer.c)
+ * @pages_cap: entries of @pages
+ * @sg: DMA segments of one chunk or packet
  * @sg_cap: entries of @sg
  * @index: engine order index (H2C n -> n, C2H n -> num_h2c + n)
  * @q: memory a wedged engine may still reach (protected by @lock)
@@ -170,6 +172,7 @@ struct hf_chan {
 	struct hf_xdma_chain chain;
 	struct hf_desc_mem mem;
 	struct page **pages;
+	u32 pages_cap;
 	struct hf_sg *sg;
 	u32 sg_cap;
 	u32 index;
