@@ -13,6 +13,9 @@
  * mapping, UNPIN refused while the ring runs, the free callback mid-stream.
  * -u: last, the card's removal (sysfs unbind) under a waiting ring, then
  * bind again.
+ * Also H2C packets (ABI 1.4): write() of the h2c node and H2C XFERs of a
+ * host pin, each packet checked by the design's sink (HF_USER_ST_SINK),
+ * and their refusals.
  *
  * Prints PASS/FAIL/SKIP lines prefixed "stream/"; exit status 1 on failure.
  */
@@ -847,6 +850,203 @@ out_unmap:
 	close(sa);
 }
 
+/* --- H2C packets (ABI 1.4): the reference design's checking sink ---- */
+
+static uint32_t sink_rd(uint32_t reg)
+{
+	uint32_t v = 0;
+
+	hfg_rd32(ufd, HF_USER_ST_SINK(ch) + reg, &v);
+	return v;
+}
+
+static uint64_t sink_bytes(void)
+{
+	uint32_t lo = sink_rd(HF_ST_SINK_BYTES_LO);
+
+	return (uint64_t)sink_rd(HF_ST_SINK_BYTES_HI) << 32 | lo;
+}
+
+/* H2C engine @ch's runs so far (GET_STATS), ~0 when unreadable. */
+static uint64_t h2c_runs(void)
+{
+	struct hellofpga_stats st;
+
+	return hfg_stats(ctl, &st) ? ~0ull : st.runs[ch];
+}
+
+/*
+ * What the sink saw since it was cleared: @frames good ones, none bad,
+ * the last @last_seq, @bytes in all, no frame half received.
+ */
+static void sink_expect(const char *name, uint32_t frames, uint64_t last_seq,
+			uint64_t bytes)
+{
+	uint32_t ok = sink_rd(HF_ST_SINK_FRAMES_OK);
+	uint32_t bad = sink_rd(HF_ST_SINK_FRAMES_BAD);
+	uint32_t seq = sink_rd(HF_ST_SINK_LAST_SEQ_LO);
+	uint32_t part = sink_rd(HF_ST_SINK_PARTIAL);
+	uint64_t b = sink_bytes();
+
+	hfg_expect(ok == frames && !bad && seq == (uint32_t)last_seq &&
+		   !part && b == bytes, name,
+		   "sink: %u good (%u expected), %u bad, last sequence %u (%llu), %u bytes of a frame open, %llu bytes (%llu)",
+		   ok, frames, bad, seq, (unsigned long long)last_seq, part,
+		   (unsigned long long)b, (unsigned long long)bytes);
+}
+
+/*
+ * write() of the h2c node from host memory: each is one packet, whatever
+ * its size and alignment (longer than a read()/write() chunk too: the
+ * driver must not cut it), checked by the sink; the position stays 0;
+ * a position other than 0 is EINVAL, a packet over
+ * HELLOFPGA_STREAM_H2C_MAX EMSGSIZE, and neither reaches the sink.
+ */
+static void check_h2c_host(void)
+{
+	static const struct {
+		size_t off, len;
+	} rows[] = {
+		{ 0, 16 }, { 0, 4096 }, { 5, 100003 }, { 0, 1 << 20 },
+		{ 100, (5u << 20) + 12 },	/* over one 4 MiB chunk */
+		{ 0, HELLOFPGA_STREAM_H2C_MAX },
+	};
+	const size_t cap = HELLOFPGA_STREAM_H2C_MAX + 8192;
+	uint64_t runs0, total = 0, seq = 100;
+	char node[64], name[64];
+	unsigned int i, good = 0;
+	uint8_t *buf;
+	ssize_t r;
+	int fd;
+
+	snprintf(node, sizeof(node), "%s_h2c_%u", card, ch);
+	fd = open(node, O_WRONLY | O_CLOEXEC);
+	buf = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fd < 0 || buf == MAP_FAILED) {
+		HFG_FAIL("h2c/open", "%s: %s", node, strerror(errno));
+		goto out;
+	}
+	hfg_wr32(ufd, HF_USER_ST_SINK(ch) + HF_ST_SINK_CTRL,
+		 HF_ST_SINK_CTRL_CLEAR);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++, seq++) {
+		size_t len = rows[i].len;
+
+		hf_stream_fill(buf + rows[i].off, seq, (uint32_t)len, 0,
+			       (uint32_t)len);
+		runs0 = h2c_runs();
+		r = write(fd, buf + rows[i].off, len);
+		snprintf(name, sizeof(name), "h2c/host-%zu-at-%zu", len,
+			 rows[i].off);
+		hfg_expect(r == (ssize_t)len && h2c_runs() == runs0 + 1 &&
+			   lseek(fd, 0, SEEK_CUR) == 0, name,
+			   "write %zd of %zu (%s), engine runs %llu, position %lld",
+			   r, len, r < 0 ? hfg_drv_err(fd) : "",
+			   (unsigned long long)(h2c_runs() - runs0),
+			   (long long)lseek(fd, 0, SEEK_CUR));
+		if (r == (ssize_t)len) {
+			good++;
+			total += len;
+		}
+	}
+	sink_expect("h2c/host-sink-verified", good, seq - 1, total);
+	r = pwrite(fd, buf, 4096, 4096);
+	hfg_expect(r < 0 && errno == EINVAL &&
+		   strstr(hfg_drv_err(fd), "no card address"),
+		   "h2c/refuse-position", "pwrite at 4096: %zd: %s", r,
+		   hfg_drv_err(fd));
+	lseek(fd, 8192, SEEK_SET);
+	r = write(fd, buf, 4096);
+	hfg_expect(r < 0 && errno == EINVAL, "h2c/refuse-lseek-position",
+		   "write at 8192: %zd (%s)", r, strerror(errno));
+	lseek(fd, 0, SEEK_SET);
+	r = write(fd, buf, HELLOFPGA_STREAM_H2C_MAX + 4096);
+	hfg_expect(r < 0 && errno == EMSGSIZE &&
+		   strstr(hfg_drv_err(fd), "not cut"), "h2c/refuse-too-long",
+		   "%zd: %s", r, hfg_drv_err(fd));
+	r = write(fd, buf, 0);
+	hfg_expect(r == 0, "h2c/zero-length", "%zd", r);
+	r = write(fd, (void *)16, 4096);
+	hfg_expect(r < 0 && errno == EFAULT, "h2c/bad-buffer-efault", "%zd (%s)",
+		   r, strerror(errno));
+	/* none of them reached the sink */
+	sink_expect("h2c/refusals-send-nothing", good, seq - 1, total);
+out:
+	if (buf != MAP_FAILED)
+		munmap(buf, cap);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * H2C XFERs from a host pin: each range one packet, checked by the
+ * sink; a card address is EINVAL, a range over HELLOFPGA_STREAM_H2C_MAX
+ * EMSGSIZE, C2H EOPNOTSUPP.
+ */
+static void check_h2c_pin(void)
+{
+	const size_t len = HELLOFPGA_STREAM_H2C_MAX + 8192;
+	uint64_t handle = 0, bytes = 0, total = 0;
+	unsigned int good = 0;
+	uint8_t *buf;
+	int ret;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		HFG_FAIL("h2c/pin-alloc", "%s", strerror(errno));
+		return;
+	}
+	hf_stream_fill(buf, 200, 256 << 10, 0, 256 << 10);
+	hf_stream_fill(buf + (256 << 10) + 12, 201, 60000, 0, 60000);
+	hf_stream_fill(buf + (1 << 20), 202, 9 << 20, 0, 9 << 20);
+	ret = hfg_pin_host(ctl, buf, len, &handle);
+	if (ret) {
+		HFG_FAIL("h2c/pin", "%d: %s", ret, hfg_drv_err(ctl));
+		munmap(buf, len);
+		return;
+	}
+	hfg_wr32(ufd, HF_USER_ST_SINK(ch) + HF_ST_SINK_CTRL,
+		 HF_ST_SINK_CTRL_CLEAR);
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, ch, 0, 0, 256 << 10, 0,
+		       &bytes);
+	hfg_expect(!ret && bytes == 256 << 10, "h2c/pin-256k", "%d, %llu bytes: %s",
+		   ret, (unsigned long long)bytes, ret ? hfg_drv_err(ctl) : "");
+	good += !ret;
+	total += ret ? 0 : 256 << 10;
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, ch, (256 << 10) + 12, 0,
+		       60000, 0, &bytes);
+	hfg_expect(!ret && bytes == 60000, "h2c/pin-unaligned-60000",
+		   "%d, %llu bytes: %s", ret, (unsigned long long)bytes,
+		   ret ? hfg_drv_err(ctl) : "");
+	good += !ret;
+	total += ret ? 0 : 60000;
+	/* longer than what one read()/write() chunk pins */
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, ch, 1 << 20, 0, 9 << 20,
+		       0, &bytes);
+	hfg_expect(!ret && bytes == 9 << 20, "h2c/pin-9m", "%d: %s", ret,
+		   ret ? hfg_drv_err(ctl) : "");
+	good += !ret;
+	total += ret ? 0 : 9 << 20;
+	sink_expect("h2c/pin-sink-verified", good, 202, total);
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, ch, 0, 4096, 4096, 0,
+		       NULL);
+	hfg_expect(ret == -EINVAL && strstr(hfg_drv_err(ctl), "no card address"),
+		   "h2c/pin-refuse-card-address", "%d: %s", ret,
+		   hfg_drv_err(ctl));
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, ch, 0, 0,
+		       HELLOFPGA_STREAM_H2C_MAX + 4096, 0, NULL);
+	hfg_expect(ret == -EMSGSIZE && strstr(hfg_drv_err(ctl), "not cut"),
+		   "h2c/pin-refuse-too-long", "%d: %s", ret, hfg_drv_err(ctl));
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_C2H, ch, 0, 0, 4096, 0, NULL);
+	hfg_expect(ret == -EOPNOTSUPP, "h2c/pin-refuse-c2h", "%d: %s", ret,
+		   hfg_drv_err(ctl));
+	sink_expect("h2c/pin-refusals-send-nothing", good, 202, total);
+	ret = hfg_unpin(ctl, handle);
+	hfg_expect(!ret, "h2c/pin-unpin", "%d", ret);
+	munmap(buf, len);
+}
+
 /* Write @val to sysfs file @path: 0 or -errno. */
 static int sysfs_write(const char *path, const char *val)
 {
@@ -986,6 +1186,14 @@ int main(int argc, char **argv)
 	check_engine_error();
 	step("host_pin");
 	check_host_pin();
+	/* H2C packets: a driver before ABI 1.4 fails these */
+	hfg_expect(info.features & HELLOFPGA_FEAT_STREAM_H2C, "h2c/feature",
+		   "ABI 1.%u, features 0x%llx", info.abi_minor,
+		   (unsigned long long)info.features);
+	step("h2c_host");
+	check_h2c_host();
+	step("h2c_pin");
+	check_h2c_pin();
 	if (gpu) {
 		step("gpu_pin");
 		check_gpu_pin();
