@@ -1013,6 +1013,11 @@ HF_TEST(kb_hellofpga_info_shows_driver_abi_and_features)
 	HF_CHECK_MSG(strstr(out, "driver features:   0x61 pin-host poll-mode user-events"),
 		     "%s", out);
 	HF_CHECK_MSG(strstr(out, "backend:           kernel driver"), "%s", out);
+	/* an AXI-Stream card: rings and, from ABI 1.4 on, H2C packets */
+	setenv("HF_FAKEDEV_CARD", "emu,private,st", 1);
+	HF_CHECK_ERR(run_cli(args, out, sizeof(out)), 0);
+	HF_CHECK_MSG(strstr(out, "driver features:   0x1e1 pin-host poll-mode user-events stream stream-h2c"),
+		     "%s", out);
 }
 
 HF_TEST(kb_hellofpga_test_passes_through_the_kernel_backend)
