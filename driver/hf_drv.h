@@ -227,6 +227,9 @@ struct hf_user_irq {
  * @dead: the card was removed: no register access any more
  * @frozen: a PCIe error recovery is in progress (hw_lock held for writing
  *	to change it): accesses fail with -EIO
+ * @recovering: a PCIe error recovery began (set before the runs in flight
+ *	are aborted, cleared at its end, without a lock): a wait it cuts
+ *	short fails with -EIO, not as for a removal
  * @bus_off: bus mastering was turned off because memory a wedged engine
  *	could reach had to go (revocation): no run until the driver is
  *	rebound; the reason is in dmesg
@@ -267,6 +270,7 @@ struct hf_card {
 	struct rw_semaphore hw_lock;	/* @dead; register access */
 	bool dead;
 	bool frozen;
+	bool recovering;
 	atomic_t bus_off;
 	struct mutex files_lock;	/* @files */
 	struct list_head files;

@@ -339,7 +339,8 @@ struct hellofpga_timeout {
  *   callback, a dma-buf move), the stream's engine is stopped and proven
  *   idle before the memory goes, and WAIT fails with -EIO from then on.
  * - Card removal or a PCIe error recovery stops the stream the same way:
- *   WAIT then fails with -ENODEV (or -EIO); STOP and close still work.
+ *   WAIT then fails with -ENODEV (removal) or -EIO (recovery, also a WAIT
+ *   asleep when it began); STOP and close still work.
  * - An engine that stops on an error makes WAIT fail with -EIO; the
  *   decoded status is in LAST_ERROR; STOP the stream (it can be started
  *   again).
@@ -424,8 +425,8 @@ struct hellofpga_stream_config {
  * Errors: ETIMEDOUT (no buffer in time: the stream goes on), EAGAIN (a
  * STREAM_RELEASE with HELLOFPGA_STREAM_WAKE woke the wait), EINVAL (a field
  * wrong), ENOENT (no stream on this open file), EIO (the engine stopped on
- * an error, the pin went, bus mastering off: LAST_ERROR says which),
- * ENODEV (card removed), EINTR (a fatal signal).
+ * an error, the pin went, bus mastering off, a PCIe error recovery:
+ * LAST_ERROR says which), ENODEV (card removed), EINTR (a fatal signal).
  */
 struct hellofpga_stream_frame {
 	__u64 timeout_ns;
