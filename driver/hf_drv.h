@@ -149,8 +149,10 @@ struct hf_quarantine {
  * @ready: @engine was initialised (read by the interrupt handlers)
  * @chain: chain of the read()/write() path
  * @mem: storage of @chain, grown on demand
- * @pages: pinned user pages of one read()/write() chunk
- * @sg: DMA segments of one chunk
+ * @pages: pinned user pages of one read()/write() chunk, or of one H2C
+ *	packet of an AXI-Stream card (hf_xfer.c)
+ * @pages_cap: entries of @pages
+ * @sg: DMA segments of one chunk or packet
  * @sg_cap: entries of @sg
  * @index: engine order index (H2C n -> n, C2H n -> num_h2c + n)
  * @q: memory a wedged engine may still reach (protected by @lock)
@@ -170,6 +172,7 @@ struct hf_chan {
 	struct hf_xdma_chain chain;
 	struct hf_desc_mem mem;
 	struct page **pages;
+	u32 pages_cap;
 	struct hf_sg *sg;
 	u32 sg_cap;
 	u32 index;
@@ -224,6 +227,9 @@ struct hf_user_irq {
  * @dead: the card was removed: no register access any more
  * @frozen: a PCIe error recovery is in progress (hw_lock held for writing
  *	to change it): accesses fail with -EIO
+ * @recovering: a PCIe error recovery began (set before the runs in flight
+ *	are aborted, cleared at its end, without a lock): a wait it cuts
+ *	short fails with -EIO, not as for a removal
  * @bus_off: bus mastering was turned off because memory a wedged engine
  *	could reach had to go (revocation): no run until the driver is
  *	rebound; the reason is in dmesg
@@ -264,6 +270,7 @@ struct hf_card {
 	struct rw_semaphore hw_lock;	/* @dead; register access */
 	bool dead;
 	bool frozen;
+	bool recovering;
 	atomic_t bus_off;
 	struct mutex files_lock;	/* @files */
 	struct list_head files;

@@ -69,7 +69,8 @@ static long hf_ioc_get_info(struct hf_file *hf, void __user *uarg)
 	if (card->nvec)
 		out.features |= HELLOFPGA_FEAT_USER_EVENTS;
 	if (card->xdev.stream)
-		out.features |= HELLOFPGA_FEAT_STREAM;
+		out.features |= HELLOFPGA_FEAT_STREAM |
+				HELLOFPGA_FEAT_STREAM_H2C;
 	out.num_h2c = card->xdev.num_h2c;
 	out.num_c2h = card->xdev.num_c2h;
 	out.ddr_size = card->ddr_size;
@@ -335,9 +336,12 @@ static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
  * rebuilding.  Longer ranges run in pieces, rebuilt each time.  Each run's
  * bytes, and only those, are synced for the device before and for the CPU
  * after (C2H) when the provider needs it.  A run that wedges its engine
- * puts the pin into the channel's quarantine.
+ * puts the pin into the channel's quarantine.  On an AXI-Stream card the
+ * range is one H2C packet: one run, never pieces.
  *
- * Return: 0 or a negative errno with the file's last error set.
+ * Return: 0 or a negative errno with the file's last error set; -EMSGSIZE
+ * for a packet whose chain would need more than HF_RUN_MAX_DESC
+ * descriptors.
  */
 static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 		       struct hf_chan *chan, struct hellofpga_xfer *x,
@@ -357,6 +361,13 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 	while (left) {
 		piece = hf_sg_fit(pin->segs, pin->nsegs, off, left,
 				  HF_RUN_MAX_DESC);
+		if (card->xdev.stream && piece < left) {
+			/* a packet is one chain: TLAST ends it */
+			hf_set_error(hf, -EMSGSIZE,
+				     "XFER: a packet of 0x%llx bytes needs more descriptors than one chain holds (%u)",
+				     left, HF_RUN_MAX_DESC);
+			return -EMSGSIZE;
+		}
 		if (!pch->valid || pch->off != off || pch->len != piece ||
 		    pch->card_addr != card_addr) {
 			pch->valid = false;
@@ -413,6 +424,34 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 	return 0;
 }
 
+/**
+ * hf_xfer_packet_check() - an H2C XFER on an AXI-Stream card is one packet.
+ * @hf: the file (its last error is set on failure)
+ * @card: the card
+ * @x: the request
+ *
+ * Return: 0 (also for a memory-mapped card), -EINVAL (a card address),
+ * -EMSGSIZE (longer than HELLOFPGA_STREAM_H2C_MAX).
+ */
+static int hf_xfer_packet_check(struct hf_file *hf, struct hf_card *card,
+				const struct hellofpga_xfer *x)
+{
+	if (!card->xdev.stream)
+		return 0;
+	if (x->card_addr) {
+		hf_set_error(hf, -EINVAL, "XFER: card address 0x%llx: %s",
+			     x->card_addr, XDMA_STREAM_H2C_ADDR_MSG);
+		return -EINVAL;
+	}
+	if (x->length > HELLOFPGA_STREAM_H2C_MAX) {
+		hf_set_error(hf, -EMSGSIZE,
+			     "XFER: a packet of 0x%llx bytes is longer than an AXI-Stream H2C packet may be (HELLOFPGA_STREAM_H2C_MAX, 0x%x bytes); it is not cut",
+			     x->length, HELLOFPGA_STREAM_H2C_MAX);
+		return -EMSGSIZE;
+	}
+	return 0;
+}
+
 static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 {
 	struct hf_card *card = hf->card;
@@ -434,9 +473,11 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 		hf_set_error(hf, -EINVAL, "XFER: bad direction %u", x.dir);
 		return -EINVAL;
 	}
-	ret = hf_xfer_no_stream(hf, card);
-	if (ret)
-		return ret;
+	if (x.dir == HELLOFPGA_XFER_C2H) {
+		ret = hf_xfer_no_stream(hf, card);
+		if (ret)
+			return ret;
+	}
 	chan = hf_chan_of(card, x.dir, x.channel);
 	if (!chan) {
 		hf_set_error(hf, -ECHRNG, "XFER: %s channel %u out of range (the card has %u)",
@@ -464,7 +505,11 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 		ret = -EOVERFLOW;
 		goto out_put;
 	}
-	if (!hf_card_range_ok(card, x.card_addr, x.length)) {
+	ret = hf_xfer_packet_check(hf, card, &x);
+	if (ret)
+		goto out_put;
+	if (!card->xdev.stream &&
+	    !hf_card_range_ok(card, x.card_addr, x.length)) {
 		hf_set_error(hf, -ERANGE,
 			     "XFER: card range 0x%llx + 0x%llx past the end of card memory (ddr_size 0x%llx)",
 			     x.card_addr, x.length, card->ddr_size);

@@ -697,6 +697,8 @@ static void hf_shutdown(struct pci_dev *pdev)
  */
 static void hf_card_freeze(struct hf_card *card, bool mmio)
 {
+	/* waits cut short by the abort tell a recovery from a removal */
+	WRITE_ONCE(card->recovering, true);
 	hf_card_abort_runs(card);
 	hf_card_halt_streams(card, -EIO);
 	down_write(&card->hw_lock);
@@ -824,6 +826,7 @@ static void hf_resume(struct pci_dev *pdev)
 		pci_set_master(pdev);
 	card->frozen = false;
 	up_write(&card->hw_lock);
+	WRITE_ONCE(card->recovering, false);
 	dev_info(&pdev->dev, "%s: recovered from the PCIe error\n", card->name);
 }
 

@@ -74,6 +74,7 @@ void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
 	q->npages = npages;
 	q->c2h = chan->dir == XDMA_C2H;
 	chan->pages = NULL;
+	chan->pages_cap = 0;
 	q->mem = chan->mem;
 	memset(&chan->mem, 0, sizeof(chan->mem));
 	hf_xdma_chain_init(&chan->chain, NULL, 0, 0);

@@ -45,6 +45,10 @@
 /* MEM_HOST: the largest buffer, one block of contiguous pages. */
 #define HF_STREAM_HOST_MAX	(4u << 20)
 
+/* Why a ring ended in a PCIe error recovery (WAIT's -EIO). */
+#define HF_STREAM_RECOVERY_MSG \
+	"stream stopped by a PCIe error recovery of the card (see dmesg): STOP it and start again"
+
 /**
  * struct hf_stream_pages - the buffers of a MEM_HOST ring.
  * @ref: the stream (until its ring ends), each mapping, a quarantine
@@ -863,6 +867,13 @@ static long hf_ioc_stream_wait(struct hf_file *hf, void __user *uarg)
 		hf_set_error(hf, ret, "STREAM_WAIT: %s", st->why);
 		goto out;
 	}
+	if (ret == -ENODEV && READ_ONCE(card->recovering) &&
+	    !READ_ONCE(card->dead)) {
+		/* cut short by a recovery, which halts the ring next */
+		ret = -EIO;
+		hf_set_error(hf, ret, "STREAM_WAIT: %s", HF_STREAM_RECOVERY_MSG);
+		goto out;
+	}
 	if (ret) {
 		if (ret == -EIO || ret == -ENODEV)
 			hf_report_run(hf, chan, &res);
@@ -1239,7 +1250,7 @@ void hf_card_halt_streams(struct hf_card *card, int err)
 		if (chan->stream)
 			hf_stream_halt(chan->stream, err, err == -ENODEV ?
 				       "stream stopped: card removed" :
-				       "stream stopped by a PCIe error recovery of the card (see dmesg): STOP it and start again");
+				       HF_STREAM_RECOVERY_MSG);
 		hf_chan_unlock(chan);
 	}
 }

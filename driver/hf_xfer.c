@@ -12,6 +12,11 @@
  * card address and advances by the bytes moved.  Xilinx's aperture ioctls
  * (hf_xdma.c) take the same path with card addresses that wrap inside a
  * window (struct hf_card_window).
+ *
+ * On an AXI-Stream card a write() of an h2c node is one packet: the whole
+ * buffer is pinned and chained at once (the channel's arrays grow for it),
+ * so that EOP (TLAST) ends the one chain; a packet is never cut, and one
+ * too long for a chain fails with -EMSGSIZE.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -116,25 +121,34 @@ void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 /**
  * hf_rw_chan_prepare() - allocate a channel's read()/write() arrays.
  * @chan: the channel, locked
+ * @npages: pages of the largest chunk or packet to come
+ *
+ * The arrays hold at least HF_RW_CHUNK_PAGES entries and grow for a
+ * larger H2C packet.
  *
  * Return: 0 or -ENOMEM.
  */
-static int hf_rw_chan_prepare(struct hf_chan *chan)
+static int hf_rw_chan_prepare(struct hf_chan *chan, u32 npages)
 {
+	u32 cap = max(npages, HF_RW_CHUNK_PAGES);
+
 	lockdep_assert_held(&chan->lock);
-	if (!chan->pages) {
-		chan->pages = kvmalloc_array(HF_RW_CHUNK_PAGES,
-					     sizeof(*chan->pages),
+	if (!chan->pages || chan->pages_cap < cap) {
+		kvfree(chan->pages);
+		chan->pages_cap = 0;
+		chan->pages = kvmalloc_array(cap, sizeof(*chan->pages),
 					     GFP_KERNEL);
 		if (!chan->pages)
 			return -ENOMEM;
+		chan->pages_cap = cap;
 	}
-	if (!chan->sg) {
-		chan->sg = kvmalloc_array(HF_RW_CHUNK_PAGES, sizeof(*chan->sg),
-					  GFP_KERNEL);
+	if (!chan->sg || chan->sg_cap < cap) {
+		kvfree(chan->sg);
+		chan->sg_cap = 0;
+		chan->sg = kvmalloc_array(cap, sizeof(*chan->sg), GFP_KERNEL);
 		if (!chan->sg)
 			return -ENOMEM;
-		chan->sg_cap = HF_RW_CHUNK_PAGES;
+		chan->sg_cap = cap;
 	}
 	return 0;
 }
@@ -160,17 +174,21 @@ static unsigned int hf_max_segment(struct hf_card *card)
  * @hf: the file
  * @chan: the engine, locked
  * @uaddr: user address of the chunk
- * @len: its length (at most HF_RW_CHUNK_PAGES pages, in-page offset
- *	included)
+ * @len: its length (at most HF_RW_CHUNK_PAGES pages, a packet's at most
+ *	@chan->pages_cap pages, in-page offset included)
  * @win: card addresses of the transfer
  * @at: bytes of the transfer before this chunk
+ * @packet: an H2C packet of an AXI-Stream card: all of it is pinned and
+ *	sent as one chain (TLAST on its last descriptor), or nothing
  * @moved: bytes moved (also on failure)
  *
- * Return: 0 or a negative errno (with the file's last error set).
+ * Return: 0 or a negative errno (with the file's last error set);
+ * -EMSGSIZE when a packet needs more than HF_RUN_MAX_DESC descriptors.
  */
 static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 		       unsigned long uaddr, size_t len,
-		       const struct hf_card_window *win, u64 at, size_t *moved)
+		       const struct hf_card_window *win, u64 at, bool packet,
+		       size_t *moved)
 {
 	struct hf_card *card = chan->card;
 	struct device *dev = hf_dev(card);
@@ -196,6 +214,14 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 			     "cannot pin the user buffer at 0x%lx%s (%d)", uaddr,
 			     c2h ? " for writing" : "", ret);
 		return -EFAULT;
+	}
+	if (pinned < npages && packet) {
+		/* a packet goes whole or not at all */
+		hf_set_error(hf, -EFAULT,
+			     "cannot pin the whole packet at 0x%lx: %d of %u pages",
+			     uaddr, pinned, npages);
+		ret = -EFAULT;
+		goto unpin;
 	}
 	if (pinned < npages)	/* move what could be pinned */
 		len = (size_t)pinned * PAGE_SIZE - off;
@@ -233,6 +259,13 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 	if (ret < 0) {
 		hf_set_error(hf, ret, "descriptor chain of %zu bytes: %d", len,
 			     ret);
+		goto unmap;
+	}
+	if (packet && ret > HF_RUN_MAX_DESC) {
+		hf_set_error(hf, -EMSGSIZE,
+			     "a packet of %zu bytes needs %d descriptors, more than one chain holds (%u)",
+			     len, ret, HF_RUN_MAX_DESC);
+		ret = -EMSGSIZE;
 		goto unmap;
 	}
 	ret = hf_desc_mem_reserve(card, &chan->mem, ret);
@@ -294,6 +327,50 @@ int hf_xfer_no_stream(struct hf_file *hf, struct hf_card *card)
 }
 
 /**
+ * hf_rw_begin() - take a channel for a read(), write() or packet.
+ * @hf: the file (its last error is set on failure)
+ * @chan: the engine
+ * @npages: pages of the largest chunk or packet to come
+ *
+ * Return: 0 with the channel locked and usable, else a negative errno
+ * with the channel unlocked: -EBUSY, -EINTR, -ENODEV, -EIO, -ENOMEM.
+ */
+static int hf_rw_begin(struct hf_file *hf, struct hf_chan *chan, u32 npages)
+{
+	struct hf_card *card = chan->card;
+	int ret;
+
+	ret = hf_chan_lock(chan, hf_file_timeout_ns(hf));
+	if (ret) {
+		if (ret == -EBUSY)
+			hf_set_error(hf, ret,
+				     "the channel stayed in use by another run until the timeout; nothing was moved");
+		else
+			hf_set_error(hf, ret,
+				     "interrupted waiting for the channel");
+		return ret;
+	}
+	/* remove() frees the channel's storage after setting dead. */
+	if (READ_ONCE(card->dead)) {
+		ret = -ENODEV;
+		hf_set_error(hf, ret, "card removed");
+		goto err;
+	}
+	ret = hf_chan_usable(hf, chan);
+	if (ret)
+		goto err;
+	ret = hf_rw_chan_prepare(chan, npages);
+	if (ret) {
+		hf_set_error(hf, ret, "no memory for the transfer state");
+		goto err;
+	}
+	return 0;
+err:
+	hf_chan_unlock(chan);
+	return ret;
+}
+
+/**
  * hf_xfer_window() - move a user buffer through an engine, chunk by chunk.
  * @hf: the file
  * @chan: the engine
@@ -312,38 +389,16 @@ ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
 		       char __user *buf, size_t count,
 		       const struct hf_card_window *win)
 {
-	struct hf_card *card = chan->card;
 	unsigned long uaddr = (unsigned long)buf;
 	size_t done = 0, chunk, moved;
 	int ret = 0;
 
-	ret = hf_xfer_no_stream(hf, card);
+	ret = hf_xfer_no_stream(hf, chan->card);
 	if (ret)
 		return ret;
-	ret = hf_chan_lock(chan, hf_file_timeout_ns(hf));
-	if (ret) {
-		if (ret == -EBUSY)
-			hf_set_error(hf, ret,
-				     "the channel stayed in use by another run until the timeout; nothing was moved");
-		else
-			hf_set_error(hf, ret,
-				     "interrupted waiting for the channel");
-		return ret;
-	}
-	/* remove() frees the channel's storage after setting dead. */
-	if (READ_ONCE(card->dead)) {
-		ret = -ENODEV;
-		hf_set_error(hf, ret, "card removed");
-		goto out;
-	}
-	ret = hf_chan_usable(hf, chan);
+	ret = hf_rw_begin(hf, chan, HF_RW_CHUNK_PAGES);
 	if (ret)
-		goto out;
-	ret = hf_rw_chan_prepare(chan);
-	if (ret) {
-		hf_set_error(hf, ret, "no memory for the transfer state");
-		goto out;
-	}
+		return ret;
 	while (done < count) {
 		unsigned long a = uaddr + done;
 
@@ -352,7 +407,8 @@ ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
 			      offset_in_page(a));
 		if (win->size && win->size <= chunk / HF_RW_CHUNK_WINDOWS)
 			chunk = win->size * HF_RW_CHUNK_WINDOWS;
-		ret = hf_rw_chunk(hf, chan, a, chunk, win, done, &moved);
+		ret = hf_rw_chunk(hf, chan, a, chunk, win, done, false,
+				  &moved);
 		done += moved;
 		if (ret)
 			break;
@@ -363,9 +419,63 @@ ssize_t hf_xfer_window(struct hf_file *hf, struct hf_chan *chan,
 			break;
 		}
 	}
-out:
 	hf_chan_unlock(chan);
 	return done ? (ssize_t)done : ret;
+}
+
+/**
+ * hf_xfer_packet() - write() of an h2c node of an AXI-Stream card: the
+ *	buffer as one packet.
+ * @hf: the file
+ * @chan: the H2C engine
+ * @buf: user buffer, aligned as the engine needs (no bounce buffer)
+ * @count: bytes
+ * @pos: file position, which must be 0 (the stream has no card address)
+ *
+ * The whole buffer is pinned, mapped and chained at once: one chain, EOP
+ * (TLAST) on its last descriptor only (include/uapi/hellofpga.h, "H2C
+ * packets").
+ *
+ * Return: @count, 0 for @count 0, or a negative errno: -EINVAL (@pos not
+ * 0, misaligned), -EMSGSIZE (over HELLOFPGA_STREAM_H2C_MAX, or more
+ * descriptors than one chain holds), and those of hf_xfer_window().
+ */
+static ssize_t hf_xfer_packet(struct hf_file *hf, struct hf_chan *chan,
+			      char __user *buf, size_t count, loff_t pos)
+{
+	struct hf_card_window win = { 0 };
+	unsigned long uaddr = (unsigned long)buf;
+	u64 align = chan->engine.addr_align;
+	size_t moved = 0;
+	int ret;
+
+	if (pos) {
+		hf_set_error(hf, -EINVAL, "file position 0x%llx: %s",
+			     (u64)pos, XDMA_STREAM_H2C_ADDR_MSG);
+		return -EINVAL;
+	}
+	if (!count)
+		return 0;
+	if (count > HELLOFPGA_STREAM_H2C_MAX) {
+		hf_set_error(hf, -EMSGSIZE,
+			     "a packet of %zu bytes is longer than an AXI-Stream H2C packet may be (HELLOFPGA_STREAM_H2C_MAX, %u bytes); it is not cut",
+			     count, HELLOFPGA_STREAM_H2C_MAX);
+		return -EMSGSIZE;
+	}
+	if (align > 1 && (!IS_ALIGNED(uaddr, align) ||
+			  !IS_ALIGNED(count, chan->engine.len_gran))) {
+		hf_set_error(hf, -EINVAL,
+			     "the engine needs addresses aligned to %llu and lengths to %u bytes, and a packet has no bounce buffer",
+			     align, chan->engine.len_gran);
+		return -EINVAL;
+	}
+	ret = hf_rw_begin(hf, chan, DIV_ROUND_UP(offset_in_page(uaddr) + count,
+						 PAGE_SIZE));
+	if (ret)
+		return ret;
+	ret = hf_rw_chunk(hf, chan, uaddr, count, &win, 0, true, &moved);
+	hf_chan_unlock(chan);
+	return ret ? ret : (ssize_t)moved;
 }
 
 /**
@@ -376,10 +486,13 @@ out:
  * @count: bytes
  * @ppos: file position = card address; advanced by the bytes moved
  *
+ * On an AXI-Stream card a write() sends one packet (hf_xfer_packet()) and
+ * leaves the position at 0.
+ *
  * Return: bytes moved (fewer than @count when a later chunk failed, or at
  * the end of card memory), 0 at the end of card memory, or a negative
  * errno: those of hf_xfer_window(), -EINVAL (misaligned for the engine),
- * -ENOSPC (write at the end).
+ * -ENOSPC (write at the end), -EMSGSIZE (a packet too long).
  */
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		   char __user *buf, size_t count, loff_t *ppos)
@@ -394,6 +507,8 @@ ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		hf_set_error(hf, -EINVAL, "negative card address");
 		return -EINVAL;
 	}
+	if (card->xdev.stream && chan->dir == XDMA_H2C)
+		return hf_xfer_packet(hf, chan, buf, count, *ppos);
 	if (!count)
 		return 0;
 	if (card->ddr_size) {

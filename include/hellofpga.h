@@ -159,12 +159,16 @@ int HelloFPGA_DMA_MM_ReadC2H(HELLOFPGA_HANDLE hDev, int ch, void *buf,
  * @buf the source.  Nothing is written to the card when the arguments are
  * rejected.  On a card whose channels are AXI-Stream, the call sends @buf
  * as one packet to the channel's stream (TLAST on its last byte; @offset
- * must be 0: the stream has no card address).  The kernel driver does not
- * send packets yet: there the call returns -EOPNOTSUPP.
+ * must be 0: the stream has no card address), never cut into several.
+ * The kernel driver sends packets from ABI 1.4 on (HELLOFPGA_FEAT_STREAM_H2C;
+ * each at most 64 MiB - 4 KiB, HELLOFPGA_STREAM_H2C_MAX of its ABI); an
+ * older driver refuses them: -EOPNOTSUPP.
  * Return: as HelloFPGA_DMA_MM_ReadC2H(); on an AXI-Stream card not
- * -EOPNOTSUPP nor -ERANGE but -EINVAL for an @offset other than 0, or for
- * an unaligned @buf or @len on a card that needs alignment (a packet has no
- * bounce buffer).
+ * -EOPNOTSUPP (but with a kernel driver older than ABI 1.4) nor -ERANGE
+ * but -EINVAL for an @offset other than 0, or for an unaligned @buf or
+ * @len on a card that needs alignment (a packet has no bounce buffer), and
+ * -EMSGSIZE (kernel driver: a packet longer than 64 MiB - 4 KiB, which it
+ * does not cut; nothing was sent).
  */
 int HelloFPGA_DMA_MM_WriteH2C(HELLOFPGA_HANDLE hDev, int ch, const void *buf,
 			      uint64_t offset, size_t len, size_t *actual);
@@ -621,9 +625,12 @@ int HelloFPGA_GPUDirect_ReadC2H(HELLOFPGA_HANDLE hDev, int ch,
 /**
  * HelloFPGA_GPUDirect_WriteH2C() - pinned GPU buffer -> card memory.  On
  * an AXI-Stream card: the buffer's first @size bytes as one packet to the
- * H2C channel's stream (TLAST at its end), @fpgaAddr 0.
+ * H2C channel's stream (TLAST at its end), @fpgaAddr 0; through the kernel
+ * driver as HelloFPGA_DMA_MM_WriteH2C() says (ABI 1.4 and later).
  * Return: as HelloFPGA_GPUDirect_ReadC2H(); on an AXI-Stream card not
- * -EOPNOTSUPP nor -ERANGE but -EINVAL for an @fpgaAddr other than 0.
+ * -EOPNOTSUPP (but with a kernel driver older than ABI 1.4) nor -ERANGE
+ * but -EINVAL for an @fpgaAddr other than 0, and -EMSGSIZE (kernel
+ * driver: a packet longer than 64 MiB - 4 KiB; nothing was sent).
  */
 int HelloFPGA_GPUDirect_WriteH2C(HELLOFPGA_HANDLE hDev, int ch,
 				 HELLOFPGA_GPU_HANDLE handle,

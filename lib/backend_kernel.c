@@ -322,6 +322,59 @@ static bool engine_may_have_run(int err)
 }
 
 /**
+ * packet_check() - whether the driver sends an H2C packet of an AXI-Stream
+ *	card (api.c lets only H2C with card address 0 through on one).
+ * @dev: the handle
+ * @dir: direction
+ * @ch: channel
+ *
+ * Return: 0 (a memory-mapped card, or a driver with
+ * HELLOFPGA_FEAT_STREAM_H2C), else -EOPNOTSUPP with the reason.
+ */
+static int packet_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
+			int ch)
+{
+	struct kcard *kc = dev->priv;
+
+	if (!dev->stream || dir != XDMA_H2C ||
+	    (kc->features & HELLOFPGA_FEAT_STREAM_H2C))
+		return 0;
+	return hf_set_error(dev, -EOPNOTSUPP,
+			    "H2C%d: the driver (ABI 1.%u) sends no packets to an AXI-Stream H2C channel: no HELLOFPGA_FEAT_STREAM_H2C (drivers of ABI 1.4 and later send them)",
+			    ch, kc->abi_minor);
+}
+
+/*
+ * An H2C packet of an AXI-Stream card: one pwrite() at position 0, never
+ * split (the driver sends it whole or fails; a short count is no packet).
+ */
+static int kernel_packet(struct hellofpga_dev *dev, int ch, int fd,
+			 const void *buf, size_t len, size_t *actual)
+{
+	ssize_t r;
+
+	do
+		r = pwrite(fd, buf, len, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		int err = -errno;
+
+		*actual = engine_may_have_run(err) ? len : 0;
+		return kfail(dev, fd, err,
+			     "H2C%d: pwrite of a packet of 0x%zx bytes failed",
+			     ch, len);
+	}
+	if ((size_t)r != len) {
+		*actual = len;
+		return hf_set_error(dev, -EIO,
+				    "H2C%d: the driver took 0x%zx bytes of a packet of 0x%zx",
+				    ch, (size_t)r, len);
+	}
+	*actual = len;
+	return 0;
+}
+
+/**
  * kernel_xfer() - CPU-path transfer: pwrite() to the H2C node or pread()
  * from the C2H node, the card address as file position.
  *
@@ -348,9 +401,13 @@ static int kernel_xfer(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 	/* a bad page deep inside: -EFAULT before the pieces before it move */
 	ret = hf_user_buf_check(dev, dir, buf, len);
 	if (!ret)
+		ret = packet_check(dev, dir, ch);
+	if (!ret)
 		ret = chan_timeout(dev, dir, ch, fd);
 	if (ret)
 		return ret;
+	if (dev->stream)
+		return kernel_packet(dev, ch, fd, buf, len, actual);
 	while (done < len) {
 		size_t n = min_t(size_t, len - done, KB_MAX_IO);
 		off_t at = (off_t)(card + done);
@@ -638,7 +695,10 @@ static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 	if (wb)		/* no @wb_map: submit.c never asks */
 		return hf_set_error(dev, -EOPNOTSUPP,
 				    "the driver cannot send a transfer's writeback to a word of the caller's");
-
+	*actual = 0;
+	ret = packet_check(dev, dir, ch);
+	if (ret)
+		return ret;
 	memset(&x, 0, sizeof(x));
 	x.handle = kp->handle;
 	x.buf_offset = kp->off + off;

@@ -15,7 +15,9 @@
  *                              (hellofpga_xdma.h); on an AXI-Stream card
  *                              (HELLOFPGA_FEAT_STREAM) the c2h node takes
  *                              the STREAM_* ioctls, poll() and a read-only
- *                              mmap() of a stream's ring (see below)
+ *                              mmap() of a stream's ring, and a write() of
+ *                              the h2c node sends one packet (see "H2C
+ *                              packets" below)
  *   /dev/hellofpgaN_user       mmap() and pread/pwrite of the user BAR
  *   /dev/hellofpgaN_events_U   read() blocks for user interrupt U (4-byte count)
  *
@@ -45,8 +47,11 @@
  * channel longer than its timeout fails with EBUSY.
  * Minor 3: C2H AXI-Stream rings: HELLOFPGA_FEAT_STREAM and the
  * HELLOFPGA_IOC_STREAM_* ioctls of the c2h nodes.
+ * Minor 4: H2C packets on AXI-Stream cards: HELLOFPGA_FEAT_STREAM_H2C, a
+ * write() of an h2c node or an H2C XFER sends one packet (-EMSGSIZE above
+ * HELLOFPGA_STREAM_H2C_MAX).
  */
-#define HELLOFPGA_ABI_MINOR		3
+#define HELLOFPGA_ABI_MINOR		4
 
 #define HELLOFPGA_IOC_MAGIC		0xb6
 
@@ -59,6 +64,7 @@
 #define HELLOFPGA_FEAT_POLL_MODE	(1ULL << 5)	/* poll-mode writeback */
 #define HELLOFPGA_FEAT_USER_EVENTS	(1ULL << 6)	/* _events_U nodes */
 #define HELLOFPGA_FEAT_STREAM		(1ULL << 7)	/* AXI-Stream: STREAM_* */
+#define HELLOFPGA_FEAT_STREAM_H2C	(1ULL << 8)	/* AXI-Stream: H2C packets */
 
 /* Completion modes (struct hellofpga_info.irq_mode) */
 #define HELLOFPGA_IRQ_MODE_POLL		0
@@ -183,6 +189,10 @@ struct hellofpga_pin {
  * @bytes: out: bytes moved (also on failure)
  * @engine_ns: out: time from engine start to completion
  * @reserved: 0
+ *
+ * On an AXI-Stream card (HELLOFPGA_FEAT_STREAM_H2C) an H2C XFER sends the
+ * range as one packet (see "H2C packets"): @card_addr 0, at most
+ * HELLOFPGA_STREAM_H2C_MAX bytes (-EMSGSIZE); C2H is -EOPNOTSUPP.
  */
 struct hellofpga_xfer {
 	__u64 handle;
@@ -279,6 +289,23 @@ struct hellofpga_timeout {
 #define HELLOFPGA_MAX_TIMEOUT_MS	3600000
 
 /*
+ * H2C packets (ABI 1.4; HELLOFPGA_FEAT_STREAM_H2C, set on AXI-Stream
+ * cards): an H2C channel of an AXI-Stream card has no card address; each
+ * write()/pwrite() of its h2c node, and each XFER of a pin in direction
+ * HELLOFPGA_XFER_H2C, sends the whole buffer as one packet: one descriptor
+ * chain, TLAST (EOP) on its last byte only.  It is never cut into several
+ * packets, nor written short: the call moves all of it or fails.
+ * - The file position (pwrite()'s offset) or @card_addr must be 0
+ *   (-EINVAL); a write() leaves the position at 0.
+ * - A packet is at most HELLOFPGA_STREAM_H2C_MAX bytes (-EMSGSIZE).
+ * - The buffer and length must suit the engine's alignment (-EINVAL):
+ *   there is no bounce buffer.
+ * - A zero-length write() sends nothing and returns 0.
+ * Drivers before ABI 1.4 refuse these with -EOPNOTSUPP.
+ */
+#define HELLOFPGA_STREAM_H2C_MAX	0x03fff000u	/* 64 MiB - 4 KiB */
+
+/*
  * C2H AXI-Stream rings (ABI 1.3; cards with HELLOFPGA_FEAT_STREAM), ioctls
  * of /dev/hellofpgaN_c2h_C.  A stream is a ring of equal buffers that the
  * channel's engine fills for ever, in descriptor credit mode: STREAM_WAIT
@@ -312,7 +339,8 @@ struct hellofpga_timeout {
  *   callback, a dma-buf move), the stream's engine is stopped and proven
  *   idle before the memory goes, and WAIT fails with -EIO from then on.
  * - Card removal or a PCIe error recovery stops the stream the same way:
- *   WAIT then fails with -ENODEV (or -EIO); STOP and close still work.
+ *   WAIT then fails with -ENODEV (removal) or -EIO (recovery, also a WAIT
+ *   asleep when it began); STOP and close still work.
  * - An engine that stops on an error makes WAIT fail with -EIO; the
  *   decoded status is in LAST_ERROR; STOP the stream (it can be started
  *   again).
@@ -397,8 +425,8 @@ struct hellofpga_stream_config {
  * Errors: ETIMEDOUT (no buffer in time: the stream goes on), EAGAIN (a
  * STREAM_RELEASE with HELLOFPGA_STREAM_WAKE woke the wait), EINVAL (a field
  * wrong), ENOENT (no stream on this open file), EIO (the engine stopped on
- * an error, the pin went, bus mastering off: LAST_ERROR says which),
- * ENODEV (card removed), EINTR (a fatal signal).
+ * an error, the pin went, bus mastering off, a PCIe error recovery:
+ * LAST_ERROR says which), ENODEV (card removed), EINTR (a fatal signal).
  */
 struct hellofpga_stream_frame {
 	__u64 timeout_ns;

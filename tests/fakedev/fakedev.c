@@ -38,7 +38,12 @@
  * PROT_READ only, and munmap() lets go of; a MEM_PIN ring lies in a host
  * pin of a control node, buffers of 4 KiB: the fake's pins are not
  * contiguous beyond a page, as a driver's without an IOMMU; UNPIN of it
- * is -EBUSY while the ring runs; poll() is not interposed).
+ * is -EBUSY while the ring runs; poll() is not interposed), and from ABI
+ * 1.4 on HELLOFPGA_FEAT_STREAM_H2C: a pwrite of an h2c node, or an H2C
+ * XFER, is one packet (card address 0: -EINVAL; longer than
+ * HELLOFPGA_STREAM_H2C_MAX: -EMSGSIZE; never short); without the feature
+ * (HF_FAKEDEV_ABI_MINOR below 4, or HF_FAKEDEV_FEATURES) both are
+ * -EOPNOTSUPP, as older drivers; C2H transfers are -EOPNOTSUPP.
  * errno conventions chosen (reported to the driver authors):
  *   flags, pad or reserved field not zero, unknown PIN type,
  *   wrong direction for the node, bad user-BAR access,
@@ -630,6 +635,44 @@ static ssize_t events_read(struct fk_file *f, void *buf, size_t n, bool write)
 	return sizeof(count);
 }
 
+/*
+ * The feature bits the fake reports (HF_FAKEDEV_FEATURES, else what the
+ * driver would: an AXI-Stream card adds STREAM, and from ABI 1.4 on
+ * STREAM_H2C).
+ */
+static uint64_t fk_features(void)
+{
+	uint64_t minor = env_u64("HF_FAKEDEV_ABI_MINOR", HELLOFPGA_ABI_MINOR);
+
+	return env_u64("HF_FAKEDEV_FEATURES", FK_DEFAULT_FEATURES |
+		       (strstr(card_spec(), "irq=poll") ? 0 :
+			HELLOFPGA_FEAT_USER_EVENTS) |
+		       (spec_stream() ? HELLOFPGA_FEAT_STREAM : 0) |
+		       (spec_stream() && minor >= 4 ?
+			HELLOFPGA_FEAT_STREAM_H2C : 0));
+}
+
+/*
+ * An H2C packet of an AXI-Stream card, as the driver takes it (uapi "H2C
+ * packets"): refused without HELLOFPGA_FEAT_STREAM_H2C (as drivers before
+ * ABI 1.4), card address 0, at most HELLOFPGA_STREAM_H2C_MAX bytes.
+ * Return: 0, or -1 with the error recorded.
+ */
+static int packet_ok(struct fk_file *f, const char *what, uint64_t addr,
+		     uint64_t len)
+{
+	if (!(fk_features() & HELLOFPGA_FEAT_STREAM_H2C))
+		return fail(f, -EOPNOTSUPP, "%s%s", what, XDMA_STREAM_MM_MSG);
+	if (addr)
+		return fail(f, -EINVAL, "%scard address 0x%llx: %s", what,
+			    (unsigned long long)addr, XDMA_STREAM_H2C_ADDR_MSG);
+	if (len > HELLOFPGA_STREAM_H2C_MAX)
+		return fail(f, -EMSGSIZE,
+			    "%sa packet of 0x%llx bytes is longer than HELLOFPGA_STREAM_H2C_MAX; it is not cut",
+			    what, (unsigned long long)len);
+	return 0;
+}
+
 /* pread()/pwrite() of a node at @off. */
 static ssize_t node_rw(struct fk_file *f, void *buf, size_t n, off_t off,
 		       bool write)
@@ -674,6 +717,18 @@ static ssize_t node_rw(struct fk_file *f, void *buf, size_t n, off_t off,
 	if (off < 0)
 		return fail(f, -EINVAL, "negative card address %lld",
 			    (long long)off);
+	if (spec_stream() && write) {
+		/* one packet, never cut (HF_FAKEDEV_MAX_RW does not apply) */
+		if (packet_ok(f, "", (uint64_t)off, n))
+			return -1;
+		if (!n)
+			return 0;
+		if (card_xfer(f, XDMA_H2C, f->ch, buf, 0, n,
+			      __atomic_load_n(&f->timeout_ms, __ATOMIC_RELAXED),
+			      &done))
+			return -1;
+		return done;
+	}
 	if (!n)
 		return 0;
 	if ((uint64_t)off >= c->info.ddr_size) {
@@ -719,10 +774,7 @@ static int ioc_get_info(struct fk_file *f, struct hellofpga_info *hi)
 	hi->abi_major = env_u64("HF_FAKEDEV_ABI_MAJOR", HELLOFPGA_ABI_MAJOR);
 	hi->abi_minor = env_u64("HF_FAKEDEV_ABI_MINOR", HELLOFPGA_ABI_MINOR);
 	hi->card_index = c->index;
-	hi->features = env_u64("HF_FAKEDEV_FEATURES", FK_DEFAULT_FEATURES |
-			       (strstr(card_spec(), "irq=poll") ? 0 :
-				HELLOFPGA_FEAT_USER_EVENTS) |
-			       (spec_stream() ? HELLOFPGA_FEAT_STREAM : 0));
+	hi->features = fk_features();
 	hi->num_h2c = c->info.num_h2c;
 	hi->num_c2h = c->info.num_c2h;
 	hi->ddr_size = c->info.ddr_size;
@@ -926,8 +978,12 @@ static int ioc_xfer(struct fk_file *f, struct hellofpga_xfer *x)
 			    (unsigned long long)size);
 	if (x->card_addr + x->length < x->card_addr)
 		return fail(f, -EOVERFLOW, "XFER: card address + length wraps");
-	if (x->card_addr > c->info.ddr_size ||
-	    x->length > c->info.ddr_size - x->card_addr)
+	if (spec_stream() && x->dir == HELLOFPGA_XFER_C2H)
+		return fail(f, -EOPNOTSUPP, "XFER: %s", XDMA_STREAM_MM_MSG);
+	if (spec_stream() && packet_ok(f, "XFER: ", x->card_addr, x->length))
+		return -1;
+	if (!spec_stream() && (x->card_addr > c->info.ddr_size ||
+			       x->length > c->info.ddr_size - x->card_addr))
 		return fail(f, -ERANGE,
 			    "XFER: card range [0x%llx, +0x%llx) past the end of card memory (0x%llx bytes)",
 			    (unsigned long long)x->card_addr,

@@ -1013,6 +1013,11 @@ HF_TEST(kb_hellofpga_info_shows_driver_abi_and_features)
 	HF_CHECK_MSG(strstr(out, "driver features:   0x61 pin-host poll-mode user-events"),
 		     "%s", out);
 	HF_CHECK_MSG(strstr(out, "backend:           kernel driver"), "%s", out);
+	/* an AXI-Stream card: rings and, from ABI 1.4 on, H2C packets */
+	setenv("HF_FAKEDEV_CARD", "emu,private,st", 1);
+	HF_CHECK_ERR(run_cli(args, out, sizeof(out)), 0);
+	HF_CHECK_MSG(strstr(out, "driver features:   0x1e1 pin-host poll-mode user-events stream stream-h2c"),
+		     "%s", out);
 }
 
 HF_TEST(kb_hellofpga_test_passes_through_the_kernel_backend)
@@ -1352,4 +1357,152 @@ HF_TEST(kb_stream_unpin_of_running_ring_is_ebusy)
 	close(fd);
 	close(ctl);
 	free(mem);
+}
+
+/* ---- H2C packets on an AXI-Stream card (ABI 1.4) ---- */
+
+static uint32_t sink_rd(HELLOFPGA_HANDLE h, uint32_t reg)
+{
+	uint32_t v = 0;
+
+	HF_CHECK_ERR(HelloFPGA_UserRead32(h, HF_USER_ST_SINK(0) + reg, &v), 0);
+	return v;
+}
+
+/* Each WriteH2C is one pwrite, one packet at the sink, verified. */
+HF_TEST(kb_stream_h2c_packets_reach_the_sink)
+{
+	static const size_t sizes[] = { 16, 4096, 100000, 3 * MIB + 5 };
+	HELLOFPGA_HANDLE h = kopen_st();
+	struct hellofpga_stats st;
+	uint8_t *buf = malloc(3 * MIB + 5);
+	size_t n, total = 0;
+
+	HF_CHECK(buf);
+	for (uint32_t i = 0; i < 4; i++) {
+		hf_stream_fill(buf, 10 + i, (uint32_t)sizes[i], 0,
+			       (uint32_t)sizes[i]);
+		n = 0;
+		HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizes[i],
+						       &n), 0);
+		HF_CHECK_EQ(n, sizes[i]);
+		total += sizes[i];
+	}
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_FRAMES_OK), 4);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_FRAMES_BAD), 0);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_LAST_SEQ_LO), 13);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_PARTIAL), 0);
+	st = stats();
+	HF_CHECK_EQ(st.runs[0], 4);		/* one driver call each */
+	HF_CHECK_EQ(st.bytes[0], total);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	free(buf);
+}
+
+/* From a GPU Direct pin: WriteH2C and Xfer of a sub-range, one packet each. */
+HF_TEST(kb_stream_h2c_packets_from_a_pin)
+{
+	HELLOFPGA_HANDLE h = kopen_st();
+	HELLOFPGA_GPU_HANDLE gh;
+	size_t size = 1 * MIB, n = 0;
+	uint8_t *host = malloc(size);
+	void *gpu;
+
+	HF_CHECK(host);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	hf_stream_fill(host, 21, 256 * KIB, 0, 256 * KIB);
+	hf_stream_fill(host + 256 * KIB, 22, 60000, 0, 60000);
+	HF_CHECK_ERR(HelloFPGA_GPU_Memcpy(gpu, host, size,
+					  HELLOFPGA_MEMCPY_HOST_TO_GPU), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_WriteH2C(h, 0, gh, 0, 256 * KIB, 0),
+		     0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Xfer(h, 0, gh, 256 * KIB, 0, 60000,
+					      HELLOFPGA_DIR_H2C, 0, &n), 0);
+	HF_CHECK_EQ(n, 60000);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_FRAMES_OK), 2);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_FRAMES_BAD), 0);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_LAST_SEQ_LO), 22);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	free(host);
+}
+
+/* The driver's refusals: a packet too long for it is EMSGSIZE, not cut. */
+HF_TEST(kb_stream_h2c_packet_too_long_is_emsgsize)
+{
+	size_t len = HELLOFPGA_STREAM_H2C_MAX + 4096ul;
+	HELLOFPGA_HANDLE h = kopen_st();
+	uint8_t *buf = calloc(1, len);
+	size_t n = 1;
+
+	HF_CHECK(buf);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, len, &n),
+		     -EMSGSIZE);
+	HF_CHECK_EQ(n, 0);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "not cut"), "'%s'",
+		     HelloFPGA_GetLastError(h));
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_BYTES_LO), 0);
+	/* the longest one goes */
+	hf_stream_fill(buf, 1, HELLOFPGA_STREAM_H2C_MAX, 0,
+		       HELLOFPGA_STREAM_H2C_MAX);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0,
+					       HELLOFPGA_STREAM_H2C_MAX, &n), 0);
+	HF_CHECK_EQ(sink_rd(h, HF_ST_SINK_FRAMES_OK), 1);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	free(buf);
+}
+
+/* A driver before ABI 1.4 sends no packets: refused, said why, not tried. */
+HF_TEST(kb_stream_h2c_without_the_driver_feature_is_eopnotsupp)
+{
+	uint8_t buf[4096] = { 0 };
+	HELLOFPGA_GPU_HANDLE gh;
+	HELLOFPGA_HANDLE h;
+	void *gpu;
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_CARD", "emu,private,st", 1);
+	setenv("HF_FAKEDEV_ABI_MINOR", "3", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_DMA_MM_WriteH2C(h, 0, buf, 0, sizeof(buf),
+					       NULL), -EOPNOTSUPP);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h),
+			    "HELLOFPGA_FEAT_STREAM_H2C"), "'%s'",
+		     HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, 64 * KIB), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, 64 * KIB, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_WriteH2C(h, 0, gh, 0, 4096, 0),
+		     -EOPNOTSUPP);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h),
+			    "HELLOFPGA_FEAT_STREAM_H2C"), "'%s'",
+		     HelloFPGA_GetLastError(h));
+	HF_CHECK_EQ(stats().runs[0], 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_ABI_MINOR");
+}
+
+/* The raw ABI: position or card address not 0, C2H, and the feature bit. */
+HF_TEST(kb_stream_h2c_raw_abi_of_the_fake)
+{
+	struct hellofpga_info info;
+	uint8_t buf[4096] = { 0 };
+	int ctl, fd;
+
+	kopen_st();	/* the environment only */
+	ctl = open(CARD0 "_control", O_RDWR | O_CLOEXEC);
+	fd = open(CARD0 "_h2c_0", O_RDWR | O_CLOEXEC);
+	HF_CHECK(ctl >= 0 && fd >= 0);
+	memset(&info, 0, sizeof(info));
+	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_GET_INFO, &info), 0);
+	HF_CHECK(info.features & HELLOFPGA_FEAT_STREAM_H2C);
+	HF_CHECK(info.abi_minor >= 4);
+	HF_CHECK_EQ(pwrite(fd, buf, sizeof(buf), 4096), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	HF_CHECK_EQ(pwrite(fd, buf, 0, 0), 0);
+	close(fd);
+	close(ctl);
 }

@@ -8,9 +8,12 @@
 # consumer that falls behind, stop and restart, close, SIGKILL and fork
 # while running, a ring in a host pin and in an nvidia_p2p pin of
 # nvp2p-standin.ko with UNPIN refused and the free callback mid-stream,
-# the card's removal (unbind) under a waiting ring, and bind again),
-# then "hellofpga stream" through the library's kernel backend (host and
-# GPU rings, records, drop mode).  On a memory-mapped card it skips.
+# the card's removal (unbind) under a waiting ring, and bind again, H2C
+# packets checked by the design's sink, a ring wedged by the hang fault,
+# a PCIe error recovery under a waiting ring), then "hellofpga stream"
+# through the library's kernel backend (host and GPU rings, records, drop
+# mode), and last rmmod with a channel that a ring left wedged (hf_stream
+# -W).  On a memory-mapped card it skips.
 #
 # Prints PASS/FAIL/SKIP lines named stream/...
 CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
@@ -67,6 +70,37 @@ if [ -n "$gflag" ]; then
 fi
 
 unload_gpu
+
+# A channel left wedged by a ring (hf_stream -W: the hang fault for 8 s,
+# STOP refused with EIO), then rmmod while it is wedged: removal turns bus
+# mastering off and releases the ring's memory (dmesg), nothing leaks
+# (module-unload checks what is left); once the hang is over the module
+# loads again and streams.
+hf_kmark stream-wedge
+t0=$(hf_ms)
+hf_prog stream 60 hf_stream -d "$CARD" -W 8000000
+[ $hf_rc = 0 ] || rc=1
+if rmmod hellofpga >/tmp/st-rm.out 2>&1; then
+	pass wedge-rmmod "$(($(hf_ms) - t0)) ms after the wedge began"
+else
+	fail wedge-rmmod "rmmod with C2H0 wedged: $(head -c 200 /tmp/st-rm.out)"
+fi
+if dmesg | sed -n '/HF-MARK-stream-wedge$/,$p' |
+	grep -q "C2H0: wedged run's memory released"; then
+	pass wedge-rmmod-releases
+else
+	fail wedge-rmmod-releases "no \"C2H0: wedged run's memory released\" in dmesg since the wedge"
+fi
+while [ $(($(hf_ms) - t0)) -lt 11000 ]; do sleep 0.5; done
+# shellcheck disable=SC2086 # MODPARAMS: one word per parameter
+if grep -q '^hellofpga ' /proc/modules ||
+	{ insmod "$MODS/hellofpga.ko" $MODPARAMS >/tmp/st-rm.out 2>&1 && hf_wait_nodes; }; then
+	pass wedge-reload
+else
+	fail wedge-reload "$(head -c 200 /tmp/st-rm.out)"
+fi
+cli after-wedge --frames 200 --buffers 8
+
 bad=$(hf_kbad stream)
 if [ -n "$bad" ]; then
 	fail kernel-log "$bad"

@@ -29,6 +29,9 @@
 #                 (id=card), this one behind rp1 (id=card1), and the QMP
 #                 socket with its "HF-QMP" request channel (cases ask for
 #                 device_del / device_add of either); empty: one card
+#   CFG_QMP       1: the card behind rp0 (id=card) and the QMP socket with
+#                 its "HF-QMP" request channel, without CFG_HOTPLUG's
+#                 hotplug test (the stream configurations: AER under a ring)
 #   CFG_ONLY      what the guest runs, comma separated, instead of the
 #                 whole suite: built-ins (info, demo, test, lib) and case
 #                 scripts by name (stop64 for cases/stop64.sh); the load,
@@ -82,7 +85,7 @@ hf_config() {
 	CFG_MEM=1G CFG_SMP=1 CFG_APPEND= CFG_QEMU=()
 	CFG_DEVICE=${HF_GUEST_DEVICE:-xdma-sim}
 	CFG_MODPARAMS= CFG_IRQ=msix CFG_CASES= CFG_TIMEOUT=${HF_GUEST_TIMEOUT:-300}
-	CFG_HOTPLUG= CFG_CARD2= CFG_ONLY= CFG_PLUGIN=
+	CFG_HOTPLUG= CFG_CARD2= CFG_QMP= CFG_ONLY= CFG_PLUGIN=
 	case $CFG_DEVICE in
 	*fault-regs=*) ;;
 	*) CFG_DEVICE+=,fault-regs=on ;;
@@ -174,6 +177,8 @@ hf_config() {
 			CFG_MODPARAMS=poll_mode=1 CFG_IRQ=poll
 		fi
 		CFG_DEVICE+=,st=on
+		# behind a root port with QMP: an AER error under a running ring
+		CFG_QMP=1
 		CFG_ONLY=info,stream
 		;;
 	k6.12-msix)

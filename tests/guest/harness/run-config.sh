@@ -14,7 +14,7 @@
 # HF_GUEST_TIMEOUT (seconds, default per configuration), HF_GUEST_DEVICE
 # (the card's -device argument, default xdma-sim), HF_GUEST_APPEND (more
 # kernel command line, e.g. hf_doctor_dump=1 for cases/doctor.sh).  A
-# CFG_HOTPLUG or CFG_CARD2 configuration also gets a QMP socket
+# CFG_HOTPLUG, CFG_CARD2 or CFG_QMP configuration also gets a QMP socket
 # ($HF_GUEST_OUT/logs/NAME.qmp) and runs the QMP commands the guest asks
 # for with console lines "HF-QMP TAG {json}", or "HF-QMP TAG readd ID":
 # device_add of the card with QMP id ID (card, card1) as configured (QMP
@@ -78,13 +78,13 @@ append+=" hf_config=$name hf_irq=$CFG_IRQ"
 [ -n "$CFG_APPEND" ] && append+=" $CFG_APPEND"
 [ -n "${HF_GUEST_APPEND:-}" ] && append+=" $HF_GUEST_APPEND"
 
-# Hot-unplug and two-card configurations: each card behind a PCIe root
-# port (pciehp), with an id for QMP device_del / device_add.
+# Hot-unplug, two-card and QMP configurations: each card behind a PCIe
+# root port (pciehp, AER), with an id for QMP device_del / device_add.
 card=(-device "$CFG_DEVICE")
 qmp_sock=
 host_res=$log.host
 : >"$host_res"
-if [ -n "$CFG_HOTPLUG$CFG_CARD2" ]; then
+if [ -n "$CFG_HOTPLUG$CFG_CARD2$CFG_QMP" ]; then
 	qmp_sock=$out/logs/$name.qmp
 	rm -f "$qmp_sock"
 	append+=" hf_qmp=1"

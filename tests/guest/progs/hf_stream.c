@@ -13,6 +13,14 @@
  * mapping, UNPIN refused while the ring runs, the free callback mid-stream.
  * -u: last, the card's removal (sysfs unbind) under a waiting ring, then
  * bind again.
+ * Also H2C packets (ABI 1.4): write() of the h2c node and H2C XFERs of a
+ * host pin, each packet checked by the design's sink (HF_USER_ST_SINK),
+ * and their refusals; the stop paths: a ring wedged by the card's hang
+ * fault (its memory kept until the engine is idle again), and a PCIe
+ * error recovery (AER, injected by the host through the "HF-QMP" console
+ * channel where the configuration has one) under a running ring.
+ * -W US: only the wedge, the hang left on for US microseconds and the
+ * channel wedged at exit (cases/stream.sh unloads the module then).
  *
  * Prints PASS/FAIL/SKIP lines prefixed "stream/"; exit status 1 on failure.
  */
@@ -847,6 +855,441 @@ out_unmap:
 	close(sa);
 }
 
+/* --- H2C packets (ABI 1.4): the reference design's checking sink ---- */
+
+static uint32_t sink_rd(uint32_t reg)
+{
+	uint32_t v = 0;
+
+	hfg_rd32(ufd, HF_USER_ST_SINK(ch) + reg, &v);
+	return v;
+}
+
+static uint64_t sink_bytes(void)
+{
+	uint32_t lo = sink_rd(HF_ST_SINK_BYTES_LO);
+
+	return (uint64_t)sink_rd(HF_ST_SINK_BYTES_HI) << 32 | lo;
+}
+
+/* H2C engine @ch's runs so far (GET_STATS), ~0 when unreadable. */
+static uint64_t h2c_runs(void)
+{
+	struct hellofpga_stats st;
+
+	return hfg_stats(ctl, &st) ? ~0ull : st.runs[ch];
+}
+
+/*
+ * What the sink saw since it was cleared: @frames good ones, none bad,
+ * the last @last_seq, @bytes in all, no frame half received.
+ */
+static void sink_expect(const char *name, uint32_t frames, uint64_t last_seq,
+			uint64_t bytes)
+{
+	uint32_t ok = sink_rd(HF_ST_SINK_FRAMES_OK);
+	uint32_t bad = sink_rd(HF_ST_SINK_FRAMES_BAD);
+	uint32_t seq = sink_rd(HF_ST_SINK_LAST_SEQ_LO);
+	uint32_t part = sink_rd(HF_ST_SINK_PARTIAL);
+	uint64_t b = sink_bytes();
+
+	hfg_expect(ok == frames && !bad && seq == (uint32_t)last_seq &&
+		   !part && b == bytes, name,
+		   "sink: %u good (%u expected), %u bad, last sequence %u (%llu), %u bytes of a frame open, %llu bytes (%llu)",
+		   ok, frames, bad, seq, (unsigned long long)last_seq, part,
+		   (unsigned long long)b, (unsigned long long)bytes);
+}
+
+/*
+ * write() of the h2c node from host memory: each is one packet, whatever
+ * its size and alignment (longer than a read()/write() chunk too: the
+ * driver must not cut it), checked by the sink; the position stays 0;
+ * a position other than 0 is EINVAL, a packet over
+ * HELLOFPGA_STREAM_H2C_MAX EMSGSIZE, and neither reaches the sink.
+ */
+static void check_h2c_host(void)
+{
+	static const struct {
+		size_t off, len;
+	} rows[] = {
+		{ 0, 16 }, { 0, 4096 }, { 5, 100003 }, { 0, 1 << 20 },
+		{ 100, (5u << 20) + 12 },	/* over one 4 MiB chunk */
+		{ 0, HELLOFPGA_STREAM_H2C_MAX },
+	};
+	const size_t cap = HELLOFPGA_STREAM_H2C_MAX + 8192;
+	uint64_t runs0, total = 0, seq = 100;
+	char node[64], name[64];
+	unsigned int i, good = 0;
+	uint8_t *buf;
+	ssize_t r;
+	int fd;
+
+	snprintf(node, sizeof(node), "%s_h2c_%u", card, ch);
+	fd = open(node, O_WRONLY | O_CLOEXEC);
+	buf = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fd < 0 || buf == MAP_FAILED) {
+		HFG_FAIL("h2c/open", "%s: %s", node, strerror(errno));
+		goto out;
+	}
+	hfg_wr32(ufd, HF_USER_ST_SINK(ch) + HF_ST_SINK_CTRL,
+		 HF_ST_SINK_CTRL_CLEAR);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++, seq++) {
+		size_t len = rows[i].len;
+
+		hf_stream_fill(buf + rows[i].off, seq, (uint32_t)len, 0,
+			       (uint32_t)len);
+		runs0 = h2c_runs();
+		r = write(fd, buf + rows[i].off, len);
+		snprintf(name, sizeof(name), "h2c/host-%zu-at-%zu", len,
+			 rows[i].off);
+		hfg_expect(r == (ssize_t)len && h2c_runs() == runs0 + 1 &&
+			   lseek(fd, 0, SEEK_CUR) == 0, name,
+			   "write %zd of %zu (%s), engine runs %llu, position %lld",
+			   r, len, r < 0 ? hfg_drv_err(fd) : "",
+			   (unsigned long long)(h2c_runs() - runs0),
+			   (long long)lseek(fd, 0, SEEK_CUR));
+		if (r == (ssize_t)len) {
+			good++;
+			total += len;
+		}
+	}
+	sink_expect("h2c/host-sink-verified", good, seq - 1, total);
+	r = pwrite(fd, buf, 4096, 4096);
+	hfg_expect(r < 0 && errno == EINVAL &&
+		   strstr(hfg_drv_err(fd), "no card address"),
+		   "h2c/refuse-position", "pwrite at 4096: %zd: %s", r,
+		   hfg_drv_err(fd));
+	lseek(fd, 8192, SEEK_SET);
+	r = write(fd, buf, 4096);
+	hfg_expect(r < 0 && errno == EINVAL, "h2c/refuse-lseek-position",
+		   "write at 8192: %zd (%s)", r, strerror(errno));
+	lseek(fd, 0, SEEK_SET);
+	r = write(fd, buf, HELLOFPGA_STREAM_H2C_MAX + 4096);
+	hfg_expect(r < 0 && errno == EMSGSIZE &&
+		   strstr(hfg_drv_err(fd), "not cut"), "h2c/refuse-too-long",
+		   "%zd: %s", r, hfg_drv_err(fd));
+	r = write(fd, buf, 0);
+	hfg_expect(r == 0, "h2c/zero-length", "%zd", r);
+	r = write(fd, (void *)16, 4096);
+	hfg_expect(r < 0 && errno == EFAULT, "h2c/bad-buffer-efault", "%zd (%s)",
+		   r, strerror(errno));
+	/* none of them reached the sink */
+	sink_expect("h2c/refusals-send-nothing", good, seq - 1, total);
+out:
+	if (buf != MAP_FAILED)
+		munmap(buf, cap);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * H2C XFERs from a host pin: each range one packet, checked by the
+ * sink; a card address is EINVAL, a range over HELLOFPGA_STREAM_H2C_MAX
+ * EMSGSIZE, C2H EOPNOTSUPP.
+ */
+static void check_h2c_pin(void)
+{
+	const size_t len = HELLOFPGA_STREAM_H2C_MAX + 8192;
+	uint64_t handle = 0, bytes = 0, total = 0;
+	unsigned int good = 0;
+	uint8_t *buf;
+	int ret;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		HFG_FAIL("h2c/pin-alloc", "%s", strerror(errno));
+		return;
+	}
+	hf_stream_fill(buf, 200, 256 << 10, 0, 256 << 10);
+	hf_stream_fill(buf + (256 << 10) + 12, 201, 60000, 0, 60000);
+	hf_stream_fill(buf + (1 << 20), 202, 9 << 20, 0, 9 << 20);
+	ret = hfg_pin_host(ctl, buf, len, &handle);
+	if (ret) {
+		HFG_FAIL("h2c/pin", "%d: %s", ret, hfg_drv_err(ctl));
+		munmap(buf, len);
+		return;
+	}
+	hfg_wr32(ufd, HF_USER_ST_SINK(ch) + HF_ST_SINK_CTRL,
+		 HF_ST_SINK_CTRL_CLEAR);
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, ch, 0, 0, 256 << 10, 0,
+		       &bytes);
+	hfg_expect(!ret && bytes == 256 << 10, "h2c/pin-256k", "%d, %llu bytes: %s",
+		   ret, (unsigned long long)bytes, ret ? hfg_drv_err(ctl) : "");
+	good += !ret;
+	total += ret ? 0 : 256 << 10;
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, ch, (256 << 10) + 12, 0,
+		       60000, 0, &bytes);
+	hfg_expect(!ret && bytes == 60000, "h2c/pin-unaligned-60000",
+		   "%d, %llu bytes: %s", ret, (unsigned long long)bytes,
+		   ret ? hfg_drv_err(ctl) : "");
+	good += !ret;
+	total += ret ? 0 : 60000;
+	/* longer than what one read()/write() chunk pins */
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, ch, 1 << 20, 0, 9 << 20,
+		       0, &bytes);
+	hfg_expect(!ret && bytes == 9 << 20, "h2c/pin-9m", "%d: %s", ret,
+		   ret ? hfg_drv_err(ctl) : "");
+	good += !ret;
+	total += ret ? 0 : 9 << 20;
+	sink_expect("h2c/pin-sink-verified", good, 202, total);
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, ch, 0, 4096, 4096, 0,
+		       NULL);
+	hfg_expect(ret == -EINVAL && strstr(hfg_drv_err(ctl), "no card address"),
+		   "h2c/pin-refuse-card-address", "%d: %s", ret,
+		   hfg_drv_err(ctl));
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, ch, 0, 0,
+		       HELLOFPGA_STREAM_H2C_MAX + 4096, 0, NULL);
+	hfg_expect(ret == -EMSGSIZE && strstr(hfg_drv_err(ctl), "not cut"),
+		   "h2c/pin-refuse-too-long", "%d: %s", ret, hfg_drv_err(ctl));
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_C2H, ch, 0, 0, 4096, 0, NULL);
+	hfg_expect(ret == -EOPNOTSUPP, "h2c/pin-refuse-c2h", "%d: %s", ret,
+		   hfg_drv_err(ctl));
+	sink_expect("h2c/pin-refusals-send-nothing", good, 202, total);
+	ret = hfg_unpin(ctl, handle);
+	hfg_expect(!ret, "h2c/pin-unpin", "%d", ret);
+	munmap(buf, len);
+}
+
+/* --- stop paths: a wedged ring, a PCIe error recovery ---------------- */
+
+static char kmark_tag[64];
+
+/* A fresh mark in the kernel log; klog() counts lines after it. */
+static void kmark(const char *what)
+{
+	static unsigned int n;
+
+	snprintf(kmark_tag, sizeof(kmark_tag), "hf_stream mark %d.%u %s",
+		 (int)getpid(), ++n, what);
+	hfg_kmark(kmark_tag);
+}
+
+static int klog(const char *needle)
+{
+	return hfg_klog_count(kmark_tag, needle);
+}
+
+/*
+ * A MEM_HOST ring of @n x 4 KiB on @fd, mapped, with @frames verified
+ * frames of a source left running; the mapping, or MAP_FAILED (FAIL
+ * @name/start reported).
+ */
+static void *ring_running(int fd, const char *name, uint32_t n,
+			  uint64_t frames, uint64_t *mlen)
+{
+	char what[64];
+	struct taker t;
+	void *m;
+	int ret;
+
+	ret = st_start(fd, n, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, *mlen, PROT_READ, MAP_SHARED, fd, 0);
+	snprintf(what, sizeof(what), "%s/start", name);
+	if (m == MAP_FAILED) {
+		HFG_FAIL(what, "%d: %s", ret, hfg_drv_err(fd));
+		return MAP_FAILED;
+	}
+	src_start(4096, 0, 0, 0, 0, false);
+	taker_init(&t, fd, m, 0);
+	ret = take_frames(&t, frames, 5000);
+	hfg_expect(!ret && !t.bad && t.frames == frames, what,
+		   "ret %d, %llu frames verified %s", ret,
+		   (unsigned long long)t.frames, t.why);
+	return m;
+}
+
+/* @frames verified frames of a new ring on @fd; stopped and unmapped. */
+static void ring_works(int fd, const char *name, uint64_t frames)
+{
+	uint64_t mlen = 0;
+	void *m;
+
+	m = ring_running(fd, name, 4, frames, &mlen);
+	src_stop();
+	if (m == MAP_FAILED)
+		return;
+	st_stop(fd);
+	munmap(m, mlen);
+}
+
+/*
+ * A ring whose engine will not stop (the card's hang fault: every engine
+ * stops making progress and ignores a Run clear): STOP reports the wedge
+ * (EIO), dmesg says "C2Hn wedged" once and keeps the ring's memory (no
+ * "released" line), the mapping stays readable, the channel refuses a new
+ * ring at once (EIO, "channel wedged").  With @leave the hang goes on
+ * (@leave_us of it) and the program ends: cases/stream.sh unloads the
+ * module with the channel wedged.  Else the hang ends, and the next
+ * STREAM_START finds the engine idle, releases the memory (dmesg once)
+ * and streams verified frames.
+ */
+static void check_wedge(bool leave, uint32_t leave_us)
+{
+	char needle[32];
+	uint64_t mlen = 0, sum = 0, i;
+	double t0, dt;
+	int fd = open_c2h(), fd2 = -1, ret;
+	uint8_t *m;
+
+	if (!hfg_fw_present(ufd)) {
+		HFG_SKIP("wedge/all", "no fault window (fault-regs=on)");
+		close(fd);
+		return;
+	}
+	kmark("wedge");
+	m = ring_running(fd, "wedge", 4, 20, &mlen);
+	if (m == (void *)MAP_FAILED) {
+		src_stop();
+		close(fd);
+		return;
+	}
+	hfg_hang(ufd, leave ? leave_us : 60000000u);
+	usleep(20000);
+	t0 = hfg_now();
+	ret = st_stop(fd);
+	dt = (hfg_now() - t0) * 1e3;
+	hfg_expect(ret == -EIO && strstr(hfg_drv_err(fd), "wedged"),
+		   "wedge/stop-eio", "STOP %d after %.0f ms: %s", ret, dt,
+		   hfg_drv_err(fd));
+	snprintf(needle, sizeof(needle), "C2H%u wedged", ch);
+	hfg_expect(klog(needle) == 1 && klog("memory released") == 0,
+		   "wedge/dmesg-wedged-memory-kept", "'%s' %d times, 'released' %d",
+		   needle, klog(needle), klog("memory released"));
+	/* the ring's pages are still there: read every byte */
+	for (i = 0; i < mlen; i++)
+		sum += m[i];
+	HFG_PASS("wedge/mapping-readable", "%llu bytes, sum %llu",
+		 (unsigned long long)mlen, (unsigned long long)sum);
+	ret = st_stop(fd);
+	hfg_expect(ret == -ENOENT, "wedge/stream-over", "second STOP %d", ret);
+	fd2 = open_c2h();
+	ret = st_host(fd2, 4, 4096);
+	hfg_expect(ret == -EIO && strstr(hfg_drv_err(fd2), "channel wedged"),
+		   "wedge/new-ring-refused", "%d: %s", ret, hfg_drv_err(fd2));
+	if (!ret)
+		st_stop(fd2);
+	/* the file and the mapping go while the channel holds the memory */
+	close(fd);
+	munmap(m, mlen);
+	src_stop();
+	if (leave) {
+		close(fd2);
+		return;
+	}
+	hfg_fault(ufd, 0);
+	usleep(50000);
+	ring_works(fd2, "wedge/after-hang", 50);
+	hfg_expect(klog("memory released") == 1 && klog(needle) == 1,
+		   "wedge/memory-released-once",
+		   "'released' %d times, '%s' %d times", klog("memory released"),
+		   needle, klog(needle));
+	close(fd2);
+}
+
+/* Whether this guest can inject an AER error: the QMP channel, AER. */
+static bool aer_possible(const char **why)
+{
+	char cmd[1024] = "";
+	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, cmd, sizeof(cmd) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || !strstr(cmd, "hf_qmp=1")) {
+		*why = "no QMP channel (CFG_QMP)";
+		return false;
+	}
+	if (access("/sys/bus/pci_express/devices", F_OK) ||
+	    system("ls /sys/bus/pci_express/devices | grep -q pcie002")) {
+		*why = "no AER service on a root port";
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A PCIe error recovery (non-fatal AER error, injected by the host on
+ * request) while a ring streams and a WAIT sleeps in it: the WAIT ends
+ * with EIO naming the recovery (not ENODEV, a removal's), later WAITs too,
+ * STATS says stopped, the ring was stopped with the engine idle (no
+ * "wedged" in dmesg), STOP works, and after the recovery a new ring
+ * streams verified frames.
+ */
+static void check_aer(void)
+{
+	struct hellofpga_stream_stats ss;
+	struct hellofpga_stream_frame f;
+	const char *why = NULL;
+	uint64_t mlen = 0;
+	double t0, dt;
+	int fd, ret, w, i, cfd;
+	void *m;
+
+	if (!aer_possible(&why)) {
+		HFG_SKIP("aer/all", "%s", why);
+		return;
+	}
+	fd = open_c2h();
+	kmark("aer");
+	m = ring_running(fd, "aer", 8, 30, &mlen);
+	src_stop();
+	if (m == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	/* take what is left, so the next WAIT sleeps */
+	while (!st_wait(fd, 200, &f))
+		st_release(fd, f.index);
+	cfd = open("/dev/console", O_WRONLY | O_CLOEXEC);
+	if (cfd < 0) {
+		HFG_FAIL("aer/console", "%s", strerror(errno));
+		goto out;
+	}
+	dprintf(cfd, "\nHF-QMP stream-aer {\"execute\":\"human-monitor-command\",\"arguments\":{\"command-line\":\"pcie_aer_inject_error card UNSUP\"}}\n");
+	close(cfd);
+	t0 = hfg_now();
+	w = st_wait(fd, 30000, &f);
+	dt = (hfg_now() - t0) * 1e3;
+	/* EIO naming the recovery: ENODEV would say the card is gone */
+	hfg_expect(w == -EIO && strstr(hfg_drv_err(fd), "PCIe error recovery") &&
+		   dt < 25000, "aer/waiter-woken-eio", "WAIT %d after %.0f ms: %s",
+		   w, dt, hfg_drv_err(fd));
+	/* the recovery halts the ring: from then on EIO, saying why */
+	for (i = 0; i < 100; i++) {
+		ret = st_wait(fd, 0, &f);
+		if (ret == -EIO)
+			break;
+		usleep(100000);
+	}
+	hfg_expect(ret == -EIO && strstr(hfg_drv_err(fd), "PCIe error recovery"),
+		   "aer/wait-eio", "%d: %s", ret, hfg_drv_err(fd));
+	ret = st_stats(fd, &ss);
+	hfg_expect(!ret && !ss.running, "aer/stats-stopped", "%d, running %u",
+		   ret, ss.running);
+	for (i = 0; i < 300 && klog("recovered from the PCIe error") < 1; i++)
+		usleep(100000);
+	hfg_expect(klog("recovered from the PCIe error") == 1 &&
+		   klog("PCIe error (non-fatal)") == 1, "aer/recovered",
+		   "error %d, recovery %d lines",
+		   klog("PCIe error (non-fatal)"),
+		   klog("recovered from the PCIe error"));
+	hfg_expect(klog("wedged") == 0, "aer/stopped-idle",
+		   "%d 'wedged' lines", klog("wedged"));
+	ret = st_stop(fd);
+	hfg_expect(!ret, "aer/stop", "%d: %s", ret, ret ? hfg_drv_err(fd) : "");
+	munmap(m, mlen);
+	m = MAP_FAILED;
+	ring_works(fd, "aer/after-recovery", 50);
+out:
+	if (m != MAP_FAILED) {
+		st_stop(fd);
+		munmap(m, mlen);
+	}
+	close(fd);
+}
+
 /* Write @val to sysfs file @path: 0 or -errno. */
 static int sysfs_write(const char *path, const char *val)
 {
@@ -941,16 +1384,19 @@ int main(int argc, char **argv)
 {
 	struct hellofpga_info info;
 	bool gpu = false, unbind = false;
+	uint32_t leave_us = 0;
 	int opt;
 
 	hfg_group = "stream";
-	while ((opt = hfg_getopt(argc, argv, "d:c:gu", &card)) != -1) {
+	while ((opt = hfg_getopt(argc, argv, "d:c:guW:", &card)) != -1) {
 		if (opt == 'c')
 			ch = (unsigned int)atoi(optarg);
 		else if (opt == 'g')
 			gpu = true;
 		else if (opt == 'u')
 			unbind = true;
+		else if (opt == 'W')
+			leave_us = (uint32_t)strtoul(optarg, NULL, 0);
 		else
 			return 2;
 	}
@@ -966,6 +1412,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	HFG_PASS("feature", "ABI 1.%u, HELLOFPGA_FEAT_STREAM", info.abi_minor);
+	if (leave_us) {
+		/* only a wedge, left wedged for cases/stream.sh's rmmod */
+		step("wedge_leave");
+		check_wedge(true, leave_us);
+		return hfg_exit();
+	}
 	step("refusals");
 	check_refusals();
 	step("host_sustained");
@@ -986,6 +1438,18 @@ int main(int argc, char **argv)
 	check_engine_error();
 	step("host_pin");
 	check_host_pin();
+	/* H2C packets: a driver before ABI 1.4 fails these */
+	hfg_expect(info.features & HELLOFPGA_FEAT_STREAM_H2C, "h2c/feature",
+		   "ABI 1.%u, features 0x%llx", info.abi_minor,
+		   (unsigned long long)info.features);
+	step("h2c_host");
+	check_h2c_host();
+	step("h2c_pin");
+	check_h2c_pin();
+	step("wedge");
+	check_wedge(false, 0);
+	step("aer");
+	check_aer();
 	if (gpu) {
 		step("gpu_pin");
 		check_gpu_pin();
