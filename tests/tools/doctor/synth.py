@@ -148,7 +148,7 @@ def base():
     t.env = {
         "uid": "1000", "gids": "1000 998", "memlock": "unlimited",
         "kernel": KERNEL, "node": nodes("0660", 0, 998),
-        "group": ["1000 user", "998 hellofpga"], "abi": "1.3",
+        "group": ["1000 user", "998 hellofpga"], "abi": "1.4",
         "features": "0x53", "gpu_platform": "desktop", "gpu_emulated": "0",
         "gpu_name": "NVIDIA H200", "gpu_pci": GPU, "gpu_reason": "",
         "cuda_driver": "13000", "rdma_supported": "1",
