@@ -65,8 +65,11 @@ static long hf_ioc_get_info(struct hf_file *hf, void __user *uarg)
 	out.card_index = card->index;
 	out.features = hf_pin_features();
 	/* writeback words go into host pins */
-	if (out.features & HELLOFPGA_FEAT_PIN_HOST)
+	if (out.features & HELLOFPGA_FEAT_PIN_HOST) {
 		out.features |= HELLOFPGA_FEAT_XFER_WB;
+		if (card->xdev.stream)
+			out.features |= HELLOFPGA_FEAT_STREAM_WB_PIN;
+	}
 	if (card->poll)
 		out.features |= HELLOFPGA_FEAT_POLL_MODE;
 	if (card->nvec)
