@@ -10,7 +10,12 @@
 # nvp2p-standin.ko with UNPIN refused and the free callback mid-stream,
 # the card's removal (unbind) under a waiting ring, and bind again),
 # then "hellofpga stream" through the library's kernel backend (host and
-# GPU rings, records, drop mode).  On a memory-mapped card it skips.
+# GPU rings, records, drop mode).  First hf_wb (tests/guest/progs/hf_wb.c):
+# a ring's writeback slots in a host pin (HELLOFPGA_STREAM_WB_PIN: the
+# card's writebacks in user memory, cleared on release, the error mark at
+# stop and close, the refusals) and HelloFPGA_Stream_WaitOnGPU() on the
+# emulated GPU through the kernel backend.  On a memory-mapped card it
+# skips.
 #
 # Prints PASS/FAIL/SKIP lines named stream/...
 CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
@@ -40,6 +45,7 @@ unload_gpu() {
 }
 
 hf_kmark stream
+hf_prog stream 120 hf_wb -s -d "$CARD"
 hf_prog stream 600 hf_stream -d "$CARD" $gflag -u
 [ $hf_rc = 0 ] || rc=1
 if grep -q '^SKIP stream/all' /tmp/hf_prog.out; then
