@@ -1691,3 +1691,54 @@ HF_TEST(kb_wb_fields_refused_by_the_abi)
 	free(mem);
 	free(wmem);
 }
+
+/*
+ * HelloFPGA_GPUDirect_Submit() through the kernel backend: the queue's
+ * words pinned on the control node (wb_map), each run an XFER_WB; a GPU
+ * wait holds the consumer until the word shows the count; a driver
+ * without HELLOFPGA_FEAT_XFER_WB: -EOPNOTSUPP, said why.
+ */
+HF_TEST(kb_submit_wait_on_gpu_through_xfer_wb)
+{
+	HELLOFPGA_HANDLE h = kopen_default();
+	HELLOFPGA_SUBMISSION sub;
+	HELLOFPGA_GPU_HANDLE gh;
+	struct kb_consumer k;
+	void *gbuf = NULL, *gs = NULL;
+	size_t actual = 0;
+
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gbuf, 64 * KIB), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gbuf, 64 * KIB, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamCreate(&gs), 0);
+	memset(&sub, 0, sizeof(sub));
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Submit(h, 0, gh, 0, 0, 16 * KIB,
+						HELLOFPGA_DIR_H2C, gs,
+						HELLOFPGA_SUBMIT_WAIT_ON_GPU, 0,
+						&sub), 0);
+	memset(&k, 0, sizeof(k));
+	k.word = sub.status;
+	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(gs, kb_consumer_fn, &k), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(h, sub.ticket, 5000, &actual),
+		     0);
+	HF_CHECK_EQ(actual, 16 * KIB);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 5000), 0);
+	HF_CHECK_EQ(kb_ran(&k), 1);
+	HF_CHECK_EQ(k.status, 4);	/* the fake's descriptors: a page each */
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamDestroy(gs), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_FEATURES", "0x21", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gbuf, 64 * KIB, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Submit(h, 0, gh, 0, 0, 4096,
+						HELLOFPGA_DIR_H2C, NULL, 0, 0,
+						NULL), -EOPNOTSUPP);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "HELLOFPGA_FEAT_XFER_WB"),
+		     "'%s'", HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_FEATURES");
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gbuf), 0);
+}
