@@ -18,7 +18,8 @@
 #                 copied back over it)
 #   hf_wb         XFER with HELLOFPGA_XFER_WB: the run's writeback in a word
 #                 of a host pin (the descriptor count; a failed run's mark;
-#                 the refusals); under swiotlb=force refused (EOPNOTSUPP)
+#                 the refusals; the library's Submit with a GPU wait);
+#                 under swiotlb=force refused (EOPNOTSUPP)
 . "${HF_GUEST_LIB:-/tests/case-lib.sh}"
 hf_prog pins 60 hf_pin_race -s 3 -d "$CARD"
 hf_prog pins 60 hf_sync_race -s 3 -d "$CARD"

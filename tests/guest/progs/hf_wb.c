@@ -12,8 +12,11 @@
  * for a whole-pin run; the word in the data pin itself), a failed run's
  * word marked with HELLOFPGA_XFER_WB_FAILED, the refusals (unaligned, out
  * of the pin, unknown handle, wb fields without the flag) and the pins
- * given back.  With -b (every mapping bounces: swiotlb=force) the flag is
- * refused with EOPNOTSUPP and a LAST_ERROR that says why.
+ * given back; the library's HelloFPGA_GPUDirect_Submit() with a GPU wait
+ * on the emulated GPU (the consumer sees the card's count).  With -b
+ * (every mapping bounces: swiotlb=force) the flag is refused with
+ * EOPNOTSUPP and a LAST_ERROR that says why, and a submission fails with
+ * its word marked, the GPU going on.
  *
  * On an AXI-Stream card (HELLOFPGA_FEAT_STREAM_WB_PIN): a ring whose
  * writeback slots lie in a host pin: the card's writebacks appear in user
@@ -189,6 +192,86 @@ static void mm_tests(void)
 out:
 	hfg_expect(!hfg_unpin(ctl, hw) && !hfg_unpin(ctl, hd), "mm/unpin",
 		   "%s", hfg_drv_err(ctl));
+}
+
+struct consumer {
+	const volatile uint32_t *word;
+	uint32_t status;
+	int ran;
+};
+
+static void consumer_fn(void *arg)
+{
+	struct consumer *c = arg;
+
+	c->status = *c->word;
+	__atomic_store_n(&c->ran, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The library's HelloFPGA_GPUDirect_Submit() through the kernel backend:
+ * its words pinned, each run an XFER_WB; a consumer (host function of the
+ * emulated GPU) after the GPU wait sees the card's count.
+ */
+static void lib_submit_tests(void)
+{
+	HELLOFPGA_SUBMISSION sub;
+	HELLOFPGA_GPU_HANDLE gh = 0;
+	HELLOFPGA_HANDLE h = 0;
+	struct consumer c;
+	void *gbuf = NULL, *gs = NULL;
+	size_t actual = 0;
+	int ret, done;
+
+	setenv("HELLOFPGA_GPU", "emu", 1);
+	ret = HelloFPGA_Open(card, &h);
+	if (!ret)
+		ret = HelloFPGA_GPU_Alloc(&gbuf, 65536);
+	if (!ret)
+		ret = HelloFPGA_GPUDirect_Pin(h, gbuf, 65536, &gh);
+	if (!ret)
+		ret = HelloFPGA_GPU_StreamCreate(&gs);
+	if (ret) {
+		HFG_FAIL("mm/lib/setup", "%d: %s", ret, HelloFPGA_GetLastError(h));
+		goto out;
+	}
+	memset(&sub, 0, sizeof(sub));
+	memset(&c, 0, sizeof(c));
+	ret = HelloFPGA_GPUDirect_Submit(h, 0, gh, 0, 1 << 20, 4096,
+					 HELLOFPGA_DIR_H2C, gs,
+					 HELLOFPGA_SUBMIT_WAIT_ON_GPU, 0, &sub);
+	if (!ret) {
+		c.word = sub.status;
+		ret = HelloFPGA_GPU_LaunchHostFunc(gs, consumer_fn, &c);
+	}
+	hfg_expect(!ret, "mm/lib/submit-wait-on-gpu", "%d: %s", ret,
+		   ret ? HelloFPGA_GetLastError(h) : "");
+	if (ret)
+		goto out;
+	done = HelloFPGA_GPUDirect_Complete(h, sub.ticket, 10000, &actual);
+	ret = HelloFPGA_GPU_StreamSynchronize(gs, 10000);
+	if (bounce)
+		hfg_expect(done && !ret && c.ran &&
+			   (c.status & HELLOFPGA_XFER_WB_ERROR),
+			   "mm/lib/submit-bounce-fails-gpu-goes-on",
+			   "complete %d, sync %d, ran %d, word 0x%08x: %s", done,
+			   ret, c.ran, c.status, HelloFPGA_GetLastError(h));
+	else
+		hfg_expect(!done && !ret && c.ran && c.status == 1 &&
+			   actual == 4096, "mm/lib/submit-consumer-sees-count",
+			   "complete %d, sync %d, ran %d, word 0x%08x, %zu bytes: %s",
+			   done, ret, c.ran, c.status, actual,
+			   done ? HelloFPGA_GetLastError(h) : "");
+out:
+	if (gs) {
+		HelloFPGA_GPU_StreamSynchronize(gs, 10000);
+		HelloFPGA_GPU_StreamDestroy(gs);
+	}
+	if (gh)
+		HelloFPGA_GPUDirect_Unpin(h, gh);
+	if (gbuf)
+		HelloFPGA_GPU_Free(gbuf);
+	HelloFPGA_Close(h);
 }
 
 /* --- AXI-Stream cards: STREAM_WB_PIN ---------------------------------- */
@@ -373,20 +456,6 @@ out:
 
 /* --- the library: HelloFPGA_Stream_WaitOnGPU() on the emulated GPU ---- */
 
-struct consumer {
-	const volatile uint32_t *word;
-	uint32_t status;
-	int ran;
-};
-
-static void consumer_fn(void *arg)
-{
-	struct consumer *c = arg;
-
-	c->status = *c->word;
-	__atomic_store_n(&c->ran, 1, __ATOMIC_RELEASE);
-}
-
 static void lib_tests(void)
 {
 	HELLOFPGA_STREAM_CONFIG cfg;
@@ -531,6 +600,7 @@ int main(int argc, char **argv)
 			   "mm/feature", "features 0x%llx",
 			   (unsigned long long)info.features);
 		mm_tests();
+		lib_submit_tests();
 	}
 	close(ctl);
 	if (ufd >= 0)
