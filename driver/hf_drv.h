@@ -121,6 +121,9 @@ struct hf_desc_mem {
  *	reference, and the provider's unpin that waits for this release
  *	(hf_pin_core.quarantined)
  * @release_data: the argument of @release
+ * @wb_release: lets go of the host pin the run's writeback went to
+ *	(hf_pin_quarantine_wb()), NULL when none or the same pin as @release's
+ * @wb_release_data: the argument of @wb_release
  *
  * Nothing here is unmapped, unpinned or freed while the engine may still
  * move data: only when hf_xdma_engine_recover() proves it idle, or once bus
@@ -136,6 +139,8 @@ struct hf_quarantine {
 	bool c2h;
 	void (*release)(void *data);
 	void *release_data;
+	void (*wb_release)(void *data);
+	void *wb_release_data;
 };
 
 /**
@@ -471,6 +476,8 @@ void hf_quarantine_rw(struct hf_chan *chan, struct sg_table *sgt,
 void hf_quarantine_hold(struct hf_chan *chan, struct hf_desc_mem *mem,
 			void (*release)(void *data), void *data,
 			const char *what);
+void hf_quarantine_hold_wb(struct hf_chan *chan, void (*release)(void *data),
+			   void *data);
 void hf_quarantine_release(struct hf_chan *chan);
 int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan);
 void hf_card_bus_off(struct hf_card *card, const char *why);
@@ -485,6 +492,7 @@ void hf_pin_put(struct hf_pin_core *pc);
 int hf_pin_start_run(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_pin_end_run(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_pin_quarantine(struct hf_pin_core *pc, struct hf_chan *chan);
+void hf_pin_quarantine_wb(struct hf_pin_core *pc, struct hf_chan *chan);
 struct hf_pin_core *hf_pin_lookup(struct hf_file *hf, u64 handle);
 int hf_pin_stream_begin(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_pin_stream_end(struct hf_pin_core *pc, struct hf_chan *chan);
@@ -497,6 +505,22 @@ void hf_card_release_pins(struct hf_card *card);
 extern const struct hf_p2p_ops hf_host_ops;
 extern const struct hf_p2p_ops hf_dmabuf_ops;
 void hf_host_sync(struct hf_pin *pin, u64 off, u64 len, bool for_device);
+
+/**
+ * struct hf_host_words - writeback words in a host pin (hf_host_words_map()).
+ * @cpu: their kernel address, NULL when not mapped
+ * @bus: their bus address
+ * @vbase: the vmap() behind @cpu, NULL when @cpu is a page's address
+ */
+struct hf_host_words {
+	void *cpu;
+	dma_addr_t bus;
+	void *vbase;
+};
+
+int hf_host_words_map(struct hf_pin *pin, u64 off, u64 len,
+		      struct hf_host_words *w);
+void hf_host_words_unmap(struct hf_host_words *w);
 
 /**
  * struct hf_card_window - card addresses of a read()/write()-style transfer.

@@ -6,11 +6,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "compat.h"
 #include "hf_drv.h"
@@ -25,13 +28,42 @@
  * @sgt: the sg table, DMA-mapped
  * @need_sync: the mapping needs CPU/device syncs (swiotlb bounce buffers,
  *	a non-coherent device)
+ * @bounce: what the card writes may not reach the pages themselves (a
+ *	bounce buffer, a non-coherent device): no writeback words in it
  */
 struct hf_host_pin {
 	struct page **pages;
 	unsigned long npages;
 	struct sg_table sgt;
 	bool need_sync;
+	bool bounce;
 };
+
+/**
+ * hf_host_bounces() - whether the card's writes to a mapped piece may not
+ *	reach the page itself, visible to the CPU (and a GPU) at once.
+ * @dev: the card
+ * @addr: the piece's DMA address
+ *
+ * dma_need_sync() answers that for the direct mapping (swiotlb, a
+ * non-coherent device); for an IOMMU's DMA domain it answers true
+ * whatever the device (the ops have sync callbacks), though iommu-dma
+ * bounces only an untrusted device's pieces that are not whole IOVA
+ * granules, and a pin's pieces are whole pages.
+ *
+ * Return: true when a writeback word in the piece would not work.
+ */
+static bool hf_host_bounces(struct device *dev, dma_addr_t addr)
+{
+	struct iommu_domain *d;
+
+	if (!hf_dma_need_sync(dev, addr))
+		return false;
+	d = iommu_get_domain_for_dev(dev);
+	return !d || !(d->type & __IOMMU_DOMAIN_DMA_API) ||
+	       !dev_is_dma_coherent(dev) ||
+	       (dev_is_pci(dev) && to_pci_dev(dev)->untrusted);
+}
 
 /**
  * hf_host_segs() - the merged DMA segments of a mapped table.
@@ -56,6 +88,7 @@ static int hf_host_segs(struct hf_pin *pin, struct hf_host_pin *hp)
 		u64 a = sg_dma_address(s), l = sg_dma_len(s);
 
 		hp->need_sync |= hf_dma_need_sync(dev, a);
+		hp->bounce |= hf_host_bounces(dev, a);
 		hf_pin_add_seg(segs, &n, a, l);
 	}
 	pin->segs = segs;
@@ -196,6 +229,74 @@ void hf_host_sync(struct hf_pin *pin, u64 off, u64 len, bool for_device)
 
 	if (hp && hp->need_sync)
 		hf_pin_sync_sgt(pin, &hp->sgt, off, len, for_device);
+}
+
+/**
+ * hf_host_words_map() - the CPU and bus address of words of a host pin
+ *	that the card writes and the CPU (and a GPU mapping the same user
+ *	memory) reads: writeback words.
+ * @pin: a pin of hf_host_ops
+ * @off: first byte in the pin, 4-byte aligned
+ * @len: bytes, > 0, inside the pin
+ * @w: receives the addresses
+ *
+ * The words must lie in one contiguous bus piece of the pin; their CPU
+ * address is the page's kernel address when they lie in one lowmem page,
+ * else a vmap() of their pages (hf_host_words_unmap() undoes it).  The
+ * pages stay pinned until the provider's unpin.
+ *
+ * Return: 0, -EOPNOTSUPP (the card's writes may miss the pages: swiotlb bounce
+ * buffers or a non-coherent device, so neither the CPU nor a GPU would see
+ * what the card writes), -EINVAL (not in one bus piece), -ENOMEM.
+ */
+int hf_host_words_map(struct hf_pin *pin, u64 off, u64 len,
+		      struct hf_host_words *w)
+{
+	struct hf_host_pin *hp = pin->priv;
+	u64 at = offset_in_page(pin->addr) + off, pos = 0;
+	unsigned long first = at >> PAGE_SHIFT;
+	unsigned long last = (at + len - 1) >> PAGE_SHIFT;
+	u32 i;
+
+	memset(w, 0, sizeof(*w));
+	if (!hp)
+		return -EINVAL;
+	if (hp->bounce)
+		return -EOPNOTSUPP;
+	for (i = 0; i < pin->nsegs; i++) {
+		const struct hf_sg *s = &pin->segs[i];
+
+		if (off < pos + s->len) {
+			if (off + len > pos + s->len)
+				return -EINVAL;
+			w->bus = s->addr + (off - pos);
+			break;
+		}
+		pos += s->len;
+	}
+	if (i == pin->nsegs || last >= hp->npages)
+		return -EINVAL;
+	if (first == last && !PageHighMem(hp->pages[first])) {
+		w->cpu = page_address(hp->pages[first]) + offset_in_page(at);
+		return 0;
+	}
+	w->vbase = vmap(hp->pages + first, last - first + 1, VM_MAP,
+			PAGE_KERNEL);
+	if (!w->vbase)
+		return -ENOMEM;
+	w->cpu = w->vbase + offset_in_page(at);
+	return 0;
+}
+
+/**
+ * hf_host_words_unmap() - undo hf_host_words_map().
+ * @w: its addresses (zeroed: nothing to do)
+ */
+void hf_host_words_unmap(struct hf_host_words *w)
+{
+	if (w->vbase)
+		vunmap(w->vbase);
+	memset(w, 0, sizeof(*w));
 }
 
 const struct hf_p2p_ops hf_host_ops = {

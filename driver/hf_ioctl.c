@@ -64,6 +64,12 @@ static long hf_ioc_get_info(struct hf_file *hf, void __user *uarg)
 	out.abi_minor = HELLOFPGA_ABI_MINOR;
 	out.card_index = card->index;
 	out.features = hf_pin_features();
+	/* writeback words go into host pins */
+	if (out.features & HELLOFPGA_FEAT_PIN_HOST) {
+		out.features |= HELLOFPGA_FEAT_XFER_WB;
+		if (card->xdev.stream)
+			out.features |= HELLOFPGA_FEAT_STREAM_WB_PIN;
+	}
 	if (card->poll)
 		out.features |= HELLOFPGA_FEAT_POLL_MODE;
 	if (card->nvec)
@@ -330,6 +336,10 @@ static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
  * @chan: the engine, locked and usable (hf_chan_usable())
  * @x: the request, validated; @x->bytes and @x->engine_ns are updated
  * @timeout_ns: timeout of each run
+ * @wpc: HELLOFPGA_XFER_WB: the pin of the writeback word, marked active on
+ *	@chan (it may be @pc), else NULL
+ * @wb: HELLOFPGA_XFER_WB: the word, mapped, cleared: the last run's
+ *	writeback goes there (an earlier run's to the engine's own word)
  *
  * A range whose chain fits in HF_RUN_MAX_DESC descriptors is one run, and
  * its chain is kept: the next XFER of the same range runs it again without
@@ -345,7 +355,8 @@ static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
  */
 static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 		       struct hf_chan *chan, struct hellofpga_xfer *x,
-		       u64 timeout_ns)
+		       u64 timeout_ns, struct hf_pin_core *wpc,
+		       const struct hf_host_words *wb)
 {
 	struct hf_card *card = chan->card;
 	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
@@ -355,6 +366,7 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 	struct hf_xdma_result res;
 	u64 off = x->buf_offset, left = x->length, card_addr = x->card_addr;
 	u64 piece;
+	bool last;
 	int ret = 0, n;
 
 	lockdep_assert_held(&chan->lock);
@@ -404,13 +416,20 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 		}
 		if (sync)
 			sync(&pc->pin, off, piece, true);
-		ret = hf_xdma_engine_run(&chan->engine, &pch->chain, timeout_ns,
-					 &res);
+		last = wb && piece == left;
+		ret = hf_xdma_engine_run_wb(&chan->engine, &pch->chain,
+					    timeout_ns,
+					    last ? (__le32 *)wb->cpu : NULL,
+					    last ? wb->bus : 0, &res);
 		hf_card_exit(card);
-		if (res.wedged)
+		if (res.wedged) {
 			hf_pin_quarantine(pc, chan);
-		else if (sync && chan->dir == XDMA_C2H)
+			if (wpc && wpc != pc)
+				hf_pin_quarantine_wb(wpc, chan);
+		} else if (sync && chan->dir == XDMA_C2H) {
 			sync(&pc->pin, off, piece, false);
+		}
+
 		x->bytes += res.bytes;
 		x->engine_ns += res.elapsed_ns;
 		if (ret) {
@@ -452,19 +471,110 @@ static int hf_xfer_packet_check(struct hf_file *hf, struct hf_card *card,
 	return 0;
 }
 
+/**
+ * hf_xfer_wb_get() - the writeback word of an XFER with HELLOFPGA_XFER_WB.
+ * @hf: the file
+ * @x: the request, its data range validated
+ * @pc: the data pin
+ * @wpc: receives the word's pin, referenced (hf_pin_put())
+ *
+ * Return: 0, or -EINVAL, -ENOENT with the file's last error set.
+ */
+static int hf_xfer_wb_get(struct hf_file *hf, const struct hellofpga_xfer *x,
+			  struct hf_pin_core *pc, struct hf_pin_core **wpc)
+{
+	struct hf_pin_core *w;
+	int ret;
+
+	if (!(hf_pin_features() & HELLOFPGA_FEAT_PIN_HOST)) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: HELLOFPGA_XFER_WB needs HELLOFPGA_FEAT_XFER_WB (host pins), which this driver lacks");
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(x->wb_offset, 4)) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_offset 0x%llx is not a multiple of 4",
+			     x->wb_offset);
+		return -EINVAL;
+	}
+	w = hf_pin_lookup(hf, x->wb_handle);
+	if (!w) {
+		hf_set_error(hf, -ENOENT, "XFER: no pin with wb_handle %llu",
+			     x->wb_handle);
+		return -ENOENT;
+	}
+	if (w->ops != &hf_host_ops) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_handle %llu is a %s pin: the writeback word must lie in a host pin (HELLOFPGA_PIN_HOST)",
+			     x->wb_handle, w->ops->name);
+		ret = -EINVAL;
+		goto err;
+	}
+	if (x->wb_offset > w->pin.size - 4) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_offset 0x%llx: the word lies outside pin %llu (0x%llx bytes)",
+			     x->wb_offset, x->wb_handle, w->pin.size);
+		ret = -EINVAL;
+		goto err;
+	}
+	*wpc = w;
+	return 0;
+err:
+	hf_pin_put(w);
+	return ret;
+}
+
+/**
+ * hf_xfer_wb_map() - map the writeback word of an XFER_WB for its run.
+ * @hf: the file
+ * @x: the request
+ * @wpc: the word's pin, marked active on the run's channel (its pages
+ *	stay pinned until the mark clears)
+ * @wb: receives the word
+ *
+ * Return: 0, or -EOPNOTSUPP (bounce buffers), -EINVAL, -ENOMEM with the
+ * file's last error set.
+ */
+static int hf_xfer_wb_map(struct hf_file *hf, const struct hellofpga_xfer *x,
+			  struct hf_pin_core *wpc, struct hf_host_words *wb)
+{
+	int ret = hf_host_words_map(&wpc->pin, x->wb_offset, 4, wb);
+
+	/* 0 until the last run's writeback: nothing stale satisfies a GPU */
+	if (!ret)
+		WRITE_ONCE(*(__le32 *)wb->cpu, 0);
+	if (ret == -EOPNOTSUPP)
+		hf_set_error(hf, ret,
+			     "XFER: HELLOFPGA_XFER_WB: pin %llu's DMA mapping needs CPU syncs (swiotlb bounce buffers or a non-coherent device): the card's writes to the word would not reach the memory a GPU watches",
+			     x->wb_handle);
+	else if (ret)
+		hf_set_error(hf, ret,
+			     "XFER: HELLOFPGA_XFER_WB: cannot map the word of pin %llu (%d)",
+			     x->wb_handle, ret);
+	return ret;
+}
+
 static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 {
 	struct hf_card *card = hf->card;
 	struct hellofpga_xfer x;
-	struct hf_pin_core *pc;
+	struct hf_pin_core *pc, *wpc = NULL;
+	struct hf_host_words wb = { };
 	struct hf_chan *chan;
 	u64 timeout_ns;
 	int ret;
 
 	if (copy_from_user(&x, uarg, sizeof(x)))
 		return hf_efault(hf, "XFER");
-	if (x.flags || !hf_all_zero(x.reserved, sizeof(x.reserved))) {
-		hf_set_error(hf, -EINVAL, "XFER: flags and reserved must be 0");
+	if ((x.flags & ~HELLOFPGA_XFER_WB) ||
+	    !hf_all_zero(x.reserved, sizeof(x.reserved))) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: flags must be 0 or HELLOFPGA_XFER_WB, reserved 0");
+		return -EINVAL;
+	}
+	if (!(x.flags & HELLOFPGA_XFER_WB) && (x.wb_handle || x.wb_offset)) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_handle and wb_offset must be 0 without HELLOFPGA_XFER_WB");
 		return -EINVAL;
 	}
 	x.bytes = 0;
@@ -519,6 +629,11 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 	ret = 0;
 	if (!x.length)
 		goto out_put;
+	if (x.flags & HELLOFPGA_XFER_WB) {
+		ret = hf_xfer_wb_get(hf, &x, pc, &wpc);
+		if (ret)
+			goto out_put;
+	}
 	timeout_ns = x.timeout_ms ? (u64)x.timeout_ms * NSEC_PER_MSEC :
 				    hf_file_timeout_ns(hf);
 
@@ -542,11 +657,35 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 			     "revoked: its memory was freed by its owner");
 		goto out_unlock;
 	}
-	ret = hf_xfer_run(hf, pc, chan, &x, timeout_ns);
+	if (wpc && wpc != pc && hf_pin_start_run(wpc, chan)) {
+		hf_pin_end_run(pc, chan);
+		ret = READ_ONCE(card->dead) ? -ENODEV : -EFAULT;
+		hf_set_error(hf, ret, "XFER: the writeback word's pin %llu was %s",
+			     x.wb_handle, ret == -ENODEV ?
+			     "released: card removed" : "released");
+		goto out_unlock;
+	}
+	ret = wpc ? hf_xfer_wb_map(hf, &x, wpc, &wb) : 0;
+	if (!ret) {
+		ret = hf_xfer_run(hf, pc, chan, &x, timeout_ns, wpc,
+				  wpc ? &wb : NULL);
+		/* a failed transfer's word: marked, so a waiting GPU goes on */
+		if (ret && wpc) {
+			__le32 *w = wb.cpu;
+
+			WRITE_ONCE(*w, cpu_to_le32(le32_to_cpu(READ_ONCE(*w)) |
+						   HELLOFPGA_XFER_WB_FAILED));
+		}
+		hf_host_words_unmap(&wb);
+	}
+	if (wpc && wpc != pc)
+		hf_pin_end_run(wpc, chan);
 	hf_pin_end_run(pc, chan);
 out_unlock:
 	hf_chan_unlock(chan);
 out_put:
+	if (wpc)
+		hf_pin_put(wpc);
 	hf_pin_put(pc);
 	/* bytes and engine_ns are reported on failure too. */
 	if (copy_to_user(uarg, &x, sizeof(x)))

@@ -639,6 +639,26 @@ void hf_pin_quarantine(struct hf_pin_core *pc, struct hf_chan *chan)
 }
 
 /**
+ * hf_pin_quarantine_wb() - a wedged engine keeps the host pin its run's
+ *	writeback went to (HELLOFPGA_XFER_WB, HELLOFPGA_STREAM_WB_PIN).
+ * @pc: the pin, its run on @chan still marked active
+ * @chan: the channel, locked, its quarantine just held for the run's
+ *	other memory (hf_pin_quarantine(), or a stream ring's)
+ *
+ * As hf_pin_quarantine(), without a chain: the card may still write the
+ * word, so the provider's unpin waits for the quarantine's release.
+ */
+void hf_pin_quarantine_wb(struct hf_pin_core *pc, struct hf_chan *chan)
+{
+	lockdep_assert_held(&chan->lock);
+	kref_get(&pc->ref);
+	spin_lock(&pc->state_lock);
+	pc->quarantined++;
+	spin_unlock(&pc->state_lock);
+	hf_quarantine_hold_wb(chan, hf_pin_quarantine_release, pc);
+}
+
+/**
  * hf_pin_check_segs() - sanity of a provider's segments.
  * @pc: the pin, pinned
  *

@@ -107,6 +107,21 @@ void hf_quarantine_hold(struct hf_chan *chan, struct hf_desc_mem *mem,
 }
 
 /**
+ * hf_quarantine_hold_wb() - a wedged engine also keeps the host pin its
+ *	run's writeback went to.
+ * @chan: the channel, locked, its quarantine held (hf_quarantine_hold())
+ * @release: lets go of that pin at the quarantine's release
+ * @data: its argument
+ */
+void hf_quarantine_hold_wb(struct hf_chan *chan, void (*release)(void *data),
+			   void *data)
+{
+	lockdep_assert_held(&chan->lock);
+	chan->q.wb_release = release;
+	chan->q.wb_release_data = data;
+}
+
+/**
  * hf_quarantine_release() - free what a wedged engine held.
  * @chan: the channel, locked; its engine proven idle, or bus mastering off
  */
@@ -135,6 +150,8 @@ void hf_quarantine_release(struct hf_chan *chan)
 	hf_desc_mem_free(card, &q->mem);
 	if (q->release)
 		q->release(q->release_data);
+	if (q->wb_release)
+		q->wb_release(q->wb_release_data);
 	memset(q, 0, sizeof(*q));
 	dev_info(hf_dev(card), "%s: wedged run's memory released\n",
 		 hf_chan_name(chan));

@@ -26,6 +26,12 @@
  * removal or shutdown, PCIe error recovery, the pin's revocation.  A ring
  * whose engine cannot be proven idle leaves its memory in the channel's
  * quarantine (hf_stop.c).
+ *
+ * Writeback slots: in the ring's descriptor storage, or with
+ * HELLOFPGA_STREAM_WB_PIN in a host pin of the control node (user memory
+ * a GPU may map), claimed as a MEM_PIN ring's pin is (hf_pin_stream_begin():
+ * UNPIN -EBUSY, its teardown ends the ring first) and marked with the
+ * error mark (hf_xdma_ring_mark_error()) whenever the ring ends.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -93,6 +99,10 @@ struct hf_stream_pages {
  *	@claimed
  * @pin_off: MEM_PIN: offset of buffer 0 in the pin
  * @claimed: MEM_PIN: the pin is marked active on @chan
+ * @wpc: HELLOFPGA_STREAM_WB_PIN: the host pin of the writeback slots
+ *	(referenced), its run marked on @chan while @wb_claimed
+ * @wb_claimed: @wpc is marked active on @chan
+ * @wbw: the slots in @wpc, mapped while the ring has memory
  * @live: the ring has memory and may be running (not halted)
  * @err: why the ring ended on its own (-EIO, -ENODEV), 0 while it did not
  * @why: its text
@@ -101,6 +111,8 @@ struct hf_stream_pages {
  * @nheld: bits of @held
  * @wake_user: a HELLOFPGA_STREAM_WAKE asked the wait to return EAGAIN
  * @stopping: a STOP waits for the channel: the wait returns -ENOENT
+ * @waiters: WAITs under way on the stream, counted before they take the
+ *	channel (each applies releases before it sleeps)
  * @ref_design: the card is the reference design: its source's DROPPED
  *	counter is read at EOP buffers
  * @drop_last: DROPPED at the last EOP buffer handed out
@@ -120,6 +132,9 @@ struct hf_stream {
 	struct hf_pin_core *pc;
 	u64 pin_off;
 	bool claimed;
+	struct hf_pin_core *wpc;
+	bool wb_claimed;
+	struct hf_host_words wbw;
 	bool live;
 	int err;
 	char why[160];
@@ -128,6 +143,7 @@ struct hf_stream {
 	atomic_t nheld;
 	bool wake_user;
 	bool stopping;
+	atomic_t waiters;
 	bool ref_design;
 	u32 drop_last;
 	struct work_struct revoke_work;
@@ -351,6 +367,9 @@ static int hf_stream_halt(struct hf_stream *st, int err, const char *why)
 		dev_err(hf_dev(card), "%s\n", res.msg);
 	}
 	st->live = false;
+	/* no buffer completes any more: GPU waits on the slots end now */
+	if (st->wb_claimed)
+		hf_xdma_ring_mark_error(&st->ring);
 	bitmap_zero(st->held, XDMA_RING_MAX);
 	bitmap_zero(st->released, XDMA_RING_MAX);
 	atomic_set(&st->nheld, 0);
@@ -379,10 +398,17 @@ static int hf_stream_halt(struct hf_stream *st, int err, const char *why)
 		else
 			hf_desc_mem_free(card,
 					 &st->pc->chains[XDMA_C2H][chan->ch].mem);
-		WRITE_ONCE(chan->revoke_work, NULL);
 		hf_pin_stream_end(st->pc, chan);
 		st->claimed = false;
 	}
+	if (st->wb_claimed) {
+		hf_host_words_unmap(&st->wbw);
+		if (wedged)
+			hf_pin_quarantine_wb(st->wpc, chan);
+		hf_pin_stream_end(st->wpc, chan);
+		st->wb_claimed = false;
+	}
+	WRITE_ONCE(chan->revoke_work, NULL);
 	/* pollers look again: the stream is over */
 	wake_up(&chan->engine.irq_event.wq);
 	return wedged ? -EIO : 0;
@@ -418,6 +444,8 @@ static void hf_stream_free(struct kref *ref)
 	cancel_delayed_work_sync(&st->poll_work);
 	if (st->pc)
 		hf_pin_put(st->pc);
+	if (st->wpc)
+		hf_pin_put(st->wpc);
 	kfree(st);
 }
 
@@ -504,7 +532,7 @@ static int hf_stream_lock(struct hf_file *hf, const char *what,
 
 /* A pin of the control node @fd refers to, referenced; or an ERR_PTR. */
 static struct hf_pin_core *hf_stream_find_pin(struct hf_file *hf, int fd,
-					      u64 handle)
+					      u64 handle, const char *what)
 {
 	struct hf_pin_core *pc = NULL;
 	struct hf_file *owner;
@@ -513,8 +541,8 @@ static struct hf_pin_core *hf_stream_find_pin(struct hf_file *hf, int fd,
 	/* fget(): the same on every kernel (struct fd changed in 6.12) */
 	f = fget(fd);
 	if (!f) {
-		hf_set_error(hf, -EBADF, "STREAM_START: pin_fd %d is not open",
-			     fd);
+		hf_set_error(hf, -EBADF, "STREAM_START: %s %d is not open",
+			     what, fd);
 		return ERR_PTR(-EBADF);
 	}
 	owner = f->private_data;
@@ -522,8 +550,8 @@ static struct hf_pin_core *hf_stream_find_pin(struct hf_file *hf, int fd,
 	    owner->card != hf->card || owner->type != HF_NODE_CONTROL) {
 		fput(f);
 		hf_set_error(hf, -EBADF,
-			     "STREAM_START: pin_fd %d is not the control node of %s",
-			     fd, hf->card->name);
+			     "STREAM_START: %s %d is not the control node of %s",
+			     what, fd, hf->card->name);
 		return ERR_PTR(-EBADF);
 	}
 	pc = hf_pin_lookup(owner, handle);
@@ -544,9 +572,19 @@ static int hf_stream_check_cfg(struct hf_file *hf,
 {
 	const char *bad = NULL;
 
-	if (c->flags || c->mmap_size ||
-	    memchr_inv(c->reserved, 0, sizeof(c->reserved)))
-		bad = "flags, mmap_size and reserved must be 0";
+	if ((c->flags & ~HELLOFPGA_STREAM_WB_PIN) || c->mmap_size ||
+	    c->start_flags || memchr_inv(c->reserved, 0, sizeof(c->reserved)))
+		bad = "flags: 0 or WB_PIN; mmap_size, start_flags, reserved 0";
+	else if (!(c->flags & HELLOFPGA_STREAM_WB_PIN) &&
+		 (c->wb_handle || c->wb_offset || c->wb_fd))
+		bad = "wb_handle, wb_offset, wb_fd must be 0 without WB_PIN";
+	else if ((c->flags & HELLOFPGA_STREAM_WB_PIN) &&
+		 !(hf_pin_features() & HELLOFPGA_FEAT_PIN_HOST))
+		bad = "WB_PIN needs FEAT_STREAM_WB_PIN (host pins)";
+	else if ((c->flags & HELLOFPGA_STREAM_WB_PIN) &&
+		 (!c->wb_handle || c->wb_fd < 0 ||
+		  !IS_ALIGNED(c->wb_offset, XDMA_STM_WB_SIZE)))
+		bad = "WB_PIN: wb_handle, wb_fd name a pin, wb_offset 32-aligned";
 	else if (c->buffers < XDMA_RING_MIN || c->buffers > XDMA_RING_MAX)
 		bad = "buffers must be 2..512";
 	else if (!c->buffer_size || c->buffer_size > XDMA_DESC_MAX_LEN ||
@@ -614,7 +652,7 @@ static int hf_stream_setup_pin(struct hf_stream *st,
 	u64 bytes = st->buf_size * st->n;
 	int ret;
 
-	pc = hf_stream_find_pin(hf, c->pin_fd, c->pin_handle);
+	pc = hf_stream_find_pin(hf, c->pin_fd, c->pin_handle, "pin_fd");
 	if (IS_ERR(pc))
 		return PTR_ERR(pc);
 	st->pc = pc;
@@ -639,16 +677,64 @@ static int hf_stream_setup_pin(struct hf_stream *st,
 	return hf_pin_ring_reserve(hf, pc, pch, 2 * st->n);
 }
 
+/* STREAM_WB_PIN: the slots' host pin claimed and mapped; channel locked. */
+static int hf_stream_setup_wb(struct hf_stream *st,
+			      const struct hellofpga_stream_config *c)
+{
+	struct hf_file *hf = st->hf;
+	struct hf_chan *chan = st->chan;
+	u64 len = (u64)st->n * XDMA_STM_WB_SIZE;
+	struct hf_pin_core *pc;
+	int ret;
+
+	pc = hf_stream_find_pin(hf, c->wb_fd, c->wb_handle, "wb_fd");
+	if (IS_ERR(pc))
+		return PTR_ERR(pc);
+	st->wpc = pc;
+	if (pc->ops != &hf_host_ops) {
+		hf_set_error(hf, -EINVAL,
+			     "STREAM_START: wb_handle %llu is a %s pin: the writeback slots must lie in a host pin (HELLOFPGA_PIN_HOST)",
+			     c->wb_handle, pc->ops->name);
+		return -EINVAL;
+	}
+	if (c->wb_offset > pc->pin.size || len > pc->pin.size - c->wb_offset) {
+		hf_set_error(hf, -EINVAL,
+			     "STREAM_START: %u writeback slots of 32 bytes at wb_offset 0x%llx lie past the end of pin %llu (0x%llx bytes)",
+			     st->n, c->wb_offset, c->wb_handle, pc->pin.size);
+		return -EINVAL;
+	}
+	WRITE_ONCE(chan->revoke_work, &st->revoke_work);
+	if (hf_pin_stream_begin(pc, chan)) {
+		hf_set_error(hf, -ENOENT,
+			     "STREAM_START: pin %llu is being released",
+			     c->wb_handle);
+		return -ENOENT;
+	}
+	st->wb_claimed = true;
+	ret = hf_host_words_map(&pc->pin, c->wb_offset, len, &st->wbw);
+	if (ret == -EOPNOTSUPP)
+		hf_set_error(hf, ret,
+			     "STREAM_START: HELLOFPGA_STREAM_WB_PIN: pin %llu's DMA mapping needs CPU syncs (swiotlb bounce buffers or a non-coherent device): the card's writebacks would not reach the memory a GPU watches",
+			     c->wb_handle);
+	else if (ret == -EINVAL)
+		hf_set_error(hf, ret,
+			     "STREAM_START: HELLOFPGA_STREAM_WB_PIN: the %llu bytes of slots at wb_offset 0x%llx do not lie in one contiguous bus piece of pin %llu (keep them in one page, or use an IOMMU)",
+			     len, c->wb_offset, c->wb_handle);
+	else if (ret)
+		hf_set_error(hf, ret, "STREAM_START: cannot map the writeback slots");
+	return ret;
+}
+
 static long hf_ioc_stream_start(struct hf_file *hf, void __user *uarg)
 {
 	struct hf_chan *chan = hf_stream_chan(hf);
 	struct hf_card *card = hf->card;
 	struct hellofpga_stream_config c;
 	struct hf_xdma_result res;
-	struct hf_desc_mem *mem;
+	struct hf_desc_mem *mem = NULL;
 	struct hf_stream *st;
 	struct hf_sg *sg = NULL;
-	u32 nsg, id = 0;
+	u32 nsg = 0, id = 0;
 	int ret;
 
 	if (copy_from_user(&c, uarg, sizeof(c))) {
@@ -704,14 +790,27 @@ static long hf_ioc_stream_start(struct hf_file *hf, void __user *uarg)
 		nsg = st->n;
 	} else {
 		ret = hf_stream_setup_pin(st, &c);
-		mem = &st->pc->chains[XDMA_C2H][chan->ch].mem;
-		nsg = st->pc->pin.nsegs;
+		/* st->pc is NULL when no pin was found */
+		if (!ret) {
+			mem = &st->pc->chains[XDMA_C2H][chan->ch].mem;
+			nsg = st->pc->pin.nsegs;
+		}
 	}
+	if (!ret && (c.flags & HELLOFPGA_STREAM_WB_PIN))
+		ret = hf_stream_setup_wb(st, &c);
 	if (ret)
 		goto err_free;
-	ret = hf_xdma_ring_init(&st->ring, &chan->engine, mem->cpu, mem->bus,
-				(u8 *)mem->cpu + (size_t)st->n * XDMA_DESC_SIZE,
-				mem->bus + (u64)st->n * XDMA_DESC_SIZE, st->n);
+	if (st->wb_claimed)
+		ret = hf_xdma_ring_init(&st->ring, &chan->engine, mem->cpu,
+					mem->bus, st->wbw.cpu, st->wbw.bus,
+					st->n);
+	else
+		ret = hf_xdma_ring_init(&st->ring, &chan->engine, mem->cpu,
+					mem->bus,
+					(u8 *)mem->cpu +
+					(size_t)st->n * XDMA_DESC_SIZE,
+					mem->bus + (u64)st->n * XDMA_DESC_SIZE,
+					st->n);
 	if (ret) {
 		hf_set_error(hf, ret, "STREAM_START: ring set-up failed");
 		goto err_free;
@@ -778,6 +877,7 @@ static long hf_ioc_stream_start(struct hf_file *hf, void __user *uarg)
 	hf->stream = st;
 	spin_unlock(&hf->stream_lock);
 	c.mmap_size = c.mem == HELLOFPGA_MEM_HOST ? st->buf_size * st->n : 0;
+	c.start_flags = st->ring.resync ? HELLOFPGA_STREAM_STARTED_RESYNC : 0;
 	hf_chan_unlock(chan);
 	if (copy_to_user(uarg, &c, sizeof(c))) {
 		hf_set_error(hf, -EFAULT,
@@ -797,11 +897,13 @@ err_unlock:
 	return ret;
 }
 
-static long hf_ioc_stream_wait(struct hf_file *hf, void __user *uarg)
+/* STREAM_WAIT once its argument is checked: the next filled buffer. */
+static int hf_stream_wait_locked(struct hf_file *hf,
+				 struct hellofpga_stream_frame *fp)
 {
+	struct hellofpga_stream_frame f = *fp;
 	struct hf_chan *chan = hf_stream_chan(hf);
 	struct hf_card *card = hf->card;
-	struct hellofpga_stream_frame f;
 	struct hf_xdma_ring_buf b;
 	struct hf_xdma_result res;
 	struct hf_stream *st;
@@ -809,19 +911,6 @@ static long hf_ioc_stream_wait(struct hf_file *hf, void __user *uarg)
 	u32 drop;
 	int ret;
 
-	if (copy_from_user(&f, uarg, sizeof(f))) {
-		hf_set_error(hf, -EFAULT, "STREAM_WAIT: bad argument pointer");
-		return -EFAULT;
-	}
-	if (f.flags || f.pad || memchr_inv(f.reserved, 0, sizeof(f.reserved))) {
-		hf_set_error(hf, -EINVAL, "STREAM_WAIT: flags, pad and reserved must be 0");
-		return -EINVAL;
-	}
-	if (f.timeout_ns > HELLOFPGA_STREAM_MAX_WAIT_NS) {
-		hf_set_error(hf, -EINVAL, "STREAM_WAIT: timeout_ns %llu above %llu",
-			     f.timeout_ns, HELLOFPGA_STREAM_MAX_WAIT_NS);
-		return -EINVAL;
-	}
 	ret = hf_stream_lock(hf, "STREAM_WAIT", &st);
 	if (ret)
 		return ret;
@@ -875,10 +964,14 @@ static long hf_ioc_stream_wait(struct hf_file *hf, void __user *uarg)
 		goto out;
 	}
 	if (ret) {
-		if (ret == -EIO || ret == -ENODEV)
+		if (ret == -EIO || ret == -ENODEV) {
 			hf_report_run(hf, chan, &res);
-		else
+			/* the engine stopped: GPU waits on the slots end */
+			if (st->wb_claimed)
+				hf_xdma_ring_mark_error(&st->ring);
+		} else {
 			hf_set_error(hf, ret, "STREAM_WAIT: %s", res.msg);
+		}
 		goto out;
 	}
 	hf_stream_sync_cpu(st, b.index, b.len);
@@ -904,6 +997,39 @@ out:
 	/* pollers look again (this wait may have taken what they saw) */
 	wake_up(&chan->engine.irq_event.wq);
 	hf_chan_unlock(chan);
+	if (!ret)
+		*fp = f;
+	return ret;
+}
+
+static long hf_ioc_stream_wait(struct hf_file *hf, void __user *uarg)
+{
+	struct hellofpga_stream_frame f;
+	struct hf_stream *wst;
+	int ret;
+
+	if (copy_from_user(&f, uarg, sizeof(f))) {
+		hf_set_error(hf, -EFAULT, "STREAM_WAIT: bad argument pointer");
+		return -EFAULT;
+	}
+	if (f.flags || f.pad || memchr_inv(f.reserved, 0, sizeof(f.reserved))) {
+		hf_set_error(hf, -EINVAL, "STREAM_WAIT: flags, pad and reserved must be 0");
+		return -EINVAL;
+	}
+	if (f.timeout_ns > HELLOFPGA_STREAM_MAX_WAIT_NS) {
+		hf_set_error(hf, -EINVAL, "STREAM_WAIT: timeout_ns %llu above %llu",
+			     f.timeout_ns, HELLOFPGA_STREAM_MAX_WAIT_NS);
+		return -EINVAL;
+	}
+	/* counted before it takes the channel: RELEASE relies on it */
+	wst = hf_stream_get(hf);
+	if (wst)
+		atomic_inc(&wst->waiters);
+	ret = hf_stream_wait_locked(hf, &f);
+	if (wst) {
+		atomic_dec(&wst->waiters);
+		hf_stream_put(wst);
+	}
 	if (!ret && copy_to_user(uarg, &f, sizeof(f))) {
 		hf_set_error(hf, -EFAULT,
 			     "STREAM_WAIT: bad argument pointer (buffer %u is held)",
@@ -962,8 +1088,18 @@ static long hf_ioc_stream_release(struct hf_file *hf, void __user *uarg)
 		hf_chan_unlock(chan);
 	} else {
 		hf_xdma_ring_kick(&st->ring);
-		/* the wait may have ended before the kick: look again */
+		/*
+		 * The wait may have ended before the kick: look again.  With
+		 * no WAIT holding the channel (a STOP, a poll, another
+		 * file's START), wait for it: a RELEASE that no WAIT hands
+		 * over has its buffer credited, and its writeback slot
+		 * cleared, when it returns (HELLOFPGA_STREAM_WB_PIN).
+		 */
 		if (mutex_trylock(&chan->lock)) {
+			hf_stream_apply_releases(st);
+			hf_chan_unlock(chan);
+		} else if (!atomic_read(&st->waiters) &&
+			   !mutex_lock_killable(&chan->lock)) {
 			hf_stream_apply_releases(st);
 			hf_chan_unlock(chan);
 		}

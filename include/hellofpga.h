@@ -955,6 +955,13 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
  *  - The emulated GPU (no CUDA) runs the same waits in a thread per stream
  *    (HelloFPGA_GPU_StreamCreate()); its host functions stand in for
  *    kernels.
+ *  - Through the kernel driver (ABI 1.4, HELLOFPGA_FEAT_STREAM_WB_PIN) the
+ *    slots are library memory the driver pins and the card writes
+ *    (HELLOFPGA_STREAM_WB_PIN): the same rules hold.  A driver without it,
+ *    or one whose DMA mappings bounce (swiotlb), keeps them in the kernel:
+ *    the stream runs, the GPU calls are -EOPNOTSUPP.  The slots of a ring
+ *    of more than 128 buffers (over 4 KiB) must be contiguous in bus
+ *    addresses, which without an IOMMU they seldom are: then too.
  * ------------------------------------------------------------------------ */
 
 #define HELLOFPGA_STREAM_WB_MAGIC	0x52b40000u	/* status: completed */
@@ -1010,9 +1017,11 @@ typedef struct {
  * until the first HelloFPGA_Stream_Wait() returns), -EOPNOTSUPP (the GPU or
  * its driver has no stream memory operations, cuStreamWaitValue32_v2 of
  * CUDA 11.7 or newer; or HELLOFPGA_GPU_WAIT_FLUSH where the device cannot
- * flush; or a backend without GPU waits: the kernel driver keeps a ring's
- * writeback slots in the kernel, not yet mapped for the GPU), -ENODEV (no
- * GPU), -ENOMEM, -EIO (any other failure of CUDA; the text names it).
+ * flush; or the kernel driver keeps the ring's writeback slots in the
+ * kernel: a driver before ABI 1.4, without HELLOFPGA_FEAT_STREAM_WB_PIN,
+ * or one that refused them in library memory (its DMA mappings bounce:
+ * swiotlb; the text says which)), -ENODEV (no GPU), -ENOMEM, -EIO (any
+ * other failure of CUDA; the text names it).
  */
 int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM s, void *gpu_stream,
 			       uint64_t sequence, uint32_t flags,
@@ -1038,8 +1047,8 @@ int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM s, void *gpu_stream,
  *
  * Return: 0, -EBADF, -ECHILD, -EINVAL (@index not held, or its GPU release
  * queued already; @flags not 0; @gpu_stream not a stream of the emulated
- * GPU), -EOPNOTSUPP (no stream memory operations; a backend without GPU
- * releases: the kernel driver, as for HelloFPGA_Stream_WaitOnGPU()),
+ * GPU), -EOPNOTSUPP (no stream memory operations; a kernel driver that
+ * keeps the slots, as for HelloFPGA_Stream_WaitOnGPU()),
  * -ENODEV (no GPU), -ENOMEM, -EIO (any other failure of CUDA).
  */
 int HelloFPGA_Stream_ReleaseOnGPU(HELLOFPGA_STREAM s, void *gpu_stream,

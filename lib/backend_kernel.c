@@ -62,6 +62,10 @@ HF_ABI_SAME(HELLOFPGA_IRQ_MSIX, HELLOFPGA_IRQ_MODE_MSIX);
 /* the GPU Direct directions are XFER's */
 HF_ABI_SAME(HELLOFPGA_DIR_H2C, HELLOFPGA_XFER_H2C);
 HF_ABI_SAME(HELLOFPGA_DIR_C2H, HELLOFPGA_XFER_C2H);
+/* a failed XFER_WB's word is what the library marks a failed submission's */
+HF_ABI_SAME(HELLOFPGA_XFER_WB_ERROR, HELLOFPGA_XFER_WB_FAILED);
+/* the slots of STREAM_WB_PIN are the library's */
+HF_ABI_SAME(XDMA_STM_WB_SIZE, 32);
 
 #define HF_EMU_HINT \
 	"To develop without a card, use the emulated card: set HELLOFPGA_DEVICE=emu or open \"emu\"."
@@ -120,6 +124,26 @@ struct kpin {
  * @pin: a GPU ring: the library's pin it lies in (referenced)
  * @host_handle: a ring in the caller's host memory: the driver's pin of
  *	it (PIN_HOST on the control node), else 0
+ * @wb: the writeback slots in library memory (HELLOFPGA_STREAM_WB_PIN),
+ *	whole pages, then a page of doorbells; NULL when the driver keeps the
+ *	slots (no HELLOFPGA_FEAT_STREAM_WB_PIN, or it refused: @wb_why)
+ * @wb_len: bytes of @wb
+ * @slots_len: the slots' pages (pinned for the card)
+ * @wb_handle: the driver's pin of the slots' pages
+ * @wb_dev: their GPU address, 0 until the first GPU wait or release
+ * @gpu_waited: a GPU wait or release was enqueued on @wb: it is never
+ *	freed (as the emulated card's slots)
+ * @wb_why: why the slots are not in library memory
+ * @resync: the ring skips the rest of a frame cut by an earlier stop
+ *	(STARTED_RESYNC): which buffer a sequence lands in is known from the
+ *	first wait on
+ * @known: the mapping is known (atomic): sequence q lands in buffer
+ *	(q + @skip) % buffers
+ * @skip: buffers skipped at the start, modulo the ring (atomic)
+ * @credited: sequences whose buffers went back to the card, in ring
+ *	order (atomic; written under the stream's lock)
+ * @seq_of: the sequence each buffer last held (under the stream's lock)
+ * @rel: per buffer, released and not yet counted in @credited
  */
 struct kstream {
 	int fd;
@@ -127,6 +151,19 @@ struct kstream {
 	size_t map_len;
 	struct hf_pin *pin;
 	uint64_t host_handle;
+	void *wb;
+	size_t wb_len;
+	size_t slots_len;
+	uint64_t wb_handle;
+	uint64_t wb_dev;
+	bool gpu_waited;
+	char wb_why[320];
+	bool resync;
+	bool known;
+	uint32_t skip;
+	uint64_t credited;
+	uint64_t seq_of[HELLOFPGA_RING_MAX_BUFFERS];
+	uint8_t rel[HELLOFPGA_RING_MAX_BUFFERS];
 };
 
 static bool driver_loaded(void)
@@ -692,14 +729,19 @@ static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 	struct hellofpga_xfer x;
 	int ret;
 
-	if (wb)		/* no @wb_map: submit.c never asks */
-		return hf_set_error(dev, -EOPNOTSUPP,
-				    "the driver cannot send a transfer's writeback to a word of the caller's");
+	if (wb && !(kc->features & HELLOFPGA_FEAT_XFER_WB))
+		return hf_set_error(dev, -EOPNOTSUPP, "%s",
+				    "the driver cannot send a transfer's writeback to a word of the caller's (no HELLOFPGA_FEAT_XFER_WB: a driver of ABI 1.4 or later has it)");
 	*actual = 0;
 	ret = packet_check(dev, dir, ch);
 	if (ret)
 		return ret;
 	memset(&x, 0, sizeof(x));
+	if (wb) {
+		x.flags = HELLOFPGA_XFER_WB;
+		x.wb_handle = wb->map;
+		x.wb_offset = wb->off;
+	}
 	x.handle = kp->handle;
 	x.buf_offset = kp->off + off;
 	x.card_addr = card;
@@ -724,6 +766,47 @@ static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 		ret = hf_set_error(dev, -ENXIO, "%s",
 				   hf_last_error(dev));
 	return ret;
+}
+
+/*
+ * Writeback words of GPU-side completion (submit.c): host memory pinned
+ * on the control node (PIN_HOST), named by the driver's handle; an XFER
+ * with HELLOFPGA_XFER_WB sends its run's writeback to a word of it.
+ */
+static int kernel_wb_map(struct hellofpga_dev *dev, void *mem, size_t len,
+			 uint64_t *map)
+{
+	struct kcard *kc = dev->priv;
+	struct hellofpga_pin p;
+	int ret;
+
+	if (!(kc->features & HELLOFPGA_FEAT_XFER_WB))
+		return hf_set_error(dev, -EOPNOTSUPP, "%s",
+				    "the driver cannot send a transfer's writeback to a word of the caller's (no HELLOFPGA_FEAT_XFER_WB: a driver of ABI 1.4 or later has it)");
+	memset(&p, 0, sizeof(p));
+	p.type = HELLOFPGA_PIN_HOST;
+	p.addr = (uintptr_t)mem;
+	p.size = (len + 4095) & ~(size_t)4095;
+	p.fd = -1;
+	ret = kioctl(kc->ctl_fd, HELLOFPGA_IOC_PIN, &p);
+	if (ret)
+		return kfail(dev, kc->ctl_fd, ret,
+			     "cannot pin %zu bytes of writeback words for the card",
+			     len);
+	*map = p.handle;
+	return 0;
+}
+
+static void kernel_wb_unmap(struct hellofpga_dev *dev, uint64_t map)
+{
+	struct kcard *kc = dev->priv;
+	struct hellofpga_unpin u;
+
+	memset(&u, 0, sizeof(u));
+	u.handle = map;
+	if (kc->ctl_fd >= 0 && kioctl(kc->ctl_fd, HELLOFPGA_IOC_UNPIN, &u))
+		hf_os_log("%s: UNPIN of the writeback words (driver handle 0x%llx) failed",
+			  dev->info.name, (unsigned long long)map);
 }
 
 /* Arm user interrupt @irq: open its events node, which enables it. */
@@ -785,22 +868,109 @@ static int kernel_uirq_take(struct hellofpga_dev *dev, int irq,
 		     irq);
 }
 
+/*
+ * Writeback slots a GPU wait or release was enqueued on: a GPU stream may
+ * still read them after the stream is gone, so they are never freed, but
+ * kept here, reachable (as backend_emu.c's).
+ */
+struct kkept_slots {
+	struct kkept_slots *next;
+	void *mem;
+};
+
+static struct kkept_slots *kkept;
+static pthread_mutex_t kkept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void kkeep_slots(void *mem)
+{
+	struct kkept_slots *k = malloc(sizeof(*k));
+
+	if (!k)
+		return;		/* kept all the same, unrecorded */
+	k->mem = mem;
+	pthread_mutex_lock(&kkept_lock);
+	k->next = kkept;
+	kkept = k;
+	pthread_mutex_unlock(&kkept_lock);
+}
+
+static void kunpin(struct kcard *kc, uint64_t handle)
+{
+	struct hellofpga_unpin u = { .handle = handle };
+
+	if (handle && kc->ctl_fd >= 0)
+		kioctl(kc->ctl_fd, HELLOFPGA_IOC_UNPIN, &u);
+}
+
+/* The slots' memory and its pin; the ring no longer uses them. */
+static void kstream_wb_free(struct kcard *kc, struct kstream *ks)
+{
+	kunpin(kc, ks->wb_handle);
+	ks->wb_handle = 0;
+	if (ks->gpu_waited)
+		kkeep_slots(ks->wb);
+	else
+		free(ks->wb);
+	ks->wb = NULL;
+}
+
 static void kstream_free(struct hellofpga_dev *dev, struct kstream *ks)
 {
 	struct kcard *kc = dev->priv;
 
 	if (ks->map)
 		munmap(ks->map, ks->map_len);
+	/* the last close ends the ring: its slots get the stop's marks */
 	if (ks->fd >= 0)
 		close(ks->fd);
-	if (ks->host_handle && kc->ctl_fd >= 0) {
-		struct hellofpga_unpin u = { .handle = ks->host_handle };
-
-		kioctl(kc->ctl_fd, HELLOFPGA_IOC_UNPIN, &u);
-	}
+	kunpin(kc, ks->host_handle);
+	if (ks->wb)
+		kstream_wb_free(kc, ks);
 	if (ks->pin)
 		hf_pin_put(ks->pin);
 	free(ks);
+}
+
+/*
+ * HELLOFPGA_STREAM_WB_PIN: the ring's writeback slots in pages of the
+ * library's (a GPU maps them for its waits), a page of doorbells after
+ * them, the slots pinned on the control node.  0, or -errno with
+ * @ks->wb_why set: the stream then starts with the slots in the driver.
+ */
+static int kstream_wb_alloc(struct hellofpga_dev *dev, struct kstream *ks,
+			    uint32_t n)
+{
+	struct kcard *kc = dev->priv;
+	struct hellofpga_pin p;
+	char text[200];
+	int ret;
+
+	ks->slots_len = ((size_t)n * XDMA_STM_WB_SIZE + 4095) & ~(size_t)4095;
+	ks->wb_len = ks->slots_len + (((size_t)n * 4 + 4095) & ~(size_t)4095);
+	ks->wb = aligned_alloc(4096, ks->wb_len);
+	if (!ks->wb) {
+		snprintf(ks->wb_why, sizeof(ks->wb_why),
+			 "no memory for the writeback slots");
+		return -ENOMEM;
+	}
+	memset(ks->wb, 0, ks->wb_len);
+	memset(&p, 0, sizeof(p));
+	p.type = HELLOFPGA_PIN_HOST;
+	p.addr = (uintptr_t)ks->wb;
+	p.size = ks->slots_len;
+	p.fd = -1;
+	ret = kioctl(kc->ctl_fd, HELLOFPGA_IOC_PIN, &p);
+	if (ret) {
+		if (!driver_text(kc->ctl_fd, ret, text, sizeof(text)))
+			snprintf(text, sizeof(text), "%s", strerror(-ret));
+		snprintf(ks->wb_why, sizeof(ks->wb_why),
+			 "PIN of the writeback slots failed: %s", text);
+		free(ks->wb);
+		ks->wb = NULL;
+		return ret;
+	}
+	ks->wb_handle = p.handle;
+	return 0;
 }
 
 /* A ring in the caller's memory: pinned on the control node (PIN_HOST). */
@@ -895,11 +1065,39 @@ static int kernel_stream_start(struct hellofpga_dev *dev,
 		ks->fd = -1;
 		goto err;
 	}
-	ret = kioctl(ks->fd, HELLOFPGA_IOC_STREAM_START, &c);
+	if (kc->abi_minor < 4 || !(kc->features & HELLOFPGA_FEAT_STREAM_WB_PIN))
+		snprintf(ks->wb_why, sizeof(ks->wb_why),
+			 "the driver (ABI 1.%u) keeps a ring's writeback slots in the kernel: no HELLOFPGA_FEAT_STREAM_WB_PIN (ABI 1.4 and later have it)",
+			 kc->abi_minor);
+	else if (!kstream_wb_alloc(dev, ks, c.buffers))
+		c.flags = HELLOFPGA_STREAM_WB_PIN;
+	if (c.flags) {
+		struct hellofpga_stream_config w = c;
+		char text[200];
+
+		w.wb_fd = kc->ctl_fd;
+		w.wb_handle = ks->wb_handle;
+		ret = kioctl(ks->fd, HELLOFPGA_IOC_STREAM_START, &w);
+		if (!ret) {
+			c = w;
+		} else {
+			/* GPU waits are what is lost: the stream starts anyway */
+			if (!driver_text(ks->fd, ret, text, sizeof(text)))
+				snprintf(text, sizeof(text), "%s", strerror(-ret));
+			snprintf(ks->wb_why, sizeof(ks->wb_why),
+				 "the driver refused the writeback slots in library memory: %s",
+				 text);
+			kstream_wb_free(kc, ks);
+			c.flags = 0;
+		}
+	}
+	ret = c.flags ? 0 : kioctl(ks->fd, HELLOFPGA_IOC_STREAM_START, &c);
 	if (ret) {
 		ret = kfail(dev, ks->fd, ret, "%s: STREAM_START failed", fn);
 		goto err;
 	}
+	ks->resync = c.start_flags & HELLOFPGA_STREAM_STARTED_RESYNC;
+	__atomic_store_n(&ks->known, !ks->resync, __ATOMIC_RELEASE);
 	if (c.mem == HELLOFPGA_MEM_HOST) {
 		ks->map_len = c.mmap_size;
 		ks->map = mmap(NULL, ks->map_len, PROT_READ, MAP_SHARED,
@@ -938,6 +1136,17 @@ static int kernel_stream_wait(struct hellofpga_dev *dev,
 	if (ret)
 		return kfail(dev, ks->fd, ret, "%s: STREAM_WAIT failed",
 			     dev->info.name);
+	if (f.index < s->cfg.buffers) {
+		ks->seq_of[f.index] = f.sequence;
+		if (!__atomic_load_n(&ks->known, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&ks->skip,
+					 (uint32_t)((f.index + s->cfg.buffers -
+						     f.sequence % s->cfg.buffers) %
+						    s->cfg.buffers),
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&ks->known, true, __ATOMIC_RELEASE);
+		}
+	}
 	memset(b, 0, sizeof(*b));
 	b->index = f.index;
 	b->len = (u32)f.length;
@@ -945,6 +1154,31 @@ static int kernel_stream_wait(struct hellofpga_dev *dev,
 	b->sequence = f.sequence;
 	b->frame = f.frame;
 	return 0;
+}
+
+/*
+ * Buffer @index went back to the driver, which credits buffers to the
+ * card in ring order and has done so, clearing their slots, when the
+ * RELEASE returns (no WAIT holds the ring: stream.c serialises the two).
+ * Count the sequences whose buffers went back; under the stream's lock.
+ */
+static void kstream_count_credits(struct hellofpga_stream *s,
+				  struct kstream *ks, uint32_t index)
+{
+	uint32_t n = s->cfg.buffers, i;
+	uint64_t c = ks->credited;
+
+	ks->rel[index] = 1;
+	if (!__atomic_load_n(&ks->known, __ATOMIC_ACQUIRE))
+		return;
+	for (;;) {
+		i = (uint32_t)((c + ks->skip) % n);
+		if (!ks->rel[i] || ks->seq_of[i] != c)
+			break;
+		ks->rel[i] = 0;
+		c++;
+	}
+	__atomic_store_n(&ks->credited, c, __ATOMIC_RELEASE);
 }
 
 static int kernel_stream_release(struct hellofpga_dev *dev,
@@ -960,6 +1194,7 @@ static int kernel_stream_release(struct hellofpga_dev *dev,
 	if (ret)
 		return kfail(dev, ks->fd, ret, "%s: STREAM_RELEASE of buffer %u failed",
 			     dev->info.name, index);
+	kstream_count_credits(s, ks, index);
 	return 0;
 }
 
@@ -1022,6 +1257,96 @@ static int kernel_stream_stop(struct hellofpga_dev *dev,
 	return ret;
 }
 
+/*
+ * The slots and doorbells of @ks mapped for the GPU (once), and marked as
+ * used by it: they are never freed.  Under @s->gw_lock.
+ */
+static int kstream_gpu_map(struct hellofpga_dev *dev, struct kstream *ks,
+			   const char *fn)
+{
+	int ret;
+
+	if (!ks->wb)
+		return hf_set_error(dev, -EOPNOTSUPP,
+				    "%s: %s: GPU-side waits need the ring's writeback slots in memory a GPU can map: %s",
+				    fn, dev->info.name, ks->wb_why);
+	if (!ks->wb_dev) {
+		ret = hf_gpu_map_host(ks->wb, ks->wb_len, &ks->wb_dev, fn);
+		if (ret)
+			return hf_set_error(dev, ret, "%s",
+					    HelloFPGA_GetLastError(NULL));
+	}
+	ks->gpu_waited = true;
+	return 0;
+}
+
+/*
+ * The writeback slot that buffer @seq of @s lands in, mapped for the GPU;
+ * under @s->gw_lock.  The window is the library's count of the buffers
+ * that went back (kstream_count_credits()).
+ */
+static int kernel_stream_gpu_slot(struct hellofpga_dev *dev,
+				  struct hellofpga_stream *s, uint64_t seq,
+				  struct hf_stream_gpu_slot *gs, const char *fn)
+{
+	struct kstream *ks = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
+	uint32_t n = s->cfg.buffers, index;
+	uint64_t credited;
+	int ret;
+
+	if (!ks)
+		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
+	if (!ks->wb)
+		return kstream_gpu_map(dev, ks, fn);
+	if (!__atomic_load_n(&ks->known, __ATOMIC_ACQUIRE))
+		return hf_set_error(dev, -EAGAIN,
+				    "%s: the ring skips the rest of a frame the last stop cut: the buffer of sequence %llu is not known until the first HelloFPGA_Stream_Wait() returns",
+				    fn, (unsigned long long)seq);
+	credited = __atomic_load_n(&ks->credited, __ATOMIC_ACQUIRE);
+	if (seq < credited || seq - credited >= n)
+		return hf_set_error(dev, -ERANGE,
+				    "%s: sequence %llu: %s (buffers up to %llu went back to the card; a ring of %u buffers can wait for sequences %llu..%llu)",
+				    fn, (unsigned long long)seq,
+				    seq < credited ?
+				    "its buffer went back to the card already" :
+				    "a whole ring or more ahead of the releases",
+				    (unsigned long long)credited, n,
+				    (unsigned long long)credited,
+				    (unsigned long long)(credited + n - 1));
+	ret = kstream_gpu_map(dev, ks, fn);
+	if (ret)
+		return ret;
+	index = (uint32_t)((seq + __atomic_load_n(&ks->skip, __ATOMIC_RELAXED)) %
+			   n);
+	gs->index = index;
+	gs->status = (uint32_t *)((uint8_t *)ks->wb +
+				  (size_t)index * XDMA_STM_WB_SIZE);
+	gs->status_dev = ks->wb_dev + (uint64_t)index * XDMA_STM_WB_SIZE;
+	gs->gpu_ring = !s->host;
+	return 0;
+}
+
+/*
+ * The doorbells of GPU releases: the page after the slots, library memory
+ * the GPU writes and stream.c applies by STREAM_RELEASE; gw_lock held.
+ */
+static int kernel_stream_gpu_doorbells(struct hellofpga_dev *dev,
+				       struct hellofpga_stream *s, uint32_t **db,
+				       uint64_t *db_dev, const char *fn)
+{
+	struct kstream *ks = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
+	int ret;
+
+	if (!ks)
+		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
+	ret = kstream_gpu_map(dev, ks, fn);
+	if (ret)
+		return ret;
+	*db = (uint32_t *)((uint8_t *)ks->wb + ks->slots_len);
+	*db_dev = ks->wb_dev + ks->slots_len;
+	return 0;
+}
+
 static const struct hf_backend_ops kernel_ops = {
 	.name = "kernel driver",
 	.close = kernel_close,
@@ -1033,6 +1358,8 @@ static const struct hf_backend_ops kernel_ops = {
 	.gpu_pin = kernel_gpu_pin,
 	.gpu_unpin = kernel_gpu_unpin,
 	.gpu_xfer = kernel_gpu_xfer,
+	.wb_map = kernel_wb_map,
+	.wb_unmap = kernel_wb_unmap,
 	.uirq_arm = kernel_uirq_arm,
 	.uirq_take = kernel_uirq_take,
 	.stream_start = kernel_stream_start,
@@ -1041,6 +1368,8 @@ static const struct hf_backend_ops kernel_ops = {
 	.stream_kick = kernel_stream_kick,
 	.stream_stats = kernel_stream_stats,
 	.stream_stop = kernel_stream_stop,
+	.stream_gpu_slot = kernel_stream_gpu_slot,
+	.stream_gpu_doorbells = kernel_stream_gpu_doorbells,
 };
 
 /*

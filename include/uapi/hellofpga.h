@@ -50,6 +50,9 @@
  * Minor 4: H2C packets on AXI-Stream cards: HELLOFPGA_FEAT_STREAM_H2C, a
  * write() of an h2c node or an H2C XFER sends one packet (-EMSGSIZE above
  * HELLOFPGA_STREAM_H2C_MAX).
+ * Minor 4: writeback words in a host pin: HELLOFPGA_XFER_WB
+ * (HELLOFPGA_FEAT_XFER_WB) and HELLOFPGA_STREAM_WB_PIN
+ * (HELLOFPGA_FEAT_STREAM_WB_PIN), for GPU-side completion.
  */
 #define HELLOFPGA_ABI_MINOR		4
 
@@ -65,6 +68,8 @@
 #define HELLOFPGA_FEAT_USER_EVENTS	(1ULL << 6)	/* _events_U nodes */
 #define HELLOFPGA_FEAT_STREAM		(1ULL << 7)	/* AXI-Stream: STREAM_* */
 #define HELLOFPGA_FEAT_STREAM_H2C	(1ULL << 8)	/* AXI-Stream: H2C packets */
+#define HELLOFPGA_FEAT_XFER_WB		(1ULL << 9)	/* XFER: HELLOFPGA_XFER_WB */
+#define HELLOFPGA_FEAT_STREAM_WB_PIN	(1ULL << 10)	/* STREAM_WB_PIN slots */
 
 /* Completion modes (struct hellofpga_info.irq_mode) */
 #define HELLOFPGA_IRQ_MODE_POLL		0
@@ -175,6 +180,14 @@ struct hellofpga_pin {
 	__u64 reserved[4];
 };
 
+/*
+ * struct hellofpga_xfer.flags (ABI 1.4, HELLOFPGA_FEAT_XFER_WB): the run's
+ * writeback word goes to a word of a host pin (@wb_handle, @wb_offset).
+ */
+#define HELLOFPGA_XFER_WB		0x1u
+/* The word after a failed XFER_WB run: what the card wrote, this bit set. */
+#define HELLOFPGA_XFER_WB_FAILED	0x80000000u
+
 /**
  * struct hellofpga_xfer - HELLOFPGA_IOC_XFER: move bytes between a pinned
  * buffer and card memory.
@@ -185,14 +198,33 @@ struct hellofpga_pin {
  * @dir: in: HELLOFPGA_XFER_H2C or HELLOFPGA_XFER_C2H
  * @channel: in: channel of that direction
  * @timeout_ms: in: engine timeout, 0 for the driver default
- * @flags: in: 0
+ * @flags: in: 0 or HELLOFPGA_XFER_WB
  * @bytes: out: bytes moved (also on failure)
  * @engine_ns: out: time from engine start to completion
+ * @wb_handle: in (ABI 1.4): HELLOFPGA_XFER_WB: a host pin
+ *	(HELLOFPGA_PIN_HOST) of this open file, else 0
+ * @wb_offset: in (ABI 1.4): HELLOFPGA_XFER_WB: offset of the writeback
+ *	word in that pin, a multiple of 4, else 0
  * @reserved: 0
  *
  * On an AXI-Stream card (HELLOFPGA_FEAT_STREAM_H2C) an H2C XFER sends the
  * range as one packet (see "H2C packets"): @card_addr 0, at most
  * HELLOFPGA_STREAM_H2C_MAX bytes (-EMSGSIZE); C2H is -EOPNOTSUPP.
+ * HELLOFPGA_XFER_WB (GPU-side completion: a GPU waits on the word with
+ * cuStreamWaitValue32): the card's poll-mode writeback of the transfer's
+ * run goes into the word.  The driver clears it before the first run;
+ * the card writes the count of the descriptors it completed when the
+ * chain is done (bit 31 set if the engine stopped on an error); a
+ * transfer of more than one run (over 16384 descriptors) has its last
+ * run's count there, earlier runs leave it 0.  After a failed run the
+ * driver sets HELLOFPGA_XFER_WB_FAILED in it, so the word is never left
+ * 0 by an XFER that returns.  The pin may be the data pin itself.  UNPIN
+ * of the word's pin during the run waits for the run, as for the data
+ * pin.  Errors: EINVAL (the flag without HELLOFPGA_FEAT_XFER_WB,
+ * @wb_offset unaligned or not inside the pin, not a host pin, wb fields
+ * without the flag), ENOENT (no pin @wb_handle), EOPNOTSUPP (the pin's
+ * mapping needs CPU syncs: bounce buffers (swiotlb), a non-coherent
+ * device; a GPU could not watch the word; LAST_ERROR says so).
  */
 struct hellofpga_xfer {
 	__u64 handle;
@@ -205,7 +237,9 @@ struct hellofpga_xfer {
 	__u32 flags;
 	__u64 bytes;
 	__u64 engine_ns;
-	__u64 reserved[4];
+	__u64 wb_handle;
+	__u64 wb_offset;
+	__u64 reserved[2];
 };
 
 /**
@@ -372,10 +406,39 @@ struct hellofpga_timeout {
  *	4096, else 0
  * @pin_fd: in: MEM_PIN: a file descriptor of this card's control node
  *	that holds the pin, else -1
- * @flags: in: 0
+ * @flags: in: 0 or HELLOFPGA_STREAM_WB_PIN
  * @mmap_size: out: MEM_HOST: bytes to mmap() at offset 0 (buffer i at
  *	i * @buffer_size), else 0
+ * @wb_handle: in (ABI 1.4): HELLOFPGA_STREAM_WB_PIN: a host pin of the
+ *	control node @wb_fd, else 0
+ * @wb_offset: in (ABI 1.4): HELLOFPGA_STREAM_WB_PIN: offset of the
+ *	slots in that pin, a multiple of 32, else 0
+ * @wb_fd: in (ABI 1.4): HELLOFPGA_STREAM_WB_PIN: a file descriptor of
+ *	this card's control node that holds the pin, else 0
+ * @start_flags: out (ABI 1.4): HELLOFPGA_STREAM_STARTED_RESYNC
  * @reserved: 0
+ *
+ * HELLOFPGA_STREAM_WB_PIN (HELLOFPGA_FEAT_STREAM_WB_PIN; GPU-side
+ * completion): the ring's C2H stream writeback slots, 32 bytes per buffer
+ * (buffer i at @wb_offset + 32 * i; status word, then length), lie in a
+ * host pin instead of the driver's memory, so user space and a GPU that
+ * maps the memory see them.  The status word is 0 while the buffer is
+ * with the card, 0x52b40000 (| 1 for EOP) once the card completed it, the
+ * length in the next word; the driver clears a slot when its buffer goes
+ * back to the card (STREAM_RELEASE: a RELEASE with no WAIT in progress
+ * has done so when it returns), and when the ring ends (STOP, close, an
+ * engine error seen by WAIT, removal, the pin's teardown) writes
+ * 0x52b48000 and length 0 into every slot the card did not complete.  The
+ * slots must lie in one contiguous bus piece of the pin (always for up to
+ * 4096 bytes at a page-aligned offset); UNPIN of the pin is -EBUSY while
+ * the ring lives.  STARTED_RESYNC in @start_flags: the ring first skips
+ * the rest of a frame an earlier stop cut, so which buffer a sequence
+ * lands in is known only from the first WAIT on (else sequence s lands
+ * in buffer s % @buffers).  Errors as below, and EINVAL (the flag
+ * without the feature, @wb_offset unaligned, the slots past the end of
+ * the pin or not in one bus piece, not a host pin, wb fields without the
+ * flag), ENOENT, EBADF (as for @pin_fd), EOPNOTSUPP (the pin's mapping
+ * needs CPU syncs: bounce buffers, a non-coherent device).
  *
  * Errors: EINVAL (a field out of range, unaligned, flags or reserved not
  * 0, a buffer not inside one contiguous piece of the pin), ERANGE (the
@@ -394,8 +457,17 @@ struct hellofpga_stream_config {
 	__s32 pin_fd;
 	__u32 flags;
 	__u64 mmap_size;
-	__u64 reserved[4];
+	__u64 wb_handle;
+	__u64 wb_offset;
+	__s32 wb_fd;
+	__u32 start_flags;
+	__u64 reserved[1];
 };
+
+/* struct hellofpga_stream_config.flags (ABI 1.4) */
+#define HELLOFPGA_STREAM_WB_PIN		0x1u
+/* struct hellofpga_stream_config.start_flags (ABI 1.4) */
+#define HELLOFPGA_STREAM_STARTED_RESYNC	0x1u
 
 /* struct hellofpga_stream_frame.frame_flags: the buffer ends a frame. */
 #define HELLOFPGA_STREAM_EOP		0x1u

@@ -44,6 +44,16 @@
  * HELLOFPGA_STREAM_H2C_MAX: -EMSGSIZE; never short); without the feature
  * (HF_FAKEDEV_ABI_MINOR below 4, or HF_FAKEDEV_FEATURES) both are
  * -EOPNOTSUPP, as older drivers; C2H transfers are -EOPNOTSUPP.
+ * ABI 1.4 also: XFER with HELLOFPGA_XFER_WB (the word, in a host pin, gets the
+ * run's descriptor count: one per 4 KiB page, the fake's pins not being
+ * contiguous beyond one; a failed run's gets HELLOFPGA_XFER_WB_FAILED)
+ * and STREAM_START with HELLOFPGA_STREAM_WB_PIN (the slots in a host pin
+ * of a control node, UNPIN -EBUSY while the ring runs; unlike the driver's
+ * card, which writes a slot when it completes the buffer, the fake writes
+ * it when its STREAM_WAIT takes the buffer; a RELEASE clears it, the end
+ * of the ring marks every clear slot 0x52b48000, length 0), both with the
+ * driver's refusals; HF_FAKEDEV_WB_BOUNCE set: both refused with
+ * -EOPNOTSUPP as on a driver whose mappings bounce (swiotlb).
  * errno conventions chosen (reported to the driver authors):
  *   flags, pad or reserved field not zero, unknown PIN type,
  *   wrong direction for the node, bad user-BAR access,
@@ -71,9 +81,12 @@
  *                         minor 0: the fields of ABI 1.1 stay 0)
  *   HF_FAKEDEV_USER_BAR_SIZE  reported user BAR size (default: the card's)
  *   HF_FAKEDEV_PCI_DOMAIN reported PCI domain (default 0)
- *   HF_FAKEDEV_FEATURES   feature bits (at GET_INFO; default
- *                         PIN_HOST|POLL|USER_EVENTS, USER_EVENTS only when
- *                         the card is not in irq=poll mode)
+ *   HF_FAKEDEV_FEATURES   feature bits (at GET_INFO and XFER_WB /
+ *                         STREAM_WB_PIN; default PIN_HOST|POLL|XFER_WB|
+ *                         USER_EVENTS, USER_EVENTS only when the card is
+ *                         not in irq=poll mode, STREAM|STREAM_WB_PIN on an
+ *                         AXI-Stream card)
+ *   HF_FAKEDEV_WB_BOUNCE  set: XFER_WB and STREAM_WB_PIN fail -EOPNOTSUPP
  *   HF_FAKEDEV_VERSION    driver version string
  *   HF_FAKEDEV_TIMEOUT_MS default transfer timeout (5000)
  *   HF_FAKEDEV_PIN_LIMIT  bytes that may be pinned (default 2 GiB)
@@ -107,7 +120,8 @@
 #define FK_MAX_CARDS		16
 #define FK_PAGE			4096u
 #define FK_MODULE_DIR		"/sys/module/hellofpga"
-#define FK_DEFAULT_FEATURES	(HELLOFPGA_FEAT_PIN_HOST | HELLOFPGA_FEAT_POLL_MODE)
+#define FK_DEFAULT_FEATURES	(HELLOFPGA_FEAT_PIN_HOST | HELLOFPGA_FEAT_POLL_MODE | \
+				 HELLOFPGA_FEAT_XFER_WB)
 
 enum fk_node { FK_CONTROL, FK_USER, FK_H2C, FK_C2H, FK_EVENTS };
 
@@ -163,6 +177,10 @@ struct fk_pin {
  * @pin_owner: MEM_PIN: the control node's file, referenced
  * @pin: MEM_PIN: the pin (its @streams counts this one)
  * @wake: a HELLOFPGA_STREAM_WAKE came: the wait returns EAGAIN
+ * @slots: HELLOFPGA_STREAM_WB_PIN: the writeback slots in the pin, else
+ *	NULL
+ * @wb_owner: the control node holding their pin, referenced
+ * @wb_pin: their pin (its @streams counts this one)
  */
 struct fk_stream {
 	HELLOFPGA_STREAM s;
@@ -174,6 +192,9 @@ struct fk_stream {
 	struct fk_file *pin_owner;
 	struct fk_pin *pin;
 	bool wake;
+	volatile uint32_t *slots;
+	struct fk_file *wb_owner;
+	struct fk_pin *wb_pin;
 };
 
 /* MEM_HOST rings a caller mapped (mmap() of a c2h node), by address. */
@@ -476,6 +497,35 @@ static void map_release(struct fk_map *m, bool stream_side)
 }
 
 /* End @f's stream: the embedded stream closed, its memory let go. */
+/*
+ * A ring's writeback slots in a pin (STREAM_WB_PIN): at its end every
+ * slot not completed gets the error mark, and the pin is let go.
+ */
+static void wb_release(struct fk_stream *st, bool mark)
+{
+	if (st->slots && mark) {
+		for (uint32_t i = 0; i < st->n; i++) {
+			if (st->slots[i * 8])
+				continue;
+			st->slots[i * 8 + 1] = 0;
+			__atomic_store_n(&st->slots[i * 8],
+					 HELLOFPGA_STREAM_WB_MAGIC |
+					 HELLOFPGA_STREAM_WB_ERROR,
+					 __ATOMIC_RELEASE);
+		}
+	}
+	if (st->wb_pin) {
+		pthread_mutex_lock(&st->wb_owner->lock);
+		st->wb_pin->streams--;
+		pthread_mutex_unlock(&st->wb_owner->lock);
+	}
+	if (st->wb_owner)
+		file_put(st->wb_owner);
+	st->slots = NULL;
+	st->wb_pin = NULL;
+	st->wb_owner = NULL;
+}
+
 static int stream_end(struct fk_file *f)
 {
 	struct fk_stream *st;
@@ -493,6 +543,7 @@ static int stream_end(struct fk_file *f)
 	if (!st)
 		return -ENOENT;
 	ret = HelloFPGA_Stream_Close(st->s);
+	wb_release(st, true);
 	if (st->pin) {
 		pthread_mutex_lock(&st->pin_owner->lock);
 		st->pin->streams--;
@@ -637,8 +688,8 @@ static ssize_t events_read(struct fk_file *f, void *buf, size_t n, bool write)
 
 /*
  * The feature bits the fake reports (HF_FAKEDEV_FEATURES, else what the
- * driver would: an AXI-Stream card adds STREAM, and from ABI 1.4 on
- * STREAM_H2C).
+ * driver would: host pins give XFER_WB, an AXI-Stream card adds STREAM
+ * and STREAM_WB_PIN, and from ABI 1.4 on STREAM_H2C).
  */
 static uint64_t fk_features(void)
 {
@@ -647,7 +698,8 @@ static uint64_t fk_features(void)
 	return env_u64("HF_FAKEDEV_FEATURES", FK_DEFAULT_FEATURES |
 		       (strstr(card_spec(), "irq=poll") ? 0 :
 			HELLOFPGA_FEAT_USER_EVENTS) |
-		       (spec_stream() ? HELLOFPGA_FEAT_STREAM : 0) |
+		       (spec_stream() ? HELLOFPGA_FEAT_STREAM |
+			HELLOFPGA_FEAT_STREAM_WB_PIN : 0) |
 		       (spec_stream() && minor >= 4 ?
 			HELLOFPGA_FEAT_STREAM_H2C : 0));
 }
@@ -956,10 +1008,15 @@ static int ioc_xfer(struct fk_file *f, struct hellofpga_xfer *x)
 	size_t done = 0;
 	int nch, ret;
 
+	volatile uint32_t *word = NULL;
+
 	x->bytes = 0;
 	x->engine_ns = 0;
-	if (x->flags || !zero(x->reserved, sizeof(x->reserved)))
-		return fail(f, -EINVAL, "XFER: flags and reserved must be 0");
+	if ((x->flags & ~HELLOFPGA_XFER_WB) ||
+	    !zero(x->reserved, sizeof(x->reserved)))
+		return fail(f, -EINVAL, "XFER: flags must be 0 or HELLOFPGA_XFER_WB, reserved 0");
+	if (!(x->flags & HELLOFPGA_XFER_WB) && (x->wb_handle || x->wb_offset))
+		return fail(f, -EINVAL, "XFER: wb_handle and wb_offset must be 0 without HELLOFPGA_XFER_WB");
 	if (x->dir != HELLOFPGA_XFER_H2C && x->dir != HELLOFPGA_XFER_C2H)
 		return fail(f, -EINVAL, "XFER: direction %u unknown", x->dir);
 	nch = x->dir == HELLOFPGA_XFER_H2C ? c->info.num_h2c : c->info.num_c2h;
@@ -991,8 +1048,34 @@ static int ioc_xfer(struct fk_file *f, struct hellofpga_xfer *x)
 			    (unsigned long long)c->info.ddr_size);
 	if (!x->length)
 		return 0;
-	if (injected(f))
+	if (x->flags & HELLOFPGA_XFER_WB) {
+		uint8_t *wa;
+		uint64_t ws;
+
+		if (!(fk_features() & HELLOFPGA_FEAT_XFER_WB))
+			return fail(f, -EINVAL, "XFER: HELLOFPGA_XFER_WB needs HELLOFPGA_FEAT_XFER_WB (host pins), which this driver lacks");
+		if (x->wb_offset % 4)
+			return fail(f, -EINVAL, "XFER: wb_offset 0x%llx is not a multiple of 4",
+				    (unsigned long long)x->wb_offset);
+		if (!find_pin(f, x->wb_handle, &wa, &ws))
+			return fail(f, -ENOENT, "XFER: no pin with wb_handle %llu",
+				    (unsigned long long)x->wb_handle);
+		if (x->wb_offset > ws - 4)
+			return fail(f, -EINVAL, "XFER: wb_offset 0x%llx: the word lies outside pin %llu",
+				    (unsigned long long)x->wb_offset,
+				    (unsigned long long)x->wb_handle);
+		if (getenv("HF_FAKEDEV_WB_BOUNCE"))
+			return fail(f, -EOPNOTSUPP,
+				    "XFER: HELLOFPGA_XFER_WB: pin %llu's DMA mapping needs CPU syncs (swiotlb bounce buffers or a non-coherent device) (fake)",
+				    (unsigned long long)x->wb_handle);
+		word = (volatile uint32_t *)(wa + x->wb_offset);
+		*word = 0;
+	}
+	if (injected(f)) {
+		if (word)
+			*word |= HELLOFPGA_XFER_WB_FAILED;
 		return -1;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = card_xfer(f, x->dir == HELLOFPGA_XFER_H2C ? XDMA_H2C : XDMA_C2H,
 			x->channel, addr + x->buf_offset, x->card_addr,
@@ -1003,6 +1086,12 @@ static int ioc_xfer(struct fk_file *f, struct hellofpga_xfer *x)
 	x->bytes = done;
 	x->engine_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
 		       t1.tv_nsec - t0.tv_nsec;
+	/* one descriptor per page: the fake's pins are 4 KiB pieces */
+	if (word)
+		__atomic_store_n(word, ret ? HELLOFPGA_XFER_WB_FAILED :
+				 (uint32_t)((x->buf_offset % FK_PAGE + x->length +
+					     FK_PAGE - 1) / FK_PAGE),
+				 __ATOMIC_RELEASE);
 	return ret;
 }
 
@@ -1041,6 +1130,50 @@ static int ioc_unpin(struct fk_file *f, struct hellofpga_unpin *u)
 
 /* ---- C2H stream rings (AXI-Stream cards) ---- */
 
+/* STREAM_WB_PIN: the slots' pin of control node @c->wb_fd, claimed. */
+static int wb_claim(struct fk_file *f, struct fk_stream *st,
+		    const struct hellofpga_stream_config *c)
+{
+	struct fk_file *o = file_get(c->wb_fd);
+	uint8_t *addr = NULL;
+	uint64_t size = 0;
+
+	if (!o || o->card != f->card || o->node != FK_CONTROL) {
+		if (o)
+			file_put(o);
+		return fail(f, -EBADF, "STREAM_START: wb_fd %d is not the control node of the card",
+			    c->wb_fd);
+	}
+	st->wb_owner = o;
+	pthread_mutex_lock(&o->lock);
+	for (struct fk_pin *p = o->pins; p; p = p->next)
+		if (p->handle == c->wb_handle) {
+			st->wb_pin = p;
+			addr = p->addr;
+			size = p->size;
+		}
+	if (st->wb_pin)
+		st->wb_pin->streams++;
+	pthread_mutex_unlock(&o->lock);
+	if (!st->wb_pin)
+		return fail(f, -ENOENT, "STREAM_START: no pin with handle %llu on that control node",
+			    (unsigned long long)c->wb_handle);
+	if (c->wb_offset > size || (uint64_t)c->buffers * 32 > size - c->wb_offset)
+		return fail(f, -EINVAL, "STREAM_START: %u writeback slots of 32 bytes at wb_offset 0x%llx lie past the end of pin %llu",
+			    c->buffers, (unsigned long long)c->wb_offset,
+			    (unsigned long long)c->wb_handle);
+	if (c->wb_offset / FK_PAGE !=
+	    (c->wb_offset + (uint64_t)c->buffers * 32 - 1) / FK_PAGE)
+		return fail(f, -EINVAL, "STREAM_START: HELLOFPGA_STREAM_WB_PIN: the slots do not lie in one contiguous bus piece of pin %llu (keep them in one page, or use an IOMMU)",
+			    (unsigned long long)c->wb_handle);
+	if (getenv("HF_FAKEDEV_WB_BOUNCE"))
+		return fail(f, -EOPNOTSUPP, "STREAM_START: HELLOFPGA_STREAM_WB_PIN: pin %llu's DMA mapping needs CPU syncs (swiotlb bounce buffers or a non-coherent device) (fake)",
+			    (unsigned long long)c->wb_handle);
+	st->slots = (volatile uint32_t *)(addr + c->wb_offset);
+	memset((void *)st->slots, 0, (size_t)c->buffers * 32);
+	return 0;
+}
+
 static int ioc_stream_start(struct fk_file *f, struct hellofpga_stream_config *c)
 {
 	struct fk_card *card = f->card;
@@ -1049,8 +1182,18 @@ static int ioc_stream_start(struct fk_file *f, struct hellofpga_stream_config *c
 	struct fk_map *m = NULL;
 	int ret;
 
-	if (c->flags || c->mmap_size || !zero(c->reserved, sizeof(c->reserved)))
-		return fail(f, -EINVAL, "STREAM_START: flags, mmap_size and reserved must be 0");
+	if ((c->flags & ~HELLOFPGA_STREAM_WB_PIN) || c->mmap_size ||
+	    c->start_flags || !zero(c->reserved, sizeof(c->reserved)))
+		return fail(f, -EINVAL, "STREAM_START: flags: 0 or WB_PIN; mmap_size, start_flags, reserved 0");
+	if (!(c->flags & HELLOFPGA_STREAM_WB_PIN) &&
+	    (c->wb_handle || c->wb_offset || c->wb_fd))
+		return fail(f, -EINVAL, "STREAM_START: wb_handle, wb_offset, wb_fd must be 0 without WB_PIN");
+	if ((c->flags & HELLOFPGA_STREAM_WB_PIN) &&
+	    !(fk_features() & HELLOFPGA_FEAT_STREAM_WB_PIN))
+		return fail(f, -EINVAL, "STREAM_START: WB_PIN needs FEAT_STREAM_WB_PIN (host pins)");
+	if ((c->flags & HELLOFPGA_STREAM_WB_PIN) &&
+	    (!c->wb_handle || c->wb_fd < 0 || c->wb_offset % 32))
+		return fail(f, -EINVAL, "STREAM_START: WB_PIN: wb_handle, wb_fd name a pin, wb_offset 32-aligned");
 	if (c->buffers < HELLOFPGA_RING_MIN_BUFFERS ||
 	    c->buffers > HELLOFPGA_RING_MAX_BUFFERS)
 		return fail(f, -EINVAL, "STREAM_START: buffers must be 2..512");
@@ -1129,6 +1272,11 @@ static int ioc_stream_start(struct fk_file *f, struct hellofpga_stream_config *c
 		m->len = st->ring_len;
 		m->live = true;
 	}
+	if (c->flags & HELLOFPGA_STREAM_WB_PIN) {
+		ret = wb_claim(f, st, c);
+		if (ret)
+			goto err;
+	}
 	pthread_mutex_lock(&f->lock);
 	if (f->stream) {
 		pthread_mutex_unlock(&f->lock);
@@ -1158,8 +1306,10 @@ static int ioc_stream_start(struct fk_file *f, struct hellofpga_stream_config *c
 	pthread_mutex_unlock(&fk_lock);
 	pthread_mutex_unlock(&f->lock);
 	c->mmap_size = c->mem == HELLOFPGA_MEM_HOST ? st->ring_len : 0;
+	c->start_flags = 0;
 	return 0;
 err:
+	wb_release(st, false);
 	if (st->pin) {
 		pthread_mutex_lock(&st->pin_owner->lock);
 		st->pin->streams--;
@@ -1225,6 +1375,13 @@ static int ioc_stream_wait(struct fk_file *f, struct hellofpga_stream_frame *w)
 	w->dropped = fr.dropped;
 	w->timestamp_ns = fr.timestamp_ns;
 	w->offset = st->pin_off + (uint64_t)fr.index * st->size;
+	if (st->slots && fr.index < st->n) {
+		st->slots[fr.index * 8 + 1] = fr.length;
+		__atomic_store_n(&st->slots[fr.index * 8],
+				 HELLOFPGA_STREAM_WB_MAGIC |
+				 (fr.flags & HELLOFPGA_FRAME_EOP ?
+				  HELLOFPGA_STREAM_WB_EOP : 0), __ATOMIC_RELEASE);
+	}
 	return 0;
 }
 
@@ -1247,6 +1404,11 @@ static int ioc_stream_release(struct fk_file *f, struct hellofpga_stream_release
 	if (ret)
 		return fail(f, ret, "STREAM_RELEASE: buffer %u is not held (a ring of %u buffers)",
 			    r->index, st->n);
+	/* back to the card: its slot is cleared */
+	if (st->slots) {
+		__atomic_store_n(&st->slots[r->index * 8], 0, __ATOMIC_RELEASE);
+		st->slots[r->index * 8 + 1] = 0;
+	}
 	return 0;
 }
 

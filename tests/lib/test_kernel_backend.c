@@ -5,8 +5,11 @@
  * (tests/fakedev/): discovery, GET_INFO and the ABI check, the CPU path
  * through the channel nodes, the user BAR, the driver's error texts, GPU
  * Direct with the emulated GPU through PIN_HOST / XFER / UNPIN, C2H stream
- * rings through STREAM_* (host, caller-memory and GPU rings), and the
- * 15-case "hellofpga test" through the kernel backend.
+ * rings through STREAM_* (host, caller-memory and GPU rings), writeback
+ * words in host pins (ABI 1.4: XFER_WB under the backend's wb_map and
+ * gpu_xfer, GPU-side stream waits and releases over STREAM_WB_PIN, and
+ * their refusals), and the 15-case "hellofpga test" through the kernel
+ * backend.
  *
  * The program re-executes itself with the fake in LD_PRELOAD (and, in
  * sanitizer builds, with ASan's link-order check off: the fake then comes
@@ -84,6 +87,7 @@ static void fake_defaults(void)
 	unsetenv("HF_FAKEDEV_PCI_DOMAIN");
 	unsetenv("HF_FAKEDEV_TIMEOUT_MS");
 	unsetenv("HF_FAKEDEV_MAX_RW");
+	unsetenv("HF_FAKEDEV_WB_BOUNCE");
 	setenv("HF_FAKEDEV_CARD", "emu,private,ddr=64M", 1);
 	setenv("HELLOFPGA_GPU", "emu", 1);
 }
@@ -1010,13 +1014,14 @@ HF_TEST(kb_hellofpga_info_shows_driver_abi_and_features)
 	snprintf(want, sizeof(want), "driver ABI:        %d.%d",
 		 HELLOFPGA_ABI_MAJOR, HELLOFPGA_ABI_MINOR);
 	HF_CHECK_MSG(strstr(out, want), "%s", out);
-	HF_CHECK_MSG(strstr(out, "driver features:   0x61 pin-host poll-mode user-events"),
+	HF_CHECK_MSG(strstr(out, "driver features:   0x261 pin-host poll-mode user-events xfer-wb"),
 		     "%s", out);
 	HF_CHECK_MSG(strstr(out, "backend:           kernel driver"), "%s", out);
-	/* an AXI-Stream card: rings and, from ABI 1.4 on, H2C packets */
+	/* an AXI-Stream card: rings, their slots in host pins and, from ABI
+	 * 1.4 on, H2C packets */
 	setenv("HF_FAKEDEV_CARD", "emu,private,st", 1);
 	HF_CHECK_ERR(run_cli(args, out, sizeof(out)), 0);
-	HF_CHECK_MSG(strstr(out, "driver features:   0x1e1 pin-host poll-mode user-events stream stream-h2c"),
+	HF_CHECK_MSG(strstr(out, "driver features:   0x7e1 pin-host poll-mode user-events stream stream-h2c xfer-wb stream-wb-pin"),
 		     "%s", out);
 }
 
@@ -1505,4 +1510,389 @@ HF_TEST(kb_stream_h2c_raw_abi_of_the_fake)
 	HF_CHECK_EQ(pwrite(fd, buf, 0, 0), 0);
 	close(fd);
 	close(ctl);
+}
+
+/* ---- writeback words in host pins (ABI 1.4) ---- */
+
+struct kb_consumer {
+	const volatile uint32_t *word;
+	uint32_t status;
+	int ran;
+};
+
+static void kb_consumer_fn(void *arg)
+{
+	struct kb_consumer *c = arg;
+
+	c->status = *c->word;
+	__atomic_store_n(&c->ran, 1, __ATOMIC_RELEASE);
+}
+
+static int kb_ran(struct kb_consumer *c)
+{
+	return __atomic_load_n(&c->ran, __ATOMIC_ACQUIRE);
+}
+
+/* A GPU wait for @seq of @s on @gs and a consumer after it. */
+static void kb_wait_consume(HELLOFPGA_STREAM s, void *gs, uint64_t seq,
+			    struct kb_consumer *c, HELLOFPGA_GPU_WAIT *w)
+{
+	memset(c, 0, sizeof(*c));
+	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, seq, 0, w), 0);
+	c->word = w->status;
+	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(gs, kb_consumer_fn, c), 0);
+}
+
+/*
+ * HelloFPGA_Stream_WaitOnGPU() through the kernel backend: the slots in
+ * library memory pinned for the driver (STREAM_WB_PIN); the consumer runs
+ * after the slot shows the completion (the fake writes it when its WAIT
+ * takes the buffer), the window moves with the releases, the close ends a
+ * pending wait with the error mark.
+ */
+HF_TEST(kb_gpuwait_stream_slots_in_library_memory)
+{
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(4, 4096);
+	HELLOFPGA_GPU_WAIT w, w4;
+	struct kb_consumer k, k4;
+	HELLOFPGA_STREAM s = NULL;
+	HELLOFPGA_HANDLE h = kopen_st();
+	HELLOFPGA_FRAME f;
+	void *gs = NULL;
+
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamCreate(&gs), 0);
+	kb_wait_consume(s, gs, 0, &k, &w);
+	HF_CHECK_EQ(w.index, 0);
+	HF_CHECK(w.host != NULL);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 100), -ETIMEDOUT);
+	HF_CHECK_EQ(kb_ran(&k), 0);
+	st_src_start(h, 1000, 1);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 5000, &f), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 5000), 0);
+	HF_CHECK_EQ(kb_ran(&k), 1);
+	HF_CHECK_EQ(k.status, HELLOFPGA_STREAM_WB_MAGIC | HELLOFPGA_STREAM_WB_EOP);
+	HF_CHECK_EQ(w.status[1], 1000);
+	HF_CHECK(w.host == f.host);
+	/* the window: released .. released + buffers - 1 */
+	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, 4, 0, NULL), -ERANGE);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "whole ring"));
+	HF_CHECK_ERR(HelloFPGA_Stream_Release(s, f.index), 0);
+	HF_CHECK_EQ(w.status[0], 0);	/* the release cleared the slot */
+	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, 0, 0, NULL), -ERANGE);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "went back"));
+	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, 5, 0, NULL), -ERANGE);
+	kb_wait_consume(s, gs, 4, &k4, &w4);
+	HF_CHECK_EQ(w4.index, 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 100), -ETIMEDOUT);
+	HF_CHECK_EQ(kb_ran(&k4), 0);
+	/* no frame comes: the close marks the slot, the wait ends */
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 5000), 0);
+	HF_CHECK_EQ(kb_ran(&k4), 1);
+	HF_CHECK_EQ(k4.status, HELLOFPGA_STREAM_WB_MAGIC | HELLOFPGA_STREAM_WB_ERROR);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamDestroy(gs), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+/* A GPU release rings a doorbell in library memory: STREAM_RELEASE. */
+HF_TEST(kb_gpuwait_release_on_gpu)
+{
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(4, 4096);
+	HELLOFPGA_STREAM_STATS st;
+	HELLOFPGA_STREAM s = NULL;
+	HELLOFPGA_HANDLE h = kopen_st();
+	HELLOFPGA_FRAME f;
+	void *gs = NULL;
+
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamCreate(&gs), 0);
+	st_src_start(h, 4096, 6);
+	for (int i = 0; i < 6; i++) {
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 5000, &f), 0);
+		HF_CHECK_EQ(f.sequence, (uint64_t)i);
+		HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(s, gs, f.index, 0), 0);
+		HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 5000), 0);
+	}
+	HF_CHECK_ERR(HelloFPGA_Stream_GetStats(s, &st), 0);
+	HF_CHECK_EQ(st.held, 0);
+	/* six went back: sequences 6..9 may be waited for */
+	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, 5, 0, NULL), -ERANGE);
+	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, 9, 0, NULL), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 5000), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamDestroy(gs), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+/*
+ * No GPU waits through a driver that keeps the slots (no feature, ABI
+ * 1.3) or whose mappings bounce: the stream runs, the GPU calls say why.
+ */
+HF_TEST(kb_gpuwait_refused_without_the_feature_or_with_bounce_buffers)
+{
+	static const struct {
+		const char *env, *val, *text;
+	} cases[] = {
+		{ "HF_FAKEDEV_FEATURES", "0xa1", "HELLOFPGA_FEAT_STREAM_WB_PIN" },
+		{ "HF_FAKEDEV_ABI_MINOR", "3", "ABI 1.3" },
+		{ "HF_FAKEDEV_WB_BOUNCE", "1", "CPU syncs" },
+	};
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(4, 4096);
+	HELLOFPGA_FRAME f;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		HELLOFPGA_STREAM s = NULL;
+		HELLOFPGA_HANDLE h;
+		void *gs = NULL;
+
+		fake_defaults();
+		setenv("HF_FAKEDEV_CARD", "emu,private,st,c2h=2", 1);
+		setenv(cases[i].env, cases[i].val, 1);
+		h = kopen(NULL);
+		HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+		HF_CHECK_ERR(HelloFPGA_GPU_StreamCreate(&gs), 0);
+		HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, 0, 0, NULL),
+			     -EOPNOTSUPP);
+		HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), cases[i].text),
+			     "%s=%s: '%s'", cases[i].env, cases[i].val,
+			     HelloFPGA_GetLastError(h));
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 0, &f), -ETIMEDOUT);
+		HF_CHECK_ERR(HelloFPGA_Stream_ReleaseOnGPU(s, gs, 0, 0),
+			     -EINVAL);
+		/* the stream itself runs */
+		st_src_start(h, 4096, 2);
+		st_take(s, 2, 4096, st_host_ok);
+		HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+		HF_CHECK_ERR(HelloFPGA_GPU_StreamDestroy(gs), 0);
+		HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	}
+	unsetenv("HF_FAKEDEV_ABI_MINOR");
+	unsetenv("HF_FAKEDEV_FEATURES");
+	unsetenv("HF_FAKEDEV_WB_BOUNCE");
+}
+
+/* One GPU Direct run of @len bytes with its writeback to @wb. */
+static int kb_run_wb(struct hellofpga_dev *dev, HELLOFPGA_GPU_HANDLE gh,
+		     size_t len, const struct hf_xfer_wb *wb)
+{
+	struct hf_pin *pin = hf_pin_get(dev, gh);
+	struct timespec dl;
+	size_t actual = 0;
+	int ret;
+
+	HF_CHECK(pin != NULL);
+	hf_deadline_in(&dl, 5000);
+	ret = dev->ops->gpu_xfer(dev, pin, XDMA_H2C, 0, 0, 0, len, 5000, &dl,
+				 wb, &actual);
+	hf_pin_put(pin);
+	return ret;
+}
+
+/*
+ * The backend's writeback words (submit.c's): wb_map pins the memory
+ * (PIN_HOST), a GPU Direct run with a word sends its writeback there
+ * (XFER_WB), wb_unmap unpins; refused with the driver's reason.
+ */
+HF_TEST(kb_xfer_wb_word_in_a_host_pin)
+{
+	HELLOFPGA_HANDLE h = kopen_default();
+	struct hellofpga_dev *dev = NULL;
+	HELLOFPGA_GPU_HANDLE gh;
+	struct hf_xfer_wb wb;
+	uint32_t *words = NULL;
+	void *gbuf = NULL;
+	uint64_t map = 0;
+	uint64_t pins0 = stats().pins;
+
+	HF_CHECK_EQ(posix_memalign((void **)&words, 4096, 4096), 0);
+	memset(words, 0xff, 4096);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gbuf, 64 * KIB), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gbuf, 64 * KIB, &gh), 0);
+	HF_CHECK_ERR(hf_dev_get(h, "test", &dev), 0);
+	HF_CHECK(dev->ops->wb_map && dev->ops->wb_unmap);
+	HF_CHECK_ERR(dev->ops->wb_map(dev, words, 4096, &map), 0);
+	HF_CHECK_EQ(stats().pins, pins0 + 2);
+	wb.cpu = &words[3];
+	wb.map = map;
+	wb.off = 12;
+	HF_CHECK_ERR(kb_run_wb(dev, gh, 4096, &wb), 0);
+	HF_CHECK_EQ(words[3], 1);
+	HF_CHECK_EQ(words[2], 0xffffffffu);
+	HF_CHECK_ERR(kb_run_wb(dev, gh, 16 * KIB, &wb), 0);
+	HF_CHECK_EQ(words[3], 4);	/* one descriptor per page of the fake */
+	/* a run the driver fails: the word is marked */
+	hook_fail_next()(-EIO, "C2H0: engine stopped (fake)");
+	HF_CHECK_ERR(kb_run_wb(dev, gh, 4096, &wb), -EIO);
+	HF_CHECK(words[3] & HELLOFPGA_XFER_WB_FAILED);
+	/* the driver refuses an unaligned word */
+	wb.off = 6;
+	HF_CHECK_ERR(kb_run_wb(dev, gh, 4096, &wb), -EINVAL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "multiple of 4"), "'%s'",
+		     HelloFPGA_GetLastError(h));
+	/* bounce buffers: the driver's reason */
+	wb.off = 12;
+	setenv("HF_FAKEDEV_WB_BOUNCE", "1", 1);
+	HF_CHECK_ERR(kb_run_wb(dev, gh, 4096, &wb), -EOPNOTSUPP);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "CPU syncs"), "'%s'",
+		     HelloFPGA_GetLastError(h));
+	unsetenv("HF_FAKEDEV_WB_BOUNCE");
+	/* a plain run after them */
+	HF_CHECK_ERR(kb_run_wb(dev, gh, 4096, NULL), 0);
+	dev->ops->wb_unmap(dev, map);
+	HF_CHECK_EQ(stats().pins, pins0 + 1);
+	hf_dev_put(dev);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gbuf), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+
+	/* a driver without XFER_WB: wb_map says so */
+	fake_defaults();
+	setenv("HF_FAKEDEV_FEATURES", "0x21", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(hf_dev_get(h, "test", &dev), 0);
+	HF_CHECK_ERR(dev->ops->wb_map(dev, words, 4096, &map), -EOPNOTSUPP);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "HELLOFPGA_FEAT_XFER_WB"),
+		     "'%s'", HelloFPGA_GetLastError(h));
+	hf_dev_put(dev);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_FEATURES");
+	free(words);
+}
+
+/* The fake's refusals of the ABI 1.4 fields, as the driver's. */
+HF_TEST(kb_wb_fields_refused_by_the_abi)
+{
+	struct hellofpga_stream_config c;
+	struct hellofpga_xfer x;
+	uint64_t hd, hw;
+	int ctl, fd;
+	void *mem = NULL, *wmem = NULL;
+
+	kopen_st();	/* the environment only */
+	ctl = open(CARD0 "_control", O_RDWR | O_CLOEXEC);
+	fd = open(CARD0 "_c2h_0", O_RDWR | O_CLOEXEC);
+	HF_CHECK(ctl >= 0 && fd >= 0);
+	HF_CHECK_EQ(posix_memalign(&mem, 4096, 8192), 0);
+	HF_CHECK_EQ(posix_memalign(&wmem, 4096, 4096), 0);
+	{
+		struct hellofpga_pin p = { .type = HELLOFPGA_PIN_HOST,
+					   .addr = (uintptr_t)mem,
+					   .size = 8192, .fd = -1 };
+		struct hellofpga_pin q = { .type = HELLOFPGA_PIN_HOST,
+					   .addr = (uintptr_t)wmem,
+					   .size = 4096, .fd = -1 };
+
+		HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_PIN, &p), 0);
+		HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_PIN, &q), 0);
+		hd = p.handle;
+		hw = q.handle;
+	}
+	memset(&x, 0, sizeof(x));
+	x.handle = hd;
+	x.length = 4096;
+	x.wb_handle = hw;	/* without the flag */
+	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_XFER, &x), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	x.flags = HELLOFPGA_XFER_WB;
+	x.wb_offset = 4096;	/* outside */
+	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_XFER, &x), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	x.wb_offset = 0;
+	x.wb_handle = hw + 100;
+	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_XFER, &x), -1);
+	HF_CHECK_EQ(errno, ENOENT);
+
+	memset(&c, 0, sizeof(c));
+	c.buffers = 4;
+	c.buffer_size = 4096;
+	c.mem = HELLOFPGA_MEM_HOST;
+	c.pin_fd = -1;
+	c.wb_handle = hw;	/* without the flag */
+	HF_CHECK_EQ(ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	c.flags = HELLOFPGA_STREAM_WB_PIN;
+	c.wb_fd = ctl;
+	c.wb_offset = 16;	/* unaligned */
+	HF_CHECK_EQ(ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	c.wb_offset = 4096 - 64;	/* past the pin */
+	HF_CHECK_EQ(ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	c.wb_offset = 0;
+	c.wb_fd = fd;		/* not a control node */
+	HF_CHECK_EQ(ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c), -1);
+	HF_CHECK_EQ(errno, EBADF);
+	c.wb_fd = ctl;
+	HF_CHECK_EQ(ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c), 0);
+	{
+		struct hellofpga_unpin u = { .handle = hw };
+		struct hellofpga_stream_stop stop;
+
+		HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u), -1);
+		HF_CHECK_EQ(errno, EBUSY);
+		memset(&stop, 0, sizeof(stop));
+		HF_CHECK_EQ(ioctl(fd, HELLOFPGA_IOC_STREAM_STOP, &stop), 0);
+		/* every slot not completed: the error mark */
+		for (int i = 0; i < 4; i++)
+			HF_CHECK_EQ(((uint32_t *)wmem)[i * 8],
+				    HELLOFPGA_STREAM_WB_MAGIC |
+				    HELLOFPGA_STREAM_WB_ERROR);
+		HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_UNPIN, &u), 0);
+	}
+	close(fd);
+	close(ctl);
+	free(mem);
+	free(wmem);
+}
+
+/*
+ * HelloFPGA_GPUDirect_Submit() through the kernel backend: the queue's
+ * words pinned on the control node (wb_map), each run an XFER_WB; a GPU
+ * wait holds the consumer until the word shows the count; a driver
+ * without HELLOFPGA_FEAT_XFER_WB: -EOPNOTSUPP, said why.
+ */
+HF_TEST(kb_submit_wait_on_gpu_through_xfer_wb)
+{
+	HELLOFPGA_HANDLE h = kopen_default();
+	HELLOFPGA_SUBMISSION sub;
+	HELLOFPGA_GPU_HANDLE gh;
+	struct kb_consumer k;
+	void *gbuf = NULL, *gs = NULL;
+	size_t actual = 0;
+
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gbuf, 64 * KIB), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gbuf, 64 * KIB, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamCreate(&gs), 0);
+	memset(&sub, 0, sizeof(sub));
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Submit(h, 0, gh, 0, 0, 16 * KIB,
+						HELLOFPGA_DIR_H2C, gs,
+						HELLOFPGA_SUBMIT_WAIT_ON_GPU, 0,
+						&sub), 0);
+	memset(&k, 0, sizeof(k));
+	k.word = sub.status;
+	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(gs, kb_consumer_fn, &k), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(h, sub.ticket, 5000, &actual),
+		     0);
+	HF_CHECK_EQ(actual, 16 * KIB);
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 5000), 0);
+	HF_CHECK_EQ(kb_ran(&k), 1);
+	HF_CHECK_EQ(k.status, 4);	/* the fake's descriptors: a page each */
+	HF_CHECK_ERR(HelloFPGA_GPU_StreamDestroy(gs), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+
+	fake_defaults();
+	setenv("HF_FAKEDEV_FEATURES", "0x21", 1);
+	h = kopen(NULL);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gbuf, 64 * KIB, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Submit(h, 0, gh, 0, 0, 4096,
+						HELLOFPGA_DIR_H2C, NULL, 0, 0,
+						NULL), -EOPNOTSUPP);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "HELLOFPGA_FEAT_XFER_WB"),
+		     "'%s'", HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	unsetenv("HF_FAKEDEV_FEATURES");
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gbuf), 0);
 }

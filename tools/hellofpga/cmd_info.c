@@ -93,7 +93,7 @@ int cmd_info(int argc, char **argv)
 	if (info.backend == HELLOFPGA_BACKEND_KERNEL) {
 		printf("driver ABI:        %" PRIu32 ".%" PRIu32 "\n",
 		       info.abi_version >> 16, info.abi_version & 0xffff);
-		printf("driver features:   0x%" PRIx64 "%s%s%s%s%s%s%s%s%s\n",
+		printf("driver features:   0x%" PRIx64 "%s%s%s%s%s%s%s%s%s%s%s\n",
 		       info.features,
 		       info.features & HELLOFPGA_FEAT_PIN_HOST ? " pin-host" : "",
 		       info.features & HELLOFPGA_FEAT_PIN_NVP2P ? " pin-nvp2p" : "",
@@ -103,7 +103,9 @@ int cmd_info(int argc, char **argv)
 		       info.features & HELLOFPGA_FEAT_POLL_MODE ? " poll-mode" : "",
 		       info.features & HELLOFPGA_FEAT_USER_EVENTS ? " user-events" : "",
 		       info.features & HELLOFPGA_FEAT_STREAM ? " stream" : "",
-		       info.features & HELLOFPGA_FEAT_STREAM_H2C ? " stream-h2c" : "");
+		       info.features & HELLOFPGA_FEAT_STREAM_H2C ? " stream-h2c" : "",
+		       info.features & HELLOFPGA_FEAT_XFER_WB ? " xfer-wb" : "",
+		       info.features & HELLOFPGA_FEAT_STREAM_WB_PIN ? " stream-wb-pin" : "");
 	}
 	printf("counters:\n");
 	printf("  transfers:       %" PRIu64 "\n", cnt.transfers);

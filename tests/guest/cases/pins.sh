@@ -16,9 +16,17 @@
 #   hf_unpin_keep what the CPU wrote after the last transfer survives UNPIN
 #                 and close (under swiotlb the bounce buffer must not be
 #                 copied back over it)
+#   hf_wb         XFER with HELLOFPGA_XFER_WB: the run's writeback in a word
+#                 of a host pin (the descriptor count; a failed run's mark;
+#                 the refusals; the library's Submit with a GPU wait);
+#                 under swiotlb=force refused (EOPNOTSUPP)
 . "${HF_GUEST_LIB:-/tests/case-lib.sh}"
 hf_prog pins 60 hf_pin_race -s 3 -d "$CARD"
 hf_prog pins 60 hf_sync_race -s 3 -d "$CARD"
 hf_prog pins 120 hf_memlock -d "$CARD"
 hf_prog pins 60 hf_unpin_keep -d "$CARD"
+# every mapping bounces: a GPU could not watch a writeback word
+bflag=
+grep -q 'swiotlb=[^ ]*force' /proc/cmdline && bflag=-b
+hf_prog pins 60 hf_wb -d "$CARD" $bflag
 exit $hf_rc

@@ -13,7 +13,11 @@
 # a PCIe error recovery under a waiting ring), then "hellofpga stream"
 # through the library's kernel backend (host and GPU rings, records, drop
 # mode), and last rmmod with a channel that a ring left wedged (hf_stream
-# -W).  On a memory-mapped card it skips.
+# -W).  First hf_wb (tests/guest/progs/hf_wb.c): a ring's writeback slots
+# in a host pin (HELLOFPGA_STREAM_WB_PIN: the card's writebacks in user
+# memory, cleared on release, the error mark at stop and close, the
+# refusals) and HelloFPGA_Stream_WaitOnGPU() on the emulated GPU through
+# the kernel backend.  On a memory-mapped card it skips.
 #
 # Prints PASS/FAIL/SKIP lines named stream/...
 CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
@@ -43,6 +47,7 @@ unload_gpu() {
 }
 
 hf_kmark stream
+hf_prog stream 120 hf_wb -s -d "$CARD"
 hf_prog stream 600 hf_stream -d "$CARD" $gflag -u
 [ $hf_rc = 0 ] || rc=1
 if grep -q '^SKIP stream/all' /tmp/hf_prog.out; then

@@ -631,9 +631,9 @@ static void do_xfer(struct worker *w, const struct node *n, int fd)
 		x.card_addr = rnd_card_addr(w, c, x.length);
 		x.timeout_ms = tmo[below(&w->r, 7)];
 		if (chance(&w->r, 5))
-			x.flags = 1;
+			x.flags = 2;	/* none: 1 is HELLOFPGA_XFER_WB */
 		else if (chance(&w->r, 5))
-			x.reserved[below(&w->r, 4)] = 1;
+			x.reserved[below(&w->r, 2)] = 1;
 	}
 	snprintf(what, sizeof(what), "handle %llu dir %u ch %u off 0x%llx card 0x%llx len 0x%llx tmo %u",
 		 (unsigned long long)x.handle, x.dir, x.channel,

@@ -274,10 +274,10 @@ static void check_refusals(void)
 	c.buffer_size = 4096;
 	c.mem = HELLOFPGA_MEM_HOST;
 	c.pin_fd = -1;
-	c.reserved[3] = 1;
+	c.reserved[0] = 1;
 	ret = ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c) ? -errno : 0;
 	hfg_expect(ret == -EINVAL, "refuse/reserved", "%d", ret);
-	c.reserved[3] = 0;
+	c.reserved[0] = 0;
 	c.flags = 1;
 	ret = ioctl(fd, HELLOFPGA_IOC_STREAM_START, &c) ? -errno : 0;
 	hfg_expect(ret == -EINVAL, "refuse/flags", "%d", ret);
