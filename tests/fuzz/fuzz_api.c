@@ -849,7 +849,7 @@ static void op_xfer(struct fz_thread *t)
 	int dir = h2c ? HELLOFPGA_DIR_H2C : HELLOFPGA_DIR_C2H;
 	uint64_t base, card_addr;
 	size_t bo, len, actual = 77, align;
-	int ch, ret, variant = below(t, 3), timeout = 0;
+	int ch, ret, variant = below(t, 4), timeout = 0;
 	const char *fn;
 
 	if (!p->h)
@@ -860,13 +860,15 @@ static void op_xfer(struct fz_thread *t)
 	ch = rnd_channel(t, h2c ? c->info.num_h2c : c->info.num_c2h,
 			 &valid_ch);
 	len = rnd_len(t, p->size < c->slice ? p->size : c->slice);
-	bo = variant == 2 ? below(t, p->size - len + 1) : 0;
+	bo = variant >= 2 ? below(t, p->size - len + 1) : 0;
 	card_addr = base + below(t, c->slice - len + 1);
 	if (align > 1) {
 		len = ALIGN_DOWN(len, align);
 		bo = ALIGN_DOWN(bo, align);
 		card_addr = ALIGN_DOWN(card_addr, align);
 	}
+	if (variant == 3 && !len)
+		variant = 2;	/* a submission moves at least one byte */
 	if (bad) {
 		switch (below(t, 6)) {
 		case 0:
@@ -911,6 +913,26 @@ static void op_xfer(struct fz_thread *t)
 							card_addr, len,
 							timeout);
 		actual = ret ? 0 : len;
+	} else if (variant == 3) {
+		/* queued, then its result: as an Xfer's */
+		HELLOFPGA_SUBMISSION sub;
+
+		fn = "HelloFPGA_GPUDirect_Submit";
+		fz_log(t, "%s(%s, ch %d, 0x%llx, +0x%zx, 0x%llx, 0x%zx, dir %d, %d ms)%s",
+		       fn, c->name, ch, (unsigned long long)p->h, bo,
+		       (unsigned long long)card_addr, len, dir, timeout,
+		       p->revoked ? " revoked" : "");
+		ret = HelloFPGA_GPUDirect_Submit(c->h, ch, p->h, bo, card_addr,
+						 len, dir, NULL, 0, timeout,
+						 &sub);
+		actual = 0;
+		if (!ret) {
+			if (!doc_ok(t, fn, ret))
+				return;
+			fn = "HelloFPGA_GPUDirect_Complete";
+			ret = HelloFPGA_GPUDirect_Complete(c->h, sub.ticket, -1,
+							   &actual);
+		}
 	} else {
 		fn = "HelloFPGA_GPUDirect_Xfer";
 		fz_log(t, "%s(%s, ch %d, 0x%llx, +0x%zx, 0x%llx, 0x%zx, dir %d, %d ms)%s",
