@@ -271,7 +271,8 @@ int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out)
 		pthread_mutex_unlock(&tbl_lock);
 		return 0;
 	}
-	dev->closing = true;
+	/* atomic: submit.c looks without the table lock */
+	__atomic_store_n(&dev->closing, true, __ATOMIC_RELEASE);
 	hf_stream_wake_all(dev);
 	hf_submit_wake_all(dev);
 	if (dev->wake_fd >= 0) {

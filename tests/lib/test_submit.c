@@ -296,8 +296,10 @@ HF_TEST(submit_start_and_wait_on_gpu_in_a_loop)
 		HF_CHECK_EQ(ran(&c[i]), 1);
 		HF_CHECK_MSG(c[i].status && !(c[i].status & HELLOFPGA_XFER_WB_ERROR),
 			     "submission %d: status 0x%x", i, c[i].status);
-		HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(e.h, sub[i].ticket, 0,
-							  NULL), 0);
+		/* the GPU may pass its wait before the queue's thread ends
+		 * the run: wait for that too */
+		HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(e.h, sub[i].ticket,
+							  TMO_MS, NULL), 0);
 	}
 	/* the first half went to the card, and from there to the second */
 	{
@@ -332,8 +334,8 @@ HF_TEST(submit_failure_marks_the_word_and_the_gpu_goes_on)
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
 	HF_CHECK_EQ(ran(&c), 1);
 	HF_CHECK(c.status & HELLOFPGA_XFER_WB_ERROR);
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(e.h, sub.ticket, 0, NULL),
-		     -ETIMEDOUT);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(e.h, sub.ticket, TMO_MS,
+						  NULL), -ETIMEDOUT);
 	HF_CHECK(strstr(HelloFPGA_GetLastError(e.h), "submission 1"));
 	HF_CHECK(strstr(HelloFPGA_GetLastError(e.h), "timed out"));
 	HF_CHECK_EQ(hf_emu_test_inject(e.h, XDMA_FAULT_NONE), 0);
