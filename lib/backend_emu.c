@@ -1580,33 +1580,6 @@ struct emu_stream {
 	struct hf_pin *pin;
 };
 
-/*
- * Writeback slots a GPU wait was enqueued on: a GPU stream may still read
- * them after the stream is gone, so they are never freed.  They are kept
- * here, reachable, rather than dropped: what a leak checker sees is what
- * the header promises (at most 20 KiB per stream opened).
- */
-struct emu_kept_slots {
-	struct emu_kept_slots *next;
-	void *mem;
-};
-
-static struct emu_kept_slots *emu_kept;
-static pthread_mutex_t emu_kept_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void emu_keep_slots(void *mem)
-{
-	struct emu_kept_slots *k = malloc(sizeof(*k));
-
-	if (!k)
-		return;		/* kept all the same, unrecorded */
-	k->mem = mem;
-	pthread_mutex_lock(&emu_kept_lock);
-	k->next = emu_kept;
-	emu_kept = k;
-	pthread_mutex_unlock(&emu_kept_lock);
-}
-
 static void emu_stream_free(struct emu_card *card, struct emu_stream *es)
 {
 	if (es->host_bus)
@@ -1620,7 +1593,7 @@ static void emu_stream_free(struct emu_card *card, struct emu_stream *es)
 	if (!es->gpu_waited)
 		free(es->wb);
 	else
-		emu_keep_slots(es->wb);
+		hf_gpu_keep(es->wb);
 	if (es->pin)
 		hf_pin_put(es->pin);
 	free(es);

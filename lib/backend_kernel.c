@@ -868,32 +868,6 @@ static int kernel_uirq_take(struct hellofpga_dev *dev, int irq,
 		     irq);
 }
 
-/*
- * Writeback slots a GPU wait or release was enqueued on: a GPU stream may
- * still read them after the stream is gone, so they are never freed, but
- * kept here, reachable (as backend_emu.c's).
- */
-struct kkept_slots {
-	struct kkept_slots *next;
-	void *mem;
-};
-
-static struct kkept_slots *kkept;
-static pthread_mutex_t kkept_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void kkeep_slots(void *mem)
-{
-	struct kkept_slots *k = malloc(sizeof(*k));
-
-	if (!k)
-		return;		/* kept all the same, unrecorded */
-	k->mem = mem;
-	pthread_mutex_lock(&kkept_lock);
-	k->next = kkept;
-	kkept = k;
-	pthread_mutex_unlock(&kkept_lock);
-}
-
 static void kunpin(struct kcard *kc, uint64_t handle)
 {
 	struct hellofpga_unpin u = { .handle = handle };
@@ -908,7 +882,7 @@ static void kstream_wb_free(struct kcard *kc, struct kstream *ks)
 	kunpin(kc, ks->wb_handle);
 	ks->wb_handle = 0;
 	if (ks->gpu_waited)
-		kkeep_slots(ks->wb);
+		hf_gpu_keep(ks->wb);
 	else
 		free(ks->wb);
 	ks->wb = NULL;

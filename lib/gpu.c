@@ -405,6 +405,33 @@ int hf_gpu_write32(void *stream, uint64_t dev, uint32_t value, const char *fn)
 	return ops->write32(stream, dev, value, fn);
 }
 
+/*
+ * Host memory a GPU may still read or write after its owner is gone (the
+ * words of GPU-side waits: a wait may be pending in a GPU stream): never
+ * freed, but kept here, reachable, so that a leak checker sees what the
+ * header promises.
+ */
+struct hf_gpu_kept {
+	struct hf_gpu_kept *next;
+	void *mem;
+};
+
+static struct hf_gpu_kept *gpu_kept;
+static pthread_mutex_t gpu_kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void hf_gpu_keep(void *mem)
+{
+	struct hf_gpu_kept *k = malloc(sizeof(*k));
+
+	if (!k)
+		return;		/* kept all the same, unrecorded */
+	k->mem = mem;
+	pthread_mutex_lock(&gpu_kept_lock);
+	k->next = gpu_kept;
+	gpu_kept = k;
+	pthread_mutex_unlock(&gpu_kept_lock);
+}
+
 /* ---- public API ---- */
 
 int HelloFPGA_GetGPUStatus(HELLOFPGA_GPU_STATUS *status)

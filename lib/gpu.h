@@ -138,6 +138,8 @@ int hf_gpu_wait32(void *stream, uint64_t dev, uint32_t value,
 		  unsigned int cmp, bool flush, const char *fn);
 /* enqueue a write of @value to the word at @dev */
 int hf_gpu_write32(void *stream, uint64_t dev, uint32_t value, const char *fn);
+/* keep @mem (malloc'ed) for the life of the process: a GPU may use it */
+void hf_gpu_keep(void *mem);
 /* test hook (emulated GPU): it has no stream memory operations */
 void hf_gpu_test_no_memops(bool on);
 

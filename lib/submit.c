@@ -157,31 +157,6 @@ static uint64_t sq_ticket(const struct hf_submitq *q, uint64_t seq)
 	return seq << 8 | (uint64_t)q->dir << 7 | (uint64_t)q->ch;
 }
 
-/*
- * Words a GPU stream may still look at after the queue is gone: kept,
- * reachable, so a leak checker sees what the header promises.
- */
-struct sq_kept {
-	struct sq_kept *next;
-	void *mem;
-};
-
-static struct sq_kept *sq_kept;
-static pthread_mutex_t sq_kept_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void sq_keep(void *mem)
-{
-	struct sq_kept *k = malloc(sizeof(*k));
-
-	if (!k)
-		return;		/* kept all the same, unrecorded */
-	k->mem = mem;
-	pthread_mutex_lock(&sq_kept_lock);
-	k->next = sq_kept;
-	sq_kept = k;
-	pthread_mutex_unlock(&sq_kept_lock);
-}
-
 static int sq_load(const uint32_t *w)
 {
 	return (int)__atomic_load_n(w, __ATOMIC_ACQUIRE);
@@ -708,7 +683,7 @@ void hf_submit_close(struct hellofpga_dev *dev)
 			/* entries whose GPU operations failed keep no pin */
 			dev->ops->wb_unmap(dev, q->map);
 			if (q->words_dev)
-				sq_keep(q->words);
+				hf_gpu_keep(q->words);
 			else
 				free(q->words);
 			pthread_cond_destroy(&q->more);
