@@ -19,8 +19,10 @@ from __future__ import annotations
 from typing import Optional
 
 from . import _capi, regs
-from ._card import (GPU_ALIGN, Backend, Card, CardInfo, Direction, IRQMode,
-                    Pin, TransferMode, align_offset, check_gpu_alignment)
+from ._card import (GPU_ALIGN, SUBMIT_START_ON_GPU, SUBMIT_WAIT_ON_GPU,
+                    XFER_WB_ERROR, XFER_WB_MASK, Backend, Card, CardInfo,
+                    Direction, IRQMode, Pin, Submission, TransferMode,
+                    align_offset, check_gpu_alignment)
 from ._dlpack import KDL_CPU, KDL_CUDA, KDL_CUDA_HOST
 from ._errors import HelloFPGAError
 from ._gpu import (GPUBuffer, GPUStatus, GPUStream, Platform,
@@ -62,7 +64,16 @@ def has_wait_on_gpu() -> bool:
     HelloFPGA_Stream_WaitOnGPU / ReleaseOnGPU and the GPU stream calls, for
     Stream.wait_on_gpu, Stream.release_on_gpu, GPUStream).  Without it
     those raise HelloFPGAError EOPNOTSUPP; the package loads either way."""
-    return all(f is not None for f in _capi.OPTIONAL.values())
+    return all(f is not None for n, f in _capi.OPTIONAL.items()
+               if _capi.OPTIONAL_SINCE[n] == "HELLOFPGA_1.3")
+
+
+def has_submit() -> bool:
+    """Whether the loaded library queues GPU Direct transfers with GPU-side
+    completion (library ABI 1.4: HelloFPGA_GPUDirect_Submit / _Complete,
+    for Pin.submit)."""
+    return all(_capi.OPTIONAL[n] is not None for n in (
+        "HelloFPGA_GPUDirect_Submit", "HelloFPGA_GPUDirect_Complete"))
 
 
 def open(name: Optional[str] = None) -> Card:  # noqa: A001 (as the C API)
@@ -78,8 +89,10 @@ __all__ = [
     "KDL_CPU", "KDL_CUDA", "KDL_CUDA_HOST", "Pin", "Platform", "Stream",
     "STREAM_WB_EOP", "STREAM_WB_ERROR", "STREAM_WB_MAGIC",
     "STREAM_WB_MAGIC_MASK", "StreamStats", "TransferMode", "USER_IRQS", "STREAM_MIN_BUFFERS",
-    "STREAM_MAX_BUFFERS", "align_offset", "check_gpu_alignment",
-    "cuda_stream_handle", "gpu_alloc", "gpu_status", "has_wait_on_gpu",
+    "STREAM_MAX_BUFFERS", "SUBMIT_START_ON_GPU", "SUBMIT_WAIT_ON_GPU",
+    "Submission", "XFER_WB_ERROR", "XFER_WB_MASK", "align_offset",
+    "check_gpu_alignment", "cuda_stream_handle", "gpu_alloc", "gpu_status",
+    "has_submit", "has_wait_on_gpu",
     "last_error", "library_path", "library_version", "regs",
     "strerror",
 ]

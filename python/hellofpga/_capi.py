@@ -156,6 +156,12 @@ class GPUWait(Structure):
                 ("gpu_offset", c_uint64), ("reserved", c_uint32 * 8)]
 
 
+class Submission(Structure):
+    """HELLOFPGA_SUBMISSION (library ABI 1.4)."""
+    _fields_ = [("ticket", c_uint64), ("status", c_void_p),
+                ("status_dev", c_uint64), ("reserved", c_uint32 * 8)]
+
+
 #: void (*fn)(void *arg) of HelloFPGA_GPU_LaunchHostFunc
 HOST_FUNC = CFUNCTYPE(None, c_void_p)
 
@@ -172,10 +178,26 @@ _OPTIONAL: dict[str, tuple[Any, list[Any]]] = {
     "HelloFPGA_GPU_StreamDestroy": (c_int, [c_void_p]),
     "HelloFPGA_GPU_StreamSynchronize": (c_int, [c_void_p, c_int]),
     "HelloFPGA_GPU_LaunchHostFunc": (c_int, [c_void_p, HOST_FUNC, c_void_p]),
+    # HELLOFPGA_1.4: GPU Direct transfers submitted to a channel's queue
+    "HelloFPGA_GPUDirect_Submit": (c_int, [HANDLE, c_int, c_uint64, c_size_t,
+                                           c_uint64, c_size_t, c_int,
+                                           c_void_p, c_uint32, c_int,
+                                           POINTER(Submission)]),
+    "HelloFPGA_GPUDirect_Complete": (c_int, [HANDLE, c_uint64, c_int,
+                                             POINTER(c_size_t)]),
 }
 
 #: the symbol version that brought each optional symbol
-OPTIONAL_SINCE = {n: "HELLOFPGA_1.3" for n in _OPTIONAL}
+OPTIONAL_SINCE = {n: "HELLOFPGA_1.4" if n.startswith("HelloFPGA_GPUDirect_")
+                  else "HELLOFPGA_1.3" for n in _OPTIONAL}
+
+# HELLOFPGA_XFER_WB_* and HELLOFPGA_SUBMIT_* (ABI 1.4)
+SUBMIT_DEPTH = 256
+XFER_WB_COUNT = 0x00ffffff
+XFER_WB_ERROR = 0x80000000
+XFER_WB_MASK = XFER_WB_COUNT | XFER_WB_ERROR
+SUBMIT_WAIT_ON_GPU = 0x1
+SUBMIT_START_ON_GPU = 0x2
 
 # HELLOFPGA_STREAM_WB_* and HELLOFPGA_GPU_WAIT_FLUSH
 STREAM_WB_MAGIC = 0x52b40000

@@ -6,13 +6,13 @@ from __future__ import annotations
 import enum
 import os
 import weakref
-from ctypes import byref, c_int, c_size_t, c_uint32
+from ctypes import byref, c_int, c_size_t, c_uint32, cast, POINTER
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple, Union
 
 from . import _capi, _dlpack
 from ._errors import check, fail
-from ._gpu import GPUBuffer, gpu_status
+from ._gpu import GPUBuffer, cuda_stream_handle, gpu_status, need
 
 GPU_ALIGN = 4096
 
@@ -465,6 +465,31 @@ class Pin:
             "HelloFPGA_GPUDirect_Xfer")
         return actual.value
 
+    def submit(self, buf_offset: int, fpga_addr: int, size: int,
+               direction: Union[Direction, int], channel: int = 0,
+               cuda_stream: Any = None, start_on_gpu: bool = False,
+               wait_on_gpu: bool = False,
+               timeout_ms: int = 0) -> "Submission":
+        """HelloFPGA_GPUDirect_Submit(): queue the transfer on the
+        channel and return at once.  @wait_on_gpu: @cuda_stream (as for
+        Stream.wait_on_gpu) waits for the card's completion of it, so work
+        queued on it afterwards runs once the card is done;
+        @start_on_gpu: the transfer starts only when @cuda_stream gets
+        here.  Without either, @cuda_stream is ignored.  The result:
+        :meth:`Submission.complete`; a kernel checks the word at
+        :attr:`Submission.status_dev` for :data:`XFER_WB_ERROR`."""
+        fn = need("HelloFPGA_GPUDirect_Submit", "Pin.submit")
+        h = self._live("HelloFPGA_GPUDirect_Submit")
+        flags = ((SUBMIT_WAIT_ON_GPU if wait_on_gpu else 0) |
+                 (SUBMIT_START_ON_GPU if start_on_gpu else 0))
+        cs = cuda_stream_handle(cuda_stream) if flags else None
+        sub = _capi.Submission()
+        self.card._check(fn(self.card.handle, channel, h, buf_offset,
+                            fpga_addr, size, int(direction), cs, flags,
+                            timeout_ms, byref(sub)),
+                         "HelloFPGA_GPUDirect_Submit")
+        return Submission(self.card, sub)
+
     def unpin(self) -> None:
         """HelloFPGA_GPUDirect_Unpin(); waits for transfers in flight.
         Unpinning twice is a no-op."""
@@ -491,3 +516,49 @@ class Pin:
     def __repr__(self) -> str:
         return (f"<hellofpga.Pin {self.address:#x}+{self.size} "
                 f"handle={self._handle}>")
+
+
+SUBMIT_WAIT_ON_GPU = _capi.SUBMIT_WAIT_ON_GPU
+SUBMIT_START_ON_GPU = _capi.SUBMIT_START_ON_GPU
+XFER_WB_ERROR = _capi.XFER_WB_ERROR
+XFER_WB_MASK = _capi.XFER_WB_MASK
+
+
+class Submission:
+    """A transfer :meth:`Pin.submit` queued (HELLOFPGA_SUBMISSION).
+
+    * :attr:`ticket`: names it for :meth:`complete`;
+    * :attr:`status_dev`: the GPU address (a CUdeviceptr) of its writeback
+      word, 0 without a GPU flag; :attr:`status`: the word's value now
+      (0 while queued or running, then the descriptors the card
+      completed, :data:`XFER_WB_ERROR` set if it failed).
+    """
+
+    def __init__(self, card: "Card", sub: _capi.Submission) -> None:
+        self.card = card
+        self.ticket: int = sub.ticket
+        self.status_dev: int = sub.status_dev
+        self._word = cast(sub.status, POINTER(c_uint32))
+
+    @property
+    def status(self) -> int:
+        """The writeback word (one load; it stays readable for the life of
+        the process once a GPU mapped it, and while the card is open)."""
+        if self.card.closed and not self.status_dev:
+            # freed with the card's queues: only GPU-mapped words stay
+            fail(9, "the card is closed: the word is gone",
+                 "Submission.status")
+        return int(self._word[0])
+
+    def complete(self, timeout_ms: int = -1) -> int:
+        """HelloFPGA_GPUDirect_Complete(): wait for the transfer on the
+        CPU (< 0 without end, 0 only looks) and return the bytes moved;
+        its failure raises HelloFPGAError (EAGAIN: not done yet)."""
+        fn = need("HelloFPGA_GPUDirect_Complete", "Submission.complete")
+        actual = c_size_t()
+        self.card._check(fn(self.card.handle, self.ticket, timeout_ms,
+                            byref(actual)), "HelloFPGA_GPUDirect_Complete")
+        return actual.value
+
+    def __repr__(self) -> str:
+        return f"<hellofpga.Submission ticket={self.ticket:#x}>"

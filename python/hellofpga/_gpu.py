@@ -30,8 +30,9 @@ def need(name: str, where: str) -> Any:
         fail(EOPNOTSUPP, f"this libhellofpga ({_capi.LIBRARY_PATH}, "
              f"{_capi.lib.HelloFPGA_Version().decode()}) has no {name}: "
              "GPU-side completion needs libhellofpga1 with symbol version "
-             f"{_capi.OPTIONAL_SINCE[name]} (ABI 1.3); without it use "
-             "Stream.wait(), which completes on the CPU", where)
+             f"{_capi.OPTIONAL_SINCE[name]} (ABI "
+             f"{_capi.OPTIONAL_SINCE[name].split('_')[1]}); without it use "
+             "Stream.wait() or Pin.xfer(), which complete on the CPU", where)
     return f
 
 
