@@ -1149,8 +1149,10 @@ int HelloFPGA_GPU_LaunchHostFunc(void *stream, void (*fn)(void *arg),
  *    channel).
  *  - The emulated GPU (no CUDA) runs the same waits and writes in its
  *    streams (HelloFPGA_GPU_StreamCreate()).  The kernel driver backend
- *    needs a driver with HELLOFPGA_FEAT_XFER_WB, else Submit is
- *    -EOPNOTSUPP.
+ *    needs a driver with HELLOFPGA_FEAT_XFER_WB (ABI 1.4), else Submit is
+ *    -EOPNOTSUPP; the words then lie in a host pin of the library's, and
+ *    a driver whose DMA mappings bounce (swiotlb) refuses them at the
+ *    run: the submission's result is -EOPNOTSUPP, its word marked.
  * ------------------------------------------------------------------------ */
 
 #define HELLOFPGA_SUBMIT_DEPTH		256
@@ -1236,7 +1238,8 @@ int HelloFPGA_GPUDirect_Submit(HELLOFPGA_HANDLE hDev, int ch,
  * Return: 0 (it succeeded), the transfer's own error as
  * HelloFPGA_GPUDirect_Xfer() returns them (-ENOENT, -ENXIO, -EBUSY,
  * -ETIMEDOUT, -EIO, -ENODEV; -ECANCELED: the handle was closed before it
- * started; the text names the ticket), or: -EBADF (NULL or closed handle,
+ * started; -EOPNOTSUPP: the kernel driver refused the word, its DMA
+ * mappings bounce; the text names the ticket), or: -EBADF (NULL or closed handle,
  * also while waiting), -ECHILD (after fork()), -EINVAL (@ticket not one of
  * this handle's, @timeout_ms too large), -ERANGE (its result is gone: its
  * word was used again by a later submission), -EAGAIN (not done yet:
