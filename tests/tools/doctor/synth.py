@@ -109,9 +109,9 @@ def nodes(mode, uid, gid):
 def base():
     t = Tree()
     f = t.files
-    f["/sys/module/hellofpga/version"] = "1.1.0\n"
+    f["/sys/module/hellofpga/version"] = "1.4.0\n"
     f["/sys/module/hellofpga/parameters/pin_limit_mb"] = "0\n"
-    f["/sys/module/hellofpga_nvp2p/version"] = "1.1.0\n"
+    f["/sys/module/hellofpga_nvp2p/version"] = "1.4.0\n"
     f["/sys/module/nvidia/version"] = "580.95.05\n"
     f["/proc/driver/nvidia/version"] = (
         "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05"
