@@ -729,9 +729,7 @@ static int kernel_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 	struct hellofpga_xfer x;
 	int ret;
 
-	if (wb && !(kc->features & HELLOFPGA_FEAT_XFER_WB))
-		return hf_set_error(dev, -EOPNOTSUPP, "%s",
-				    "the driver cannot send a transfer's writeback to a word of the caller's (no HELLOFPGA_FEAT_XFER_WB: a driver of ABI 1.4 or later has it)");
+	/* @wb comes only from a kernel_wb_map() that found XFER_WB */
 	*actual = 0;
 	ret = packet_check(dev, dir, ch);
 	if (ret)
