@@ -300,10 +300,8 @@ static int sq_get(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 	if (!dev->ops->wb_map) {
 		pthread_mutex_unlock(&dev->submit_lock);
 		return hf_set_error(dev, -EOPNOTSUPP,
-				    "%s: the %s backend cannot send a transfer's writeback to the library's word%s",
-				    fn, dev->ops->name,
-				    dev->ops->wb_map ? "" :
-				    " (the kernel driver needs HELLOFPGA_FEAT_XFER_WB)");
+				    "%s: the %s backend cannot send a transfer's writeback to the library's word",
+				    fn, dev->ops->name);
 	}
 	q = calloc(1, sizeof(*q));
 	if (q)
@@ -552,31 +550,47 @@ int HelloFPGA_GPUDirect_Submit(HELLOFPGA_HANDLE hDev, int ch,
 	return hf_api_ret(HF_API_GPUDIRECT_SUBMIT, ret);
 }
 
+/*
+ * The queue a ticket names, q->lock taken, or NULL: no such channel, no
+ * queue, or a sequence number it never gave.
+ */
+static struct hf_submitq *sq_of_ticket(struct hellofpga_dev *dev,
+				       uint64_t ticket)
+{
+	unsigned int d = (ticket >> 7) & 1, ch = ticket & 0x7f;
+	int nch = d == XDMA_H2C ? dev->info.num_h2c : dev->info.num_c2h;
+	uint64_t seq = ticket >> 8;
+	struct hf_submitq *q = NULL;
+
+	pthread_mutex_lock(&dev->submit_lock);
+	if ((int)ch < nch)
+		q = dev->submitq[d][ch];
+	pthread_mutex_unlock(&dev->submit_lock);
+	if (!q)
+		return NULL;
+	pthread_mutex_lock(&q->lock);
+	if (seq && seq < q->next)
+		return q;
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
 static int complete(struct hellofpga_dev *dev, uint64_t ticket,
 		    int timeout_ms, size_t *actual)
 {
 	static const char fn[] = "HelloFPGA_GPUDirect_Complete";
 	unsigned int d = (ticket >> 7) & 1, ch = ticket & 0x7f;
 	uint64_t seq = ticket >> 8;
-	struct hf_submitq *q = NULL;
+	struct hf_submitq *q;
 	struct timespec dl;
 	struct sq_entry *x;
-	int nch, ret;
+	int ret;
 
 	if (timeout_ms > HF_MAX_TIMEOUT_MS)
 		return hf_set_error(dev, -EINVAL,
 				    "%s: timeout %d ms is above %d ms (< 0 waits without end)",
 				    fn, timeout_ms, HF_MAX_TIMEOUT_MS);
-	nch = d == XDMA_H2C ? dev->info.num_h2c : dev->info.num_c2h;
-	pthread_mutex_lock(&dev->submit_lock);
-	if ((int)ch < nch)
-		q = dev->submitq[d][ch];
-	pthread_mutex_unlock(&dev->submit_lock);
-	if (q) {
-		pthread_mutex_lock(&q->lock);
-		if (!seq || seq >= q->next)
-			q = (pthread_mutex_unlock(&q->lock), NULL);
-	}
+	q = sq_of_ticket(dev, ticket);
 	if (!q)
 		return hf_set_error(dev, -EINVAL,
 				    "%s: ticket 0x%llx is not one of a submission on this handle",
