@@ -159,11 +159,13 @@ class _ViewToken:
     view made by :func:`numpy_view`."""
 
     def __init__(self, owner: Any) -> None:
+        owner._export_taken()           # may refuse: then no owner to tell
         self.owner = owner
-        owner._export_taken()
 
     def __del__(self) -> None:
-        self.owner._export_released()
+        owner = getattr(self, "owner", None)
+        if owner is not None:
+            owner._export_released()
 
 
 def numpy_view(owner: Any, ptr: int, nbytes: int, dtype: str = "uint8") -> Any:

@@ -11,7 +11,8 @@ import pytest
 
 import hellofpga
 from hellofpga import pattern, regs
-from helpers import src_start
+from conftest import ST_CARD
+from helpers import child_ok, run_child, src_start
 
 TMO = 5000
 
@@ -109,6 +110,76 @@ def test_close_while_a_host_ring_is_viewed_is_ebusy(st_card):
     gc.collect()
     s.close()
     assert f.released
+
+
+@pytest.mark.parametrize("view", ["numpy.from_dlpack", "Frame.numpy"])
+def test_view_of_a_host_ring_keeps_the_callers_buffer_after_close(view):
+    # a host= ring is the caller's memory: close() stops the card and lets
+    # go of the buffer only when the last view of a frame in it goes, so
+    # the caller's mmap cannot close under a view (reading it would fault)
+    p = run_child(f"""
+import gc, mmap
+import numpy as np
+import hellofpga
+from conftest import ST_CARD
+from helpers import child_ok, run_child, src_start
+c = hellofpga.Card({ST_CARD!r})
+m = mmap.mmap(-1, 4 * 8192)
+s = c.open_stream(buffers=4, buffer_size=8192, host=m)
+src_start(c, 8000, 1)
+f = s.wait({TMO})
+a = np.from_dlpack(f) if {view!r} == "numpy.from_dlpack" else f.numpy()
+first = bytes(a[:64])
+s.close()
+try:
+    m.close()
+    print("closed under a view")
+except BufferError:
+    print("held")
+assert bytes(a[:64]) == first
+del a, f
+gc.collect()
+m.close()
+print("let go")
+c.close()
+""")
+    child_ok(p, "held\nlet go\n")
+
+
+def test_host_ring_without_views_is_let_go_at_close(st_card):
+    m = mmap.mmap(-1, 4 * 8192)
+    s = st_card.open_stream(buffers=4, buffer_size=8192, host=m)
+    src_start(st_card, 8000, 1)
+    s.wait(TMO).release()
+    s.close()
+    m.close()                   # no BufferError: nothing holds it
+
+
+@pytest.mark.parametrize("view", ["capsule", "numpy.from_dlpack"])
+def test_gpu_buffer_of_a_ring_is_not_freed_under_a_frame_view(st_card, gpu,
+                                                              view):
+    buf = hellofpga.gpu_alloc(1 << 20)
+    p = st_card.pin(buf)
+    s = st_card.open_stream(buffers=4, buffer_size=4096, pin=p)
+    src_start(st_card, 4096, 1)
+    f = s.wait(TMO)
+    if view == "capsule":       # any DLPack consumer holds one (any device)
+        v = f.__dlpack__()
+    elif f.device[0] == hellofpga.KDL_CPU:
+        v = np.from_dlpack(f)
+    else:
+        pytest.skip("GPU ring in device memory: NumPy cannot view it")
+    s.close()
+    p.unpin()
+    with pytest.raises(hellofpga.HelloFPGAError) as ei:
+        buf.free()              # the next gpu_alloc would reuse it
+    assert ei.value.errno == errno.EBUSY and "stream frames" in ei.value.text
+    assert not buf.freed and buf.exports == 1
+    del v
+    gc.collect()
+    assert buf.exports == 0
+    buf.free()
+    assert buf.freed
 
 
 def test_released_frame_exports_nothing(st_card):
