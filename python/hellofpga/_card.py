@@ -275,6 +275,8 @@ class Card:
                 try:
                     host = _dlpack.HostBuffer(buf, c2h, fn)
                     addr, n = host.address, host.nbytes
+                except _dlpack.ObjectBufferError:
+                    raise
                 except TypeError:
                     m = _dlpack.device_memory(buf, fn)
                     if m is None:
@@ -314,9 +316,17 @@ class Card:
     def read_array(self, offset: int, shape: Union[int, Tuple[int, ...]],
                    dtype: Any = "uint8", channel: int = 0) -> Any:
         """Card memory at @offset as a new NumPy array of @shape, @dtype
-        (the card writes into the array: no copy after the DMA)."""
+        (the card writes into the array: no copy after the DMA).  @dtype: a
+        plain numeric one (integers, floats, complex); any other (object,
+        structured, bool, strings, datetimes) is TypeError, for card bytes
+        are no valid value of it (object: pointers, a crash)."""
         import numpy as np
-        a = np.empty(shape, dtype=dtype)
+        dt = np.dtype(dtype)
+        if dt.kind not in "iufc":
+            raise TypeError(f"Card.read_array: dtype {dt} is not a plain "
+                            "numeric dtype (integers, floats, complex): read "
+                            "uint8 and convert, or view the bytes yourself")
+        a = np.empty(shape, dtype=dt)
         self.read_c2h(a, offset, channel)
         return a
 
