@@ -10,7 +10,7 @@ import os
 import sys
 import threading
 import traceback
-from ctypes import byref, c_void_p
+from ctypes import byref, c_size_t, c_void_p
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Tuple
 
@@ -146,7 +146,7 @@ class GPUBuffer(_Exported):
 
     def __init__(self, size: int, dtype: str = "uint8") -> None:
         super().__init__()
-        size = int(size)
+        size = _capi.in_range(size, c_size_t, "size", "gpu_alloc")
         if size <= 0:
             fail(22, f"GPU buffer size {size}: must be > 0", "gpu_alloc")
         p = c_void_p()
@@ -207,7 +207,7 @@ class GPUBuffer(_Exported):
         """HelloFPGA_GPU_Memcpy() host -> this buffer at @offset."""
         self._live("GPUBuffer.copy_from_host")
         with _dlpack.HostBuffer(src, False, "GPUBuffer.copy_from_host") as (a, n):
-            self._range(offset, n, "GPUBuffer.copy_from_host")
+            offset = self._range(offset, n, "GPUBuffer.copy_from_host")
             check(_capi.lib.HelloFPGA_GPU_Memcpy(self.ptr + offset, a, n,
                                                  MEMCPY_HOST_TO_GPU),
                   "HelloFPGA_GPU_Memcpy")
@@ -216,15 +216,17 @@ class GPUBuffer(_Exported):
         """HelloFPGA_GPU_Memcpy() this buffer at @offset -> host @dst."""
         self._live("GPUBuffer.copy_to_host")
         with _dlpack.HostBuffer(dst, True, "GPUBuffer.copy_to_host") as (a, n):
-            self._range(offset, n, "GPUBuffer.copy_to_host")
+            offset = self._range(offset, n, "GPUBuffer.copy_to_host")
             check(_capi.lib.HelloFPGA_GPU_Memcpy(a, self.ptr + offset, n,
                                                  MEMCPY_GPU_TO_HOST),
                   "HelloFPGA_GPU_Memcpy")
 
-    def _range(self, offset: int, n: int, fn: str) -> None:
+    def _range(self, offset: int, n: int, fn: str) -> int:
+        offset = _capi.integer(offset, "offset", fn)
         if offset < 0 or offset + n > self.size:
             fail(34, f"bytes {offset}..{offset + n} leave the GPU buffer of "
                  f"{self.size}", fn)
+        return offset
 
     def __dlpack_device__(self) -> Tuple[int, int]:
         return self.status.dlpack_device
@@ -285,7 +287,8 @@ def cuda_stream_handle(stream: Any) -> int:
         if stream < 0:
             fail(22, f"CUDA stream handle {stream}: negative",
                  "cuda_stream_handle")
-        return stream
+        return _capi.in_range(stream, c_void_p, "stream",
+                              "cuda_stream_handle")
     proto = getattr(stream, "__cuda_stream__", None)
     if proto is not None:
         v = proto() if callable(proto) else proto
@@ -423,7 +426,7 @@ class GPUStream:
         then raise the first exception a host function raised since the
         last synchronize, if any."""
         sync = need("HelloFPGA_GPU_StreamSynchronize", "GPUStream.synchronize")
-        check(sync(self.handle, int(timeout_ms)),
+        check(sync(self.handle, timeout_ms),
               "HelloFPGA_GPU_StreamSynchronize")
         self.raise_errors()
 

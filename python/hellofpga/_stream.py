@@ -453,7 +453,8 @@ class Stream:
         use :meth:`wait` (the CPU waits, then launch the kernels)."""
         fn = need("HelloFPGA_Stream_WaitOnGPU", "Stream.wait_on_gpu")
         cs = cuda_stream_handle(cuda_stream)
-        seq = self.next_sequence if sequence is None else int(sequence)
+        seq = (self.next_sequence if sequence is None else
+               _capi.integer(sequence, "sequence", "Stream.wait_on_gpu"))
         if seq < 0 or seq >= 1 << 64:
             fail(ERANGE, f"sequence {seq}: not a buffer sequence (>= 0)",
                  "Stream.wait_on_gpu")
@@ -479,8 +480,10 @@ class Stream:
         :meth:`wait_on_gpu`.  EINVAL when not held, or queued already."""
         fn = need("HelloFPGA_Stream_ReleaseOnGPU", "Stream.release_on_gpu")
         cs = cuda_stream_handle(cuda_stream)
-        fr = frame if isinstance(frame, Frame) else self._held.get(int(frame))
-        index = fr.index if fr is not None else int(frame)
+        if not isinstance(frame, Frame):
+            frame = _capi.integer(frame, "frame", "Stream.release_on_gpu")
+        fr = frame if isinstance(frame, Frame) else self._held.get(frame)
+        index = fr.index if fr is not None else frame
         if fr is not None:
             if fr.stream is not self:
                 fail(EINVAL, "the frame is another stream's",
@@ -508,11 +511,12 @@ class Stream:
         if isinstance(frame, Frame):
             frame.release(deferred)
             return
-        fr = self._held.get(int(frame))
+        index = _capi.integer(frame, "frame", "Stream.release")
+        fr = self._held.get(index)
         if fr is not None:
             fr.release(deferred)
         else:
-            self._release_index(int(frame))
+            self._release_index(index)
 
     def _release_index(self, index: int) -> None:
         self._held.pop(index, None)
@@ -523,6 +527,8 @@ class Stream:
                timeout_ms: int = -1) -> Iterator[Frame]:
         """Yield @count buffers (None: until an error), each released when
         the next is asked for (deferred while views of it live)."""
+        if count is not None:
+            count = _capi.integer(count, "count", "Stream.frames")
         n = 0
         prev: Optional[Frame] = None
         try:
