@@ -5,6 +5,7 @@ import errno
 import gc
 import mmap
 import os
+import time
 
 import numpy as np
 import pytest
@@ -279,15 +280,27 @@ def test_stream_in_a_forked_child_is_echild(st_card):
 
 
 def test_dropped_frames_are_counted(st_card):
+    # What is promised (include/hellofpga.h HELLOFPGA_FRAME.dropped,
+    # docs/xdma-model.md "Pace"): each of the source's COUNT frames is sent
+    # or dropped; a frame's `dropped` is the source's DROPPED counter's
+    # growth since the previous frame handed out, read when Stream.wait()
+    # hands it out.  So the drops seen through frames never exceed
+    # stats().source_dropped, and equal it once a frame was handed out
+    # after the last drop; drops after the last frame reach none.
+    n = 50
     with st_card.open_stream(buffers=2, buffer_size=4096) as s:
-        src_start(st_card, 4096, 50, 20000, regs.ST_SRC_CTRL_DROP)
-        f = s.wait(TMO)             # hold it: the ring fills, frames drop
-        import time
-        time.sleep(0.3)
+        src_start(st_card, 4096, n, 20000, regs.ST_SRC_CTRL_DROP)
+        f = s.wait(TMO)         # hold one of the 2 buffers: frames drop
+        seen = f.dropped
+        # hold it until the source generated all n (each sent or dropped:
+        # SEQ counts both), so that no frame drops after this point
+        deadline = time.monotonic() + 60
+        while st_card.user_read32(regs.ST_SRC(0) + regs.ST_SRC_SEQ_LO) < n:
+            assert time.monotonic() < deadline, "the source never finished"
+            time.sleep(0.001)
         f.release()
-        dropped = 0
-        last = None
-        while True:
+        got = 0
+        while True:             # drain: until the source is DONE, ring empty
             g = s.poll()
             if g is None:
                 st = st_card.user_read32(regs.ST_SRC(0) + regs.ST_SRC_STATUS)
@@ -296,13 +309,19 @@ def test_dropped_frames_are_counted(st_card):
                     if g is None:
                         break
                 else:
-                    time.sleep(0.01)
+                    assert time.monotonic() < deadline, "never drained"
+                    time.sleep(0.001)
                     continue
-            dropped += g.dropped
-            last = pattern.verify(g.tobytes())
+            seen += g.dropped
+            got += 1
+            assert seen <= s.stats().source_dropped
+            pattern.verify(g.tobytes())
             g.release()
-        assert dropped > 0 and s.stats().source_dropped == dropped
-        assert last is not None
+        st = s.stats()
+        assert got >= 1                 # a frame came after the last drop
+        assert st.source_sent + st.source_dropped == n
+        assert st.source_dropped > 0
+        assert seen == st.source_dropped
 
 
 def test_release_from_another_thread_while_waiting(st_card):
