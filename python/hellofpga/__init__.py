@@ -51,7 +51,7 @@ def library_path() -> str:
 
 def strerror(err: int) -> str:
     """HelloFPGA_StrError(): 'EINVAL: invalid argument' (either sign)."""
-    return _capi.strerror(-abs(err))
+    return _capi.strerror(-abs(_capi.integer(err, "err", "strerror")))
 
 
 def last_error(card: Optional[Card] = None) -> str:

@@ -82,12 +82,14 @@ def _gpu_memory(obj: Any, size: Optional[int], fn: str) -> _dlpack.DeviceMemory:
     """Address and size of GPU memory: a GPUBuffer, an object exporting
     __cuda_array_interface__ or __dlpack__, or an int address (@size
     required)."""
+    if size is not None:
+        size = _capi.integer(size, "size", fn)
     if isinstance(obj, GPUBuffer):
         if obj.freed:
             fail(9, "the GPU buffer is freed", fn)
         mem = _dlpack.DeviceMemory(obj.ptr, obj.size, obj.status.dlpack_device,
                                    "GPUBuffer", obj)
-    elif isinstance(obj, int):
+    elif isinstance(obj, int) and not isinstance(obj, bool):
         if size is None:
             fail(22, "a GPU address needs its size", fn)
         mem = _dlpack.DeviceMemory(obj, size, gpu_status().dlpack_device,
@@ -275,6 +277,8 @@ class Card:
                 try:
                     host = _dlpack.HostBuffer(buf, c2h, fn)
                     addr, n = host.address, host.nbytes
+                except _dlpack.ObjectBufferError:
+                    raise
                 except TypeError:
                     m = _dlpack.device_memory(buf, fn)
                     if m is None:
@@ -307,16 +311,24 @@ class Card:
 
     def read(self, offset: int, size: int, channel: int = 0) -> bytearray:
         """@size bytes of card memory at @offset, as a new bytearray."""
-        out = bytearray(size)
+        out = bytearray(_capi.in_range(size, c_size_t, "size", "Card.read"))
         self.read_c2h(out, offset, channel)
         return out
 
     def read_array(self, offset: int, shape: Union[int, Tuple[int, ...]],
                    dtype: Any = "uint8", channel: int = 0) -> Any:
         """Card memory at @offset as a new NumPy array of @shape, @dtype
-        (the card writes into the array: no copy after the DMA)."""
+        (the card writes into the array: no copy after the DMA).  @dtype: a
+        plain numeric one (integers, floats, complex); any other (object,
+        structured, bool, strings, datetimes) is TypeError, for card bytes
+        are no valid value of it (object: pointers, a crash)."""
         import numpy as np
-        a = np.empty(shape, dtype=dtype)
+        dt = np.dtype(dtype)
+        if dt.kind not in "iufc":
+            raise TypeError(f"Card.read_array: dtype {dt} is not a plain "
+                            "numeric dtype (integers, floats, complex): read "
+                            "uint8 and convert, or view the bytes yourself")
+        a = np.empty(shape, dtype=dt)
         self.read_c2h(a, offset, channel)
         return a
 
@@ -332,9 +344,10 @@ class Card:
         return v.value
 
     def user_write32(self, offset: int, value: int) -> None:
-        """HelloFPGA_UserWrite32()."""
+        """HelloFPGA_UserWrite32(): @value 0 .. 0xffffffff (a negative one
+        or a wider one is OverflowError, not truncated)."""
         self._check(_capi.lib.HelloFPGA_UserWrite32(self.handle, offset,
-                                                    value & 0xffffffff),
+                                                    value),
                     "HelloFPGA_UserWrite32")
 
     def irq_wait(self, irq: int, timeout_ms: int = -1) -> int:
@@ -384,7 +397,7 @@ class Card:
 
     def set_transfer_mode(self, mode: Union[TransferMode, int]) -> None:
         """HelloFPGA_SetTransferMode(): TransferMode.CPU or GPU_PINNED."""
-        self._check(_capi.lib.HelloFPGA_SetTransferMode(self.handle, int(mode)),
+        self._check(_capi.lib.HelloFPGA_SetTransferMode(self.handle, mode),
                     "HelloFPGA_SetTransferMode")
 
     # ---- streams ----
@@ -461,7 +474,7 @@ class Pin:
         actual = c_size_t()
         self.card._check(_capi.lib.HelloFPGA_GPUDirect_Xfer(
             self.card.handle, channel, h, buf_offset, fpga_addr, size,
-            int(direction), timeout_ms, byref(actual)),
+            direction, timeout_ms, byref(actual)),
             "HelloFPGA_GPUDirect_Xfer")
         return actual.value
 
@@ -485,7 +498,7 @@ class Pin:
         cs = cuda_stream_handle(cuda_stream) if flags else None
         sub = _capi.Submission()
         self.card._check(fn(self.card.handle, channel, h, buf_offset,
-                            fpga_addr, size, int(direction), cs, flags,
+                            fpga_addr, size, direction, cs, flags,
                             timeout_ms, byref(sub)),
                          "HelloFPGA_GPUDirect_Submit")
         return Submission(self.card, sub)

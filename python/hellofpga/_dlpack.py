@@ -21,6 +21,7 @@ object itself alive, which keeps its memory).
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int32,
                     c_int64, c_uint8, c_uint16, c_uint64, c_void_p, py_object)
@@ -159,11 +160,13 @@ class _ViewToken:
     view made by :func:`numpy_view`."""
 
     def __init__(self, owner: Any) -> None:
+        owner._export_taken()           # may refuse: then no owner to tell
         self.owner = owner
-        owner._export_taken()
 
     def __del__(self) -> None:
-        self.owner._export_released()
+        owner = getattr(self, "owner", None)
+        if owner is not None:
+            owner._export_released()
 
 
 def numpy_view(owner: Any, ptr: int, nbytes: int, dtype: str = "uint8") -> Any:
@@ -197,24 +200,54 @@ _api.PyObject_GetBuffer.argtypes = [py_object, POINTER(_PyBuffer), c_int]
 _api.PyBuffer_Release.restype = None
 _api.PyBuffer_Release.argtypes = [POINTER(_PyBuffer)]
 _PyBUF_WRITABLE = 0x0001
+_PyBUF_FORMAT = 0x0004
+_PyBUF_ND = 0x0008      # with FORMAT (a memoryview wants both); C-contiguous
+
+
+def _holds_objects(fmt: Optional[bytes]) -> bool:
+    """Whether a buffer of struct format @fmt holds Python object pointers
+    ('O', also inside a structure: "T{<i:a:O:b:}"; field names, between
+    colons, are not codes)."""
+    if not fmt:
+        return False
+    return "O" in re.sub(r":[^:]*:", "", fmt.decode("ascii", "replace"))
+
+
+class ObjectBufferError(TypeError):
+    """A buffer of Python objects offered for a transfer (HostBuffer)."""
 
 
 class HostBuffer:
     """A host buffer held through the buffer protocol (contiguous bytes):
-    ``with HostBuffer(obj, writable) as (address, nbytes): ...``."""
+    ``with HostBuffer(obj, writable) as (address, nbytes): ...``.
+
+    A buffer of Python objects (a NumPy array of dtype object, a structured
+    one with an object field, a ctypes structure with a py_object) is
+    TypeError: the card would write object pointers (a crash at their next
+    use) or read them (addresses, not data)."""
 
     def __init__(self, obj: Any, writable: bool, function: str) -> None:
-        self._view = _PyBuffer()
-        flags = _PyBUF_WRITABLE if writable else 0
+        self._view: Optional[_PyBuffer] = _PyBuffer()
+        flags = (_PyBUF_WRITABLE if writable else 0) | _PyBUF_FORMAT | \
+            _PyBUF_ND
         try:
             _api.PyObject_GetBuffer(obj, ctypes.byref(self._view), flags)
         except (BufferError, ValueError) as e:
+            self._view = None
             what = "writable contiguous" if writable else "contiguous"
             fail(22, f"{type(obj).__name__} is not a {what} buffer: {e}",
                  function)
         except TypeError:
+            self._view = None
             raise TypeError(f"{function}: {type(obj).__name__} does not "
                             "support the buffer protocol") from None
+        if _holds_objects(self._view.format):
+            fmt = (self._view.format or b"").decode("ascii", "replace")
+            self.release()
+            raise ObjectBufferError(
+                f"{function}: {type(obj).__name__} holds Python objects "
+                f"(buffer format {fmt!r}): the card moves the bytes of "
+                "plain data only (integers, floats)")
         self.address: int = self._view.buf or 0
         self.nbytes: int = self._view.len
 

@@ -10,7 +10,7 @@ import os
 import sys
 import threading
 import traceback
-from ctypes import byref, c_void_p
+from ctypes import byref, c_size_t, c_void_p
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Tuple
 
@@ -87,11 +87,16 @@ def gpu_status() -> GPUStatus:
 
 
 class _Exported:
-    """Counts the DLPack views of an object's memory (see _dlpack)."""
+    """Counts the DLPack views of an object's memory (see _dlpack).
 
-    def __init__(self) -> None:
+    @backers: the objects whose memory this one's lies in (a Frame's: its
+    ring's GPUBuffer, or the caller's host= buffer): each view counts in
+    their exports too, so none of them frees the memory under a view."""
+
+    def __init__(self, backers: Tuple["_Exported", ...] = ()) -> None:
         self._exports = 0
         self._exports_lock = threading.Lock()
+        self._backers = backers
 
     @property
     def exports(self) -> int:
@@ -99,6 +104,15 @@ class _Exported:
         return self._exports
 
     def _export_taken(self) -> None:
+        taken: List[_Exported] = []
+        try:
+            for b in self._backers:     # each may refuse: memory gone
+                b._export_taken()
+                taken.append(b)
+        except BaseException:
+            for b in taken:
+                b._export_released()
+            raise
         with self._exports_lock:
             self._exports += 1
 
@@ -106,8 +120,12 @@ class _Exported:
         with self._exports_lock:
             self._exports -= 1
             last = self._exports == 0
-        if last:
-            self._last_export_gone()
+        try:
+            if last:
+                self._last_export_gone()
+        finally:
+            for b in self._backers:
+                b._export_released()
 
     def _last_export_gone(self) -> None:
         pass
@@ -121,12 +139,14 @@ class GPUBuffer(_Exported):
     It exports itself with no copy: ``torch.from_dlpack(buf)``,
     ``cupy.from_dlpack(buf)``, ``numpy.from_dlpack(buf)`` (the emulated
     GPU: host memory), and ``__cuda_array_interface__`` where CUDA is.
-    A view keeps the buffer alive; :meth:`free` while one lives is EBUSY.
+    A view keeps the buffer alive; :meth:`free` while one lives is EBUSY,
+    and so is it while a view of a :class:`Frame` of a stream ring in it
+    lives (``numpy.from_dlpack(frame)``, ``frame.numpy()``, a tensor).
     """
 
     def __init__(self, size: int, dtype: str = "uint8") -> None:
         super().__init__()
-        size = int(size)
+        size = _capi.in_range(size, c_size_t, "size", "gpu_alloc")
         if size <= 0:
             fail(22, f"GPU buffer size {size}: must be > 0", "gpu_alloc")
         p = c_void_p()
@@ -148,14 +168,17 @@ class GPUBuffer(_Exported):
 
     def free(self) -> None:
         """HelloFPGA_GPU_Free(); pins of it are revoked first.  EBUSY while
-        a DLPack view of it lives (drop the tensor first)."""
-        if not self.ptr:
-            return
-        if self._exports:
-            fail(16, f"GPU buffer {self.ptr:#x}: {self._exports} DLPack "
-                 "view(s) of it are alive (tensors, arrays): drop them "
-                 "before freeing it", "GPUBuffer.free")
-        ptr, self.ptr = self.ptr, 0
+        a DLPack view of it, or of a stream frame in it, lives (drop the
+        tensor first)."""
+        with self._exports_lock:        # no view is taken meanwhile
+            if not self.ptr:
+                return
+            if self._exports:
+                fail(16, f"GPU buffer {self.ptr:#x}: {self._exports} DLPack "
+                     "view(s) of it or of stream frames in it are alive "
+                     "(tensors, arrays): drop them before freeing it",
+                     "GPUBuffer.free")
+            ptr, self.ptr = self.ptr, 0
         check(_capi.lib.HelloFPGA_GPU_Free(ptr), "HelloFPGA_GPU_Free")
 
     def __enter__(self) -> "GPUBuffer":
@@ -175,11 +198,16 @@ class GPUBuffer(_Exported):
         if not self.ptr:
             fail(9, "the GPU buffer is freed", fn)
 
+    def _export_taken(self) -> None:
+        with self._exports_lock:        # a view of freed memory: never
+            self._live("GPUBuffer: a view")
+            self._exports += 1
+
     def copy_from_host(self, src: Any, offset: int = 0) -> None:
         """HelloFPGA_GPU_Memcpy() host -> this buffer at @offset."""
         self._live("GPUBuffer.copy_from_host")
         with _dlpack.HostBuffer(src, False, "GPUBuffer.copy_from_host") as (a, n):
-            self._range(offset, n, "GPUBuffer.copy_from_host")
+            offset = self._range(offset, n, "GPUBuffer.copy_from_host")
             check(_capi.lib.HelloFPGA_GPU_Memcpy(self.ptr + offset, a, n,
                                                  MEMCPY_HOST_TO_GPU),
                   "HelloFPGA_GPU_Memcpy")
@@ -188,15 +216,17 @@ class GPUBuffer(_Exported):
         """HelloFPGA_GPU_Memcpy() this buffer at @offset -> host @dst."""
         self._live("GPUBuffer.copy_to_host")
         with _dlpack.HostBuffer(dst, True, "GPUBuffer.copy_to_host") as (a, n):
-            self._range(offset, n, "GPUBuffer.copy_to_host")
+            offset = self._range(offset, n, "GPUBuffer.copy_to_host")
             check(_capi.lib.HelloFPGA_GPU_Memcpy(a, self.ptr + offset, n,
                                                  MEMCPY_GPU_TO_HOST),
                   "HelloFPGA_GPU_Memcpy")
 
-    def _range(self, offset: int, n: int, fn: str) -> None:
+    def _range(self, offset: int, n: int, fn: str) -> int:
+        offset = _capi.integer(offset, "offset", fn)
         if offset < 0 or offset + n > self.size:
             fail(34, f"bytes {offset}..{offset + n} leave the GPU buffer of "
                  f"{self.size}", fn)
+        return offset
 
     def __dlpack_device__(self) -> Tuple[int, int]:
         return self.status.dlpack_device
@@ -257,7 +287,8 @@ def cuda_stream_handle(stream: Any) -> int:
         if stream < 0:
             fail(22, f"CUDA stream handle {stream}: negative",
                  "cuda_stream_handle")
-        return stream
+        return _capi.in_range(stream, c_void_p, "stream",
+                              "cuda_stream_handle")
     proto = getattr(stream, "__cuda_stream__", None)
     if proto is not None:
         v = proto() if callable(proto) else proto
@@ -395,7 +426,7 @@ class GPUStream:
         then raise the first exception a host function raised since the
         last synchronize, if any."""
         sync = need("HelloFPGA_GPU_StreamSynchronize", "GPUStream.synchronize")
-        check(sync(self.handle, int(timeout_ms)),
+        check(sync(self.handle, timeout_ms),
               "HelloFPGA_GPU_StreamSynchronize")
         self.raise_errors()
 

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple, Union
 
 from . import _capi, _dlpack
 from ._errors import HelloFPGAError, check, fail
-from ._gpu import MEMCPY_GPU_TO_HOST, _Exported, cuda_stream_handle, need
+from ._gpu import (MEMCPY_GPU_TO_HOST, GPUBuffer, _Exported,
+                   cuda_stream_handle, need)
 
 if TYPE_CHECKING:
     from ._card import Card, Pin
@@ -26,6 +27,41 @@ STREAM_WB_MAGIC_MASK = _capi.STREAM_WB_MAGIC_MASK
 STREAM_WB_EOP = _capi.STREAM_WB_EOP
 STREAM_WB_ERROR = _capi.STREAM_WB_ERROR
 GPU_WAIT_FLUSH = _capi.GPU_WAIT_FLUSH
+
+
+class _HostRing(_Exported):
+    """The caller's host= buffer of a stream, held through the buffer
+    protocol (so an mmap cannot close, a bytearray cannot resize under the
+    card) until the stream closed AND the last view of a frame in it went:
+    each frame view counts here (a backer of the Frame)."""
+
+    def __init__(self, host: _dlpack.HostBuffer) -> None:
+        super().__init__()
+        self.host: Optional[_dlpack.HostBuffer] = host
+        self._closed = False
+
+    def _export_taken(self) -> None:
+        with self._exports_lock:
+            if self.host is None:
+                raise BufferError("the stream is closed: its host= buffer "
+                                  "is the caller's again")
+            self._exports += 1
+
+    def close(self) -> None:
+        """The stream is done with it: let go now, or at the last view."""
+        with self._exports_lock:
+            self._closed = True
+        self._let_go()
+
+    def _last_export_gone(self) -> None:
+        self._let_go()
+
+    def _let_go(self) -> None:
+        with self._exports_lock:
+            if not self._closed or self._exports or self.host is None:
+                return
+            host, self.host = self.host, None
+        host.release()
 
 
 @dataclass(frozen=True)
@@ -50,11 +86,14 @@ class Frame(_Exported):
     on a CUDA GPU: the tensor's ``data_ptr()`` is :attr:`address`).  A view
     keeps the Frame alive; :meth:`release` while one lives raises EBUSY,
     ``release(deferred=True)`` gives the buffer back when the last view
-    goes.
+    goes.  A view also keeps the ring's memory: a ``host=`` buffer stays
+    held (an mmap cannot close) after the stream closed until the last view
+    goes, and ``GPUBuffer.free()`` of a GPU ring's buffer is EBUSY while
+    one lives.
     """
 
     def __init__(self, stream: "Stream", f: _capi.Frame) -> None:
-        super().__init__()
+        super().__init__(stream._view_backers)
         self.stream = stream
         self.index: int = f.index
         self.flags: int = f.flags
@@ -122,6 +161,9 @@ class Frame(_Exported):
             fail(EINVAL, "the frame is released", "Frame.tobytes")
         if self.host:
             return ctypes.string_at(self.host, self.length)
+        mem = getattr(self.stream.pin, "memory", None)
+        if isinstance(mem, GPUBuffer) and mem.freed:
+            fail(EBADF, "the ring's GPU buffer is freed", "Frame.tobytes")
         out = ctypes.create_string_buffer(self.length)
         check(_capi.lib.HelloFPGA_GPU_Memcpy(out, self.address, self.length,
                                              MEMCPY_GPU_TO_HOST),
@@ -281,27 +323,37 @@ class Stream:
         cfg.channel = channel
         cfg.buffers = buffers
         cfg.buffer_size = buffer_size
-        self._host: Optional[_dlpack.HostBuffer] = None
-        if host is not None:
-            self._host = _dlpack.HostBuffer(host, True, "HelloFPGA_Stream_Open")
-            cfg.host = self._host.address
-            if self._host.nbytes < buffers * buffer_size:
-                self._host.release()
-                fail(EINVAL, f"host ring of {self._host.nbytes} bytes: "
-                     f"{buffers} x {buffer_size} do not fit",
-                     "HelloFPGA_Stream_Open")
-        if pin is not None:
-            cfg.gpu = pin._live("HelloFPGA_Stream_Open")
-            cfg.gpu_offset = gpu_offset
-        s = _capi.STREAM()
+        self._host: Optional[_HostRing] = None
+        hb: Optional[_dlpack.HostBuffer] = None
         try:
+            if host is not None:
+                hb = _dlpack.HostBuffer(host, True, "HelloFPGA_Stream_Open")
+                if hb.nbytes < buffers * buffer_size:
+                    fail(EINVAL, f"host ring of {hb.nbytes} bytes: "
+                         f"{buffers} x {buffer_size} do not fit",
+                         "HelloFPGA_Stream_Open")
+                cfg.host = hb.address
+            if pin is not None:
+                cfg.gpu = pin._live("HelloFPGA_Stream_Open")
+                cfg.gpu_offset = gpu_offset
+            s = _capi.STREAM()
             check(_capi.lib.HelloFPGA_Stream_Open(card.handle, byref(cfg),
                                                   byref(s)),
                   "HelloFPGA_Stream_Open", card.handle)
         except BaseException:
-            if self._host is not None:
-                self._host.release()
+            if hb is not None:
+                hb.release()
             raise
+        # what a frame view keeps: the caller's host= buffer (held until
+        # the stream closed and the last view went), or the GPUBuffer of a
+        # GPU ring (its free() refuses while a view lives); a ring the
+        # library allocated is refused a close while viewed instead
+        self._view_backers: Tuple[_Exported, ...] = ()
+        if hb is not None:
+            self._host = _HostRing(hb)
+            self._view_backers = (self._host,)
+        elif pin is not None and isinstance(pin.memory, GPUBuffer):
+            self._view_backers = (pin.memory,)
         self.card = card
         self.pin = pin
         self.channel = channel
@@ -401,7 +453,8 @@ class Stream:
         use :meth:`wait` (the CPU waits, then launch the kernels)."""
         fn = need("HelloFPGA_Stream_WaitOnGPU", "Stream.wait_on_gpu")
         cs = cuda_stream_handle(cuda_stream)
-        seq = self.next_sequence if sequence is None else int(sequence)
+        seq = (self.next_sequence if sequence is None else
+               _capi.integer(sequence, "sequence", "Stream.wait_on_gpu"))
         if seq < 0 or seq >= 1 << 64:
             fail(ERANGE, f"sequence {seq}: not a buffer sequence (>= 0)",
                  "Stream.wait_on_gpu")
@@ -427,8 +480,10 @@ class Stream:
         :meth:`wait_on_gpu`.  EINVAL when not held, or queued already."""
         fn = need("HelloFPGA_Stream_ReleaseOnGPU", "Stream.release_on_gpu")
         cs = cuda_stream_handle(cuda_stream)
-        fr = frame if isinstance(frame, Frame) else self._held.get(int(frame))
-        index = fr.index if fr is not None else int(frame)
+        if not isinstance(frame, Frame):
+            frame = _capi.integer(frame, "frame", "Stream.release_on_gpu")
+        fr = frame if isinstance(frame, Frame) else self._held.get(frame)
+        index = fr.index if fr is not None else frame
         if fr is not None:
             if fr.stream is not self:
                 fail(EINVAL, "the frame is another stream's",
@@ -456,11 +511,12 @@ class Stream:
         if isinstance(frame, Frame):
             frame.release(deferred)
             return
-        fr = self._held.get(int(frame))
+        index = _capi.integer(frame, "frame", "Stream.release")
+        fr = self._held.get(index)
         if fr is not None:
             fr.release(deferred)
         else:
-            self._release_index(int(frame))
+            self._release_index(index)
 
     def _release_index(self, index: int) -> None:
         self._held.pop(index, None)
@@ -471,6 +527,8 @@ class Stream:
                timeout_ms: int = -1) -> Iterator[Frame]:
         """Yield @count buffers (None: until an error), each released when
         the next is asked for (deferred while views of it live)."""
+        if count is not None:
+            count = _capi.integer(count, "count", "Stream.frames")
         n = 0
         prev: Optional[Frame] = None
         try:
@@ -510,7 +568,9 @@ class Stream:
 
     def close(self) -> None:
         """HelloFPGA_Stream_Close(): stop the ring and free it.  EBUSY while
-        a view of a library-allocated host ring lives.  Twice is a no-op."""
+        a view of a library-allocated host ring lives.  A ``host=`` buffer
+        is let go (for the caller to close, resize) when the last view of a
+        frame in it goes, at once when there is none.  Twice is a no-op."""
         if self._s is None:
             return
         self._check_no_views("Stream.close")
@@ -523,8 +583,7 @@ class Stream:
                         "HelloFPGA_Stream_Close")
         finally:
             if self._host is not None:
-                self._host.release()
-                self._host = None
+                self._host.close()      # now, or at the last view
 
     def __enter__(self) -> "Stream":
         return self

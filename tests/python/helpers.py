@@ -35,3 +35,27 @@ def wait_on_gpu_in_window(stream, cuda_stream, tries=50000):
         stream.stats()
         time.sleep(0.0001)
     raise AssertionError("the GPU stream never gave the buffers back")
+
+
+def run_child(code, timeout=60):
+    """Run @code (Python source) in a child python3 with this test run's
+    environment (library, emulated card directory, GPU) and tests/python on
+    its path, so that a crash (SIGSEGV) fails the calling test instead of
+    killing pytest.  Returns the CompletedProcess (text stdout, stderr)."""
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (here, env.get("PYTHONPATH", "")) if p)
+    return subprocess.run([sys.executable, "-c", code], cwd=here, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def child_ok(p, expect_out):
+    """Assert that the child of run_child() exited 0 (a signal: negative)
+    and printed @expect_out."""
+    assert p.returncode == 0 and p.stdout == expect_out, (
+        f"child exited {p.returncode}, stdout {p.stdout!r}, stderr:\n"
+        f"{p.stderr}")

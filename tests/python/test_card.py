@@ -8,6 +8,7 @@ import pytest
 
 import hellofpga
 from conftest import MM_CARD
+from helpers import child_ok, run_child
 
 
 def test_open_names_the_card_and_the_version():
@@ -128,3 +129,49 @@ def test_link_model_and_faults(card):
     assert card.link_model()["enabled"] == 0
     assert card.dma_faults()["faults"] == 0
     assert card.pci_info()["valid"] == 0
+
+
+@pytest.mark.parametrize("what", [
+    "read_array(0, (4,), object)",
+    "read_array(0, 2, [('p', object), ('n', 'i4')])",
+    "read_c2h(np.empty(4, object), 0)",
+    "read_c2h(np.empty(2, [('p', object), ('n', 'i4')]), 0)",
+])
+def test_reading_card_bytes_into_python_objects_is_refused(what):
+    # card bytes would become PyObject pointers: printing them segfaults
+    p = run_child(f"""
+import numpy as np
+import hellofpga
+c = hellofpga.Card({MM_CARD!r})
+c.write_h2c(b"\\x41" * 64, 0)
+try:
+    a = c.{what}
+    print(a)
+except TypeError as e:
+    print("TypeError", "object" in str(e) or "numeric" in str(e))
+c.close()
+""")
+    child_ok(p, "TypeError True\n")
+
+
+@pytest.mark.parametrize("dtype", [bool, "U4", "M8[s]", [("a", "<i4")]])
+def test_read_array_takes_plain_numeric_dtypes_only(card, dtype):
+    with pytest.raises(TypeError, match="plain numeric"):
+        card.read_array(0, 2, dtype)
+
+
+def test_writing_python_objects_to_the_card_is_refused(card):
+    with pytest.raises(TypeError, match="Python objects"):
+        card.write_h2c(np.array([object(), object()]), 0)   # pointers
+
+
+def test_plain_numeric_buffers_still_move(card):
+    a = np.arange(6, dtype=">u2").reshape(2, 3)
+    card.write_h2c(a, 0x1000)
+    assert np.array_equal(card.read_array(0x1000, (2, 3), ">u2"), a)
+    rec = np.zeros(2, [("Offset", "<u4"), ("v", "<f8")])   # no objects
+    rec["Offset"] = [7, 9]
+    card.write_h2c(rec, 0x2000)
+    back = np.zeros_like(rec)
+    card.read_c2h(back, 0x2000)
+    assert np.array_equal(back, rec)

@@ -237,24 +237,22 @@ def test_host_function_that_raises_is_reported_at_synchronize(gs):
 def test_host_function_of_a_destroyed_stream_that_raises_is_printed(gpu,
                                                                   capfd):
     g = hellofpga.GPUStream()
-    done = threading.Event()
+    gate = threading.Event()
+    printed = threading.Event()
 
     def boom():
-        done.set()
         raise RuntimeError("raised in a host function")
-    gate = threading.Event()
-    g.launch_host_func(gate.wait, 10)
+    g.launch_host_func(gate.wait, 60)
     g.launch_host_func(boom)
+    # a stream runs its work in order, each item once the one before
+    # returned: this one runs after boom's exception was printed
+    g.launch_host_func(printed.set)
     g.destroy()                              # the work still runs
     gate.set()
-    assert done.wait(10)
-    err = ""
-    for _ in range(250):
-        err += capfd.readouterr().err
-        if "raised in a host function" in err:
-            break
-        threading.Event().wait(0.02)
+    assert printed.wait(60)
+    err = capfd.readouterr().err
     assert "destroyed GPUStream" in err and "RuntimeError" in err
+    assert "raised in a host function" in err
 
 
 def test_host_function_is_kept_alive_until_it_ran(gs):

@@ -5,13 +5,15 @@ import errno
 import gc
 import mmap
 import os
+import time
 
 import numpy as np
 import pytest
 
 import hellofpga
 from hellofpga import pattern, regs
-from helpers import src_start
+from conftest import ST_CARD
+from helpers import child_ok, run_child, src_start
 
 TMO = 5000
 
@@ -111,6 +113,76 @@ def test_close_while_a_host_ring_is_viewed_is_ebusy(st_card):
     assert f.released
 
 
+@pytest.mark.parametrize("view", ["numpy.from_dlpack", "Frame.numpy"])
+def test_view_of_a_host_ring_keeps_the_callers_buffer_after_close(view):
+    # a host= ring is the caller's memory: close() stops the card and lets
+    # go of the buffer only when the last view of a frame in it goes, so
+    # the caller's mmap cannot close under a view (reading it would fault)
+    p = run_child(f"""
+import gc, mmap
+import numpy as np
+import hellofpga
+from conftest import ST_CARD
+from helpers import child_ok, run_child, src_start
+c = hellofpga.Card({ST_CARD!r})
+m = mmap.mmap(-1, 4 * 8192)
+s = c.open_stream(buffers=4, buffer_size=8192, host=m)
+src_start(c, 8000, 1)
+f = s.wait({TMO})
+a = np.from_dlpack(f) if {view!r} == "numpy.from_dlpack" else f.numpy()
+first = bytes(a[:64])
+s.close()
+try:
+    m.close()
+    print("closed under a view")
+except BufferError:
+    print("held")
+assert bytes(a[:64]) == first
+del a, f
+gc.collect()
+m.close()
+print("let go")
+c.close()
+""")
+    child_ok(p, "held\nlet go\n")
+
+
+def test_host_ring_without_views_is_let_go_at_close(st_card):
+    m = mmap.mmap(-1, 4 * 8192)
+    s = st_card.open_stream(buffers=4, buffer_size=8192, host=m)
+    src_start(st_card, 8000, 1)
+    s.wait(TMO).release()
+    s.close()
+    m.close()                   # no BufferError: nothing holds it
+
+
+@pytest.mark.parametrize("view", ["capsule", "numpy.from_dlpack"])
+def test_gpu_buffer_of_a_ring_is_not_freed_under_a_frame_view(st_card, gpu,
+                                                              view):
+    buf = hellofpga.gpu_alloc(1 << 20)
+    p = st_card.pin(buf)
+    s = st_card.open_stream(buffers=4, buffer_size=4096, pin=p)
+    src_start(st_card, 4096, 1)
+    f = s.wait(TMO)
+    if view == "capsule":       # any DLPack consumer holds one (any device)
+        v = f.__dlpack__()
+    elif f.device[0] == hellofpga.KDL_CPU:
+        v = np.from_dlpack(f)
+    else:
+        pytest.skip("GPU ring in device memory: NumPy cannot view it")
+    s.close()
+    p.unpin()
+    with pytest.raises(hellofpga.HelloFPGAError) as ei:
+        buf.free()              # the next gpu_alloc would reuse it
+    assert ei.value.errno == errno.EBUSY and "stream frames" in ei.value.text
+    assert not buf.freed and buf.exports == 1
+    del v
+    gc.collect()
+    assert buf.exports == 0
+    buf.free()
+    assert buf.freed
+
+
 def test_released_frame_exports_nothing(st_card):
     with st_card.open_stream(buffers=4, buffer_size=4096) as s:
         src_start(st_card, 4096, 1)
@@ -208,15 +280,27 @@ def test_stream_in_a_forked_child_is_echild(st_card):
 
 
 def test_dropped_frames_are_counted(st_card):
+    # What is promised (include/hellofpga.h HELLOFPGA_FRAME.dropped,
+    # docs/xdma-model.md "Pace"): each of the source's COUNT frames is sent
+    # or dropped; a frame's `dropped` is the source's DROPPED counter's
+    # growth since the previous frame handed out, read when Stream.wait()
+    # hands it out.  So the drops seen through frames never exceed
+    # stats().source_dropped, and equal it once a frame was handed out
+    # after the last drop; drops after the last frame reach none.
+    n = 50
     with st_card.open_stream(buffers=2, buffer_size=4096) as s:
-        src_start(st_card, 4096, 50, 20000, regs.ST_SRC_CTRL_DROP)
-        f = s.wait(TMO)             # hold it: the ring fills, frames drop
-        import time
-        time.sleep(0.3)
+        src_start(st_card, 4096, n, 20000, regs.ST_SRC_CTRL_DROP)
+        f = s.wait(TMO)         # hold one of the 2 buffers: frames drop
+        seen = f.dropped
+        # hold it until the source generated all n (each sent or dropped:
+        # SEQ counts both), so that no frame drops after this point
+        deadline = time.monotonic() + 60
+        while st_card.user_read32(regs.ST_SRC(0) + regs.ST_SRC_SEQ_LO) < n:
+            assert time.monotonic() < deadline, "the source never finished"
+            time.sleep(0.001)
         f.release()
-        dropped = 0
-        last = None
-        while True:
+        got = 0
+        while True:             # drain: until the source is DONE, ring empty
             g = s.poll()
             if g is None:
                 st = st_card.user_read32(regs.ST_SRC(0) + regs.ST_SRC_STATUS)
@@ -225,13 +309,19 @@ def test_dropped_frames_are_counted(st_card):
                     if g is None:
                         break
                 else:
-                    time.sleep(0.01)
+                    assert time.monotonic() < deadline, "never drained"
+                    time.sleep(0.001)
                     continue
-            dropped += g.dropped
-            last = pattern.verify(g.tobytes())
+            seen += g.dropped
+            got += 1
+            assert seen <= s.stats().source_dropped
+            pattern.verify(g.tobytes())
             g.release()
-        assert dropped > 0 and s.stats().source_dropped == dropped
-        assert last is not None
+        st = s.stats()
+        assert got >= 1                 # a frame came after the last drop
+        assert st.source_sent + st.source_dropped == n
+        assert st.source_dropped > 0
+        assert seen == st.source_dropped
 
 
 def test_release_from_another_thread_while_waiting(st_card):
