@@ -577,6 +577,12 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 			     "XFER: wb_handle and wb_offset must be 0 without HELLOFPGA_XFER_WB");
 		return -EINVAL;
 	}
+	if (x.timeout_ms > HELLOFPGA_MAX_TIMEOUT_MS) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: timeout_ms %u is above %u ms (0: the file's timeout)",
+			     x.timeout_ms, HELLOFPGA_MAX_TIMEOUT_MS);
+		return -EINVAL;
+	}
 	x.bytes = 0;
 	x.engine_ns = 0;
 	if (x.dir != HELLOFPGA_XFER_H2C && x.dir != HELLOFPGA_XFER_C2H) {

@@ -197,7 +197,8 @@ struct hellofpga_pin {
  * @length: in: bytes; the range must lie inside the pin and card memory
  * @dir: in: HELLOFPGA_XFER_H2C or HELLOFPGA_XFER_C2H
  * @channel: in: channel of that direction
- * @timeout_ms: in: engine timeout, 0 for the driver default
+ * @timeout_ms: in: engine timeout, 1 .. HELLOFPGA_MAX_TIMEOUT_MS ms, 0
+ *	for the file's (SET_TIMEOUT, else the module's timeout_ms)
  * @flags: in: 0 or HELLOFPGA_XFER_WB
  * @bytes: out: bytes moved (also on failure)
  * @engine_ns: out: time from engine start to completion
@@ -220,11 +221,17 @@ struct hellofpga_pin {
  * driver sets HELLOFPGA_XFER_WB_FAILED in it, so the word is never left
  * 0 by an XFER that returns.  The pin may be the data pin itself.  UNPIN
  * of the word's pin during the run waits for the run, as for the data
- * pin.  Errors: EINVAL (the flag without HELLOFPGA_FEAT_XFER_WB,
- * @wb_offset unaligned or not inside the pin, not a host pin, wb fields
- * without the flag), ENOENT (no pin @wb_handle), EOPNOTSUPP (the pin's
- * mapping needs CPU syncs: bounce buffers (swiotlb), a non-coherent
- * device; a GPU could not watch the word; LAST_ERROR says so).
+ * pin.  The word notifies a GPU; it never ends the XFER: the word is user
+ * memory (and the card's data writes it when it lies in a C2H range), so
+ * the driver returns only once the engine itself shows the run done (or
+ * failed, or stopped and idle after the timeout); a word written by
+ * anyone else changes nothing but what a watcher sees.  Errors: EINVAL
+ * (the flag without HELLOFPGA_FEAT_XFER_WB, @wb_offset unaligned or
+ * not inside the pin, not a host pin, wb fields without the flag), ENOENT (no pin @wb_handle),
+ * EOPNOTSUPP (the pin's mapping needs CPU syncs: bounce buffers (swiotlb),
+ * a non-coherent device; a GPU could not watch the word; LAST_ERROR says
+ * so).  EINVAL also for @timeout_ms above HELLOFPGA_MAX_TIMEOUT_MS (as
+ * SET_TIMEOUT).
  */
 struct hellofpga_xfer {
 	__u64 handle;
