@@ -187,6 +187,12 @@ struct hellofpga_pin {
 #define HELLOFPGA_XFER_WB		0x1u
 /* The word after a failed XFER_WB run: what the card wrote, this bit set. */
 #define HELLOFPGA_XFER_WB_FAILED	0x80000000u
+/*
+ * Bytes from @wb_offset the card may write (its poll-mode writeback: PG195
+ * leaves the width open, Xilinx's driver reserves 32): they must lie in
+ * the pin, and nothing there but the word should matter to the user.
+ */
+#define HELLOFPGA_XFER_WB_ROOM		32u
 
 /**
  * struct hellofpga_xfer - HELLOFPGA_IOC_XFER: move bytes between a pinned
@@ -205,7 +211,8 @@ struct hellofpga_pin {
  * @wb_handle: in (ABI 1.4): HELLOFPGA_XFER_WB: a host pin
  *	(HELLOFPGA_PIN_HOST) of this open file, else 0
  * @wb_offset: in (ABI 1.4): HELLOFPGA_XFER_WB: offset of the writeback
- *	word in that pin, a multiple of 4, else 0
+ *	word in that pin, a multiple of 4 with HELLOFPGA_XFER_WB_ROOM bytes
+ *	of the pin from it, else 0
  * @reserved: 0
  *
  * On an AXI-Stream card (HELLOFPGA_FEAT_STREAM_H2C) an H2C XFER sends the
@@ -227,7 +234,8 @@ struct hellofpga_pin {
  * failed, or stopped and idle after the timeout); a word written by
  * anyone else changes nothing but what a watcher sees.  Errors: EINVAL
  * (the flag without HELLOFPGA_FEAT_XFER_WB, @wb_offset unaligned or
- * not inside the pin, not a host pin, wb fields without the flag), ENOENT (no pin @wb_handle),
+ * without HELLOFPGA_XFER_WB_ROOM bytes of the pin from it, not a host
+ * pin, wb fields without the flag), ENOENT (no pin @wb_handle),
  * EOPNOTSUPP (the pin's mapping needs CPU syncs: bounce buffers (swiotlb),
  * a non-coherent device; a GPU could not watch the word; LAST_ERROR says
  * so).  EINVAL also for @timeout_ms above HELLOFPGA_MAX_TIMEOUT_MS (as

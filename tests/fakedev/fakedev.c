@@ -1063,9 +1063,11 @@ static int ioc_xfer(struct fk_file *f, struct hellofpga_xfer *x)
 		if (!find_pin(f, x->wb_handle, &wa, &ws))
 			return fail(f, -ENOENT, "XFER: no pin with wb_handle %llu",
 				    (unsigned long long)x->wb_handle);
-		if (x->wb_offset > ws - 4)
-			return fail(f, -EINVAL, "XFER: wb_offset 0x%llx: the word lies outside pin %llu",
+		if (ws < HELLOFPGA_XFER_WB_ROOM ||
+		    x->wb_offset > ws - HELLOFPGA_XFER_WB_ROOM)
+			return fail(f, -EINVAL, "XFER: wb_offset 0x%llx: the word and the %u bytes from it the card may write (HELLOFPGA_XFER_WB_ROOM) must lie inside pin %llu",
 				    (unsigned long long)x->wb_offset,
+				    HELLOFPGA_XFER_WB_ROOM,
 				    (unsigned long long)x->wb_handle);
 		if (getenv("HF_FAKEDEV_WB_BOUNCE"))
 			return fail(f, -EOPNOTSUPP,
