@@ -56,5 +56,7 @@ HF_ABI_SAME(HELLOFPGA_RING_MAX_BUFFERS, XDMA_RING_MAX);
 HF_ABI_SAME(HELLOFPGA_RING_MAX_BUFFER, XDMA_DESC_MAX_LEN);
 /* writeback words in a host pin: the engine core's values */
 HF_ABI_SAME(HELLOFPGA_XFER_WB_FAILED, XDMA_WB_ERR);
+/* the room a caller's word needs is what the engine's own slots leave */
+HF_ABI_SAME(HELLOFPGA_XFER_WB_ROOM, XDMA_WB_SLOT_OFFSET);
 
 #endif /* HF_ABI_H */

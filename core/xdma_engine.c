@@ -15,7 +15,8 @@
  * in interrupt mode, the IRQ block raises the channel's vector.  A run
  * learns how it ended from that word: a transfer that succeeds reads no
  * register, and writes two (Run set, Run cleared) on a chain run before;
- * registers are read on an error, a timeout or a stop.  Setting Run clears
+ * registers are read on an error, a timeout or a stop, and to confirm the
+ * end that a word of the caller's tells (hf_xdma_engine_run_wb()).  Setting Run clears
  * the status register (PG195), so the channel's interrupt request falls
  * with each start and rises once at each end.
  *
@@ -1340,6 +1341,100 @@ static int hf_xdma_engine_wait_irq(struct hf_xdma_engine *e, u32 count,
 }
 
 /**
+ * hf_xdma_engine_confirm() - whether the engine itself shows a chain done.
+ * @e: the engine
+ * @count: descriptors of the chain
+ *
+ * Done means: Busy clear, stopped at a descriptor with Stop, no error, and
+ * a completed-descriptor count (which setting Run resets, PG195) of at
+ * least @count.  Costs one status read, and a count read when the status
+ * says stopped.
+ *
+ * Return: 1 done (the reads of the data that follow are ordered after
+ * it), 0 not (yet), -EIO when the status shows an error, -ENODEV when the
+ * card reads all ones.
+ */
+static int hf_xdma_engine_confirm(struct hf_xdma_engine *e, u32 count)
+{
+	u32 status = hf_xdma_rd(e, XDMA_CHAN_STATUS), done;
+
+	if (status == XDMA_ID_DEAD)
+		return -ENODEV;
+	if (status & XDMA_STAT_ERR_MASK)
+		return -EIO;
+	if ((status & XDMA_STAT_BUSY) || !(status & XDMA_STAT_DESC_STOPPED))
+		return 0;
+	done = hf_xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
+	if (done == XDMA_ID_DEAD)
+		return -ENODEV;
+	if (done < count)
+		return 0;
+	dma_rmb();
+	return 1;
+}
+
+/**
+ * hf_xdma_engine_wait_engine() - wait for the end of a run on the engine's
+ *	registers alone.
+ * @e: the engine
+ * @count: descriptors of the chain
+ * @start: time the engine was started
+ * @timeout_ns: how long to wait, from @start
+ *
+ * For a run whose writeback word is the caller's (hf_xdma_engine_run_wb()
+ * with a word): that word is memory others can write (the user, a GPU, or
+ * the card's own data when it lies inside the run's C2H destination), so
+ * when it says the chain ended, or failed, it is only a notification: the
+ * engine confirms it (hf_xdma_engine_confirm()).  Until the engine does,
+ * the word is no longer looked at: the run looks at the registers, sleeping
+ * between looks with a growing interval (at most XDMA_POLL_SLEEP_MAX_US;
+ * in interrupt mode on the engine's event, so that the completion
+ * interrupt ends a sleep early), and at every look whether the card is
+ * being removed, the run was cancelled or the task got a fatal signal.
+ *
+ * Return: 0 when the engine shows the chain done, -EIO when it shows an
+ * error, -ENODEV (reads all ones, or removal), -ECANCELED, -EINTR,
+ * -ETIMEDOUT.
+ */
+static int hf_xdma_engine_wait_engine(struct hf_xdma_engine *e, u32 count,
+				      u64 start, u64 timeout_ns)
+{
+	u64 deadline = start + timeout_ns, now, nap;
+	u32 sleep_us = XDMA_POLL_SLEEP_MIN_US;
+	bool early = false;
+	int ret;
+
+	if (deadline < start)
+		deadline = ~0ull;
+	for (;;) {
+		if (unlikely(READ_ONCE(e->xdev->gone)))
+			return -ENODEV;
+		if (unlikely(READ_ONCE(e->cancel)))
+			return -ECANCELED;
+		ret = hf_xdma_engine_confirm(e, count);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		if (!early) {
+			early = true;
+			e->stats.wb_unconfirmed++;
+			hf_os_log("xdma: %s%u: writeback word not confirmed by the engine",
+				  hf_xdma_dir_name[e->dir], e->ch);
+		}
+		now = hf_os_now_ns();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (hf_os_fatal_signal_pending())
+			return -EINTR;
+		nap = min_t(u64, sleep_us * 1000ull, deadline - now);
+		if (e->poll)
+			hf_os_sleep_us((u32)DIV_ROUND_UP(nap, 1000));
+		else if (hf_os_event_wait(&e->irq_event, nap) == -EINTR)
+			return -EINTR;
+		sleep_us = min(sleep_us * 2, XDMA_POLL_SLEEP_MAX_US);
+	}
+}
+
+/**
  * hf_xdma_engine_name() - "H2C0" etc.
  * @e: the engine
  * @buf: receives the name
@@ -1568,6 +1663,18 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
  * in it whatever the card wrote (0 when nothing): the caller marks it.  The
  * next run, of either kind, programs the address it needs.
  *
+ * The word is memory others can write (the user, a GPU, the card's data
+ * when it lies inside the run's C2H destination), so it only notifies:
+ * when it shows the end, or an error, or a wake-up comes (interrupt mode),
+ * the engine must confirm it (Busy clear, stopped, no error, completed
+ * count at least the chain's: one or two register reads), and until it
+ * does the run waits on the engine's registers alone
+ * (hf_xdma_engine_wait_engine(), @e->stats.wb_unconfirmed), to the end,
+ * an error, or the timeout and its stop and idle proof.  A run never
+ * returns, so the caller never releases the chain's memory, on the word
+ * alone.  Runs on the engine's own slots, which nobody else writes, keep
+ * the fast path that reads no register.
+ *
  * Return: as hf_xdma_engine_run(); -EINVAL also for an unaligned @wb.
  */
 int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
@@ -1662,6 +1769,14 @@ int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *
 		else
 			ret = hf_xdma_engine_wait_irq(e, count, start,
 						      timeout_ns);
+		/*
+		 * A caller's word is not the engine's: nothing is released on
+		 * what it says (nor on a wake-up, which a late or stray
+		 * interrupt can give) until the engine confirms the end.
+		 */
+		if (unlikely(wb) && (ret == 0 || ret == 1 || ret == -EIO))
+			ret = hf_xdma_engine_wait_engine(e, count, start,
+							 timeout_ns);
 		/* woken by hf_xdma_engine_abort(): the card is going away */
 		if (unlikely(READ_ONCE(e->xdev->gone)))
 			ret = -ENODEV;

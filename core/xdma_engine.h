@@ -208,6 +208,9 @@ struct hf_xdma_result {
  *	failed run that arrived during a later run and were ignored
  * @no_writeback: runs notified by interrupt whose writeback word did not
  *	show the end (a card that writes none): the status register decided
+ * @wb_unconfirmed: runs on a caller's writeback word (hf_xdma_engine_run_wb())
+ *	whose word, or a wake-up, told an end the engine did not show yet:
+ *	the run went on waiting on the engine's registers
  * @wedges: stops after which the engine could not be proven idle
  * @recoveries: wedged engines found idle again by hf_xdma_engine_recover()
  */
@@ -219,6 +222,7 @@ struct hf_xdma_engine_stats {
 	u64 lost_irqs;
 	u64 late_notices;
 	u64 no_writeback;
+	u64 wb_unconfirmed;
 	u64 wedges;
 	u64 recoveries;
 };

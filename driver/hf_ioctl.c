@@ -510,10 +510,13 @@ static int hf_xfer_wb_get(struct hf_file *hf, const struct hellofpga_xfer *x,
 		ret = -EINVAL;
 		goto err;
 	}
-	if (x->wb_offset > w->pin.size - 4) {
+	/* the room the card's poll-mode writeback may take, not only 4 bytes */
+	if (w->pin.size < HELLOFPGA_XFER_WB_ROOM ||
+	    x->wb_offset > w->pin.size - HELLOFPGA_XFER_WB_ROOM) {
 		hf_set_error(hf, -EINVAL,
-			     "XFER: wb_offset 0x%llx: the word lies outside pin %llu (0x%llx bytes)",
-			     x->wb_offset, x->wb_handle, w->pin.size);
+			     "XFER: wb_offset 0x%llx: the word and the %u bytes from it the card may write (HELLOFPGA_XFER_WB_ROOM) must lie inside pin %llu (0x%llx bytes)",
+			     x->wb_offset, HELLOFPGA_XFER_WB_ROOM, x->wb_handle,
+			     w->pin.size);
 		ret = -EINVAL;
 		goto err;
 	}
@@ -575,6 +578,12 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 	if (!(x.flags & HELLOFPGA_XFER_WB) && (x.wb_handle || x.wb_offset)) {
 		hf_set_error(hf, -EINVAL,
 			     "XFER: wb_handle and wb_offset must be 0 without HELLOFPGA_XFER_WB");
+		return -EINVAL;
+	}
+	if (x.timeout_ms > HELLOFPGA_MAX_TIMEOUT_MS) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: timeout_ms %u is above %u ms (0: the file's timeout)",
+			     x.timeout_ms, HELLOFPGA_MAX_TIMEOUT_MS);
 		return -EINVAL;
 	}
 	x.bytes = 0;

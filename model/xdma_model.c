@@ -2906,3 +2906,38 @@ uint32_t xdma_model_get_faults(struct xdma_model *m)
 	pthread_mutex_unlock(&m->lock);
 	return f;
 }
+
+/**
+ * xdma_model_stray_irq() - send an engine's channel message once, as a
+ *	stray or late completion message would arrive (tests).
+ * @m: the card
+ * @engine: the engine, in engine order
+ *
+ * Nothing else changes: no status, no request or pending bit, no
+ * writeback.  Only a message interrupt (MSI-X: the channel's vector; MSI:
+ * the card's one vector) while the channel's interrupt is enabled in the
+ * IRQ block and no LOST_IRQ or DEAD fault holds; INTx is a level the IRQ
+ * block drives from pending bits, which a stray message does not touch.
+ * Counted in irqs.
+ *
+ * Return: 0 sent, -EINVAL no such engine, -EAGAIN not sent (not in MSI or
+ * MSI-X mode, the channel's interrupt disabled, or a fault holds).
+ */
+int xdma_model_stray_irq(struct xdma_model *m, uint32_t engine)
+{
+	struct model_act act = { 0 };
+	int ret = 0;
+
+	if (engine >= m->num_engines)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	if ((m->irq_mode != XDMA_MODEL_IRQ_MSI &&
+	     m->irq_mode != XDMA_MODEL_IRQ_MSIX) ||
+	    !(m->chan_en & BIT(engine)) || irq_blocked(m))
+		ret = -EAGAIN;
+	else
+		act.msi[act.nmsi++] = chan_vector(m, engine);
+	pthread_mutex_unlock(&m->lock);
+	act_flush(m, &act);
+	return ret;
+}

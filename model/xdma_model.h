@@ -175,5 +175,6 @@ void xdma_model_bus_master(struct xdma_model *m, bool on);
 int xdma_model_inject_hang(struct xdma_model *m, uint64_t ns);
 uint64_t xdma_model_hang_left_ns(struct xdma_model *m);
 uint32_t xdma_model_get_faults(struct xdma_model *m);
+int xdma_model_stray_irq(struct xdma_model *m, uint32_t engine);
 
 #endif /* HF_XDMA_MODEL_H */

@@ -187,6 +187,12 @@ struct hellofpga_pin {
 #define HELLOFPGA_XFER_WB		0x1u
 /* The word after a failed XFER_WB run: what the card wrote, this bit set. */
 #define HELLOFPGA_XFER_WB_FAILED	0x80000000u
+/*
+ * Bytes from @wb_offset the card may write (its poll-mode writeback: PG195
+ * leaves the width open, Xilinx's driver reserves 32): they must lie in
+ * the pin, and nothing there but the word should matter to the user.
+ */
+#define HELLOFPGA_XFER_WB_ROOM		32u
 
 /**
  * struct hellofpga_xfer - HELLOFPGA_IOC_XFER: move bytes between a pinned
@@ -197,14 +203,16 @@ struct hellofpga_pin {
  * @length: in: bytes; the range must lie inside the pin and card memory
  * @dir: in: HELLOFPGA_XFER_H2C or HELLOFPGA_XFER_C2H
  * @channel: in: channel of that direction
- * @timeout_ms: in: engine timeout, 0 for the driver default
+ * @timeout_ms: in: engine timeout, 1 .. HELLOFPGA_MAX_TIMEOUT_MS ms, 0
+ *	for the file's (SET_TIMEOUT, else the module's timeout_ms)
  * @flags: in: 0 or HELLOFPGA_XFER_WB
  * @bytes: out: bytes moved (also on failure)
  * @engine_ns: out: time from engine start to completion
  * @wb_handle: in (ABI 1.4): HELLOFPGA_XFER_WB: a host pin
  *	(HELLOFPGA_PIN_HOST) of this open file, else 0
  * @wb_offset: in (ABI 1.4): HELLOFPGA_XFER_WB: offset of the writeback
- *	word in that pin, a multiple of 4, else 0
+ *	word in that pin, a multiple of 4 with HELLOFPGA_XFER_WB_ROOM bytes
+ *	of the pin from it, else 0
  * @reserved: 0
  *
  * On an AXI-Stream card (HELLOFPGA_FEAT_STREAM_H2C) an H2C XFER sends the
@@ -220,11 +228,18 @@ struct hellofpga_pin {
  * driver sets HELLOFPGA_XFER_WB_FAILED in it, so the word is never left
  * 0 by an XFER that returns.  The pin may be the data pin itself.  UNPIN
  * of the word's pin during the run waits for the run, as for the data
- * pin.  Errors: EINVAL (the flag without HELLOFPGA_FEAT_XFER_WB,
- * @wb_offset unaligned or not inside the pin, not a host pin, wb fields
- * without the flag), ENOENT (no pin @wb_handle), EOPNOTSUPP (the pin's
- * mapping needs CPU syncs: bounce buffers (swiotlb), a non-coherent
- * device; a GPU could not watch the word; LAST_ERROR says so).
+ * pin.  The word notifies a GPU; it never ends the XFER: the word is user
+ * memory (and the card's data writes it when it lies in a C2H range), so
+ * the driver returns only once the engine itself shows the run done (or
+ * failed, or stopped and idle after the timeout); a word written by
+ * anyone else changes nothing but what a watcher sees.  Errors: EINVAL
+ * (the flag without HELLOFPGA_FEAT_XFER_WB, @wb_offset unaligned or
+ * without HELLOFPGA_XFER_WB_ROOM bytes of the pin from it, not a host
+ * pin, wb fields without the flag), ENOENT (no pin @wb_handle),
+ * EOPNOTSUPP (the pin's mapping needs CPU syncs: bounce buffers (swiotlb),
+ * a non-coherent device; a GPU could not watch the word; LAST_ERROR says
+ * so).  EINVAL also for @timeout_ms above HELLOFPGA_MAX_TIMEOUT_MS (as
+ * SET_TIMEOUT).
  */
 struct hellofpga_xfer {
 	__u64 handle;

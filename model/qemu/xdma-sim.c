@@ -100,6 +100,7 @@ QEMU_BUILD_BUG_ON(XDMA_MSIX_TABLE_OFFSET + 16 * XDMA_MSIX_VECTORS >
 #define XS_FW_COUNTERS		0x10	/* RO: counters, lo/hi pairs */
 #define XS_FW_HANG_US		0xf0	/* RW: duration of a hang started here */
 #define XS_FW_HANG_LEFT_US	0xf4	/* RO: what is left of the hang */
+#define XS_FW_STRAY_IRQ		0xf8	/* W: a stray message of engine N */
 #define XS_FW_MAGIC_VALUE	0x46415554u	/* "FAUT" */
 
 /* What the PCIe capability reports without a link model (the IP's IDs). */
@@ -625,6 +626,13 @@ static void xs_fw_write(XdmaSimState *s, uint32_t off, uint32_t val)
 	case XS_FW_CTRL:
 		if (val & 1) {
 			xdma_model_reset_counters(s->model);
+		}
+		break;
+	case XS_FW_STRAY_IRQ:
+		if (xdma_model_stray_irq(s->model, val)) {
+			qemu_log_mask(LOG_GUEST_ERROR,
+				      "xdma-sim: fault window: no stray message for engine %u\n",
+				      val);
 		}
 		break;
 	default:

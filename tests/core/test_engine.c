@@ -842,8 +842,16 @@ HF_TEST_ROWS(engine_dead_card_enodev, poll_msix_rows, dead_case)
  * @f: the fixture
  * @after_ns: when, from the thread's start
  * @what: 0 release hold_busy, 1 clear the faults, 2 hf_xdma_engine_isr(h2c),
- *	3 hf_xdma_engine_cancel(h2c), 4 a stale poll-mode writeback word
+ *	3 hf_xdma_engine_cancel(h2c), 4 a stale poll-mode writeback word,
+ *	5 a stray message of H2C0's channel from the card
+ *	(xdma_model_stray_irq())
  * @wb: for 4: where, and @wb_val what
+ * @busy: act only once the card shows H2C0 busy (its run started)
+ * @gap_ns: once every other condition holds, wait this much longer
+ * @acting: set just before it acts (what it does may take effect before
+ *	@acted is set)
+ * @quit: when not NULL and set, stop waiting for the conditions and act
+ *	at once (the run they were for is over)
  */
 struct fx_later {
 	struct fx *f;
@@ -851,19 +859,35 @@ struct fx_later {
 	int what;
 	__le32 *wb;
 	u32 wb_val;
+	bool busy;
+	u64 gap_ns;
 	struct fx_later *prev;	/* acts only once prev has acted */
+	int acting;
 	int acted;
+	const int *quit;
 	pthread_t t;
 };
+
+static bool fx_later_quit(const struct fx_later *l)
+{
+	return l->quit && __atomic_load_n(l->quit, __ATOMIC_ACQUIRE);
+}
 
 static void *fx_later_fn(void *arg)
 {
 	struct fx_later *l = arg;
 	u64 end = hf_os_now_ns() + l->after_ns;
 
-	while (hf_os_now_ns() < end ||
-	       (l->prev && !__atomic_load_n(&l->prev->acted, __ATOMIC_ACQUIRE)))
+	while ((hf_os_now_ns() < end ||
+		(l->prev && !__atomic_load_n(&l->prev->acted, __ATOMIC_ACQUIRE)) ||
+		(l->busy && !(hf_ioread32(l->f->card_bar, XDMA_H2C_BASE(0) +
+					  XDMA_CHAN_STATUS) & XDMA_STAT_BUSY))) &&
+	       !fx_later_quit(l))
 		hf_os_sleep_us(500);
+	end = hf_os_now_ns() + l->gap_ns;
+	while (hf_os_now_ns() < end && !fx_later_quit(l))
+		hf_os_sleep_us(500);
+	__atomic_store_n(&l->acting, 1, __ATOMIC_RELEASE);
 	switch (l->what) {
 	case 0:
 		fx_hold_busy(l->f, false);
@@ -877,6 +901,9 @@ static void *fx_later_fn(void *arg)
 	case 3:
 		hf_xdma_engine_cancel(&l->f->h2c);
 		break;
+	case 5:
+		HF_CHECK_ERR(xdma_model_stray_irq(l->f->m, l->f->h2c.index), 0);
+		break;
 	default:
 		__atomic_store_n(l->wb, l->wb_val, __ATOMIC_RELEASE);
 		break;
@@ -885,16 +912,35 @@ static void *fx_later_fn(void *arg)
 	return NULL;
 }
 
-/* @what after @ms, and not before @prev (NULL: none) has acted */
-static void fx_later_after(struct fx_later *l, struct fx *f, int what, u64 ms,
-			   struct fx_later *prev)
+/*
+ * @what after @ms, and not before @prev (NULL: none) has acted; the caller
+ * may set @busy, @gap_ns and @quit before fx_later_go() starts it
+ */
+static void fx_later_init(struct fx_later *l, struct fx *f, int what, u64 ms,
+			  struct fx_later *prev)
 {
 	l->f = f;
 	l->what = what;
 	l->after_ns = ms * 1000000ull;
 	l->prev = prev;
+	l->acting = 0;
 	l->acted = 0;
+	l->busy = false;
+	l->gap_ns = 0;
+	l->quit = NULL;
+}
+
+static void fx_later_go(struct fx_later *l)
+{
 	HF_CHECK_ERR(pthread_create(&l->t, NULL, fx_later_fn, l), 0);
+}
+
+/* @what after @ms, and not before @prev (NULL: none) has acted */
+static void fx_later_after(struct fx_later *l, struct fx *f, int what, u64 ms,
+			   struct fx_later *prev)
+{
+	fx_later_init(l, f, what, ms, prev);
+	fx_later_go(l);
 }
 
 static void fx_later(struct fx_later *l, struct fx *f, int what, u64 ms)
@@ -1149,6 +1195,189 @@ HF_TEST(engine_run_wb_error_sets_the_error_bit)
 	fx_roundtrip(&f, 53);
 	fx_teardown(&f);
 }
+
+/*
+ * The caller's word is memory others write (the user, a GPU, the card's
+ * data when it lies in the C2H destination): what it says must not end a
+ * run the engine has not finished.  H2C0 is stalled (busy, nothing moves);
+ * once its run started, a thread forges the word ("all done", or the error
+ * flag; in interrupt mode with a stray message of the channel as the
+ * wake-up); only later is the stall lifted.  The run must return after
+ * that, with the true outcome: success, every byte on the card, and the
+ * card's own writeback (the descriptor count) in the word.
+ */
+struct forge_row {
+	const char *name;
+	enum fx_mode mode;
+	u32 forged;
+};
+
+static const struct forge_row forge_rows[] = {
+	{ "poll-done", FX_POLL, 0x00ffffff },
+	{ "poll-error", FX_POLL, 0x80000000 },
+	{ "msix-done", FX_MSIX, 0x00ffffff },
+	{ "msix-error", FX_MSIX, 0x80000000 },
+};
+
+/*
+ * Forge *@word once H2C0 runs; in interrupt mode a stray message after.
+ * Once *@quit is set (the run returned) they act at once if they have not.
+ */
+static void forge_start(struct fx *f, const struct forge_row *row,
+			__le32 *word, struct fx_later *forge,
+			struct fx_later *wake, const int *quit)
+{
+	fx_later_init(forge, f, 4, 0, NULL);
+	forge->wb = word;
+	forge->wb_val = cpu_to_le32(row->forged);
+	forge->busy = true;
+	forge->quit = quit;
+	fx_later_go(forge);
+	if (row->mode == FX_MSIX) {
+		fx_later_init(wake, f, 5, 0, forge);
+		wake->quit = quit;
+		fx_later_go(wake);
+	}
+}
+
+static void forge_join(const struct forge_row *row, struct fx_later *forge,
+		       struct fx_later *wake)
+{
+	fx_later_join(forge);
+	if (row->mode == FX_MSIX)
+		fx_later_join(wake);
+}
+
+static void forged_word_case(const void *arg)
+{
+	const struct forge_row *row = arg;
+	struct fx_later forge, wake, lift;
+	struct hf_xdma_result res;
+	__le32 *words;
+	u64 bus;
+	struct fx f;
+	int ret, lifted, quit = 0;
+
+	fx_setup(&f, 0, row->mode);
+	words = (__le32 *)fx_buf(&f, 4096, HF_DMA_FROM_DEVICE, &bus);
+	fx_fill(&f, 55);
+	fx_build_h2c(&f, CARD_ADDR);
+	xdma_model_inject(f.m, XDMA_FAULT_STALL);
+	forge_start(&f, row, words, &forge, &wake, &quit);
+	/* the stall ends 40 ms after the forgery (and the wake-up) */
+	fx_later_init(&lift, &f, 1, 0, row->mode == FX_MSIX ? &wake : &forge);
+	lift.gap_ns = 40000000ull;
+	lift.quit = &quit;
+	fx_later_go(&lift);
+	ret = hf_xdma_engine_run_wb(&f.h2c, &f.ch_h2c, 10 * TMO, words, bus,
+				    &res);
+	lifted = __atomic_load_n(&lift.acting, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&quit, 1, __ATOMIC_RELEASE);
+	forge_join(row, &forge, &wake);
+	fx_later_join(&lift);
+	HF_CHECK_MSG(lifted, "the run returned %d (%s) while the engine was still stalled: it believed the forged word 0x%08x",
+		     ret, res.msg, row->forged);
+	HF_CHECK_MSG(ret == 0, "run: %d (%s)", ret, res.msg);
+	HF_CHECK_EQ(res.bytes, f.ch_h2c.bytes);
+	HF_CHECK_EQ(res.completed, f.ch_h2c.count);
+	HF_CHECK_EQ(le32_to_cpu(words[0]), f.ch_h2c.count);
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS) &
+		    XDMA_STAT_BUSY, 0);
+	fx_check_card(&f);
+	HF_CHECK(f.h2c.stats.wb_unconfirmed <= 1);
+	fx_roundtrip(&f, 56);
+	hf_emu_dma_unmap(f.h, bus);
+	free(words);
+	fx_teardown(&f);
+}
+
+HF_TEST_ROWS(engine_run_wb_forged_word_waits_for_the_engine, forge_rows,
+	     forged_word_case)
+
+/*
+ * The same forgery while the engine stays stalled past the run's timeout:
+ * the true outcome is a timeout (the stop and its idle proof), not the
+ * success the word claims.
+ */
+static void forged_word_timeout_case(const void *arg)
+{
+	const struct forge_row *row = arg;
+	struct fx_later forge, wake;
+	struct hf_xdma_result res;
+	__le32 *words;
+	u64 bus;
+	struct fx f;
+	int ret, quit = 0;
+
+	fx_setup(&f, 0, row->mode);
+	words = (__le32 *)fx_buf(&f, 4096, HF_DMA_FROM_DEVICE, &bus);
+	fx_build_h2c(&f, CARD_ADDR);
+	xdma_model_inject(f.m, XDMA_FAULT_STALL);
+	forge_start(&f, row, words, &forge, &wake, &quit);
+	ret = hf_xdma_engine_run_wb(&f.h2c, &f.ch_h2c, 4 * SHORT_TMO, words,
+				    bus, &res);
+	/* a forger that came too late (a loaded machine) acts now, harmless */
+	__atomic_store_n(&quit, 1, __ATOMIC_RELEASE);
+	forge_join(row, &forge, &wake);
+	HF_CHECK_MSG(ret == -ETIMEDOUT, "run: %d (%s), want -ETIMEDOUT", ret,
+		     res.msg);
+	HF_CHECK(!res.wedged);
+	HF_CHECK_EQ(res.bytes, 0);
+	HF_CHECK_EQ(f.h2c.stats.timeouts, 1);
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_STATUS) &
+		    XDMA_STAT_BUSY, 0);
+	xdma_model_inject(f.m, 0);
+	fx_roundtrip(&f, 57);
+	hf_emu_dma_unmap(f.h, bus);
+	free(words);
+	fx_teardown(&f);
+}
+
+HF_TEST_ROWS(engine_run_wb_forged_word_of_a_stalled_engine_times_out,
+	     forge_rows, forged_word_timeout_case)
+
+/*
+ * Runs on the engine's own slots keep their fast path: a run that succeeds
+ * reads no register.  A run on a caller's word confirms its end from the
+ * engine: the status, and the count when the status says stopped.
+ */
+static void wb_reads_case(const void *arg)
+{
+	const struct mode_row *row = arg;
+	struct xdma_model_counters c0, c1;
+	__le32 *words;
+	u64 bus;
+	struct fx f;
+
+	fx_setup(&f, row->flags, row->mode);
+	words = (__le32 *)fx_buf(&f, 4096, HF_DMA_FROM_DEVICE, &bus);
+	fx_build_h2c(&f, CARD_ADDR);
+	fx_run_ok(&f.h2c, &f.ch_h2c);
+	xdma_model_get_counters(f.m, &c0);
+	fx_run_ok(&f.h2c, &f.ch_h2c);
+	xdma_model_get_counters(f.m, &c1);
+	HF_CHECK_EQ(c1.mmio_reads - c0.mmio_reads, 0);
+	HF_CHECK_ERR(hf_xdma_engine_run_wb(&f.h2c, &f.ch_h2c, TMO, words, bus,
+					   NULL), 0);
+	xdma_model_get_counters(f.m, &c0);
+	HF_CHECK_ERR(hf_xdma_engine_run_wb(&f.h2c, &f.ch_h2c, TMO, words, bus,
+					   NULL), 0);
+	xdma_model_get_counters(f.m, &c1);
+	HF_CHECK_EQ(c1.mmio_reads - c0.mmio_reads, 2);
+	HF_CHECK_EQ(f.h2c.stats.wb_unconfirmed, 0);
+	hf_emu_dma_unmap(f.h, bus);
+	free(words);
+	fx_teardown(&f);
+}
+
+/* poll: synchronous engines, so no health look at the status either */
+static const struct mode_row wb_reads_rows[] = {
+	{ "poll", FX_POLL, HF_EMU_SYNC },
+	{ "msix", FX_MSIX, 0 },
+};
+
+HF_TEST_ROWS(engine_run_wb_confirms_from_the_engine_own_slots_read_nothing,
+	     wb_reads_rows, wb_reads_case)
 
 HF_TEST(engine_run_wb_refuses_an_unaligned_word)
 {

@@ -1017,6 +1017,9 @@ static int ioc_xfer(struct fk_file *f, struct hellofpga_xfer *x)
 		return fail(f, -EINVAL, "XFER: flags must be 0 or HELLOFPGA_XFER_WB, reserved 0");
 	if (!(x->flags & HELLOFPGA_XFER_WB) && (x->wb_handle || x->wb_offset))
 		return fail(f, -EINVAL, "XFER: wb_handle and wb_offset must be 0 without HELLOFPGA_XFER_WB");
+	if (x->timeout_ms > HELLOFPGA_MAX_TIMEOUT_MS)
+		return fail(f, -EINVAL, "XFER: timeout_ms %u is above %u ms (0: the file's timeout)",
+			    x->timeout_ms, HELLOFPGA_MAX_TIMEOUT_MS);
 	if (x->dir != HELLOFPGA_XFER_H2C && x->dir != HELLOFPGA_XFER_C2H)
 		return fail(f, -EINVAL, "XFER: direction %u unknown", x->dir);
 	nch = x->dir == HELLOFPGA_XFER_H2C ? c->info.num_h2c : c->info.num_c2h;
@@ -1060,9 +1063,11 @@ static int ioc_xfer(struct fk_file *f, struct hellofpga_xfer *x)
 		if (!find_pin(f, x->wb_handle, &wa, &ws))
 			return fail(f, -ENOENT, "XFER: no pin with wb_handle %llu",
 				    (unsigned long long)x->wb_handle);
-		if (x->wb_offset > ws - 4)
-			return fail(f, -EINVAL, "XFER: wb_offset 0x%llx: the word lies outside pin %llu",
+		if (ws < HELLOFPGA_XFER_WB_ROOM ||
+		    x->wb_offset > ws - HELLOFPGA_XFER_WB_ROOM)
+			return fail(f, -EINVAL, "XFER: wb_offset 0x%llx: the word and the %u bytes from it the card may write (HELLOFPGA_XFER_WB_ROOM) must lie inside pin %llu",
 				    (unsigned long long)x->wb_offset,
+				    HELLOFPGA_XFER_WB_ROOM,
 				    (unsigned long long)x->wb_handle);
 		if (getenv("HF_FAKEDEV_WB_BOUNCE"))
 			return fail(f, -EOPNOTSUPP,

@@ -1798,7 +1798,19 @@ HF_TEST(kb_wb_fields_refused_by_the_abi)
 	x.wb_offset = 4096;	/* outside */
 	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_XFER, &x), -1);
 	HF_CHECK_EQ(errno, EINVAL);
+	/* the word inside, not the room the card may write from it */
+	x.wb_offset = 4096 - 4;
+	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_XFER, &x), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	x.wb_offset = 4096 - HELLOFPGA_XFER_WB_ROOM + 4;
+	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_XFER, &x), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	/* a timeout above SET_TIMEOUT's cap */
 	x.wb_offset = 0;
+	x.timeout_ms = HELLOFPGA_MAX_TIMEOUT_MS + 1;
+	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_XFER, &x), -1);
+	HF_CHECK_EQ(errno, EINVAL);
+	x.timeout_ms = 0;
 	x.wb_handle = hw + 100;
 	HF_CHECK_EQ(ioctl(ctl, HELLOFPGA_IOC_XFER, &x), -1);
 	HF_CHECK_EQ(errno, ENOENT);

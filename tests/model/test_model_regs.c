@@ -571,6 +571,34 @@ HF_TEST(msi_reenable_with_request_high_fires_again)
 	tcard_close(&t);
 }
 
+/*
+ * xdma_model_stray_irq(): the channel's message once, nothing else (no
+ * status, no pending bit); refused with the channel disabled, in INTx
+ * mode and under LOST_IRQ.
+ */
+HF_TEST(stray_irq_sends_the_channel_message_and_changes_nothing)
+{
+	struct tcard t;
+
+	h2c0_irq_card(&t, XDMA_MODEL_IRQ_MSIX);
+	wr(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_VEC(0), 0x00000705);
+	HF_CHECK_ERR(xdma_model_stray_irq(t.m, 0), 0);
+	HF_CHECK_EQ(irq_count(&t, 5), 1);
+	HF_CHECK_EQ(irq_total(&t), 1);
+	HF_CHECK_EQ(rd(&t, ch_off(false, 0, XDMA_CHAN_STATUS)), 0);
+	HF_CHECK_EQ(rd(&t, XDMA_IRQ_BASE + XDMA_IRQ_CHAN_PEND), 0);
+	HF_CHECK_ERR(xdma_model_stray_irq(t.m, 2), -EINVAL);
+	/* C2H0's interrupt is not enabled in the IRQ block */
+	HF_CHECK_ERR(xdma_model_stray_irq(t.m, 1), -EAGAIN);
+	xdma_model_inject(t.m, XDMA_FAULT_LOST_IRQ);
+	HF_CHECK_ERR(xdma_model_stray_irq(t.m, 0), -EAGAIN);
+	xdma_model_inject(t.m, 0);
+	HF_CHECK_EQ(hf_emu_set_irq_mode(t.h, XDMA_MODEL_IRQ_LEGACY), 0);
+	HF_CHECK_ERR(xdma_model_stray_irq(t.m, 0), -EAGAIN);
+	HF_CHECK_EQ(irq_total(&t), 1);
+	tcard_close(&t);
+}
+
 /* INTx ISR: reads and clears the status, which lowers the line. */
 static void intx_isr(struct tcard *t, u32 v)
 {

@@ -18,7 +18,11 @@
 #                 copied back over it)
 #   hf_wb         XFER with HELLOFPGA_XFER_WB: the run's writeback in a word
 #                 of a host pin (the descriptor count; a failed run's mark;
-#                 the refusals; the library's Submit with a GPU wait);
+#                 the refusals, a word without HELLOFPGA_XFER_WB_ROOM bytes
+#                 of the pin and a timeout_ms over the cap among them; a
+#                 word forged "done" by another thread while the engine is
+#                 stalled, in MSI-X mode with stray interrupts, ends nothing
+#                 before the engine; the library's Submit with a GPU wait);
 #                 under swiotlb=force refused (EOPNOTSUPP)
 . "${HF_GUEST_LIB:-/tests/case-lib.sh}"
 hf_prog pins 60 hf_pin_race -s 3 -d "$CARD"

@@ -7,8 +7,14 @@
 # back, so nothing is written after UNPIN / exit and the vIOMMU sees no
 # fault (hf_stop -m timeout, -m kill; docs/driver-stop.md).  Meanwhile
 # another file's XFER on the held channel ends at its timeout with EBUSY
-# (hf_stop -m busy).  The same with
-# device_del during the transfer is in twocards.sh (hf_stop -m unplug).
+# (hf_stop -m busy).  XFER_WB runs whose writeback word says "done" long
+# before the card is, forged by a thread or written by the card's own data
+# (in MSI-X mode with stray interrupts as wake-ups), end only with the
+# descriptor, and UNPIN right after lets the card write nothing (hf_stop -m
+# wb; docs/driver-stop.md "Words a user or a GPU can write"), in the
+# configuration's completion mode and, the module reloaded, in poll mode.
+# The same with device_del during the transfer is in twocards.sh (hf_stop
+# -m unplug).
 # Skipped without a card on a Gen1 x1 link.
 . "${HF_GUEST_LIB:-/tests/case-lib.sh}"
 slow=
@@ -27,4 +33,13 @@ fi
 hf_prog stop64 120 hf_stop -d "$slow" -m timeout
 hf_prog stop64 120 hf_stop -d "$slow" -m kill
 hf_prog stop64 120 hf_stop -d "$slow" -m busy
+hf_prog stop64 120 hf_stop -d "$slow" -m wb
+if hf_reload poll_mode=1; then
+	hf_prog stop64 120 hf_stop -d "$slow" -m wb
+	hf_restore stop64
+else
+	echo "FAIL stop64/wb-poll-reload: $(head -c 200 /tmp/hf_reload.out)"
+	hf_rc=1
+	hf_restore stop64
+fi
 exit $hf_rc

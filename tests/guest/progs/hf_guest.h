@@ -311,6 +311,15 @@ static inline int hfg_fault(int ufd, uint32_t bits)
 	return hfg_wr32(ufd, HFG_FW, bits);
 }
 
+/*
+ * The card sends engine @engine's (engine order) channel message once, a
+ * stray one: nothing finished (MSI-X, MSI; the window's 0xf0f8).
+ */
+static inline int hfg_stray_irq(int ufd, uint32_t engine)
+{
+	return hfg_wr32(ufd, HFG_FW + 0xf8, engine);
+}
+
 /* Every engine of the card hangs for @us microseconds from now. */
 static inline int hfg_hang(int ufd, uint32_t us)
 {

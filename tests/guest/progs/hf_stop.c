@@ -4,7 +4,7 @@
  * (docs/driver-stop.md): the card must write nothing after the driver has
  * given the memory back.
  *
- *   hf_stop [-d /dev/hellofpgaN] -m timeout|kill|busy|unplug|stuck [-q LINE]
+ *   hf_stop [-d /dev/hellofpgaN] -m timeout|kill|busy|unplug|wb|stuck [-q LINE]
  *
  * The 64 MiB modes want a card on a slow link (xdma-sim link=gen1x1: about
  * 290 ms for one 64 MiB descriptor) and a pin that is one DMA segment (the
@@ -42,6 +42,19 @@
  *            all of its pattern in B (remove() proved the engine idle
  *            first), B unchanged 0.5 s later, no DMAR fault; a PIN on the
  *            open file then fails with ENODEV.
+ *   wb       XFERs with HELLOFPGA_XFER_WB of 16 MiB (one descriptor, ~70
+ *            ms) C2H whose word says "all done" (0x00ffffff) long before
+ *            the card is done: written over and over by a thread (the
+ *            word in a page of its own), or by the card's own data (the
+ *            word inside the destination, card memory holding that value
+ *            there); in MSI-X mode the card also sends a stray interrupt
+ *            of C2H0 every 300 us (the fault window), a wake-up with
+ *            nothing finished.  XFER must succeed only with the whole
+ *            descriptor in the buffer (the card's count, 1, over the word
+ *            inside it); UNPIN and munmap right after, nothing written
+ *            later, no DMA fault; the next transfer works.  Run once per
+ *            completion mode (stop64.sh: the configuration's, then
+ *            poll_mode=1).
  *   stuck    any card: with the stall fault, a child's XFER (30 s timeout)
  *            and a child's read() of c2h_0 (the module's timeout_ms: load
  *            it with 30000) are stuck; SIGKILL ends each well within 2 s
@@ -54,6 +67,7 @@
  */
 #define _GNU_SOURCE	/* memfd_create() */
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -119,32 +133,40 @@ static int buf_setup(void)
 }
 
 /*
- * Card memory [@addr, +BIG) := pattern @seed, through a pin of map A (which
- * then holds it too); the pin stays in *@handle when asked for.  0 or -errno.
+ * Card memory [@addr, +@len) := pattern @seed, through a pin of the first
+ * @len bytes of map A (which then holds it too); the pin stays in *@handle
+ * when asked for.  0 or -errno.
  */
-static int card_load(uint64_t addr, uint32_t seed, uint64_t *handle,
-		     uint32_t *nsegs)
+static int card_load_len(uint64_t addr, uint32_t seed, uint64_t len,
+			 uint64_t *handle, uint32_t *nsegs)
 {
 	struct hellofpga_pin p = {
 		.type = HELLOFPGA_PIN_HOST,
 		.addr = (uintptr_t)map_a,
-		.size = BIG,
+		.size = len,
 		.fd = -1,
 	};
 	int ret;
 
-	hfg_fill(map_a, BIG, seed);
+	hfg_fill(map_a, len, seed);
 	if (ioctl(ctl, HELLOFPGA_IOC_PIN, &p))
 		return -errno;
 	if (nsegs)
 		*nsegs = p.nsegs;
-	ret = hfg_xfer(ctl, p.handle, HELLOFPGA_XFER_H2C, 0, 0, addr, BIG,
+	ret = hfg_xfer(ctl, p.handle, HELLOFPGA_XFER_H2C, 0, 0, addr, len,
 		       SETUP_MS, NULL);
 	if (ret || !handle)
 		hfg_unpin(ctl, p.handle);
 	else
 		*handle = p.handle;
 	return ret;
+}
+
+/* card_load_len() of BIG bytes */
+static int card_load(uint64_t addr, uint32_t seed, uint64_t *handle,
+		     uint32_t *nsegs)
+{
+	return card_load_len(addr, seed, BIG, handle, nsegs);
 }
 
 /* A 1 MiB round trip H2C0 -> card @addr -> C2H0 on a fresh pin. */
@@ -192,25 +214,33 @@ static int next_transfer(uint64_t addr, char *why, size_t len)
  * XFER failed): copied at once, since looking at 64 MiB takes long enough
  * under TCG for a card that still writes to finish meanwhile.
  */
-static uint8_t *snapshot(void)
+static uint8_t *snapshot_len(uint64_t len)
 {
-	uint8_t *snap = malloc(BIG);
+	uint8_t *snap = malloc(len);
 
 	if (snap)
-		memcpy(snap, map_b, BIG);
+		memcpy(snap, map_b, len);
 	return snap;
 }
 
-/* B unchanged over QUIET_US since @snap; 0 or the first differing byte
- * + 1, -1 without a snapshot.  Frees @snap. */
-static long quiet_check(uint8_t *snap)
+static uint8_t *snapshot(void)
+{
+	return snapshot_len(BIG);
+}
+
+/* The first @len bytes of B unchanged over @quiet_us since @snap; 0 or the
+ * first differing byte + 1, -1 without a snapshot.  Frees @snap. */
+static long quiet_check_len(uint8_t *snap, uint64_t len, long quiet_us)
 {
 	long at = 0;
 
 	if (!snap)
 		return -1;
-	sleep_us(QUIET_US);
-	for (uint64_t i = 0; i < BIG; i++) {
+	sleep_us(quiet_us);
+	/* memcmp() first: a byte loop over 64 MiB is slow under TCG */
+	if (!memcmp(snap, map_b, len))
+		len = 0;
+	for (uint64_t i = 0; i < len; i++) {
 		if (snap[i] != map_b[i]) {
 			at = (long)i + 1;
 			break;
@@ -220,16 +250,26 @@ static long quiet_check(uint8_t *snap)
 	return at;
 }
 
-static void report_quiet(const char *name, long at)
+static long quiet_check(uint8_t *snap)
+{
+	return quiet_check_len(snap, BIG, QUIET_US);
+}
+
+static void report_quiet_us(const char *name, long at, long quiet_us)
 {
 	if (!at)
-		HFG_PASS(name, "the shared buffer did not change in %d ms after it",
-			 QUIET_US / 1000);
+		HFG_PASS(name, "the shared buffer did not change in %ld ms after it",
+			 quiet_us / 1000);
 	else if (at < 0)
 		HFG_FAIL(name, "no memory for the snapshot");
 	else
 		HFG_FAIL(name, "the card wrote into the buffer after the driver gave it back (first change at byte %ld)",
 			 at - 1);
+}
+
+static void report_quiet(const char *name, long at)
+{
+	report_quiet_us(name, at, QUIET_US);
 }
 
 static void report_faults(const char *name, uint64_t dma0)
@@ -690,6 +730,213 @@ static void mode_unplug(const char *qmp)
 			 ret ? strerror(-ret) : "success");
 }
 
+/* ------------------------------------------------------------------- wb */
+
+#define WB_LEN		(16ull << 20)	/* one descriptor, ~70 ms on Gen1 x1 */
+#define WB_QUIET_US	200000		/* longer than WB_LEN could still need */
+#define WB_IN_DATA	4096		/* the word inside the destination */
+#define FORGED		0x00ffffffu	/* "every descriptor done" */
+
+/**
+ * struct wb_forger - a thread that, until stopped, writes FORGED into an
+ * XFER_WB word and/or has the card send a stray interrupt, every 300 us.
+ * @word: the word, NULL: forge nothing
+ * @engine: the engine (engine order) whose channel message the card sends
+ *	(the fault window), -1: none
+ * @stop: set to end it
+ * @t: the thread
+ */
+struct wb_forger {
+	volatile uint32_t *word;
+	int engine;
+	int stop;
+	pthread_t t;
+};
+
+static void *wb_forger_fn(void *arg)
+{
+	struct wb_forger *g = arg;
+	double t0 = hfg_now();
+
+	while (!__atomic_load_n(&g->stop, __ATOMIC_ACQUIRE) &&
+	       ms_since(t0) < 10000) {
+		if (g->word)
+			__atomic_store_n(g->word, FORGED, __ATOMIC_RELEASE);
+		if (g->engine >= 0)
+			hfg_stray_irq(ufd, g->engine);
+		sleep_us(300);
+	}
+	return NULL;
+}
+
+/* XFER C2H0 of card [0, @len) into pin @h with its word at (@wh, @woff). */
+static int xfer_c2h_wb(uint64_t h, uint64_t len, uint64_t wh, uint64_t woff,
+		       uint64_t *bytes)
+{
+	struct hellofpga_xfer x = {
+		.handle = h,
+		.length = len,
+		.dir = HELLOFPGA_XFER_C2H,
+		.timeout_ms = SETUP_MS,
+		.flags = HELLOFPGA_XFER_WB,
+		.wb_handle = wh,
+		.wb_offset = woff,
+	};
+	int ret = ioctl(ctl, HELLOFPGA_IOC_XFER, &x) ? -errno : 0;
+
+	*bytes = x.bytes;
+	return ret;
+}
+
+/*
+ * One XFER_WB C2H of WB_LEN (one descriptor) from card pattern P whose
+ * word says "all done" long before the card is: forged by a thread (the
+ * word in a page of its own), or, @in_data, supplied by the card's own
+ * data (the word at WB_IN_DATA of the destination, where card memory holds
+ * FORGED).  @engine >= 0 (interrupt mode): the card also sends a stray
+ * interrupt of C2H0 every 300 us, the wake-up that makes the run look.
+ * XFER must end with the descriptor: it succeeds with all of P in the
+ * buffer (and, @in_data, the card's count, 1, over FORGED) when it
+ * returns; UNPIN and munmap right after it, nothing is written later and
+ * no DMA fails.
+ */
+static void wb_case(const char *tag, bool in_data, int engine)
+{
+	uint64_t h = 0, hw = 0, bytes = 0, dma0;
+	volatile uint32_t *wpage = NULL;
+	struct wb_forger g = { .engine = engine };
+	uint8_t *snap, expect[WB_IN_DATA + 4];
+	uint32_t nsegs = 0, count = 0;
+	char name[80];
+	bool forging;
+	double t0, dt;
+	int ret;
+	long bad;
+
+	ret = card_load_len(0, SEED_P, WB_LEN, &h, &nsegs);
+	if (!ret && in_data) {
+		memcpy(map_a + WB_IN_DATA, &(uint32_t){ FORGED }, 4);
+		ret = hfg_xfer(ctl, h, HELLOFPGA_XFER_H2C, 0, WB_IN_DATA,
+			       WB_IN_DATA, 4, SETUP_MS, NULL);
+	}
+	if (!ret && !in_data) {
+		wpage = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		ret = wpage == MAP_FAILED ? -errno :
+		      hfg_pin_host(ctl, (void *)wpage, 4096, &hw);
+		g.word = wpage;
+	}
+	snprintf(name, sizeof(name), "%s-setup", tag);
+	if (ret || nsegs != 1) {
+		HFG_FAIL(name, "%s (%u DMA segments, want 1): %s",
+			 ret ? strerror(-ret) : "ok", nsegs, hfg_drv_err(ctl));
+		goto out;
+	}
+	/* zeros, not a pattern: quicker under TCG, and P is what must land */
+	memset(map_a, 0, WB_LEN);
+	dma0 = hfg_counter(ufd, HFG_CNT_DMA_ERRORS);
+	kmark();
+	forging = g.word || g.engine >= 0;
+	if (forging && pthread_create(&g.t, NULL, wb_forger_fn, &g)) {
+		HFG_FAIL(name, "pthread_create failed");
+		goto out;
+	}
+	t0 = hfg_now();
+	ret = in_data ? xfer_c2h_wb(h, WB_LEN, h, WB_IN_DATA, &bytes) :
+			xfer_c2h_wb(h, WB_LEN, hw, 0, &bytes);
+	dt = ms_since(t0);
+	/* the memory goes back at once, as a program would give it back */
+	hfg_unpin(ctl, h);
+	h = 0;
+	munmap(map_a, BIG);
+	map_a = NULL;
+	snap = snapshot_len(WB_LEN);
+	if (forging) {
+		__atomic_store_n(&g.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(g.t, NULL);
+	}
+	snprintf(name, sizeof(name), "%s-xfer", tag);
+	if (!ret && bytes == WB_LEN)
+		HFG_PASS(name, "succeeded after %.0f ms (16 MiB on Gen1 x1: about 70 ms)",
+			 dt);
+	else
+		HFG_FAIL(name, "XFER %s after %.0f ms, bytes %llu: %s",
+			 ret ? strerror(-ret) : "succeeded", dt,
+			 (unsigned long long)bytes, ret ? hfg_drv_err(ctl) : "");
+	/* P, with the word's bytes of P where the card's count went */
+	bad = 0;
+	if (snap) {
+		hfg_fill(expect, sizeof(expect), SEED_P);
+		if (in_data) {
+			memcpy(&count, snap + WB_IN_DATA, 4);
+			memcpy(snap + WB_IN_DATA, expect + WB_IN_DATA, 4);
+		}
+		bad = hfg_check(snap, WB_LEN, SEED_P);
+		if (in_data)
+			memcpy(snap + WB_IN_DATA, &count, 4);
+	}
+	snprintf(name, sizeof(name), "%s-landed-before-return", tag);
+	if (bad < 0 && (!in_data || count == 1))
+		HFG_PASS(name, "all of the descriptor in the buffer when XFER returned%s",
+			 in_data ? ", the card's count over the word" : "");
+	else
+		HFG_FAIL(name, "XFER returned after %.0f ms while the card was still writing: byte %ld of 16 MiB not there at UNPIN%s (word 0x%08x)",
+			 dt, bad, in_data ? ", the card's count not over the word yet" : "",
+			 count);
+	snprintf(name, sizeof(name), "%s-nothing-written-after-unpin", tag);
+	report_quiet_us(name, quiet_check_len(snap, WB_LEN, WB_QUIET_US),
+			WB_QUIET_US);
+	snprintf(name, sizeof(name), "%s-no-dma-fault", tag);
+	report_faults(name, dma0);
+out:
+	if (h)
+		hfg_unpin(ctl, h);
+	if (hw)
+		hfg_unpin(ctl, hw);
+	if (wpage && wpage != MAP_FAILED)
+		munmap((void *)wpage, 4096);
+	if (!map_a)
+		map_a = mmap(NULL, BIG, PROT_READ | PROT_WRITE, MAP_SHARED |
+			     MAP_POPULATE, mfd, 0);
+}
+
+/*
+ * XFER_WB words that say "done" before the engine is (docs/driver-stop.md,
+ * "Words a user or a GPU can write"): forged by a thread, or by the card's
+ * data; in MSI-X mode with stray interrupts as the wake-up.
+ */
+static void mode_wb(void)
+{
+	struct hellofpga_info info;
+	double t0 = hfg_now();
+	int engine = -1;
+	const char *m;
+
+	if (hfg_info(ctl, &info) || !(info.features & HELLOFPGA_FEAT_XFER_WB)) {
+		HFG_SKIP("wb-all", "no HELLOFPGA_FEAT_XFER_WB");
+		return;
+	}
+	if (info.irq_mode == HELLOFPGA_IRQ_MODE_MSIX)
+		engine = info.num_h2c;		/* C2H0 */
+	m = info.irq_mode == HELLOFPGA_IRQ_MODE_POLL ? "wb-poll" :
+	    engine >= 0 ? "wb-msix" : "wb-irq";
+	if (engine >= 0 && !hfg_fw_present(ufd)) {
+		HFG_SKIP(m, "no fault window for the stray interrupts");
+		return;
+	}
+	{
+		char tag[32];
+
+		snprintf(tag, sizeof(tag), "%s-thread", m);
+		wb_case(tag, false, engine);
+		snprintf(tag, sizeof(tag), "%s-data", m);
+		wb_case(tag, true, engine);
+		snprintf(tag, sizeof(tag), "%s-next-transfer", m);
+		report_next(tag, BIG);
+	}
+	printf("# hf_stop -m wb (%s): %.1f s\n", m, ms_since(t0) / 1e3);
+}
+
 /* ---------------------------------------------------------------- stuck */
 
 /* A child stuck in a transfer (@rw: read() of c2h_0, else XFER H2C0),
@@ -797,7 +1044,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (!mode || (!strcmp(mode, "unplug") && !qmp)) {
-		fprintf(stderr, "usage: hf_stop [-d CARD] -m timeout|kill|busy|unplug|stuck [-q QMP-LINE]\n");
+		fprintf(stderr, "usage: hf_stop [-d CARD] -m timeout|kill|busy|unplug|wb|stuck [-q QMP-LINE]\n");
 		return 2;
 	}
 	ctl = hfg_open(card, "_control", O_RDWR);
@@ -823,6 +1070,8 @@ int main(int argc, char **argv)
 		mode_busy();
 	else if (!strcmp(mode, "unplug"))
 		mode_unplug(qmp);
+	else if (!strcmp(mode, "wb"))
+		mode_wb();
 	else
 		return 2;
 	return hfg_exit();

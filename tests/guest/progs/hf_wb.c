@@ -11,8 +11,14 @@
  * descriptor count (a stale value cleared first; the pin's segment count
  * for a whole-pin run; the word in the data pin itself), a failed run's
  * word marked with HELLOFPGA_XFER_WB_FAILED, the refusals (unaligned, out
- * of the pin, unknown handle, wb fields without the flag) and the pins
- * given back; the library's HelloFPGA_GPUDirect_Submit() with a GPU wait
+ * of the pin, without HELLOFPGA_XFER_WB_ROOM bytes of the pin from it,
+ * unknown handle, wb fields without the flag, a timeout_ms above
+ * HELLOFPGA_MAX_TIMEOUT_MS) and the pins given back; a word that another
+ * thread forges ("all done") while the engine is stalled (the fault
+ * window; in MSI-X mode with a stray interrupt of the channel after each
+ * forgery): the XFER ends only after the stall is lifted, with the card's
+ * count in the word, or with ETIMEDOUT when the stall outlasts its
+ * timeout; the library's HelloFPGA_GPUDirect_Submit() with a GPU wait
  * on the emulated GPU (the consumer sees the card's count).  With -b
  * (every mapping bounces: swiotlb=force) the flag is refused with
  * EOPNOTSUPP and a LAST_ERROR that says why, and a submission fails with
@@ -30,6 +36,7 @@
  *
  * Prints PASS/FAIL/SKIP lines "wb/NAME"; exit status 1 when one failed.
  */
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include "hellofpga.h"
@@ -74,8 +81,9 @@ static int pin_host(void *addr, uint64_t size, uint64_t *handle,
 	return 0;
 }
 
-static int xfer_wb(uint64_t h, uint32_t dir, uint64_t off, uint64_t len,
-		   uint32_t flags, uint64_t wh, uint64_t woff)
+static int xfer_wb_t(uint64_t h, uint32_t dir, uint64_t off, uint64_t len,
+		     uint32_t flags, uint64_t wh, uint64_t woff,
+		     uint32_t timeout_ms, uint64_t *bytes)
 {
 	struct hellofpga_xfer x = {
 		.handle = h,
@@ -83,12 +91,22 @@ static int xfer_wb(uint64_t h, uint32_t dir, uint64_t off, uint64_t len,
 		.card_addr = 1 << 20,
 		.length = len,
 		.dir = dir,
+		.timeout_ms = timeout_ms,
 		.flags = flags,
 		.wb_handle = wh,
 		.wb_offset = woff,
 	};
+	int ret = ioctl(ctl, HELLOFPGA_IOC_XFER, &x) ? -errno : 0;
 
-	return ioctl(ctl, HELLOFPGA_IOC_XFER, &x) ? -errno : 0;
+	if (bytes)
+		*bytes = x.bytes;
+	return ret;
+}
+
+static int xfer_wb(uint64_t h, uint32_t dir, uint64_t off, uint64_t len,
+		   uint32_t flags, uint64_t wh, uint64_t woff)
+{
+	return xfer_wb_t(h, dir, off, len, flags, wh, woff, 0, NULL);
 }
 
 static uint32_t rd(const volatile uint32_t *w)
@@ -98,13 +116,140 @@ static uint32_t rd(const volatile uint32_t *w)
 
 /* --- memory-mapped cards: XFER_WB ------------------------------------- */
 
-static void mm_tests(void)
+/**
+ * struct forger - a thread that writes "all done" into an XFER_WB word
+ * over and over while the XFER waits, as any thread of the process may.
+ * @word: the word
+ * @engine: after each forgery the card sends this engine's channel
+ *	message (a stray interrupt: the wake-up), -1 for none
+ * @lift: when done forging, lift the card's faults (the stall)
+ * @lifting: set just before the lift (the XFER may end right after it)
+ * @stop: forge until set (and at most 5 s)
+ * @forge_us: with @lift, forge this long, then lift
+ * @t: the thread
+ */
+struct forger {
+	volatile uint32_t *word;
+	int engine;
+	bool lift;
+	int lifting;
+	int stop;
+	long forge_us;
+	pthread_t t;
+};
+
+#define FORGED		0x00ffffffu	/* every count a chain can have */
+
+static void *forger_fn(void *arg)
+{
+	struct forger *g = arg;
+	double t0 = hfg_now();
+
+	while (!__atomic_load_n(&g->stop, __ATOMIC_ACQUIRE) &&
+	       hfg_now() - t0 < 5 &&
+	       (!g->lift || (hfg_now() - t0) * 1e6 < g->forge_us)) {
+		__atomic_store_n(g->word, FORGED, __ATOMIC_RELEASE);
+		if (g->engine >= 0)
+			hfg_stray_irq(ufd, g->engine);
+		usleep(200);
+	}
+	if (g->lift) {
+		__atomic_store_n(&g->lifting, 1, __ATOMIC_RELEASE);
+		hfg_fault(ufd, 0);
+	}
+	return NULL;
+}
+
+static int forger_start(struct forger *g, volatile uint32_t *word,
+			int engine, bool lift, long forge_us)
+{
+	memset(g, 0, sizeof(*g));
+	g->word = word;
+	g->engine = engine;
+	g->lift = lift;
+	g->forge_us = forge_us;
+	return pthread_create(&g->t, NULL, forger_fn, g);
+}
+
+static void forger_stop(struct forger *g)
+{
+	__atomic_store_n(&g->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(g->t, NULL);
+}
+
+/*
+ * The word is user memory: a forged "done" must not end an XFER whose
+ * engine is still busy (H2C0 stalled by the fault window).  MSI-X: a stray
+ * interrupt of H2C0 after each forgery wakes the waiting run too.
+ */
+static void forged_tests(uint64_t hd, uint64_t hw, volatile uint32_t *w,
+			 uint32_t irq_mode)
+{
+	int engine = irq_mode == HELLOFPGA_IRQ_MODE_MSIX ? 0 : -1;
+	uint64_t bytes = ~0ull;
+	struct forger g;
+	double t0, dt;
+	int ret, lifted;
+
+	if (ufd < 0 || !hfg_fw_present(ufd)) {
+		HFG_SKIP("mm/forged-word", "no fault window");
+		return;
+	}
+	/* 100 ms of forgeries, then the stall is lifted */
+	w[8] = 0;
+	hfg_fault(ufd, HFG_FAULT_STALL);
+	if (forger_start(&g, &w[8], engine, true, 100000)) {
+		hfg_fault(ufd, 0);
+		HFG_FAIL("mm/forged-word", "pthread_create failed");
+		return;
+	}
+	t0 = hfg_now();
+	ret = xfer_wb_t(hd, HELLOFPGA_XFER_H2C, 0, 4096, HELLOFPGA_XFER_WB, hw,
+			32, 10000, &bytes);
+	dt = (hfg_now() - t0) * 1e3;
+	lifted = __atomic_load_n(&g.lifting, __ATOMIC_ACQUIRE);
+	forger_stop(&g);
+	hfg_fault(ufd, 0);
+	hfg_expect(!ret && lifted && bytes == 4096 && rd(&w[8]) == 1,
+		   "mm/forged-word-waits-for-the-engine",
+		   "XFER %d after %.0f ms, %s, bytes %llu, word 0x%08x (the card's count is 1): %s",
+		   ret, dt, lifted ? "after the stall was lifted" :
+		   "BEFORE the stall was lifted: it believed the forged word",
+		   (unsigned long long)bytes, rd(&w[8]),
+		   ret ? hfg_drv_err(ctl) : "");
+	/* the stall outlasts a 50 ms timeout: ETIMEDOUT, nothing moved */
+	w[16] = 0;
+	hfg_fault(ufd, HFG_FAULT_STALL);
+	if (forger_start(&g, &w[16], engine, false, 0)) {
+		hfg_fault(ufd, 0);
+		HFG_FAIL("mm/forged-word", "pthread_create failed");
+		return;
+	}
+	t0 = hfg_now();
+	ret = xfer_wb_t(hd, HELLOFPGA_XFER_H2C, 0, 4096, HELLOFPGA_XFER_WB, hw,
+			64, 50, &bytes);
+	dt = (hfg_now() - t0) * 1e3;
+	forger_stop(&g);
+	hfg_fault(ufd, 0);
+	hfg_expect(ret == -ETIMEDOUT && bytes == 0,
+		   "mm/forged-word-of-a-stalled-engine-times-out",
+		   "XFER %s after %.0f ms, bytes %llu (want ETIMEDOUT, 0): %s",
+		   ret ? strerror(-ret) : "succeeded", dt,
+		   (unsigned long long)bytes, ret ? hfg_drv_err(ctl) : "");
+	ret = xfer_wb(hd, HELLOFPGA_XFER_H2C, 0, 4096, HELLOFPGA_XFER_WB, hw,
+		      64);
+	hfg_expect(!ret && rd(&w[16]) == 1, "mm/forged-word-next-run",
+		   "%d, word 0x%08x: %s", ret, rd(&w[16]),
+		   ret ? hfg_drv_err(ctl) : "");
+}
+
+static void mm_tests(uint32_t irq_mode)
 {
 	uint8_t *data = page_alloc(65536), *wp = page_alloc(4096);
 	volatile uint32_t *w = (volatile uint32_t *)wp;
 	uint64_t hd = 0, hw = 0;
 	uint32_t nsegs = 0;
-	int ret;
+	int ret, ret2;
 
 	if (!data || !wp || pin_host(data, 65536, &hd, &nsegs) ||
 	    pin_host(wp, 4096, &hw, NULL)) {
@@ -139,19 +284,20 @@ static void mm_tests(void)
 		   rd(&w[3]), ret ? hfg_drv_err(ctl) : "");
 	hfg_expect(rd(&w[2]) == 1, "mm/other-words-untouched", "0x%08x",
 		   rd(&w[2]));
-	/* the whole pin: one descriptor per bus segment */
+	/* the whole pin: one descriptor per bus segment; the last word
+	 * with HELLOFPGA_XFER_WB_ROOM bytes of the pin from it */
 	ret = xfer_wb(hd, HELLOFPGA_XFER_H2C, 0, 65536, HELLOFPGA_XFER_WB, hw,
-		      4092);
-	hfg_expect(!ret && rd(&w[1023]) == nsegs,
+		      4096 - HELLOFPGA_XFER_WB_ROOM);
+	hfg_expect(!ret && rd(&w[1016]) == nsegs,
 		   "mm/whole-pin-word-is-its-segment-count",
-		   "%d, word %u, pin of %u segments: %s", ret, rd(&w[1023]),
+		   "%d, word %u, pin of %u segments: %s", ret, rd(&w[1016]),
 		   nsegs, ret ? hfg_drv_err(ctl) : "");
 	/* the word in the data pin itself, outside the run's range */
 	ret = xfer_wb(hd, HELLOFPGA_XFER_H2C, 0, 4096, HELLOFPGA_XFER_WB, hd,
-		      65532);
-	hfg_expect(!ret && ((volatile uint32_t *)data)[16383] == 1,
+		      65536 - HELLOFPGA_XFER_WB_ROOM);
+	hfg_expect(!ret && ((volatile uint32_t *)data)[16376] == 1,
 		   "mm/word-in-the-data-pin", "%d, word 0x%08x: %s", ret,
-		   ((volatile uint32_t *)data)[16383],
+		   ((volatile uint32_t *)data)[16376],
 		   ret ? hfg_drv_err(ctl) : "");
 	/* refusals */
 	ret = xfer_wb(hd, HELLOFPGA_XFER_H2C, 0, 4096, HELLOFPGA_XFER_WB, hw, 6);
@@ -161,6 +307,27 @@ static void mm_tests(void)
 		      4096);
 	hfg_expect(ret == -EINVAL, "mm/outside-pin-einval", "%d: %s", ret,
 		   hfg_drv_err(ctl));
+	/* the word inside, not the room the card's writeback may take */
+	w[1023] = 0xdeadbeef;
+	ret = xfer_wb(hd, HELLOFPGA_XFER_H2C, 0, 4096, HELLOFPGA_XFER_WB, hw,
+		      4092);
+	ret2 = xfer_wb(hd, HELLOFPGA_XFER_H2C, 0, 4096, HELLOFPGA_XFER_WB, hw,
+		       4096 - HELLOFPGA_XFER_WB_ROOM + 4);
+	hfg_expect(ret == -EINVAL && ret2 == -EINVAL &&
+		   strstr(hfg_drv_err(ctl), "HELLOFPGA_XFER_WB_ROOM") &&
+		   rd(&w[1023]) == 0xdeadbeef, "mm/word-without-room-einval",
+		   "last word %d, %u bytes before the end %d, word 0x%08x: %s",
+		   ret, HELLOFPGA_XFER_WB_ROOM - 4, ret2, rd(&w[1023]),
+		   hfg_drv_err(ctl));
+	/* XFER's timeout_ms has SET_TIMEOUT's cap */
+	ret = xfer_wb_t(hd, HELLOFPGA_XFER_H2C, 0, 4096, 0, 0, 0,
+			HELLOFPGA_MAX_TIMEOUT_MS + 1, NULL);
+	ret2 = xfer_wb_t(hd, HELLOFPGA_XFER_H2C, 0, 4096, 0, 0, 0,
+			 HELLOFPGA_MAX_TIMEOUT_MS, NULL);
+	hfg_expect(ret == -EINVAL && !ret2, "mm/timeout-above-max-einval",
+		   "%u ms: %d, %u ms: %d (want EINVAL, 0): %s",
+		   HELLOFPGA_MAX_TIMEOUT_MS + 1, ret, HELLOFPGA_MAX_TIMEOUT_MS,
+		   ret2, hfg_drv_err(ctl));
 	ret = xfer_wb(hd, HELLOFPGA_XFER_H2C, 0, 4096, HELLOFPGA_XFER_WB,
 		      hw + 1000, 0);
 	hfg_expect(ret == -ENOENT, "mm/unknown-handle-enoent", "%d: %s", ret,
@@ -189,6 +356,7 @@ static void mm_tests(void)
 	} else {
 		HFG_SKIP("mm/failed-run-word-marked", "no fault window");
 	}
+	forged_tests(hd, hw, w, irq_mode);
 out:
 	hfg_expect(!hfg_unpin(ctl, hw) && !hfg_unpin(ctl, hd), "mm/unpin",
 		   "%s", hfg_drv_err(ctl));
@@ -599,7 +767,7 @@ int main(int argc, char **argv)
 			   !(info.features & HELLOFPGA_FEAT_STREAM_WB_PIN),
 			   "mm/feature", "features 0x%llx",
 			   (unsigned long long)info.features);
-		mm_tests();
+		mm_tests(info.irq_mode);
 		lib_submit_tests();
 	}
 	close(ctl);
