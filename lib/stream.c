@@ -128,10 +128,14 @@ static struct hellofpga_stream *tbl_get(HELLOFPGA_STREAM v)
 	return s;
 }
 
+/*
+ * Drop a reference.  A Close waits for its own to be the last one (refs
+ * 1), so the wake-up comes at 1 as well as at 0.
+ */
 static void tbl_put(struct hellofpga_stream *s)
 {
 	pthread_mutex_lock(&tbl_lock);
-	if (!--s->refs)
+	if (--s->refs <= 1)
 		pthread_cond_broadcast(&tbl_idle);
 	pthread_mutex_unlock(&tbl_lock);
 }

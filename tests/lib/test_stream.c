@@ -777,6 +777,104 @@ HF_TEST(stream_close_wakes_a_waiter_on_the_stream)
 	rx_close(&x);
 }
 
+/*
+ * Threads that call on a stream while another closes it: each calls
+ * until it gets -EBADF (the stream closed), counting its calls.
+ */
+enum caller_kind {
+	CALL_POLL,		/* Stream_Wait(s, 0) */
+};
+
+struct caller {
+	HELLOFPGA_STREAM s;
+	enum caller_kind kind;
+	unsigned long calls;	/* atomic */
+	int bad;		/* a result other than 0, -ETIMEDOUT, -EBADF */
+	pthread_t t;
+};
+
+static void *caller_fn(void *arg)
+{
+	struct caller *c = arg;
+	HELLOFPGA_FRAME f;
+	int ret;
+
+	for (;;) {
+		ret = HelloFPGA_Stream_Wait(c->s, 0, &f);
+		__atomic_add_fetch(&c->calls, 1, __ATOMIC_RELEASE);
+		if (ret == -EBADF)
+			return NULL;
+		if (ret && ret != -ETIMEDOUT) {
+			c->bad = ret;
+			return NULL;
+		}
+	}
+}
+
+struct close_race_row {
+	const char *name;
+	enum caller_kind kind;
+	int threads;
+	int rounds;
+};
+
+/*
+ * Stream_Close while @row->threads threads call on the stream, @rounds
+ * times: it returns, and every call ends with -EBADF, never a crash.
+ */
+static void close_race(const struct close_race_row *row)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	struct caller cl[2];
+	HELLOFPGA_HANDLE h;
+
+	t_watchdog(120, "HelloFPGA_Stream_Close() with calls in flight");
+	h = t_open(CARD);
+	for (int r = 0; r < row->rounds; r++) {
+		HELLOFPGA_STREAM s;
+		int ret;
+
+		HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+		memset(cl, 0, sizeof(cl));
+		for (int i = 0; i < row->threads; i++) {
+			cl[i].s = s;
+			cl[i].kind = row->kind;
+			HF_CHECK_ERR(pthread_create(&cl[i].t, NULL, caller_fn,
+						    &cl[i]), 0);
+		}
+		/* every thread is in its calls */
+		for (int i = 0; i < row->threads; i++)
+			while (__atomic_load_n(&cl[i].calls,
+					       __ATOMIC_ACQUIRE) < 2)
+				sleep_us(50);
+		sleep_us((r % 4) * 100);
+		ret = HelloFPGA_Stream_Close(s);
+		HF_CHECK_MSG(!ret, "round %d: Stream_Close: %d: %s", r, ret,
+			     HelloFPGA_GetLastError(h));
+		for (int i = 0; i < row->threads; i++) {
+			HF_CHECK_ERR(pthread_join(cl[i].t, NULL), 0);
+			HF_CHECK_MSG(!cl[i].bad, "round %d: a call returned %d",
+				     r, cl[i].bad);
+		}
+	}
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	t_watchdog_off();
+}
+
+static const struct close_race_row close_wait_rows[] = {
+	{ "one_thread_polling", CALL_POLL, 1, 40 },
+	{ "two_threads_polling", CALL_POLL, 2, 40 },
+};
+
+static void close_wait_case(const void *arg)
+{
+	close_race(arg);
+}
+
+/* Stream_Close() returns once the calls in flight have: no lost wake-up. */
+HF_TEST_ROWS(stream_close_returns_while_other_threads_wait_on_the_stream,
+	     close_wait_rows, close_wait_case)
+
 /* ---- H2C: a write sends one packet to the channel's sink ---- */
 
 static u32 sink_rd(HELLOFPGA_HANDLE h, u32 reg)
