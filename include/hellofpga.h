@@ -884,8 +884,9 @@ int HelloFPGA_Stream_Release(HELLOFPGA_STREAM s, uint32_t index);
 
 /**
  * HelloFPGA_Stream_GetStats() - the stream's counters.
- * Return: 0, -EBADF, -ECHILD, -EFAULT (NULL @st), -EIO (any other failure
- * of the backend).
+ * Return: 0, -EBADF (also when HelloFPGA_Stream_Close() of the stream
+ * came while this ran), -ECHILD, -EFAULT (NULL @st), -EIO (any other
+ * failure of the backend).
  */
 int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st);
 

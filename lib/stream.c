@@ -407,9 +407,25 @@ static void apply_gpu_releases(struct hellofpga_stream *s)
 	}
 }
 
-/* Hand the released buffers to the backend; under @s->lock. */
+/*
+ * Has the stream been stopped (its ring freed)?  Under @s->lock or
+ * @s->gw_lock, which the stop holds while it clears @s->dev: a call that
+ * took its references before a Stream_Close() began may get here after
+ * the stop, and then must not reach the ring.
+ */
+static bool stream_stopped(const struct hellofpga_stream *s)
+{
+	return !__atomic_load_n(&s->dev, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Hand the released buffers to the backend; under @s->lock.  Nothing once
+ * the stream has stopped: its ring is gone.
+ */
 static void apply_releases(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 {
+	if (stream_stopped(s))
+		return;
 	apply_gpu_releases(s);
 	if (!__atomic_exchange_n(&s->pending, false, __ATOMIC_ACQ_REL))
 		return;
@@ -535,9 +551,17 @@ static int stream_release(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 				    index, s->cfg.buffers);
 	__atomic_sub_fetch(&s->nheld, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->pending, true, __ATOMIC_RELEASE);
-	if (!try_apply_releases(dev, s))
-		/* a wait holds the ring: it hands the buffer over */
-		dev->ops->stream_kick(dev, s);
+	if (!try_apply_releases(dev, s)) {
+		/*
+		 * A wait holds the ring: it hands the buffer over.  Or the
+		 * stop does: @s->gw_lock keeps the ring until the kick is
+		 * done (the stop frees it under that lock too).
+		 */
+		pthread_mutex_lock(&s->gw_lock);
+		if (!stream_stopped(s))
+			dev->ops->stream_kick(dev, s);
+		pthread_mutex_unlock(&s->gw_lock);
+	}
 	return 0;
 }
 
@@ -572,6 +596,14 @@ int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM v, HELLOFPGA_STREAM_STATS *st)
 	}
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&s->lock);
+	if (stream_stopped(s)) {
+		/* a Stream_Close() stopped it after this call began */
+		pthread_mutex_unlock(&s->lock);
+		ret = hf_set_error(dev, -EBADF,
+				   "HelloFPGA_Stream_GetStats: the stream was closed while this call ran");
+		return hf_api_ret(HF_API_STREAM_GET_STATS,
+				  stream_put(s, dev, ret));
+	}
 	apply_releases(dev, s);
 	dev->ops->stream_stats(dev, s, &rs);
 	pthread_mutex_unlock(&s->lock);
