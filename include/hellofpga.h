@@ -893,7 +893,10 @@ int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st);
 /**
  * HelloFPGA_Stream_Close() - stop the stream, prove its engine idle, free
  * the ring (what the library allocated) and the stream.  NULL is a no-op.
- * Calls on the stream running in other threads end first (-EBADF).
+ * Calls on the stream running in other threads end first (-EBADF).  While
+ * HelloFPGA_Close() of its handle runs in another thread (it may wait for
+ * a transfer in flight before it stops the streams), this waits for that
+ * stop.
  * Return: 0 (also after the handle was closed: the stream is only freed),
  * -EBADF (not an open stream: closed already, closed by another thread at
  * the same time, or a value no Open returned in this process), -ECHILD

@@ -173,7 +173,8 @@ struct hf_stream_gpu_slot {
 /**
  * struct hellofpga_stream - a C2H stream (HELLOFPGA_STREAM).
  * @h: the handle it was opened on (every call looks it up: -EBADF, -ECHILD)
- * @dev: the card; NULL once stopped by HelloFPGA_Close() of @h
+ * @dev: the card; NULL once the ring is stopped (by HelloFPGA_Close() of @h
+ *	or HelloFPGA_Stream_Close(); cleared under @lock and @gw_lock)
  * @next: the card's list of streams, under the card's @stream_lock
  * @cfg: the configuration
  * @lock: serialises waits, the application of releases and the stop
@@ -198,11 +199,15 @@ struct hf_stream_gpu_slot {
  * @bdata: the backend's state
  * @refs: calls using it, under the stream table's lock (stream.c): a
  *	HelloFPGA_Stream_Close() waits for the others before it frees it
+ * @stopped: HelloFPGA_Close() of @h has stopped it and is done with it
+ *	(stream table's lock): a HelloFPGA_Stream_Close() that came during
+ *	that Close waits for this before it frees it
  * @value: its HELLOFPGA_STREAM (generation << 16 | slot + 1), never a
  *	pointer: a stale or made-up value is -EBADF, not a crash
  */
 struct hellofpga_stream {
 	uint32_t refs;
+	bool stopped;
 	HELLOFPGA_STREAM value;
 	HELLOFPGA_HANDLE h;
 	struct hellofpga_dev *dev;

@@ -156,6 +156,32 @@ static bool tbl_remove(struct hellofpga_stream *s)
 	return sl != NULL;
 }
 
+/*
+ * The stop of HelloFPGA_Close() (hf_stream_close_all()) is done with @s:
+ * a HelloFPGA_Stream_Close() waiting for it (stream_wait_stopped()) may
+ * free it now.  Nothing of @s is touched after this.
+ */
+static void tbl_mark_stopped(struct hellofpga_stream *s)
+{
+	pthread_mutex_lock(&tbl_lock);
+	s->stopped = true;
+	pthread_cond_broadcast(&tbl_idle);
+	pthread_mutex_unlock(&tbl_lock);
+}
+
+/*
+ * HelloFPGA_Close() of @s's handle has begun, so @s is its to stop: wait
+ * until that stop is done with it (a HelloFPGA_Close() that waits for a
+ * transfer in flight comes to the streams only after it).
+ */
+static void stream_wait_stopped(struct hellofpga_stream *s)
+{
+	pthread_mutex_lock(&tbl_lock);
+	while (!s->stopped)
+		pthread_cond_wait(&tbl_idle, &tbl_lock);
+	pthread_mutex_unlock(&tbl_lock);
+}
+
 /* Wait until the caller's is the last reference to @s, then drop it. */
 static void tbl_drain(struct hellofpga_stream *s)
 {
@@ -856,9 +882,15 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
 					       (void *)v));
 	}
 	if (ret || __atomic_load_n(&s->dev, __ATOMIC_ACQUIRE) != dev) {
-		/* the handle closed (or closing): the ring is gone already */
+		/*
+		 * The handle is closed, or being closed: its Close stops the
+		 * ring (it may still be waiting for a transfer in flight
+		 * before it gets to the streams, @s still on its list), so
+		 * @s is freed only once that stop is done with it.
+		 */
 		if (!ret)
 			hf_dev_put(dev);
+		stream_wait_stopped(s);
 		tbl_drain(s);
 		stream_free(s);
 		return 0;
@@ -909,6 +941,8 @@ void hf_stream_close_all(struct hellofpga_dev *dev)
 		struct hellofpga_stream *next = s->next;
 
 		stream_stop(dev, s);
+		/* a Stream_Close() of it may free it from here on */
+		tbl_mark_stopped(s);
 		s = next;
 	}
 }

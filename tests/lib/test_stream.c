@@ -11,6 +11,7 @@
  * MSI-X, MSI and legacy modes.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "hf_lib.h"
 #include "hf_stream_pattern.h"
 #include "hf_user_regs.h"
 #include "lib_helpers.h"
@@ -897,6 +899,84 @@ HF_TEST(stream_get_stats_racing_close_never_reaches_the_stopped_ring)
 	};
 
 	close_race(&row);
+}
+
+struct card_closer {
+	HELLOFPGA_HANDLE h;
+	int ret;
+};
+
+static void *card_close_fn(void *arg)
+{
+	struct card_closer *c = arg;
+
+	c->ret = HelloFPGA_Close(c->h);
+	return NULL;
+}
+
+struct h2c_holder {
+	HELLOFPGA_HANDLE h;
+	int ret;
+};
+
+static void *h2c_hold_fn(void *arg)
+{
+	struct h2c_holder *ho = arg;
+	static u8 buf[4096];
+
+	ho->ret = HelloFPGA_DMA_MM_WriteH2C(ho->h, 0, buf, 0, sizeof(buf),
+					    NULL);
+	return NULL;
+}
+
+/*
+ * Stream_Close() while HelloFPGA_Close() of its handle waits for a
+ * transfer in flight (the card hangs): the stream is still on the card's
+ * list, and that Close stops it later; Stream_Close() waits for that stop
+ * rather than free what it will read.  (Freed memory is scribbled over,
+ * M_PERTURB, so that a use after free shows without ASan too.)
+ */
+HF_TEST(stream_close_during_the_handles_close_waits_for_its_stop)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_COUNTERS c0, c1;
+	struct card_closer cc;
+	struct h2c_holder ho;
+	HELLOFPGA_INFO info;
+	pthread_t tc, th;
+	HELLOFPGA_STREAM s;
+	HELLOFPGA_HANDLE h;
+
+	t_watchdog(120, "Stream_Close() during HelloFPGA_Close()");
+	mallopt(M_PERTURB, 0x5a);
+	h = t_open(CARD);
+	t_need_emulated(h, "fault injection (hf_emu_test_inject_hang)");
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	HF_CHECK_ERR(HelloFPGA_SetTimeout(h, 20000), 0);
+	HF_CHECK_ERR(HelloFPGA_GetCounters(h, &c0), 0);
+	HF_CHECK_ERR(hf_emu_test_inject_hang(h, 300000000ull), 0);
+	ho.h = h;
+	ho.ret = 1;
+	HF_CHECK_ERR(pthread_create(&th, NULL, h2c_hold_fn, &ho), 0);
+	/* the write is in flight once its engine was started */
+	do {
+		sleep_us(1000);
+		HF_CHECK_ERR(HelloFPGA_GetCounters(h, &c1), 0);
+	} while (c1.mmio_writes == c0.mmio_writes);
+	cc.h = h;
+	cc.ret = 1;
+	HF_CHECK_ERR(pthread_create(&tc, NULL, card_close_fn, &cc), 0);
+	/* the Close began: the handle is out of the table */
+	while (HelloFPGA_GetInfo(h, &info) != -EBADF)
+		sleep_us(1000);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(pthread_join(tc, NULL), 0);
+	HF_CHECK_ERR(pthread_join(th, NULL), 0);
+	HF_CHECK_ERR(cc.ret, 0);
+	HF_CHECK_ERR(ho.ret, 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), -EBADF);
+	mallopt(M_PERTURB, 0);
+	t_watchdog_off();
 }
 
 /* ---- H2C: a write sends one packet to the channel's sink ---- */
