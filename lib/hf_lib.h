@@ -202,12 +202,15 @@ struct hf_stream_gpu_slot {
  * @stopped: HelloFPGA_Close() of @h has stopped it and is done with it
  *	(stream table's lock): a HelloFPGA_Stream_Close() that came during
  *	that Close waits for this before it frees it
+ * @inherited: this process is a fork() child of the one that opened it
+ *	(stream table's lock)
  * @value: its HELLOFPGA_STREAM (generation << 16 | slot + 1), never a
  *	pointer: a stale or made-up value is -EBADF, not a crash
  */
 struct hellofpga_stream {
 	uint32_t refs;
 	bool stopped;
+	bool inherited;
 	HELLOFPGA_STREAM value;
 	HELLOFPGA_HANDLE h;
 	struct hellofpga_dev *dev;

@@ -57,16 +57,60 @@ struct st_slot {
 
 static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t tbl_idle = PTHREAD_COND_INITIALIZER;
+static pthread_once_t tbl_once = PTHREAD_ONCE_INIT;
 static struct st_slot *slots;
 static uint32_t nslots;
 static uintptr_t next_gen;
+
+/*
+ * fork(): the child has only the thread that forked.  The table's lock is
+ * taken around fork() so the child never inherits it held; in the child
+ * every stream is marked inherited (its calls are -ECHILD through its
+ * handle; Close of one only forgets it) and loses the references of the
+ * parent's calls in flight, whose threads are not there to drop them.
+ * Nothing else of a stream is touched: a thread of the parent may have
+ * held its locks.
+ */
+static void tbl_prepare(void)
+{
+	pthread_mutex_lock(&tbl_lock);
+}
+
+static void tbl_parent(void)
+{
+	pthread_mutex_unlock(&tbl_lock);
+}
+
+static void tbl_child(void)
+{
+	for (uint32_t i = 0; i < nslots; i++) {
+		if (!slots[i].s)
+			continue;
+		slots[i].s->inherited = true;
+		slots[i].s->refs = 0;
+	}
+	/* a new condition variable: waiters of the parent are not here */
+	pthread_cond_init(&tbl_idle, NULL);
+	pthread_mutex_unlock(&tbl_lock);
+}
+
+static void tbl_init(void)
+{
+	pthread_atfork(tbl_prepare, tbl_parent, tbl_child);
+}
+
+static void tbl_lock_take(void)
+{
+	pthread_once(&tbl_once, tbl_init);
+	pthread_mutex_lock(&tbl_lock);
+}
 
 /* Enter @s in the table: 0, or -ENOMEM / -EMFILE. */
 static int tbl_add(struct hellofpga_stream *s)
 {
 	uint32_t i;
 
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	for (i = 0; i < nslots && slots[i].s; i++)
 		;
 	if (i == nslots) {
@@ -118,7 +162,7 @@ static struct hellofpga_stream *tbl_get(HELLOFPGA_STREAM v)
 	struct hellofpga_stream *s = NULL;
 	struct st_slot *sl;
 
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	sl = tbl_slot(v);
 	if (sl) {
 		s = sl->s;
@@ -134,7 +178,7 @@ static struct hellofpga_stream *tbl_get(HELLOFPGA_STREAM v)
  */
 static void tbl_put(struct hellofpga_stream *s)
 {
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	if (--s->refs <= 1)
 		pthread_cond_broadcast(&tbl_idle);
 	pthread_mutex_unlock(&tbl_lock);
@@ -148,7 +192,7 @@ static bool tbl_remove(struct hellofpga_stream *s)
 {
 	struct st_slot *sl;
 
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	sl = tbl_slot(s->value);
 	if (sl)
 		sl->s = NULL;
@@ -163,7 +207,7 @@ static bool tbl_remove(struct hellofpga_stream *s)
  */
 static void tbl_mark_stopped(struct hellofpga_stream *s)
 {
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	s->stopped = true;
 	pthread_cond_broadcast(&tbl_idle);
 	pthread_mutex_unlock(&tbl_lock);
@@ -176,7 +220,7 @@ static void tbl_mark_stopped(struct hellofpga_stream *s)
  */
 static void stream_wait_stopped(struct hellofpga_stream *s)
 {
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	while (!s->stopped)
 		pthread_cond_wait(&tbl_idle, &tbl_lock);
 	pthread_mutex_unlock(&tbl_lock);
@@ -185,7 +229,7 @@ static void stream_wait_stopped(struct hellofpga_stream *s)
 /* Wait until the caller's is the last reference to @s, then drop it. */
 static void tbl_drain(struct hellofpga_stream *s)
 {
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	while (s->refs > 1)
 		pthread_cond_wait(&tbl_idle, &tbl_lock);
 	s->refs = 0;
@@ -886,10 +930,18 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
 		 * The handle is closed, or being closed: its Close stops the
 		 * ring (it may still be waiting for a transfer in flight
 		 * before it gets to the streams, @s still on its list), so
-		 * @s is freed only once that stop is done with it.
+		 * @s is freed only once that stop is done with it.  In a
+		 * fork() child whose inherited handle was closed, nothing
+		 * stops it: it is only forgotten (its locks may be held by
+		 * threads of the parent).
 		 */
 		if (!ret)
 			hf_dev_put(dev);
+		if (s->inherited) {
+			tbl_drain(s);
+			free(s);
+			return 0;
+		}
 		stream_wait_stopped(s);
 		tbl_drain(s);
 		stream_free(s);
