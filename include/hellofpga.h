@@ -84,7 +84,8 @@ typedef struct hellofpga_card *HELLOFPGA_HANDLE;
  * a symbolic link, another user's or writable by other users, or a state
  * file in it is a symbolic link or not a regular file of the user's),
  * -ENOSPC (emulated card: its memory, allocated in full when the card is
- * created, does not fit in the state directory's filesystem),
+ * created, or the page of its channel locks in its lock file, does not fit
+ * in the state directory's filesystem),
  * -EFBIG (emulated card: its memory exceeds the file size limit, ulimit -f),
  * -ENAMETOOLONG ($HELLOFPGA_EMU_DIR too long),
  * -EMFILE, -ENFILE (too many open files),
