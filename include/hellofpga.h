@@ -1172,7 +1172,8 @@ int HelloFPGA_GPU_LaunchHostFunc(void *stream, void (*fn)(void *arg),
 
 /**
  * typedef HELLOFPGA_SUBMISSION - what HelloFPGA_GPUDirect_Submit() queued.
- * @ticket: names it for HelloFPGA_GPUDirect_Complete(); never 0
+ * @ticket: names it for HelloFPGA_GPUDirect_Complete() of the same
+ *	handle (opaque; never 0)
  * @status: its writeback word (host address): 0 until it ends, then the
  *	descriptors done, HELLOFPGA_XFER_WB_ERROR set if it failed
  * @status_dev: the same word's GPU address (a CUdeviceptr), for the
@@ -1246,7 +1247,8 @@ int HelloFPGA_GPUDirect_Submit(HELLOFPGA_HANDLE hDev, int ch,
  * started; -EOPNOTSUPP: the kernel driver refused the word, its DMA
  * mappings bounce; the text names the ticket), or: -EBADF (NULL or closed handle,
  * also while waiting), -ECHILD (after fork()), -EINVAL (@ticket not one of
- * this handle's, @timeout_ms too large), -ERANGE (its result is gone: its
+ * this handle's: made up, or given by another handle, open or closed;
+ * @timeout_ms too large), -ERANGE (its result is gone: its
  * word was used again by a later submission), -EAGAIN (not done yet:
  * @timeout_ms 0, or the time ran out; the transfer goes on).
  */

@@ -325,6 +325,8 @@ struct hf_shared_locks {
  *	to 0 (table lock)
  * @inherited: this process is a fork() child of the one that opened it
  *	(table lock)
+ * @handle: the value of its HELLOFPGA_HANDLE (handle.c), set before any
+ *	call can use it
  * @ops: backend
  * @priv: backend state
  * @info: geometry and identity, filled by the backend's open
@@ -364,6 +366,7 @@ struct hellofpga_dev {
 	unsigned int refs;
 	bool closing;
 	bool inherited;
+	uintptr_t handle;
 	const struct hf_backend_ops *ops;
 	void *priv;
 	HELLOFPGA_INFO info;
