@@ -658,7 +658,9 @@ int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
  * HelloFPGA_GPUDirect_Unpin() - release a pinned buffer; waits for its
  * transfers in flight.
  * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
- * before fork(): see HELLOFPGA_HANDLE), -ENOENT (unknown or already unpinned).
+ * before fork(): see HELLOFPGA_HANDLE), -ENOENT (unknown or already unpinned),
+ * -EBUSY (the ring of an open stream lies in it, HELLOFPGA_STREAM_CONFIG.gpu:
+ * close the stream first; the kernel driver refuses it the same way).
  */
 int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
 			      HELLOFPGA_GPU_HANDLE handle);

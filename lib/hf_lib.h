@@ -254,6 +254,8 @@ void hf_submit_close(struct hellofpga_dev *dev);
  * @lock: transfers hold it shared; unpin and revocation exclusively
  * @refs: references (the table's, and one per lookup in progress); under
  *	the device's @pin_lock.  The last one frees the pin.
+ * @rings: open streams whose ring lies in the pin (hf_pin_get_ring());
+ *	under the device's @pin_lock.  Unpin is -EBUSY while there are.
  * @watch: hf_gpu_watch() registration, 0 when the GPU layer offers no
  *	free callback (then every transfer calls hf_gpu_check())
  * @revoked: the GPU memory was freed while pinned (under @lock)
@@ -270,6 +272,7 @@ struct hf_pin {
 	uint64_t buffer_id;
 	pthread_rwlock_t lock;
 	unsigned int refs;
+	unsigned int rings;
 	long watch;
 	bool revoked;
 	bool released;
@@ -500,6 +503,9 @@ void hf_gpudirect_close(struct hellofpga_dev *dev);
 struct hf_pin *hf_pin_get(struct hellofpga_dev *dev,
 			  HELLOFPGA_GPU_HANDLE handle);
 void hf_pin_put(struct hf_pin *pin);
+struct hf_pin *hf_pin_get_ring(struct hellofpga_dev *dev,
+			       HELLOFPGA_GPU_HANDLE handle);
+void hf_pin_put_ring(struct hf_pin *pin);
 
 /* chanlock.c */
 void hf_deadline_in(struct timespec *dl, int timeout_ms);

@@ -704,6 +704,48 @@ HF_TEST(stream_gpu_ring_in_a_pin_frames_verified)
 	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
 }
 
+/*
+ * The pin a GPU ring lies in cannot be unpinned while the stream is open
+ * (-EBUSY, as the kernel driver's UNPIN refuses it); the ring goes on, and
+ * once the stream is closed the pin goes.
+ */
+HF_TEST(stream_gpu_ring_pin_unpin_while_open_is_ebusy)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 64 << 10);
+	HELLOFPGA_GPU_HANDLE gh = 0;
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_STREAM s;
+	HELLOFPGA_FRAME f;
+	size_t size = 1 << 20;
+	static u8 host[64 << 10];
+	void *gpu = NULL;
+
+	use_test_gpu();
+	h = t_open(CARD);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	c.gpu = gh;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), -EBUSY);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "open stream"), "%s",
+		     HelloFPGA_GetLastError(h));
+	src_start(h, 60000, 8, 0, 0);
+	for (int i = 0; i < 8; i++) {
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, TMO_MS, &f), 0);
+		HF_CHECK_ERR(HelloFPGA_GPU_Memcpy(host, (u8 *)gpu + f.gpu_offset,
+						  f.length,
+						  HELLOFPGA_MEMCPY_GPU_TO_HOST),
+			     0);
+		HF_CHECK_ERR(hf_stream_verify(host, f.length, NULL), 0);
+		HF_CHECK_ERR(HelloFPGA_Stream_Release(s, f.index), 0);
+	}
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), -ENOENT);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+}
+
 HF_TEST(stream_gpu_ring_buffers_larger_than_the_pins_pieces_einval)
 {
 	HELLOFPGA_STREAM_CONFIG c = cfg_of(2, 4 << 20);
