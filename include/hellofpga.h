@@ -84,7 +84,8 @@ typedef struct hellofpga_card *HELLOFPGA_HANDLE;
  * a symbolic link, another user's or writable by other users, or a state
  * file in it is a symbolic link or not a regular file of the user's),
  * -ENOSPC (emulated card: its memory, allocated in full when the card is
- * created, does not fit in the state directory's filesystem),
+ * created, or the page of its channel locks in its lock file, does not fit
+ * in the state directory's filesystem),
  * -EFBIG (emulated card: its memory exceeds the file size limit, ulimit -f),
  * -ENAMETOOLONG ($HELLOFPGA_EMU_DIR too long),
  * -EMFILE, -ENFILE (too many open files),
@@ -657,7 +658,9 @@ int HelloFPGA_GPUDirect_Xfer(HELLOFPGA_HANDLE hDev, int ch,
  * HelloFPGA_GPUDirect_Unpin() - release a pinned buffer; waits for its
  * transfers in flight.
  * Return: 0, -EBADF (NULL or closed handle), -ECHILD (the handle was opened
- * before fork(): see HELLOFPGA_HANDLE), -ENOENT (unknown or already unpinned).
+ * before fork(): see HELLOFPGA_HANDLE), -ENOENT (unknown or already unpinned),
+ * -EBUSY (the ring of an open stream lies in it, HELLOFPGA_STREAM_CONFIG.gpu:
+ * close the stream first; the kernel driver refuses it the same way).
  */
 int HelloFPGA_GPUDirect_Unpin(HELLOFPGA_HANDLE hDev,
 			      HELLOFPGA_GPU_HANDLE handle);
@@ -884,15 +887,19 @@ int HelloFPGA_Stream_Release(HELLOFPGA_STREAM s, uint32_t index);
 
 /**
  * HelloFPGA_Stream_GetStats() - the stream's counters.
- * Return: 0, -EBADF, -ECHILD, -EFAULT (NULL @st), -EIO (any other failure
- * of the backend).
+ * Return: 0, -EBADF (also when HelloFPGA_Stream_Close() of the stream
+ * came while this ran), -ECHILD, -EFAULT (NULL @st), -EIO (any other
+ * failure of the backend).
  */
 int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st);
 
 /**
  * HelloFPGA_Stream_Close() - stop the stream, prove its engine idle, free
  * the ring (what the library allocated) and the stream.  NULL is a no-op.
- * Calls on the stream running in other threads end first (-EBADF).
+ * Calls on the stream running in other threads end first (-EBADF).  While
+ * HelloFPGA_Close() of its handle runs in another thread (it may wait for
+ * a transfer in flight before it stops the streams), this waits for that
+ * stop.
  * Return: 0 (also after the handle was closed: the stream is only freed),
  * -EBADF (not an open stream: closed already, closed by another thread at
  * the same time, or a value no Open returned in this process), -ECHILD
@@ -1167,7 +1174,8 @@ int HelloFPGA_GPU_LaunchHostFunc(void *stream, void (*fn)(void *arg),
 
 /**
  * typedef HELLOFPGA_SUBMISSION - what HelloFPGA_GPUDirect_Submit() queued.
- * @ticket: names it for HelloFPGA_GPUDirect_Complete(); never 0
+ * @ticket: names it for HelloFPGA_GPUDirect_Complete() of the same
+ *	handle (opaque; never 0)
  * @status: its writeback word (host address): 0 until it ends, then the
  *	descriptors done, HELLOFPGA_XFER_WB_ERROR set if it failed
  * @status_dev: the same word's GPU address (a CUdeviceptr), for the
@@ -1241,7 +1249,8 @@ int HelloFPGA_GPUDirect_Submit(HELLOFPGA_HANDLE hDev, int ch,
  * started; -EOPNOTSUPP: the kernel driver refused the word, its DMA
  * mappings bounce; the text names the ticket), or: -EBADF (NULL or closed handle,
  * also while waiting), -ECHILD (after fork()), -EINVAL (@ticket not one of
- * this handle's, @timeout_ms too large), -ERANGE (its result is gone: its
+ * this handle's: made up, or given by another handle, open or closed;
+ * @timeout_ms too large), -ERANGE (its result is gone: its
  * word was used again by a later submission), -EAGAIN (not done yet:
  * @timeout_ms 0, or the time ran out; the transfer goes on).
  */

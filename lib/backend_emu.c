@@ -1595,7 +1595,7 @@ static void emu_stream_free(struct emu_card *card, struct emu_stream *es)
 	else
 		hf_gpu_keep(es->wb);
 	if (es->pin)
-		hf_pin_put(es->pin);
+		hf_pin_put_ring(es->pin);
 	free(es);
 }
 
@@ -1633,7 +1633,7 @@ static int emu_stream_gpu(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 	struct emu_pin *ep;
 	u64 piece = 0;
 
-	es->pin = hf_pin_get(dev, s->cfg.gpu);
+	es->pin = hf_pin_get_ring(dev, s->cfg.gpu);
 	if (!es->pin)
 		return hf_set_error(dev, -ENOENT, "%s: no pin with handle 0x%llx",
 				    fn, (unsigned long long)s->cfg.gpu);

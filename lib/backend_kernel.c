@@ -899,7 +899,7 @@ static void kstream_free(struct hellofpga_dev *dev, struct kstream *ks)
 	if (ks->wb)
 		kstream_wb_free(kc, ks);
 	if (ks->pin)
-		hf_pin_put(ks->pin);
+		hf_pin_put_ring(ks->pin);
 	free(ks);
 }
 
@@ -1002,7 +1002,7 @@ static int kernel_stream_start(struct hellofpga_dev *dev,
 	if (s->cfg.gpu) {
 		struct kpin *kp;
 
-		ks->pin = hf_pin_get(dev, s->cfg.gpu);
+		ks->pin = hf_pin_get_ring(dev, s->cfg.gpu);
 		if (!ks->pin) {
 			ret = hf_set_error(dev, -ENOENT, "%s: no pin with handle 0x%llx",
 					   fn, (unsigned long long)s->cfg.gpu);

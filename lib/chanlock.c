@@ -25,7 +25,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -130,23 +129,31 @@ int hf_ofd_lock_until(int fd, short type, off_t start, off_t len,
  * hf_shared_locks_map() - map the channel locks of a shared card.
  * @fd: the card's lock file, its creation lock held by the caller (so of
  *	racing openers exactly one initialises the locks)
- * @what: the file's name, for the error text
+ * @err: receives the negative errno on failure
  *
  * Return: the mapping, or NULL with *@err set to a negative errno (the
  * error text is the caller's to set: -EPROTO when the file was laid out by
- * an incompatible build of the library).
+ * an incompatible build of the library, -ENOSPC when its filesystem has no
+ * room for the page).
  */
 struct hf_shared_locks *hf_shared_locks_map(int fd, int *err)
 {
 	struct hf_shared_locks *sl;
 	pthread_mutexattr_t a;
-	struct stat st;
+	int ret;
 
-	if (fstat(fd, &st))
-		return *err = -errno, NULL;
-	if (st.st_size < HF_SHARED_LOCKS_SIZE &&
-	    ftruncate(fd, HF_SHARED_LOCKS_SIZE))
-		return *err = -errno, NULL;
+	/*
+	 * The page is touched through a shared mapping: one the filesystem
+	 * cannot provide then (full) would be SIGBUS.  So its block is taken
+	 * now, as the card memory's are (-ENOSPC); posix_fallocate() writes
+	 * it where the filesystem has no fallocate(), and leaves a page
+	 * already there as it is.  (It grows the file to the page as well.)
+	 */
+	do {
+		ret = posix_fallocate(fd, 0, HF_SHARED_LOCKS_SIZE);
+	} while (ret == EINTR);
+	if (ret)
+		return *err = -ret, NULL;
 	sl = mmap(NULL, HF_SHARED_LOCKS_SIZE, PROT_READ | PROT_WRITE,
 		  MAP_SHARED, fd, 0);
 	if (sl == MAP_FAILED)

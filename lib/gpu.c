@@ -418,6 +418,23 @@ struct hf_gpu_kept {
 
 static struct hf_gpu_kept *gpu_kept;
 static pthread_mutex_t gpu_kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t gpu_kept_once = PTHREAD_ONCE_INIT;
+
+/* the lock is taken around fork(): a child never inherits it held */
+static void kept_prepare(void)
+{
+	pthread_mutex_lock(&gpu_kept_lock);
+}
+
+static void kept_release(void)
+{
+	pthread_mutex_unlock(&gpu_kept_lock);
+}
+
+static void kept_init(void)
+{
+	pthread_atfork(kept_prepare, kept_release, kept_release);
+}
 
 void hf_gpu_keep(void *mem)
 {
@@ -426,6 +443,7 @@ void hf_gpu_keep(void *mem)
 	if (!k)
 		return;		/* kept all the same, unrecorded */
 	k->mem = mem;
+	pthread_once(&gpu_kept_once, kept_init);
 	pthread_mutex_lock(&gpu_kept_lock);
 	k->next = gpu_kept;
 	gpu_kept = k;

@@ -32,6 +32,14 @@
  * caller of hf_gpu_unwatch() must not hold a lock that a callback takes,
  * since unwatch waits for a running callback (the rule of
  * nvidia_p2p_put_pages()).
+ *
+ * fork(): emu.lock is taken around fork() (pthread_atfork()), so the child
+ * never inherits it held by a thread it does not have.  The child keeps
+ * the allocations (its copy of the memory) but not the parent's watchers:
+ * they belong to pins of handles that do not survive fork() (the child's
+ * calls on them are -ECHILD), and their callbacks must not run in the
+ * child (a thread of the parent may have held a pin's lock).  A free that
+ * a thread of the parent had begun is finished in the child.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -110,6 +118,45 @@ static struct {
 	.done = PTHREAD_COND_INITIALIZER,
 	.dev_fd = -1,
 };
+
+static void emu_fork_prepare(void)
+{
+	pthread_mutex_lock(&emu.lock);
+}
+
+static void emu_fork_parent(void)
+{
+	pthread_mutex_unlock(&emu.lock);
+}
+
+static void emu_unmap(uintptr_t base, size_t len);
+
+/* Only the thread that forked runs here; emu.lock held since prepare. */
+static void emu_fork_child(void)
+{
+	struct emu_alloc **link = &emu.allocs;
+
+	while (emu.watches) {
+		struct emu_watch *w = emu.watches;
+
+		emu.watches = w->next;
+		free(w);
+	}
+	while (*link) {
+		struct emu_alloc *a = *link;
+
+		if (!a->freeing) {
+			link = &a->next;
+			continue;
+		}
+		emu_unmap(a->base, a->size);
+		*link = a->next;
+		free(a);
+	}
+	/* a new condition variable: waiters of the parent are not here */
+	pthread_cond_init(&emu.done, NULL);
+	pthread_mutex_unlock(&emu.lock);
+}
 
 /* The live allocation holding @p, or NULL.  emu.lock held. */
 static struct emu_alloc *emu_find(uintptr_t p)
@@ -577,6 +624,9 @@ const struct hf_gpu_ops *hf_emu_gpu_init(struct hf_gpu *g, bool tegra,
 	}
 	emu.tegra = tegra;
 	emu.page = tegra ? EMU_PAGE_TEGRA : EMU_PAGE_DESKTOP;
+	/* once: hf_gpu_get() chooses the GPU once per process */
+	pthread_atfork(emu_fork_prepare, emu_fork_parent, emu_fork_child);
+	hf_emu_gpu_stream_fork_init();
 
 	memset(g, 0, sizeof(*g));
 	g->kind = HF_GPU_EMU;

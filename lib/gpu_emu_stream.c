@@ -17,6 +17,9 @@
  * before fork() is -ECHILD in the child (its worker does not exist there).
  * Destroy returns at once; the worker finishes the queue (a wait that is
  * never satisfied keeps it, as a GPU stream would) and then frees it.
+ * The table's lock is taken around fork() (pthread_atfork()), so a child
+ * never inherits it held: there its look-up finds the parent's streams
+ * and refuses them (-ECHILD) without touching their locks.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -71,6 +74,25 @@ static struct {
 	pid_t pid[EQ_SLOTS];
 	bool no_memops;		/* test hook: a GPU without stream memory ops */
 } eq = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void eq_fork_prepare(void)
+{
+	pthread_mutex_lock(&eq.lock);
+}
+
+static void eq_fork_release(void)
+{
+	pthread_mutex_unlock(&eq.lock);
+}
+
+/**
+ * hf_emu_gpu_stream_fork_init() - register the fork handlers of the
+ * streams' table; once, when the emulated GPU is chosen, before any stream.
+ */
+void hf_emu_gpu_stream_fork_init(void)
+{
+	pthread_atfork(eq_fork_prepare, eq_fork_release, eq_fork_release);
+}
 
 static uint64_t eq_now(void)
 {

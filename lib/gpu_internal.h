@@ -84,6 +84,7 @@ const struct hf_gpu_ops *hf_emu_gpu_init(struct hf_gpu *gpu, bool tegra,
 					 char *reason, size_t reasonlen);
 
 /* gpu_emu_stream.c: the emulated GPU's streams */
+void hf_emu_gpu_stream_fork_init(void);
 int hf_emu_gpu_stream_create(void **stream);
 int hf_emu_gpu_stream_destroy(void *stream);
 int hf_emu_gpu_stream_sync(void *stream, int timeout_ms);

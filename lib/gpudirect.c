@@ -135,6 +135,42 @@ void hf_pin_put(struct hf_pin *pin)
 		pin_free(pin);
 }
 
+/**
+ * hf_pin_get_ring() - hf_pin_get() for a stream whose ring lies in the pin:
+ * until hf_pin_put_ring(), HelloFPGA_GPUDirect_Unpin() of it is -EBUSY,
+ * as the kernel driver's UNPIN of a pin a stream uses is.
+ * @dev: the card
+ * @handle: the caller's GPU handle (not HelloFPGA_SetGPUBuffer()'s)
+ *
+ * Return: the pin, or NULL when @handle is not a pin of the caller's on
+ * @dev.
+ */
+struct hf_pin *hf_pin_get_ring(struct hellofpga_dev *dev,
+			       HELLOFPGA_GPU_HANDLE handle)
+{
+	struct hf_pin_slot *s;
+	struct hf_pin *pin = NULL;
+
+	pthread_mutex_lock(&dev->pin_lock);
+	s = slot_of(dev, handle);
+	if (s && !s->pin->internal) {
+		pin = s->pin;
+		pin->refs++;
+		pin->rings++;
+	}
+	pthread_mutex_unlock(&dev->pin_lock);
+	return pin;
+}
+
+/** hf_pin_put_ring() - the stream's ring left the pin: drop its reference. */
+void hf_pin_put_ring(struct hf_pin *pin)
+{
+	pthread_mutex_lock(&pin->dev->pin_lock);
+	pin->rings--;
+	pthread_mutex_unlock(&pin->dev->pin_lock);
+	hf_pin_put(pin);
+}
+
 /* Release the backend state once; pin->lock held exclusively. */
 static void pin_release_backend(struct hf_pin *pin)
 {
@@ -409,7 +445,10 @@ undo:
 	return ret;
 }
 
-/* Take @handle out of the table and end it; -ENOENT when not pinned. */
+/*
+ * Take @handle out of the table and end it; -ENOENT when not pinned,
+ * -EBUSY while a stream's ring lies in it.
+ */
 static int unpin_handle(struct hellofpga_dev *dev,
 			HELLOFPGA_GPU_HANDLE handle, bool internal,
 			const char *fn)
@@ -422,6 +461,15 @@ static int unpin_handle(struct hellofpga_dev *dev,
 	if (!s || s->pin->internal != internal) {
 		pthread_mutex_unlock(&dev->pin_lock);
 		return not_pinned(dev, handle, fn);
+	}
+	if (s->pin->rings) {
+		unsigned int n = s->pin->rings;
+
+		pthread_mutex_unlock(&dev->pin_lock);
+		return hf_set_error(dev, -EBUSY,
+				    "%s: handle 0x%llx: the ring of %u open stream%s lies in it: close %s first (HelloFPGA_Stream_Close())",
+				    fn, (unsigned long long)handle, n,
+				    n == 1 ? "" : "s", n == 1 ? "it" : "them");
 	}
 	pin = s->pin;
 	s->pin = NULL;

@@ -4,6 +4,8 @@
  *
  * A HELLOFPGA_HANDLE is a token, never a pointer:
  *	generation << HF_HANDLE_SLOT_BITS | (slot + 1)
+ * (submit.c folds its low 21 bits, the slot and 5 bits of the generation,
+ * into the tickets of the handle's submissions.)
  * The generation comes from a process-wide counter, so a handle that was
  * closed (its slot free or reused by a later Open) never matches again: any
  * use of it is -EBADF, never the memory of another card.
@@ -147,8 +149,8 @@ int hf_dev_register(struct hellofpga_dev *dev, HELLOFPGA_HANDLE *out)
 	dev->refs = 0;
 	dev->closing = false;
 	dev->inherited = false;
-	*out = (HELLOFPGA_HANDLE)(void *)(next_gen << HF_HANDLE_SLOT_BITS |
-					   (uintptr_t)(i + 1));
+	dev->handle = next_gen << HF_HANDLE_SLOT_BITS | (uintptr_t)(i + 1);
+	*out = (HELLOFPGA_HANDLE)(void *)dev->handle;
 	pthread_mutex_unlock(&tbl_lock);
 	return 0;
 }

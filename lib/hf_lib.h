@@ -173,7 +173,8 @@ struct hf_stream_gpu_slot {
 /**
  * struct hellofpga_stream - a C2H stream (HELLOFPGA_STREAM).
  * @h: the handle it was opened on (every call looks it up: -EBADF, -ECHILD)
- * @dev: the card; NULL once stopped by HelloFPGA_Close() of @h
+ * @dev: the card; NULL once the ring is stopped (by HelloFPGA_Close() of @h
+ *	or HelloFPGA_Stream_Close(); cleared under @lock and @gw_lock)
  * @next: the card's list of streams, under the card's @stream_lock
  * @cfg: the configuration
  * @lock: serialises waits, the application of releases and the stop
@@ -198,11 +199,18 @@ struct hf_stream_gpu_slot {
  * @bdata: the backend's state
  * @refs: calls using it, under the stream table's lock (stream.c): a
  *	HelloFPGA_Stream_Close() waits for the others before it frees it
+ * @stopped: HelloFPGA_Close() of @h has stopped it and is done with it
+ *	(stream table's lock): a HelloFPGA_Stream_Close() that came during
+ *	that Close waits for this before it frees it
+ * @inherited: this process is a fork() child of the one that opened it
+ *	(stream table's lock)
  * @value: its HELLOFPGA_STREAM (generation << 16 | slot + 1), never a
  *	pointer: a stale or made-up value is -EBADF, not a crash
  */
 struct hellofpga_stream {
 	uint32_t refs;
+	bool stopped;
+	bool inherited;
 	HELLOFPGA_STREAM value;
 	HELLOFPGA_HANDLE h;
 	struct hellofpga_dev *dev;
@@ -246,6 +254,8 @@ void hf_submit_close(struct hellofpga_dev *dev);
  * @lock: transfers hold it shared; unpin and revocation exclusively
  * @refs: references (the table's, and one per lookup in progress); under
  *	the device's @pin_lock.  The last one frees the pin.
+ * @rings: open streams whose ring lies in the pin (hf_pin_get_ring());
+ *	under the device's @pin_lock.  Unpin is -EBUSY while there are.
  * @watch: hf_gpu_watch() registration, 0 when the GPU layer offers no
  *	free callback (then every transfer calls hf_gpu_check())
  * @revoked: the GPU memory was freed while pinned (under @lock)
@@ -262,6 +272,7 @@ struct hf_pin {
 	uint64_t buffer_id;
 	pthread_rwlock_t lock;
 	unsigned int refs;
+	unsigned int rings;
 	long watch;
 	bool revoked;
 	bool released;
@@ -317,6 +328,8 @@ struct hf_shared_locks {
  *	to 0 (table lock)
  * @inherited: this process is a fork() child of the one that opened it
  *	(table lock)
+ * @handle: the value of its HELLOFPGA_HANDLE (handle.c), set before any
+ *	call can use it
  * @ops: backend
  * @priv: backend state
  * @info: geometry and identity, filled by the backend's open
@@ -356,6 +369,7 @@ struct hellofpga_dev {
 	unsigned int refs;
 	bool closing;
 	bool inherited;
+	uintptr_t handle;
 	const struct hf_backend_ops *ops;
 	void *priv;
 	HELLOFPGA_INFO info;
@@ -489,6 +503,9 @@ void hf_gpudirect_close(struct hellofpga_dev *dev);
 struct hf_pin *hf_pin_get(struct hellofpga_dev *dev,
 			  HELLOFPGA_GPU_HANDLE handle);
 void hf_pin_put(struct hf_pin *pin);
+struct hf_pin *hf_pin_get_ring(struct hellofpga_dev *dev,
+			       HELLOFPGA_GPU_HANDLE handle);
+void hf_pin_put_ring(struct hf_pin *pin);
 
 /* chanlock.c */
 void hf_deadline_in(struct timespec *dl, int timeout_ms);

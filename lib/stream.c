@@ -57,16 +57,60 @@ struct st_slot {
 
 static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t tbl_idle = PTHREAD_COND_INITIALIZER;
+static pthread_once_t tbl_once = PTHREAD_ONCE_INIT;
 static struct st_slot *slots;
 static uint32_t nslots;
 static uintptr_t next_gen;
+
+/*
+ * fork(): the child has only the thread that forked.  The table's lock is
+ * taken around fork() so the child never inherits it held; in the child
+ * every stream is marked inherited (its calls are -ECHILD through its
+ * handle; Close of one only forgets it) and loses the references of the
+ * parent's calls in flight, whose threads are not there to drop them.
+ * Nothing else of a stream is touched: a thread of the parent may have
+ * held its locks.
+ */
+static void tbl_prepare(void)
+{
+	pthread_mutex_lock(&tbl_lock);
+}
+
+static void tbl_parent(void)
+{
+	pthread_mutex_unlock(&tbl_lock);
+}
+
+static void tbl_child(void)
+{
+	for (uint32_t i = 0; i < nslots; i++) {
+		if (!slots[i].s)
+			continue;
+		slots[i].s->inherited = true;
+		slots[i].s->refs = 0;
+	}
+	/* a new condition variable: waiters of the parent are not here */
+	pthread_cond_init(&tbl_idle, NULL);
+	pthread_mutex_unlock(&tbl_lock);
+}
+
+static void tbl_init(void)
+{
+	pthread_atfork(tbl_prepare, tbl_parent, tbl_child);
+}
+
+static void tbl_lock_take(void)
+{
+	pthread_once(&tbl_once, tbl_init);
+	pthread_mutex_lock(&tbl_lock);
+}
 
 /* Enter @s in the table: 0, or -ENOMEM / -EMFILE. */
 static int tbl_add(struct hellofpga_stream *s)
 {
 	uint32_t i;
 
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	for (i = 0; i < nslots && slots[i].s; i++)
 		;
 	if (i == nslots) {
@@ -118,7 +162,7 @@ static struct hellofpga_stream *tbl_get(HELLOFPGA_STREAM v)
 	struct hellofpga_stream *s = NULL;
 	struct st_slot *sl;
 
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	sl = tbl_slot(v);
 	if (sl) {
 		s = sl->s;
@@ -128,10 +172,14 @@ static struct hellofpga_stream *tbl_get(HELLOFPGA_STREAM v)
 	return s;
 }
 
+/*
+ * Drop a reference.  A Close waits for its own to be the last one (refs
+ * 1), so the wake-up comes at 1 as well as at 0.
+ */
 static void tbl_put(struct hellofpga_stream *s)
 {
-	pthread_mutex_lock(&tbl_lock);
-	if (!--s->refs)
+	tbl_lock_take();
+	if (--s->refs <= 1)
 		pthread_cond_broadcast(&tbl_idle);
 	pthread_mutex_unlock(&tbl_lock);
 }
@@ -144,7 +192,7 @@ static bool tbl_remove(struct hellofpga_stream *s)
 {
 	struct st_slot *sl;
 
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	sl = tbl_slot(s->value);
 	if (sl)
 		sl->s = NULL;
@@ -152,10 +200,36 @@ static bool tbl_remove(struct hellofpga_stream *s)
 	return sl != NULL;
 }
 
+/*
+ * The stop of HelloFPGA_Close() (hf_stream_close_all()) is done with @s:
+ * a HelloFPGA_Stream_Close() waiting for it (stream_wait_stopped()) may
+ * free it now.  Nothing of @s is touched after this.
+ */
+static void tbl_mark_stopped(struct hellofpga_stream *s)
+{
+	tbl_lock_take();
+	s->stopped = true;
+	pthread_cond_broadcast(&tbl_idle);
+	pthread_mutex_unlock(&tbl_lock);
+}
+
+/*
+ * HelloFPGA_Close() of @s's handle has begun, so @s is its to stop: wait
+ * until that stop is done with it (a HelloFPGA_Close() that waits for a
+ * transfer in flight comes to the streams only after it).
+ */
+static void stream_wait_stopped(struct hellofpga_stream *s)
+{
+	tbl_lock_take();
+	while (!s->stopped)
+		pthread_cond_wait(&tbl_idle, &tbl_lock);
+	pthread_mutex_unlock(&tbl_lock);
+}
+
 /* Wait until the caller's is the last reference to @s, then drop it. */
 static void tbl_drain(struct hellofpga_stream *s)
 {
-	pthread_mutex_lock(&tbl_lock);
+	tbl_lock_take();
 	while (s->refs > 1)
 		pthread_cond_wait(&tbl_idle, &tbl_lock);
 	s->refs = 0;
@@ -403,9 +477,25 @@ static void apply_gpu_releases(struct hellofpga_stream *s)
 	}
 }
 
-/* Hand the released buffers to the backend; under @s->lock. */
+/*
+ * Has the stream been stopped (its ring freed)?  Under @s->lock or
+ * @s->gw_lock, which the stop holds while it clears @s->dev: a call that
+ * took its references before a Stream_Close() began may get here after
+ * the stop, and then must not reach the ring.
+ */
+static bool stream_stopped(const struct hellofpga_stream *s)
+{
+	return !__atomic_load_n(&s->dev, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Hand the released buffers to the backend; under @s->lock.  Nothing once
+ * the stream has stopped: its ring is gone.
+ */
 static void apply_releases(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 {
+	if (stream_stopped(s))
+		return;
 	apply_gpu_releases(s);
 	if (!__atomic_exchange_n(&s->pending, false, __ATOMIC_ACQ_REL))
 		return;
@@ -531,9 +621,17 @@ static int stream_release(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 				    index, s->cfg.buffers);
 	__atomic_sub_fetch(&s->nheld, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->pending, true, __ATOMIC_RELEASE);
-	if (!try_apply_releases(dev, s))
-		/* a wait holds the ring: it hands the buffer over */
-		dev->ops->stream_kick(dev, s);
+	if (!try_apply_releases(dev, s)) {
+		/*
+		 * A wait holds the ring: it hands the buffer over.  Or the
+		 * stop does: @s->gw_lock keeps the ring until the kick is
+		 * done (the stop frees it under that lock too).
+		 */
+		pthread_mutex_lock(&s->gw_lock);
+		if (!stream_stopped(s))
+			dev->ops->stream_kick(dev, s);
+		pthread_mutex_unlock(&s->gw_lock);
+	}
 	return 0;
 }
 
@@ -568,6 +666,14 @@ int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM v, HELLOFPGA_STREAM_STATS *st)
 	}
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&s->lock);
+	if (stream_stopped(s)) {
+		/* a Stream_Close() stopped it after this call began */
+		pthread_mutex_unlock(&s->lock);
+		ret = hf_set_error(dev, -EBADF,
+				   "HelloFPGA_Stream_GetStats: the stream was closed while this call ran");
+		return hf_api_ret(HF_API_STREAM_GET_STATS,
+				  stream_put(s, dev, ret));
+	}
 	apply_releases(dev, s);
 	dev->ops->stream_stats(dev, s, &rs);
 	pthread_mutex_unlock(&s->lock);
@@ -820,9 +926,23 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
 					       (void *)v));
 	}
 	if (ret || __atomic_load_n(&s->dev, __ATOMIC_ACQUIRE) != dev) {
-		/* the handle closed (or closing): the ring is gone already */
+		/*
+		 * The handle is closed, or being closed: its Close stops the
+		 * ring (it may still be waiting for a transfer in flight
+		 * before it gets to the streams, @s still on its list), so
+		 * @s is freed only once that stop is done with it.  In a
+		 * fork() child whose inherited handle was closed, nothing
+		 * stops it: it is only forgotten (its locks may be held by
+		 * threads of the parent).
+		 */
 		if (!ret)
 			hf_dev_put(dev);
+		if (s->inherited) {
+			tbl_drain(s);
+			free(s);
+			return 0;
+		}
+		stream_wait_stopped(s);
 		tbl_drain(s);
 		stream_free(s);
 		return 0;
@@ -873,6 +993,8 @@ void hf_stream_close_all(struct hellofpga_dev *dev)
 		struct hellofpga_stream *next = s->next;
 
 		stream_stop(dev, s);
+		/* a Stream_Close() of it may free it from here on */
+		tbl_mark_stopped(s);
 		s = next;
 	}
 }

@@ -55,7 +55,35 @@
 
 _Static_assert(SQ_DEPTH * 4 <= SQ_PAGE, "status words fit a page");
 _Static_assert(SQ_DEPTH * 8 <= SQ_PAGE, "door and seen words fit a page");
-_Static_assert(XDMA_MAX_CHANNELS <= 128, "a channel fits 7 bits of a ticket");
+
+/*
+ * A ticket (HELLOFPGA_SUBMISSION.ticket) names a submission of one
+ * handle's queue, never 0:
+ *
+ *   bits  0..1   channel
+ *   bit   2      direction
+ *   bits  3..23  the handle's key: the low 21 bits of the handle's value,
+ *                its slot + 1 (16 bits: unique among the open handles,
+ *                never 0) and 5 bits of its generation
+ *   bits 24..63  the low 40 bits of the sequence number
+ *
+ * so a ticket of another handle (open, or closed and its slot reused) is
+ * -EINVAL, not the result of a submission of the same number on this one.
+ * Only the last HELLOFPGA_SUBMIT_DEPTH submissions have a result, so the
+ * sequence number is the latest one given out with those low bits.
+ */
+#define SQ_TK_CH_BITS	2
+#define SQ_TK_DIR_SHIFT	SQ_TK_CH_BITS
+#define SQ_TK_KEY_SHIFT	(SQ_TK_DIR_SHIFT + 1)
+#define SQ_TK_KEY_BITS	21
+#define SQ_TK_SEQ_SHIFT	(SQ_TK_KEY_SHIFT + SQ_TK_KEY_BITS)
+#define SQ_TK_KEY_MASK	((1ull << SQ_TK_KEY_BITS) - 1)
+#define SQ_TK_SEQ_MASK	(~0ull >> SQ_TK_SEQ_SHIFT)
+
+_Static_assert(XDMA_MAX_CHANNELS <= 1 << SQ_TK_CH_BITS,
+	       "a channel fits its bits of a ticket");
+_Static_assert(SQ_TK_KEY_BITS >= 16 + 1,
+	       "a ticket's key holds a handle's slot (handle.c) and more");
 
 enum sq_state {
 	SQ_FREE,	/* never used */
@@ -152,9 +180,17 @@ static uint64_t sq_dev_addr(struct hf_submitq *q, const uint32_t *w)
 	return q->words_dev + (uint64_t)((const char *)w - (char *)q->words);
 }
 
+/* The key of @dev's handle in its tickets (see above). */
+static uint64_t sq_key(const struct hellofpga_dev *dev)
+{
+	return (uint64_t)dev->handle & SQ_TK_KEY_MASK;
+}
+
 static uint64_t sq_ticket(const struct hf_submitq *q, uint64_t seq)
 {
-	return seq << 8 | (uint64_t)q->dir << 7 | (uint64_t)q->ch;
+	return (seq & SQ_TK_SEQ_MASK) << SQ_TK_SEQ_SHIFT |
+	       sq_key(q->dev) << SQ_TK_KEY_SHIFT |
+	       (uint64_t)q->dir << SQ_TK_DIR_SHIFT | (uint64_t)q->ch;
 }
 
 static int sq_load(const uint32_t *w)
@@ -551,17 +587,21 @@ int HelloFPGA_GPUDirect_Submit(HELLOFPGA_HANDLE hDev, int ch,
 }
 
 /*
- * The queue a ticket names, q->lock taken, or NULL: no such channel, no
- * queue, or a sequence number it never gave.
+ * The queue a ticket names, q->lock taken, and in *@seqp the sequence
+ * number; or NULL: another handle's ticket, no such channel, no queue, or
+ * a sequence number it never gave.
  */
 static struct hf_submitq *sq_of_ticket(struct hellofpga_dev *dev,
-				       uint64_t ticket)
+				       uint64_t ticket, uint64_t *seqp)
 {
-	unsigned int d = (ticket >> 7) & 1, ch = ticket & 0x7f;
+	unsigned int d = (ticket >> SQ_TK_DIR_SHIFT) & 1;
+	unsigned int ch = ticket & ((1u << SQ_TK_CH_BITS) - 1);
 	int nch = d == XDMA_H2C ? dev->info.num_h2c : dev->info.num_c2h;
-	uint64_t seq = ticket >> 8;
+	uint64_t low = ticket >> SQ_TK_SEQ_SHIFT, last, back;
 	struct hf_submitq *q = NULL;
 
+	if (((ticket >> SQ_TK_KEY_SHIFT) & SQ_TK_KEY_MASK) != sq_key(dev))
+		return NULL;
 	pthread_mutex_lock(&dev->submit_lock);
 	if ((int)ch < nch)
 		q = dev->submitq[d][ch];
@@ -569,8 +609,13 @@ static struct hf_submitq *sq_of_ticket(struct hellofpga_dev *dev,
 	if (!q)
 		return NULL;
 	pthread_mutex_lock(&q->lock);
-	if (seq && seq < q->next)
+	/* the latest number given out with these low bits */
+	last = q->next - 1;
+	back = (last - low) & SQ_TK_SEQ_MASK;
+	if (back < last) {
+		*seqp = last - back;
 		return q;
+	}
 	pthread_mutex_unlock(&q->lock);
 	return NULL;
 }
@@ -579,9 +624,10 @@ static int complete(struct hellofpga_dev *dev, uint64_t ticket,
 		    int timeout_ms, size_t *actual)
 {
 	static const char fn[] = "HelloFPGA_GPUDirect_Complete";
-	unsigned int d = (ticket >> 7) & 1, ch = ticket & 0x7f;
-	uint64_t seq = ticket >> 8;
+	unsigned int d = (ticket >> SQ_TK_DIR_SHIFT) & 1;
+	unsigned int ch = ticket & ((1u << SQ_TK_CH_BITS) - 1);
 	struct hf_submitq *q;
+	uint64_t seq = 0;
 	struct timespec dl;
 	struct sq_entry *x;
 	int ret;
@@ -590,7 +636,7 @@ static int complete(struct hellofpga_dev *dev, uint64_t ticket,
 		return hf_set_error(dev, -EINVAL,
 				    "%s: timeout %d ms is above %d ms (< 0 waits without end)",
 				    fn, timeout_ms, HF_MAX_TIMEOUT_MS);
-	q = sq_of_ticket(dev, ticket);
+	q = sq_of_ticket(dev, ticket, &seq);
 	if (!q)
 		return hf_set_error(dev, -EINVAL,
 				    "%s: ticket 0x%llx is not one of a submission on this handle",

@@ -2,9 +2,11 @@
 /* lib_helpers.c - shared helpers of the library tests. */
 #include "lib_helpers.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "hf_lib.h"
@@ -189,6 +191,36 @@ long t_check(const void *buf, size_t len, uint32_t seed)
 		if (p[i] != pattern_byte(i, seed))
 			return (long)i;
 	return -1;
+}
+
+static char watchdog_msg[256];
+
+static void watchdog_fire(int sig)
+{
+	ssize_t r = write(2, watchdog_msg, strlen(watchdog_msg));
+
+	(void)sig;
+	(void)r;
+	_exit(1);
+}
+
+void t_watchdog(unsigned int seconds, const char *what)
+{
+	struct sigaction sa;
+
+	snprintf(watchdog_msg, sizeof(watchdog_msg),
+		 "FAIL: still not done after %u s (a hang): %s\n", seconds,
+		 what);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_fire;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(seconds);
+}
+
+void t_watchdog_off(void)
+{
+	alarm(0);
 }
 
 uint64_t t_rand(uint64_t *s)

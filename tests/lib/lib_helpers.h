@@ -41,5 +41,14 @@ void t_fill(void *buf, size_t len, uint32_t seed);
 long t_check(const void *buf, size_t len, uint32_t seed);
 /* xorshift random numbers */
 uint64_t t_rand(uint64_t *state);
+/*
+ * A hang fails instead of blocking CI: unless t_watchdog_off() comes
+ * first, @seconds from now the process prints "FAIL: ... @what" and
+ * exits 1 (SIGALRM; a fork() child inherits no alarm: it arms its own).
+ * A bound far above what the work takes on a loaded machine, no timing
+ * assertion.
+ */
+void t_watchdog(unsigned int seconds, const char *what);
+void t_watchdog_off(void);
 
 #endif

@@ -492,6 +492,63 @@ HF_TEST(card_memory_is_allocated_at_open_so_a_full_filesystem_cannot_fail_writes
 	in_small_tmpfs(8, fill_then_write_4m);
 }
 
+/* Fill the filesystem of @dir with a file @dir/filler: 0, or -1. */
+static int fill_up(const char *dir)
+{
+	static uint8_t buf[4096];
+	char path[192];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/filler", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	if (fd < 0)
+		return -1;
+	memset(buf, 0x5a, sizeof(buf));
+	while (write(fd, buf, sizeof(buf)) > 0)
+		;
+	if (errno != ENOSPC) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static int open_on_a_full_filesystem(const char *dir)
+{
+	HELLOFPGA_HANDLE h;
+	char path[192];
+	int ret;
+
+	if (fill_up(dir))
+		return CHILD_FAIL();
+	ret = HelloFPGA_Open("emu:0,ddr=64K", &h);
+	if (ret != -ENOSPC) {
+		fprintf(stderr, "open: %d %s\n", ret,
+			HelloFPGA_GetLastError(NULL));
+		return CHILD_FAIL();
+	}
+	/* room again: the card opens (nothing half made is left in the way) */
+	snprintf(path, sizeof(path), "%s/filler", dir);
+	if (unlink(path))
+		return CHILD_FAIL();
+	ret = HelloFPGA_Open("emu:0,ddr=64K", &h);
+	if (ret) {
+		fprintf(stderr, "open: %d %s\n", ret,
+			HelloFPGA_GetLastError(NULL));
+		return CHILD_FAIL();
+	}
+	return HelloFPGA_Close(h) ? CHILD_FAIL() : 0;
+}
+
+/*
+ * A full filesystem: -ENOSPC at the open (the channel-lock page of the lock
+ * file is allocated before it is mapped and touched), not SIGBUS.
+ */
+HF_TEST(open_on_a_full_filesystem_is_enospc_not_sigbus)
+{
+	in_small_tmpfs(1, open_on_a_full_filesystem);
+}
+
 /* ddr= beyond the filesystem: -ENOSPC at once, and no card is left. */
 HF_TEST(card_memory_beyond_the_filesystem_is_enospc_at_open)
 {

@@ -1322,6 +1322,36 @@ HF_TEST(kb_stream_gpu_ring)
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 
+/*
+ * Through the library, as on the emulated card (test_stream.c): Unpin of
+ * the pin a GPU ring lies in is -EBUSY while the stream is open (it was 0,
+ * the driver's refusal only logged); the ring goes on, and after the
+ * stream's Close the pin goes.
+ */
+HF_TEST(kb_stream_gpu_ring_pin_unpin_while_open_is_ebusy)
+{
+	HELLOFPGA_STREAM_CONFIG c = st_cfg(8, 4096);
+	HELLOFPGA_STREAM s = NULL;
+	HELLOFPGA_HANDLE h = kopen_st();
+	HELLOFPGA_GPU_HANDLE gh;
+	size_t size = 1 * MIB;
+
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&st_gpu_base, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, st_gpu_base, size, &gh), 0);
+	c.gpu = gh;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), -EBUSY);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "open stream"), "'%s'",
+		     HelloFPGA_GetLastError(h));
+	st_src_start(h, 4096, 10);
+	st_take(s, 10, 4096, st_gpu_ok);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), -ENOENT);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(st_gpu_base), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
 /* The raw ABI of the fake: a ring's pin cannot be unpinned while it runs. */
 HF_TEST(kb_stream_unpin_of_running_ring_is_ebusy)
 {

@@ -433,3 +433,155 @@ HF_TEST(waiting_for_a_channel_of_the_same_handle_ends_at_the_timeout)
 	end_holder(&ho, t);
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
+
+/* ---- fork() while another thread is inside the library ---- */
+
+enum fork_lock {
+	FL_STREAMS,		/* the table of streams */
+	FL_GPU_MEMORY,		/* the emulated GPU's allocations */
+	FL_GPU_STREAMS,		/* the emulated GPU's streams */
+};
+
+struct forker {
+	enum fork_lock what;
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_STREAM s;
+	void *gs;
+	void *gpu;		/* 4 KiB of GPU memory */
+	int stop;		/* atomic */
+	int bad;		/* a call of the hammer failed */
+};
+
+/*
+ * Call into the library all along, so that fork() comes while inside.
+ * (Without allocating memory: the sanitizers' allocators do not take
+ * their locks around fork(), so a child's malloc() could wait for ever on
+ * one this thread held.)
+ */
+static void *hammer_fn(void *arg)
+{
+	struct forker *f = arg;
+	HELLOFPGA_STREAM_STATS st;
+	uint8_t buf[4096];
+
+	while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
+		switch (f->what) {
+		case FL_STREAMS:
+			f->bad |= HelloFPGA_Stream_GetStats(f->s, &st) != 0;
+			break;
+		case FL_GPU_MEMORY:
+			f->bad |= HelloFPGA_GPU_Memcpy(buf, f->gpu,
+						       sizeof(buf),
+						       HELLOFPGA_MEMCPY_GPU_TO_HOST);
+			break;
+		default:
+			f->bad |= HelloFPGA_GPU_StreamSynchronize(f->gs, 0) != 0;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* In the child: the call on @f's kind of lock answers; exit status. */
+static int child_call(struct forker *f)
+{
+	HELLOFPGA_FRAME fr;
+	void *p;
+
+	switch (f->what) {
+	case FL_STREAMS:
+		if (HelloFPGA_Stream_Wait(f->s, 0, &fr) != -ECHILD ||
+		    HelloFPGA_Stream_Close(f->s) != -ECHILD)
+			return 2;
+		/* the handle closed here: the stream is only forgotten */
+		if (HelloFPGA_Close(f->h) || HelloFPGA_Stream_Close(f->s))
+			return 3;
+		return HelloFPGA_Stream_Wait(f->s, 0, &fr) != -EBADF ? 4 : 0;
+	case FL_GPU_MEMORY:
+		if (HelloFPGA_GPU_Alloc(&p, 65536))
+			return 2;
+		return HelloFPGA_GPU_Free(p) ? 3 : 0;
+	default:
+		return HelloFPGA_GPU_StreamSynchronize(f->gs, 0) != -ECHILD ?
+		       2 : 0;
+	}
+}
+
+/* forks per case; fewer where a sanitizer makes each one slow */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FORKS	60
+#else
+#define FORKS	200
+#endif
+
+struct fork_row {
+	const char *name;
+	enum fork_lock what;
+};
+
+static const struct fork_row fork_rows[] = {
+	{ "stream_calls", FL_STREAMS },
+	{ "gpu_memory", FL_GPU_MEMORY },
+	{ "gpu_stream_synchronize", FL_GPU_STREAMS },
+};
+
+/*
+ * fork() while another thread is inside a call that takes a process-wide
+ * lock: the child's call answers (-ECHILD for what the parent made, or
+ * works), never waits for ever on a lock held by a thread it does not
+ * have.  Many forks, so that some come while the lock is held.
+ */
+static void fork_case(const void *arg)
+{
+	const struct fork_row *row = arg;
+	HELLOFPGA_STREAM_CONFIG c;
+	struct forker f;
+	pthread_t t;
+
+	memset(&f, 0, sizeof(f));
+	f.what = row->what;
+	setenv("HELLOFPGA_GPU", "emu", 1);
+	if (row->what == FL_STREAMS) {
+		f.h = t_open("emu,private,st,h2c=1,c2h=1,ddr=1M");
+		memset(&c, 0, sizeof(c));
+		c.buffers = 4;
+		c.buffer_size = 4096;
+		HF_CHECK_ERR(HelloFPGA_Stream_Open(f.h, &c, &f.s), 0);
+	} else if (row->what == FL_GPU_STREAMS) {
+		HF_CHECK_ERR(HelloFPGA_GPU_StreamCreate(&f.gs), 0);
+	} else {
+		HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&f.gpu, 4096), 0);
+	}
+	HF_CHECK_ERR(pthread_create(&t, NULL, hammer_fn, &f), 0);
+	for (int i = 0; i < FORKS; i++) {
+		pid_t pid;
+		int st;
+
+		fflush(NULL);
+		pid = fork();
+		HF_CHECK(pid >= 0);
+		if (!pid) {
+			t_watchdog(60, "a call in a fork() child");
+			_exit(child_call(&f));
+		}
+		st = child_status(pid);
+		HF_CHECK_MSG(st == 0, "fork %d: the child %s", i,
+			     st == 1 ? "hung (its watchdog fired)" :
+			     st > 128 ? "was killed by a signal" :
+			     "got a wrong result");
+	}
+	__atomic_store_n(&f.stop, 1, __ATOMIC_RELEASE);
+	HF_CHECK_ERR(pthread_join(t, NULL), 0);
+	HF_CHECK(!f.bad);
+	if (f.s)
+		HF_CHECK_ERR(HelloFPGA_Stream_Close(f.s), 0);
+	if (f.h)
+		HF_CHECK_ERR(HelloFPGA_Close(f.h), 0);
+	if (f.gs)
+		HF_CHECK_ERR(HelloFPGA_GPU_StreamDestroy(f.gs), 0);
+	if (f.gpu)
+		HF_CHECK_ERR(HelloFPGA_GPU_Free(f.gpu), 0);
+}
+
+HF_TEST_ROWS(a_fork_child_never_hangs_on_a_lock_another_thread_held,
+	     fork_rows, fork_case)

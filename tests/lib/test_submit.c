@@ -348,6 +348,71 @@ HF_TEST(submit_failure_marks_the_word_and_the_gpu_goes_on)
 	env_close(&e);
 }
 
+/* B's submission on C2H0 fails (the card stalls, 50 ms timeout). */
+static uint64_t submit_failing(struct env *b)
+{
+	HELLOFPGA_SUBMISSION sub;
+
+	t_need_emulated(b->h, "fault injection (hf_emu_test_inject)");
+	HF_CHECK_EQ(hf_emu_test_inject(b->h, XDMA_FAULT_STALL), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Submit(b->h, 0, b->pin, 0, CARD_AT,
+						4096, HELLOFPGA_DIR_C2H, NULL,
+						0, 50, &sub), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(b->h, sub.ticket, TMO_MS,
+						  NULL), -ETIMEDOUT);
+	HF_CHECK_EQ(hf_emu_test_inject(b->h, XDMA_FAULT_NONE), 0);
+	return sub.ticket;
+}
+
+struct other_ticket_row {
+	const char *name;
+	bool b_closed;		/* B is closed before A opens (its slot) */
+};
+
+static const struct other_ticket_row other_ticket_rows[] = {
+	{ "of_an_open_handle", false },
+	{ "of_a_closed_handle_whose_slot_it_took", true },
+};
+
+/*
+ * Handle A's Complete of a ticket handle B gave: -EINVAL, never the result
+ * of A's own submission of the same number on the same channel (A's
+ * succeeded, B's failed).
+ */
+static void other_ticket_case(const void *arg)
+{
+	const struct other_ticket_row *row = arg;
+	HELLOFPGA_SUBMISSION sa;
+	struct env a, b;
+	uint64_t tb;
+
+	env_open(&b);
+	tb = submit_failing(&b);
+	if (row->b_closed)
+		env_close(&b);
+	env_open(&a);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Submit(a.h, 0, a.pin, 0, CARD_AT, 4096,
+						HELLOFPGA_DIR_C2H, NULL, 0, 0,
+						&sa), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(a.h, sa.ticket, TMO_MS, NULL),
+		     0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(a.h, tb, TMO_MS, NULL),
+		     -EINVAL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(a.h), "not one of"), "%s",
+		     HelloFPGA_GetLastError(a.h));
+	if (!row->b_closed) {
+		HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(b.h, sa.ticket, 0,
+							  NULL), -EINVAL);
+		HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(b.h, tb, 0, NULL),
+			     -ETIMEDOUT);
+		env_close(&b);
+	}
+	env_close(&a);
+}
+
+HF_TEST_ROWS(submit_complete_of_another_handles_ticket_is_einval,
+	     other_ticket_rows, other_ticket_case)
+
 /*
  * A failure in the background does not overwrite the handle's text of the
  * caller's own last failure; Complete sets it.
