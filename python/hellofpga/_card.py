@@ -4,7 +4,9 @@ registers, user interrupts, GPU Direct pins and TransferMode."""
 from __future__ import annotations
 
 import enum
+import errno
 import os
+import threading
 import weakref
 from ctypes import byref, c_int, c_size_t, c_uint32, cast, POINTER
 from dataclasses import dataclass
@@ -433,6 +435,7 @@ class Pin:
         self.size: int = m.nbytes
         self.device: Tuple[int, int] = m.device
         self._handle: int = gh.value
+        self._lock = threading.Lock()
         card._pins.add(self)
 
     @property
@@ -505,13 +508,20 @@ class Pin:
 
     def unpin(self) -> None:
         """HelloFPGA_GPUDirect_Unpin(); waits for transfers in flight.
-        Unpinning twice is a no-op."""
-        if not self._handle:
-            return
-        h, self._handle = self._handle, 0
-        if not self.card.closed:
-            self.card._check(_capi.lib.HelloFPGA_GPUDirect_Unpin(
-                self.card.handle, h), "HelloFPGA_GPUDirect_Unpin")
+        Unpinning twice is a no-op.  While a stream's GPU ring lies in the
+        pin it is refused (HelloFPGAError EBUSY) and the pin stays: close
+        the stream, then unpin again."""
+        with self._lock:
+            if not self._handle:
+                return
+            if self.card.closed:
+                self._handle = 0
+                return
+            ret = _capi.lib.HelloFPGA_GPUDirect_Unpin(self.card.handle,
+                                                      self._handle)
+            if ret != -errno.EBUSY:
+                self._handle = 0
+            self.card._check(ret, "HelloFPGA_GPUDirect_Unpin")
 
     def __enter__(self) -> "Pin":
         return self

@@ -353,3 +353,18 @@ def test_release_from_another_thread_while_waiting(st_card):
     finally:
         q.put(None)
         th.join(10)
+
+
+def test_unpin_of_a_pin_under_a_gpu_ring_is_ebusy_and_keeps_the_pin(st_card,
+                                                                    gpu):
+    buf = hellofpga.gpu_alloc(1 << 20)
+    p = st_card.pin(buf)
+    s = st_card.open_stream(buffers=4, buffer_size=64 << 10, pin=p)
+    with pytest.raises(hellofpga.HelloFPGAError) as e:
+        p.unpin()
+    assert e.value.errno == errno.EBUSY
+    assert p.handle != 0
+    s.close()
+    p.unpin()
+    assert p.handle == 0
+    buf.free()
