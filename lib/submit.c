@@ -47,13 +47,23 @@
 
 #define SQ_DEPTH	HELLOFPGA_SUBMIT_DEPTH
 #define SQ_PAGE		4096u
-#define SQ_WORDS_LEN	(2 * SQ_PAGE)
+/*
+ * The status words the card writes, one per entry, XDMA_WB_SLOT_OFFSET
+ * (32) bytes apart: the room a poll-mode writeback may take (the driver's
+ * HELLOFPGA_XFER_WB_ROOM), so that one run's writeback never touches the
+ * word of another entry; in the first SQ_WB_LEN bytes, the only ones the
+ * card may write.  The doorbell and seen words, which only the GPU and the
+ * library write, follow in a page of their own.
+ */
+#define SQ_WB_STRIDE	XDMA_WB_SLOT_OFFSET
+#define SQ_WB_LEN	(SQ_DEPTH * SQ_WB_STRIDE)
+#define SQ_WORDS_LEN	(SQ_WB_LEN + SQ_PAGE)
 #define SQ_DOOR_SPIN_NS	20000ll		/* doorbell: spin, then ... */
 #define SQ_DOOR_POLL_NS	20000l		/* ... look this often */
 #define SQ_SEEN_POLL_NS	50000l		/* a full queue looks this often */
 #define SQ_MSGLEN	256
 
-_Static_assert(SQ_DEPTH * 4 <= SQ_PAGE, "status words fit a page");
+_Static_assert(SQ_WB_LEN % SQ_PAGE == 0, "status words fill whole pages");
 _Static_assert(SQ_DEPTH * 8 <= SQ_PAGE, "door and seen words fit a page");
 
 /*
@@ -162,17 +172,17 @@ struct hf_submitq {
 
 static uint32_t *sq_status(struct hf_submitq *q, uint64_t seq)
 {
-	return &q->words[seq % SQ_DEPTH];
+	return &q->words[seq % SQ_DEPTH * (SQ_WB_STRIDE / 4)];
 }
 
 static uint32_t *sq_door(struct hf_submitq *q, uint64_t seq)
 {
-	return &q->words[SQ_PAGE / 4 + seq % SQ_DEPTH];
+	return &q->words[SQ_WB_LEN / 4 + seq % SQ_DEPTH];
 }
 
 static uint32_t *sq_seen(struct hf_submitq *q, uint64_t seq)
 {
-	return &q->words[SQ_PAGE / 4 + SQ_DEPTH + seq % SQ_DEPTH];
+	return &q->words[SQ_WB_LEN / 4 + SQ_DEPTH + seq % SQ_DEPTH];
 }
 
 static uint64_t sq_dev_addr(struct hf_submitq *q, const uint32_t *w)
@@ -356,7 +366,7 @@ static int sq_get(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch,
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->more, NULL);
 	pthread_cond_init(&q->done, NULL);
-	ret = dev->ops->wb_map(dev, q->words, SQ_PAGE, &q->map);
+	ret = dev->ops->wb_map(dev, q->words, SQ_WB_LEN, &q->map);
 	if (ret)
 		goto err;
 	ret = pthread_create(&q->thread, NULL, sq_thread, q);
