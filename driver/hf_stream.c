@@ -14,7 +14,9 @@
  * Memory: HELLOFPGA_MEM_HOST rings are physically contiguous page blocks,
  * one per buffer, mapped for DMA (streaming, synced per buffer) and
  * reference counted (struct hf_stream_pages) by the stream and by every
- * mapping of them, so munmap() may come in any order; HELLOFPGA_MEM_PIN
+ * mapping of them, so munmap() may come in any order, and counted as long
+ * as they exist (the card's pin_limit_mb, the starter's user against
+ * RLIMIT_MEMLOCK, its memory cgroup); HELLOFPGA_MEM_PIN
  * rings lie in a pin of the control node, which the stream marks active
  * on its channel (hf_pin_start_run()) for the ring's whole life: a
  * revocation or teardown of the pin queues @revoke_work (through
@@ -35,11 +37,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -58,24 +60,34 @@
 /**
  * struct hf_stream_pages - the buffers of a MEM_HOST ring.
  * @ref: the stream (until its ring ends), each mapping, a quarantine
- * @dev: the device the buffers are mapped for (referenced)
+ * @card: the card (referenced)
+ * @accounted: bytes counted in @card's pinned_bytes (pin_limit_mb)
+ * @dev: the device the buffers are mapped for (the card's)
  * @n: buffers
  * @size: bytes per buffer
  * @order: page order of each buffer
- * @mm: the process charged with @locked pages (grabbed), until the ring
- *	ends
- * @locked: pages charged to @mm's locked memory
+ * @cred: the starter's credentials (referenced: free_uid() is not
+ *	exported before 6.1), whose user is charged with @locked pages;
+ *	NULL when the starter had CAP_IPC_LOCK
+ * @locked: pages charged to @cred's user's locked memory
  * @mapped: the buffers are DMA-mapped (@bus valid)
  * @bus: bus address of each buffer
  * @pages: first page of each buffer
+ *
+ * The charges live as long as the pages and go with the last reference:
+ * the close of a mapping (under mmap_lock; a forked child's may outlive
+ * the ring and the process that started it by far) or the release of a
+ * wedged channel's quarantine.
  */
 struct hf_stream_pages {
-	struct kref ref;
+	refcount_t ref;
+	struct hf_card *card;
+	u64 accounted;
 	struct device *dev;
 	u32 n;
 	u64 size;
 	unsigned int order;
-	struct mm_struct *mm;
+	const struct cred *cred;
 	unsigned long locked;
 	bool mapped;
 	dma_addr_t *bus;
@@ -150,39 +162,27 @@ struct hf_stream {
 	struct delayed_work poll_work;
 };
 
-static void hf_stream_pages_release(struct kref *ref)
+/*
+ * Drop a reference; the last one frees the pages and gives back their
+ * charges.  Any context that may sleep, mmap_lock held or not.
+ */
+static void hf_stream_pages_put(struct hf_stream_pages *sp)
 {
-	struct hf_stream_pages *sp = container_of(ref, struct hf_stream_pages,
-						  ref);
 	u32 i;
 
+	if (!refcount_dec_and_test(&sp->ref))
+		return;
 	for (i = 0; i < sp->n; i++)
 		if (sp->pages[i])
 			__free_pages(sp->pages[i], sp->order);
-	/* the charge went at the ring's end (hf_stream_pages_uncharge()) */
-	put_device(sp->dev);
+	if (sp->cred) {
+		hf_user_locked_uncharge(sp->cred->user, sp->locked);
+		put_cred(sp->cred);
+	}
+	atomic64_sub(sp->accounted, &sp->card->pinned_bytes);
+	hf_card_put(sp->card);
 	kfree(sp->bus);
 	kfree(sp);
-}
-
-static void hf_stream_pages_put(struct hf_stream_pages *sp)
-{
-	kref_put(&sp->ref, hf_stream_pages_release);
-}
-
-/*
- * The ring's locked-memory charge goes when the ring ends, not with the
- * last mapping: a mapping's close runs under mmap_lock, which
- * account_locked_vm() takes.  Never under mmap_lock.
- */
-static void hf_stream_pages_uncharge(struct hf_stream_pages *sp)
-{
-	if (!sp->mm)
-		return;
-	hf_account_locked_vm(sp->mm, sp->locked, false);
-	mmdrop(sp->mm);
-	sp->mm = NULL;
-	sp->locked = 0;
 }
 
 /* Unmap the buffers of a ring whose engine is proven idle (or bus off). */
@@ -207,21 +207,70 @@ static void hf_stream_pages_q_release(void *data)
 }
 
 /**
+ * hf_stream_pages_charge() - count a MEM_HOST ring's pages before they are
+ *	allocated: the card's pin_limit_mb, the starter's RLIMIT_MEMLOCK.
+ * @hf: the file (its last error is set on failure)
+ * @sp: the ring's buffers, none allocated yet
+ *
+ * The locked-memory charge goes to the starter's user (struct
+ * user_struct, through its credentials), not to its process: the pages
+ * may outlive the process through a forked child's mapping.  CAP_IPC_LOCK
+ * lifts the limit, as for pins.
+ *
+ * Return: 0, or -ENOMEM with nothing charged.
+ */
+static int hf_stream_pages_charge(struct hf_file *hf,
+				  struct hf_stream_pages *sp)
+{
+	struct hf_card *card = sp->card;
+	unsigned long pages = (unsigned long)(sp->size >> PAGE_SHIFT) * sp->n;
+	u64 bytes = sp->size * sp->n, now;
+
+	now = atomic64_add_return(bytes, &card->pinned_bytes);
+	if (now > card->pin_limit) {
+		atomic64_sub(bytes, &card->pinned_bytes);
+		hf_set_error(hf, -ENOMEM,
+			     "STREAM_START: pin limit reached: %llu bytes pinned, a ring of %llu more asked, limit %llu (module parameter pin_limit_mb)",
+			     now - bytes, bytes, card->pin_limit);
+		return -ENOMEM;
+	}
+	if (!capable(CAP_IPC_LOCK)) {
+		const struct cred *cred = get_current_cred();
+
+		if (hf_user_locked_charge(cred->user, pages)) {
+			put_cred(cred);
+			atomic64_sub(bytes, &card->pinned_bytes);
+			hf_set_error(hf, -ENOMEM,
+				     "STREAM_START: a ring of %lu KiB is more locked memory than RLIMIT_MEMLOCK (%lu KiB) allows this user, whose rings count until their last mapping goes (ulimit -l; CAP_IPC_LOCK lifts it)",
+				     pages << (PAGE_SHIFT - 10),
+				     rlimit(RLIMIT_MEMLOCK) >> 10);
+			return -ENOMEM;
+		}
+		sp->cred = cred;
+		sp->locked = pages;
+	}
+	sp->accounted = bytes;
+	return 0;
+}
+
+/**
  * hf_stream_pages_alloc() - allocate, charge and map a MEM_HOST ring.
  * @hf: the file (its last error is set on failure)
  * @n: buffers
  * @size: bytes per buffer, a multiple of PAGE_SIZE, validated
+ *
+ * The pages are charged to the starter's memory cgroup too
+ * (__GFP_ACCOUNT).
  *
  * Return: the buffers with one reference, or an ERR_PTR.
  */
 static struct hf_stream_pages *hf_stream_pages_alloc(struct hf_file *hf,
 						     u32 n, u64 size)
 {
-	struct device *dev = hf_dev(hf->card);
+	struct hf_card *card = hf->card;
+	struct device *dev = hf_dev(card);
 	struct hf_stream_pages *sp;
-	unsigned long pages = (unsigned long)(size >> PAGE_SHIFT) * n;
 	u32 i;
-	int ret;
 
 	sp = kzalloc(struct_size(sp, pages, n), GFP_KERNEL);
 	if (!sp)
@@ -231,33 +280,24 @@ static struct hf_stream_pages *hf_stream_pages_alloc(struct hf_file *hf,
 		kfree(sp);
 		goto nomem;
 	}
-	kref_init(&sp->ref);
-	sp->dev = get_device(dev);
+	refcount_set(&sp->ref, 1);
+	kref_get(&card->ref);
+	sp->card = card;
+	sp->dev = dev;
 	sp->n = n;
 	sp->size = size;
 	sp->order = get_order(size);
-	if (current->mm) {
-		ret = hf_account_locked_vm(current->mm, pages, true);
-		if (ret) {
-			hf_set_error(hf, -ENOMEM,
-				     "STREAM_START: a ring of %lu KiB is more locked memory than RLIMIT_MEMLOCK (%lu KiB) allows (ulimit -l; CAP_IPC_LOCK lifts it)",
-				     pages << (PAGE_SHIFT - 10),
-				     rlimit(RLIMIT_MEMLOCK) >> 10);
-			hf_stream_pages_put(sp);
-			return ERR_PTR(-ENOMEM);
-		}
-		mmgrab(current->mm);
-		sp->mm = current->mm;
-		sp->locked = pages;
+	if (hf_stream_pages_charge(hf, sp)) {
+		hf_stream_pages_put(sp);
+		return ERR_PTR(-ENOMEM);
 	}
 	for (i = 0; i < n; i++) {
-		sp->pages[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
+		sp->pages[i] = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 					   __GFP_NOWARN, sp->order);
 		if (!sp->pages[i]) {
 			hf_set_error(hf, -ENOMEM,
 				     "STREAM_START: no %llu contiguous bytes for buffer %u of the ring",
 				     size, i);
-			hf_stream_pages_uncharge(sp);
 			hf_stream_pages_put(sp);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -272,7 +312,6 @@ static struct hf_stream_pages *hf_stream_pages_alloc(struct hf_file *hf,
 			hf_set_error(hf, -ENOMEM,
 				     "STREAM_START: the DMA layer could not map buffer %u (%llu bytes)",
 				     i, size);
-			hf_stream_pages_uncharge(sp);
 			hf_stream_pages_put(sp);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -381,8 +420,7 @@ static int hf_stream_halt(struct hf_stream *st, int err, const char *why)
 		sp = st->pages;
 		st->pages = NULL;
 		spin_unlock(&st->hf->stream_lock);
-		if (sp)
-			hf_stream_pages_uncharge(sp);
+		/* the charges go with the pages, at the last put */
 		if (wedged) {
 			hf_quarantine_hold(chan, &st->mem,
 					   hf_stream_pages_q_release, sp,
@@ -1265,7 +1303,7 @@ static void hf_stream_vm_open(struct vm_area_struct *vma)
 {
 	struct hf_stream_pages *sp = vma->vm_private_data;
 
-	kref_get(&sp->ref);
+	refcount_inc(&sp->ref);
 }
 
 static void hf_stream_vm_close(struct vm_area_struct *vma)
@@ -1309,7 +1347,7 @@ int hf_stream_mmap(struct hf_file *hf, struct vm_area_struct *vma)
 	spin_lock(&hf->stream_lock);
 	if (hf->stream && hf->stream->pages) {
 		sp = hf->stream->pages;
-		kref_get(&sp->ref);
+		refcount_inc(&sp->ref);
 	}
 	spin_unlock(&hf->stream_lock);
 	if (!sp) {
