@@ -392,7 +392,8 @@ struct hf_pin_chain {
  * @accounted: bytes counted in the card's pinned_bytes
  * @mm: the pinning process's memory (grabbed), charged with @locked
  * @locked: pages charged to @mm's locked memory (RLIMIT_MEMLOCK): the
- *	pinned host pages and the descriptor storage of the chains
+ *	pinned host pages and the descriptor storage of the chains (an
+ *	XFER's until the pin goes, a stream ring's until the ring ends)
  * @err_set: the provider set an error text (hf_pin_set_error())
  * @chains: chains by [dir][ch]; their content is protected by the
  *	channel's lock, their storage lives until teardown (or the release
@@ -498,6 +499,9 @@ int hf_pin_stream_begin(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_pin_stream_end(struct hf_pin_core *pc, struct hf_chan *chan);
 int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
 			struct hf_pin_chain *pch, u32 n);
+int hf_pin_stream_reserve(struct hf_file *hf, struct hf_pin_core *pc,
+			  struct hf_chan *chan, u32 n);
+void hf_pin_stream_free(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_file_release_pins(struct hf_file *hf);
 void hf_card_release_pins(struct hf_card *card);
 

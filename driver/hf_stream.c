@@ -434,8 +434,7 @@ static int hf_stream_halt(struct hf_stream *st, int err, const char *why)
 		if (wedged)
 			hf_pin_quarantine(st->pc, chan);
 		else
-			hf_desc_mem_free(card,
-					 &st->pc->chains[XDMA_C2H][chan->ch].mem);
+			hf_pin_stream_free(st->pc, chan);
 		hf_pin_stream_end(st->pc, chan);
 		st->claimed = false;
 	}
@@ -686,7 +685,6 @@ static int hf_stream_setup_pin(struct hf_stream *st,
 	struct hf_file *hf = st->hf;
 	struct hf_chan *chan = st->chan;
 	struct hf_pin_core *pc;
-	struct hf_pin_chain *pch;
 	u64 bytes = st->buf_size * st->n;
 	int ret;
 
@@ -701,7 +699,6 @@ static int hf_stream_setup_pin(struct hf_stream *st,
 			     st->n, st->buf_size, c->pin_offset, pc->pin.size);
 		return -ERANGE;
 	}
-	pch = &pc->chains[XDMA_C2H][chan->ch];
 	WRITE_ONCE(chan->revoke_work, &st->revoke_work);
 	ret = hf_pin_stream_begin(pc, chan);
 	if (ret) {
@@ -712,7 +709,7 @@ static int hf_stream_setup_pin(struct hf_stream *st,
 		return -ENOENT;
 	}
 	st->claimed = true;
-	return hf_pin_ring_reserve(hf, pc, pch, 2 * st->n);
+	return hf_pin_stream_reserve(hf, pc, chan, 2 * st->n);
 }
 
 /* STREAM_WB_PIN: the slots' host pin claimed and mapped; channel locked. */
