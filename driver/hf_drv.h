@@ -395,6 +395,9 @@ struct hf_pin_chain {
  *	pinned host pages and the descriptor storage of the chains (an
  *	XFER's until the pin goes, a stream ring's until the ring ends)
  * @err_set: the provider set an error text (hf_pin_set_error())
+ * @read_only: the provider pinned memory the caller may not write (a
+ *	dma-buf whose file is not open for writing): the card only reads it
+ *	(H2C); C2H XFERs and stream rings into it are refused with -EACCES
  * @chains: chains by [dir][ch]; their content is protected by the
  *	channel's lock, their storage lives until teardown (or the release
  *	of a quarantine that took it)
@@ -418,6 +421,7 @@ struct hf_pin_core {
 	struct mm_struct *mm;
 	atomic_long_t locked;
 	bool err_set;
+	bool read_only;
 	struct hf_pin_chain chains[2][XDMA_MAX_CHANNELS];
 };
 

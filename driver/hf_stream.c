@@ -693,6 +693,12 @@ static int hf_stream_setup_pin(struct hf_stream *st,
 		return PTR_ERR(pc);
 	st->pc = pc;
 	st->pin_off = c->pin_offset;
+	if (pc->read_only) {
+		hf_set_error(hf, -EACCES,
+			     "STREAM_START: pin %llu is read-only (a dma-buf whose file is not open for writing): a C2H ring cannot lie in it",
+			     c->pin_handle);
+		return -EACCES;
+	}
 	if (c->pin_offset > pc->pin.size || bytes > pc->pin.size - c->pin_offset) {
 		hf_set_error(hf, -ERANGE,
 			     "STREAM_START: a ring of %u x %llu bytes at offset 0x%llx lies past the end of the pin (0x%llx bytes)",
