@@ -120,11 +120,10 @@ struct hf_stream_pages {
  * @why: its text
  * @held: buffers WAIT handed out and not released (bit per buffer)
  * @released: buffers released while a WAIT held the ring, to hand over
+ *	(hf_stream_apply_releases(), which wakes the channel's lock_wq)
  * @nheld: bits of @held
  * @wake_user: a HELLOFPGA_STREAM_WAKE asked the wait to return EAGAIN
  * @stopping: a STOP waits for the channel: the wait returns -ENOENT
- * @waiters: WAITs under way on the stream, counted before they take the
- *	channel (each applies releases before it sleeps)
  * @ref_design: the card is the reference design: its source's DROPPED
  *	counter is read at EOP buffers
  * @drop_last: DROPPED at the last EOP buffer handed out
@@ -155,7 +154,6 @@ struct hf_stream {
 	atomic_t nheld;
 	bool wake_user;
 	bool stopping;
-	atomic_t waiters;
 	bool ref_design;
 	u32 drop_last;
 	struct work_struct revoke_work;
@@ -355,19 +353,28 @@ static void hf_stream_sync_dev(struct hf_stream *st, u32 i)
 				  st->buf_size, true);
 }
 
-/* Hand the buffers released meanwhile to the engine; channel locked. */
+/*
+ * Hand the buffers released meanwhile to the engine; channel locked.  The
+ * RELEASEs that marked them wait for it on the channel's lock_wq.
+ */
 static void hf_stream_apply_releases(struct hf_stream *st)
 {
+	bool any = false;
 	u32 i;
 
 	lockdep_assert_held(&st->chan->lock);
+	/* a kick seen, then the marks made before it */
+	smp_rmb();
 	for_each_set_bit(i, st->released, st->n) {
+		if (st->live) {
+			hf_stream_sync_dev(st, i);
+			hf_xdma_ring_release(&st->ring, i);
+		}
 		clear_bit(i, st->released);
-		if (!st->live)
-			continue;
-		hf_stream_sync_dev(st, i);
-		hf_xdma_ring_release(&st->ring, i);
+		any = true;
 	}
+	if (any)
+		wake_up(&st->chan->lock_wq);
 }
 
 /**
@@ -1046,7 +1053,6 @@ out:
 static long hf_ioc_stream_wait(struct hf_file *hf, void __user *uarg)
 {
 	struct hellofpga_stream_frame f;
-	struct hf_stream *wst;
 	int ret;
 
 	if (copy_from_user(&f, uarg, sizeof(f))) {
@@ -1062,15 +1068,7 @@ static long hf_ioc_stream_wait(struct hf_file *hf, void __user *uarg)
 			     f.timeout_ns, HELLOFPGA_STREAM_MAX_WAIT_NS);
 		return -EINVAL;
 	}
-	/* counted before it takes the channel: RELEASE relies on it */
-	wst = hf_stream_get(hf);
-	if (wst)
-		atomic_inc(&wst->waiters);
 	ret = hf_stream_wait_locked(hf, &f);
-	if (wst) {
-		atomic_dec(&wst->waiters);
-		hf_stream_put(wst);
-	}
 	if (!ret && copy_to_user(uarg, &f, sizeof(f))) {
 		hf_set_error(hf, -EFAULT,
 			     "STREAM_WAIT: bad argument pointer (buffer %u is held)",
@@ -1098,11 +1096,6 @@ static long hf_ioc_stream_release(struct hf_file *hf, void __user *uarg)
 			     "STREAM_RELEASE: flags must be 0 or HELLOFPGA_STREAM_WAKE (then index 0), reserved 0");
 		return -EINVAL;
 	}
-	/*
-	 * Without the channel's lock: a WAIT may hold it, asleep.  The
-	 * buffer is marked and the wait kicked; it hands the buffer over
-	 * before it sleeps again.
-	 */
 	st = hf_stream_get(hf);
 	if (!st) {
 		hf_set_error(hf, -ENOENT,
@@ -1124,26 +1117,29 @@ static long hf_ioc_stream_release(struct hf_file *hf, void __user *uarg)
 	}
 	atomic_dec(&st->nheld);
 	set_bit(r.index, st->released);
-	if (mutex_trylock(&chan->lock)) {
-		hf_stream_apply_releases(st);
-		hf_chan_unlock(chan);
-	} else {
-		hf_xdma_ring_kick(&st->ring);
-		/*
-		 * The wait may have ended before the kick: look again.  With
-		 * no WAIT holding the channel (a STOP, a poll, another
-		 * file's START), wait for it: a RELEASE that no WAIT hands
-		 * over has its buffer credited, and its writeback slot
-		 * cleared, when it returns (HELLOFPGA_STREAM_WB_PIN).
-		 */
+	/* the mark before the kick; pairs with hf_stream_apply_releases() */
+	smp_mb__after_atomic();
+	/*
+	 * Without waiting for the channel's lock while a WAIT holds it,
+	 * asleep: the buffer is marked and the wait kicked; it hands the
+	 * buffer over before it sleeps again, and wakes us.  Returns once
+	 * the buffer went to the engine (its writeback slot cleared,
+	 * HELLOFPGA_STREAM_WB_PIN), by this call when the channel is free or
+	 * by whoever held it; a fatal signal leaves it to the next WAIT.
+	 */
+	for (;;) {
 		if (mutex_trylock(&chan->lock)) {
 			hf_stream_apply_releases(st);
 			hf_chan_unlock(chan);
-		} else if (!atomic_read(&st->waiters) &&
-			   !mutex_lock_killable(&chan->lock)) {
-			hf_stream_apply_releases(st);
-			hf_chan_unlock(chan);
+			break;
 		}
+		if (!test_bit(r.index, st->released))
+			break;
+		hf_xdma_ring_kick(&st->ring);
+		if (wait_event_killable(chan->lock_wq,
+					!mutex_is_locked(&chan->lock) ||
+					!test_bit(r.index, st->released)))
+			break;
 	}
 out:
 	hf_stream_put(st);
