@@ -123,7 +123,8 @@ struct hf_stream_pages {
  *	(hf_stream_apply_releases(), which wakes the channel's lock_wq)
  * @nheld: bits of @held
  * @wake_user: a HELLOFPGA_STREAM_WAKE asked the wait to return EAGAIN
- * @stopping: a STOP waits for the channel: the wait returns -ENOENT
+ * @stopping: STOPs waiting for the channel: the wait returns -ENOENT;
+ *	each STOP counts itself until it returns, interrupted or not
  * @ref_design: the card is the reference design: its source's DROPPED
  *	counter is read at EOP buffers
  * @drop_last: DROPPED at the last EOP buffer handed out
@@ -153,7 +154,7 @@ struct hf_stream {
 	DECLARE_BITMAP(released, XDMA_RING_MAX);
 	atomic_t nheld;
 	bool wake_user;
-	bool stopping;
+	atomic_t stopping;
 	bool ref_design;
 	u32 drop_last;
 	struct work_struct revoke_work;
@@ -971,7 +972,7 @@ static int hf_stream_wait_locked(struct hf_file *hf,
 			goto out;
 		}
 		hf_stream_apply_releases(st);
-		if (READ_ONCE(st->stopping)) {
+		if (atomic_read(&st->stopping)) {
 			ret = -ENOENT;
 			hf_set_error(hf, ret, "STREAM_WAIT: the stream was stopped");
 			goto out;
@@ -1149,7 +1150,7 @@ out:
 static long hf_ioc_stream_stop(struct hf_file *hf, void __user *uarg)
 {
 	struct hellofpga_stream_stop s;
-	struct hf_stream *st;
+	struct hf_stream *st, *kst;
 	int ret;
 
 	if (copy_from_user(&s, uarg, sizeof(s))) {
@@ -1160,23 +1161,30 @@ static long hf_ioc_stream_stop(struct hf_file *hf, void __user *uarg)
 		hf_set_error(hf, -EINVAL, "STREAM_STOP: flags, pad and reserved must be 0");
 		return -EINVAL;
 	}
-	/* a WAIT asleep on the ring lets go of the channel */
-	st = hf_stream_get(hf);
-	if (st) {
-		WRITE_ONCE(st->stopping, true);
-		hf_xdma_ring_kick(&st->ring);
-		hf_stream_put(st);
+	/*
+	 * A WAIT asleep on the ring lets go of the channel.  The mark is
+	 * this call's: an interrupted STOP takes it back, so the stream's
+	 * later WAITs wait again.
+	 */
+	kst = hf_stream_get(hf);
+	if (kst) {
+		atomic_inc(&kst->stopping);
+		hf_xdma_ring_kick(&kst->ring);
 	}
 	ret = hf_stream_lock(hf, "STREAM_STOP", &st);
-	if (ret)
-		return ret;
-	ret = hf_stream_unlink(hf, st);
-	hf_chan_unlock(st->chan);
-	hf_stream_put(st);
-	if (ret)
-		hf_set_error(hf, ret,
-			     "STREAM_STOP: the engine did not stop: C2H%u is wedged and keeps the ring's memory until it goes idle",
-			     hf->index);
+	if (!ret) {
+		ret = hf_stream_unlink(hf, st);
+		hf_chan_unlock(st->chan);
+		hf_stream_put(st);
+		if (ret)
+			hf_set_error(hf, ret,
+				     "STREAM_STOP: the engine did not stop: C2H%u is wedged and keeps the ring's memory until it goes idle",
+				     hf->index);
+	}
+	if (kst) {
+		atomic_dec(&kst->stopping);
+		hf_stream_put(kst);
+	}
 	return ret;
 }
 
