@@ -171,7 +171,8 @@ struct hf_chan {
 	enum hf_xdma_dir dir;
 	u32 ch;
 	struct mutex lock;	/* runs, @chain, @mem, @pages, @sg, @q */
-	wait_queue_head_t lock_wq;	/* waiters for @lock (hf_chan_lock()) */
+	/* waiters for @lock (hf_chan_lock()), and stream RELEASEs */
+	wait_queue_head_t lock_wq;
 	struct hf_xdma_engine engine;
 	bool ready;
 	struct hf_xdma_chain chain;

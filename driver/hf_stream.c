@@ -9,7 +9,8 @@
  * started it (hf_file.stream).  Every ring call runs under the channel's
  * lock; a WAIT holds it while it sleeps, so a RELEASE from another thread
  * marks its buffer in @released and kicks the wait, which hands every
- * marked buffer to the engine before it sleeps again.
+ * marked buffer to the engine before it sleeps again and wakes the
+ * RELEASE (hf_chan.lock_wq).
  *
  * Memory: HELLOFPGA_MEM_HOST rings are physically contiguous page blocks,
  * one per buffer, mapped for DMA (streaming, synced per buffer) and
@@ -1329,11 +1330,14 @@ static const struct vm_operations_struct hf_stream_vm_ops = {
  * @hf: the file
  * @vma: the mapping
  *
- * The mapping holds the ring's pages until it goes; the engine writes
- * them only while the ring runs.
+ * The mapping holds the ring's pages, and their charges, until it goes
+ * (a fork()ed child's copy too); the engine writes them only while the
+ * ring runs.  Shared or private alike: without VM_MAYWRITE nothing is
+ * ever copied on write.  The kernel refused a file not open for reading
+ * (-EACCES) before this.
  *
  * Return: 0, -EACCES (writable), -EINVAL (offset not 0, longer than the
- * ring, private), -ENOENT (no MEM_HOST ring running on this file).
+ * ring), -ENOENT (no MEM_HOST ring running on this file).
  */
 int hf_stream_mmap(struct hf_file *hf, struct vm_area_struct *vma)
 {
