@@ -28,6 +28,8 @@
 #include <linux/pci.h>
 #include <linux/poll.h>
 #include <linux/scatterlist.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/security.h>
 #include <linux/user_namespace.h>
 
@@ -359,6 +361,48 @@ static inline int hf_account_locked_vm(struct mm_struct *mm,
 	}
 	up_write(&mm->mmap_sem);
 	return ret;
+}
+#endif
+
+/*
+ * Locked memory charged to a user rather than to a process, as io_uring
+ * charges its buffers: struct user_struct.locked_vm (CONFIG_NET, every
+ * distribution kernel) against the caller's RLIMIT_MEMLOCK, given back by
+ * an atomic subtraction from any context (the close of a mapping runs
+ * under mmap_lock, which account_locked_vm() takes).  For memory that may
+ * outlive the process that asked for it.  Without the field nothing is
+ * charged (the card's pin_limit_mb and the memory cgroup still count).
+ */
+#ifdef HF_HAVE_USER_LOCKED_VM
+static inline int hf_user_locked_charge(struct user_struct *user,
+					unsigned long pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT, cur;
+
+	do {
+		cur = atomic_long_read(&user->locked_vm);
+		if (pages > limit || cur > limit - pages)
+			return -ENOMEM;
+	} while (atomic_long_cmpxchg(&user->locked_vm, cur, cur + pages) !=
+		 cur);
+	return 0;
+}
+
+static inline void hf_user_locked_uncharge(struct user_struct *user,
+					   unsigned long pages)
+{
+	atomic_long_sub(pages, &user->locked_vm);
+}
+#else
+static inline int hf_user_locked_charge(struct user_struct *user,
+					unsigned long pages)
+{
+	return 0;
+}
+
+static inline void hf_user_locked_uncharge(struct user_struct *user,
+					   unsigned long pages)
+{
 }
 #endif
 

@@ -38,11 +38,13 @@
  * @dmabuf: the buffer (a reference is held)
  * @attach: our attachment
  * @sgt: the mapping of the attachment
+ * @dir: its direction: DMA_TO_DEVICE for a read-only pin
  */
 struct hf_dmabuf_pin {
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
+	enum dma_data_direction dir;
 };
 
 #if HF_DMABUF_DYNAMIC
@@ -120,15 +122,13 @@ static void hf_dmabuf_unmap(struct hf_dmabuf_pin *dp, bool pinned)
 #if HF_DMABUF_DYNAMIC
 	dma_resv_lock(dp->dmabuf->resv, NULL);
 	if (dp->sgt)
-		dma_buf_unmap_attachment(dp->attach, dp->sgt,
-					 DMA_BIDIRECTIONAL);
+		dma_buf_unmap_attachment(dp->attach, dp->sgt, dp->dir);
 	if (pinned)
 		dma_buf_unpin(dp->attach);
 	dma_resv_unlock(dp->dmabuf->resv);
 #else
 	if (dp->sgt)
-		dma_buf_unmap_attachment(dp->attach, dp->sgt,
-					 DMA_BIDIRECTIONAL);
+		dma_buf_unmap_attachment(dp->attach, dp->sgt, dp->dir);
 #endif
 	dp->sgt = NULL;
 	dma_buf_detach(dp->dmabuf, dp->attach);
@@ -161,6 +161,17 @@ static int hf_dmabuf_pin(struct hf_pin *pin, const struct hellofpga_pin *req)
 		ret = -EINVAL;
 		goto err_put;
 	}
+	/*
+	 * The dma-buf's file mode is its writers' right (an exporter hands out
+	 * a read-only file, e.g. DRM PRIME without DRM_RDWR): a read-only one
+	 * pins for H2C only, mapped for reads by the card where the exporter
+	 * and the IOMMU tell the directions apart.
+	 */
+	dp->dir = DMA_BIDIRECTIONAL;
+	if (!(dp->dmabuf->file->f_mode & FMODE_WRITE)) {
+		dp->dir = DMA_TO_DEVICE;
+		pin->core->read_only = true;
+	}
 #if HF_DMABUF_DYNAMIC
 	dp->attach = dma_buf_dynamic_attach(dp->dmabuf, dev,
 					    &hf_dmabuf_attach_ops, pin);
@@ -184,10 +195,10 @@ static int hf_dmabuf_pin(struct hf_pin *pin, const struct hellofpga_pin *req)
 		goto err_detach;
 	}
 	pinned = true;
-	sgt = dma_buf_map_attachment(dp->attach, DMA_BIDIRECTIONAL);
+	sgt = dma_buf_map_attachment(dp->attach, dp->dir);
 	dma_resv_unlock(dp->dmabuf->resv);
 #else
-	sgt = dma_buf_map_attachment(dp->attach, DMA_BIDIRECTIONAL);
+	sgt = dma_buf_map_attachment(dp->attach, dp->dir);
 #endif
 	if (IS_ERR_OR_NULL(sgt)) {
 		ret = sgt ? PTR_ERR(sgt) : -ENOMEM;

@@ -171,7 +171,8 @@ struct hf_chan {
 	enum hf_xdma_dir dir;
 	u32 ch;
 	struct mutex lock;	/* runs, @chain, @mem, @pages, @sg, @q */
-	wait_queue_head_t lock_wq;	/* waiters for @lock (hf_chan_lock()) */
+	/* waiters for @lock (hf_chan_lock()), and stream RELEASEs */
+	wait_queue_head_t lock_wq;
 	struct hf_xdma_engine engine;
 	bool ready;
 	struct hf_xdma_chain chain;
@@ -392,8 +393,12 @@ struct hf_pin_chain {
  * @accounted: bytes counted in the card's pinned_bytes
  * @mm: the pinning process's memory (grabbed), charged with @locked
  * @locked: pages charged to @mm's locked memory (RLIMIT_MEMLOCK): the
- *	pinned host pages and the descriptor storage of the chains
+ *	pinned host pages and the descriptor storage of the chains (an
+ *	XFER's until the pin goes, a stream ring's until the ring ends)
  * @err_set: the provider set an error text (hf_pin_set_error())
+ * @read_only: the provider pinned memory the caller may not write (a
+ *	dma-buf whose file is not open for writing): the card only reads it
+ *	(H2C); C2H XFERs and stream rings into it are refused with -EACCES
  * @chains: chains by [dir][ch]; their content is protected by the
  *	channel's lock, their storage lives until teardown (or the release
  *	of a quarantine that took it)
@@ -417,6 +422,7 @@ struct hf_pin_core {
 	struct mm_struct *mm;
 	atomic_long_t locked;
 	bool err_set;
+	bool read_only;
 	struct hf_pin_chain chains[2][XDMA_MAX_CHANNELS];
 };
 
@@ -498,6 +504,9 @@ int hf_pin_stream_begin(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_pin_stream_end(struct hf_pin_core *pc, struct hf_chan *chan);
 int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
 			struct hf_pin_chain *pch, u32 n);
+int hf_pin_stream_reserve(struct hf_file *hf, struct hf_pin_core *pc,
+			  struct hf_chan *chan, u32 n);
+void hf_pin_stream_free(struct hf_pin_core *pc, struct hf_chan *chan);
 void hf_file_release_pins(struct hf_file *hf);
 void hf_card_release_pins(struct hf_card *card);
 

@@ -619,6 +619,13 @@ static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 		ret = -EINVAL;
 		goto out_put;
 	}
+	if (x.dir == HELLOFPGA_XFER_C2H && pc->read_only) {
+		hf_set_error(hf, -EACCES,
+			     "XFER: pin %llu is read-only (a dma-buf whose file is not open for writing): H2C only, no C2H into it",
+			     x.handle);
+		ret = -EACCES;
+		goto out_put;
+	}
 	if (x.card_addr + x.length < x.card_addr) {
 		hf_set_error(hf, -EOVERFLOW, "XFER: card address + length wraps");
 		ret = -EOVERFLOW;

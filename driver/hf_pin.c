@@ -470,34 +470,28 @@ static int hf_pin_charge(struct hf_pin_core *pc, unsigned long pages)
  * hf_pin_limit_error() - the text of a failed charge.
  * @hf: the file
  * @pages: pages asked for
+ * @op: the call ("PIN", "XFER", "STREAM_START")
  * @what: what they are
  *
  * Return: -ENOMEM.
  */
 static int hf_pin_limit_error(struct hf_file *hf, unsigned long pages,
-			      const char *what)
+			      const char *op, const char *what)
 {
 	hf_set_error(hf, -ENOMEM,
-		     "%s: %lu KiB more locked memory than RLIMIT_MEMLOCK (%lu KiB) allows (ulimit -l; CAP_IPC_LOCK lifts it)",
-		     what, pages << (PAGE_SHIFT - 10),
+		     "%s: %s: %lu KiB more locked memory than RLIMIT_MEMLOCK (%lu KiB) allows (ulimit -l; CAP_IPC_LOCK lifts it)",
+		     op, what, pages << (PAGE_SHIFT - 10),
 		     rlimit(RLIMIT_MEMLOCK) >> 10);
 	return -ENOMEM;
 }
 
-/**
- * hf_pin_ring_reserve() - descriptor storage for a chain of a pin.
- * @hf: the file asking (its last error is set on failure)
- * @pc: the pin
- * @pch: the chain
- * @n: descriptors it needs
- *
- * The storage is host memory the pin holds as long as it lives: it is
- * charged to the pinning process's locked memory like the pin itself.
- *
- * Return: 0, or -ENOMEM (over RLIMIT_MEMLOCK, or no memory).
+/*
+ * Descriptor storage for a chain of a pin, charged to the pinning
+ * process's locked memory; @op names the call in the error text.
  */
-int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
-			struct hf_pin_chain *pch, u32 n)
+static int hf_pin_chain_reserve(struct hf_file *hf, struct hf_pin_core *pc,
+				struct hf_pin_chain *pch, u32 n,
+				const char *op)
 {
 	unsigned long need, have = 0;
 	int ret;
@@ -507,21 +501,80 @@ int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
 	need = hf_desc_mem_pages(n);
 	if (pch->mem.cpu)
 		have = hf_desc_mem_pages(pch->mem.cap);
-	/* the old storage stays charged until the pin goes */
+	/* the old storage stays charged until it is freed */
 	if (hf_pin_charge(pc, need))
-		return hf_pin_limit_error(hf, need, "XFER: descriptor storage");
+		return hf_pin_limit_error(hf, need, op, "descriptor storage");
 	ret = hf_desc_mem_reserve(pc->card, &pch->mem, n);
 	if (ret) {
 		hf_account_locked_vm(pc->mm, need, false);
 		atomic_long_sub(need, &pc->locked);
-		hf_set_error(hf, ret, "XFER: no coherent memory for %u descriptors",
-			     n);
+		hf_set_error(hf, ret, "%s: no coherent memory for %u descriptors",
+			     op, n);
 		return ret;
 	}
 	/* the old storage was freed: its charge goes */
 	hf_account_locked_vm(pc->mm, have, false);
 	atomic_long_sub(have, &pc->locked);
 	return 0;
+}
+
+/**
+ * hf_pin_ring_reserve() - descriptor storage for an XFER's chain of a pin.
+ * @hf: the file asking (its last error is set on failure)
+ * @pc: the pin
+ * @pch: the chain
+ * @n: descriptors it needs
+ *
+ * The storage is host memory the pin keeps between XFERs as long as it
+ * lives: it is charged to the pinning process's locked memory like the
+ * pin itself.
+ *
+ * Return: 0, or -ENOMEM (over RLIMIT_MEMLOCK, or no memory).
+ */
+int hf_pin_ring_reserve(struct hf_file *hf, struct hf_pin_core *pc,
+			struct hf_pin_chain *pch, u32 n)
+{
+	return hf_pin_chain_reserve(hf, pc, pch, n, "XFER");
+}
+
+/**
+ * hf_pin_stream_reserve() - descriptor storage of a stream ring in a pin.
+ * @hf: the file starting the ring (its last error is set on failure)
+ * @pc: the pin, claimed by the ring (hf_pin_stream_begin())
+ * @chan: the ring's channel, locked
+ * @n: descriptors (and writeback slots) it needs
+ *
+ * Charged to the pinning process's locked memory while the ring lives:
+ * hf_pin_stream_free() gives the storage and its charge back when the
+ * ring ends.
+ *
+ * Return: 0, or -ENOMEM (over RLIMIT_MEMLOCK, or no memory).
+ */
+int hf_pin_stream_reserve(struct hf_file *hf, struct hf_pin_core *pc,
+			  struct hf_chan *chan, u32 n)
+{
+	lockdep_assert_held(&chan->lock);
+	return hf_pin_chain_reserve(hf, pc, &pc->chains[chan->dir][chan->ch],
+				    n, "STREAM_START");
+}
+
+/**
+ * hf_pin_stream_free() - free a ring's descriptor storage and its charge.
+ * @pc: the pin
+ * @chan: the ring's channel, locked, its engine proven idle
+ */
+void hf_pin_stream_free(struct hf_pin_core *pc, struct hf_chan *chan)
+{
+	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
+	unsigned long have = 0;
+
+	lockdep_assert_held(&chan->lock);
+	if (pch->mem.cpu)
+		have = hf_desc_mem_pages(pch->mem.cap);
+	hf_desc_mem_free(pc->card, &pch->mem);
+	pch->valid = false;
+	hf_account_locked_vm(pc->mm, have, false);
+	atomic_long_sub(have, &pc->locked);
 }
 
 /* The provider's unpin, then the segment list it set up. */
@@ -758,7 +811,7 @@ int hf_pin_create(struct hf_file *hf, const struct hellofpga_pin *req,
 					 PAGE_SIZE);
 
 		if (pages > ULONG_MAX || hf_pin_charge(pc, pages)) {
-			ret = hf_pin_limit_error(hf, pages, "PIN of host memory");
+			ret = hf_pin_limit_error(hf, pages, "PIN", "host memory");
 			goto err_free;
 		}
 	}

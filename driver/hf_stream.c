@@ -9,12 +9,15 @@
  * started it (hf_file.stream).  Every ring call runs under the channel's
  * lock; a WAIT holds it while it sleeps, so a RELEASE from another thread
  * marks its buffer in @released and kicks the wait, which hands every
- * marked buffer to the engine before it sleeps again.
+ * marked buffer to the engine before it sleeps again and wakes the
+ * RELEASE (hf_chan.lock_wq).
  *
  * Memory: HELLOFPGA_MEM_HOST rings are physically contiguous page blocks,
  * one per buffer, mapped for DMA (streaming, synced per buffer) and
  * reference counted (struct hf_stream_pages) by the stream and by every
- * mapping of them, so munmap() may come in any order; HELLOFPGA_MEM_PIN
+ * mapping of them, so munmap() may come in any order, and counted as long
+ * as they exist (the card's pin_limit_mb, the starter's user against
+ * RLIMIT_MEMLOCK, its memory cgroup); HELLOFPGA_MEM_PIN
  * rings lie in a pin of the control node, which the stream marks active
  * on its channel (hf_pin_start_run()) for the ring's whole life: a
  * revocation or teardown of the pin queues @revoke_work (through
@@ -35,11 +38,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -58,24 +61,34 @@
 /**
  * struct hf_stream_pages - the buffers of a MEM_HOST ring.
  * @ref: the stream (until its ring ends), each mapping, a quarantine
- * @dev: the device the buffers are mapped for (referenced)
+ * @card: the card (referenced)
+ * @accounted: bytes counted in @card's pinned_bytes (pin_limit_mb)
+ * @dev: the device the buffers are mapped for (the card's)
  * @n: buffers
  * @size: bytes per buffer
  * @order: page order of each buffer
- * @mm: the process charged with @locked pages (grabbed), until the ring
- *	ends
- * @locked: pages charged to @mm's locked memory
+ * @cred: the starter's credentials (referenced: free_uid() is not
+ *	exported before 6.1), whose user is charged with @locked pages;
+ *	NULL when the starter had CAP_IPC_LOCK
+ * @locked: pages charged to @cred's user's locked memory
  * @mapped: the buffers are DMA-mapped (@bus valid)
  * @bus: bus address of each buffer
  * @pages: first page of each buffer
+ *
+ * The charges live as long as the pages and go with the last reference:
+ * the close of a mapping (under mmap_lock; a forked child's may outlive
+ * the ring and the process that started it by far) or the release of a
+ * wedged channel's quarantine.
  */
 struct hf_stream_pages {
-	struct kref ref;
+	refcount_t ref;
+	struct hf_card *card;
+	u64 accounted;
 	struct device *dev;
 	u32 n;
 	u64 size;
 	unsigned int order;
-	struct mm_struct *mm;
+	const struct cred *cred;
 	unsigned long locked;
 	bool mapped;
 	dma_addr_t *bus;
@@ -108,11 +121,11 @@ struct hf_stream_pages {
  * @why: its text
  * @held: buffers WAIT handed out and not released (bit per buffer)
  * @released: buffers released while a WAIT held the ring, to hand over
+ *	(hf_stream_apply_releases(), which wakes the channel's lock_wq)
  * @nheld: bits of @held
  * @wake_user: a HELLOFPGA_STREAM_WAKE asked the wait to return EAGAIN
- * @stopping: a STOP waits for the channel: the wait returns -ENOENT
- * @waiters: WAITs under way on the stream, counted before they take the
- *	channel (each applies releases before it sleeps)
+ * @stopping: STOPs waiting for the channel: the wait returns -ENOENT;
+ *	each STOP counts itself until it returns, interrupted or not
  * @ref_design: the card is the reference design: its source's DROPPED
  *	counter is read at EOP buffers
  * @drop_last: DROPPED at the last EOP buffer handed out
@@ -142,47 +155,34 @@ struct hf_stream {
 	DECLARE_BITMAP(released, XDMA_RING_MAX);
 	atomic_t nheld;
 	bool wake_user;
-	bool stopping;
-	atomic_t waiters;
+	atomic_t stopping;
 	bool ref_design;
 	u32 drop_last;
 	struct work_struct revoke_work;
 	struct delayed_work poll_work;
 };
 
-static void hf_stream_pages_release(struct kref *ref)
+/*
+ * Drop a reference; the last one frees the pages and gives back their
+ * charges.  Any context that may sleep, mmap_lock held or not.
+ */
+static void hf_stream_pages_put(struct hf_stream_pages *sp)
 {
-	struct hf_stream_pages *sp = container_of(ref, struct hf_stream_pages,
-						  ref);
 	u32 i;
 
+	if (!refcount_dec_and_test(&sp->ref))
+		return;
 	for (i = 0; i < sp->n; i++)
 		if (sp->pages[i])
 			__free_pages(sp->pages[i], sp->order);
-	/* the charge went at the ring's end (hf_stream_pages_uncharge()) */
-	put_device(sp->dev);
+	if (sp->cred) {
+		hf_user_locked_uncharge(sp->cred->user, sp->locked);
+		put_cred(sp->cred);
+	}
+	atomic64_sub(sp->accounted, &sp->card->pinned_bytes);
+	hf_card_put(sp->card);
 	kfree(sp->bus);
 	kfree(sp);
-}
-
-static void hf_stream_pages_put(struct hf_stream_pages *sp)
-{
-	kref_put(&sp->ref, hf_stream_pages_release);
-}
-
-/*
- * The ring's locked-memory charge goes when the ring ends, not with the
- * last mapping: a mapping's close runs under mmap_lock, which
- * account_locked_vm() takes.  Never under mmap_lock.
- */
-static void hf_stream_pages_uncharge(struct hf_stream_pages *sp)
-{
-	if (!sp->mm)
-		return;
-	hf_account_locked_vm(sp->mm, sp->locked, false);
-	mmdrop(sp->mm);
-	sp->mm = NULL;
-	sp->locked = 0;
 }
 
 /* Unmap the buffers of a ring whose engine is proven idle (or bus off). */
@@ -207,21 +207,70 @@ static void hf_stream_pages_q_release(void *data)
 }
 
 /**
+ * hf_stream_pages_charge() - count a MEM_HOST ring's pages before they are
+ *	allocated: the card's pin_limit_mb, the starter's RLIMIT_MEMLOCK.
+ * @hf: the file (its last error is set on failure)
+ * @sp: the ring's buffers, none allocated yet
+ *
+ * The locked-memory charge goes to the starter's user (struct
+ * user_struct, through its credentials), not to its process: the pages
+ * may outlive the process through a forked child's mapping.  CAP_IPC_LOCK
+ * lifts the limit, as for pins.
+ *
+ * Return: 0, or -ENOMEM with nothing charged.
+ */
+static int hf_stream_pages_charge(struct hf_file *hf,
+				  struct hf_stream_pages *sp)
+{
+	struct hf_card *card = sp->card;
+	unsigned long pages = (unsigned long)(sp->size >> PAGE_SHIFT) * sp->n;
+	u64 bytes = sp->size * sp->n, now;
+
+	now = atomic64_add_return(bytes, &card->pinned_bytes);
+	if (now > card->pin_limit) {
+		atomic64_sub(bytes, &card->pinned_bytes);
+		hf_set_error(hf, -ENOMEM,
+			     "STREAM_START: pin limit reached: %llu bytes pinned, a ring of %llu more asked, limit %llu (module parameter pin_limit_mb)",
+			     now - bytes, bytes, card->pin_limit);
+		return -ENOMEM;
+	}
+	if (!capable(CAP_IPC_LOCK)) {
+		const struct cred *cred = get_current_cred();
+
+		if (hf_user_locked_charge(cred->user, pages)) {
+			put_cred(cred);
+			atomic64_sub(bytes, &card->pinned_bytes);
+			hf_set_error(hf, -ENOMEM,
+				     "STREAM_START: a ring of %lu KiB is more locked memory than RLIMIT_MEMLOCK (%lu KiB) allows this user, whose rings count until their last mapping goes (ulimit -l; CAP_IPC_LOCK lifts it)",
+				     pages << (PAGE_SHIFT - 10),
+				     rlimit(RLIMIT_MEMLOCK) >> 10);
+			return -ENOMEM;
+		}
+		sp->cred = cred;
+		sp->locked = pages;
+	}
+	sp->accounted = bytes;
+	return 0;
+}
+
+/**
  * hf_stream_pages_alloc() - allocate, charge and map a MEM_HOST ring.
  * @hf: the file (its last error is set on failure)
  * @n: buffers
  * @size: bytes per buffer, a multiple of PAGE_SIZE, validated
+ *
+ * The pages are charged to the starter's memory cgroup too
+ * (__GFP_ACCOUNT).
  *
  * Return: the buffers with one reference, or an ERR_PTR.
  */
 static struct hf_stream_pages *hf_stream_pages_alloc(struct hf_file *hf,
 						     u32 n, u64 size)
 {
-	struct device *dev = hf_dev(hf->card);
+	struct hf_card *card = hf->card;
+	struct device *dev = hf_dev(card);
 	struct hf_stream_pages *sp;
-	unsigned long pages = (unsigned long)(size >> PAGE_SHIFT) * n;
 	u32 i;
-	int ret;
 
 	sp = kzalloc(struct_size(sp, pages, n), GFP_KERNEL);
 	if (!sp)
@@ -231,33 +280,24 @@ static struct hf_stream_pages *hf_stream_pages_alloc(struct hf_file *hf,
 		kfree(sp);
 		goto nomem;
 	}
-	kref_init(&sp->ref);
-	sp->dev = get_device(dev);
+	refcount_set(&sp->ref, 1);
+	kref_get(&card->ref);
+	sp->card = card;
+	sp->dev = dev;
 	sp->n = n;
 	sp->size = size;
 	sp->order = get_order(size);
-	if (current->mm) {
-		ret = hf_account_locked_vm(current->mm, pages, true);
-		if (ret) {
-			hf_set_error(hf, -ENOMEM,
-				     "STREAM_START: a ring of %lu KiB is more locked memory than RLIMIT_MEMLOCK (%lu KiB) allows (ulimit -l; CAP_IPC_LOCK lifts it)",
-				     pages << (PAGE_SHIFT - 10),
-				     rlimit(RLIMIT_MEMLOCK) >> 10);
-			hf_stream_pages_put(sp);
-			return ERR_PTR(-ENOMEM);
-		}
-		mmgrab(current->mm);
-		sp->mm = current->mm;
-		sp->locked = pages;
+	if (hf_stream_pages_charge(hf, sp)) {
+		hf_stream_pages_put(sp);
+		return ERR_PTR(-ENOMEM);
 	}
 	for (i = 0; i < n; i++) {
-		sp->pages[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
+		sp->pages[i] = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 					   __GFP_NOWARN, sp->order);
 		if (!sp->pages[i]) {
 			hf_set_error(hf, -ENOMEM,
 				     "STREAM_START: no %llu contiguous bytes for buffer %u of the ring",
 				     size, i);
-			hf_stream_pages_uncharge(sp);
 			hf_stream_pages_put(sp);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -272,7 +312,6 @@ static struct hf_stream_pages *hf_stream_pages_alloc(struct hf_file *hf,
 			hf_set_error(hf, -ENOMEM,
 				     "STREAM_START: the DMA layer could not map buffer %u (%llu bytes)",
 				     i, size);
-			hf_stream_pages_uncharge(sp);
 			hf_stream_pages_put(sp);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -316,19 +355,28 @@ static void hf_stream_sync_dev(struct hf_stream *st, u32 i)
 				  st->buf_size, true);
 }
 
-/* Hand the buffers released meanwhile to the engine; channel locked. */
+/*
+ * Hand the buffers released meanwhile to the engine; channel locked.  The
+ * RELEASEs that marked them wait for it on the channel's lock_wq.
+ */
 static void hf_stream_apply_releases(struct hf_stream *st)
 {
+	bool any = false;
 	u32 i;
 
 	lockdep_assert_held(&st->chan->lock);
+	/* a kick seen, then the marks made before it */
+	smp_rmb();
 	for_each_set_bit(i, st->released, st->n) {
+		if (st->live) {
+			hf_stream_sync_dev(st, i);
+			hf_xdma_ring_release(&st->ring, i);
+		}
 		clear_bit(i, st->released);
-		if (!st->live)
-			continue;
-		hf_stream_sync_dev(st, i);
-		hf_xdma_ring_release(&st->ring, i);
+		any = true;
 	}
+	if (any)
+		wake_up(&st->chan->lock_wq);
 }
 
 /**
@@ -381,8 +429,7 @@ static int hf_stream_halt(struct hf_stream *st, int err, const char *why)
 		sp = st->pages;
 		st->pages = NULL;
 		spin_unlock(&st->hf->stream_lock);
-		if (sp)
-			hf_stream_pages_uncharge(sp);
+		/* the charges go with the pages, at the last put */
 		if (wedged) {
 			hf_quarantine_hold(chan, &st->mem,
 					   hf_stream_pages_q_release, sp,
@@ -396,8 +443,7 @@ static int hf_stream_halt(struct hf_stream *st, int err, const char *why)
 		if (wedged)
 			hf_pin_quarantine(st->pc, chan);
 		else
-			hf_desc_mem_free(card,
-					 &st->pc->chains[XDMA_C2H][chan->ch].mem);
+			hf_pin_stream_free(st->pc, chan);
 		hf_pin_stream_end(st->pc, chan);
 		st->claimed = false;
 	}
@@ -648,7 +694,6 @@ static int hf_stream_setup_pin(struct hf_stream *st,
 	struct hf_file *hf = st->hf;
 	struct hf_chan *chan = st->chan;
 	struct hf_pin_core *pc;
-	struct hf_pin_chain *pch;
 	u64 bytes = st->buf_size * st->n;
 	int ret;
 
@@ -657,13 +702,18 @@ static int hf_stream_setup_pin(struct hf_stream *st,
 		return PTR_ERR(pc);
 	st->pc = pc;
 	st->pin_off = c->pin_offset;
+	if (pc->read_only) {
+		hf_set_error(hf, -EACCES,
+			     "STREAM_START: pin %llu is read-only (a dma-buf whose file is not open for writing): a C2H ring cannot lie in it",
+			     c->pin_handle);
+		return -EACCES;
+	}
 	if (c->pin_offset > pc->pin.size || bytes > pc->pin.size - c->pin_offset) {
 		hf_set_error(hf, -ERANGE,
 			     "STREAM_START: a ring of %u x %llu bytes at offset 0x%llx lies past the end of the pin (0x%llx bytes)",
 			     st->n, st->buf_size, c->pin_offset, pc->pin.size);
 		return -ERANGE;
 	}
-	pch = &pc->chains[XDMA_C2H][chan->ch];
 	WRITE_ONCE(chan->revoke_work, &st->revoke_work);
 	ret = hf_pin_stream_begin(pc, chan);
 	if (ret) {
@@ -674,7 +724,7 @@ static int hf_stream_setup_pin(struct hf_stream *st,
 		return -ENOENT;
 	}
 	st->claimed = true;
-	return hf_pin_ring_reserve(hf, pc, pch, 2 * st->n);
+	return hf_pin_stream_reserve(hf, pc, chan, 2 * st->n);
 }
 
 /* STREAM_WB_PIN: the slots' host pin claimed and mapped; channel locked. */
@@ -923,7 +973,7 @@ static int hf_stream_wait_locked(struct hf_file *hf,
 			goto out;
 		}
 		hf_stream_apply_releases(st);
-		if (READ_ONCE(st->stopping)) {
+		if (atomic_read(&st->stopping)) {
 			ret = -ENOENT;
 			hf_set_error(hf, ret, "STREAM_WAIT: the stream was stopped");
 			goto out;
@@ -1005,7 +1055,6 @@ out:
 static long hf_ioc_stream_wait(struct hf_file *hf, void __user *uarg)
 {
 	struct hellofpga_stream_frame f;
-	struct hf_stream *wst;
 	int ret;
 
 	if (copy_from_user(&f, uarg, sizeof(f))) {
@@ -1021,15 +1070,7 @@ static long hf_ioc_stream_wait(struct hf_file *hf, void __user *uarg)
 			     f.timeout_ns, HELLOFPGA_STREAM_MAX_WAIT_NS);
 		return -EINVAL;
 	}
-	/* counted before it takes the channel: RELEASE relies on it */
-	wst = hf_stream_get(hf);
-	if (wst)
-		atomic_inc(&wst->waiters);
 	ret = hf_stream_wait_locked(hf, &f);
-	if (wst) {
-		atomic_dec(&wst->waiters);
-		hf_stream_put(wst);
-	}
 	if (!ret && copy_to_user(uarg, &f, sizeof(f))) {
 		hf_set_error(hf, -EFAULT,
 			     "STREAM_WAIT: bad argument pointer (buffer %u is held)",
@@ -1057,11 +1098,6 @@ static long hf_ioc_stream_release(struct hf_file *hf, void __user *uarg)
 			     "STREAM_RELEASE: flags must be 0 or HELLOFPGA_STREAM_WAKE (then index 0), reserved 0");
 		return -EINVAL;
 	}
-	/*
-	 * Without the channel's lock: a WAIT may hold it, asleep.  The
-	 * buffer is marked and the wait kicked; it hands the buffer over
-	 * before it sleeps again.
-	 */
 	st = hf_stream_get(hf);
 	if (!st) {
 		hf_set_error(hf, -ENOENT,
@@ -1083,26 +1119,29 @@ static long hf_ioc_stream_release(struct hf_file *hf, void __user *uarg)
 	}
 	atomic_dec(&st->nheld);
 	set_bit(r.index, st->released);
-	if (mutex_trylock(&chan->lock)) {
-		hf_stream_apply_releases(st);
-		hf_chan_unlock(chan);
-	} else {
-		hf_xdma_ring_kick(&st->ring);
-		/*
-		 * The wait may have ended before the kick: look again.  With
-		 * no WAIT holding the channel (a STOP, a poll, another
-		 * file's START), wait for it: a RELEASE that no WAIT hands
-		 * over has its buffer credited, and its writeback slot
-		 * cleared, when it returns (HELLOFPGA_STREAM_WB_PIN).
-		 */
+	/* the mark before the kick; pairs with hf_stream_apply_releases() */
+	smp_mb__after_atomic();
+	/*
+	 * Without waiting for the channel's lock while a WAIT holds it,
+	 * asleep: the buffer is marked and the wait kicked; it hands the
+	 * buffer over before it sleeps again, and wakes us.  Returns once
+	 * the buffer went to the engine (its writeback slot cleared,
+	 * HELLOFPGA_STREAM_WB_PIN), by this call when the channel is free or
+	 * by whoever held it; a fatal signal leaves it to the next WAIT.
+	 */
+	for (;;) {
 		if (mutex_trylock(&chan->lock)) {
 			hf_stream_apply_releases(st);
 			hf_chan_unlock(chan);
-		} else if (!atomic_read(&st->waiters) &&
-			   !mutex_lock_killable(&chan->lock)) {
-			hf_stream_apply_releases(st);
-			hf_chan_unlock(chan);
+			break;
 		}
+		if (!test_bit(r.index, st->released))
+			break;
+		hf_xdma_ring_kick(&st->ring);
+		if (wait_event_killable(chan->lock_wq,
+					!mutex_is_locked(&chan->lock) ||
+					!test_bit(r.index, st->released)))
+			break;
 	}
 out:
 	hf_stream_put(st);
@@ -1112,7 +1151,7 @@ out:
 static long hf_ioc_stream_stop(struct hf_file *hf, void __user *uarg)
 {
 	struct hellofpga_stream_stop s;
-	struct hf_stream *st;
+	struct hf_stream *st, *kst;
 	int ret;
 
 	if (copy_from_user(&s, uarg, sizeof(s))) {
@@ -1123,23 +1162,30 @@ static long hf_ioc_stream_stop(struct hf_file *hf, void __user *uarg)
 		hf_set_error(hf, -EINVAL, "STREAM_STOP: flags, pad and reserved must be 0");
 		return -EINVAL;
 	}
-	/* a WAIT asleep on the ring lets go of the channel */
-	st = hf_stream_get(hf);
-	if (st) {
-		WRITE_ONCE(st->stopping, true);
-		hf_xdma_ring_kick(&st->ring);
-		hf_stream_put(st);
+	/*
+	 * A WAIT asleep on the ring lets go of the channel.  The mark is
+	 * this call's: an interrupted STOP takes it back, so the stream's
+	 * later WAITs wait again.
+	 */
+	kst = hf_stream_get(hf);
+	if (kst) {
+		atomic_inc(&kst->stopping);
+		hf_xdma_ring_kick(&kst->ring);
 	}
 	ret = hf_stream_lock(hf, "STREAM_STOP", &st);
-	if (ret)
-		return ret;
-	ret = hf_stream_unlink(hf, st);
-	hf_chan_unlock(st->chan);
-	hf_stream_put(st);
-	if (ret)
-		hf_set_error(hf, ret,
-			     "STREAM_STOP: the engine did not stop: C2H%u is wedged and keeps the ring's memory until it goes idle",
-			     hf->index);
+	if (!ret) {
+		ret = hf_stream_unlink(hf, st);
+		hf_chan_unlock(st->chan);
+		hf_stream_put(st);
+		if (ret)
+			hf_set_error(hf, ret,
+				     "STREAM_STOP: the engine did not stop: C2H%u is wedged and keeps the ring's memory until it goes idle",
+				     hf->index);
+	}
+	if (kst) {
+		atomic_dec(&kst->stopping);
+		hf_stream_put(kst);
+	}
 	return ret;
 }
 
@@ -1265,7 +1311,7 @@ static void hf_stream_vm_open(struct vm_area_struct *vma)
 {
 	struct hf_stream_pages *sp = vma->vm_private_data;
 
-	kref_get(&sp->ref);
+	refcount_inc(&sp->ref);
 }
 
 static void hf_stream_vm_close(struct vm_area_struct *vma)
@@ -1284,11 +1330,14 @@ static const struct vm_operations_struct hf_stream_vm_ops = {
  * @hf: the file
  * @vma: the mapping
  *
- * The mapping holds the ring's pages until it goes; the engine writes
- * them only while the ring runs.
+ * The mapping holds the ring's pages, and their charges, until it goes
+ * (a fork()ed child's copy too); the engine writes them only while the
+ * ring runs.  Shared or private alike: without VM_MAYWRITE nothing is
+ * ever copied on write.  The kernel refused a file not open for reading
+ * (-EACCES) before this.
  *
  * Return: 0, -EACCES (writable), -EINVAL (offset not 0, longer than the
- * ring, private), -ENOENT (no MEM_HOST ring running on this file).
+ * ring), -ENOENT (no MEM_HOST ring running on this file).
  */
 int hf_stream_mmap(struct hf_file *hf, struct vm_area_struct *vma)
 {
@@ -1309,7 +1358,7 @@ int hf_stream_mmap(struct hf_file *hf, struct vm_area_struct *vma)
 	spin_lock(&hf->stream_lock);
 	if (hf->stream && hf->stream->pages) {
 		sp = hf->stream->pages;
-		kref_get(&sp->ref);
+		refcount_inc(&sp->ref);
 	}
 	spin_unlock(&hf->stream_lock);
 	if (!sp) {

@@ -98,7 +98,8 @@
  * @timeout_ms: out: per-transfer timeout (module parameter timeout_ms)
  * @user_bar_size: out: size of the user BAR, 0 when the card has none;
  *	0xffffffff for a user BAR of 4 GiB or more (see @user_bar_size64)
- * @pinned_bytes: out: bytes pinned by all users of the card
+ * @pinned_bytes: out: bytes pinned by all users of the card: pins, and
+ *	the buffers of HELLOFPGA_MEM_HOST stream rings as long as they exist
  * @pin_limit: out: most bytes that may be pinned (module parameter pin_limit_mb)
  * @pci_vendor: out: PCI vendor id
  * @pci_device: out: PCI device id
@@ -164,7 +165,14 @@ struct hellofpga_info {
  * @reserved: 0
  *
  * A pin belongs to the open file and ends with UNPIN or when the file is
- * closed; pinned bytes count against the card's pin limit (-ENOMEM).
+ * closed; pinned bytes count against the card's pin limit (-ENOMEM), and
+ * pinned host memory and the descriptor storage of every pin's chains
+ * against the pinning process's RLIMIT_MEMLOCK unless it has
+ * CAP_IPC_LOCK (-ENOMEM).  PIN needs the control node open for writing (-EBADF).  A
+ * dma-buf whose file is not open for writing (exported read-only, e.g.
+ * DRM PRIME without DRM_RDWR) pins read-only: the card only reads it
+ * (H2C); a C2H XFER or a stream ring into it fails with -EACCES.  Host
+ * memory must be mapped writable (-EFAULT otherwise).
  */
 struct hellofpga_pin {
 	__u32 type;
@@ -215,6 +223,8 @@ struct hellofpga_pin {
  *	of the pin from it, else 0
  * @reserved: 0
  *
+ * A C2H XFER into a read-only pin (a dma-buf, see struct hellofpga_pin)
+ * fails with EACCES.
  * On an AXI-Stream card (HELLOFPGA_FEAT_STREAM_H2C) an H2C XFER sends the
  * range as one packet (see "H2C packets"): @card_addr 0, at most
  * HELLOFPGA_STREAM_H2C_MAX bytes (-EMSGSIZE); C2H is -EOPNOTSUPP.
@@ -285,7 +295,7 @@ struct hellofpga_unpin {
  * @lost_irqs: out: completions found without their interrupt
  * @irqs: out: interrupts handled
  * @pins: out: pins alive
- * @pinned_bytes: out: bytes pinned
+ * @pinned_bytes: out: bytes pinned (as hellofpga_info.pinned_bytes)
  * @reserved: 0
  */
 struct hellofpga_stats {
@@ -373,13 +383,25 @@ struct hellofpga_timeout {
  *   SCM_RIGHTS) share the stream.
  * - The stream ends with STREAM_STOP or the last close of its file
  *   description (also at exit or SIGKILL): the engine is stopped and
- *   proven idle before any of its memory is unmapped or freed.
+ *   proven idle before any of its memory is unmapped or freed.  A
+ *   mapping of the ring holds the file description, as every mapping of
+ *   a file does: close() of the last descriptor leaves the stream running
+ *   until the mapping goes too.
+ * - The STREAM_* ioctls work on the c2h node open in any mode.
  * - HELLOFPGA_MEM_HOST rings are driver memory, mapped by mmap() of the
- *   c2h node at offset 0, read-only (PROT_WRITE: -EACCES), while the
- *   stream runs.  A mapping outlives STREAM_STOP and the close safely:
- *   the pages stay until the last mapping of them goes (the engine no
- *   longer writes them), but a new stream does not appear in an old
- *   mapping: map again.
+ *   c2h node while the stream runs: from offset 0 (-EINVAL otherwise),
+ *   at most mmap_size bytes (-EINVAL), read-only: PROT_WRITE is -EACCES
+ *   and mprotect() cannot add it; MAP_SHARED and MAP_PRIVATE map the
+ *   same pages (nothing is copied on write: there is no write); the node
+ *   must be open for reading (-EACCES, as for every mmap()); -ENOENT
+ *   without a MEM_HOST ring running on the open file.  A mapping is
+ *   inherited by fork() and outlives STREAM_STOP safely: the pages stay
+ *   until the last mapping of them goes (the engine no longer writes
+ *   them), and stay counted as long: in the card's pin limit
+ *   (pinned_bytes), against RLIMIT_MEMLOCK of the user that started the
+ *   stream (per user, as io_uring's buffers: all of the user's rings
+ *   that exist, unless the starter has CAP_IPC_LOCK), and in its memory
+ *   cgroup.  A new stream does not appear in an old mapping: map again.
  * - HELLOFPGA_MEM_PIN rings lie in a pin of the card's control node
  *   (HELLOFPGA_IOC_PIN), named by that node's file descriptor and the
  *   handle; each buffer must lie in one contiguous bus piece of the pin.
@@ -440,13 +462,12 @@ struct hellofpga_timeout {
  * maps the memory see them.  The status word is 0 while the buffer is
  * with the card, 0x52b40000 (| 1 for EOP) once the card completed it, the
  * length in the next word; the driver clears a slot when its buffer goes
- * back to the card (STREAM_RELEASE: a RELEASE with no WAIT in progress
- * has done so when it returns), and when the ring ends (STOP, close, an
- * engine error seen by WAIT, removal, the pin's teardown) writes
- * 0x52b48000 and length 0 into every slot the card did not complete.  The
- * slots must lie in one contiguous bus piece of the pin (always for up to
- * 4096 bytes at a page-aligned offset); UNPIN of the pin is -EBUSY while
- * the ring lives.  STARTED_RESYNC in @start_flags: the ring first skips
+ * back to the card (STREAM_RELEASE has done so when it returns), and when
+ * the ring ends (STOP, close, an engine error seen by WAIT, removal, the
+ * pin's teardown) writes 0x52b48000 and length 0 into every slot the card
+ * did not complete.  The slots must lie in one contiguous bus piece of the
+ * pin (always for up to 4096 bytes at a page-aligned offset); UNPIN of the
+ * pin is -EBUSY while the ring lives.  STARTED_RESYNC in @start_flags: the ring first skips
  * the rest of a frame an earlier stop cut, so which buffer a sequence
  * lands in is known only from the first WAIT on (else sequence s lands
  * in buffer s % @buffers).  Errors as below, and EINVAL (the flag
@@ -458,10 +479,14 @@ struct hellofpga_timeout {
  * Errors: EINVAL (a field out of range, unaligned, flags or reserved not
  * 0, a buffer not inside one contiguous piece of the pin), ERANGE (the
  * ring lies past the end of the pin), ENOENT (no such pin), EBADF (@pin_fd
- * is no control node of this card), EBUSY (a stream runs on the channel),
- * EOPNOTSUPP (not an AXI-Stream card), ENOMEM (no memory, or over
- * RLIMIT_MEMLOCK: MEM_HOST buffers are locked memory), EIO (the channel
- * is wedged, or bus mastering is off), ENODEV (card removed).
+ * is no control node of this card), EACCES (MEM_PIN: a read-only pin),
+ * EBUSY (a stream runs on the channel), EOPNOTSUPP (not an AXI-Stream
+ * card), ENOMEM (no memory; MEM_HOST: over the card's pin limit, or over
+ * RLIMIT_MEMLOCK of the starter's user, which the buffers of its rings
+ * count against as long as they exist, stopped but mapped ones included;
+ * MEM_PIN: the ring's descriptor storage over the pinning process's
+ * RLIMIT_MEMLOCK, counted while the ring runs), EIO (the channel is
+ * wedged, or bus mastering is off), ENODEV (card removed).
  */
 struct hellofpga_stream_config {
 	__u32 buffers;
@@ -543,6 +568,10 @@ struct hellofpga_stream_frame {
  * @index: in: a buffer STREAM_WAIT handed out and not released yet
  * @flags: in: 0 or HELLOFPGA_STREAM_WAKE
  * @reserved: 0
+ *
+ * Returns once the buffer is the engine's again: handed over by this
+ * call, or by the WAIT that holds the stream (woken for it: never the
+ * WAIT's whole timeout); a fatal signal leaves it to the next WAIT.
  *
  * Errors: EINVAL (@index not held, flags or reserved wrong), ENOENT (no
  * stream on this open file).

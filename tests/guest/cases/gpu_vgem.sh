@@ -4,8 +4,9 @@
 # driver's dma-buf provider, with vgem (Debian's virtual GEM driver) as the
 # exporter standing in for a GPU: vgem_pin (tests/guest/progs) pins whole
 # buffers and sub-ranges, moves data both ways, checks the bytes through
-# the dma-buf's mmap, refusals, a pin outliving the exporter's fd, UNPIN,
-# and closing the control node with pins alive.
+# the dma-buf's mmap, refusals, a pin outliving the exporter's fd, a
+# dma-buf exported read-only (H2C works, C2H is refused with EACCES),
+# UNPIN, and closing the control node with pins alive.
 #
 # "hellofpga test" cannot run with dma-buf pins here: the library only
 # gets dma-bufs from CUDA (cuMemGetHandleForAddressRange), and the

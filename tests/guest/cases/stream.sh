@@ -10,7 +10,11 @@
 # nvp2p-standin.ko with UNPIN refused and the free callback mid-stream,
 # the card's removal (unbind) under a waiting ring, and bind again, H2C
 # packets checked by the design's sink, a ring wedged by the hang fault,
-# a PCIe error recovery under a waiting ring), then "hellofpga stream"
+# a PCIe error recovery under a waiting ring, a STOP killed while a WAIT
+# held the channel, a RELEASE while a WAIT that began before the ring
+# holds it), the rings' locked memory under RLIMIT_MEMLOCK as nobody
+# (hf_memlock -s: rings stopped but mapped stay counted, a ring in a pin
+# gives its descriptor storage back at STOP), then "hellofpga stream"
 # through the library's kernel backend (host and GPU rings, records, drop
 # mode), and last rmmod with a channel that a ring left wedged (hf_stream
 # -W).  First hf_wb (tests/guest/progs/hf_wb.c): a ring's writeback slots
@@ -54,6 +58,9 @@ if grep -q '^SKIP stream/all' /tmp/hf_prog.out; then
 	unload_gpu
 	exit 0
 fi
+# the rings' locked memory under RLIMIT_MEMLOCK, as nobody
+hf_prog stream 60 hf_memlock -s -d "$CARD"
+[ $hf_rc = 0 ] || rc=1
 
 # the library's kernel backend: hellofpga stream (verifies every frame)
 cli() {

@@ -19,14 +19,22 @@
  * fault (its memory kept until the engine is idle again), and a PCIe
  * error recovery (AER, injected by the host through the "HF-QMP" console
  * channel where the configuration has one) under a running ring.
+ * Around a WAIT that holds the channel, ordered for certain by SCHED_FIFO
+ * on one CPU: a STOP killed while it waits for the channel leaves the
+ * stream to the other users of its file (their WAITs wait, not ENOENT);
+ * a RELEASE while a WAIT that began before the ring holds it returns at
+ * once, not after the WAIT's timeout.
  * -W US: only the wedge, the hang left on for US microseconds and the
  * channel wedged at exit (cases/stream.sh unloads the module then).
  *
  * Prints PASS/FAIL/SKIP lines prefixed "stream/"; exit status 1 on failure.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,6 +43,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -451,6 +460,290 @@ static void check_wait_poll_busy(void)
 out:
 	close(fd);
 	close(fd2);
+}
+
+/* --- the channel held by a WAIT: STOP and RELEASE around it ------------ */
+
+/*
+ * Where a thread of this process is: its state letter (/proc stat), and
+ * whether it is in an ioctl.  On one CPU, threads of SCHED_FIFO run before
+ * any of SCHED_OTHER, so these checks order the ioctls below for certain:
+ * a WAIT of SCHED_OTHER that holds the channel cannot let go of it while
+ * a thread of SCHED_FIFO runs.
+ */
+static char task_state(pid_t tid)
+{
+	char path[64], b[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(b, 1, sizeof(b) - 1, f);
+	fclose(f);
+	b[n] = 0;
+	p = strrchr(b, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+static bool task_in_ioctl(pid_t tid)
+{
+	char path[64];
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr == SYS_ioctl;
+}
+
+/* Sleeping in an ioctl: 'S' or 'D' (TASK_KILLABLE), at most @ms. */
+static bool task_asleep_in_ioctl(pid_t tid, int ms)
+{
+	char c;
+
+	for (; ms > 0; ms--) {
+		c = task_state(tid);
+		if ((c == 'S' || c == 'D') && task_in_ioctl(tid))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* All threads made from here on on the CPU this one runs on. */
+static void one_cpu(cpu_set_t *old)
+{
+	cpu_set_t one;
+
+	sched_getaffinity(0, sizeof(*old), old);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
+}
+
+static int set_fifo(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	return pthread_setschedparam(pthread_self(),
+				     prio ? SCHED_FIFO : SCHED_OTHER, &sp);
+}
+
+static pthread_t fifo_thread(int prio, void *(*fn)(void *), void *arg)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_attr_t a;
+	pthread_t t;
+
+	pthread_attr_init(&a);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, prio ? SCHED_FIFO : SCHED_OTHER);
+	pthread_attr_setschedparam(&a, &sp);
+	if (pthread_create(&t, &a, fn, arg))
+		t = 0;
+	pthread_attr_destroy(&a);
+	return t;
+}
+
+struct held_wait {
+	int fd;
+	uint64_t ms;
+	volatile pid_t tid;
+	volatile bool done;
+	int ret;
+};
+
+/* A WAIT of @ms on the ring (no frame comes: it holds the channel). */
+static void *held_wait_fn(void *arg)
+{
+	struct held_wait *w = arg;
+	struct hellofpga_stream_frame f;
+
+	w->tid = (pid_t)syscall(SYS_gettid);
+	w->ret = st_wait(w->fd, w->ms, &f);
+	w->done = true;
+	return NULL;
+}
+
+static void *stop_fn(void *arg)
+{
+	struct held_wait *w = arg;
+
+	w->tid = (pid_t)syscall(SYS_gettid);
+	w->ret = st_stop(w->fd);
+	w->done = true;
+	return NULL;
+}
+
+/*
+ * The child of check_stop_interrupted(): a WAIT (SCHED_OTHER) holds the
+ * channel, a STOP (SCHED_FIFO) waits for it and the process is killed
+ * then.  Exits only on a setup failure.
+ */
+static int stop_killed_child(int fd)
+{
+	struct held_wait w = { .fd = fd, .ms = 10000 };
+	struct held_wait s = { .fd = fd };
+	cpu_set_t old;
+	pthread_t t;
+	double t0;
+
+	one_cpu(&old);
+	if (pthread_create(&t, NULL, held_wait_fn, &w))
+		return 3;
+	while (!w.tid)
+		usleep(1000);
+	if (!task_asleep_in_ioctl(w.tid, 3000))
+		return 4;
+	/* from here on the WAIT does not run until the kill */
+	if (set_fifo(10) || !fifo_thread(10, stop_fn, &s))
+		return 5;
+	t0 = hfg_now();
+	while (hfg_now() - t0 < 3) {
+		sched_yield();
+		if (s.tid && task_state(s.tid) == 'D' && task_in_ioctl(s.tid))
+			kill(getpid(), SIGKILL);
+	}
+	return s.done ? 6 : 7;
+}
+
+/*
+ * A STOP interrupted while it waited for the channel (SIGKILL: the wait
+ * is killable) leaves the stream running for the other users of its file
+ * (here the parent, after fork()): their WAITs wait for buffers, not
+ * ENOENT as if a STOP were still under way, and STOP works.
+ */
+static void check_stop_interrupted(void)
+{
+	struct hellofpga_stream_stats s;
+	struct hellofpga_stream_frame f;
+	int fd = open_c2h(), ret, status;
+	pid_t pid;
+
+	src_stop();
+	ret = st_host(fd, 4, 4096);
+	if (ret) {
+		HFG_FAIL("stop-killed/start", "%d: %s", ret, hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (!pid)
+		_exit(stop_killed_child(fd));
+	waitpid(pid, &status, 0);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+		HFG_FAIL("stop-killed/setup",
+			 "the child was to be killed in STOP, waiting for the WAIT that held the channel: status 0x%x",
+			 status);
+	} else {
+		ret = st_wait(fd, 200, &f);
+		hfg_expect(ret == -ETIMEDOUT, "stop-killed/wait-waits-after",
+			   "WAIT after a STOP killed while it waited: %d (%s)",
+			   ret, ret ? hfg_drv_err(fd) : "a frame");
+		ret = st_stats(fd, &s);
+		hfg_expect(!ret && s.running, "stop-killed/stream-runs",
+			   "STATS %d, running %u", ret, s.running);
+	}
+	ret = st_stop(fd);
+	hfg_expect(!ret, "stop-killed/stop", "%d: %s", ret,
+		   ret ? hfg_drv_err(fd) : "");
+	close(fd);
+}
+
+/*
+ * RELEASE while a WAIT that began before the stream did (it waited for the
+ * channel behind a STOP and a START) holds the channel, asleep: RELEASE
+ * hands its buffer over through the WAIT and returns, long before the
+ * WAIT's timeout of 6 s.  The order, on one CPU: this thread (SCHED_FIFO
+ * 20) stops the first ring while a WAIT of SCHED_OTHER holds the channel;
+ * the late WAIT (SCHED_FIFO 10) starts then and waits for the channel;
+ * this thread takes it first, starts the second ring and takes a frame
+ * out of it; it sleeps, the late WAIT takes the channel and sleeps on
+ * the second ring; then the RELEASE.
+ */
+static void check_release_late_wait(void)
+{
+	struct held_wait w0 = { .ms = 8000 }, late = { .ms = 6000 };
+	struct hellofpga_stream_release wake = { .flags = HELLOFPGA_STREAM_WAKE };
+	struct hellofpga_stream_frame f;
+	pthread_t t0 = 0, t1 = 0;
+	int fd = open_c2h(), ret;
+	cpu_set_t old;
+	double t, dt = -1;
+	bool setup = false;
+
+	src_stop();
+	one_cpu(&old);
+	w0.fd = late.fd = fd;
+	ret = st_host(fd, 4, 4096);
+	if (ret || pthread_create(&t0, NULL, held_wait_fn, &w0)) {
+		HFG_FAIL("release-late-wait/setup", "start %d: %s", ret,
+			 hfg_drv_err(fd));
+		goto out;
+	}
+	while (!w0.tid)
+		usleep(1000);
+	if (!task_asleep_in_ioctl(w0.tid, 3000)) {
+		HFG_FAIL("release-late-wait/setup",
+			 "the first WAIT is not asleep in its ioctl: %c",
+			 task_state(w0.tid));
+		goto out;
+	}
+	ret = set_fifo(20);
+	if (ret) {
+		HFG_FAIL("release-late-wait/setup", "SCHED_FIFO: %s",
+			 strerror(ret));
+		goto out;
+	}
+	t1 = fifo_thread(10, held_wait_fn, &late);
+	ret = t1 ? st_stop(fd) : -EAGAIN;
+	if (!ret)
+		ret = st_host(fd, 4, 4096);
+	if (!ret) {
+		src_start(4096, 0, 0, 0, 1, false);
+		ret = st_wait(fd, 3000, &f);
+	}
+	if (!ret) {
+		/* it runs now (poll mode: between its sleeps, 'R') */
+		usleep(100000);
+		setup = !late.done && task_asleep_in_ioctl(late.tid, 1000) &&
+			!late.done;
+	}
+	if (setup) {
+		t = hfg_now();
+		ret = st_release(fd, f.index);
+		dt = hfg_now() - t;
+	}
+	if (!setup)
+		HFG_FAIL("release-late-wait/prompt",
+			 "setup: %d (%s), the late WAIT %s %d (it was to hold the channel, asleep on the second ring)",
+			 ret, ret ? hfg_drv_err(fd) : "",
+			 late.done ? "returned" : "is not in its ioctl",
+			 late.ret);
+	else
+		hfg_expect(!ret && dt < 3, "release-late-wait/prompt",
+			   "RELEASE %d after %.3f s (the WAIT's timeout: 6 s)",
+			   ret, dt);
+out:
+	ioctl(fd, HELLOFPGA_IOC_STREAM_RELEASE, &wake);
+	set_fifo(0);
+	sched_setaffinity(0, sizeof(old), &old);
+	if (t1)
+		pthread_join(t1, NULL);
+	if (t0)
+		pthread_join(t0, NULL);
+	src_stop();
+	st_stop(fd);
+	close(fd);
 }
 
 /*
@@ -1426,6 +1719,10 @@ int main(int argc, char **argv)
 	check_spans_and_records();
 	step("wait_poll_busy");
 	check_wait_poll_busy();
+	step("stop_killed");
+	check_stop_interrupted();
+	step("release_late_wait");
+	check_release_late_wait();
 	step("backpressure");
 	check_behind(false);
 	step("drop");

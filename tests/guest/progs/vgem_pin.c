@@ -9,7 +9,9 @@
  * No libdrm: the few DRM structures and ioctls are defined here.  Card
  * memory is written and read through the card's H2C/C2H nodes (the CPU
  * path) to check what the dma-buf transfers moved; the dma-buf is read and
- * written through its mmap, bracketed by DMA_BUF_IOCTL_SYNC.
+ * written through its mmap, bracketed by DMA_BUF_IOCTL_SYNC.  A dma-buf
+ * exported read-only (PRIME without DRM_RDWR) pins for H2C only: C2H into
+ * it is refused with EACCES and writes nothing.
  *
  * Prints "PASS vgem/NAME", "FAIL vgem/NAME: reason" or "SKIP vgem/NAME:
  * reason" per check; exit status 1 when one failed.
@@ -73,8 +75,11 @@ struct vbuf {
 	size_t size;
 };
 
-/* A vgem dumb buffer of @pages 4 KiB pages, exported and mapped. */
-static int vbuf_new(struct vbuf *b, unsigned int pages)
+/*
+ * A vgem dumb buffer of @pages 4 KiB pages, exported (read-only unless
+ * @rw: the dma-buf's file is not open for writing) and mapped.
+ */
+static int vbuf_new_mode(struct vbuf *b, unsigned int pages, bool rw)
 {
 	struct drm_mode_create_dumb_s c = { .height = pages, .width = 1024,
 					    .bpp = 32 };
@@ -87,17 +92,22 @@ static int vbuf_new(struct vbuf *b, unsigned int pages)
 	b->handle = c.handle;
 	b->size = c.size;
 	p.handle = c.handle;
-	p.flags = O_RDWR | O_CLOEXEC;
+	p.flags = rw ? O_RDWR | O_CLOEXEC : O_CLOEXEC;
 	if (ioctl(drm, DRM_IOCTL_PRIME_HANDLE_TO_FD_X, &p))
 		return -errno;
 	b->fd = p.fd;
-	b->map = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd,
-		      0);
+	b->map = mmap(NULL, b->size, rw ? PROT_READ | PROT_WRITE : PROT_READ,
+		      MAP_SHARED, b->fd, 0);
 	if (b->map == MAP_FAILED) {
 		b->map = NULL;
 		return -errno;
 	}
 	return 0;
+}
+
+static int vbuf_new(struct vbuf *b, unsigned int pages)
+{
+	return vbuf_new_mode(b, pages, true);
 }
 
 static void vbuf_free(struct vbuf *b)
@@ -427,6 +437,47 @@ int main(int argc, char **argv)
 					 strerror(-r));
 			else
 				HFG_PASS("pin-outlives-fd", NULL);
+		}
+		vbuf_free(&b2);
+	}
+
+	/*
+	 * A dma-buf exported read-only (PRIME without DRM_RDWR: its file is
+	 * not open for writing) pins for H2C only: C2H into it is refused
+	 * with EACCES and writes nothing; H2C moves its bytes.
+	 */
+	r = vbuf_new_mode(&b2, 16, false);
+	if (r) {
+		HFG_FAIL("readonly", "read-only export: %s", strerror(-r));
+	} else {
+		size_t n = b2.size;
+
+		memset(got, 0, n);
+		fill(pat, n, 6);
+		r = card_put(CARD_A, pat, n) ? -EIO : pin(b2.fd, 0, n, &p2);
+		if (r) {
+			HFG_FAIL("readonly", "PIN of a read-only dma-buf: %s (%s)",
+				 strerror(-r), hfg_drv_err(ctl));
+		} else {
+			r = xfer(p2.handle, 0, CARD_A, n, HELLOFPGA_XFER_C2H, ch);
+			vsync(&b2, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+			d = differs(got, b2.map, n);
+			vsync(&b2, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+			hfg_expect(r == -EACCES && d < 0 &&
+				   strstr(hfg_drv_err(ctl), "read-only"),
+				   "readonly-c2h-refused",
+				   "C2H into it: %s (%s), first byte changed: %ld (-1: none)",
+				   r ? strerror(-r) : "moved", hfg_drv_err(ctl),
+				   d);
+			r = xfer(p2.handle, 0, CARD_A, n, HELLOFPGA_XFER_H2C, ch);
+			if (!r)
+				r = card_get(CARD_A, pat, n) ? -EIO : 0;
+			d = r ? -1 : differs(got, pat, n);
+			hfg_expect(!r && d < 0, "readonly-h2c-works",
+				   "H2C from it: %s (%s), first card byte unlike it: %ld (-1: none)",
+				   r ? strerror(-r) : "ok",
+				   r ? hfg_drv_err(ctl) : "", d);
+			hfg_unpin(ctl, p2.handle);
 		}
 		vbuf_free(&b2);
 	}
