@@ -217,10 +217,24 @@ hotplug_host() {
 # each once; the reply goes to $log.qmp.out, and a command QMP refuses
 # becomes "FAIL host/qmp-TAG: ..." (tests/guest/README.md).  The guest
 # waits for the effect it asked for (a device gone, an AER message).
+# qmp_lines: the whole "HF-QMP" lines of the console log so far; a line
+# the guest is still writing (no newline yet) waits for the next look, so
+# that a command is never sent cut short.
+qmp_lines() {
+	local size
+	size=$(stat -c %s "$log" 2>/dev/null) || return 0
+	[ "$size" -gt 0 ] || return 0
+	if [ "$(head -c "$size" "$log" | tail -c 1 | od -An -tx1 | tr -d ' ')" = 0a ]; then
+		head -c "$size" "$log"
+	else
+		head -c "$size" "$log" | sed '$d'
+	fi | tr -d '\r' | grep -a -E '^HF-QMP [A-Za-z0-9_.-]+ (\{|readd [a-z0-9]+$)'
+}
+
 qmp_requests() {
 	local done=0 lines n tag json
 	while kill -0 "$qpid" 2>/dev/null; do
-		lines=$(tr -d '\r' <"$log" | grep -a -E '^HF-QMP [A-Za-z0-9_.-]+ (\{|readd [a-z0-9]+$)')
+		lines=$(qmp_lines)
 		n=$(printf '%s' "$lines" | grep -c '^HF-QMP' || true)
 		while [ "$done" -lt "$n" ]; do
 			done=$((done + 1))
