@@ -946,6 +946,59 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
 }
 
 /**
+ * hf_xdma_engine_program() - set the registers of an idle engine up.
+ * @e: the engine, proven idle (its descriptor fetch not halted)
+ *
+ * Clears its status, programs its interrupt mask and its own writeback
+ * address (slot 0 of its area); in poll mode the channel interrupt is
+ * disabled in the IRQ block, in interrupt mode it is enabled.  What the
+ * engine remembered of the registers is forgotten: the next run programs
+ * its chain's address.
+ *
+ * Return: 0, -ENODEV when the card reads all ones.
+ */
+static int hf_xdma_engine_program(struct hf_xdma_engine *e)
+{
+	if (hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
+		return -ENODEV;
+	hf_xdma_wr(e, XDMA_CHAN_IRQ_MASK, XDMA_IRQ_MASK_BITS);
+	e->wb = e->wb_area;
+	e->wb_bus = e->wb_area_bus;
+	WRITE_ONCE(*e->wb, 0);
+	hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(e->wb_bus));
+	hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(e->wb_bus));
+	hf_xdma_irq_wr(e, e->poll ? XDMA_IRQ_CHAN_EN_W1C : XDMA_IRQ_CHAN_EN_W1S,
+		       BIT(e->index));
+	e->prog_valid = false;
+	e->regs_lost = false;
+	return 0;
+}
+
+/**
+ * hf_xdma_engine_setup() - stop an engine, prove it idle and program it.
+ * @e: the engine, its fields set
+ *
+ * Return: 0; -EBUSY when it does not stop, -ENODEV when the card reads all
+ * ones (both leave it wedged: @e->wedged).
+ */
+static int hf_xdma_engine_setup(struct hf_xdma_engine *e)
+{
+	u32 status;
+	int ret;
+
+	ret = hf_xdma_engine_stop(e, NULL, 0, &status);
+	if (!ret)
+		ret = hf_xdma_engine_program(e);
+	if (ret == -ENODEV)
+		e->wedged = true;
+	if (ret)
+		hf_os_log("xdma: %s%u: %s", hf_xdma_dir_name[e->dir], e->ch,
+			  ret == -EBUSY ? "engine left running does not stop" :
+					  "card not responding");
+	return ret;
+}
+
+/**
  * hf_xdma_engine_init() - prepare one engine for transfers.
  * @e: the engine
  * @xdev: the card, probed with hf_xdma_dev_probe()
@@ -956,7 +1009,9 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
  *	memory for the writeback slots (both modes)
  * @wb_bus: bus address of @wb_cpu
  *
- * Stops the engine if it runs (a crashed user, an earlier driver) and
+ * Sets the engine object up once (its event, its counters) and then its
+ * registers (hf_xdma_engine_reinit() does only the latter, after a reset):
+ * stops the engine if it runs (a crashed user, an earlier driver) and
  * proves it idle, clears its status, programs its interrupt mask and the
  * writeback address; in poll mode the channel interrupt is disabled in the
  * IRQ block, in interrupt mode it is enabled.  The caller installs the
@@ -966,13 +1021,14 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
  *
  * Return: 0, -EINVAL for a channel the card lacks or a missing writeback
  * area, -ENODEV when the card does not respond, -EBUSY when the engine
- * does not stop.
+ * does not stop.  On failure the engine is not initialised (nothing to
+ * hf_xdma_engine_fini()).
  */
 int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 			enum hf_xdma_dir dir, u32 ch, bool poll,
 			void *wb_cpu, u64 wb_bus)
 {
-	u32 align, status;
+	u32 align;
 	int ret;
 
 	memset(e, 0, sizeof(*e));
@@ -998,30 +1054,67 @@ int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 	e->wb_area_bus = e->wb_bus;
 
 	align = hf_xdma_rd(e, XDMA_CHAN_ALIGNMENTS);
-	if (align == XDMA_ID_DEAD)
+	if (align == XDMA_ID_DEAD) {
+		e->xdev = NULL;
 		return -ENODEV;
+	}
 	e->addr_align = max_t(u32, FIELD_GET(XDMA_ALIGN_ADDR, align), 1);
 	e->len_gran = max_t(u32, FIELD_GET(XDMA_ALIGN_LEN_GRAN, align), 1);
 	e->addr_bits = FIELD_GET(XDMA_ALIGN_ADDR_BITS, align);
 
-	/* Left running (a crashed user, a previous driver): stop it. */
-	ret = hf_xdma_engine_stop(e, NULL, 0, &status);
-	if (ret) {
-		hf_os_log("xdma: %s%u: %s", hf_xdma_dir_name[dir], ch,
-			  ret == -EBUSY ? "engine left running does not stop" :
-					  "card not responding");
-		return ret;
-	}
-	status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
-	if (status == XDMA_ID_DEAD)
-		return -ENODEV;
-	hf_xdma_wr(e, XDMA_CHAN_IRQ_MASK, XDMA_IRQ_MASK_BITS);
-	WRITE_ONCE(*e->wb, 0);
-	hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(wb_bus));
-	hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(wb_bus));
-	hf_xdma_irq_wr(e, poll ? XDMA_IRQ_CHAN_EN_W1C : XDMA_IRQ_CHAN_EN_W1S,
-		       BIT(e->index));
+	/*
+	 * Once, for the engine's life: a reset of the card sets the
+	 * registers up again (hf_xdma_engine_reinit()), never the event,
+	 * whose wait queue others may sit on (poll() of a stream's node).
+	 */
 	hf_os_event_init(&e->irq_event);
+	/* Left running (a crashed user, a previous driver): stop it. */
+	ret = hf_xdma_engine_setup(e);
+	if (ret) {
+		hf_os_event_destroy(&e->irq_event);
+		e->xdev = NULL;
+	}
+	return ret;
+}
+
+/**
+ * hf_xdma_engine_reinit() - set an engine up again after a reset of the
+ *	card, or of its link (PCIe error recovery).
+ * @e: an initialised engine, no run in progress, its interrupt handler not
+ *	using it
+ *
+ * A reset (function level, of the bus or link, an FPGA reload) clears the
+ * engine's registers behind its back: its descriptor address, its
+ * writeback address, its interrupt mask and enable.  The engine object
+ * stays as it is (its event, on whose wait queue poll() and epoll waiters
+ * may sit; its counters; its writeback area); what it cached of the
+ * registers is forgotten, then, as at init, the engine is stopped, proven
+ * idle, its status cleared and its registers programmed.  A wedged engine
+ * found idle is wedged no longer.
+ *
+ * Return: 0; -EBUSY when the engine does not stop, -ENODEV when the card
+ * reads all ones: the engine is then wedged (@e->wedged): whatever its
+ * last run could reach stays allocated, its runs fail at once, and
+ * hf_xdma_engine_recover() programs its registers once it finds it idle.
+ */
+int hf_xdma_engine_reinit(struct hf_xdma_engine *e)
+{
+	bool was = e->wedged;
+	int ret;
+
+	e->prog_valid = false;
+	e->regs_lost = true;
+	/* notifications of runs before the reset are stale */
+	e->stale = true;
+	ret = hf_xdma_engine_setup(e);
+	if (ret)
+		return ret;
+	e->wedged = false;
+	if (was) {
+		e->stats.recoveries++;
+		hf_os_log("xdma: %s%u: idle after the reset, no longer wedged",
+			  hf_xdma_dir_name[e->dir], e->ch);
+	}
 	return 0;
 }
 
@@ -1140,7 +1233,9 @@ int hf_xdma_engine_recover(struct hf_xdma_engine *e)
 	idle = hf_xdma_engine_idle(e, &status);
 	if (idle <= 0)
 		return idle ? idle : -EBUSY;
-	if (hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
+	/* a reset it did not stop for left its registers unknown */
+	if (e->regs_lost ? hf_xdma_engine_program(e) :
+	    hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
 		return -ENODEV;
 	hf_iowrite32(hf_xdma_engine_halt_bit(e), e->xdev->bar,
 		     XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1C);

@@ -252,8 +252,11 @@ struct hf_xdma_engine_stats {
  *	writeback) may still arrive during the next run, which therefore
  *	switches writeback slots, so neither can complete it; cleared by a
  *	run that succeeds
- * @wedged: a stop could not prove the engine idle: runs fail at once until
- *	hf_xdma_engine_recover() finds it idle
+ * @wedged: a stop could not prove the engine idle (still busy, or the card
+ *	read all ones): runs fail at once until hf_xdma_engine_recover() or
+ *	hf_xdma_engine_reinit() finds it idle
+ * @regs_lost: a reset cleared the engine's registers and it was not idle
+ *	to have them programmed again: hf_xdma_engine_recover() does it
  * @st_cut: AXI-Stream C2H: the last buffer the engine completed did not
  *	end a frame (no EOP): a ring stopped then cut a frame, whose rest the
  *	source still holds; the next ring skips it (hf_xdma_ring_start())
@@ -284,6 +287,7 @@ struct hf_xdma_engine {
 	bool prog_valid;
 	bool stale;
 	bool wedged;
+	bool regs_lost;
 	bool st_cut;
 	bool cancel;
 	struct hf_xdma_engine_stats stats;
@@ -292,6 +296,7 @@ struct hf_xdma_engine {
 int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 			enum hf_xdma_dir dir, u32 ch, bool poll,
 			void *wb_cpu, u64 wb_bus);
+int hf_xdma_engine_reinit(struct hf_xdma_engine *e);
 void hf_xdma_engine_fini(struct hf_xdma_engine *e);
 int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 		       u64 timeout_ns, struct hf_xdma_result *res);

@@ -169,20 +169,17 @@ int hf_engines_init(struct hf_card *card)
  * @c: the channel, initialised before and not ready (no interrupt handler
  *	uses it)
  *
- * The engine is stopped, proven idle and its status cleared as at probe;
- * its statistics are kept.
+ * The engine's registers are programmed again once it is stopped and
+ * proven idle, as at probe (hf_xdma_engine_reinit()); the engine object
+ * is kept: its statistics, and its event, on whose wait queue poll() and
+ * epoll of a stream's c2h node may sit.
  *
- * Return: 0 or the engine core's error.
+ * Return: 0, or -EBUSY / -ENODEV when the engine was not proven idle: it
+ * is wedged then, and the channel keeps its quarantine.
  */
 int hf_engine_reinit(struct hf_chan *c)
 {
-	struct hf_xdma_engine_stats st = c->engine.stats;
-	int ret;
-
-	ret = hf_engine_setup(c);
-	if (!ret)
-		c->engine.stats = st;
-	return ret;
+	return hf_xdma_engine_reinit(&c->engine);
 }
 
 /**

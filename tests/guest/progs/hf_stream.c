@@ -18,7 +18,8 @@
  * and their refusals; the stop paths: a ring wedged by the card's hang
  * fault (its memory kept until the engine is idle again), and a PCIe
  * error recovery (AER, injected by the host through the "HF-QMP" console
- * channel where the configuration has one) under a running ring.
+ * channel where the configuration has one) under a running ring with
+ * poll() and epoll waiters on its node.
  * Around a WAIT that holds the channel, ordered for certain by SCHED_FIFO
  * on one CPU: a STOP killed while it waits for the channel leaves the
  * stream to the other users of its file (their WAITs wait, not ENOENT);
@@ -41,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -1502,22 +1504,83 @@ static bool aer_possible(const char **why)
 	return true;
 }
 
+/* poll() of @fd for POLLIN in a child, for at most @ms; its revents (or
+ * -errno) on @pfd. */
+static pid_t poll_child(int fd, int ms, int pfd)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, ms);
+
+		r = r < 0 ? -errno : p.revents;
+		_exit(write(pfd, &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	return pid;
+}
+
+/*
+ * After a recovery, the epoll set @ep that held @fd across it and poll():
+ * a new ring on the same file wakes epoll_wait() and poll() when a frame
+ * arrives (the engine's wait queue they sit on is the one its interrupts
+ * wake: the recovery did not set it up anew under them), then
+ * EPOLL_CTL_DEL and close of the set work (with the queue set up anew,
+ * the kernel finds the list corrupt: a BUG).
+ */
+static void check_aer_pollers(int fd, int ep)
+{
+	struct epoll_event ev;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t mlen = 0;
+	int ret, n;
+	void *m;
+
+	ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("aer/pollers-start", "%d: %s", ret, hfg_drv_err(fd));
+		return;
+	}
+	/* what STOP's wake-up left, with nothing ready since */
+	n = epoll_wait(ep, &ev, 1, 0);
+	hfg_expect(n == 0, "aer/epoll-nothing-yet", "%d events (0x%x)", n,
+		   n > 0 ? ev.events : 0);
+	src_start(4096, 0, 0, 0, 2, false);
+	n = epoll_wait(ep, &ev, 1, 10000);
+	hfg_expect(n == 1 && (ev.events & EPOLLIN), "aer/epoll-wakes-after",
+		   "%d events (0x%x)%s", n, n > 0 ? ev.events : 0,
+		   n ? "" : ": no wake-up in 10 s");
+	n = poll(&p, 1, 10000);
+	hfg_expect(n == 1 && (p.revents & POLLIN), "aer/poll-after",
+		   "%d, revents 0x%x", n, p.revents);
+	ret = epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL) ? -errno : 0;
+	hfg_expect(!ret, "aer/epoll-del", "%d", ret);
+	src_stop();
+	st_stop(fd);
+	munmap(m, mlen);
+}
+
 /*
  * A PCIe error recovery (non-fatal AER error, injected by the host on
  * request) while a ring streams and a WAIT sleeps in it: the WAIT ends
  * with EIO naming the recovery (not ENODEV, a removal's), later WAITs too,
  * STATS says stopped, the ring was stopped with the engine idle (no
  * "wedged" in dmesg), STOP works, and after the recovery a new ring
- * streams verified frames.
+ * streams verified frames.  A poll() asleep on the node meanwhile is
+ * woken (POLLERR), and an epoll set holding the node through the recovery
+ * works with the next ring (check_aer_pollers()).
  */
 static void check_aer(void)
 {
 	struct hellofpga_stream_stats ss;
 	struct hellofpga_stream_frame f;
+	struct epoll_event ev = { .events = EPOLLIN };
 	const char *why = NULL;
 	uint64_t mlen = 0;
 	double t0, dt;
-	int fd, ret, w, i, cfd;
+	int fd, ret, w, i, cfd, ep, pp[2] = { -1, -1 }, prev = 0, st;
+	pid_t poller = -1;
 	void *m;
 
 	if (!aer_possible(&why)) {
@@ -1535,6 +1598,12 @@ static void check_aer(void)
 	/* take what is left, so the next WAIT sleeps */
 	while (!st_wait(fd, 200, &f))
 		st_release(fd, f.index);
+	/* the node in an epoll set, and a poll() asleep on it, across */
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ret = ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+	hfg_expect(!ret, "aer/epoll-add", "%d", ret);
+	if (!pipe(pp))
+		poller = poll_child(fd, 30000, pp[1]);
 	cfd = open("/dev/console", O_WRONLY | O_CLOEXEC);
 	if (cfd < 0) {
 		HFG_FAIL("aer/console", "%s", strerror(errno));
@@ -1574,12 +1643,32 @@ static void check_aer(void)
 	hfg_expect(!ret, "aer/stop", "%d: %s", ret, ret ? hfg_drv_err(fd) : "");
 	munmap(m, mlen);
 	m = MAP_FAILED;
+	if (poller > 0) {
+		if (read(pp[0], &prev, sizeof(prev)) != sizeof(prev))
+			prev = 0;
+		waitpid(poller, &st, 0);
+		poller = -1;
+		hfg_expect(prev > 0 && (prev & POLLERR), "aer/poll-woken",
+			   "revents 0x%x", prev);
+	}
 	ring_works(fd, "aer/after-recovery", 50);
+	if (ep >= 0)
+		check_aer_pollers(fd, ep);
 out:
 	if (m != MAP_FAILED) {
 		st_stop(fd);
 		munmap(m, mlen);
 	}
+	if (poller > 0) {
+		kill(poller, SIGKILL);
+		waitpid(poller, &st, 0);
+	}
+	if (pp[0] >= 0) {
+		close(pp[0]);
+		close(pp[1]);
+	}
+	if (ep >= 0)
+		close(ep);
 	close(fd);
 }
 
