@@ -904,10 +904,15 @@ static int hf_xdma_engine_idle(struct hf_xdma_engine *e, u32 *status)
  * (freeing memory the card still writes is worse than a late return).
  * When idle the halt is released.  When not, the engine is wedged:
  * @e->wedged is set and the halt stays, so that an engine that finishes
- * later fetches nothing more.
+ * later fetches nothing more.  A card that reads all ones proves nothing
+ * either (its registers may be gone while its DMA is still in flight: a
+ * link being reset, a function reset, an FPGA reload): the engine is
+ * wedged as well, and what it may reach stays until
+ * hf_xdma_engine_recover() or a reset proves it idle, or bus mastering is
+ * off.
  *
  * Return: 0 when idle, -EBUSY when wedged, -ENODEV when the card reads all
- * ones (removed or link down: it cannot move data either).
+ * ones (wedged too).
  */
 static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 			       u64 desc_len, u32 *status)
@@ -923,13 +928,17 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
 	hf_iowrite32(halt, bar, XDMA_SGDMA_COMMON_BASE +
 		     XDMA_SGDMA_COMMON_CTRL_W1S);
 	done = hf_xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
-	if (done == XDMA_ID_DEAD)
+	if (done == XDMA_ID_DEAD) {
+		e->wedged = true;
 		return -ENODEV;
+	}
 	deadline = hf_os_now_ns() + hf_xdma_engine_stop_bound(e, c, done, desc_len);
 	for (;;) {
 		idle = hf_xdma_engine_idle(e, status);
-		if (idle < 0)
+		if (idle < 0) {
+			e->wedged = true;
 			return idle;
+		}
 		if (idle)
 			break;
 		if (hf_os_now_ns() >= deadline) {
@@ -1215,10 +1224,14 @@ int hf_xdma_engine_quiesce(struct hf_xdma_engine *e, const struct hf_xdma_chain 
  * hf_xdma_engine_recover() - bring a wedged engine back once it is idle.
  * @e: an initialised engine, no run in progress
  *
- * One look (hf_xdma_engine_idle()): when the engine has since finished what
+ * The stop is written again (Run cleared, the fetch halted: a card that
+ * read all ones may have dropped the first), then one look
+ * (hf_xdma_engine_idle()): when the engine has since finished what
  * it was doing, its status is cleared, the fetch halt released and runs
- * are allowed again; the caller may then free what the run that wedged it
- * used.  A card reset (unbind and bind the driver) is the other way back.
+ * are allowed again (an engine that a reset left wedged gets its registers
+ * programmed, as hf_xdma_engine_reinit() does); the caller may then free
+ * what the run that wedged it used.  A card reset (unbind and bind the
+ * driver) is the other way back.
  *
  * Return: 0 (also when the engine was not wedged), -EBUSY when it is still
  * busy, -ENODEV when the card reads all ones.
@@ -1230,6 +1243,10 @@ int hf_xdma_engine_recover(struct hf_xdma_engine *e)
 
 	if (!e->wedged)
 		return 0;
+	/* again: a card that read all ones may have dropped the stop */
+	hf_xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+	hf_iowrite32(hf_xdma_engine_halt_bit(e), e->xdev->bar,
+		     XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1S);
 	idle = hf_xdma_engine_idle(e, &status);
 	if (idle <= 0)
 		return idle ? idle : -EBUSY;
@@ -1584,6 +1601,8 @@ static void hf_xdma_engine_fail(struct hf_xdma_engine *e, const struct hf_xdma_c
 	}
 	if (res->status == XDMA_ID_DEAD) {
 		res->err = -ENODEV;
+		if (res->wedged)
+			res->bytes = c->bytes;
 		n = snprintf(res->msg, sizeof(res->msg),
 			     "%s: card not responding (reads all ones): removed or link down",
 			     name);
@@ -1902,8 +1921,10 @@ int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *
 		/* The card may still be moving data: prove it idle first. */
 		q = hf_xdma_engine_stop(e, c, 0, &status);
 		if (q == -ENODEV) {
+			/* all ones proves nothing: keep what it may reach */
 			ret = -ENODEV;
 			status = XDMA_ID_DEAD;
+			res->wedged = true;
 		} else if (q == -EBUSY) {
 			res->wedged = true;
 		} else {
@@ -2626,12 +2647,12 @@ int hf_xdma_ring_ready(struct hf_xdma_ring *r, struct hf_xdma_result *res)
  * software gives up), turns credit mode off and clears the status.
  * Buffers completed but not taken are forgotten, after a look at whether
  * the stop cut a frame (@e->st_cut: the next ring skips its rest).  Only
- * after a return of 0 or -ENODEV may the buffers, descriptors and
- * writebacks be freed.  A stopped ring may be started again.
+ * after a return of 0 may the buffers, descriptors and writebacks be
+ * freed.  A stopped ring may be started again.
  *
  * Return: 0 (also when not running); -EBUSY when the engine could not be
- * proven idle (wedged: keep every buffer; @res->wedged); -ENODEV when the
- * card reads all ones.
+ * proven idle, -ENODEV when the card reads all ones (no proof either):
+ * both wedge the engine (keep every buffer; @res->wedged).
  */
 int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res)
 {
@@ -2655,9 +2676,13 @@ int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res)
 						 "C2H%u: stream engine did not stop (status 0x%08x): channel wedged, its buffers stay allocated",
 						 e->ch, status));
 	}
+	if (ret) {
+		/* all ones proves nothing: the engine may still be writing */
+		res->wedged = true;
+		return hf_xdma_ring_fail(r, res, ret,
+					 "card not responding (reads all ones): channel wedged, its buffers stay allocated");
+	}
 	r->running = false;
-	if (ret)
-		return hf_xdma_ring_fail(r, res, ret, XDMA_RING_DEAD_MSG);
 	hf_xdma_common_wr(e, XDMA_SGDMA_COMMON_CREDIT_W1C,
 			  XDMA_SGDMA_CREDIT_C2H(e->ch));
 	hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);

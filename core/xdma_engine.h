@@ -24,10 +24,11 @@
  * completed-descriptor count stable, waiting at most what the descriptor in
  * progress can still take at the link's rate (hf_xdma_dev.link_rate, capped
  * by hf_xdma_dev.stop_max_ns).  Only then may the caller unmap or free what
- * the chain points at.  An engine that does not go idle in that time is
- * wedged (hf_xdma_result.wedged): the caller keeps every buffer of the chain
- * and the chain's storage, runs on the engine fail at once, and
- * hf_xdma_engine_recover() tells when it is idle again.
+ * the chain points at.  An engine that does not go idle in that time, or
+ * whose card reads all ones (no proof either: its DMA may still be in
+ * flight), is wedged (hf_xdma_result.wedged): the caller keeps every buffer
+ * of the chain and the chain's storage, runs on the engine fail at once,
+ * and hf_xdma_engine_recover() tells when it is idle again.
  */
 #ifndef HF_XDMA_ENGINE_H
 #define HF_XDMA_ENGINE_H
@@ -178,7 +179,8 @@ void hf_xdma_dev_set_vectors(struct hf_xdma_dev *xdev, u32 chan_first,
  * @completed: descriptors the engine completed
  * @status: channel status register at the end of the run
  * @elapsed_ns: time from start to completion as seen by the caller
- * @wedged: the run failed and its engine could not be proven idle: it may
+ * @wedged: the run failed and its engine could not be proven idle (still
+ *	busy, or the card reads all ones): it may
  *	still read or write any buffer of the chain and read the chain itself,
  *	so the caller must keep all of them allocated and mapped until
  *	hf_xdma_engine_recover() succeeds or bus mastering is off; @bytes then

@@ -207,11 +207,12 @@ void hf_engines_fini(struct hf_card *card)
 
 /**
  * hf_engines_quiesce() - stop every engine and make sure none moves data.
- * @card: the card, dead (no run in progress: hw_lock held for writing)
+ * @card: the card, dead or frozen (no run in progress: hw_lock held for
+ *	writing)
  *
- * For removal and shutdown: each engine is stopped and proven idle; then
- * bus mastering goes off whatever the engines did, so nothing freed after
- * this can be reached by the card.
+ * For removal, shutdown, PCIe error recovery and resets: each engine is
+ * stopped and proven idle; then bus mastering goes off whatever the
+ * engines did, so nothing freed after this can be reached by the card.
  */
 void hf_engines_quiesce(struct hf_card *card)
 {
@@ -226,7 +227,7 @@ void hf_engines_quiesce(struct hf_card *card)
 		ret = hf_xdma_engine_quiesce(&c->engine, NULL);
 		if (ret == -EBUSY)
 			dev_warn(hf_dev(card),
-				 "%s still busy at removal: bus mastering goes off before its memory is freed\n",
+				 "%s still busy after its stop: bus mastering goes off before anything it may reach is freed\n",
 				 hf_chan_name(c));
 	}
 	pci_clear_master(card->pdev);

@@ -691,16 +691,18 @@ static void hf_shutdown(struct pci_dev *pdev)
  * @mmio: the card's registers still respond (a non-fatal error)
  *
  * As hf_card_stop(), but reversible: runs in flight end (their engines
- * proven idle where the registers respond; a card whose link is down moves
- * nothing), new accesses fail with -EIO, and bus mastering goes off; the
- * interrupts stay requested and nothing is freed.
+ * proven idle where the registers respond, else wedged with their memory
+ * kept), new accesses fail with -EIO, every engine is stopped and bus
+ * mastering goes off; only then do the stream rings end and give back
+ * what their engines were proven done with (a ring whose engine was not
+ * proven idle keeps its memory in the channel's quarantine).  The
+ * interrupts stay requested.
  */
 static void hf_card_freeze(struct hf_card *card, bool mmio)
 {
 	/* waits cut short by the abort tell a recovery from a removal */
 	WRITE_ONCE(card->recovering, true);
 	hf_card_abort_runs(card);
-	hf_card_halt_streams(card, -EIO);
 	down_write(&card->hw_lock);
 	card->frozen = true;
 	if (mmio) {
@@ -709,6 +711,8 @@ static void hf_card_freeze(struct hf_card *card, bool mmio)
 	}
 	pci_clear_master(card->pdev);
 	up_write(&card->hw_lock);
+	/* bus mastering off: no ring memory goes before (docs/driver-stop.md) */
+	hf_card_halt_streams(card, -EIO);
 }
 
 /**

@@ -47,7 +47,7 @@
 static void hf_quarantine_log(struct hf_chan *chan, const char *what)
 {
 	dev_err(hf_dev(chan->card),
-		"%s wedged: the engine did not go idle after a failed run; keeping %s allocated until it does; the channel refuses transfers meanwhile (unbind and bind the driver to reset the card)\n",
+		"%s wedged: the engine was not proven idle after a failed run (still busy, or the card reads all ones); keeping %s allocated until it is; the channel refuses transfers meanwhile (unbind and bind the driver to reset the card)\n",
 		hf_chan_name(chan), what);
 }
 

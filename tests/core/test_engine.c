@@ -830,6 +830,15 @@ static void dead_case(const void *arg)
 	HF_CHECK_MSG(!strcmp(res.msg, "C2H0: card not responding (reads all ones): removed or link down"),
 		     "msg: %s", res.msg);
 	HF_CHECK(!f.c2h.prog_valid);
+	/* all ones proves no idle engine: keep the chain's memory */
+	HF_CHECK(res.wedged);
+	HF_CHECK(f.c2h.wedged);
+	HF_CHECK_EQ(res.bytes, f.ch_c2h.bytes);
+	HF_CHECK_ERR(hf_xdma_engine_recover(&f.c2h), -ENODEV);
+	/* the card answers again: the engine is found idle */
+	xdma_model_inject(f.m, 0);
+	HF_CHECK_ERR(hf_xdma_engine_recover(&f.c2h), 0);
+	fx_roundtrip(&f, 19);
 	fx_teardown(&f);
 }
 

@@ -16,10 +16,11 @@
  * Also H2C packets (ABI 1.4): write() of the h2c node and H2C XFERs of a
  * host pin, each packet checked by the design's sink (HF_USER_ST_SINK),
  * and their refusals; the stop paths: a ring wedged by the card's hang
- * fault (its memory kept until the engine is idle again), and a PCIe
- * error recovery (AER, injected by the host through the "HF-QMP" console
- * channel where the configuration has one) under a running ring with
- * poll() and epoll waiters on its node.
+ * fault (its memory kept until the engine is idle again), a card that
+ * reads all ones (its memory kept too), a PCIe error recovery (AER,
+ * injected by the host through the "HF-QMP" console channel where the
+ * configuration has one) under a running ring with poll() and epoll
+ * waiters on its node.
  * Around a WAIT that holds the channel, ordered for certain by SCHED_FIFO
  * on one CPU: a STOP killed while it waits for the channel leaves the
  * stream to the other users of its file (their WAITs wait, not ENOENT);
@@ -1686,6 +1687,72 @@ static int sysfs_write(const char *path, const char *val)
 }
 
 /*
+ * A card that reads all ones (the dead fault) proves no engine idle, and
+ * its DMA may still be in flight: STOP of a running ring then keeps the
+ * ring's memory (EIO; "C2Hn wedged" once, nothing released), the mapping
+ * stays readable, a new ring is refused while the card reads all ones;
+ * once it answers again a new ring finds the engine idle (each attempt
+ * writes the stop the dead card dropped again), releases the memory
+ * (once) and streams verified frames.
+ */
+static void check_dead(void)
+{
+	char needle[32];
+	uint64_t mlen = 0, sum = 0, i;
+	int fd = open_c2h(), fd2 = -1, ret;
+	uint8_t *m;
+
+	if (!hfg_fw_present(ufd)) {
+		HFG_SKIP("dead/all", "no fault window (fault-regs=on)");
+		close(fd);
+		return;
+	}
+	kmark("dead");
+	m = ring_running(fd, "dead", 4, 20, &mlen);
+	src_stop();
+	if (m == (void *)MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	hfg_fault(ufd, HFG_FAULT_DEAD);
+	ret = st_stop(fd);
+	snprintf(needle, sizeof(needle), "C2H%u wedged", ch);
+	hfg_expect(ret == -EIO, "dead/stop-eio", "STOP %d: %s", ret,
+		   hfg_drv_err(fd));
+	hfg_expect(klog(needle) == 1 && klog("memory released") == 0,
+		   "dead/memory-kept", "'%s' %d times, 'released' %d", needle,
+		   klog(needle), klog("memory released"));
+	for (i = 0; i < mlen; i++)
+		sum += m[i];
+	HFG_PASS("dead/mapping-readable", "%llu bytes, sum %llu",
+		 (unsigned long long)mlen, (unsigned long long)sum);
+	fd2 = open_c2h();
+	ret = st_host(fd2, 4, 4096);
+	hfg_expect(ret == -ENODEV || ret == -EIO, "dead/new-ring-refused",
+		   "%d: %s", ret, hfg_drv_err(fd2));
+	if (!ret)
+		st_stop(fd2);
+	/*
+	 * The card answers again; its engine missed the stop written while
+	 * it read all ones: each new ring asks it again and looks, until it
+	 * is idle (a real engine's stop takes its time too).
+	 */
+	hfg_fault(ufd, 0);
+	close(fd);
+	munmap(m, mlen);
+	for (i = 0; i < 40 && (ret = st_host(fd2, 4, 4096)) == -EIO; i++)
+		usleep(50000);
+	hfg_expect(!ret, "dead/new-ring-after", "%d: %s", ret,
+		   ret ? hfg_drv_err(fd2) : "");
+	if (!ret)
+		st_stop(fd2);
+	ring_works(fd2, "dead/after", 50);
+	hfg_expect(klog("memory released") == 1, "dead/memory-released-once",
+		   "'released' %d times", klog("memory released"));
+	close(fd2);
+}
+
+/*
  * Removal with a ring running and a WAIT asleep in it (unbind, as a hot
  * unplug does it): the WAIT ends with ENODEV, later WAITs too, STOP and
  * close still work; then the card is bound again and streams.
@@ -1834,6 +1901,8 @@ int main(int argc, char **argv)
 	check_h2c_pin();
 	step("wedge");
 	check_wedge(false, 0);
+	step("dead");
+	check_dead();
 	step("aer");
 	check_aer();
 	if (gpu) {
