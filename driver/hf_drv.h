@@ -488,6 +488,7 @@ void hf_quarantine_release(struct hf_chan *chan);
 int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan);
 void hf_card_bus_off(struct hf_card *card, const char *why);
 void hf_card_release_quarantines(struct hf_card *card);
+void hf_card_release_idle_quarantines(struct hf_card *card);
 
 /* hf_pin.c: pins (the provider interface: hf_p2p.h) */
 u64 hf_pin_features(void);

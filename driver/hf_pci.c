@@ -17,6 +17,10 @@
  * turns bus mastering off, and only then frees what the card could reach:
  * the memory wedged engines held, every pin of every file, the descriptor
  * storage (see hf_stop.c).  Shutdown stops the engines the same way.
+ * PCIe error recovery freezes the card the same way without freeing, then
+ * programs every engine again with bus mastering off and turns it on only
+ * once each is proven idle or keeps, in its channel's quarantine, all that
+ * it may reach (docs/driver-stop.md).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -575,12 +579,17 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = hf_engines_init(card);
 	if (ret)
 		goto err_engines;
-	/* Every engine stopped and proven idle: DMA may start. */
-	pci_set_master(pdev);
 	/* PCIe errors reach the AER driver and our error handlers */
 	hf_aer_reporting(pdev, true);
-	/* for the config space restore after a reset (PCIe error recovery) */
+	/*
+	 * For the config space restore after a reset (PCIe error recovery),
+	 * saved with error reporting on and bus mastering still off: the
+	 * restore must not turn it on before the engines are proven idle
+	 * again (hf_card_reinit()).
+	 */
 	pci_save_state(pdev);
+	/* Every engine stopped and proven idle: DMA may start. */
+	pci_set_master(pdev);
 	ret = hf_cdev_create(card);
 	if (ret)
 		goto err_engines;
@@ -716,6 +725,99 @@ static void hf_card_freeze(struct hf_card *card, bool mmio)
 }
 
 /**
+ * hf_card_reinit() - set the card up again after a reset of it or of its
+ *	link, bus mastering off.
+ * @card: the card, frozen (hf_card_freeze()); its config space restored
+ *
+ * Bus mastering goes off first (a config space restore turns it on with
+ * the state saved at probe or by the PCI core) and stays off: only
+ * hf_card_thaw() turns it on, once every engine is proven idle or keeps
+ * what it may reach.  The IRQ block's vectors are programmed again, and
+ * every engine the card has (hf_engine_reinit(): its registers, once it is
+ * stopped and proven idle; its object, event and counters kept).  An
+ * engine that does not stop, or that reads all ones, stays wedged: its
+ * channel keeps its quarantine and refuses transfers until it is idle.
+ *
+ * Return: 0, or -ENODEV when the card does not respond.
+ */
+static int hf_card_reinit(struct hf_card *card)
+{
+	struct pci_dev *pdev = card->pdev;
+	int ret, err = 0;
+	u32 i, id;
+
+	pci_clear_master(pdev);
+	down_write(&card->hw_lock);
+	id = hf_ioread32(&card->dma_bar, XDMA_CONFIG_BASE + XDMA_ID);
+	if (!hf_id_is(id, XDMA_TARGET_CONFIG)) {
+		dev_err(&pdev->dev, "%s: not responding after the reset (0x%08x)\n",
+			card->name, id);
+		up_write(&card->hw_lock);
+		return -ENODEV;
+	}
+	WRITE_ONCE(card->xdev.gone, false);
+	card->xdev.link_rate = hf_link_rate(pdev);
+	hf_irq_quiesce(card);
+	if (card->nvec)
+		hf_irq_program(card);
+	for (i = 0; i < HF_NCHANS; i++) {
+		struct hf_chan *c = hf_chan_at(card, i);
+
+		/* not initialised: a channel the card lacks */
+		if (!c->engine.xdev)
+			continue;
+		WRITE_ONCE(c->ready, false);
+		/* a handler that saw ready true is done before the reinit */
+		if (card->nvec) {
+			bool own = card->irq_mode == HELLOFPGA_IRQ_MODE_MSIX;
+
+			synchronize_irq(pci_irq_vector(pdev, own ? c->index : 0));
+		}
+		ret = hf_engine_reinit(c);
+		if (ret == -EBUSY)
+			dev_err(&pdev->dev, "%s: %s did not stop after the reset: it stays wedged and keeps what it may reach; the channel refuses transfers until it is idle\n",
+				card->name, hf_chan_name(c));
+		else if (ret)
+			dev_err(&pdev->dev, "%s: %s does not come back after the reset: %d\n",
+				card->name, hf_chan_name(c), ret);
+		if (ret && ret != -EBUSY)
+			err = -ENODEV;
+		/* the handlers may use the engine again (a wedged one too) */
+		smp_store_release(&c->ready, true);
+	}
+	up_write(&card->hw_lock);
+	return err;
+}
+
+/**
+ * hf_card_thaw() - the card was set up again: transfers may go on.
+ * @card: the card, hf_card_reinit() succeeded
+ *
+ * The quarantines of engines the reset proved idle go; an engine still
+ * wedged keeps its quarantine, which holds everything it may reach, and
+ * its channel refuses transfers until hf_chan_usable() finds it idle.
+ * Then the user interrupts of open events nodes are enabled again and bus
+ * mastering goes on (unless hf_card_bus_off() turned it off for good): the
+ * other channels work.
+ */
+static void hf_card_thaw(struct hf_card *card)
+{
+	u32 user;
+
+	hf_card_release_idle_quarantines(card);
+	user = hf_events_open_mask(card);
+	down_write(&card->hw_lock);
+	if (user)
+		hf_iowrite32(user, &card->dma_bar,
+			     XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S);
+	if (!atomic_read(&card->bus_off))
+		pci_set_master(card->pdev);
+	card->frozen = false;
+	up_write(&card->hw_lock);
+	WRITE_ONCE(card->recovering, false);
+}
+
+/**
  * hf_error_detected() - the PCI core saw an error of the card or its link.
  * @pdev: the device
  * @state: normal (non-fatal: registers work), frozen (fatal: the link is
@@ -746,91 +848,46 @@ static pci_ers_result_t hf_error_detected(struct pci_dev *pdev,
  * hf_slot_reset() - the card was reset (or is usable again): set it up.
  * @pdev: the device
  *
- * Restores config space and programs the IP again: the vectors, and every
- * engine (stopped, proven idle, status cleared; their counters kept).  An
- * engine wedged before the error is idle after a reset; its memory is
- * released in hf_resume().
+ * Restores config space with bus mastering off and programs the IP again
+ * (hf_card_reinit()): the vectors, and every engine (stopped, proven idle,
+ * status cleared; their counters kept).  An engine wedged before the error
+ * is idle after a reset; one still busy stays wedged (after a non-fatal
+ * error nothing reset it) and hf_resume() leaves its quarantine alone.
  *
  * Return: PCI_ERS_RESULT_RECOVERED, or PCI_ERS_RESULT_DISCONNECT when the
- * card does not respond or an engine does not stop.
+ * card does not respond.
  */
 static pci_ers_result_t hf_slot_reset(struct pci_dev *pdev)
 {
 	struct hf_card *card = pci_get_drvdata(pdev);
-	pci_ers_result_t res = PCI_ERS_RESULT_RECOVERED;
-	u32 i, id;
-	int ret;
 
 	if (!card || card->dead)
 		return PCI_ERS_RESULT_DISCONNECT;
+	dev_info(&pdev->dev, "%s: slot reset: setting the engines up again, bus mastering off until they are proven idle\n",
+		 card->name);
 	pci_restore_state(pdev);
+	pci_clear_master(pdev);
 	pci_save_state(pdev);
-	down_write(&card->hw_lock);
-	id = hf_ioread32(&card->dma_bar, XDMA_CONFIG_BASE + XDMA_ID);
-	if (!hf_id_is(id, XDMA_TARGET_CONFIG)) {
-		dev_err(&pdev->dev, "%s: not responding after the reset (0x%08x)\n",
-			card->name, id);
-		res = PCI_ERS_RESULT_DISCONNECT;
-		goto out;
-	}
-	WRITE_ONCE(card->xdev.gone, false);
-	card->xdev.link_rate = hf_link_rate(pdev);
-	hf_irq_quiesce(card);
-	if (card->nvec)
-		hf_irq_program(card);
-	for (i = 0; i < HF_NCHANS; i++) {
-		struct hf_chan *c = hf_chan_at(card, i);
-
-		if (!c->ready)
-			continue;
-		WRITE_ONCE(c->ready, false);
-		/* a handler that saw ready true is done before init */
-		if (card->nvec) {
-			bool own = card->irq_mode == HELLOFPGA_IRQ_MODE_MSIX;
-
-			synchronize_irq(pci_irq_vector(pdev, own ? c->index : 0));
-		}
-		ret = hf_engine_reinit(c);
-		if (ret) {
-			dev_err(&pdev->dev, "%s: %s does not come back after the reset: %d\n",
-				card->name, hf_chan_name(c), ret);
-			res = PCI_ERS_RESULT_DISCONNECT;
-			goto out;
-		}
-		/* the handlers may use the engine from now on */
-		smp_store_release(&c->ready, true);
-	}
-out:
-	up_write(&card->hw_lock);
-	return res;
+	if (hf_card_reinit(card))
+		return PCI_ERS_RESULT_DISCONNECT;
+	return PCI_ERS_RESULT_RECOVERED;
 }
 
 /**
  * hf_resume() - error recovery is over: transfers may go on.
  * @pdev: the device
  *
- * Bus mastering on again, the memory of engines that were wedged before
- * the error released (they were reset), the user interrupts of open
- * events nodes enabled again.
+ * hf_card_thaw(): the memory of engines the reset proved idle released,
+ * the user interrupts of open events nodes enabled again, bus mastering
+ * on.
  */
 static void hf_resume(struct pci_dev *pdev)
 {
 	struct hf_card *card = pci_get_drvdata(pdev);
-	u32 user;
 
 	if (!card || card->dead)
 		return;
-	hf_card_release_quarantines(card);
-	user = hf_events_open_mask(card);
-	down_write(&card->hw_lock);
-	if (user)
-		hf_iowrite32(user, &card->dma_bar,
-			     XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S);
-	if (!atomic_read(&card->bus_off))
-		pci_set_master(pdev);
-	card->frozen = false;
-	up_write(&card->hw_lock);
-	WRITE_ONCE(card->recovering, false);
+	hf_card_thaw(card);
 	dev_info(&pdev->dev, "%s: recovered from the PCIe error\n", card->name);
 }
 
