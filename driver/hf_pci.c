@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PCI glue of hellofpga.ko: device IDs, BARs, DMA mask, interrupt vectors
- * and handlers, probe, remove, shutdown and PCIe error recovery.  The card
- * object is hf_card.c's, its engines and descriptor memory hf_engine.c's,
- * what wedged engines hold hf_stop.c's.
+ * and handlers, probe, remove, shutdown, PCIe error recovery and resets.
+ * The card object is hf_card.c's, its engines and descriptor memory
+ * hf_engine.c's, what wedged engines hold hf_stop.c's.
  *
  * The XDMA IP exposes up to three memory BARs: the user BAR (the design's
  * own registers, optional), the DMA/config BAR (64 KiB, found by its
@@ -17,10 +17,11 @@
  * turns bus mastering off, and only then frees what the card could reach:
  * the memory wedged engines held, every pin of every file, the descriptor
  * storage (see hf_stop.c).  Shutdown stops the engines the same way.
- * PCIe error recovery freezes the card the same way without freeing, then
- * programs every engine again with bus mastering off and turns it on only
- * once each is proven idle or keeps, in its channel's quarantine, all that
- * it may reach (docs/driver-stop.md).
+ * PCIe error recovery and resets of the function (reset_prepare /
+ * reset_done: sysfs reset, a sibling's or the bus's) freeze the card the
+ * same way without freeing, then program every engine again with bus
+ * mastering off and turn it on only once each is proven idle or keeps, in
+ * its channel's quarantine, all that it may reach (docs/driver-stop.md).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -695,9 +696,11 @@ static void hf_shutdown(struct pci_dev *pdev)
 /* ------------------------------------------------------------------------ */
 
 /**
- * hf_card_freeze() - stop every access and DMA for an error recovery.
+ * hf_card_freeze() - stop every access and DMA for an error recovery or a
+ *	reset of the card.
  * @card: the card
- * @mmio: the card's registers still respond (a non-fatal error)
+ * @mmio: the card's registers still respond (a non-fatal error, a reset
+ *	to come)
  *
  * As hf_card_stop(), but reversible: runs in flight end (their engines
  * proven idle where the registers respond, else wedged with their memory
@@ -891,10 +894,63 @@ static void hf_resume(struct pci_dev *pdev)
 	dev_info(&pdev->dev, "%s: recovered from the PCIe error\n", card->name);
 }
 
+/**
+ * hf_reset_prepare() - the PCI core is about to reset the function (sysfs
+ *	reset, a reset of a sibling or of the bus, VFIO...).
+ * @pdev: the device
+ *
+ * As for a PCIe error whose registers still respond (hf_card_freeze()):
+ * runs in flight end with -EIO once their engines are proven idle (or
+ * wedged, their memory kept), rings end, every engine is stopped, bus
+ * mastering goes off; the PCI core saves config space after this, so the
+ * restore after the reset leaves bus mastering off.
+ */
+static void hf_reset_prepare(struct pci_dev *pdev)
+{
+	struct hf_card *card = pci_get_drvdata(pdev);
+
+	if (!card || card->dead)
+		return;
+	dev_info(&pdev->dev, "%s: reset of the card: transfers stopped\n",
+		 card->name);
+	hf_card_freeze(card, true);
+}
+
+/**
+ * hf_reset_done() - the function was reset and its config space restored.
+ * @pdev: the device
+ *
+ * The reset cleared the engines' registers (descriptor and writeback
+ * addresses, interrupt enables) and the IRQ block's: everything is
+ * programmed again with bus mastering off (hf_card_reinit()), and bus
+ * mastering goes on only then (hf_card_thaw()).  The PCI core's restore
+ * used up the saved config space: it is saved again (bus mastering off)
+ * for a later error recovery's slot_reset.  A card that does not respond
+ * stays frozen: transfers fail with -EIO until the driver is bound again.
+ */
+static void hf_reset_done(struct pci_dev *pdev)
+{
+	struct hf_card *card = pci_get_drvdata(pdev);
+
+	if (!card || card->dead || !card->frozen)
+		return;
+	pci_clear_master(pdev);
+	pci_save_state(pdev);
+	if (hf_card_reinit(card)) {
+		dev_err(&pdev->dev, "%s: transfers stay refused (unbind and bind the driver)\n",
+			card->name);
+		return;
+	}
+	hf_card_thaw(card);
+	dev_info(&pdev->dev, "%s: set up again after the reset\n", card->name);
+}
+
 static const struct pci_error_handlers hf_err_handlers = {
 	.error_detected = hf_error_detected,
 	.slot_reset = hf_slot_reset,
 	.resume = hf_resume,
+	.reset_prepare = hf_reset_prepare,
+	.reset_done = hf_reset_done,
 };
 
 struct pci_driver hf_pci_driver = {

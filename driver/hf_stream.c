@@ -54,9 +54,9 @@
 /* MEM_HOST: the largest buffer, one block of contiguous pages. */
 #define HF_STREAM_HOST_MAX	(4u << 20)
 
-/* Why a ring ended in a PCIe error recovery (WAIT's -EIO). */
+/* Why a ring ended in a PCIe error recovery or a reset (WAIT's -EIO). */
 #define HF_STREAM_RECOVERY_MSG \
-	"stream stopped by a PCIe error recovery of the card (see dmesg): STOP it and start again"
+	"stream stopped by a reset or PCIe error recovery of the card (see dmesg): STOP it and start again"
 
 /**
  * struct hf_stream_pages - the buffers of a MEM_HOST ring.

@@ -17,7 +17,10 @@
 # engine hangs (the fault window's hang, limited to it): bus mastering off
 # throughout slot_reset, the recovery ends, the other channels work, C2H0
 # keeps its memory and refuses transfers (twice, a second error too) until
-# the hang ends, then works and releases it once.
+# the hang ends, then works and releases it once; and a function reset
+# behind the driver's back (sysfs reset: reset_prepare / reset_done)
+# between runs of the same chains, which must move the new data, then a
+# fatal error (the saved config space must have survived the reset).
 CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
 MODS=${HF_GUEST_MODULES:-/lib/modules-extra}
 U=${CARD}_user
@@ -115,8 +118,10 @@ fi
 fault 0
 after fatal
 
-# ------------------------------------------ one engine that does not stop --
+# ------------------------------- one engine that does not stop; a reset --
 hf_prog aer 180 hf_recover -d "$CARD" -m hang
+[ $hf_rc = 0 ] || rc=1
+hf_prog aer 120 hf_recover -d "$CARD" -m reset
 [ $hf_rc = 0 ] || rc=1
 k=$(kbad)
 [ -z "$k" ] && pass recover-dmesg-clean || fail recover-dmesg-clean "$k"

@@ -1,10 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * hf_recover - a PCIe error recovery of a memory-mapped card with one
- * engine that does not stop (docs/driver-stop.md, "Removal, shutdown,
- * PCIe errors, resets").
+ * hf_recover - a memory-mapped card set up again after a reset behind the
+ * driver's back, and a PCIe error recovery with one engine that does not
+ * stop (docs/driver-stop.md, "Removal, shutdown, PCIe errors, resets").
  *
- *   hf_recover [-d /dev/hellofpgaN] -m hang
+ *   hf_recover [-d /dev/hellofpgaN] -m reset|hang
+ *
+ * -m reset: a function reset the driver did not start (sysfs "reset":
+ * the PCI core calls reset_prepare / reset_done) between two runs of the
+ * same chains: XFERs of one pin range (H2C then C2H, channel 0, same card
+ * address) and read()/write() of the nodes (channel 1), before and after.
+ * The reset clears the engines' registers (descriptor and writeback
+ * addresses, interrupt enables); the runs after it must move the new data
+ * (a driver that trusts its cached descriptor address lets the card fetch
+ * a chain from bus address 0), the card must count no error and no failed
+ * DMA, and dmesg must say the card was stopped and set up again.  Then,
+ * where the host can inject AER errors, a fatal one: its slot_reset must
+ * still find config space saved (the reset's restore used it up).
  *
  * -m hang: a non-fatal AER error (injected by the host on an "HF-QMP"
  * console request) while a read() of C2H0 hangs on the card (the hang
@@ -129,6 +141,127 @@ out:
 	free(a);
 	free(b);
 	return ret;
+}
+
+/* H2C then C2H XFER of @len bytes at card CARD_ADDR on channel 0 of the
+ * pin @handle (@buf: source at 0, destination at LEN), compared. */
+static int xfer_roundtrip(uint64_t handle, uint8_t *buf, uint32_t seed,
+			  char *err, size_t errlen)
+{
+	uint64_t bytes = 0;
+	int ret;
+
+	hfg_fill(buf, LEN, seed);
+	memset(buf + LEN, 0, LEN);
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_H2C, 0, 0, CARD_ADDR, LEN,
+		       3000, &bytes);
+	if (ret) {
+		snprintf(err, errlen, "XFER H2C: %s: %s", strerror(-ret),
+			 hfg_drv_err(ctl));
+		return ret;
+	}
+	ret = hfg_xfer(ctl, handle, HELLOFPGA_XFER_C2H, 0, LEN, CARD_ADDR, LEN,
+		       3000, &bytes);
+	if (ret) {
+		snprintf(err, errlen, "XFER C2H: %s: %s", strerror(-ret),
+			 hfg_drv_err(ctl));
+		return ret;
+	}
+	if (hfg_check(buf + LEN, LEN, seed) >= 0) {
+		snprintf(err, errlen, "XFER C2H: byte %ld differs",
+			 hfg_check(buf + LEN, LEN, seed));
+		return -EILSEQ;
+	}
+	return 0;
+}
+
+static bool aer_possible(const char **why);
+static void inject(const char *tag, const char *error);
+
+/*
+ * -m reset: runs of the same chains before and after a function reset:
+ * XFERs on channel 0, read()/write() on channel 1, so that each engine's
+ * last chain before the reset is its first after it.
+ */
+static void check_reset(void)
+{
+	uint64_t handle = 0, errs, dmaerrs;
+	char path[128], err[256] = "";
+	const char *why = NULL;
+	uint8_t *buf;
+	int ret, fd, i;
+
+	sysfs_path(path, sizeof(path), "reset");
+	if (access(path, W_OK)) {
+		HFG_SKIP("reset/all", "%s: %s (no reset method)", path,
+			 strerror(errno));
+		return;
+	}
+	buf = mmap(NULL, 2 * LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ret = buf == MAP_FAILED ? -errno : hfg_pin_host(ctl, buf, 2 * LEN, &handle);
+	if (ret) {
+		HFG_FAIL("reset/pin", "%s", strerror(-ret));
+		return;
+	}
+	ret = xfer_roundtrip(handle, buf, 1, err, sizeof(err));
+	hfg_expect(!ret, "reset/xfer-before", "%s", err);
+	ret = node_roundtrip(1, 1, CARD_ADDR + 2 * LEN, 2, err, sizeof(err));
+	hfg_expect(!ret, "reset/rw-before", "%s", err);
+	errs = hfg_counter(ufd, HFG_CNT_ERRORS);
+	dmaerrs = hfg_counter(ufd, HFG_CNT_DMA_ERRORS);
+
+	kmark("reset");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	ret = fd < 0 || write(fd, "1", 1) != 1 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	hfg_expect(!ret, "reset/sysfs-reset", "%s", ret ? strerror(-ret) : "");
+	hfg_expect(klog("reset of the card: transfers stopped") == 1 &&
+		   klog("set up again after the reset") == 1,
+		   "reset/driver-told", "'stopped' %d, 'set up again' %d lines",
+		   klog("reset of the card: transfers stopped"),
+		   klog("set up again after the reset"));
+
+	/* the same pin range, channel and card address: the same chains */
+	ret = xfer_roundtrip(handle, buf, 3, err, sizeof(err));
+	hfg_expect(!ret, "reset/xfer-same-range-after", "%s", err);
+	ret = node_roundtrip(1, 1, CARD_ADDR + 2 * LEN, 4, err, sizeof(err));
+	hfg_expect(!ret, "reset/rw-same-range-after", "%s", err);
+	hfg_expect(hfg_counter(ufd, HFG_CNT_ERRORS) == errs &&
+		   hfg_counter(ufd, HFG_CNT_DMA_ERRORS) == dmaerrs,
+		   "reset/card-no-error",
+		   "engine errors %llu -> %llu, failed DMA %llu -> %llu",
+		   (unsigned long long)errs,
+		   (unsigned long long)hfg_counter(ufd, HFG_CNT_ERRORS),
+		   (unsigned long long)dmaerrs,
+		   (unsigned long long)hfg_counter(ufd, HFG_CNT_DMA_ERRORS));
+	hfg_expect(bus_master() == 1, "reset/bus-master-on", "%d",
+		   bus_master());
+	hfg_expect(klog("wedged") == 0 && klog("DMAR") == 0,
+		   "reset/dmesg", "'wedged' %d, 'DMAR' %d lines", klog("wedged"),
+		   klog("DMAR"));
+
+	/*
+	 * The PCI core's restore after the reset used up the saved config
+	 * space: a fatal error's link reset must still find one to restore.
+	 */
+	if (aer_possible(&why)) {
+		kmark("reset-fatal");
+		inject("reset-fatal", "MALF_TLP");
+		for (i = 0; i < 300 && klog("recovered from the PCIe error") < 1 &&
+		     klog("not responding after the reset") < 1; i++)
+			usleep(100000);
+		ret = xfer_roundtrip(handle, buf, 5, err, sizeof(err));
+		hfg_expect(klog("recovered from the PCIe error") == 1 && !ret,
+			   "reset/fatal-error-after",
+			   "recovery %d lines; %s",
+			   klog("recovered from the PCIe error"), err);
+	} else {
+		HFG_SKIP("reset/fatal-error-after", "%s", why);
+	}
+	hfg_unpin(ctl, handle);
+	munmap(buf, 2 * LEN);
 }
 
 /* Whether this guest can inject an AER error: the QMP channel, AER. */
@@ -345,9 +478,11 @@ int main(int argc, char **argv)
 	snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%x", info.pci_domain,
 		 (info.pci_bdf >> 8) & 0xff, (info.pci_bdf >> 3) & 0x1f,
 		 info.pci_bdf & 7);
-	if (!strcmp(mode, "hang"))
+	if (!strcmp(mode, "reset"))
+		check_reset();
+	else if (!strcmp(mode, "hang"))
 		check_hang();
 	else
-		HFG_FAIL("usage", "-m hang");
+		HFG_FAIL("usage", "-m reset|hang");
 	return hfg_exit();
 }

@@ -20,7 +20,8 @@
  * reads all ones (its memory kept too), a PCIe error recovery (AER,
  * injected by the host through the "HF-QMP" console channel where the
  * configuration has one) under a running ring with poll() and epoll
- * waiters on its node.
+ * waiters on its node, and a function reset behind the driver's back
+ * (sysfs reset) under a running ring.
  * Around a WAIT that holds the channel, ordered for certain by SCHED_FIFO
  * on one CPU: a STOP killed while it waits for the channel leaves the
  * stream to the other users of its file (their WAITs wait, not ENOENT);
@@ -1687,6 +1688,67 @@ static int sysfs_write(const char *path, const char *val)
 }
 
 /*
+ * A function reset behind the driver's back (sysfs "reset": the PCI core
+ * calls reset_prepare / reset_done) with a ring running and a WAIT asleep
+ * in it: the WAIT ends with EIO naming the reset (the ring is halted with
+ * its engine idle, before the reset clears the engine's registers: no
+ * "wedged"), STOP works, dmesg says the card was stopped and set up again,
+ * and a new ring on the same file streams verified frames (its engine and
+ * interrupt registers programmed again).
+ */
+static void check_reset(const struct hellofpga_info *info)
+{
+	struct hellofpga_stream_frame f;
+	char path[128];
+	uint64_t mlen = 0;
+	int fd, ret, w, st;
+	pid_t pid;
+	void *m;
+
+	snprintf(path, sizeof(path),
+		 "/sys/bus/pci/devices/%04x:%02x:%02x.%x/reset",
+		 info->pci_domain, (info->pci_bdf >> 8) & 0xff,
+		 (info->pci_bdf >> 3) & 0x1f, info->pci_bdf & 7);
+	if (access(path, W_OK)) {
+		HFG_SKIP("reset/all", "%s: %s (no reset method)", path,
+			 strerror(errno));
+		return;
+	}
+	fd = open_c2h();
+	kmark("reset");
+	m = ring_running(fd, "reset", 8, 30, &mlen);
+	src_stop();
+	if (m == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	while (!st_wait(fd, 200, &f))
+		st_release(fd, f.index);
+	/* a child resets the card while this waits (no frame comes) */
+	pid = fork();
+	if (!pid) {
+		usleep(300000);
+		_exit(sysfs_write(path, "1") ? 1 : 0);
+	}
+	w = st_wait(fd, 20000, &f);
+	waitpid(pid, &st, 0);
+	hfg_expect(WIFEXITED(st) && !WEXITSTATUS(st) && w == -EIO &&
+		   strstr(hfg_drv_err(fd), "reset"), "reset/wait-ends-eio",
+		   "reset: status %d, WAIT %d: %s", st, w, hfg_drv_err(fd));
+	hfg_expect(klog("reset of the card: transfers stopped") == 1 &&
+		   klog("set up again after the reset") == 1 &&
+		   klog("wedged") == 0, "reset/driver-told",
+		   "'stopped' %d, 'set up again' %d, 'wedged' %d lines",
+		   klog("reset of the card: transfers stopped"),
+		   klog("set up again after the reset"), klog("wedged"));
+	ret = st_stop(fd);
+	hfg_expect(!ret, "reset/stop", "%d: %s", ret, ret ? hfg_drv_err(fd) : "");
+	munmap(m, mlen);
+	ring_works(fd, "reset/after", 50);
+	close(fd);
+}
+
+/*
  * A card that reads all ones (the dead fault) proves no engine idle, and
  * its DMA may still be in flight: STOP of a running ring then keeps the
  * ring's memory (EIO; "C2Hn wedged" once, nothing released), the mapping
@@ -1905,6 +1967,8 @@ int main(int argc, char **argv)
 	check_dead();
 	step("aer");
 	check_aer();
+	step("reset");
+	check_reset(&info);
 	if (gpu) {
 		step("gpu_pin");
 		check_gpu_pin();
