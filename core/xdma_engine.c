@@ -904,10 +904,15 @@ static int hf_xdma_engine_idle(struct hf_xdma_engine *e, u32 *status)
  * (freeing memory the card still writes is worse than a late return).
  * When idle the halt is released.  When not, the engine is wedged:
  * @e->wedged is set and the halt stays, so that an engine that finishes
- * later fetches nothing more.
+ * later fetches nothing more.  A card that reads all ones proves nothing
+ * either (its registers may be gone while its DMA is still in flight: a
+ * link being reset, a function reset, an FPGA reload): the engine is
+ * wedged as well, and what it may reach stays until
+ * hf_xdma_engine_recover() or a reset proves it idle, or bus mastering is
+ * off.
  *
  * Return: 0 when idle, -EBUSY when wedged, -ENODEV when the card reads all
- * ones (removed or link down: it cannot move data either).
+ * ones (wedged too).
  */
 static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 			       u64 desc_len, u32 *status)
@@ -923,13 +928,17 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
 	hf_iowrite32(halt, bar, XDMA_SGDMA_COMMON_BASE +
 		     XDMA_SGDMA_COMMON_CTRL_W1S);
 	done = hf_xdma_rd(e, XDMA_CHAN_COMPLETED_DESC);
-	if (done == XDMA_ID_DEAD)
+	if (done == XDMA_ID_DEAD) {
+		e->wedged = true;
 		return -ENODEV;
+	}
 	deadline = hf_os_now_ns() + hf_xdma_engine_stop_bound(e, c, done, desc_len);
 	for (;;) {
 		idle = hf_xdma_engine_idle(e, status);
-		if (idle < 0)
+		if (idle < 0) {
+			e->wedged = true;
 			return idle;
+		}
 		if (idle)
 			break;
 		if (hf_os_now_ns() >= deadline) {
@@ -946,6 +955,59 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
 }
 
 /**
+ * hf_xdma_engine_program() - set the registers of an idle engine up.
+ * @e: the engine, proven idle (its descriptor fetch not halted)
+ *
+ * Clears its status, programs its interrupt mask and its own writeback
+ * address (slot 0 of its area); in poll mode the channel interrupt is
+ * disabled in the IRQ block, in interrupt mode it is enabled.  What the
+ * engine remembered of the registers is forgotten: the next run programs
+ * its chain's address.
+ *
+ * Return: 0, -ENODEV when the card reads all ones.
+ */
+static int hf_xdma_engine_program(struct hf_xdma_engine *e)
+{
+	if (hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
+		return -ENODEV;
+	hf_xdma_wr(e, XDMA_CHAN_IRQ_MASK, XDMA_IRQ_MASK_BITS);
+	e->wb = e->wb_area;
+	e->wb_bus = e->wb_area_bus;
+	WRITE_ONCE(*e->wb, 0);
+	hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(e->wb_bus));
+	hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(e->wb_bus));
+	hf_xdma_irq_wr(e, e->poll ? XDMA_IRQ_CHAN_EN_W1C : XDMA_IRQ_CHAN_EN_W1S,
+		       BIT(e->index));
+	e->prog_valid = false;
+	e->regs_lost = false;
+	return 0;
+}
+
+/**
+ * hf_xdma_engine_setup() - stop an engine, prove it idle and program it.
+ * @e: the engine, its fields set
+ *
+ * Return: 0; -EBUSY when it does not stop, -ENODEV when the card reads all
+ * ones (both leave it wedged: @e->wedged).
+ */
+static int hf_xdma_engine_setup(struct hf_xdma_engine *e)
+{
+	u32 status;
+	int ret;
+
+	ret = hf_xdma_engine_stop(e, NULL, 0, &status);
+	if (!ret)
+		ret = hf_xdma_engine_program(e);
+	if (ret == -ENODEV)
+		e->wedged = true;
+	if (ret)
+		hf_os_log("xdma: %s%u: %s", hf_xdma_dir_name[e->dir], e->ch,
+			  ret == -EBUSY ? "engine left running does not stop" :
+					  "card not responding");
+	return ret;
+}
+
+/**
  * hf_xdma_engine_init() - prepare one engine for transfers.
  * @e: the engine
  * @xdev: the card, probed with hf_xdma_dev_probe()
@@ -956,7 +1018,9 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
  *	memory for the writeback slots (both modes)
  * @wb_bus: bus address of @wb_cpu
  *
- * Stops the engine if it runs (a crashed user, an earlier driver) and
+ * Sets the engine object up once (its event, its counters) and then its
+ * registers (hf_xdma_engine_reinit() does only the latter, after a reset):
+ * stops the engine if it runs (a crashed user, an earlier driver) and
  * proves it idle, clears its status, programs its interrupt mask and the
  * writeback address; in poll mode the channel interrupt is disabled in the
  * IRQ block, in interrupt mode it is enabled.  The caller installs the
@@ -966,13 +1030,14 @@ static int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_ch
  *
  * Return: 0, -EINVAL for a channel the card lacks or a missing writeback
  * area, -ENODEV when the card does not respond, -EBUSY when the engine
- * does not stop.
+ * does not stop.  On failure the engine is not initialised (nothing to
+ * hf_xdma_engine_fini()).
  */
 int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 			enum hf_xdma_dir dir, u32 ch, bool poll,
 			void *wb_cpu, u64 wb_bus)
 {
-	u32 align, status;
+	u32 align;
 	int ret;
 
 	memset(e, 0, sizeof(*e));
@@ -998,30 +1063,67 @@ int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 	e->wb_area_bus = e->wb_bus;
 
 	align = hf_xdma_rd(e, XDMA_CHAN_ALIGNMENTS);
-	if (align == XDMA_ID_DEAD)
+	if (align == XDMA_ID_DEAD) {
+		e->xdev = NULL;
 		return -ENODEV;
+	}
 	e->addr_align = max_t(u32, FIELD_GET(XDMA_ALIGN_ADDR, align), 1);
 	e->len_gran = max_t(u32, FIELD_GET(XDMA_ALIGN_LEN_GRAN, align), 1);
 	e->addr_bits = FIELD_GET(XDMA_ALIGN_ADDR_BITS, align);
 
-	/* Left running (a crashed user, a previous driver): stop it. */
-	ret = hf_xdma_engine_stop(e, NULL, 0, &status);
-	if (ret) {
-		hf_os_log("xdma: %s%u: %s", hf_xdma_dir_name[dir], ch,
-			  ret == -EBUSY ? "engine left running does not stop" :
-					  "card not responding");
-		return ret;
-	}
-	status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
-	if (status == XDMA_ID_DEAD)
-		return -ENODEV;
-	hf_xdma_wr(e, XDMA_CHAN_IRQ_MASK, XDMA_IRQ_MASK_BITS);
-	WRITE_ONCE(*e->wb, 0);
-	hf_xdma_wr(e, XDMA_CHAN_POLL_WB_LO, lower_32_bits(wb_bus));
-	hf_xdma_wr(e, XDMA_CHAN_POLL_WB_HI, upper_32_bits(wb_bus));
-	hf_xdma_irq_wr(e, poll ? XDMA_IRQ_CHAN_EN_W1C : XDMA_IRQ_CHAN_EN_W1S,
-		       BIT(e->index));
+	/*
+	 * Once, for the engine's life: a reset of the card sets the
+	 * registers up again (hf_xdma_engine_reinit()), never the event,
+	 * whose wait queue others may sit on (poll() of a stream's node).
+	 */
 	hf_os_event_init(&e->irq_event);
+	/* Left running (a crashed user, a previous driver): stop it. */
+	ret = hf_xdma_engine_setup(e);
+	if (ret) {
+		hf_os_event_destroy(&e->irq_event);
+		e->xdev = NULL;
+	}
+	return ret;
+}
+
+/**
+ * hf_xdma_engine_reinit() - set an engine up again after a reset of the
+ *	card, or of its link (PCIe error recovery).
+ * @e: an initialised engine, no run in progress, its interrupt handler not
+ *	using it
+ *
+ * A reset (function level, of the bus or link, an FPGA reload) clears the
+ * engine's registers behind its back: its descriptor address, its
+ * writeback address, its interrupt mask and enable.  The engine object
+ * stays as it is (its event, on whose wait queue poll() and epoll waiters
+ * may sit; its counters; its writeback area); what it cached of the
+ * registers is forgotten, then, as at init, the engine is stopped, proven
+ * idle, its status cleared and its registers programmed.  A wedged engine
+ * found idle is wedged no longer.
+ *
+ * Return: 0; -EBUSY when the engine does not stop, -ENODEV when the card
+ * reads all ones: the engine is then wedged (@e->wedged): whatever its
+ * last run could reach stays allocated, its runs fail at once, and
+ * hf_xdma_engine_recover() programs its registers once it finds it idle.
+ */
+int hf_xdma_engine_reinit(struct hf_xdma_engine *e)
+{
+	bool was = e->wedged;
+	int ret;
+
+	e->prog_valid = false;
+	e->regs_lost = true;
+	/* notifications of runs before the reset are stale */
+	e->stale = true;
+	ret = hf_xdma_engine_setup(e);
+	if (ret)
+		return ret;
+	e->wedged = false;
+	if (was) {
+		e->stats.recoveries++;
+		hf_os_log("xdma: %s%u: idle after the reset, no longer wedged",
+			  hf_xdma_dir_name[e->dir], e->ch);
+	}
 	return 0;
 }
 
@@ -1122,10 +1224,14 @@ int hf_xdma_engine_quiesce(struct hf_xdma_engine *e, const struct hf_xdma_chain 
  * hf_xdma_engine_recover() - bring a wedged engine back once it is idle.
  * @e: an initialised engine, no run in progress
  *
- * One look (hf_xdma_engine_idle()): when the engine has since finished what
+ * The stop is written again (Run cleared, the fetch halted: a card that
+ * read all ones may have dropped the first), then one look
+ * (hf_xdma_engine_idle()): when the engine has since finished what
  * it was doing, its status is cleared, the fetch halt released and runs
- * are allowed again; the caller may then free what the run that wedged it
- * used.  A card reset (unbind and bind the driver) is the other way back.
+ * are allowed again (an engine that a reset left wedged gets its registers
+ * programmed, as hf_xdma_engine_reinit() does); the caller may then free
+ * what the run that wedged it used.  A card reset (unbind and bind the
+ * driver) is the other way back.
  *
  * Return: 0 (also when the engine was not wedged), -EBUSY when it is still
  * busy, -ENODEV when the card reads all ones.
@@ -1137,10 +1243,16 @@ int hf_xdma_engine_recover(struct hf_xdma_engine *e)
 
 	if (!e->wedged)
 		return 0;
+	/* again: a card that read all ones may have dropped the stop */
+	hf_xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
+	hf_iowrite32(hf_xdma_engine_halt_bit(e), e->xdev->bar,
+		     XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1S);
 	idle = hf_xdma_engine_idle(e, &status);
 	if (idle <= 0)
 		return idle ? idle : -EBUSY;
-	if (hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
+	/* a reset it did not stop for left its registers unknown */
+	if (e->regs_lost ? hf_xdma_engine_program(e) :
+	    hf_xdma_rd(e, XDMA_CHAN_STATUS_RC) == XDMA_ID_DEAD)
 		return -ENODEV;
 	hf_iowrite32(hf_xdma_engine_halt_bit(e), e->xdev->bar,
 		     XDMA_SGDMA_COMMON_BASE + XDMA_SGDMA_COMMON_CTRL_W1C);
@@ -1489,6 +1601,8 @@ static void hf_xdma_engine_fail(struct hf_xdma_engine *e, const struct hf_xdma_c
 	}
 	if (res->status == XDMA_ID_DEAD) {
 		res->err = -ENODEV;
+		if (res->wedged)
+			res->bytes = c->bytes;
 		n = snprintf(res->msg, sizeof(res->msg),
 			     "%s: card not responding (reads all ones): removed or link down",
 			     name);
@@ -1807,8 +1921,10 @@ int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *
 		/* The card may still be moving data: prove it idle first. */
 		q = hf_xdma_engine_stop(e, c, 0, &status);
 		if (q == -ENODEV) {
+			/* all ones proves nothing: keep what it may reach */
 			ret = -ENODEV;
 			status = XDMA_ID_DEAD;
+			res->wedged = true;
 		} else if (q == -EBUSY) {
 			res->wedged = true;
 		} else {
@@ -2531,12 +2647,12 @@ int hf_xdma_ring_ready(struct hf_xdma_ring *r, struct hf_xdma_result *res)
  * software gives up), turns credit mode off and clears the status.
  * Buffers completed but not taken are forgotten, after a look at whether
  * the stop cut a frame (@e->st_cut: the next ring skips its rest).  Only
- * after a return of 0 or -ENODEV may the buffers, descriptors and
- * writebacks be freed.  A stopped ring may be started again.
+ * after a return of 0 may the buffers, descriptors and writebacks be
+ * freed.  A stopped ring may be started again.
  *
  * Return: 0 (also when not running); -EBUSY when the engine could not be
- * proven idle (wedged: keep every buffer; @res->wedged); -ENODEV when the
- * card reads all ones.
+ * proven idle, -ENODEV when the card reads all ones (no proof either):
+ * both wedge the engine (keep every buffer; @res->wedged).
  */
 int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res)
 {
@@ -2560,9 +2676,13 @@ int hf_xdma_ring_stop(struct hf_xdma_ring *r, struct hf_xdma_result *res)
 						 "C2H%u: stream engine did not stop (status 0x%08x): channel wedged, its buffers stay allocated",
 						 e->ch, status));
 	}
+	if (ret) {
+		/* all ones proves nothing: the engine may still be writing */
+		res->wedged = true;
+		return hf_xdma_ring_fail(r, res, ret,
+					 "card not responding (reads all ones): channel wedged, its buffers stay allocated");
+	}
 	r->running = false;
-	if (ret)
-		return hf_xdma_ring_fail(r, res, ret, XDMA_RING_DEAD_MSG);
 	hf_xdma_common_wr(e, XDMA_SGDMA_COMMON_CREDIT_W1C,
 			  XDMA_SGDMA_CREDIT_C2H(e->ch));
 	hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);

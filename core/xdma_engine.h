@@ -24,10 +24,11 @@
  * completed-descriptor count stable, waiting at most what the descriptor in
  * progress can still take at the link's rate (hf_xdma_dev.link_rate, capped
  * by hf_xdma_dev.stop_max_ns).  Only then may the caller unmap or free what
- * the chain points at.  An engine that does not go idle in that time is
- * wedged (hf_xdma_result.wedged): the caller keeps every buffer of the chain
- * and the chain's storage, runs on the engine fail at once, and
- * hf_xdma_engine_recover() tells when it is idle again.
+ * the chain points at.  An engine that does not go idle in that time, or
+ * whose card reads all ones (no proof either: its DMA may still be in
+ * flight), is wedged (hf_xdma_result.wedged): the caller keeps every buffer
+ * of the chain and the chain's storage, runs on the engine fail at once,
+ * and hf_xdma_engine_recover() tells when it is idle again.
  */
 #ifndef HF_XDMA_ENGINE_H
 #define HF_XDMA_ENGINE_H
@@ -178,7 +179,8 @@ void hf_xdma_dev_set_vectors(struct hf_xdma_dev *xdev, u32 chan_first,
  * @completed: descriptors the engine completed
  * @status: channel status register at the end of the run
  * @elapsed_ns: time from start to completion as seen by the caller
- * @wedged: the run failed and its engine could not be proven idle: it may
+ * @wedged: the run failed and its engine could not be proven idle (still
+ *	busy, or the card reads all ones): it may
  *	still read or write any buffer of the chain and read the chain itself,
  *	so the caller must keep all of them allocated and mapped until
  *	hf_xdma_engine_recover() succeeds or bus mastering is off; @bytes then
@@ -252,8 +254,11 @@ struct hf_xdma_engine_stats {
  *	writeback) may still arrive during the next run, which therefore
  *	switches writeback slots, so neither can complete it; cleared by a
  *	run that succeeds
- * @wedged: a stop could not prove the engine idle: runs fail at once until
- *	hf_xdma_engine_recover() finds it idle
+ * @wedged: a stop could not prove the engine idle (still busy, or the card
+ *	read all ones): runs fail at once until hf_xdma_engine_recover() or
+ *	hf_xdma_engine_reinit() finds it idle
+ * @regs_lost: a reset cleared the engine's registers and it was not idle
+ *	to have them programmed again: hf_xdma_engine_recover() does it
  * @st_cut: AXI-Stream C2H: the last buffer the engine completed did not
  *	end a frame (no EOP): a ring stopped then cut a frame, whose rest the
  *	source still holds; the next ring skips it (hf_xdma_ring_start())
@@ -284,6 +289,7 @@ struct hf_xdma_engine {
 	bool prog_valid;
 	bool stale;
 	bool wedged;
+	bool regs_lost;
 	bool st_cut;
 	bool cancel;
 	struct hf_xdma_engine_stats stats;
@@ -292,6 +298,7 @@ struct hf_xdma_engine {
 int hf_xdma_engine_init(struct hf_xdma_engine *e, struct hf_xdma_dev *xdev,
 			enum hf_xdma_dir dir, u32 ch, bool poll,
 			void *wb_cpu, u64 wb_bus);
+int hf_xdma_engine_reinit(struct hf_xdma_engine *e);
 void hf_xdma_engine_fini(struct hf_xdma_engine *e);
 int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 		       u64 timeout_ns, struct hf_xdma_result *res);

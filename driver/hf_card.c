@@ -202,7 +202,7 @@ const char *hf_card_enter_why(int err)
 	case -ENODEV:
 		return "card removed";
 	case -EIO:
-		return "card recovering from a PCIe error (see dmesg); try again";
+		return "card in a reset or PCIe error recovery (see dmesg); try again";
 	default:
 		return "interrupted";
 	}

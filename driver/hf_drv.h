@@ -231,11 +231,11 @@ struct hf_user_irq {
  * @hw_lock: held for reading by every access to the card's registers or
  *	engines from a file, for writing by remove() to set @dead
  * @dead: the card was removed: no register access any more
- * @frozen: a PCIe error recovery is in progress (hw_lock held for writing
- *	to change it): accesses fail with -EIO
- * @recovering: a PCIe error recovery began (set before the runs in flight
- *	are aborted, cleared at its end, without a lock): a wait it cuts
- *	short fails with -EIO, not as for a removal
+ * @frozen: a PCIe error recovery or a reset of the card is in progress
+ *	(hw_lock held for writing to change it): accesses fail with -EIO
+ * @recovering: a PCIe error recovery or a reset began (set before the runs
+ *	in flight are aborted, cleared at its end, without a lock): a wait it
+ *	cuts short fails with -EIO, not as for a removal
  * @bus_off: bus mastering was turned off because memory a wedged engine
  *	could reach had to go (revocation): no run until the driver is
  *	rebound; the reason is in dmesg
@@ -488,6 +488,7 @@ void hf_quarantine_release(struct hf_chan *chan);
 int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan);
 void hf_card_bus_off(struct hf_card *card, const char *why);
 void hf_card_release_quarantines(struct hf_card *card);
+void hf_card_release_idle_quarantines(struct hf_card *card);
 
 /* hf_pin.c: pins (the provider interface: hf_p2p.h) */
 u64 hf_pin_features(void);

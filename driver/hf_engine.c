@@ -169,20 +169,17 @@ int hf_engines_init(struct hf_card *card)
  * @c: the channel, initialised before and not ready (no interrupt handler
  *	uses it)
  *
- * The engine is stopped, proven idle and its status cleared as at probe;
- * its statistics are kept.
+ * The engine's registers are programmed again once it is stopped and
+ * proven idle, as at probe (hf_xdma_engine_reinit()); the engine object
+ * is kept: its statistics, and its event, on whose wait queue poll() and
+ * epoll of a stream's c2h node may sit.
  *
- * Return: 0 or the engine core's error.
+ * Return: 0, or -EBUSY / -ENODEV when the engine was not proven idle: it
+ * is wedged then, and the channel keeps its quarantine.
  */
 int hf_engine_reinit(struct hf_chan *c)
 {
-	struct hf_xdma_engine_stats st = c->engine.stats;
-	int ret;
-
-	ret = hf_engine_setup(c);
-	if (!ret)
-		c->engine.stats = st;
-	return ret;
+	return hf_xdma_engine_reinit(&c->engine);
 }
 
 /**
@@ -210,11 +207,12 @@ void hf_engines_fini(struct hf_card *card)
 
 /**
  * hf_engines_quiesce() - stop every engine and make sure none moves data.
- * @card: the card, dead (no run in progress: hw_lock held for writing)
+ * @card: the card, dead or frozen (no run in progress: hw_lock held for
+ *	writing)
  *
- * For removal and shutdown: each engine is stopped and proven idle; then
- * bus mastering goes off whatever the engines did, so nothing freed after
- * this can be reached by the card.
+ * For removal, shutdown, PCIe error recovery and resets: each engine is
+ * stopped and proven idle; then bus mastering goes off whatever the
+ * engines did, so nothing freed after this can be reached by the card.
  */
 void hf_engines_quiesce(struct hf_card *card)
 {
@@ -229,7 +227,7 @@ void hf_engines_quiesce(struct hf_card *card)
 		ret = hf_xdma_engine_quiesce(&c->engine, NULL);
 		if (ret == -EBUSY)
 			dev_warn(hf_dev(card),
-				 "%s still busy at removal: bus mastering goes off before its memory is freed\n",
+				 "%s still busy after its stop: bus mastering goes off before anything it may reach is freed\n",
 				 hf_chan_name(c));
 	}
 	pci_clear_master(card->pdev);

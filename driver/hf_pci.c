@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PCI glue of hellofpga.ko: device IDs, BARs, DMA mask, interrupt vectors
- * and handlers, probe, remove, shutdown and PCIe error recovery.  The card
- * object is hf_card.c's, its engines and descriptor memory hf_engine.c's,
- * what wedged engines hold hf_stop.c's.
+ * and handlers, probe, remove, shutdown, PCIe error recovery and resets.
+ * The card object is hf_card.c's, its engines and descriptor memory
+ * hf_engine.c's, what wedged engines hold hf_stop.c's.
  *
  * The XDMA IP exposes up to three memory BARs: the user BAR (the design's
  * own registers, optional), the DMA/config BAR (64 KiB, found by its
@@ -17,6 +17,11 @@
  * turns bus mastering off, and only then frees what the card could reach:
  * the memory wedged engines held, every pin of every file, the descriptor
  * storage (see hf_stop.c).  Shutdown stops the engines the same way.
+ * PCIe error recovery and resets of the function (reset_prepare /
+ * reset_done: sysfs reset, a sibling's or the bus's) freeze the card the
+ * same way without freeing, then program every engine again with bus
+ * mastering off and turn it on only once each is proven idle or keeps, in
+ * its channel's quarantine, all that it may reach (docs/driver-stop.md).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -575,12 +580,17 @@ static int hf_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = hf_engines_init(card);
 	if (ret)
 		goto err_engines;
-	/* Every engine stopped and proven idle: DMA may start. */
-	pci_set_master(pdev);
 	/* PCIe errors reach the AER driver and our error handlers */
 	hf_aer_reporting(pdev, true);
-	/* for the config space restore after a reset (PCIe error recovery) */
+	/*
+	 * For the config space restore after a reset (PCIe error recovery),
+	 * saved with error reporting on and bus mastering still off: the
+	 * restore must not turn it on before the engines are proven idle
+	 * again (hf_card_reinit()).
+	 */
 	pci_save_state(pdev);
+	/* Every engine stopped and proven idle: DMA may start. */
+	pci_set_master(pdev);
 	ret = hf_cdev_create(card);
 	if (ret)
 		goto err_engines;
@@ -686,21 +696,25 @@ static void hf_shutdown(struct pci_dev *pdev)
 /* ------------------------------------------------------------------------ */
 
 /**
- * hf_card_freeze() - stop every access and DMA for an error recovery.
+ * hf_card_freeze() - stop every access and DMA for an error recovery or a
+ *	reset of the card.
  * @card: the card
- * @mmio: the card's registers still respond (a non-fatal error)
+ * @mmio: the card's registers still respond (a non-fatal error, a reset
+ *	to come)
  *
  * As hf_card_stop(), but reversible: runs in flight end (their engines
- * proven idle where the registers respond; a card whose link is down moves
- * nothing), new accesses fail with -EIO, and bus mastering goes off; the
- * interrupts stay requested and nothing is freed.
+ * proven idle where the registers respond, else wedged with their memory
+ * kept), new accesses fail with -EIO, every engine is stopped and bus
+ * mastering goes off; only then do the stream rings end and give back
+ * what their engines were proven done with (a ring whose engine was not
+ * proven idle keeps its memory in the channel's quarantine).  The
+ * interrupts stay requested.
  */
 static void hf_card_freeze(struct hf_card *card, bool mmio)
 {
 	/* waits cut short by the abort tell a recovery from a removal */
 	WRITE_ONCE(card->recovering, true);
 	hf_card_abort_runs(card);
-	hf_card_halt_streams(card, -EIO);
 	down_write(&card->hw_lock);
 	card->frozen = true;
 	if (mmio) {
@@ -709,6 +723,101 @@ static void hf_card_freeze(struct hf_card *card, bool mmio)
 	}
 	pci_clear_master(card->pdev);
 	up_write(&card->hw_lock);
+	/* bus mastering off: no ring memory goes before (docs/driver-stop.md) */
+	hf_card_halt_streams(card, -EIO);
+}
+
+/**
+ * hf_card_reinit() - set the card up again after a reset of it or of its
+ *	link, bus mastering off.
+ * @card: the card, frozen (hf_card_freeze()); its config space restored
+ *
+ * Bus mastering goes off first (a config space restore turns it on with
+ * the state saved at probe or by the PCI core) and stays off: only
+ * hf_card_thaw() turns it on, once every engine is proven idle or keeps
+ * what it may reach.  The IRQ block's vectors are programmed again, and
+ * every engine the card has (hf_engine_reinit(): its registers, once it is
+ * stopped and proven idle; its object, event and counters kept).  An
+ * engine that does not stop, or that reads all ones, stays wedged: its
+ * channel keeps its quarantine and refuses transfers until it is idle.
+ *
+ * Return: 0, or -ENODEV when the card does not respond.
+ */
+static int hf_card_reinit(struct hf_card *card)
+{
+	struct pci_dev *pdev = card->pdev;
+	int ret, err = 0;
+	u32 i, id;
+
+	pci_clear_master(pdev);
+	down_write(&card->hw_lock);
+	id = hf_ioread32(&card->dma_bar, XDMA_CONFIG_BASE + XDMA_ID);
+	if (!hf_id_is(id, XDMA_TARGET_CONFIG)) {
+		dev_err(&pdev->dev, "%s: not responding after the reset (0x%08x)\n",
+			card->name, id);
+		up_write(&card->hw_lock);
+		return -ENODEV;
+	}
+	WRITE_ONCE(card->xdev.gone, false);
+	card->xdev.link_rate = hf_link_rate(pdev);
+	hf_irq_quiesce(card);
+	if (card->nvec)
+		hf_irq_program(card);
+	for (i = 0; i < HF_NCHANS; i++) {
+		struct hf_chan *c = hf_chan_at(card, i);
+
+		/* not initialised: a channel the card lacks */
+		if (!c->engine.xdev)
+			continue;
+		WRITE_ONCE(c->ready, false);
+		/* a handler that saw ready true is done before the reinit */
+		if (card->nvec) {
+			bool own = card->irq_mode == HELLOFPGA_IRQ_MODE_MSIX;
+
+			synchronize_irq(pci_irq_vector(pdev, own ? c->index : 0));
+		}
+		ret = hf_engine_reinit(c);
+		if (ret == -EBUSY)
+			dev_err(&pdev->dev, "%s: %s did not stop after the reset: it stays wedged and keeps what it may reach; the channel refuses transfers until it is idle\n",
+				card->name, hf_chan_name(c));
+		else if (ret)
+			dev_err(&pdev->dev, "%s: %s does not come back after the reset: %d\n",
+				card->name, hf_chan_name(c), ret);
+		if (ret && ret != -EBUSY)
+			err = -ENODEV;
+		/* the handlers may use the engine again (a wedged one too) */
+		smp_store_release(&c->ready, true);
+	}
+	up_write(&card->hw_lock);
+	return err;
+}
+
+/**
+ * hf_card_thaw() - the card was set up again: transfers may go on.
+ * @card: the card, hf_card_reinit() succeeded
+ *
+ * The quarantines of engines the reset proved idle go; an engine still
+ * wedged keeps its quarantine, which holds everything it may reach, and
+ * its channel refuses transfers until hf_chan_usable() finds it idle.
+ * Then the user interrupts of open events nodes are enabled again and bus
+ * mastering goes on (unless hf_card_bus_off() turned it off for good): the
+ * other channels work.
+ */
+static void hf_card_thaw(struct hf_card *card)
+{
+	u32 user;
+
+	hf_card_release_idle_quarantines(card);
+	user = hf_events_open_mask(card);
+	down_write(&card->hw_lock);
+	if (user)
+		hf_iowrite32(user, &card->dma_bar,
+			     XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S);
+	if (!atomic_read(&card->bus_off))
+		pci_set_master(card->pdev);
+	card->frozen = false;
+	up_write(&card->hw_lock);
+	WRITE_ONCE(card->recovering, false);
 }
 
 /**
@@ -742,98 +851,106 @@ static pci_ers_result_t hf_error_detected(struct pci_dev *pdev,
  * hf_slot_reset() - the card was reset (or is usable again): set it up.
  * @pdev: the device
  *
- * Restores config space and programs the IP again: the vectors, and every
- * engine (stopped, proven idle, status cleared; their counters kept).  An
- * engine wedged before the error is idle after a reset; its memory is
- * released in hf_resume().
+ * Restores config space with bus mastering off and programs the IP again
+ * (hf_card_reinit()): the vectors, and every engine (stopped, proven idle,
+ * status cleared; their counters kept).  An engine wedged before the error
+ * is idle after a reset; one still busy stays wedged (after a non-fatal
+ * error nothing reset it) and hf_resume() leaves its quarantine alone.
  *
  * Return: PCI_ERS_RESULT_RECOVERED, or PCI_ERS_RESULT_DISCONNECT when the
- * card does not respond or an engine does not stop.
+ * card does not respond.
  */
 static pci_ers_result_t hf_slot_reset(struct pci_dev *pdev)
 {
 	struct hf_card *card = pci_get_drvdata(pdev);
-	pci_ers_result_t res = PCI_ERS_RESULT_RECOVERED;
-	u32 i, id;
-	int ret;
 
 	if (!card || card->dead)
 		return PCI_ERS_RESULT_DISCONNECT;
+	dev_info(&pdev->dev, "%s: slot reset: setting the engines up again, bus mastering off until they are proven idle\n",
+		 card->name);
 	pci_restore_state(pdev);
+	pci_clear_master(pdev);
 	pci_save_state(pdev);
-	down_write(&card->hw_lock);
-	id = hf_ioread32(&card->dma_bar, XDMA_CONFIG_BASE + XDMA_ID);
-	if (!hf_id_is(id, XDMA_TARGET_CONFIG)) {
-		dev_err(&pdev->dev, "%s: not responding after the reset (0x%08x)\n",
-			card->name, id);
-		res = PCI_ERS_RESULT_DISCONNECT;
-		goto out;
-	}
-	WRITE_ONCE(card->xdev.gone, false);
-	card->xdev.link_rate = hf_link_rate(pdev);
-	hf_irq_quiesce(card);
-	if (card->nvec)
-		hf_irq_program(card);
-	for (i = 0; i < HF_NCHANS; i++) {
-		struct hf_chan *c = hf_chan_at(card, i);
-
-		if (!c->ready)
-			continue;
-		WRITE_ONCE(c->ready, false);
-		/* a handler that saw ready true is done before init */
-		if (card->nvec) {
-			bool own = card->irq_mode == HELLOFPGA_IRQ_MODE_MSIX;
-
-			synchronize_irq(pci_irq_vector(pdev, own ? c->index : 0));
-		}
-		ret = hf_engine_reinit(c);
-		if (ret) {
-			dev_err(&pdev->dev, "%s: %s does not come back after the reset: %d\n",
-				card->name, hf_chan_name(c), ret);
-			res = PCI_ERS_RESULT_DISCONNECT;
-			goto out;
-		}
-		/* the handlers may use the engine from now on */
-		smp_store_release(&c->ready, true);
-	}
-out:
-	up_write(&card->hw_lock);
-	return res;
+	if (hf_card_reinit(card))
+		return PCI_ERS_RESULT_DISCONNECT;
+	return PCI_ERS_RESULT_RECOVERED;
 }
 
 /**
  * hf_resume() - error recovery is over: transfers may go on.
  * @pdev: the device
  *
- * Bus mastering on again, the memory of engines that were wedged before
- * the error released (they were reset), the user interrupts of open
- * events nodes enabled again.
+ * hf_card_thaw(): the memory of engines the reset proved idle released,
+ * the user interrupts of open events nodes enabled again, bus mastering
+ * on.
  */
 static void hf_resume(struct pci_dev *pdev)
 {
 	struct hf_card *card = pci_get_drvdata(pdev);
-	u32 user;
 
 	if (!card || card->dead)
 		return;
-	hf_card_release_quarantines(card);
-	user = hf_events_open_mask(card);
-	down_write(&card->hw_lock);
-	if (user)
-		hf_iowrite32(user, &card->dma_bar,
-			     XDMA_IRQ_BASE + XDMA_IRQ_USER_EN_W1S);
-	if (!atomic_read(&card->bus_off))
-		pci_set_master(pdev);
-	card->frozen = false;
-	up_write(&card->hw_lock);
-	WRITE_ONCE(card->recovering, false);
+	hf_card_thaw(card);
 	dev_info(&pdev->dev, "%s: recovered from the PCIe error\n", card->name);
+}
+
+/**
+ * hf_reset_prepare() - the PCI core is about to reset the function (sysfs
+ *	reset, a reset of a sibling or of the bus, VFIO...).
+ * @pdev: the device
+ *
+ * As for a PCIe error whose registers still respond (hf_card_freeze()):
+ * runs in flight end with -EIO once their engines are proven idle (or
+ * wedged, their memory kept), rings end, every engine is stopped, bus
+ * mastering goes off; the PCI core saves config space after this, so the
+ * restore after the reset leaves bus mastering off.
+ */
+static void hf_reset_prepare(struct pci_dev *pdev)
+{
+	struct hf_card *card = pci_get_drvdata(pdev);
+
+	if (!card || card->dead)
+		return;
+	dev_info(&pdev->dev, "%s: reset of the card: transfers stopped\n",
+		 card->name);
+	hf_card_freeze(card, true);
+}
+
+/**
+ * hf_reset_done() - the function was reset and its config space restored.
+ * @pdev: the device
+ *
+ * The reset cleared the engines' registers (descriptor and writeback
+ * addresses, interrupt enables) and the IRQ block's: everything is
+ * programmed again with bus mastering off (hf_card_reinit()), and bus
+ * mastering goes on only then (hf_card_thaw()).  The PCI core's restore
+ * used up the saved config space: it is saved again (bus mastering off)
+ * for a later error recovery's slot_reset.  A card that does not respond
+ * stays frozen: transfers fail with -EIO until the driver is bound again.
+ */
+static void hf_reset_done(struct pci_dev *pdev)
+{
+	struct hf_card *card = pci_get_drvdata(pdev);
+
+	if (!card || card->dead || !card->frozen)
+		return;
+	pci_clear_master(pdev);
+	pci_save_state(pdev);
+	if (hf_card_reinit(card)) {
+		dev_err(&pdev->dev, "%s: transfers stay refused (unbind and bind the driver)\n",
+			card->name);
+		return;
+	}
+	hf_card_thaw(card);
+	dev_info(&pdev->dev, "%s: set up again after the reset\n", card->name);
 }
 
 static const struct pci_error_handlers hf_err_handlers = {
 	.error_detected = hf_error_detected,
 	.slot_reset = hf_slot_reset,
 	.resume = hf_resume,
+	.reset_prepare = hf_reset_prepare,
+	.reset_done = hf_reset_done,
 };
 
 struct pci_driver hf_pci_driver = {

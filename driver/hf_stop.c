@@ -22,6 +22,9 @@
  *     mastering off before anything is freed (hf_engines_quiesce(),
  *     hf_engine.c), and only then release the quarantines
  *     (hf_card_release_quarantines());
+ *   - a reset of the card (PCIe error recovery, a function or bus reset)
+ *     sets every engine up again and proves it idle; only the quarantines
+ *     of engines proven idle go (hf_card_release_idle_quarantines());
  *   - a pin whose memory goes away behind our back (revocation) while a
  *     wedged channel holds it turns bus mastering off too
  *     (hf_card_bus_off()): the card can reach nothing any more, until the
@@ -47,7 +50,7 @@
 static void hf_quarantine_log(struct hf_chan *chan, const char *what)
 {
 	dev_err(hf_dev(chan->card),
-		"%s wedged: the engine did not go idle after a failed run; keeping %s allocated until it does; the channel refuses transfers meanwhile (unbind and bind the driver to reset the card)\n",
+		"%s wedged: the engine was not proven idle after a failed run (still busy, or the card reads all ones); keeping %s allocated until it is; the channel refuses transfers meanwhile (unbind and bind the driver to reset the card)\n",
 		hf_chan_name(chan), what);
 }
 
@@ -224,6 +227,29 @@ void hf_card_bus_off(struct hf_card *card, const char *why)
 	dev_err(hf_dev(card),
 		"bus mastering turned off: %s; the card cannot move data until the driver is unbound and bound again\n",
 		why);
+}
+
+/**
+ * hf_card_release_idle_quarantines() - after a reset of the card, free
+ *	what the engines that it left idle held.
+ * @card: the card, every engine set up again (hf_engine_reinit())
+ *
+ * An engine the reset proved idle is wedged no longer; one that is (it did
+ * not stop, or the card reads all ones) keeps its quarantine, and its
+ * channel refuses transfers until hf_chan_usable() finds it idle.
+ */
+void hf_card_release_idle_quarantines(struct hf_card *card)
+{
+	u32 i;
+
+	for (i = 0; i < HF_NCHANS; i++) {
+		struct hf_chan *c = hf_chan_at(card, i);
+
+		mutex_lock(&c->lock);
+		if (!c->engine.wedged)
+			hf_quarantine_release(c);
+		hf_chan_unlock(c);
+	}
 }
 
 /**

@@ -54,9 +54,9 @@
 /* MEM_HOST: the largest buffer, one block of contiguous pages. */
 #define HF_STREAM_HOST_MAX	(4u << 20)
 
-/* Why a ring ended in a PCIe error recovery (WAIT's -EIO). */
+/* Why a ring ended in a PCIe error recovery or a reset (WAIT's -EIO). */
 #define HF_STREAM_RECOVERY_MSG \
-	"stream stopped by a PCIe error recovery of the card (see dmesg): STOP it and start again"
+	"stream stopped by a reset or PCIe error recovery of the card (see dmesg): STOP it and start again"
 
 /**
  * struct hf_stream_pages - the buffers of a MEM_HOST ring.
@@ -387,8 +387,9 @@ static void hf_stream_apply_releases(struct hf_stream *st)
  *	return (-EIO, -ENODEV)
  * @why: the text for @err
  *
- * Return: 0, or -EIO when the engine could not be proven idle: the ring's
- * memory went to the channel's quarantine.
+ * Return: 0, or -EIO when the engine could not be proven idle (still busy,
+ * or the card reads all ones): the ring's memory went to the channel's
+ * quarantine.
  */
 static int hf_stream_halt(struct hf_stream *st, int err, const char *why)
 {
@@ -410,7 +411,8 @@ static int hf_stream_halt(struct hf_stream *st, int err, const char *why)
 	if (!card->dead)
 		ret = hf_xdma_ring_stop(&st->ring, &res);
 	up_read(&card->hw_lock);
-	if (ret == -EBUSY) {
+	/* -ENODEV (all ones) proves nothing either: the memory stays */
+	if (ret && res.wedged) {
 		wedged = true;
 		dev_err(hf_dev(card), "%s\n", res.msg);
 	}
@@ -1419,8 +1421,10 @@ void hf_stream_file_release(struct hf_file *hf)
 
 /**
  * hf_card_halt_streams() - end every ring of a card that stops or freezes.
- * @card: the card, its runs aborted (hf_card_abort_runs(): waits return)
- * @err: what later WAITs return (-ENODEV removal, -EIO recovery)
+ * @card: the card, its runs aborted (hf_card_abort_runs(): waits return);
+ *	for a recovery or reset also frozen, its engines stopped and bus
+ *	mastering off (hf_card_freeze())
+ * @err: what later WAITs return (-ENODEV removal, -EIO recovery or reset)
  *
  * The streams stay with their files (STOP and close still work).
  */

@@ -332,6 +332,8 @@ struct st_sink {
  *	the time the link is reserved until
  * @hang_from: XDMA_FAULT_HANG: when the hang began
  * @hang_until: when it ends
+ * @hang_engines: the engines a hang holds, a bit per engine index (H2C n
+ *	is n, C2H n is num_h2c + n); 0: every engine
  * @src: AXI-ST: the stream source of each C2H channel
  * @sink: AXI-ST: the stream sink of each H2C channel
  * @st_buf: AXI-ST: a bounce buffer per engine (ST_BUF_SIZE), used by the
@@ -380,6 +382,7 @@ struct xdma_model {
 	u64 link_busy[2];
 	u64 hang_from;
 	u64 hang_until;
+	u32 hang_engines;
 	struct st_src src[XDMA_MAX_CHANNELS];
 	struct st_sink sink[XDMA_MAX_CHANNELS];
 	u8 *st_buf[XDMA_MAX_ENGINES];
@@ -689,6 +692,15 @@ static bool hang_holds(struct xdma_model *m, u64 now)
 	return false;
 }
 
+/* Whether the HANG fault holds engine @e at @now.  @m locked. */
+static bool hang_holds_eng(struct xdma_model *m, const struct model_engine *e,
+			   u64 now)
+{
+	if (m->hang_engines && !(m->hang_engines & BIT(e->index)))
+		return false;
+	return hang_holds(m, now);
+}
+
 /* Status bits an event sets: the Control register ie_* bits log them. */
 static inline u32 logged(const struct model_engine *e, u32 bits)
 {
@@ -807,7 +819,7 @@ static void ctrl_write(struct xdma_model *m, struct model_engine *e, u32 val,
 		if (m->cfg.st)	/* PG195: credits clear on Run's falling edge */
 			e->credits = 0;
 		if ((e->status & XDMA_STAT_BUSY) && e->parked &&
-		    e->xs == X_NONE && !hang_holds(m, now))
+		    e->xs == X_NONE && !hang_holds_eng(m, e, now))
 			eng_idle(m, e, XDMA_STAT_IDLE_STOPPED, act);
 		else if (st_c2h(m, e) && (e->status & XDMA_STAT_BUSY))
 			act->kick |= BIT(e->index);	/* may wait for data */
@@ -1647,7 +1659,7 @@ static bool eng_step(struct xdma_model *m, struct model_engine *e,
 		return true;
 	}
 	now = host_now(m);
-	hang = hang_holds(m, now);
+	hang = hang_holds_eng(m, e, now);
 	if (e->held && !hang)
 		eng_resume(m, e, now);
 	if (hang && e->xs != X_DATA)
@@ -2869,6 +2881,44 @@ int xdma_model_inject_hang(struct xdma_model *m, uint64_t ns)
 	pthread_mutex_unlock(&m->lock);
 	act_flush(m, &act);
 	return 0;
+}
+
+/**
+ * xdma_model_set_hang_engines() - which engines a hang holds.
+ * @m: the card
+ * @mask: a bit per engine index (H2C n is bit n, C2H n bit num_h2c + n);
+ *	0, the default: every engine
+ *
+ * For a hang of one channel while the others work (a driver's handling
+ * of one engine that does not stop); applies to the hang in force too.
+ * Kept across xdma_model_reset(), as the other faults are.
+ */
+void xdma_model_set_hang_engines(struct xdma_model *m, uint32_t mask)
+{
+	struct model_act act = { 0 };
+
+	pthread_mutex_lock(&m->lock);
+	st_sync(m, host_now(m));
+	m->hang_engines = mask & (u32)GENMASK(m->num_engines - 1, 0);
+	kick_busy(m, &act);
+	pthread_mutex_unlock(&m->lock);
+	act_flush(m, &act);
+}
+
+/**
+ * xdma_model_get_hang_engines() - the engines a hang holds.
+ * @m: the card
+ *
+ * Return: xdma_model_set_hang_engines()'s mask (0: every engine).
+ */
+uint32_t xdma_model_get_hang_engines(struct xdma_model *m)
+{
+	uint32_t v;
+
+	pthread_mutex_lock(&m->lock);
+	v = m->hang_engines;
+	pthread_mutex_unlock(&m->lock);
+	return v;
 }
 
 /**

@@ -174,6 +174,8 @@ void xdma_model_inject(struct xdma_model *m, uint32_t faults);
 void xdma_model_bus_master(struct xdma_model *m, bool on);
 int xdma_model_inject_hang(struct xdma_model *m, uint64_t ns);
 uint64_t xdma_model_hang_left_ns(struct xdma_model *m);
+void xdma_model_set_hang_engines(struct xdma_model *m, uint32_t mask);
+uint32_t xdma_model_get_hang_engines(struct xdma_model *m);
 uint32_t xdma_model_get_faults(struct xdma_model *m);
 int xdma_model_stray_irq(struct xdma_model *m, uint32_t engine);
 

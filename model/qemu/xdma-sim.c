@@ -101,6 +101,7 @@ QEMU_BUILD_BUG_ON(XDMA_MSIX_TABLE_OFFSET + 16 * XDMA_MSIX_VECTORS >
 #define XS_FW_HANG_US		0xf0	/* RW: duration of a hang started here */
 #define XS_FW_HANG_LEFT_US	0xf4	/* RO: what is left of the hang */
 #define XS_FW_STRAY_IRQ		0xf8	/* W: a stray message of engine N */
+#define XS_FW_HANG_ENGINES	0xfc	/* RW: engines a hang holds (0: all) */
 #define XS_FW_MAGIC_VALUE	0x46415554u	/* "FAUT" */
 
 /* What the PCIe capability reports without a link model (the IP's IDs). */
@@ -593,6 +594,8 @@ static uint64_t xs_fw_read(XdmaSimState *s, uint32_t off)
 		return s->fw_hang_us;
 	case XS_FW_HANG_LEFT_US:
 		return DIV_ROUND_UP(xdma_model_hang_left_ns(s->model), 1000);
+	case XS_FW_HANG_ENGINES:
+		return xdma_model_get_hang_engines(s->model);
 	}
 	if (off >= XS_FW_COUNTERS && off < XS_FW_COUNTERS + 8 * XS_NCOUNTERS) {
 		i = (off - XS_FW_COUNTERS) / 8;
@@ -622,6 +625,9 @@ static void xs_fw_write(XdmaSimState *s, uint32_t off, uint32_t val)
 		break;
 	case XS_FW_HANG_US:
 		s->fw_hang_us = val;
+		break;
+	case XS_FW_HANG_ENGINES:
+		xdma_model_set_hang_engines(s->model, val);
 		break;
 	case XS_FW_CTRL:
 		if (val & 1) {

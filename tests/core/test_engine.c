@@ -830,6 +830,15 @@ static void dead_case(const void *arg)
 	HF_CHECK_MSG(!strcmp(res.msg, "C2H0: card not responding (reads all ones): removed or link down"),
 		     "msg: %s", res.msg);
 	HF_CHECK(!f.c2h.prog_valid);
+	/* all ones proves no idle engine: keep the chain's memory */
+	HF_CHECK(res.wedged);
+	HF_CHECK(f.c2h.wedged);
+	HF_CHECK_EQ(res.bytes, f.ch_c2h.bytes);
+	HF_CHECK_ERR(hf_xdma_engine_recover(&f.c2h), -ENODEV);
+	/* the card answers again: the engine is found idle */
+	xdma_model_inject(f.m, 0);
+	HF_CHECK_ERR(hf_xdma_engine_recover(&f.c2h), 0);
+	fx_roundtrip(&f, 19);
 	fx_teardown(&f);
 }
 
@@ -1066,6 +1075,100 @@ HF_TEST(engine_init_refuses_an_engine_that_does_not_stop)
 	fx_hold_busy(&f, false);
 	HF_CHECK_ERR(hf_xdma_engine_init(&f.h2c, &f.xdev, XDMA_H2C, 0, true,
 					 f.wb, f.wb_bus), 0);
+	fx_teardown(&f);
+}
+
+/*
+ * A reset of the card clears the engines' registers behind their backs
+ * (descriptor and writeback addresses, interrupt mask and enables,
+ * vectors): after hf_xdma_engine_reinit() the same chains, not rebuilt,
+ * run again and move the data; the counters are kept.
+ */
+static void reinit_case(const void *arg)
+{
+	const struct mode_row *row = arg;
+	struct fx f;
+	u64 runs;
+	u32 i;
+
+	fx_setup(&f, row->flags, row->mode);
+	fx_roundtrip(&f, 50);
+	runs = f.h2c.stats.runs;
+	xdma_model_reset(f.m);
+	if (f.mode == FX_MSIX)
+		hf_xdma_dev_set_vectors(&f.xdev, 0, 16, false);
+	HF_CHECK_ERR(hf_xdma_engine_reinit(&f.h2c), 0);
+	HF_CHECK_ERR(hf_xdma_engine_reinit(&f.c2h), 0);
+	HF_CHECK_EQ(f.h2c.stats.runs, runs);
+	fx_fill(&f, 51);
+	for (i = 0; i < NSEG; i++)
+		memset(f.dst[i], 0, seg_len[i]);
+	fx_run_ok(&f.h2c, &f.ch_h2c);
+	fx_check_card(&f);
+	fx_run_ok(&f.c2h, &f.ch_c2h);
+	fx_check_dst(&f);
+	fx_teardown(&f);
+}
+
+HF_TEST_ROWS(engine_reinit_after_a_card_reset_runs_the_same_chains,
+	     poll_msix_rows, reinit_case)
+
+static void *event_waiter(void *arg)
+{
+	struct hf_xdma_engine *e = arg;
+
+	return (void *)(intptr_t)hf_os_event_wait(&e->irq_event, TMO);
+}
+
+/*
+ * A waiter on an engine's event across hf_xdma_engine_reinit() (in the
+ * driver: poll() and epoll of a stream's node sit on its wait queue) is
+ * woken by the next signal: the event is not set up anew under it.
+ */
+HF_TEST(engine_reinit_keeps_the_event_and_its_waiter)
+{
+	struct fx f;
+	pthread_t t;
+	void *ret;
+
+	fx_setup(&f, 0, FX_MSIX);
+	HF_CHECK_EQ(pthread_create(&t, NULL, event_waiter, &f.h2c), 0);
+	hf_os_sleep_us(20000);
+	HF_CHECK_ERR(hf_xdma_engine_reinit(&f.h2c), 0);
+	hf_xdma_engine_isr(&f.h2c);
+	HF_CHECK_EQ(pthread_join(t, &ret), 0);
+	HF_CHECK_EQ((int)(intptr_t)ret, 0);
+	fx_teardown(&f);
+}
+
+/*
+ * An engine that does not stop when the card is set up again after a
+ * reset stays wedged (runs refused at once); once it is idle,
+ * hf_xdma_engine_recover() programs the registers the reset cleared (a
+ * poll-mode run needs its writeback address) and runs work again.
+ */
+HF_TEST(engine_reinit_of_an_engine_that_does_not_stop_leaves_it_wedged)
+{
+	struct hf_xdma_result res;
+	struct fx f;
+
+	fx_setup(&f, 0, FX_POLL);
+	f.xdev.stop_max_ns = 10000000ull;
+	fx_roundtrip(&f, 52);
+	xdma_model_reset(f.m);
+	fx_hold_busy(&f, true);
+	HF_CHECK_ERR(hf_xdma_engine_reinit(&f.h2c), -EBUSY);
+	HF_CHECK(f.h2c.wedged);
+	HF_CHECK_ERR(hf_xdma_engine_run(&f.h2c, &f.ch_h2c, TMO, &res), -EIO);
+	HF_CHECK_ERR(hf_xdma_engine_recover(&f.h2c), -EBUSY);
+	fx_hold_busy(&f, false);
+	HF_CHECK_ERR(hf_xdma_engine_recover(&f.h2c), 0);
+	HF_CHECK(!f.h2c.wedged);
+	HF_CHECK_EQ(hf_ioread32(f.bar, XDMA_H2C_BASE(0) + XDMA_CHAN_POLL_WB_LO),
+		    lower_32_bits(f.wb_bus));
+	fx_fill(&f, 53);
+	fx_run_ok(&f.h2c, &f.ch_h2c);
+	fx_check_card(&f);
 	fx_teardown(&f);
 }
 

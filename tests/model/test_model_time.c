@@ -570,6 +570,48 @@ HF_TEST(hang_without_link_holds_a_start_until_it_ends)
 	vh_close(&v);
 }
 
+/* A hang limited to other engines leaves H2C0 alone: it finishes. */
+HF_TEST(hang_of_other_engines_leaves_an_engine_working)
+{
+	u64 t0, d = 1000000;
+	struct vhost v;
+
+	vh_open(&v, NULL, DDR, MEM);
+	/* engine 1 (H2C1) alone */
+	xdma_model_set_hang_engines(v.m, BIT(1));
+	HF_CHECK_EQ(xdma_model_get_hang_engines(v.m), BIT(1));
+	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
+	t0 = h2c_chain(&v, 64 * KIB, XDMA_DESC_CTRL_STOP);
+	vh_run(&v);
+	HF_CHECK(!vh_busy(&v, false, 0));
+	HF_CHECK(v.now < t0 + d);
+	HF_CHECK_EQ(status(&v, false), XDMA_STAT_DESC_STOPPED);
+	HF_CHECK(!memcmp(card(&v, 0), v.mem + SRC, 64 * KIB));
+	HF_CHECK(xdma_model_get_faults(v.m) & XDMA_FAULT_HANG);
+	vh_close(&v);
+}
+
+/* A hang limited to H2C0 holds it as an unlimited one does; a reset keeps
+ * the mask and stops the engine. */
+HF_TEST(hang_of_one_engine_holds_it_and_survives_a_reset)
+{
+	u64 t0, d = 1000000;
+	struct vhost v;
+
+	vh_open(&v, NULL, DDR, MEM);
+	xdma_model_set_hang_engines(v.m, BIT(0));
+	HF_CHECK_EQ(xdma_model_inject_hang(v.m, d), 0);
+	t0 = h2c_chain(&v, 64 * KIB, XDMA_DESC_CTRL_STOP);
+	HF_CHECK(vh_busy(&v, false, 0));
+	HF_CHECK_EQ(v.reads, 0);		/* not even a fetch */
+	vh_until(&v, t0 + d / 2);
+	HF_CHECK(vh_busy(&v, false, 0));
+	xdma_model_reset(v.m);
+	HF_CHECK(!vh_busy(&v, false, 0));
+	HF_CHECK_EQ(xdma_model_get_hang_engines(v.m), BIT(0));
+	vh_close(&v);
+}
+
 HF_TEST(inject_keeps_a_hang_with_its_bit_and_ends_it_without)
 {
 	u64 t0, d = 1000000;

@@ -13,6 +13,14 @@
 #                       reset, the stuck transfer ends at once with an
 #                       error, a round trip works afterwards
 # Each must show our handlers' messages in dmesg and no kernel problem.
+# Then hf_recover (progs/hf_recover.c): a non-fatal error while C2H0's
+# engine hangs (the fault window's hang, limited to it): bus mastering off
+# throughout slot_reset, the recovery ends, the other channels work, C2H0
+# keeps its memory and refuses transfers (twice, a second error too) until
+# the hang ends, then works and releases it once; and a function reset
+# behind the driver's back (sysfs reset: reset_prepare / reset_done)
+# between runs of the same chains, which must move the new data, then a
+# fatal error (the saved config space must have survived the reset).
 CARD=${HF_GUEST_CARD:-/dev/hellofpga0}
 MODS=${HF_GUEST_MODULES:-/lib/modules-extra}
 U=${CARD}_user
@@ -109,5 +117,13 @@ else
 fi
 fault 0
 after fatal
+
+# ------------------------------- one engine that does not stop; a reset --
+hf_prog aer 180 hf_recover -d "$CARD" -m hang
+[ $hf_rc = 0 ] || rc=1
+hf_prog aer 120 hf_recover -d "$CARD" -m reset
+[ $hf_rc = 0 ] || rc=1
+k=$(kbad)
+[ -z "$k" ] && pass recover-dmesg-clean || fail recover-dmesg-clean "$k"
 reload || fail reload-after "$(head -c 200 /tmp/aer.rm)"
 exit $rc

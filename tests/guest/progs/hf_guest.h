@@ -271,6 +271,7 @@ static inline int hfg_info(int fd, struct hellofpga_info *info)
 #define HFG_FW_MAGIC		0x46415554u	/* "FAUT" */
 #define HFG_FAULT_DESC_READ	0x01u
 #define HFG_FAULT_STALL		0x02u
+#define HFG_FAULT_DEAD		0x08u
 #define HFG_FAULT_HANG		0x10u
 #define HFG_CNT_BYTES_H2C	5
 #define HFG_CNT_BYTES_C2H	6

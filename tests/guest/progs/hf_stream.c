@@ -16,9 +16,12 @@
  * Also H2C packets (ABI 1.4): write() of the h2c node and H2C XFERs of a
  * host pin, each packet checked by the design's sink (HF_USER_ST_SINK),
  * and their refusals; the stop paths: a ring wedged by the card's hang
- * fault (its memory kept until the engine is idle again), and a PCIe
- * error recovery (AER, injected by the host through the "HF-QMP" console
- * channel where the configuration has one) under a running ring.
+ * fault (its memory kept until the engine is idle again), a card that
+ * reads all ones (its memory kept too), a PCIe error recovery (AER,
+ * injected by the host through the "HF-QMP" console channel where the
+ * configuration has one) under a running ring with poll() and epoll
+ * waiters on its node, and a function reset behind the driver's back
+ * (sysfs reset) under a running ring.
  * Around a WAIT that holds the channel, ordered for certain by SCHED_FIFO
  * on one CPU: a STOP killed while it waits for the channel leaves the
  * stream to the other users of its file (their WAITs wait, not ENOENT);
@@ -41,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -1502,22 +1506,83 @@ static bool aer_possible(const char **why)
 	return true;
 }
 
+/* poll() of @fd for POLLIN in a child, for at most @ms; its revents (or
+ * -errno) on @pfd. */
+static pid_t poll_child(int fd, int ms, int pfd)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, ms);
+
+		r = r < 0 ? -errno : p.revents;
+		_exit(write(pfd, &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	return pid;
+}
+
+/*
+ * After a recovery, the epoll set @ep that held @fd across it and poll():
+ * a new ring on the same file wakes epoll_wait() and poll() when a frame
+ * arrives (the engine's wait queue they sit on is the one its interrupts
+ * wake: the recovery did not set it up anew under them), then
+ * EPOLL_CTL_DEL and close of the set work (with the queue set up anew,
+ * the kernel finds the list corrupt: a BUG).
+ */
+static void check_aer_pollers(int fd, int ep)
+{
+	struct epoll_event ev;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t mlen = 0;
+	int ret, n;
+	void *m;
+
+	ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("aer/pollers-start", "%d: %s", ret, hfg_drv_err(fd));
+		return;
+	}
+	/* what STOP's wake-up left, with nothing ready since */
+	n = epoll_wait(ep, &ev, 1, 0);
+	hfg_expect(n == 0, "aer/epoll-nothing-yet", "%d events (0x%x)", n,
+		   n > 0 ? ev.events : 0);
+	src_start(4096, 0, 0, 0, 2, false);
+	n = epoll_wait(ep, &ev, 1, 10000);
+	hfg_expect(n == 1 && (ev.events & EPOLLIN), "aer/epoll-wakes-after",
+		   "%d events (0x%x)%s", n, n > 0 ? ev.events : 0,
+		   n ? "" : ": no wake-up in 10 s");
+	n = poll(&p, 1, 10000);
+	hfg_expect(n == 1 && (p.revents & POLLIN), "aer/poll-after",
+		   "%d, revents 0x%x", n, p.revents);
+	ret = epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL) ? -errno : 0;
+	hfg_expect(!ret, "aer/epoll-del", "%d", ret);
+	src_stop();
+	st_stop(fd);
+	munmap(m, mlen);
+}
+
 /*
  * A PCIe error recovery (non-fatal AER error, injected by the host on
  * request) while a ring streams and a WAIT sleeps in it: the WAIT ends
  * with EIO naming the recovery (not ENODEV, a removal's), later WAITs too,
  * STATS says stopped, the ring was stopped with the engine idle (no
  * "wedged" in dmesg), STOP works, and after the recovery a new ring
- * streams verified frames.
+ * streams verified frames.  A poll() asleep on the node meanwhile is
+ * woken (POLLERR), and an epoll set holding the node through the recovery
+ * works with the next ring (check_aer_pollers()).
  */
 static void check_aer(void)
 {
 	struct hellofpga_stream_stats ss;
 	struct hellofpga_stream_frame f;
+	struct epoll_event ev = { .events = EPOLLIN };
 	const char *why = NULL;
 	uint64_t mlen = 0;
 	double t0, dt;
-	int fd, ret, w, i, cfd;
+	int fd, ret, w, i, cfd, ep, pp[2] = { -1, -1 }, prev = 0, st;
+	pid_t poller = -1;
 	void *m;
 
 	if (!aer_possible(&why)) {
@@ -1535,6 +1600,12 @@ static void check_aer(void)
 	/* take what is left, so the next WAIT sleeps */
 	while (!st_wait(fd, 200, &f))
 		st_release(fd, f.index);
+	/* the node in an epoll set, and a poll() asleep on it, across */
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ret = ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+	hfg_expect(!ret, "aer/epoll-add", "%d", ret);
+	if (!pipe(pp))
+		poller = poll_child(fd, 30000, pp[1]);
 	cfd = open("/dev/console", O_WRONLY | O_CLOEXEC);
 	if (cfd < 0) {
 		HFG_FAIL("aer/console", "%s", strerror(errno));
@@ -1574,12 +1645,32 @@ static void check_aer(void)
 	hfg_expect(!ret, "aer/stop", "%d: %s", ret, ret ? hfg_drv_err(fd) : "");
 	munmap(m, mlen);
 	m = MAP_FAILED;
+	if (poller > 0) {
+		if (read(pp[0], &prev, sizeof(prev)) != sizeof(prev))
+			prev = 0;
+		waitpid(poller, &st, 0);
+		poller = -1;
+		hfg_expect(prev > 0 && (prev & POLLERR), "aer/poll-woken",
+			   "revents 0x%x", prev);
+	}
 	ring_works(fd, "aer/after-recovery", 50);
+	if (ep >= 0)
+		check_aer_pollers(fd, ep);
 out:
 	if (m != MAP_FAILED) {
 		st_stop(fd);
 		munmap(m, mlen);
 	}
+	if (poller > 0) {
+		kill(poller, SIGKILL);
+		waitpid(poller, &st, 0);
+	}
+	if (pp[0] >= 0) {
+		close(pp[0]);
+		close(pp[1]);
+	}
+	if (ep >= 0)
+		close(ep);
 	close(fd);
 }
 
@@ -1594,6 +1685,133 @@ static int sysfs_write(const char *path, const char *val)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/*
+ * A function reset behind the driver's back (sysfs "reset": the PCI core
+ * calls reset_prepare / reset_done) with a ring running and a WAIT asleep
+ * in it: the WAIT ends with EIO naming the reset (the ring is halted with
+ * its engine idle, before the reset clears the engine's registers: no
+ * "wedged"), STOP works, dmesg says the card was stopped and set up again,
+ * and a new ring on the same file streams verified frames (its engine and
+ * interrupt registers programmed again).
+ */
+static void check_reset(const struct hellofpga_info *info)
+{
+	struct hellofpga_stream_frame f;
+	char path[128];
+	uint64_t mlen = 0;
+	int fd, ret, w, st;
+	pid_t pid;
+	void *m;
+
+	snprintf(path, sizeof(path),
+		 "/sys/bus/pci/devices/%04x:%02x:%02x.%x/reset",
+		 info->pci_domain, (info->pci_bdf >> 8) & 0xff,
+		 (info->pci_bdf >> 3) & 0x1f, info->pci_bdf & 7);
+	if (access(path, W_OK)) {
+		HFG_SKIP("reset/all", "%s: %s (no reset method)", path,
+			 strerror(errno));
+		return;
+	}
+	fd = open_c2h();
+	kmark("reset");
+	m = ring_running(fd, "reset", 8, 30, &mlen);
+	src_stop();
+	if (m == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	while (!st_wait(fd, 200, &f))
+		st_release(fd, f.index);
+	/* a child resets the card while this waits (no frame comes) */
+	pid = fork();
+	if (!pid) {
+		usleep(300000);
+		_exit(sysfs_write(path, "1") ? 1 : 0);
+	}
+	w = st_wait(fd, 20000, &f);
+	waitpid(pid, &st, 0);
+	hfg_expect(WIFEXITED(st) && !WEXITSTATUS(st) && w == -EIO &&
+		   strstr(hfg_drv_err(fd), "reset"), "reset/wait-ends-eio",
+		   "reset: status %d, WAIT %d: %s", st, w, hfg_drv_err(fd));
+	hfg_expect(klog("reset of the card: transfers stopped") == 1 &&
+		   klog("set up again after the reset") == 1 &&
+		   klog("wedged") == 0, "reset/driver-told",
+		   "'stopped' %d, 'set up again' %d, 'wedged' %d lines",
+		   klog("reset of the card: transfers stopped"),
+		   klog("set up again after the reset"), klog("wedged"));
+	ret = st_stop(fd);
+	hfg_expect(!ret, "reset/stop", "%d: %s", ret, ret ? hfg_drv_err(fd) : "");
+	munmap(m, mlen);
+	ring_works(fd, "reset/after", 50);
+	close(fd);
+}
+
+/*
+ * A card that reads all ones (the dead fault) proves no engine idle, and
+ * its DMA may still be in flight: STOP of a running ring then keeps the
+ * ring's memory (EIO; "C2Hn wedged" once, nothing released), the mapping
+ * stays readable, a new ring is refused while the card reads all ones;
+ * once it answers again a new ring finds the engine idle (each attempt
+ * writes the stop the dead card dropped again), releases the memory
+ * (once) and streams verified frames.
+ */
+static void check_dead(void)
+{
+	char needle[32];
+	uint64_t mlen = 0, sum = 0, i;
+	int fd = open_c2h(), fd2 = -1, ret;
+	uint8_t *m;
+
+	if (!hfg_fw_present(ufd)) {
+		HFG_SKIP("dead/all", "no fault window (fault-regs=on)");
+		close(fd);
+		return;
+	}
+	kmark("dead");
+	m = ring_running(fd, "dead", 4, 20, &mlen);
+	src_stop();
+	if (m == (void *)MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	hfg_fault(ufd, HFG_FAULT_DEAD);
+	ret = st_stop(fd);
+	snprintf(needle, sizeof(needle), "C2H%u wedged", ch);
+	hfg_expect(ret == -EIO, "dead/stop-eio", "STOP %d: %s", ret,
+		   hfg_drv_err(fd));
+	hfg_expect(klog(needle) == 1 && klog("memory released") == 0,
+		   "dead/memory-kept", "'%s' %d times, 'released' %d", needle,
+		   klog(needle), klog("memory released"));
+	for (i = 0; i < mlen; i++)
+		sum += m[i];
+	HFG_PASS("dead/mapping-readable", "%llu bytes, sum %llu",
+		 (unsigned long long)mlen, (unsigned long long)sum);
+	fd2 = open_c2h();
+	ret = st_host(fd2, 4, 4096);
+	hfg_expect(ret == -ENODEV || ret == -EIO, "dead/new-ring-refused",
+		   "%d: %s", ret, hfg_drv_err(fd2));
+	if (!ret)
+		st_stop(fd2);
+	/*
+	 * The card answers again; its engine missed the stop written while
+	 * it read all ones: each new ring asks it again and looks, until it
+	 * is idle (a real engine's stop takes its time too).
+	 */
+	hfg_fault(ufd, 0);
+	close(fd);
+	munmap(m, mlen);
+	for (i = 0; i < 40 && (ret = st_host(fd2, 4, 4096)) == -EIO; i++)
+		usleep(50000);
+	hfg_expect(!ret, "dead/new-ring-after", "%d: %s", ret,
+		   ret ? hfg_drv_err(fd2) : "");
+	if (!ret)
+		st_stop(fd2);
+	ring_works(fd2, "dead/after", 50);
+	hfg_expect(klog("memory released") == 1, "dead/memory-released-once",
+		   "'released' %d times", klog("memory released"));
+	close(fd2);
 }
 
 /*
@@ -1745,8 +1963,12 @@ int main(int argc, char **argv)
 	check_h2c_pin();
 	step("wedge");
 	check_wedge(false, 0);
+	step("dead");
+	check_dead();
 	step("aer");
 	check_aer();
+	step("reset");
+	check_reset(&info);
 	if (gpu) {
 		step("gpu_pin");
 		check_gpu_pin();
