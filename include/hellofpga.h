@@ -853,13 +853,14 @@ typedef struct {
  * the largest buffer size that works), -ECHRNG (no such C2H channel),
  * -EOPNOTSUPP (the card's channels are not AXI-Stream, or the kernel driver
  * predates streams: ABI 1.3), -EBUSY (a stream is open on the channel, by
- * this handle or, on the kernel driver, by any process), -ENOENT (@gpu is no pin), -ERANGE (the ring lies past the end of
- * the pin), -ENOMEM (no memory; kernel driver: over the card's pin limit
- * or RLIMIT_MEMLOCK: a ring in driver memory counts against the user's
- * until it is closed, a @host ring's pages and a pinned ring's descriptor
- * storage against the process's), -EMFILE (65535 streams open in the
- * process), -ENODEV
- * (card gone), -EIO (the engine is wedged, or any other failure).
+ * this handle or, on the kernel driver, by any process), -ENOENT (@gpu is
+ * no pin), -ENXIO (the GPU memory of @gpu was freed), -ERANGE (the ring
+ * lies past the end of the pin), -ENOMEM (no memory; kernel driver: over
+ * the card's pin limit or RLIMIT_MEMLOCK: a ring in driver memory counts
+ * against the user's until it is closed, a @host ring's pages and a pinned
+ * ring's descriptor storage against the process's), -EMFILE (65535 streams
+ * open in the process), -ENODEV (card gone), -EIO (the engine is wedged, or
+ * any other failure).
  */
 int HelloFPGA_Stream_Open(HELLOFPGA_HANDLE hDev,
 			  const HELLOFPGA_STREAM_CONFIG *cfg,

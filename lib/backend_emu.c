@@ -1632,11 +1632,11 @@ static int emu_stream_gpu(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 	u64 len = (u64)s->cfg.buffers * s->cfg.buffer_size;
 	struct emu_pin *ep;
 	u64 piece = 0;
+	int ret;
 
-	es->pin = hf_pin_get_ring(dev, s->cfg.gpu);
-	if (!es->pin)
-		return hf_set_error(dev, -ENOENT, "%s: no pin with handle 0x%llx",
-				    fn, (unsigned long long)s->cfg.gpu);
+	ret = hf_pin_get_ring(dev, s->cfg.gpu, &es->pin, fn);
+	if (ret)
+		return ret;
 	if (s->cfg.gpu_offset > es->pin->size ||
 	    len > es->pin->size - s->cfg.gpu_offset)
 		return hf_set_error(dev, -ERANGE,

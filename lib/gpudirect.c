@@ -141,25 +141,43 @@ void hf_pin_put(struct hf_pin *pin)
  * as the kernel driver's UNPIN of a pin a stream uses is.
  * @dev: the card
  * @handle: the caller's GPU handle (not HelloFPGA_SetGPUBuffer()'s)
+ * @out: receives the pin
+ * @fn: the API function, for the error text
  *
- * Return: the pin, or NULL when @handle is not a pin of the caller's on
- * @dev.
+ * A pin whose GPU memory was freed (revoked: its backend state is gone)
+ * holds no ring.
+ *
+ * Return: 0, -ENOENT (@handle is not a pin of the caller's on @dev) or
+ * -ENXIO (its GPU memory was freed), with the error text set.
  */
-struct hf_pin *hf_pin_get_ring(struct hellofpga_dev *dev,
-			       HELLOFPGA_GPU_HANDLE handle)
+int hf_pin_get_ring(struct hellofpga_dev *dev, HELLOFPGA_GPU_HANDLE handle,
+		    struct hf_pin **out, const char *fn)
 {
 	struct hf_pin_slot *s;
 	struct hf_pin *pin = NULL;
+	bool gone = false;
 
 	pthread_mutex_lock(&dev->pin_lock);
 	s = slot_of(dev, handle);
 	if (s && !s->pin->internal) {
-		pin = s->pin;
-		pin->refs++;
-		pin->rings++;
+		gone = __atomic_load_n(&s->pin->revoked, __ATOMIC_ACQUIRE) ||
+		       __atomic_load_n(&s->pin->released, __ATOMIC_ACQUIRE);
+		if (!gone) {
+			pin = s->pin;
+			pin->refs++;
+			pin->rings++;
+		}
 	}
 	pthread_mutex_unlock(&dev->pin_lock);
-	return pin;
+	*out = pin;
+	if (gone)
+		return hf_set_error(dev, -ENXIO,
+				    "%s: handle 0x%llx: the GPU memory of the pin was freed",
+				    fn, (unsigned long long)handle);
+	if (!pin)
+		return hf_set_error(dev, -ENOENT, "%s: no pin with handle 0x%llx",
+				    fn, (unsigned long long)handle);
+	return 0;
 }
 
 /** hf_pin_put_ring() - the stream's ring left the pin: drop its reference. */

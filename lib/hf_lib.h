@@ -503,8 +503,8 @@ void hf_gpudirect_close(struct hellofpga_dev *dev);
 struct hf_pin *hf_pin_get(struct hellofpga_dev *dev,
 			  HELLOFPGA_GPU_HANDLE handle);
 void hf_pin_put(struct hf_pin *pin);
-struct hf_pin *hf_pin_get_ring(struct hellofpga_dev *dev,
-			       HELLOFPGA_GPU_HANDLE handle);
+int hf_pin_get_ring(struct hellofpga_dev *dev, HELLOFPGA_GPU_HANDLE handle,
+		    struct hf_pin **out, const char *fn);
 void hf_pin_put_ring(struct hf_pin *pin);
 
 /* chanlock.c */

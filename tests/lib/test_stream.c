@@ -746,6 +746,38 @@ HF_TEST(stream_gpu_ring_pin_unpin_while_open_is_ebusy)
 	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
 }
 
+/*
+ * A ring in a pin whose GPU memory was freed (the pin revoked, its mapping
+ * gone): Stream_Open is -ENXIO, as a transfer of the pin is, and the card
+ * goes on (it dereferenced the released pin's mapping: SIGSEGV).
+ */
+HF_TEST(stream_gpu_ring_in_a_pin_whose_memory_was_freed_enxio)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_GPU_HANDLE gh = 0;
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_STREAM s = NULL;
+	size_t size = 1 << 16;
+	void *gpu = NULL;
+
+	use_emu_gpu();
+	h = t_open(CARD);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	c.gpu = gh;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -ENXIO);
+	HF_CHECK(s == NULL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "was freed"), "%s",
+		     HelloFPGA_GetLastError(h));
+	/* the channel is free: a ring in host memory opens there */
+	c.gpu = 0;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
 HF_TEST(stream_gpu_ring_buffers_larger_than_the_pins_pieces_einval)
 {
 	HELLOFPGA_STREAM_CONFIG c = cfg_of(2, 4 << 20);
