@@ -773,8 +773,9 @@ typedef struct hellofpga_stream *HELLOFPGA_STREAM;
  *	stream: Wait returns -EIO)
  * @gpu: 0, or a GPU Direct pin (HelloFPGA_GPUDirect_Pin()) the ring is in
  *	(then @host is NULL); the pin must stay pinned while the stream is
- *	open (the kernel driver refuses to unpin it; should the GPU memory be
- *	freed anyway, the driver stops the ring first and Wait returns -EIO)
+ *	open (HelloFPGA_GPUDirect_Unpin() refuses it; should the GPU memory be
+ *	freed anyway, the ring is stopped first, by the kernel driver or on
+ *	the emulated card by the library, and Wait returns -EIO)
  * @gpu_offset: offset of the ring in the pin, a multiple of 4096
  * @flags: 0 (no flag is defined yet)
  * @reserved: 0
@@ -874,8 +875,8 @@ int HelloFPGA_Stream_Open(HELLOFPGA_HANDLE hDev,
  * Return: 0, -ETIMEDOUT (no buffer yet: the stream goes on), -EBADF (NULL
  * stream, or its handle was closed, also while this waited), -ECHILD (after
  * fork()), -EFAULT (NULL @f), -EINVAL (@timeout_ms above 3600000), -EIO
- * (the engine stopped on an error; the text decodes it: close the stream),
- * -ENODEV (card gone).
+ * (the engine stopped on an error, or the ring's GPU memory was freed; the
+ * text says which: close the stream), -ENODEV (card gone).
  */
 int HelloFPGA_Stream_Wait(HELLOFPGA_STREAM s, int timeout_ms,
 			  HELLOFPGA_FRAME *f);

@@ -1563,6 +1563,8 @@ static int emu_uirq_take(struct hellofpga_dev *dev, int irq, uint32_t *count)
  * @own: the library allocated @host
  * @host_bus: bus address of @host (one mapping)
  * @pin: the GPU pin the ring is in (a reference), or NULL
+ * @running: the ring counts in @pin's running rings (hf_pin_ring_running())
+ *	until a stop or a halt proves its engine idle
  */
 struct emu_stream {
 	struct hf_xdma_ring r;
@@ -1578,6 +1580,7 @@ struct emu_stream {
 	bool own;
 	u64 host_bus;
 	struct hf_pin *pin;
+	bool running;
 };
 
 static void emu_stream_free(struct emu_card *card, struct emu_stream *es)
@@ -1752,11 +1755,24 @@ static int emu_stream_start(struct hellofpga_dev *dev, struct hellofpga_stream *
 		goto err;
 	}
 	s->host = es->host;
+	if (es->pin) {
+		hf_pin_ring_running(es->pin, true);
+		es->running = true;
+	}
 	__atomic_store_n(&s->bdata, es, __ATOMIC_RELEASE);
 	return 0;
 err:
 	emu_stream_free(card, es);
 	return ret;
+}
+
+/* The ring's engine is proven idle: a revocation of its pin may go on. */
+static void emu_stream_idle(struct emu_stream *es)
+{
+	if (!es->running)
+		return;
+	es->running = false;
+	hf_pin_ring_running(es->pin, false);
 }
 
 static int emu_stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
@@ -1813,8 +1829,31 @@ static int emu_stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s
 	if (ret == -EBUSY)	/* wedged: the card may still write the ring */
 		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
 				    res.msg);
+	emu_stream_idle(es);
 	__atomic_store_n(&s->bdata, NULL, __ATOMIC_RELEASE);
 	emu_stream_free(card, es);
+	return 0;
+}
+
+/*
+ * The GPU memory of the ring's pin is being freed: stop the ring, prove
+ * its engine idle and mark its slots, before the pin's mapping goes; the
+ * ring stays allocated until the stream's close (emu_stream_stop()).
+ */
+static int emu_stream_halt(struct hellofpga_dev *dev, struct hellofpga_stream *s)
+{
+	struct emu_stream *es = s->bdata;
+	struct hf_xdma_result res;
+	int ret;
+
+	if (!es)
+		return 0;
+	ret = hf_xdma_ring_stop(&es->r, &res);
+	hf_xdma_ring_mark_error(&es->r);
+	if (ret == -EBUSY)
+		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
+				    res.msg);
+	emu_stream_idle(es);
 	return 0;
 }
 
@@ -1920,6 +1959,7 @@ static const struct hf_backend_ops emu_ops = {
 	.stream_kick = emu_stream_kick,
 	.stream_stats = emu_stream_stats,
 	.stream_stop = emu_stream_stop,
+	.stream_halt = emu_stream_halt,
 	.stream_gpu_slot = emu_stream_gpu_slot,
 	.stream_gpu_doorbells = emu_stream_gpu_doorbells,
 };

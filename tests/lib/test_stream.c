@@ -778,6 +778,70 @@ HF_TEST(stream_gpu_ring_in_a_pin_whose_memory_was_freed_enxio)
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 
+struct ring_consumer {
+	HELLOFPGA_STREAM s;
+	unsigned long frames;	/* atomic */
+	int ret;
+};
+
+/* Take and release frames until a Wait fails; its result in ->ret. */
+static void *ring_consume_fn(void *arg)
+{
+	struct ring_consumer *rc = arg;
+	HELLOFPGA_FRAME f;
+	int ret;
+
+	while (!(ret = HelloFPGA_Stream_Wait(rc->s, TMO_MS, &f))) {
+		__atomic_add_fetch(&rc->frames, 1, __ATOMIC_RELEASE);
+		ret = HelloFPGA_Stream_Release(rc->s, f.index);
+		if (ret)
+			break;
+	}
+	rc->ret = ret;
+	return NULL;
+}
+
+/*
+ * The GPU memory of an open GPU ring freed while the card fills the ring
+ * and a thread consumes it: the ring is stopped before the pin's mapping
+ * goes, so the card writes nothing there (no DMA fault: the harness counts
+ * them), and the consumer's Wait returns -EIO; the stream then closes and
+ * the pin unpins.  (The card went on writing into the unmapped pin.)
+ */
+HF_TEST(stream_gpu_ring_memory_freed_stops_the_ring_first)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_GPU_HANDLE gh = 0;
+	struct ring_consumer rc;
+	HELLOFPGA_HANDLE h;
+	size_t size = 1 << 16;
+	void *gpu = NULL;
+	pthread_t t;
+
+	t_watchdog(120, "a GPU ring whose memory is freed");
+	use_emu_gpu();
+	h = t_open(CARD);
+	t_need_emulated(h, "the emulated IOMMU's fault count");
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	c.gpu = gh;
+	memset(&rc, 0, sizeof(rc));
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &rc.s), 0);
+	src_start(h, 4096, 0, 0, 0);
+	HF_CHECK_ERR(pthread_create(&t, NULL, ring_consume_fn, &rc), 0);
+	/* the card is filling the ring */
+	while (__atomic_load_n(&rc.frames, __ATOMIC_ACQUIRE) < 50)
+		sleep_us(100);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	HF_CHECK_ERR(pthread_join(t, NULL), 0);
+	HF_CHECK_MSG(rc.ret == -EIO, "the consumer's Wait returned %d: %s",
+		     rc.ret, HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(rc.s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	t_watchdog_off();
+}
+
 HF_TEST(stream_gpu_ring_buffers_larger_than_the_pins_pieces_einval)
 {
 	HELLOFPGA_STREAM_CONFIG c = cfg_of(2, 4 << 20);
