@@ -910,7 +910,8 @@ int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st);
  * -EBADF (not an open stream: closed already, closed by another thread at
  * the same time, or a value no Open returned in this process), -ECHILD
  * (after fork(): nothing is freed), -EIO (the engine did not stop: the
- * channel is wedged and the ring stays allocated; the stream is freed).
+ * channel is wedged and the ring stays allocated, a @host ring in use by
+ * the card, until HelloFPGA_Close() of the handle; the stream is freed).
  */
 int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
 

@@ -871,6 +871,48 @@ HF_TEST(stream_gpu_ring_buffers_larger_than_the_pins_pieces_einval)
 	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
 }
 
+/*
+ * A stream whose engine does not go idle within its stop's bound (the
+ * card's engines hang for longer): Stream_Close is -EIO, the ring stays
+ * with the card while the card may write it, and HelloFPGA_Close frees it
+ * once the engines have stopped (it was never freed: the ASan stage's leak
+ * check reports it).  A host ring and a library ring.
+ */
+HF_TEST(stream_wedged_at_its_close_frees_its_ring_at_the_cards_close)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_STREAM s1, s2;
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_FRAME f;
+	void *mem;
+	int ret;
+
+	h = t_open(CARD);
+	t_need_emulated(h, "fault injection (hf_emu_test_inject_hang)");
+	mem = aligned_alloc(4096, 4 * 4096);
+	HF_CHECK(mem);
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s1), 0);
+	c.channel = 1;
+	c.host = mem;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s2), 0);
+	src_start(h, 4096, 0, 0, 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s1, TMO_MS, &f), 0);
+	/* far longer than a stop waits for an engine of no link model */
+	HF_CHECK_ERR(hf_emu_test_inject_hang(h, 200000000ull), 0);
+	ret = HelloFPGA_Stream_Close(s1);
+	HF_CHECK_MSG(ret == -EIO && strstr(HelloFPGA_GetLastError(h), "wedged"),
+		     "Stream_Close under a hang: %d: %s", ret,
+		     HelloFPGA_GetLastError(h));
+	ret = HelloFPGA_Stream_Close(s2);
+	HF_CHECK_MSG(ret == -EIO && strstr(HelloFPGA_GetLastError(h), "wedged"),
+		     "Stream_Close under a hang: %d: %s", ret,
+		     HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s1), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	/* the card wrote its last into the host ring before its close ended */
+	free(mem);
+}
+
 /* A closed stream, or a value no Open returned, is -EBADF: never a crash. */
 HF_TEST(stream_closed_or_made_up_streams_are_ebadf)
 {
