@@ -938,7 +938,9 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
  * Rules:
  *  - Sequence numbers are HELLOFPGA_FRAME.sequence: buffers the stream
  *    completed before this one, 0 for the first.  Buffer q lands in buffer
- *    index q % buffers.
+ *    index q % buffers, or (q + k) % buffers when the ring first skipped k
+ *    buffers holding the rest of a frame its channel's last stop cut
+ *    (HELLOFPGA_GPU_WAIT.index and HELLOFPGA_FRAME.index say which).
  *  - A slot is cleared when its buffer goes back to the card (Release),
  *    never before, so a stale writeback never satisfies a wait for the
  *    buffer's next round.  Hence the window: with r buffers released so far
