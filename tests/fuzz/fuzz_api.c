@@ -33,7 +33,8 @@
  *    the call succeeded; a rejected request changes nothing and reports 0
  *    bytes moved; data read, into host or GPU memory, is the shadow's;
  *  - the emulated card makes no DMA fault (the harness's check after the
- *    case, tests/dma_faults.c).
+ *    case, tests/dma_faults.c), but for those a wedged short-timeout run
+ *    makes by design (short_timeout_wedged()).
  *
  * Every part is on by default.  A part that a known bug would fail is
  * marked off in parts[] with the reason, until the fix lands;
@@ -1481,6 +1482,45 @@ static void op_close_race(struct fz_thread *t)
 	       HelloFPGA_DMA_MM_ReadC2H(h, 0, b, 0, sizeof(b), NULL));
 }
 
+/*
+ * Faults the case expects (tests/dma_faults.c): those of the emulated
+ * IOMMU against an engine that a short timeout left wedged.  The stop of a
+ * timed-out run waits for the descriptor in progress only as long as the
+ * link needs for it; when the engine thread is late (a loaded machine, a
+ * sanitizer's slowdown) the run ends wedged, the emulated backend unmaps
+ * the caller's buffer all the same (it is the caller's again: the emulated
+ * IOMMU, not a pin, keeps the late engine out of it), and the engine's
+ * next read of it is a fault, by design (backend_emu.c,
+ * emu_engine_usable()).
+ */
+static uint64_t excused_faults;		/* atomic */
+
+/*
+ * After a run that ended wedged on @h: wait for its engine to go idle (a
+ * transfer on the channel works again), then count the card's faults as
+ * expected.
+ */
+static void short_timeout_wedged(struct fz_thread *t, HELLOFPGA_HANDLE h)
+{
+	HELLOFPGA_DMA_FAULTS f;
+	uint8_t b = 0;
+	int ret, i;
+
+	must_succeed(t, "HelloFPGA_SetTimeout", HelloFPGA_SetTimeout(h, 1000),
+		     h);
+	for (i = 0; i < 10000; i++) {
+		ret = HelloFPGA_DMA_MM_WriteH2C(h, 0, &b, 0, 1, NULL);
+		if (ret != -EIO)
+			break;
+		usleep(1000);
+	}
+	if (!must_succeed(t, "HelloFPGA_DMA_MM_WriteH2C", ret, h))
+		return;
+	ret = HelloFPGA_GetDMAFaults(h, &f);
+	if (must_succeed(t, "HelloFPGA_GetDMAFaults", ret, h))
+		__atomic_add_fetch(&excused_faults, f.faults, __ATOMIC_RELAXED);
+}
+
 /* P_SHORT_TIMEOUT: a big transfer under a timeout of a few ms. */
 static void op_short_timeout(struct fz_thread *t)
 {
@@ -1519,6 +1559,8 @@ static void op_short_timeout(struct fz_thread *t)
 			}
 		}
 	}
+	if (ret == -ETIMEDOUT && strstr(HelloFPGA_GetLastError(h), "wedged"))
+		short_timeout_wedged(t, h);
 	free(buf);
 	HelloFPGA_Close(h);
 }
@@ -1850,6 +1892,7 @@ static void setup(int n)
 
 	nthreads = n;
 	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&excused_faults, 0, __ATOMIC_RELAXED);
 	verbose = env_num("HF_FUZZ_VERBOSE", 0, 1);
 	for (int i = 0; i < P_COUNT; i++)
 		part_on[i] = parts[i].on;
@@ -2028,6 +2071,8 @@ static void run(int n)
 	}
 	HF_CHECK_MSG(!why[0], "%s", why);
 	teardown();
+	/* after the engines stopped: no fault comes later */
+	t_expect_dma_faults(__atomic_load_n(&excused_faults, __ATOMIC_RELAXED));
 }
 
 /* One thread: a seed replays the same calls. */
