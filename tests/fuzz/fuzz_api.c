@@ -1618,10 +1618,12 @@ static void *gs_get(struct fz_thread *t, bool sub, int *ip)
 
 	pthread_mutex_lock(&gsp.lock);
 	if (!gsp.s[i]) {
+		void *made = NULL;
+
 		fz_log(t, "HelloFPGA_GPU_StreamCreate(place %d)", i);
-		ret = HelloFPGA_GPU_StreamCreate(&gsp.s[i]);
-		if (ret)
-			gsp.s[i] = NULL;
+		ret = HelloFPGA_GPU_StreamCreate(&made);
+		/* (read without the lock by fork()'s child and hammers) */
+		__atomic_store_n(&gsp.s[i], ret ? NULL : made, __ATOMIC_RELAXED);
 	}
 	v = gsp.s[i];
 	pthread_mutex_unlock(&gsp.lock);
@@ -1693,9 +1695,9 @@ static void op_gpu_stream(struct fz_thread *t)
 	case 0:
 		pthread_mutex_lock(&gsp.lock);
 		v = gsp.s[i];
-		gsp.s[i] = NULL;
+		__atomic_store_n(&gsp.s[i], NULL, __ATOMIC_RELAXED);
 		if (v)
-			gsp.dead[i] = v;
+			__atomic_store_n(&gsp.dead[i], v, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&gsp.lock);
 		if (!v)
 			break;
@@ -1963,7 +1965,7 @@ static void st_free_ring(struct fz_thread *t, HELLOFPGA_HANDLE h, int ring,
  */
 static struct {
 	HELLOFPGA_STREAM v;	/* atomic: the stream being closed, or NULL */
-	int owner;		/* its closer */
+	int owner;		/* atomic: its closer */
 	int hammering;		/* atomic: threads hammering it */
 	unsigned int n;		/* atomic: storms */
 	unsigned int hammered;	/* atomic: of them, hammered at the Close */
@@ -1979,7 +1981,7 @@ static void storm_hammer(struct fz_thread *t)
 	int gi, ret;
 	void *gs = gs_get(t, false, &gi);
 
-	if (!v || storm.owner == t->id)
+	if (!v || __atomic_load_n(&storm.owner, __ATOMIC_RELAXED) == t->id)
 		return;
 	fz_log(t, "hammer stream %p that another thread closes", (void *)v);
 	__atomic_add_fetch(&storm.hammering, 1, __ATOMIC_ACQ_REL);
@@ -2031,10 +2033,11 @@ static void st_close(struct fz_thread *t, struct fz_slot *sl)
 	if (nthreads > 1 && gen == st_gen() && chance(t, 80)) {
 		HELLOFPGA_STREAM none = NULL;
 
-		storm.owner = t->id;
 		in_storm = __atomic_compare_exchange_n(&storm.v, &none, v, false,
 						       __ATOMIC_ACQ_REL,
 						       __ATOMIC_ACQUIRE);
+		if (in_storm)
+			__atomic_store_n(&storm.owner, t->id, __ATOMIC_RELAXED);
 	}
 	if (in_storm) {
 		/* until a thread hammers it (bounded: they may be busy) */
@@ -2077,7 +2080,7 @@ static void st_close(struct fz_thread *t, struct fz_slot *sl)
 	must_fail(t, "HelloFPGA_Stream_Close", HelloFPGA_Stream_Close(v));
 	pthread_mutex_lock(&sl->lock);
 	sl->state = SL_EMPTY;
-	sl->s = NULL;
+	__atomic_store_n(&sl->s, NULL, __ATOMIC_RELAXED);
 	sl->host = NULL;
 	sl->gpu = NULL;
 	sl->pin = 0;
@@ -2256,7 +2259,8 @@ static void st_open(struct fz_thread *t, struct fz_slot *sl)
 	}
 	pthread_mutex_lock(&sl->lock);
 	sl->state = SL_OPEN;
-	sl->s = s;
+	/* (read without the lock by fork()'s child and hammers) */
+	__atomic_store_n(&sl->s, s, __ATOMIC_RELAXED);
 	sl->h = h;
 	sl->gen = gen;
 	sl->bufs = c.buffers;
@@ -3452,10 +3456,62 @@ static int fork_child(struct fz_thread *t, char *msg, size_t len)
 	return 0;
 }
 
+/*
+ * A fork storm: a thread about to fork() says so, and the other threads,
+ * at their next call, make calls that take the library's process-wide
+ * locks (the stream table's, the emulated GPU's allocations' and streams')
+ * until the child has ended, so that the fork() comes while one is held.
+ */
+static struct {
+	int owner;		/* atomic: the forking thread + 1, or 0 */
+	int hammering;		/* atomic: threads in fork_hammer() */
+} fstorm;
+
+static void fork_hammer(struct fz_thread *t)
+{
+	HELLOFPGA_STREAM_STATS st;
+	uint8_t b[64];
+	void *gs;
+	int ret;
+
+	if (__atomic_load_n(&fstorm.owner, __ATOMIC_ACQUIRE) == t->id + 1)
+		return;
+	fz_log(t, "calls that take the library's locks while another thread forks");
+	__atomic_add_fetch(&fstorm.hammering, 1, __ATOMIC_ACQ_REL);
+	while (!t->failed && !__atomic_load_n(&stop, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&fstorm.owner, __ATOMIC_ACQUIRE)) {
+		switch (below(t, 3)) {
+		case 0:
+			ret = HelloFPGA_Stream_GetStats(
+				__atomic_load_n(&slots[below(t, FZ_ST_CH)].s,
+						__ATOMIC_RELAXED), &st);
+			doc_ok(t, "HelloFPGA_Stream_GetStats", ret);
+			break;
+		case 1:
+			gs = __atomic_load_n(&gsp.s[below(t, FZ_GS)],
+					     __ATOMIC_RELAXED);
+			if (gs)
+				doc_ok(t, "HelloFPGA_GPU_StreamSynchronize",
+				       HelloFPGA_GPU_StreamSynchronize(gs, 0));
+			break;
+		default:
+			if (t->g[0].gpu)
+				must_succeed(t, "HelloFPGA_GPU_Memcpy",
+					     HelloFPGA_GPU_Memcpy(b, t->g[0].gpu,
+								  sizeof(b),
+								  HELLOFPGA_MEMCPY_GPU_TO_HOST),
+					     NULL);
+			break;
+		}
+	}
+	__atomic_sub_fetch(&fstorm.hammering, 1, __ATOMIC_ACQ_REL);
+}
+
 static void op_fork(struct fz_thread *t)
 {
 	char *msg;
-	int status = 0;
+	int status = 0, zero = 0;
+	bool in_storm = false;
 	pid_t pid;
 
 	msg = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -3463,10 +3519,22 @@ static void op_fork(struct fz_thread *t)
 	if (msg == MAP_FAILED)
 		return;
 	msg[0] = '\0';
-	fz_log(t, "fork(), the child calls on what the parent opened");
+	if (nthreads > 1 && chance(t, 70))
+		in_storm = __atomic_compare_exchange_n(&fstorm.owner, &zero,
+						       t->id + 1, false,
+						       __ATOMIC_ACQ_REL,
+						       __ATOMIC_ACQUIRE);
+	/* until a thread hammers (bounded: they may be busy) */
+	for (int i = 0; in_storm && i < 1000 &&
+	     !__atomic_load_n(&fstorm.hammering, __ATOMIC_ACQUIRE); i++)
+		usleep(10);
+	fz_log(t, "fork(), the child calls on what the parent opened%s",
+	       in_storm ? ", the other threads inside calls" : "");
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
+		if (in_storm)
+			__atomic_store_n(&fstorm.owner, 0, __ATOMIC_RELEASE);
 		munmap(msg, 4096);
 		return;
 	}
@@ -3474,8 +3542,11 @@ static void op_fork(struct fz_thread *t)
 		alarm(10);
 		_exit(fork_child(t, msg, 4096));
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
+	if (waitpid(pid, &status, 0) != pid)
+		status = -1;
+	if (in_storm)
+		__atomic_store_n(&fstorm.owner, 0, __ATOMIC_RELEASE);
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status))
 		fz_fail(t, "fork: the child %s (status 0x%x)%s%s",
 			WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ?
 			"hung (10 s)" : "failed", status, msg[0] ? ": " : "",
@@ -3542,6 +3613,8 @@ static void *thread_main(void *arg)
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED) && !t->failed) {
 		if (__atomic_load_n(&storm.v, __ATOMIC_ACQUIRE))
 			storm_hammer(t);
+		if (__atomic_load_n(&fstorm.owner, __ATOMIC_ACQUIRE))
+			fork_hammer(t);
 		one_call(t);
 	}
 	__atomic_add_fetch(&ndone, 1, __ATOMIC_RELEASE);
@@ -3683,6 +3756,8 @@ static void setup(int n)
 	storm.hammering = 0;
 	storm.n = 0;
 	storm.hammered = 0;
+	fstorm.owner = 0;
+	fstorm.hammering = 0;
 	wedged.count = 0;
 	if (part_on[P_STREAM]) {
 		HELLOFPGA_HANDLE h;
