@@ -227,6 +227,8 @@ static int stop;		/* atomic: the threads end */
 static int ndone;		/* atomic: threads that ended */
 static bool verbose;
 static HELLOFPGA_HANDLE race_h;		/* P_CLOSE_RACE's card */
+#define FZ_RACE_NAME	"emu:9,private,ddr=64K"
+#define FZ_RACE_SIZE	(64u << 10)
 static pthread_mutex_t race_lock = PTHREAD_MUTEX_INITIALIZER;
 /* where a submission's ticket comes from (P_SUBMIT) */
 enum { TK_SUB, TK_RACE, TK_ST, TK_MM };
@@ -1465,7 +1467,7 @@ static void op_close_race(struct fz_thread *t)
 				     NULL);
 		}
 		fz_log(t, "HelloFPGA_Open(race card)");
-		ret = HelloFPGA_Open("emu:9,private,ddr=64K", &h);
+		ret = HelloFPGA_Open(FZ_RACE_NAME, &h);
 		if (must_succeed(t, "HelloFPGA_Open", ret, NULL)) {
 			pthread_mutex_lock(&race_lock);
 			race_h = h;
@@ -3116,8 +3118,8 @@ static void op_submit(struct fz_thread *t)
 	HELLOFPGA_SUBMISSION sub;
 	HELLOFPGA_GPU_HANDLE pin = 0;
 	HELLOFPGA_HANDLE h;
-	uint64_t card = 0, gen = 0;
-	size_t off, len = 1 + below(t, 16 << 10);
+	uint64_t card = 0, gen = 0, part;
+	size_t off, len;
 	int dir = chance(t, 50) ? HELLOFPGA_DIR_H2C : HELLOFPGA_DIR_C2H;
 	int ch = (int)below(t, 2), gi = -1, tmo = 0, ret, bad = -1;
 	uint32_t flags = good_flags[below(t, 4)];
@@ -3134,12 +3136,23 @@ static void op_submit(struct fz_thread *t)
 		if (!gs)
 			return;
 	}
+	/*
+	 * Card memory: the thread's slice, a quarter of it per queue
+	 * (direction and channel), so that no two transfers running at once
+	 * write, or write and read, the same bytes (the race card's: after
+	 * the 4 KiB that op_close_race() moves).
+	 */
+	part = (where == TK_SUB ? subc.slice :
+		ALIGN_DOWN((FZ_RACE_SIZE - 4096) / nthreads, 1024)) / 4;
+	len = 1 + below(t, part < FZ_SUB_WR ? part : FZ_SUB_WR);
+	card = part * ((dir == HELLOFPGA_DIR_C2H) * 2 + ch) +
+	       below(t, part - len + 1);
 	if (where == TK_SUB) {
 		if (!sub_pin(t) && !t->spin)
 			return;
 		h = subc.h;
 		pin = t->spin;
-		card = slice_base(&subc, t->id) + below(t, subc.slice - len);
+		card += slice_base(&subc, t->id);
 	} else {
 		if (where == TK_RACE) {
 			h = race_card();
@@ -3156,7 +3169,9 @@ static void op_submit(struct fz_thread *t)
 		if (!doc_ok(t, "HelloFPGA_GPUDirect_Pin", ret) || ret)
 			return;
 		if (where == TK_RACE)
-			card = below(t, (64u << 10) - len);
+			card += 4096 + 4 * part * t->id;
+		else
+			card = 0;	/* a packet */
 	}
 	if (dir == HELLOFPGA_DIR_H2C)
 		off = below(t, FZ_SUB_RD - len + 1);
@@ -3744,8 +3759,7 @@ static void setup(int n)
 		}
 	}
 	if (part_on[P_CLOSE_RACE])
-		HF_CHECK_EQ(HelloFPGA_Open("emu:9,private,ddr=64K", &race_h),
-			    0);
+		HF_CHECK_EQ(HelloFPGA_Open(FZ_RACE_NAME, &race_h), 0);
 	for (int i = 0; i < FZ_ST_CH; i++) {
 		memset(&slots[i], 0, sizeof(slots[i]));
 		pthread_mutex_init(&slots[i].lock, NULL);
