@@ -1454,6 +1454,7 @@ static void op_close_race(struct fz_thread *t)
 {
 	HELLOFPGA_HANDLE h;
 	uint8_t b[4096];
+	size_t len;
 	int ret;
 
 	pthread_mutex_lock(&race_lock);
@@ -1478,12 +1479,17 @@ static void op_close_race(struct fz_thread *t)
 	pthread_mutex_unlock(&race_lock);
 	if (!h)
 		return;
-	/* h may be closed by now: only documented errors */
+	/*
+	 * h may be closed by now: only documented errors.  Each thread's
+	 * bytes of the first 4 KiB (a write and a read of the same card
+	 * bytes by two threads at once race in the card's memory).
+	 */
+	len = ALIGN_DOWN(sizeof(b) / nthreads, 64);
 	fz_log(t, "transfers on the race card");
 	doc_ok(t, "HelloFPGA_DMA_MM_WriteH2C",
-	       HelloFPGA_DMA_MM_WriteH2C(h, 0, b, 0, sizeof(b), NULL));
+	       HelloFPGA_DMA_MM_WriteH2C(h, 0, b, len * t->id, len, NULL));
 	doc_ok(t, "HelloFPGA_DMA_MM_ReadC2H",
-	       HelloFPGA_DMA_MM_ReadC2H(h, 0, b, 0, sizeof(b), NULL));
+	       HelloFPGA_DMA_MM_ReadC2H(h, 0, b, len * t->id, len, NULL));
 }
 
 /*
@@ -1698,8 +1704,6 @@ static void op_gpu_stream(struct fz_thread *t)
 		pthread_mutex_lock(&gsp.lock);
 		v = gsp.s[i];
 		__atomic_store_n(&gsp.s[i], NULL, __ATOMIC_RELAXED);
-		if (v)
-			__atomic_store_n(&gsp.dead[i], v, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&gsp.lock);
 		if (!v)
 			break;
@@ -1708,6 +1712,10 @@ static void op_gpu_stream(struct fz_thread *t)
 			     HelloFPGA_GPU_StreamDestroy(v), NULL);
 		must_fail(t, "HelloFPGA_GPU_StreamDestroy",
 			  HelloFPGA_GPU_StreamDestroy(v));
+		/* a value for calls on a destroyed stream, once it is */
+		pthread_mutex_lock(&gsp.lock);
+		__atomic_store_n(&gsp.dead[i], v, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&gsp.lock);
 		break;
 	case 1: {
 		int ms = (int)below(t, 6);
