@@ -68,6 +68,27 @@ HF_ARM64_ONLY=info,demo,test,lib,gpu_nvp2p_tegra
 # dma-buf, PCI hotplug).  msix: every case of one MSI-X card but the Tegra
 # stand-in; viommu: what maps DMA (user pins, the Tegra stand-in, dma-buf,
 # a rebind) under the strict vIOMMU and slub_debug.
+# What the x86 configurations besides msix and viommu run (tests/guest/
+# README.md, "Configurations"): the cases whose path the configuration
+# changes, not the whole suite again.  msix runs every case; viommu every
+# case but the packages' udev rule again.
+#   msi, legacy: the interrupt mode: completions, user interrupts, the
+#     stop path's wake-ups (transfers, events, faults, hang, stuck)
+#   poll: the poll-mode writeback: the same, the efficiency counters and
+#     the nvidia_p2p free callback under a polling wait
+#   swiotlb: every DMA mapping bounced: transfers, pins, dma-buf, the stop
+#     path's data (not the nvidia_p2p stand-ins: their mappings are the
+#     stand-in's own, never bounced on a real GPU)
+#   highmem: buffers above 4 GiB and a 64-bit user BAR: transfers, pins,
+#     dma-buf, nvidia_p2p, the user BAR's mmap (privsep)
+#   smp2: two vCPUs: the concurrent case, transfers, events, the stop path
+#     and the nvidia_p2p free callback racing them
+HF_IRQ_ONLY=info,demo,test,lib,events,faults,hang,stuck
+HF_POLL_ONLY=$HF_IRQ_ONLY,efficiency,gpu_nvp2p
+HF_SWIOTLB_ONLY=info,demo,test,lib,pins,gpu_vgem,faults,hang
+HF_HIGHMEM_ONLY=info,demo,test,lib,pins,gpu_vgem,gpu_nvp2p,privsep
+HF_SMP2_ONLY=info,demo,test,lib,events,faults,hang,stuck,pins,gpu_nvp2p
+
 HF_K612_MSIX_ONLY=info,demo,test,lib,aer,faults,gpu_nvp2p,gpu_vgem,hang,pins,privsep,stuck,xilinx-compat
 HF_K612_VIOMMU_ONLY=info,test,pins,gpu_vgem,gpu_nvp2p_tegra,rebind
 
@@ -100,14 +121,17 @@ hf_config() {
 	msi)
 		CFG_DESC="MSI (irq_mode=msi)"
 		CFG_MODPARAMS=irq_mode=msi CFG_IRQ=msi
+		CFG_ONLY=$HF_IRQ_ONLY
 		;;
 	legacy)
 		CFG_DESC="legacy INTx (irq_mode=legacy)"
 		CFG_MODPARAMS=irq_mode=legacy CFG_IRQ=legacy
+		CFG_ONLY=$HF_IRQ_ONLY
 		;;
 	poll)
 		CFG_DESC="poll-mode writeback, no interrupts (poll_mode=1)"
 		CFG_MODPARAMS=poll_mode=1 CFG_IRQ=poll
+		CFG_ONLY=$HF_POLL_ONLY
 		;;
 	insn-msix | insn-poll)
 		# guest instructions per transfer (cases/insn.sh) under the
@@ -128,7 +152,7 @@ hf_config() {
 		CFG_DESC="emulated Intel VT-d, strict invalidation (intel_iommu=on iommu.strict=1), slab debugging (slub_debug=FZPU)"
 		CFG_QEMU=(-device intel-iommu,intremap=off)
 		CFG_APPEND="intel_iommu=on iommu.strict=1 slub_debug=FZPU"
-		CFG_CASES=iommu,udev
+		CFG_CASES=iommu
 		;;
 	swiotlb)
 		CFG_DESC="every DMA mapping bounced (swiotlb=force, 256 MiB pool)"
@@ -138,6 +162,7 @@ hf_config() {
 		# pool runs out (see tests/guest/README.md)
 		CFG_APPEND="swiotlb=131072,force"
 		CFG_CASES=swiotlb
+		CFG_ONLY=$HF_SWIOTLB_ONLY
 		;;
 	highmem)
 		CFG_DESC="5 GiB guest, buffers above 4 GiB; an 8 GiB 64-bit user BAR"
@@ -148,11 +173,13 @@ hf_config() {
 		*) CFG_DEVICE+=,user-bar-size=8G ;;
 		esac
 		CFG_CASES=highmem
+		CFG_ONLY=$HF_HIGHMEM_ONLY
 		;;
 	smp2)
 		CFG_DESC="2 vCPUs, 6 processes on 4 channels at once"
 		CFG_SMP=2
 		CFG_CASES=concurrent
+		CFG_ONLY=$HF_SMP2_ONLY
 		;;
 	twocards)
 		CFG_DESC="two cards (4+4 channels, 2 GiB; 2+1 channels, 512 MiB on a PCIe Gen1 x1 link), vIOMMU (strict), slub_debug; stop path, hang, unplug"
