@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
 
 #define DEMO_DEFAULT_SIZE	(64ull << 20)
 #define DEMO_MAX_ROUNDS		1000000

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "commands.h"
+#include "json.h"
 #include "hf_stream_pattern.h"
 #include "hf_user_regs.h"
 #include "stream_run.h"

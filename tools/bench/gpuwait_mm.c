@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_gpuwait_mm.c - the gpuwait section on a memory-mapped card: GPU
+ * gpuwait_mm.c - the gpuwait section on a memory-mapped card: GPU
  * Direct transfers submitted to a channel's queue
  * (HelloFPGA_GPUDirect_Submit()), four ways and a ceiling:
  *   gpu-wait   the card's completion of a 4 KiB C2H transfer to the start
@@ -29,7 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "sections.h"
+#include "stats.h"
 
 #define MM_XFER		4096u
 #define MM_GPU_SIZE	(128u << 10)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_json.c - --json FILE: the run as JSON (tools/hellofpga/json.c).
+ * out_json.c - --json FILE: the run as JSON (tools/common/json.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "link.h"
+#include "out.h"
+#include "stats.h"
+#include "json.h"
 
 static void json_stats(struct cli_json *j, const char *key,
 		       const struct bstats *s, uint64_t size)

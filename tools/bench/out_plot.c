@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_plot.c - --plot, --plot-dir: gnuplot plots and their scripts.
+ * out_plot.c - --plot, --plot-dir: gnuplot plots and their scripts.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "link.h"
+#include "out.h"
+#include "stats.h"
 
 static bool on_path(const char *name)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_md.c - --markdown FILE: a Markdown summary of the run.
+ * out_md.c - --markdown FILE: a Markdown summary of the run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "link.h"
+#include "out.h"
+#include "stats.h"
 
 /* how stable each median was across the repeats (bench_spread()) */
 static void md_spread(FILE *f, const struct bench *bn)

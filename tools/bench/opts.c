@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_opts.c - the options of "hellofpga bench": usage, parsing, and
- * the defaults and budgets they select (docs/benchmarks.md).
+ * opts.c - the options of "hellofpga bench": usage, parsing, and the
+ * defaults and budgets they select (docs/benchmarks.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "opts.h"
+#include "stats.h"
 
 #define BENCH_DEFAULT_MIN	(4ull << 10)
 #define BENCH_DEFAULT_MAX	(64ull << 20)

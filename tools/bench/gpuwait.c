@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_gpuwait.c - the bench's gpuwait section on an AXI-Stream card (a
- * memory-mapped one: bench_gpuwait_mm.c): the time from the card's
+ * gpuwait.c - the bench's gpuwait section on an AXI-Stream card (a
+ * memory-mapped one: gpuwait_mm.c): the time from the card's
  * completion of a stream buffer to the start of the GPU kernel that
  * consumes it, two ways:
  *   gpu-wait  HelloFPGA_Stream_WaitOnGPU() and the kernel queued behind it
@@ -28,7 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "sections.h"
+#include "stats.h"
 #include "hf_user_regs.h"
 
 #define GW_BUFFERS	4

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * json.c - the one JSON writer of the tool (bench --json, test --json): a
- * stream of objects, arrays and keyed values, commas and quoting done
- * here.  Members of the outer levels go on lines of their own, deeper ones
- * on one line, so a file reads as a list of records.
+ * json.c - the one JSON writer of the tool (json.h: --json of doctor,
+ * stream, bench and test): a stream of objects, arrays and keyed values,
+ * commas and quoting done here.  Members of the outer levels go on lines
+ * of their own, deeper ones on one line, so a file reads as a list of
+ * records.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 
 /* levels below this one are written on one line */
 #define CLI_JSON_INLINE	3

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_csv.c - --csv FILE: the run as one CSV table: first the
+ * out_csv.c - --csv FILE: the run as one CSV table: first the
  * "environment" rows (card, GPU, date, CPU, kernel, library; the value in
  * the last column, "text"), then one row per measurement.
  */
@@ -13,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "link.h"
+#include "out.h"
+#include "stats.h"
 
 static void csv_row(FILE *f, const char *section, const char *name,
 		    uint64_t size, const char *dir, const struct bstats *s,
