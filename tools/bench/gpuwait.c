@@ -22,88 +22,66 @@
  * ceiling alternate; the first ring's worth are a warm-up.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "gpuwait.h"
+#include "hf_user_regs.h"
 #include "sections.h"
 #include "stats.h"
-#include "hf_user_regs.h"
 
 #define GW_BUFFERS	4
 #define GW_FRAME	4096
-#define GW_TMO_MS	2000
-#define GW_SPIN_NS	(1000ull * 1000000ull)
 
-struct gw_spin {
-	pthread_t thread;
-	sem_t arm, done;
-	bool stop;
+/*
+ * struct gw - the section on a stream: the rig (gpuwait.h), the stream,
+ * its buffers' writeback slots, the next sequence number, what the
+ * spinner looks for and saw, and what the consumer took.
+ */
+struct gw {
+	struct gw_rig rig;
+	HELLOFPGA_STREAM s;
+	const volatile uint32_t *slot[GW_BUFFERS];
+	uint64_t seq;
+	/* the spinner */
 	const volatile uint32_t *status;	/* NULL: the ceiling */
-	volatile uint32_t *flag;
 	uint32_t value;
 	uint64_t t_c, t_k;
 	bool timed_out;
-	bool spinning;		/* set by the spinner once it polls */
+	/* the consumer */
+	int cons_ret;
+	uint32_t cons_index;
 };
 
-static void *gw_spinner(void *arg)
+static void gw_spinner(void *arg)
 {
-	struct gw_spin *sp = arg;
+	struct gw *g = arg;
 	uint64_t t0;
 
-	for (;;) {
-		sem_wait(&sp->arm);
-		if (__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE))
-			break;
-		sp->timed_out = false;
-		t0 = cli_now_ns();
-		__atomic_store_n(&sp->spinning, true, __ATOMIC_RELEASE);
-		if (sp->status) {
-			while (!(__atomic_load_n(sp->status, __ATOMIC_ACQUIRE) &
-				 HELLOFPGA_STREAM_WB_MAGIC_MASK) &&
-			       cli_now_ns() - t0 < GW_SPIN_NS)
-				;
-			sp->t_c = cli_now_ns();
-		}
-		while (__atomic_load_n(sp->flag, __ATOMIC_ACQUIRE) != sp->value &&
-		       !(sp->timed_out = cli_now_ns() - t0 > GW_SPIN_NS))
+	g->timed_out = false;
+	t0 = cli_now_ns();
+	gw_rig_spinning(&g->rig);
+	if (g->status) {
+		while (!(__atomic_load_n(g->status, __ATOMIC_ACQUIRE) &
+			 HELLOFPGA_STREAM_WB_MAGIC_MASK) &&
+		       cli_now_ns() - t0 < GW_SPIN_NS)
 			;
-		sp->t_k = cli_now_ns();
-		sem_post(&sp->done);
+		g->t_c = cli_now_ns();
 	}
-	return NULL;
+	while (__atomic_load_n(g->rig.flag, __ATOMIC_ACQUIRE) != g->value &&
+	       !(g->timed_out = cli_now_ns() - t0 > GW_SPIN_NS))
+		;
+	g->t_k = cli_now_ns();
 }
-
-/* cpu-wait's consumer: a thread blocked in HelloFPGA_Stream_Wait(). */
-struct gw_cons {
-	pthread_t thread;
-	sem_t go, taken;
-	bool stop;
-	int ret;
-	uint32_t index;
-};
-
-struct gw {
-	struct bench *bn;
-	struct gw_cons cons;
-	HELLOFPGA_STREAM s;
-	void *gs;
-	volatile uint32_t *flag;	/* 16 bytes mapped for the GPU */
-	const volatile uint32_t *slot[GW_BUFFERS];
-	uint64_t seq;
-	struct gw_spin sp;
-};
 
 static int src_wr(struct gw *g, uint32_t reg, uint32_t v)
 {
-	int ret = HelloFPGA_UserWrite32(g->bn->h,
-					HF_USER_ST_SRC(g->bn->ch) + reg, v);
+	struct bench *bn = g->rig.bn;
+	int ret = HelloFPGA_UserWrite32(bn->h, HF_USER_ST_SRC(bn->ch) + reg, v);
 
 	if (ret)
-		cli_lib_err(g->bn->h, ret, "the stream source's register 0x%x",
+		cli_lib_err(bn->h, ret, "the stream source's register 0x%x",
 			    reg);
 	return ret;
 }
@@ -120,54 +98,30 @@ static int gw_trigger(struct gw *g)
 }
 
 /*
- * cpu-wait's consumer thread: blocked in the library's wait before the
- * frame comes (as a consumer thread is), it wakes, then launches.
+ * cpu-wait's consumer: blocked in the library's wait before the frame
+ * comes (as a consumer thread is), it wakes, then launches.
  */
-static void *gw_consumer(void *arg)
+static void gw_consumer(void *arg)
 {
 	struct gw *g = arg;
 	HELLOFPGA_FRAME f;
 	int ret;
 
-	for (;;) {
-		sem_wait(&g->cons.go);
-		if (__atomic_load_n(&g->cons.stop, __ATOMIC_ACQUIRE))
-			break;
-		ret = HelloFPGA_Stream_Wait(g->s, GW_TMO_MS, &f);
-		if (ret) {
-			cli_lib_err(g->bn->h, ret, "bench: gpuwait: cpu-wait: the frame of sequence %llu",
-				    (unsigned long long)g->seq);
-		} else if (bgpu_flag_launch(&g->bn->gpu, g->gs, g->flag,
-					    g->sp.value)) {
-			cli_err("bench: gpuwait: %s", bgpu_error());
-			ret = -1;
-		}
-		g->cons.ret = ret;
-		g->cons.index = f.index;
-		sem_post(&g->cons.taken);
-	}
-	return NULL;
-}
-
-/*
- * Let the spinner go and wait until it polls: a thread woken by a
- * semaphore starts tens of microseconds later, when the frame or the
- * kernel may be there already; both ends would be stamped late.
- */
-static void gw_spin_start(struct gw *g)
-{
-	__atomic_store_n(&g->sp.spinning, false, __ATOMIC_RELAXED);
-	sem_post(&g->sp.arm);
-	while (!__atomic_load_n(&g->sp.spinning, __ATOMIC_ACQUIRE))
-		;
+	ret = HelloFPGA_Stream_Wait(g->s, GW_TMO_MS, &f);
+	if (ret)
+		cli_lib_err(g->rig.bn->h, ret, "bench: gpuwait: cpu-wait: the frame of sequence %llu",
+			    (unsigned long long)g->seq);
+	else if (gw_rig_launch(&g->rig, g->value))
+		ret = -1;
+	g->cons_ret = ret;
+	g->cons_index = f.index;
 }
 
 static void gw_arm(struct gw *g, const volatile uint32_t *status)
 {
-	__atomic_store_n(g->flag, 0, __ATOMIC_RELEASE);
-	g->sp.status = status;
-	g->sp.flag = g->flag;
-	g->sp.value = (uint32_t)g->seq + 1;
+	__atomic_store_n(g->rig.flag, 0, __ATOMIC_RELEASE);
+	g->status = status;
+	g->value = (uint32_t)g->seq + 1;
 }
 
 /* The end of a sample: spinner done, the stream's work finished, the
@@ -176,12 +130,9 @@ static int gw_end(struct gw *g, uint32_t index, const char *what)
 {
 	int ret;
 
-	ret = HelloFPGA_GPU_StreamSynchronize(g->gs, GW_TMO_MS);
-	if (ret) {
-		cli_lib_err(NULL, ret, "bench: gpuwait: %s: the GPU stream", what);
+	if (gw_rig_sync(&g->rig, what))
 		return -1;
-	}
-	if (g->sp.timed_out) {
+	if (g->timed_out) {
 		cli_err("bench: gpuwait: %s: the kernel of sequence %llu did not start within 1 s",
 			what, (unsigned long long)g->seq);
 		return -1;
@@ -189,7 +140,7 @@ static int gw_end(struct gw *g, uint32_t index, const char *what)
 	if (index != UINT32_MAX) {
 		ret = HelloFPGA_Stream_Release(g->s, index);
 		if (ret) {
-			cli_lib_err(g->bn->h, ret, "bench: gpuwait: release");
+			cli_lib_err(g->rig.bn->h, ret, "bench: gpuwait: release");
 			return -1;
 		}
 	}
@@ -204,32 +155,30 @@ static int gw_gpu_sample(struct gw *g, uint64_t *ns)
 	HELLOFPGA_FRAME f;
 	int ret;
 
-	ret = HelloFPGA_Stream_WaitOnGPU(g->s, g->gs, g->seq, 0, &w);
+	ret = HelloFPGA_Stream_WaitOnGPU(g->s, g->rig.gs[0], g->seq, 0, &w);
 	if (ret) {
-		cli_lib_err(g->bn->h, ret, "bench: gpuwait: HelloFPGA_Stream_WaitOnGPU");
+		cli_lib_err(g->rig.bn->h, ret, "bench: gpuwait: HelloFPGA_Stream_WaitOnGPU");
 		return -1;
 	}
 	g->slot[w.index] = w.status;
 	gw_arm(g, w.status);
-	if (bgpu_flag_launch(&g->bn->gpu, g->gs, g->flag, g->sp.value)) {
-		cli_err("bench: gpuwait: %s", bgpu_error());
+	if (gw_rig_launch(&g->rig, g->value))
 		return -1;
-	}
 	usleep(200);	/* the GPU reaches the wait */
-	gw_spin_start(g);
+	gw_rig_spin_start(&g->rig);
 	if (gw_trigger(g))
 		return -1;
-	sem_wait(&g->sp.done);
+	gw_worker_wait(&g->rig.spin);
 	/* only now the CPU: it takes the buffer to give it back */
 	ret = HelloFPGA_Stream_Wait(g->s, GW_TMO_MS, &f);
 	if (ret) {
-		cli_lib_err(g->bn->h, ret, "bench: gpuwait: the frame of sequence %llu",
+		cli_lib_err(g->rig.bn->h, ret, "bench: gpuwait: the frame of sequence %llu",
 			    (unsigned long long)g->seq);
 		return -1;
 	}
 	if (gw_end(g, f.index, "gpu-wait"))
 		return -1;
-	*ns = g->sp.t_k - g->sp.t_c;
+	*ns = g->t_k - g->t_c;
 	return 0;
 }
 
@@ -240,17 +189,17 @@ static int gw_cpu_sample(struct gw *g, uint64_t *ns)
 	int ret;
 
 	gw_arm(g, g->slot[index]);
-	sem_post(&g->cons.go);
+	gw_worker_go(&g->rig.cons);
 	usleep(200);	/* the consumer sleeps in its wait */
-	gw_spin_start(g);
+	gw_rig_spin_start(&g->rig);
 	ret = gw_trigger(g);
-	sem_wait(&g->cons.taken);
-	sem_wait(&g->sp.done);
-	if (ret || g->cons.ret)
+	gw_worker_wait(&g->rig.cons);
+	gw_worker_wait(&g->rig.spin);
+	if (ret || g->cons_ret)
 		return -1;
-	if (gw_end(g, g->cons.index, "cpu-wait"))
+	if (gw_end(g, g->cons_index, "cpu-wait"))
 		return -1;
-	*ns = g->sp.t_k - g->sp.t_c;
+	*ns = g->t_k - g->t_c;
 	return 0;
 }
 
@@ -260,23 +209,22 @@ static int gw_ceiling_sample(struct gw *g, uint64_t *ns)
 	uint64_t t0;
 
 	gw_arm(g, NULL);
-	gw_spin_start(g);
+	gw_rig_spin_start(&g->rig);
 	t0 = cli_now_ns();
-	if (bgpu_flag_launch(&g->bn->gpu, g->gs, g->flag, g->sp.value)) {
-		cli_err("bench: gpuwait: %s", bgpu_error());
+	if (gw_rig_launch(&g->rig, g->value))
 		return -1;
-	}
-	sem_wait(&g->sp.done);
+	gw_worker_wait(&g->rig.spin);
 	if (gw_end(g, UINT32_MAX, "ceiling"))
 		return -1;
 	g->seq--;	/* no frame */
-	*ns = g->sp.t_k - t0;
+	*ns = g->t_k - t0;
 	return 0;
 }
 
-static int gw_setup(struct gw *g)
+/* The stream, then the rig.  Return: 0, 1 on a memory-mapped card, or -1
+ * after reporting. */
+static int gw_setup(struct gw *g, struct bench *bn)
 {
-	struct bench *bn = g->bn;
 	HELLOFPGA_STREAM_CONFIG c;
 	int ret;
 
@@ -291,54 +239,41 @@ static int gw_setup(struct gw *g)
 		cli_lib_err(bn->h, ret, "bench: gpuwait: HelloFPGA_Stream_Open");
 		return -1;
 	}
-	ret = HelloFPGA_GPU_StreamCreate(&g->gs);
-	if (ret) {
-		cli_lib_err(NULL, ret, "bench: gpuwait: HelloFPGA_GPU_StreamCreate");
-		return -1;
-	}
-	g->flag = bgpu_host_alloc(&bn->gpu, 16);
-	if (!g->flag || bgpu_flag_init(&bn->gpu)) {
-		cli_err("bench: gpuwait: %s", bgpu_error());
-		return -1;
-	}
-	sem_init(&g->sp.arm, 0, 0);
-	sem_init(&g->sp.done, 0, 0);
-	if (pthread_create(&g->sp.thread, NULL, gw_spinner, &g->sp)) {
-		cli_err("bench: gpuwait: cannot start the spinner thread");
-		return -1;
-	}
-	sem_init(&g->cons.go, 0, 0);
-	sem_init(&g->cons.taken, 0, 0);
-	if (pthread_create(&g->cons.thread, NULL, gw_consumer, g)) {
-		cli_err("bench: gpuwait: cannot start the consumer thread");
-		return -1;
-	}
-	return 0;
+	return gw_rig_setup(&g->rig, bn, 1, gw_spinner, gw_consumer, g);
 }
 
 static void gw_teardown(struct gw *g)
 {
-	if (g->cons.thread) {
-		__atomic_store_n(&g->cons.stop, true, __ATOMIC_RELEASE);
-		sem_post(&g->cons.go);
-		pthread_join(g->cons.thread, NULL);
-		sem_destroy(&g->cons.go);
-		sem_destroy(&g->cons.taken);
-	}
-	if (g->sp.thread) {
-		__atomic_store_n(&g->sp.stop, true, __ATOMIC_RELEASE);
-		sem_post(&g->sp.arm);
-		pthread_join(g->sp.thread, NULL);
-		sem_destroy(&g->sp.arm);
-		sem_destroy(&g->sp.done);
-	}
-	if (g->gs) {
-		HelloFPGA_GPU_StreamSynchronize(g->gs, GW_TMO_MS);
-		HelloFPGA_GPU_StreamDestroy(g->gs);
-	}
+	gw_rig_stop(&g->rig);
+	gw_rig_free(&g->rig);
 	if (g->s)
 		HelloFPGA_Stream_Close(g->s);
-	bgpu_host_free(&g->bn->gpu, (void *)g->flag);
+}
+
+/* Samples of the three ways, the order turning each sample so that no way
+ * always goes first.  Return: 0, or -1 after reporting. */
+static int gw_samples_run(struct gw *g, unsigned int n, uint64_t *s[3])
+{
+	struct bench *bn = g->rig.bn;
+	int ret = 0;
+
+	for (unsigned int i = 0; !ret && i < n; i++) {
+		for (int k = 0; !ret && k < 3; k++) {
+			switch ((i + k) % 3) {
+			case 0:
+				ret = gw_gpu_sample(g, &s[0][i]);
+				break;
+			case 1:
+				ret = gw_cpu_sample(g, &s[1][i]);
+				break;
+			default:
+				ret = gw_ceiling_sample(g, &s[2][i]);
+				break;
+			}
+		}
+		cli_progress_add(&bn->prog, 1);
+	}
+	return ret;
 }
 
 /**
@@ -349,14 +284,12 @@ static void gw_teardown(struct gw *g)
  */
 int bench_run_gpuwait(struct bench *bn)
 {
-	unsigned int n = bn->fixed_iters ? bn->fixed_iters :
-			 bn->quick ? 100 : 1000;
+	unsigned int n = gw_samples(bn);
 	uint64_t *s[3];
 	struct gw g;
 	int ret = 0;
 
 	memset(&g, 0, sizeof(g));
-	g.bn = bn;
 	s[0] = calloc(n, sizeof(uint64_t));
 	s[1] = calloc(n, sizeof(uint64_t));
 	s[2] = calloc(n, sizeof(uint64_t));
@@ -365,7 +298,7 @@ int bench_run_gpuwait(struct bench *bn)
 		ret = -1;
 	}
 	if (!ret)
-		ret = gw_setup(&g);
+		ret = gw_setup(&g, bn);
 	if (ret == 1) {
 		/* no streams: GPU Direct transfers of a memory-mapped card */
 		gw_teardown(&g);
@@ -387,23 +320,8 @@ int bench_run_gpuwait(struct bench *bn)
 		}
 		cli_progress_add(&bn->prog, 1);
 	}
-	for (unsigned int i = 0; !ret && i < n; i++) {
-		/* the order turns each sample, so no way always goes first */
-		for (int k = 0; !ret && k < 3; k++) {
-			switch ((i + k) % 3) {
-			case 0:
-				ret = gw_gpu_sample(&g, &s[0][i]);
-				break;
-			case 1:
-				ret = gw_cpu_sample(&g, &s[1][i]);
-				break;
-			default:
-				ret = gw_ceiling_sample(&g, &s[2][i]);
-				break;
-			}
-		}
-		cli_progress_add(&bn->prog, 1);
-	}
+	if (!ret)
+		ret = gw_samples_run(&g, n, s);
 	cli_progress_stop(&bn->prog);
 	gw_teardown(&g);
 	if (!ret) {

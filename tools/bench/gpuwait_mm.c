@@ -22,21 +22,18 @@
  * when its first store reaches host memory (bgpu_flag_launch()).  A
  * sample whose completion came before the spinner looked is taken again.
  */
-#include <pthread.h>
 #include <sched.h>
-#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "sections.h"
+#include "gpuwait.h"
 #include "stats.h"
 
 #define MM_XFER		4096u
 #define MM_GPU_SIZE	(128u << 10)
-#define MM_TMO_MS	2000
-#define MM_SPIN_NS	(1000ull * 1000000ull)
 #define MM_RETRIES	5
+#define MM_WARMUP	10
 
 /* What a spinner looks for: @w != 0 (of the mask), or @w == @val. */
 struct mm_look {
@@ -44,15 +41,26 @@ struct mm_look {
 	uint32_t val;		/* 0: any completion */
 };
 
-struct mm_spin {
-	pthread_t thread;
-	sem_t arm, done;
-	bool stop;
+/*
+ * struct mm - the section on a memory-mapped card: the rig (gpuwait.h;
+ * gs[1] holds the holding transfer), the pinned GPU buffer, the gate of
+ * the holding transfer, the kernel's next value, what the spinner looks
+ * for and saw, and the consumer's ticket.
+ */
+struct mm {
+	struct gw_rig rig;
+	void *gpu;
+	HELLOFPGA_GPU_HANDLE pin;
+	int gate_open;		/* atomic: lets the holding transfer go */
+	uint32_t value;
+	/* the spinner */
 	struct mm_look first, second;
 	uint64_t t1, t2;
 	bool early;		/* the first was there at the first look */
 	bool timed_out;
-	bool spinning;
+	/* the consumer */
+	uint64_t ticket;
+	int cons_ret;
 };
 
 static bool mm_seen(const struct mm_look *l)
@@ -62,108 +70,69 @@ static bool mm_seen(const struct mm_look *l)
 	return l->val ? v == l->val : (v & HELLOFPGA_XFER_WB_MASK) != 0;
 }
 
-static void *mm_spinner(void *arg)
+static void mm_spinner(void *arg)
 {
-	struct mm_spin *sp = arg;
+	struct mm *m = arg;
 	uint64_t t0;
 
+	m->timed_out = false;
+	t0 = cli_now_ns();
+	m->early = mm_seen(&m->first);
+	gw_rig_spinning(&m->rig);
+	while (!mm_seen(&m->first) &&
+	       !(m->timed_out = cli_now_ns() - t0 > GW_SPIN_NS))
+		;
+	m->t1 = cli_now_ns();
+	/* the second word may be named only now (gpu-start) */
 	for (;;) {
-		sem_wait(&sp->arm);
-		if (__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE))
-			break;
-		sp->timed_out = false;
-		t0 = cli_now_ns();
-		sp->early = mm_seen(&sp->first);
-		__atomic_store_n(&sp->spinning, true, __ATOMIC_RELEASE);
-		while (!mm_seen(&sp->first) &&
-		       !(sp->timed_out = cli_now_ns() - t0 > MM_SPIN_NS))
-			;
-		sp->t1 = cli_now_ns();
-		/* the second word may be named only now (gpu-start) */
-		for (;;) {
-			struct mm_look l = sp->second;
+		struct mm_look l = m->second;
 
-			l.w = __atomic_load_n(&sp->second.w, __ATOMIC_ACQUIRE);
-			if ((l.w && mm_seen(&l)) ||
-			    (sp->timed_out = cli_now_ns() - t0 > MM_SPIN_NS))
-				break;
-		}
-		sp->t2 = cli_now_ns();
-		sem_post(&sp->done);
+		l.w = __atomic_load_n(&m->second.w, __ATOMIC_ACQUIRE);
+		if ((l.w && mm_seen(&l)) ||
+		    (m->timed_out = cli_now_ns() - t0 > GW_SPIN_NS))
+			break;
 	}
-	return NULL;
+	m->t2 = cli_now_ns();
 }
 
 /* cpu-wait's consumer: a thread blocked in HelloFPGA_GPUDirect_Complete(). */
-struct mm_cons {
-	pthread_t thread;
-	sem_t go, taken;
-	bool stop;
-	uint64_t ticket;
-	int ret;
-};
-
-struct mm {
-	struct bench *bn;
-	void *gpu;
-	HELLOFPGA_GPU_HANDLE pin;
-	void *gs;
-	void *gs_hold;		/* the holding transfer's stream */
-	int gate_open;		/* atomic: lets it go */
-	volatile uint32_t *flag;
-	uint32_t value;
-	struct mm_spin sp;
-	struct mm_cons cons;
-};
-
-static void *mm_consumer(void *arg)
+static void mm_consumer(void *arg)
 {
 	struct mm *m = arg;
+	struct bench *bn = m->rig.bn;
 	int ret;
 
-	for (;;) {
-		sem_wait(&m->cons.go);
-		if (__atomic_load_n(&m->cons.stop, __ATOMIC_ACQUIRE))
-			break;
-		ret = HelloFPGA_GPUDirect_Complete(m->bn->h, m->cons.ticket,
-						   MM_TMO_MS, NULL);
-		if (ret) {
-			cli_lib_err(m->bn->h, ret, "bench: gpuwait: cpu-wait: HelloFPGA_GPUDirect_Complete");
-		} else if (bgpu_flag_launch(&m->bn->gpu, m->gs, m->flag,
-					    m->value)) {
-			cli_err("bench: gpuwait: %s", bgpu_error());
-			ret = -1;
-		}
-		m->cons.ret = ret;
-		sem_post(&m->cons.taken);
-	}
-	return NULL;
+	ret = HelloFPGA_GPUDirect_Complete(bn->h, m->ticket, GW_TMO_MS, NULL);
+	if (ret)
+		cli_lib_err(bn->h, ret, "bench: gpuwait: cpu-wait: HelloFPGA_GPUDirect_Complete");
+	else if (gw_rig_launch(&m->rig, m->value))
+		ret = -1;
+	m->cons_ret = ret;
 }
 
 static void mm_spin_start(struct mm *m, const struct mm_look *first,
 			  const struct mm_look *second)
 {
-	m->sp.first = *first;
-	m->sp.second = *second;
-	__atomic_store_n(&m->sp.spinning, false, __ATOMIC_RELAXED);
-	sem_post(&m->sp.arm);
-	while (!__atomic_load_n(&m->sp.spinning, __ATOMIC_ACQUIRE))
-		;
+	m->first = *first;
+	m->second = *second;
+	gw_rig_spin_start(&m->rig);
 }
 
 static int mm_submit(struct mm *m, size_t off, uint64_t card, size_t len,
 		     uint32_t flags, HELLOFPGA_SUBMISSION *sub)
 {
-	int ret = HelloFPGA_GPUDirect_Submit(m->bn->h, m->bn->ch, m->pin, off,
-					     card, len, HELLOFPGA_DIR_C2H,
-					     m->gs, flags, MM_TMO_MS, sub);
+	struct bench *bn = m->rig.bn;
+	int ret = HelloFPGA_GPUDirect_Submit(bn->h, bn->ch, m->pin, off, card,
+					     len, HELLOFPGA_DIR_C2H,
+					     m->rig.gs[0], flags, GW_TMO_MS,
+					     sub);
 
 	if (ret)
-		cli_lib_err(m->bn->h, ret, "bench: gpuwait: HelloFPGA_GPUDirect_Submit");
+		cli_lib_err(bn->h, ret, "bench: gpuwait: HelloFPGA_GPUDirect_Submit");
 	return ret;
 }
 
-/* The host function that holds @gs_hold until the gate opens. */
+/* The host function that holds gs[1] until the gate opens. */
 static void mm_gate_fn(void *arg)
 {
 	struct mm *m = arg;
@@ -174,25 +143,26 @@ static void mm_gate_fn(void *arg)
 
 /*
  * The holding transfer: 4 KiB into the pin after the measured one, its
- * start behind the gate on @gs_hold.  mm_go() opens the gate.
+ * start behind the gate on gs[1].  mm_go() opens the gate.
  */
 static int mm_hold(struct mm *m, HELLOFPGA_SUBMISSION *hold)
 {
+	struct bench *bn = m->rig.bn;
 	int ret;
 
 	__atomic_store_n(&m->gate_open, 0, __ATOMIC_RELEASE);
-	ret = HelloFPGA_GPU_LaunchHostFunc(m->gs_hold, mm_gate_fn, m);
+	ret = HelloFPGA_GPU_LaunchHostFunc(m->rig.gs[1], mm_gate_fn, m);
 	if (ret) {
 		cli_lib_err(NULL, ret, "bench: gpuwait: HelloFPGA_GPU_LaunchHostFunc");
 		return ret;
 	}
-	ret = HelloFPGA_GPUDirect_Submit(m->bn->h, m->bn->ch, m->pin, 64u << 10,
-					 m->bn->addr, MM_XFER,
-					 HELLOFPGA_DIR_C2H, m->gs_hold,
+	ret = HelloFPGA_GPUDirect_Submit(bn->h, bn->ch, m->pin, 64u << 10,
+					 bn->addr, MM_XFER,
+					 HELLOFPGA_DIR_C2H, m->rig.gs[1],
 					 HELLOFPGA_SUBMIT_START_ON_GPU,
-					 MM_TMO_MS, hold);
+					 GW_TMO_MS, hold);
 	if (ret)
-		cli_lib_err(m->bn->h, ret, "bench: gpuwait: HelloFPGA_GPUDirect_Submit");
+		cli_lib_err(bn->h, ret, "bench: gpuwait: HelloFPGA_GPUDirect_Submit");
 	return ret;
 }
 
@@ -205,26 +175,24 @@ static void mm_go(struct mm *m)
 static int mm_end(struct mm *m, const HELLOFPGA_SUBMISSION *a,
 		  const HELLOFPGA_SUBMISSION *b, const char *what)
 {
+	struct bench *bn = m->rig.bn;
 	int ret;
 
-	ret = HelloFPGA_GPU_StreamSynchronize(m->gs, MM_TMO_MS);
-	if (ret) {
-		cli_lib_err(NULL, ret, "bench: gpuwait: %s: the GPU stream", what);
+	if (gw_rig_sync(&m->rig, what))
 		return -1;
-	}
 	for (int i = 0; i < 2; i++) {
 		const HELLOFPGA_SUBMISSION *s = i ? b : a;
 
 		if (!s)
 			continue;
-		ret = HelloFPGA_GPUDirect_Complete(m->bn->h, s->ticket,
-						   MM_TMO_MS, NULL);
+		ret = HelloFPGA_GPUDirect_Complete(bn->h, s->ticket, GW_TMO_MS,
+						   NULL);
 		if (ret) {
-			cli_lib_err(m->bn->h, ret, "bench: gpuwait: %s", what);
+			cli_lib_err(bn->h, ret, "bench: gpuwait: %s", what);
 			return -1;
 		}
 	}
-	if (m->sp.timed_out) {
+	if (m->timed_out) {
 		cli_err("bench: gpuwait: %s: nothing seen within 1 s", what);
 		return -1;
 	}
@@ -234,7 +202,7 @@ static int mm_end(struct mm *m, const HELLOFPGA_SUBMISSION *a,
 static void mm_arm(struct mm *m)
 {
 	m->value++;
-	__atomic_store_n(m->flag, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(m->rig.flag, 0, __ATOMIC_RELEASE);
 }
 
 /* gpu-wait: hold, the measured transfer with its GPU wait, the kernel. */
@@ -245,22 +213,20 @@ static int mm_gpu_sample(struct mm *m, uint64_t *ns)
 
 	mm_arm(m);
 	if (mm_hold(m, &hold) ||
-	    mm_submit(m, 0, m->bn->addr, MM_XFER,
+	    mm_submit(m, 0, m->rig.bn->addr, MM_XFER,
 		      HELLOFPGA_SUBMIT_WAIT_ON_GPU, &sub))
 		return -1;
-	if (bgpu_flag_launch(&m->bn->gpu, m->gs, m->flag, m->value)) {
-		cli_err("bench: gpuwait: %s", bgpu_error());
+	if (gw_rig_launch(&m->rig, m->value))
 		return -1;
-	}
 	c = (struct mm_look){ sub.status, 0 };
-	k = (struct mm_look){ m->flag, m->value };
+	k = (struct mm_look){ m->rig.flag, m->value };
 	mm_spin_start(m, &c, &k);
 	mm_go(m);
-	sem_wait(&m->sp.done);
+	gw_worker_wait(&m->rig.spin);
 	if (mm_end(m, &hold, &sub, "gpu-wait"))
 		return -1;
-	*ns = m->sp.t2 - m->sp.t1;
-	return m->sp.early ? 1 : 0;
+	*ns = m->t2 - m->t1;
+	return m->early ? 1 : 0;
 }
 
 /* cpu-wait: hold, the measured transfer, a CPU thread's wait, the launch. */
@@ -271,21 +237,21 @@ static int mm_cpu_sample(struct mm *m, uint64_t *ns)
 
 	mm_arm(m);
 	if (mm_hold(m, &hold) ||
-	    mm_submit(m, 0, m->bn->addr, MM_XFER, 0, &sub))
+	    mm_submit(m, 0, m->rig.bn->addr, MM_XFER, 0, &sub))
 		return -1;
-	m->cons.ticket = sub.ticket;
-	sem_post(&m->cons.go);
+	m->ticket = sub.ticket;
+	gw_worker_go(&m->rig.cons);
 	usleep(200);	/* the consumer sleeps in its wait */
 	c = (struct mm_look){ sub.status, 0 };
-	k = (struct mm_look){ m->flag, m->value };
+	k = (struct mm_look){ m->rig.flag, m->value };
 	mm_spin_start(m, &c, &k);
 	mm_go(m);
-	sem_wait(&m->cons.taken);
-	sem_wait(&m->sp.done);
-	if (m->cons.ret || mm_end(m, &hold, NULL, "cpu-wait"))
+	gw_worker_wait(&m->rig.cons);
+	gw_worker_wait(&m->rig.spin);
+	if (m->cons_ret || mm_end(m, &hold, NULL, "cpu-wait"))
 		return -1;
-	*ns = m->sp.t2 - m->sp.t1;
-	return m->sp.early ? 1 : 0;
+	*ns = m->t2 - m->t1;
+	return m->early ? 1 : 0;
 }
 
 /* The ceiling of the waits: a launch nothing holds up. */
@@ -295,18 +261,16 @@ static int mm_ceiling_sample(struct mm *m, uint64_t *ns)
 	uint64_t t0;
 
 	mm_arm(m);
-	k = (struct mm_look){ m->flag, m->value };
+	k = (struct mm_look){ m->rig.flag, m->value };
 	/* one end only: the second look is the first, seen already */
 	mm_spin_start(m, &k, &k);
 	t0 = cli_now_ns();
-	if (bgpu_flag_launch(&m->bn->gpu, m->gs, m->flag, m->value)) {
-		cli_err("bench: gpuwait: %s", bgpu_error());
+	if (gw_rig_launch(&m->rig, m->value))
 		return -1;
-	}
-	sem_wait(&m->sp.done);
+	gw_worker_wait(&m->rig.spin);
 	if (mm_end(m, NULL, NULL, "ceiling"))
 		return -1;
-	*ns = m->sp.t1 - t0;
+	*ns = m->t1 - t0;
 	return 0;
 }
 
@@ -317,42 +281,41 @@ static int mm_start_sample(struct mm *m, uint64_t *ns)
 	struct mm_look k, c;
 
 	mm_arm(m);
-	k = (struct mm_look){ m->flag, m->value };
+	k = (struct mm_look){ m->rig.flag, m->value };
 	/* the word is named once the Submit returns: the spinner waits */
 	c = (struct mm_look){ NULL, 0 };
 	mm_spin_start(m, &k, &c);
-	if (bgpu_flag_launch(&m->bn->gpu, m->gs, m->flag, m->value)) {
-		cli_err("bench: gpuwait: %s", bgpu_error());
+	if (gw_rig_launch(&m->rig, m->value))
 		return -1;
-	}
-	if (mm_submit(m, 0, m->bn->addr, MM_XFER,
+	if (mm_submit(m, 0, m->rig.bn->addr, MM_XFER,
 		      HELLOFPGA_SUBMIT_START_ON_GPU, &sub))
 		return -1;
-	__atomic_store_n(&m->sp.second.w, sub.status, __ATOMIC_RELEASE);
-	sem_wait(&m->sp.done);
+	__atomic_store_n(&m->second.w, sub.status, __ATOMIC_RELEASE);
+	gw_worker_wait(&m->rig.spin);
 	if (mm_end(m, &sub, NULL, "gpu-start"))
 		return -1;
-	*ns = m->sp.t2 - m->sp.t1;
+	*ns = m->t2 - m->t1;
 	/* the kernel ran before the spinner looked: its start is late */
-	return m->sp.early ? 1 : 0;
+	return m->early ? 1 : 0;
 }
 
 /* The ceiling of gpu-start: the 4 KiB transfer alone, synchronously. */
 static int mm_xfer_sample(struct mm *m, uint64_t *ns)
 {
+	struct bench *bn = m->rig.bn;
 	uint64_t t0 = cli_now_ns();
-	int ret = HelloFPGA_GPUDirect_ReadC2H(m->bn->h, m->bn->ch, m->pin,
-					      m->bn->addr, MM_XFER, MM_TMO_MS);
+	int ret = HelloFPGA_GPUDirect_ReadC2H(bn->h, bn->ch, m->pin, bn->addr,
+					      MM_XFER, GW_TMO_MS);
 
 	*ns = cli_now_ns() - t0;
 	if (ret)
-		cli_lib_err(m->bn->h, ret, "bench: gpuwait: HelloFPGA_GPUDirect_ReadC2H");
+		cli_lib_err(bn->h, ret, "bench: gpuwait: HelloFPGA_GPUDirect_ReadC2H");
 	return ret ? -1 : 0;
 }
 
-static int mm_setup(struct mm *m)
+/* The pinned GPU buffer, then the rig with the holding stream. */
+static int mm_setup(struct mm *m, struct bench *bn)
 {
-	struct bench *bn = m->bn;
 	int ret;
 
 	if (bn->addr + MM_XFER > bn->info.ddr_size) {
@@ -368,82 +331,73 @@ static int mm_setup(struct mm *m)
 		cli_lib_err(bn->h, ret, "bench: gpuwait: the GPU buffer");
 		return -1;
 	}
-	ret = HelloFPGA_GPU_StreamCreate(&m->gs);
-	if (!ret)
-		ret = HelloFPGA_GPU_StreamCreate(&m->gs_hold);
-	if (ret) {
-		cli_lib_err(NULL, ret, "bench: gpuwait: HelloFPGA_GPU_StreamCreate");
-		return -1;
-	}
-	m->flag = bgpu_host_alloc(&bn->gpu, 16);
-	if (!m->flag || bgpu_flag_init(&bn->gpu)) {
-		cli_err("bench: gpuwait: %s", bgpu_error());
-		return -1;
-	}
-	sem_init(&m->sp.arm, 0, 0);
-	sem_init(&m->sp.done, 0, 0);
-	if (pthread_create(&m->sp.thread, NULL, mm_spinner, &m->sp)) {
-		cli_err("bench: gpuwait: cannot start the spinner thread");
-		return -1;
-	}
-	sem_init(&m->cons.go, 0, 0);
-	sem_init(&m->cons.taken, 0, 0);
-	if (pthread_create(&m->cons.thread, NULL, mm_consumer, m)) {
-		cli_err("bench: gpuwait: cannot start the consumer thread");
-		return -1;
-	}
-	return 0;
+	return gw_rig_setup(&m->rig, bn, 2, mm_spinner, mm_consumer, m);
 }
 
-static void mm_teardown(struct mm *m)
+static void mm_teardown(struct mm *m, struct bench *bn)
 {
-	if (m->cons.thread) {
-		__atomic_store_n(&m->cons.stop, true, __ATOMIC_RELEASE);
-		sem_post(&m->cons.go);
-		pthread_join(m->cons.thread, NULL);
-		sem_destroy(&m->cons.go);
-		sem_destroy(&m->cons.taken);
-	}
-	if (m->sp.thread) {
-		__atomic_store_n(&m->sp.stop, true, __ATOMIC_RELEASE);
-		sem_post(&m->sp.arm);
-		pthread_join(m->sp.thread, NULL);
-		sem_destroy(&m->sp.arm);
-		sem_destroy(&m->sp.done);
-	}
+	gw_rig_stop(&m->rig);
 	mm_go(m);
-	for (int i = 0; i < 2; i++) {
-		void *gs = i ? m->gs_hold : m->gs;
-
-		if (!gs)
-			continue;
-		HelloFPGA_GPU_StreamSynchronize(gs, MM_TMO_MS);
-		HelloFPGA_GPU_StreamDestroy(gs);
-	}
+	gw_rig_free(&m->rig);
 	if (m->pin)
-		HelloFPGA_GPUDirect_Unpin(m->bn->h, m->pin);
+		HelloFPGA_GPUDirect_Unpin(bn->h, m->pin);
 	if (m->gpu)
 		HelloFPGA_GPU_Free(m->gpu);
-	bgpu_host_free(&m->bn->gpu, (void *)m->flag);
 }
 
 typedef int (*mm_way_fn)(struct mm *m, uint64_t *ns);
 
-/* One sample of @fn, taken again while its first end came too early. */
-static int mm_sample(struct mm *m, mm_way_fn fn, const char *name,
-		     uint64_t *ns, unsigned int *retakes)
+static const mm_way_fn mm_way[BGW_MM_WAYS] = {
+	mm_gpu_sample, mm_cpu_sample, mm_ceiling_sample, mm_start_sample,
+	mm_xfer_sample,
+};
+static const char *const mm_way_name[BGW_MM_WAYS] = {
+	"gpu-wait", "cpu-wait", "ceiling", "gpu-start", "xfer",
+};
+
+/* One sample of way @w, taken again while its first end came too early. */
+static int mm_sample(struct mm *m, int w, uint64_t *ns,
+		     unsigned int *retakes)
 {
 	int ret;
 
 	for (int t = 0; t < MM_RETRIES; t++) {
-		ret = fn(m, ns);
+		ret = mm_way[w](m, ns);
 		if (ret <= 0)
 			return ret;
 		(*retakes)++;
 	}
 	cli_err("bench: gpuwait: %s: %d samples in a row ended before the spinner looked: the machine is too busy",
-		name, MM_RETRIES);
+		mm_way_name[w], MM_RETRIES);
 	return -1;
+}
+
+/*
+ * A warm-up of MM_WARMUP samples of each way, then @n, the order turning
+ * each sample so that no way always goes first.
+ * Return: 0, or -1 after reporting.
+ */
+static int mm_samples_run(struct mm *m, unsigned int n,
+			  uint64_t *s[BGW_MM_WAYS], unsigned int *retakes)
+{
+	struct bench *bn = m->rig.bn;
+	uint64_t dummy;
+	int ret = 0;
+
+	for (unsigned int i = 0; !ret && i < MM_WARMUP; i++) {
+		for (int k = 0; !ret && k < BGW_MM_WAYS; k++)
+			ret = mm_sample(m, k, &dummy, retakes);
+		cli_progress_add(&bn->prog, 1);
+	}
+	for (unsigned int i = 0; !ret && i < n; i++) {
+		for (int k = 0; !ret && k < BGW_MM_WAYS; k++) {
+			int w = (int)((i + k) % BGW_MM_WAYS);
+
+			ret = mm_sample(m, w, &s[w][i], retakes);
+		}
+		cli_progress_add(&bn->prog, 1);
+	}
+	return ret;
 }
 
 /**
@@ -454,22 +408,12 @@ static int mm_sample(struct mm *m, mm_way_fn fn, const char *name,
  */
 int bench_run_gpuwait_mm(struct bench *bn)
 {
-	static const mm_way_fn way[BGW_MM_WAYS] = {
-		mm_gpu_sample, mm_cpu_sample, mm_ceiling_sample,
-		mm_start_sample, mm_xfer_sample,
-	};
-	static const char *const name[BGW_MM_WAYS] = {
-		"gpu-wait", "cpu-wait", "ceiling", "gpu-start", "xfer",
-	};
-	unsigned int n = bn->fixed_iters ? bn->fixed_iters :
-			 bn->quick ? 100 : 1000;
-	uint64_t *s[BGW_MM_WAYS], dummy;
-	unsigned int retakes = 0;
+	unsigned int n = gw_samples(bn), retakes = 0;
+	uint64_t *s[BGW_MM_WAYS];
 	struct mm m;
 	int ret = 0;
 
 	memset(&m, 0, sizeof(m));
-	m.bn = bn;
 	for (int k = 0; k < BGW_MM_WAYS; k++) {
 		s[k] = calloc(n, sizeof(uint64_t));
 		if (!s[k])
@@ -478,27 +422,13 @@ int bench_run_gpuwait_mm(struct bench *bn)
 	if (ret)
 		cli_err("out of memory");
 	if (!ret)
-		ret = mm_setup(&m);
-	cli_progress_start(&bn->prog, n + 10);
+		ret = mm_setup(&m, bn);
+	cli_progress_start(&bn->prog, n + MM_WARMUP);
 	cli_progress_label(&bn->prog, "bench: gpuwait (GPU Direct)");
-	for (unsigned int i = 0; !ret && i < 10; i++) {
-		for (int k = 0; !ret && k < BGW_MM_WAYS; k++)
-			ret = mm_sample(&m, way[k], name[k], &dummy,
-					&retakes);
-		cli_progress_add(&bn->prog, 1);
-	}
-	for (unsigned int i = 0; !ret && i < n; i++) {
-		/* the order turns each sample, so no way always goes first */
-		for (int k = 0; !ret && k < BGW_MM_WAYS; k++) {
-			int w = (int)((i + k) % BGW_MM_WAYS);
-
-			ret = mm_sample(&m, way[w], name[w], &s[w][i],
-				       &retakes);
-		}
-		cli_progress_add(&bn->prog, 1);
-	}
+	if (!ret)
+		ret = mm_samples_run(&m, n, s, &retakes);
 	cli_progress_stop(&bn->prog);
-	mm_teardown(&m);
+	mm_teardown(&m, bn);
 	if (!ret) {
 		struct bgpuwait *g = &bn->gpuwait;
 

@@ -3,8 +3,7 @@
  * sections.h - the sections of the bench, each filling in its part of the
  * run (main.c runs them): sweep.c (the sweep, the counts of the
  * prediction, the soak), frames.c (frame rate, pin), stream.c (an
- * AXI-Stream card's ring), gpuwait.c and gpuwait_mm.c (GPU-side
- * completion).
+ * AXI-Stream card's ring), gpuwait.c (GPU-side completion).
  */
 #ifndef HF_BENCH_SECTIONS_H
 #define HF_BENCH_SECTIONS_H
@@ -24,6 +23,5 @@ int bench_run_frames(struct bench *bn);
 int bench_run_pin(struct bench *bn);
 int bench_run_stream(struct bench *bn, bool gpu);
 int bench_run_gpuwait(struct bench *bn);
-int bench_run_gpuwait_mm(struct bench *bn);
 
 #endif /* HF_BENCH_SECTIONS_H */
