@@ -25,7 +25,10 @@
  * ones beside them (from --json).
  *
  * This file: the card and the environment, the buffers and the paths
- * measured, the sections in order (sections.h), then the outputs (out.h).
+ * measured, the sections in order (sections.h), then the outputs: the
+ * tables on standard output as the run goes (out_text.c), the JSON, the
+ * one source of every file (out_json.c), and the CSV, Markdown and plots
+ * rendered from it (out_render.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -373,13 +376,7 @@ static int run_all(struct bench *bn, const struct bench_outputs *o)
 	if (bench_buffers(bn) || run_sections(bn))
 		return CLI_EXIT_FAIL;
 	status = bn->failed_verify ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-	if (o->json && bench_json(bn, o->json))
-		status = CLI_EXIT_FAIL;
-	if (o->csv && bench_csv(bn, o->csv))
-		status = CLI_EXIT_FAIL;
-	if (o->md && bench_markdown(bn, o->md))
-		status = CLI_EXIT_FAIL;
-	if ((o->plot || o->plotdir) && bench_plots(bn, o->plotdir, o->plot))
+	if (bench_write_outputs(bn, o))
 		status = CLI_EXIT_FAIL;
 	if (bn->failed_verify)
 		cli_err("bench: some data did not verify (see above)");

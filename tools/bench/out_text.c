@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * out_text.c - "hellofpga bench" on standard output: the environment
- * and the tables.
+ * out_text.c - "hellofpga bench" on standard output, as the run goes: the
+ * environment and the tables, for people (the files are rendered from
+ * the JSON).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -10,7 +11,8 @@
 #include "out.h"
 #include "stats.h"
 
-void bench_print_env(const struct bench *bn, FILE *f, const char *pre)
+/* the environment, a line each, every line after @pre */
+static void bench_print_env(const struct bench *bn, FILE *f, const char *pre)
 {
 	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * stats.c - the statistics of a series of timed transfers, and the
- * figures every output derives from a run: a path's statistics at a size,
- * ratios, differences, GB/s, frame runs, soak drift; closing an output
- * file; the names of the paths and directions.
+ * figures the text and the JSON derive from a run: a path's statistics at
+ * a size, ratios, differences, GB/s, frame runs, soak drift (the renderer,
+ * bench_render.py, derives the same from the JSON); the names of the
+ * paths and directions.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,13 +200,3 @@ double bench_soak_drift(const struct bench *bn, int d)
 	return a > 0 ? (b - a) / a * 100.0 : NAN;
 }
 
-int bench_close_out(FILE *f, const char *path)
-{
-	int bad = ferror(f);
-
-	if (fclose(f) || bad) {
-		cli_err("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-		return -1;
-	}
-	return 0;
-}

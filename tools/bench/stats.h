@@ -8,7 +8,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "bench.h"
 
@@ -30,6 +29,5 @@ double bench_pct_range(const struct bench *bn, uint64_t size, int d,
 const struct bframes *bench_frames_n(const struct bench *bn, int n);
 const char *bench_cell(char *buf, size_t len, const char *fmt, double v);
 double bench_soak_drift(const struct bench *bn, int d);
-int bench_close_out(FILE *f, const char *path);
 
 #endif /* HF_BENCH_STATS_H */

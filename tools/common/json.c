@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -161,6 +162,28 @@ void cli_json_num(struct cli_json *j, const char *key, const char *fmt,
 		fputs("null", j->f);
 	else
 		fprintf(j->f, fmt, v);
+}
+
+/**
+ * cli_json_real() - a number member written exactly: the fewest digits
+ * (15 to 17) that read back as @v, so a reader of the file (the bench's
+ * renderer) computes with the writer's value; a NaN or infinity is null.
+ */
+void cli_json_real(struct cli_json *j, const char *key, double v)
+{
+	char buf[32];
+
+	member(j, key);
+	if (isnan(v) || isinf(v)) {
+		fputs("null", j->f);
+		return;
+	}
+	for (int p = 15; p <= 17; p++) {
+		snprintf(buf, sizeof(buf), "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, j->f);
 }
 
 /** cli_json_bool() - a true/false member. */

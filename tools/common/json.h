@@ -38,6 +38,7 @@ void cli_json_u64(struct cli_json *j, const char *key, uint64_t v);
 void cli_json_int(struct cli_json *j, const char *key, long long v);
 void cli_json_num(struct cli_json *j, const char *key, const char *fmt,
 		  double v);
+void cli_json_real(struct cli_json *j, const char *key, double v);
 void cli_json_bool(struct cli_json *j, const char *key, bool v);
 void cli_json_null(struct cli_json *j, const char *key);
 

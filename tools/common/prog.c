@@ -2,11 +2,11 @@
 /*
  * prog.c - the programs of the tool: "hellofpga bench" and "hellofpga test"
  * run the programs hellofpga-bench (tools/bench/) and hellofpga-test
- * (tools/selftest/).  A program of the tool is found beside the running
- * program (the build tree: every program in BUILD/bin) or, installed, in
- * its directory relative to the running program's (bin ->
- * libexec/hellofpga, HF_REL_LIBEXEC from CMake), so an install under any
- * prefix works.
+ * (tools/selftest/), and the bench runs its renderer (bench_render.py).
+ * A program or file of the tool is found beside the running program (the
+ * build tree: every program in BUILD/bin) or, installed, in its directory
+ * relative to the running program's (bin -> libexec/hellofpga -> share/
+ * hellofpga; HF_REL_* from CMake), so an install under any prefix works.
  *
  * The verb hands the program its arguments with argv[0] the verb's name
  * (getopt's messages read as before) and, first, the device slot:
