@@ -273,6 +273,8 @@ step_tools() {
 	v=$(hellofpga version 2>&1)
 	if [ "$v" != "hellofpga $VERSION (libhellofpga $VERSION)" ]; then
 		fail tools "hellofpga version says '$v'"
+	elif ! hellofpga test --list 2>/dev/null | grep -q '^ 1  get_status '; then
+		fail tools "hellofpga test --list: no hellofpga-test in /usr/libexec/hellofpga"
 	elif ! man -w hellofpga 2>/dev/null | grep -q '/usr/share/man/man1/hellofpga.1'; then
 		fail tools "no man page hellofpga(1)"
 	elif ! zcat /usr/share/man/man1/hellofpga.1.gz | grep -q -e 'demo'; then
@@ -423,6 +425,7 @@ step_purge() {
 	for f in "/usr/src/hellofpga-$VERSION" "/var/lib/dkms/hellofpga" \
 		"$(ko hellofpga)" "$(ko hellofpga-nvp2p)" \
 		/usr/lib/udev/rules.d/60-hellofpga.rules /usr/bin/hellofpga \
+		/usr/libexec/hellofpga /usr/share/hellofpga \
 		/usr/share/man/man1/hellofpga.1.gz /usr/include/hellofpga.h \
 		/usr/lib/*/libhellofpga.so* /usr/lib/*/libHelloFPGACore.so \
 		/usr/lib/*/pkgconfig/hellofpga.pc /usr/lib/*/cmake/hellofpga \
