@@ -235,7 +235,8 @@ struct hf_user_irq {
  *	(hw_lock held for writing to change it): accesses fail with -EIO
  * @recovering: a PCIe error recovery or a reset began (set before the runs
  *	in flight are aborted, cleared at its end, without a lock): a wait it
- *	cuts short fails with -EIO, not as for a removal
+ *	cuts short fails with -EIO, not as for a removal (hf_run_exit(), a
+ *	stream's WAIT)
  * @bus_off: bus mastering was turned off because memory a wedged engine
  *	could reach had to go (revocation): no run until the driver is
  *	rebound; the reason is in dmesg
@@ -555,6 +556,7 @@ u64 hf_sg_fit(const struct hf_sg *sg, u32 nsg, u64 offset, u64 len,
 bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
 void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 		   const struct hf_xdma_result *res);
+int hf_run_exit(struct hf_chan *chan, int ret, struct hf_xdma_result *res);
 
 /* hf_stream.c: C2H AXI-Stream rings of the c2h nodes */
 long hf_stream_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);

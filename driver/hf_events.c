@@ -86,10 +86,26 @@ static u32 hf_events_take(struct hf_user_irq *ui)
 }
 
 /**
+ * hf_events_give_back() - put a taken count back, for another reader.
+ * @ui: the user interrupt
+ * @n: the count hf_events_take() returned
+ */
+static void hf_events_give_back(struct hf_user_irq *ui, u32 n)
+{
+	spin_lock_irq(&ui->lock);
+	ui->events += n;
+	spin_unlock_irq(&ui->lock);
+	wake_up_interruptible(&ui->wq);
+}
+
+/**
  * hf_events_read() - wait for a user interrupt.
  * @hf: the file of an events node
  * @buf: receives the count (u32)
  * @count: at least 4
+ *
+ * A count taken while the card is in a reset or PCIe error recovery is
+ * handed out as any other.
  *
  * Return: 4, -EINVAL, -EAGAIN (O_NONBLOCK and none yet), -EINTR (a signal;
  * never -ERESTARTSYS), -ENODEV (card removed), -EFAULT.
@@ -124,11 +140,23 @@ ssize_t hf_events_read(struct hf_file *hf, char __user *buf, size_t count)
 		}
 		/* another reader of the interrupt took the count first */
 	}
+	/*
+	 * The count is taken: hand it out whatever the enable says.  A card
+	 * in a reset or PCIe error recovery (-EIO) enables the interrupts of
+	 * the open events nodes when it thaws (hf_events_open_mask()); a
+	 * removed one (-ENODEV) has none.  Only a fatal signal (-EINTR)
+	 * keeps this reader from enabling it: the count goes back for
+	 * another reader, whose read enables it.
+	 */
 	ret = hf_user_irq_enable(card, hf->index);
-	if (ret && ret != -ENODEV)
+	if (ret == -EINTR) {
+		hf_events_give_back(ui, events);
 		return ret;
-	if (copy_to_user(buf, &events, sizeof(events)))
+	}
+	if (copy_to_user(buf, &events, sizeof(events))) {
+		hf_events_give_back(ui, events);
 		return -EFAULT;
+	}
 	return sizeof(events);
 }
 

@@ -421,7 +421,7 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 					    timeout_ns,
 					    last ? (__le32 *)wb->cpu : NULL,
 					    last ? wb->bus : 0, &res);
-		hf_card_exit(card);
+		ret = hf_run_exit(chan, ret, &res);
 		if (res.wedged) {
 			hf_pin_quarantine(pc, chan);
 			if (wpc && wpc != pc)

@@ -916,7 +916,7 @@ static long hf_ioc_stream_start(struct hf_file *hf, void __user *uarg)
 	/* from here on only a revocation of the pin cancels the ring */
 	WRITE_ONCE(chan->engine.cancel, false);
 	ret = hf_xdma_ring_start(&st->ring, &res);
-	hf_card_exit(card);
+	ret = hf_run_exit(chan, ret, &res);
 	if (ret) {
 		hf_set_error(hf, ret == -ENODEV ? -ENODEV : -EIO,
 			     "STREAM_START: %s", res.msg);

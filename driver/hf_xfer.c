@@ -119,6 +119,39 @@ void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 }
 
 /**
+ * hf_run_exit() - end the card access of an engine run (hf_card_exit()),
+ *	a reset's or PCIe error recovery's -ENODEV turned into -EIO.
+ * @chan: the engine
+ * @ret: what the run returned
+ * @res: its result (error and text, for hf_report_run())
+ *
+ * The engine core ends a run with -ENODEV when the driver aborts it
+ * (hf_card_abort_runs(): the card's removal, or the start of a reset or
+ * PCIe error recovery) or when the card reads all ones.  @recovering of
+ * the card is set before a recovery's abort and cleared only after the
+ * recovery took hw_lock for writing, so while the run still holds it for
+ * reading it tells which: a run a recovery or reset cut short fails with
+ * -EIO, as every access during the recovery does (and a stream's WAIT),
+ * not with a removal's -ENODEV: the card stays.
+ *
+ * Return: @ret, or -EIO instead of a recovery's -ENODEV.
+ */
+int hf_run_exit(struct hf_chan *chan, int ret, struct hf_xdma_result *res)
+{
+	struct hf_card *card = chan->card;
+
+	if (ret == -ENODEV && READ_ONCE(card->recovering)) {
+		ret = -EIO;
+		res->err = ret;
+		snprintf(res->msg, sizeof(res->msg),
+			 "%s: cut short by a reset or PCIe error recovery of the card after %u descriptors (see dmesg); try again",
+			 hf_chan_name(chan), res->completed);
+	}
+	hf_card_exit(card);
+	return ret;
+}
+
+/**
  * hf_rw_chan_prepare() - allocate a channel's read()/write() arrays.
  * @chan: the channel, locked
  * @npages: pages of the largest chunk or packet to come
@@ -292,7 +325,7 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 	WRITE_ONCE(chan->engine.cancel, false);
 	ret = hf_xdma_engine_run(&chan->engine, &chan->chain,
 				 hf_file_timeout_ns(hf), &res);
-	hf_card_exit(card);
+	ret = hf_run_exit(chan, ret, &res);
 	/* a wedged chunk delivered nothing one can rely on */
 	*moved = res.wedged ? 0 : res.bytes;
 	if (ret)

@@ -773,8 +773,9 @@ typedef struct hellofpga_stream *HELLOFPGA_STREAM;
  *	stream: Wait returns -EIO)
  * @gpu: 0, or a GPU Direct pin (HelloFPGA_GPUDirect_Pin()) the ring is in
  *	(then @host is NULL); the pin must stay pinned while the stream is
- *	open (the kernel driver refuses to unpin it; should the GPU memory be
- *	freed anyway, the driver stops the ring first and Wait returns -EIO)
+ *	open (HelloFPGA_GPUDirect_Unpin() refuses it; should the GPU memory be
+ *	freed anyway, the ring is stopped first, by the kernel driver or on
+ *	the emulated card by the library, and Wait returns -EIO)
  * @gpu_offset: offset of the ring in the pin, a multiple of 4096
  * @flags: 0 (no flag is defined yet)
  * @reserved: 0
@@ -853,13 +854,14 @@ typedef struct {
  * the largest buffer size that works), -ECHRNG (no such C2H channel),
  * -EOPNOTSUPP (the card's channels are not AXI-Stream, or the kernel driver
  * predates streams: ABI 1.3), -EBUSY (a stream is open on the channel, by
- * this handle or, on the kernel driver, by any process), -ENOENT (@gpu is no pin), -ERANGE (the ring lies past the end of
- * the pin), -ENOMEM (no memory; kernel driver: over the card's pin limit
- * or RLIMIT_MEMLOCK: a ring in driver memory counts against the user's
- * until it is closed, a @host ring's pages and a pinned ring's descriptor
- * storage against the process's), -EMFILE (65535 streams open in the
- * process), -ENODEV
- * (card gone), -EIO (the engine is wedged, or any other failure).
+ * this handle or, on the kernel driver, by any process), -ENOENT (@gpu is
+ * no pin), -ENXIO (the GPU memory of @gpu was freed), -ERANGE (the ring
+ * lies past the end of the pin), -ENOMEM (no memory; kernel driver: over
+ * the card's pin limit or RLIMIT_MEMLOCK: a ring in driver memory counts
+ * against the user's until it is closed, a @host ring's pages and a pinned
+ * ring's descriptor storage against the process's), -EMFILE (65535 streams
+ * open in the process), -ENODEV (card gone), -EIO (the engine is wedged, or
+ * any other failure).
  */
 int HelloFPGA_Stream_Open(HELLOFPGA_HANDLE hDev,
 			  const HELLOFPGA_STREAM_CONFIG *cfg,
@@ -873,8 +875,8 @@ int HelloFPGA_Stream_Open(HELLOFPGA_HANDLE hDev,
  * Return: 0, -ETIMEDOUT (no buffer yet: the stream goes on), -EBADF (NULL
  * stream, or its handle was closed, also while this waited), -ECHILD (after
  * fork()), -EFAULT (NULL @f), -EINVAL (@timeout_ms above 3600000), -EIO
- * (the engine stopped on an error; the text decodes it: close the stream),
- * -ENODEV (card gone).
+ * (the engine stopped on an error, or the ring's GPU memory was freed; the
+ * text says which: close the stream), -ENODEV (card gone).
  */
 int HelloFPGA_Stream_Wait(HELLOFPGA_STREAM s, int timeout_ms,
 			  HELLOFPGA_FRAME *f);
@@ -908,7 +910,8 @@ int HelloFPGA_Stream_GetStats(HELLOFPGA_STREAM s, HELLOFPGA_STREAM_STATS *st);
  * -EBADF (not an open stream: closed already, closed by another thread at
  * the same time, or a value no Open returned in this process), -ECHILD
  * (after fork(): nothing is freed), -EIO (the engine did not stop: the
- * channel is wedged and the ring stays allocated; the stream is freed).
+ * channel is wedged and the ring stays allocated, a @host ring in use by
+ * the card, until HelloFPGA_Close() of the handle; the stream is freed).
  */
 int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
 
@@ -935,7 +938,9 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM s);
  * Rules:
  *  - Sequence numbers are HELLOFPGA_FRAME.sequence: buffers the stream
  *    completed before this one, 0 for the first.  Buffer q lands in buffer
- *    index q % buffers.
+ *    index q % buffers, or (q + k) % buffers when the ring first skipped k
+ *    buffers holding the rest of a frame its channel's last stop cut
+ *    (HELLOFPGA_GPU_WAIT.index and HELLOFPGA_FRAME.index say which).
  *  - A slot is cleared when its buffer goes back to the card (Release),
  *    never before, so a stale writeback never satisfies a wait for the
  *    buffer's next round.  Hence the window: with r buffers released so far

@@ -125,7 +125,13 @@ struct emu_uirq {
  * @uirq_lock: guards the @uirq counts and descriptors
  * @uirq_armed: user interrupts armed (a bit each; changed atomically)
  * @uirq: the user interrupts
+ * @wedged_lock: guards @wedged
+ * @wedged: rings whose stop found the engine wedged (the card may still
+ *	write them): kept until the card's engine threads have stopped at
+ *	its close, then freed
  */
+struct emu_stream;
+
 struct emu_card {
 	struct hf_emu_host *host;
 	struct hf_xdma_dev xdev;
@@ -148,6 +154,8 @@ struct emu_card {
 	pthread_mutex_t uirq_lock;
 	u32 uirq_armed;
 	struct emu_uirq uirq[XDMA_USER_IRQS];
+	pthread_mutex_t wedged_lock;
+	struct emu_stream *wedged;
 };
 
 /**
@@ -799,6 +807,8 @@ static int setup_irqs(struct hellofpga_dev *dev, struct emu_card *card)
 	return 0;
 }
 
+static void emu_stream_free_wedged(struct emu_card *card);
+
 static void emu_teardown(struct emu_card *card)
 {
 	if (!card)
@@ -828,7 +838,9 @@ static void emu_teardown(struct emu_card *card)
 		for (u32 i = 0; i < card->nengines; i++)
 			hf_xdma_engine_fini(&card->by_index[i]->eng);
 		hf_emu_host_destroy(card->host);
+		emu_stream_free_wedged(card);
 	}
+	pthread_mutex_destroy(&card->wedged_lock);
 	if (card->ddr)
 		munmap(card->ddr, card->ddr_size);
 	for (u32 ch = 0; ch < XDMA_MAX_CHANNELS; ch++)
@@ -1563,6 +1575,9 @@ static int emu_uirq_take(struct hellofpga_dev *dev, int irq, uint32_t *count)
  * @own: the library allocated @host
  * @host_bus: bus address of @host (one mapping)
  * @pin: the GPU pin the ring is in (a reference), or NULL
+ * @running: the ring counts in @pin's running rings (hf_pin_ring_running())
+ *	until a stop or a halt proves its engine idle
+ * @next_wedged: the card's list of wedged rings (emu_card.wedged)
  */
 struct emu_stream {
 	struct hf_xdma_ring r;
@@ -1578,6 +1593,8 @@ struct emu_stream {
 	bool own;
 	u64 host_bus;
 	struct hf_pin *pin;
+	bool running;
+	struct emu_stream *next_wedged;
 };
 
 static void emu_stream_free(struct emu_card *card, struct emu_stream *es)
@@ -1632,11 +1649,11 @@ static int emu_stream_gpu(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 	u64 len = (u64)s->cfg.buffers * s->cfg.buffer_size;
 	struct emu_pin *ep;
 	u64 piece = 0;
+	int ret;
 
-	es->pin = hf_pin_get_ring(dev, s->cfg.gpu);
-	if (!es->pin)
-		return hf_set_error(dev, -ENOENT, "%s: no pin with handle 0x%llx",
-				    fn, (unsigned long long)s->cfg.gpu);
+	ret = hf_pin_get_ring(dev, s->cfg.gpu, &es->pin, fn);
+	if (ret)
+		return ret;
 	if (s->cfg.gpu_offset > es->pin->size ||
 	    len > es->pin->size - s->cfg.gpu_offset)
 		return hf_set_error(dev, -ERANGE,
@@ -1752,11 +1769,49 @@ static int emu_stream_start(struct hellofpga_dev *dev, struct hellofpga_stream *
 		goto err;
 	}
 	s->host = es->host;
+	if (es->pin) {
+		hf_pin_ring_running(es->pin, true);
+		es->running = true;
+	}
 	__atomic_store_n(&s->bdata, es, __ATOMIC_RELEASE);
 	return 0;
 err:
 	emu_stream_free(card, es);
 	return ret;
+}
+
+/* The ring's engine is proven idle: a revocation of its pin may go on. */
+static void emu_stream_idle(struct emu_stream *es)
+{
+	if (!es->running)
+		return;
+	es->running = false;
+	hf_pin_ring_running(es->pin, false);
+}
+
+/*
+ * The rings a stop left to the card (wedged), once its engine threads
+ * have stopped: what the host freed with it (descriptors, mappings) is
+ * gone; the rest is freed here.
+ */
+static void emu_stream_free_wedged(struct emu_card *card)
+{
+	while (card->wedged) {
+		struct emu_stream *es = card->wedged;
+
+		card->wedged = es->next_wedged;
+		if (es->own)
+			free(es->host);
+		if (!es->gpu_waited)
+			free(es->wb);
+		else
+			hf_gpu_keep(es->wb);
+		if (es->pin) {
+			emu_stream_idle(es);
+			hf_pin_put_ring(es->pin);
+		}
+		free(es);
+	}
 }
 
 static int emu_stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
@@ -1810,11 +1865,45 @@ static int emu_stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s
 	ret = hf_xdma_ring_stop(&es->r, &res);
 	/* no buffer completes any more: GPU waits on one end now */
 	hf_xdma_ring_mark_error(&es->r);
-	if (ret == -EBUSY)	/* wedged: the card may still write the ring */
+	if (ret == -EBUSY) {
+		/*
+		 * Wedged: the card may still write the ring.  The card keeps
+		 * it until its close, where the engine threads stop first
+		 * (emu_stream_free_wedged()); the stream goes.
+		 */
+		pthread_mutex_lock(&card->wedged_lock);
+		es->next_wedged = card->wedged;
+		card->wedged = es;
+		pthread_mutex_unlock(&card->wedged_lock);
+		__atomic_store_n(&s->bdata, NULL, __ATOMIC_RELEASE);
 		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
 				    res.msg);
+	}
+	emu_stream_idle(es);
 	__atomic_store_n(&s->bdata, NULL, __ATOMIC_RELEASE);
 	emu_stream_free(card, es);
+	return 0;
+}
+
+/*
+ * The GPU memory of the ring's pin is being freed: stop the ring, prove
+ * its engine idle and mark its slots, before the pin's mapping goes; the
+ * ring stays allocated until the stream's close (emu_stream_stop()).
+ */
+static int emu_stream_halt(struct hellofpga_dev *dev, struct hellofpga_stream *s)
+{
+	struct emu_stream *es = s->bdata;
+	struct hf_xdma_result res;
+	int ret;
+
+	if (!es)
+		return 0;
+	ret = hf_xdma_ring_stop(&es->r, &res);
+	hf_xdma_ring_mark_error(&es->r);
+	if (ret == -EBUSY)
+		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
+				    res.msg);
+	emu_stream_idle(es);
 	return 0;
 }
 
@@ -1920,6 +2009,7 @@ static const struct hf_backend_ops emu_ops = {
 	.stream_kick = emu_stream_kick,
 	.stream_stats = emu_stream_stats,
 	.stream_stop = emu_stream_stop,
+	.stream_halt = emu_stream_halt,
 	.stream_gpu_slot = emu_stream_gpu_slot,
 	.stream_gpu_doorbells = emu_stream_gpu_doorbells,
 };
@@ -1983,6 +2073,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	for (u32 ch = 0; ch < XDMA_MAX_CHANNELS; ch++)
 		card->blk_fd[ch] = -1;
 	pthread_mutex_init(&card->uirq_lock, NULL);
+	pthread_mutex_init(&card->wedged_lock, NULL);
 	for (u32 i = 0; i < XDMA_USER_IRQS; i++)
 		card->uirq[i] = (struct emu_uirq){ card, i, -1, 0 };
 	card->irq_mode = o.irq_mode;

@@ -1002,12 +1002,9 @@ static int kernel_stream_start(struct hellofpga_dev *dev,
 	if (s->cfg.gpu) {
 		struct kpin *kp;
 
-		ks->pin = hf_pin_get_ring(dev, s->cfg.gpu);
-		if (!ks->pin) {
-			ret = hf_set_error(dev, -ENOENT, "%s: no pin with handle 0x%llx",
-					   fn, (unsigned long long)s->cfg.gpu);
+		ret = hf_pin_get_ring(dev, s->cfg.gpu, &ks->pin, fn);
+		if (ret)
 			goto err;
-		}
 		if (s->cfg.gpu_offset > ks->pin->size ||
 		    (uint64_t)s->cfg.buffers * s->cfg.buffer_size >
 		    ks->pin->size - s->cfg.gpu_offset) {

@@ -141,25 +141,94 @@ void hf_pin_put(struct hf_pin *pin)
  * as the kernel driver's UNPIN of a pin a stream uses is.
  * @dev: the card
  * @handle: the caller's GPU handle (not HelloFPGA_SetGPUBuffer()'s)
+ * @out: receives the pin
+ * @fn: the API function, for the error text
  *
- * Return: the pin, or NULL when @handle is not a pin of the caller's on
- * @dev.
+ * A pin whose GPU memory was freed (revoked: its backend state is gone)
+ * holds no ring.
+ *
+ * Return: 0, -ENOENT (@handle is not a pin of the caller's on @dev) or
+ * -ENXIO (its GPU memory was freed), with the error text set.
  */
-struct hf_pin *hf_pin_get_ring(struct hellofpga_dev *dev,
-			       HELLOFPGA_GPU_HANDLE handle)
+int hf_pin_get_ring(struct hellofpga_dev *dev, HELLOFPGA_GPU_HANDLE handle,
+		    struct hf_pin **out, const char *fn)
 {
 	struct hf_pin_slot *s;
 	struct hf_pin *pin = NULL;
+	bool gone = false;
 
 	pthread_mutex_lock(&dev->pin_lock);
 	s = slot_of(dev, handle);
 	if (s && !s->pin->internal) {
-		pin = s->pin;
-		pin->refs++;
-		pin->rings++;
+		gone = s->pin->revoking ||
+		       __atomic_load_n(&s->pin->revoked, __ATOMIC_ACQUIRE) ||
+		       __atomic_load_n(&s->pin->released, __ATOMIC_ACQUIRE);
+		if (!gone) {
+			pin = s->pin;
+			pin->refs++;
+			pin->rings++;
+		}
 	}
 	pthread_mutex_unlock(&dev->pin_lock);
-	return pin;
+	*out = pin;
+	if (gone)
+		return hf_set_error(dev, -ENXIO,
+				    "%s: handle 0x%llx: the GPU memory of the pin was freed",
+				    fn, (unsigned long long)handle);
+	if (!pin)
+		return hf_set_error(dev, -ENOENT, "%s: no pin with handle 0x%llx",
+				    fn, (unsigned long long)handle);
+	return 0;
+}
+
+/**
+ * hf_pin_ring_running() - a ring in @pin started (@on), or its engine was
+ * proven idle (a stop or a halt): the pin's revocation waits for the
+ * running ones before the memory goes.
+ */
+void hf_pin_ring_running(struct hf_pin *pin, bool on)
+{
+	pthread_mutex_lock(&pin->dev->pin_lock);
+	if (on)
+		pin->rings_running++;
+	else
+		pin->rings_running--;
+	pthread_mutex_unlock(&pin->dev->pin_lock);
+}
+
+/* How long a revocation waits for the rings in the pin to stop. */
+#define PIN_RING_STOP_WAIT_MS	(XDMA_STOP_MAX_DEFAULT_NS / 1000000 + 1000)
+
+/*
+ * Stop the rings that lie in @pin before its memory goes: the stream
+ * layer halts those of open streams; rings being stopped by a close at
+ * this moment (no longer on the card's list) are waited for.  A wedged
+ * ring is waited for in vain: the memory then goes under it (the emulated
+ * IOMMU keeps the engine out of it: faults, counted).
+ */
+static void pin_stop_rings(struct hf_pin *pin)
+{
+	struct hellofpga_dev *dev = pin->dev;
+	unsigned int rings, running;
+
+	pthread_mutex_lock(&dev->pin_lock);
+	pin->revoking = true;
+	rings = pin->rings;
+	pthread_mutex_unlock(&dev->pin_lock);
+	if (!rings)
+		return;
+	hf_stream_pin_revoke(dev, pin);
+	for (int ms = 0; ms < PIN_RING_STOP_WAIT_MS; ms++) {
+		pthread_mutex_lock(&dev->pin_lock);
+		running = pin->rings_running;
+		pthread_mutex_unlock(&dev->pin_lock);
+		if (!running)
+			return;
+		hf_os_sleep_us(1000);
+	}
+	hf_os_log("%s: GPU memory %p of handle 0x%llx freed while %u stream ring%s in it did not stop",
+		  dev->info.name, pin->gpu, (unsigned long long)pin->handle,
+		  running, running == 1 ? "" : "s");
 }
 
 /** hf_pin_put_ring() - the stream's ring left the pin: drop its reference. */
@@ -191,14 +260,17 @@ static void pin_release_backend(struct hf_pin *pin)
  * callback, from the thread that frees it).
  * @arg: the pin
  *
- * Waits for the pin's transfers in flight, then unmaps the memory so the
- * card can no longer reach it; the handle stays in the table and its later
- * transfers fail with -ENXIO until it is unpinned.
+ * Stops the stream rings that lie in the pin (their Waits then return
+ * -EIO) and waits for the pin's transfers in flight, then unmaps the
+ * memory so the card can no longer reach it; the handle stays in the
+ * table and its later transfers fail with -ENXIO until it is unpinned.
  */
 static void pin_revoke(void *arg)
 {
 	struct hf_pin *pin = arg;
 
+	/* before the lock: a stream's start holds its own lock and reads us */
+	pin_stop_rings(pin);
 	pthread_rwlock_wrlock(&pin->lock);
 	if (!pin->released) {
 		__atomic_store_n(&pin->revoked, true, __ATOMIC_RELEASE);

@@ -124,6 +124,14 @@ struct hf_backend_ops {
 			     struct hf_xdma_ring_stats *st);
 	int (*stream_stop)(struct hellofpga_dev *dev, struct hellofpga_stream *s);
 	/*
+	 * The GPU memory of the pin @s's ring lies in is being freed: stop
+	 * the ring and prove its engine idle (as stop does), mark its slots,
+	 * but keep the ring (stop frees it later); under @s->lock and
+	 * @s->gw_lock.  0, or -EIO (wedged).  NULL: the backend's revocation
+	 * of a pin stops its rings itself (the kernel driver).
+	 */
+	int (*stream_halt)(struct hellofpga_dev *dev, struct hellofpga_stream *s);
+	/*
 	 * GPU-side completion (HelloFPGA_Stream_WaitOnGPU()): the writeback
 	 * slot of buffer @seq, mapped for the GPU; under @s->gw_lock (not
 	 * @s->lock: a wait may hold that).  The slots of a stream waited on
@@ -186,6 +194,9 @@ struct hf_stream_gpu_slot {
  * @db_armed: per buffer (atomic): a GPU release of it is queued
  * @ndb_armed: how many are (atomic)
  * @closing: set (atomic) when the handle or the stream is being closed
+ * @revoked: set (atomic) when the GPU memory of the pin the ring lies in
+ *	is freed: the ring is stopped (stream_halt), its waits -EIO
+ * @halted: that stop was done (under @lock)
  * @pending: releases wait to be applied (atomic)
  * @held: per buffer (atomic): 0 with the card, 1 held by the caller, 2
  *	released, to be handed to the backend under @lock
@@ -223,6 +234,8 @@ struct hellofpga_stream {
 	uint8_t db_armed[HELLOFPGA_STREAM_MAX_BUFFERS];
 	uint32_t ndb_armed;
 	bool closing;
+	bool revoked;
+	bool halted;
 	bool pending;
 	uint8_t held[HELLOFPGA_STREAM_MAX_BUFFERS];
 	uint32_t nheld;
@@ -237,6 +250,8 @@ struct hellofpga_stream {
 /* stream.c */
 void hf_stream_wake_all(struct hellofpga_dev *dev);
 void hf_stream_close_all(struct hellofpga_dev *dev);
+struct hf_pin;
+void hf_stream_pin_revoke(struct hellofpga_dev *dev, struct hf_pin *pin);
 
 /* submit.c */
 struct hf_submitq;
@@ -256,6 +271,10 @@ void hf_submit_close(struct hellofpga_dev *dev);
  *	the device's @pin_lock.  The last one frees the pin.
  * @rings: open streams whose ring lies in the pin (hf_pin_get_ring());
  *	under the device's @pin_lock.  Unpin is -EBUSY while there are.
+ * @rings_running: of them, those whose engine may still write the pin
+ *	(hf_pin_ring_running()); under the device's @pin_lock
+ * @revoking: the GPU memory is being freed: no new ring goes into the pin
+ *	(under the device's @pin_lock)
  * @watch: hf_gpu_watch() registration, 0 when the GPU layer offers no
  *	free callback (then every transfer calls hf_gpu_check())
  * @revoked: the GPU memory was freed while pinned (under @lock)
@@ -273,6 +292,8 @@ struct hf_pin {
 	pthread_rwlock_t lock;
 	unsigned int refs;
 	unsigned int rings;
+	unsigned int rings_running;
+	bool revoking;
 	long watch;
 	bool revoked;
 	bool released;
@@ -503,9 +524,10 @@ void hf_gpudirect_close(struct hellofpga_dev *dev);
 struct hf_pin *hf_pin_get(struct hellofpga_dev *dev,
 			  HELLOFPGA_GPU_HANDLE handle);
 void hf_pin_put(struct hf_pin *pin);
-struct hf_pin *hf_pin_get_ring(struct hellofpga_dev *dev,
-			       HELLOFPGA_GPU_HANDLE handle);
+int hf_pin_get_ring(struct hellofpga_dev *dev, HELLOFPGA_GPU_HANDLE handle,
+		    struct hf_pin **out, const char *fn);
 void hf_pin_put_ring(struct hf_pin *pin);
+void hf_pin_ring_running(struct hf_pin *pin, bool on);
 
 /* chanlock.c */
 void hf_deadline_in(struct timespec *dl, int timeout_ms);

@@ -494,7 +494,7 @@ static bool stream_stopped(const struct hellofpga_stream *s)
  */
 static void apply_releases(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 {
-	if (stream_stopped(s))
+	if (stream_stopped(s) || __atomic_load_n(&s->revoked, __ATOMIC_ACQUIRE))
 		return;
 	apply_gpu_releases(s);
 	if (!__atomic_exchange_n(&s->pending, false, __ATOMIC_ACQ_REL))
@@ -548,6 +548,12 @@ static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 		if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
 			ret = hf_set_error(dev, -EBADF,
 					   "%s: the handle was closed while the wait ran",
+					   fn);
+			break;
+		}
+		if (__atomic_load_n(&s->revoked, __ATOMIC_ACQUIRE)) {
+			ret = hf_set_error(dev, -EIO,
+					   "%s: the ring stopped: the GPU memory of its pin was freed (close the stream)",
 					   fn);
 			break;
 		}
@@ -974,6 +980,77 @@ void hf_stream_wake_all(struct hellofpga_dev *dev)
 		dev->ops->stream_kick(dev, s);
 	}
 	pthread_mutex_unlock(&dev->stream_lock);
+}
+
+/* How often, and how long, a revocation tries the locks of busy streams. */
+#define REVOKE_RETRY_US		100
+#define REVOKE_TRIES		50000
+
+/*
+ * Halt the rings in @pin of the streams on @dev's list that are not yet;
+ * under @dev->stream_lock (no stream on the list is freed meanwhile).
+ * Return: how many could not be now (their locks busy).
+ */
+static int revoke_pass(struct hellofpga_dev *dev, const struct hf_pin *pin)
+{
+	struct hellofpga_stream *s;
+	int busy = 0;
+
+	for (s = dev->streams; s; s = s->next) {
+		if (s->cfg.gpu != pin->handle)
+			continue;
+		/* a wait holding the lock sees the mark and returns */
+		__atomic_store_n(&s->revoked, true, __ATOMIC_RELEASE);
+		dev->ops->stream_kick(dev, s);
+		/*
+		 * Only tried: the stream lock is not to be held while waiting
+		 * for a stream's locks (a stop under those takes locks that
+		 * fork()'s handlers take around the card table's, whose holder
+		 * in HelloFPGA_Close() takes the stream lock).
+		 */
+		if (pthread_mutex_trylock(&s->lock)) {
+			busy++;
+			continue;
+		}
+		if (pthread_mutex_trylock(&s->gw_lock)) {
+			pthread_mutex_unlock(&s->lock);
+			busy++;
+			continue;
+		}
+		if (!s->halted && __atomic_load_n(&s->dev, __ATOMIC_ACQUIRE))
+			dev->ops->stream_halt(dev, s);
+		s->halted = true;
+		pthread_mutex_unlock(&s->gw_lock);
+		pthread_mutex_unlock(&s->lock);
+	}
+	return busy;
+}
+
+/**
+ * hf_stream_pin_revoke() - the GPU memory of @pin is being freed: stop the
+ *	rings of the card's streams that lie in it (their Waits return -EIO;
+ *	the rings stay allocated until HelloFPGA_Stream_Close()).
+ * @dev: the card
+ * @pin: the pin, marked revoking (no new ring goes into it)
+ *
+ * A stream whose locks are busy (a wait about to see the mark, a start, a
+ * stop) is tried again shortly.  A ring a close is stopping right now is
+ * off the list already: the pin's revocation waits for that stop itself.
+ */
+void hf_stream_pin_revoke(struct hellofpga_dev *dev, struct hf_pin *pin)
+{
+	int busy;
+
+	if (!dev->ops->stream_halt)
+		return;
+	for (int i = 0; i < REVOKE_TRIES; i++) {
+		pthread_mutex_lock(&dev->stream_lock);
+		busy = revoke_pass(dev, pin);
+		pthread_mutex_unlock(&dev->stream_lock);
+		if (!busy)
+			return;
+		hf_os_sleep_us(REVOKE_RETRY_US);
+	}
 }
 
 /**

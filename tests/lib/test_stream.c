@@ -746,6 +746,102 @@ HF_TEST(stream_gpu_ring_pin_unpin_while_open_is_ebusy)
 	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
 }
 
+/*
+ * A ring in a pin whose GPU memory was freed (the pin revoked, its mapping
+ * gone): Stream_Open is -ENXIO, as a transfer of the pin is, and the card
+ * goes on (it dereferenced the released pin's mapping: SIGSEGV).
+ */
+HF_TEST(stream_gpu_ring_in_a_pin_whose_memory_was_freed_enxio)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_GPU_HANDLE gh = 0;
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_STREAM s = NULL;
+	size_t size = 1 << 16;
+	void *gpu = NULL;
+
+	use_emu_gpu();
+	h = t_open(CARD);
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	c.gpu = gh;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -ENXIO);
+	HF_CHECK(s == NULL);
+	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h), "was freed"), "%s",
+		     HelloFPGA_GetLastError(h));
+	/* the channel is free: a ring in host memory opens there */
+	c.gpu = 0;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+struct ring_consumer {
+	HELLOFPGA_STREAM s;
+	unsigned long frames;	/* atomic */
+	int ret;
+};
+
+/* Take and release frames until a Wait fails; its result in ->ret. */
+static void *ring_consume_fn(void *arg)
+{
+	struct ring_consumer *rc = arg;
+	HELLOFPGA_FRAME f;
+	int ret;
+
+	while (!(ret = HelloFPGA_Stream_Wait(rc->s, TMO_MS, &f))) {
+		__atomic_add_fetch(&rc->frames, 1, __ATOMIC_RELEASE);
+		ret = HelloFPGA_Stream_Release(rc->s, f.index);
+		if (ret)
+			break;
+	}
+	rc->ret = ret;
+	return NULL;
+}
+
+/*
+ * The GPU memory of an open GPU ring freed while the card fills the ring
+ * and a thread consumes it: the ring is stopped before the pin's mapping
+ * goes, so the card writes nothing there (no DMA fault: the harness counts
+ * them), and the consumer's Wait returns -EIO; the stream then closes and
+ * the pin unpins.  (The card went on writing into the unmapped pin.)
+ */
+HF_TEST(stream_gpu_ring_memory_freed_stops_the_ring_first)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_GPU_HANDLE gh = 0;
+	struct ring_consumer rc;
+	HELLOFPGA_HANDLE h;
+	size_t size = 1 << 16;
+	void *gpu = NULL;
+	pthread_t t;
+
+	t_watchdog(120, "a GPU ring whose memory is freed");
+	use_emu_gpu();
+	h = t_open(CARD);
+	t_need_emulated(h, "the emulated IOMMU's fault count");
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	c.gpu = gh;
+	memset(&rc, 0, sizeof(rc));
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &rc.s), 0);
+	src_start(h, 4096, 0, 0, 0);
+	HF_CHECK_ERR(pthread_create(&t, NULL, ring_consume_fn, &rc), 0);
+	/* the card is filling the ring */
+	while (__atomic_load_n(&rc.frames, __ATOMIC_ACQUIRE) < 50)
+		sleep_us(100);
+	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+	HF_CHECK_ERR(pthread_join(t, NULL), 0);
+	HF_CHECK_MSG(rc.ret == -EIO, "the consumer's Wait returned %d: %s",
+		     rc.ret, HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(rc.s), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	t_watchdog_off();
+}
+
 HF_TEST(stream_gpu_ring_buffers_larger_than_the_pins_pieces_einval)
 {
 	HELLOFPGA_STREAM_CONFIG c = cfg_of(2, 4 << 20);
@@ -773,6 +869,48 @@ HF_TEST(stream_gpu_ring_buffers_larger_than_the_pins_pieces_einval)
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
+}
+
+/*
+ * A stream whose engine does not go idle within its stop's bound (the
+ * card's engines hang for longer): Stream_Close is -EIO, the ring stays
+ * with the card while the card may write it, and HelloFPGA_Close frees it
+ * once the engines have stopped (it was never freed: the ASan stage's leak
+ * check reports it).  A host ring and a library ring.
+ */
+HF_TEST(stream_wedged_at_its_close_frees_its_ring_at_the_cards_close)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 4096);
+	HELLOFPGA_STREAM s1, s2;
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_FRAME f;
+	void *mem;
+	int ret;
+
+	h = t_open(CARD);
+	t_need_emulated(h, "fault injection (hf_emu_test_inject_hang)");
+	mem = aligned_alloc(4096, 4 * 4096);
+	HF_CHECK(mem);
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s1), 0);
+	c.channel = 1;
+	c.host = mem;
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s2), 0);
+	src_start(h, 4096, 0, 0, 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s1, TMO_MS, &f), 0);
+	/* far longer than a stop waits for an engine of no link model */
+	HF_CHECK_ERR(hf_emu_test_inject_hang(h, 200000000ull), 0);
+	ret = HelloFPGA_Stream_Close(s1);
+	HF_CHECK_MSG(ret == -EIO && strstr(HelloFPGA_GetLastError(h), "wedged"),
+		     "Stream_Close under a hang: %d: %s", ret,
+		     HelloFPGA_GetLastError(h));
+	ret = HelloFPGA_Stream_Close(s2);
+	HF_CHECK_MSG(ret == -EIO && strstr(HelloFPGA_GetLastError(h), "wedged"),
+		     "Stream_Close under a hang: %d: %s", ret,
+		     HelloFPGA_GetLastError(h));
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s1), -EBADF);
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+	/* the card wrote its last into the host ring before its close ended */
+	free(mem);
 }
 
 /* A closed stream, or a value no Open returned, is -EBADF: never a crash. */

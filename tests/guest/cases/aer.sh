@@ -10,8 +10,9 @@
 #                       a round trip works afterwards
 #   fatal (MALF_TLP)    with a transfer stuck on the card (stall fault; the
 #                       module reloaded with timeout_ms=30000): the link is
-#                       reset, the stuck transfer ends at once with an
-#                       error, a round trip works afterwards
+#                       reset, the stuck transfer ends at once with EIO (the
+#                       recovery's, not a removal's ENODEV), a round trip
+#                       works afterwards
 # Each must show our handlers' messages in dmesg and no kernel problem.
 # Then hf_recover (progs/hf_recover.c): a non-fatal error while C2H0's
 # engine hangs (the fault window's hang, limited to it): bus mastering off
@@ -114,6 +115,12 @@ if [ "$r" != 0 ] && [ "${t:-99999}" -lt 20000 ]; then
 	pass fatal-stuck-transfer-ends "exit $r after $t ms: $(grep -v '^rc=' /tmp/aer.cli | tail -n 1 | head -c 160)"
 else
 	fail fatal-stuck-transfer-ends "exit ${r:-?} after ${t:-?} ms (timeout 30 s): $(grep -v '^rc=' /tmp/aer.cli | tail -n 1 | head -c 160)"
+fi
+# the recovery cut it short, the card stays: EIO, not a removal's ENODEV
+if grep -q 'Input/output error' /tmp/aer.cli; then
+	pass fatal-stuck-transfer-eio
+else
+	fail fatal-stuck-transfer-eio "not EIO: $(grep -v '^rc=' /tmp/aer.cli | tail -n 1 | head -c 160)"
 fi
 fault 0
 after fatal

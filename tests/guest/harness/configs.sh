@@ -51,7 +51,7 @@
 # unless it says fault-regs= itself.
 # Returns 1 for an unknown NAME.
 
-HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards
+HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards fuzz
 	stream stream-poll k6.12-msix k6.12-viommu arm64-msix arm64-smmu insn-msix insn-poll)
 
 # What the arm64 guests run (tests/guest/README.md, "Configurations"): the
@@ -155,15 +155,33 @@ hf_config() {
 		CFG_CASES=concurrent
 		;;
 	twocards)
-		CFG_DESC="two cards (4+4 channels, 2 GiB; 2+1 channels, 512 MiB on a PCIe Gen1 x1 link), vIOMMU (strict), slub_debug; stop path, hang, unplug, fuzzer"
+		CFG_DESC="two cards (4+4 channels, 2 GiB; 2+1 channels, 512 MiB on a PCIe Gen1 x1 link), vIOMMU (strict), slub_debug; stop path, hang, unplug"
 		CFG_QEMU=(-device intel-iommu,intremap=off)
-		CFG_APPEND="intel_iommu=on iommu.strict=1 slub_debug=FZPU hf_fuzz=20"
+		CFG_APPEND="intel_iommu=on iommu.strict=1 slub_debug=FZPU"
 		# card 1 (hellofpga1): other channel counts and memory size, and a
 		# slow link, so that one 64 MiB descriptor takes ~290 ms
 		CFG_CARD2=xdma-sim,h2c=2,c2h=1,ddr-size=512M,link=gen1x1,fault-regs=on
 		# not the whole suite: what needs two cards, the slow link, the
 		# vIOMMU or slub_debug (tests/guest/README.md, "Configurations")
-		CFG_ONLY=info,stop64,twocards,hang,fuzz,pins
+		CFG_ONLY=info,stop64,twocards,hang,pins
+		CFG_CASES=iommu
+		;;
+	fuzz)
+		# the fuzzer (cases/fuzz.sh) alone: a memory-mapped card on a
+		# slow link (transfers long enough for a forged writeback word
+		# to come first) and an AXI-Stream card (rings, H2C packets),
+		# each behind a root port with the QMP channel (AER mid-run),
+		# under the strict vIOMMU and slub_debug; poll mode, then MSI-X
+		CFG_DESC="the fuzzer: a memory-mapped card on a PCIe Gen1 x1 link and an AXI-Stream card, vIOMMU (strict), slub_debug, AER errors mid-run; poll mode, then MSI-X"
+		CFG_QEMU=(-device intel-iommu,intremap=off)
+		CFG_APPEND="intel_iommu=on iommu.strict=1 slub_debug=FZPU hf_fuzz=30"
+		CFG_MODPARAMS=irq_mode=msix
+		case $CFG_DEVICE in
+		*link=*) ;;
+		*) CFG_DEVICE+=,link=gen1x1 ;;
+		esac
+		CFG_CARD2=xdma-sim,st=on,fault-regs=on
+		CFG_ONLY=fuzz
 		CFG_CASES=iommu
 		;;
 	stream | stream-poll)
