@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "cli.h"
 #include "gpu.h"
@@ -131,7 +130,7 @@ struct bstream {
  * @cpu: HelloFPGA_Stream_Wait() on the CPU, then the launch
  * @ceiling: an unblocked launch: the launch call to the kernel's start
  * @mm: a memory-mapped card: GPU Direct transfers submitted to a queue
- *	(HelloFPGA_GPUDirect_Submit(); bench_gpuwait_mm.c), not a stream
+ *	(HelloFPGA_GPUDirect_Submit(); gpuwait_mm.c), not a stream
  * @start: @mm: a kernel's start to the card's completion of the transfer
  *	HELLOFPGA_SUBMIT_START_ON_GPU queued behind it
  * @xfer: @mm: @start's ceiling, one synchronous 4 KiB transfer
@@ -149,8 +148,6 @@ struct bgpuwait {
 	struct bstats xfer;
 	unsigned int retakes;
 };
-
-#define BGW_MM_WAYS	5
 
 /**
  * struct bframes - the frame-rate run with @nbuf buffers.

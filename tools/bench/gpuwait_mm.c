@@ -34,6 +34,7 @@
 #define MM_GPU_SIZE	(128u << 10)
 #define MM_RETRIES	5
 #define MM_WARMUP	10
+#define BGW_MM_WAYS	5	/* gpu-wait, cpu-wait, ceiling, gpu-start, xfer */
 
 /* What a spinner looks for: @w != 0 (of the mask), or @w == @val. */
 struct mm_look {
