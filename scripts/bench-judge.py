@@ -6,11 +6,17 @@ judged, and the seed's published figures (shared/seed/SUMMARY.md) beside
 the run for every seed platform whose link the run's link model matches.
 
 These are the project's goals and the seed's numbers, not what a user of
-the tool needs, so they live here rather than in the tool.  Prints plain
-text, or Markdown with --markdown."""
+the tool needs, so they live here rather than in the tool.  The run is
+read as the tool's renderer reads it (tools/bench/bench_render.py).
+Prints plain text, or Markdown with --markdown."""
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tools", "bench"))
+import bench_render  # noqa: E402  (the tool's reading of a run)
 
 MIB = 1 << 20
 
@@ -47,37 +53,8 @@ def size_name(s):
     return "%d B" % s
 
 
-class Run:
-    def __init__(self, d):
-        self.d = d
-        env = d["environment"]
-        self.link = env.get("link_model")
-        gpu = env.get("gpu")
-        self.real_gpu = bool(gpu) and not gpu.get("emulated", True)
-        self.emulated_card = env.get("emulated_card", False)
-        self.points = {p["size"]: p for p in d.get("sweep", [])}
-        self.frames = d.get("frames", {}).get("runs", [])
-
-    def median(self, size, path, dr):
-        p = self.points.get(size)
-        st = p and p[dr].get(path)
-        return st["median_ns"] if st and st["iterations"] else None
-
-    def us(self, size, path, dr):
-        m = self.median(size, path, dr)
-        return m / 1e3 if m is not None else NAN
-
-    def ratio(self, size, a, b, dr):
-        x, y = self.median(size, a, dr), self.median(size, b, dr)
-        return x / y if x is not None and y else NAN
-
-    def diff_ns(self, size, a, b, dr):
-        x, y = self.median(size, a, dr), self.median(size, b, dr)
-        return x - y if x is not None and y is not None else NAN
-
-    def gbps(self, size, path, dr):
-        m = self.median(size, path, dr)
-        return size / m if m else NAN
+class Run(bench_render.Run):
+    """A run, with the figures of the seed comparison and the targets."""
 
     def model_us(self, size):
         p = self.points.get(size)
@@ -236,8 +213,7 @@ def predict_rows(r, sp):
     return rows
 
 
-def cell(fmt, v):
-    return "-" if v is None or math.isnan(v) else fmt % v
+cell = bench_render.cell
 
 
 def main():

@@ -269,10 +269,17 @@ print(hellofpga.__file__)
 }
 
 step_tools() {
-	local v
+	local v t
 	v=$(hellofpga version 2>&1)
+	t=$(mktemp -d)
 	if [ "$v" != "hellofpga $VERSION (libhellofpga $VERSION)" ]; then
 		fail tools "hellofpga version says '$v'"
+	elif ! hellofpga test --list 2>/dev/null | grep -q '^ 1  get_status '; then
+		fail tools "hellofpga test --list: no hellofpga-test in /usr/libexec/hellofpga"
+	elif ! HELLOFPGA_GPU=emu hellofpga -d emu:0,private bench --sections sweep \
+		--max 4K --iters 1 --repeats 1 --csv "$t/b.csv" >/dev/null 2>"$logs/tools.log" ||
+		! head -1 "$t/b.csv" | grep -q '^section,name,size,direction,'; then
+		fail tools "hellofpga bench --csv: no CSV from /usr/libexec/hellofpga/hellofpga-bench and /usr/share/hellofpga/bench_render.py" "$logs/tools.log"
 	elif ! man -w hellofpga 2>/dev/null | grep -q '/usr/share/man/man1/hellofpga.1'; then
 		fail tools "no man page hellofpga(1)"
 	elif ! zcat /usr/share/man/man1/hellofpga.1.gz | grep -q -e 'demo'; then
@@ -280,6 +287,7 @@ step_tools() {
 	else
 		pass tools
 	fi
+	rm -rf "$t"
 }
 
 # build_example NAME CC-ARGS...: examples/cpu_roundtrip.c against the
@@ -423,6 +431,7 @@ step_purge() {
 	for f in "/usr/src/hellofpga-$VERSION" "/var/lib/dkms/hellofpga" \
 		"$(ko hellofpga)" "$(ko hellofpga-nvp2p)" \
 		/usr/lib/udev/rules.d/60-hellofpga.rules /usr/bin/hellofpga \
+		/usr/libexec/hellofpga /usr/share/hellofpga \
 		/usr/share/man/man1/hellofpga.1.gz /usr/include/hellofpga.h \
 		/usr/lib/*/libhellofpga.so* /usr/lib/*/libHelloFPGACore.so \
 		/usr/lib/*/pkgconfig/hellofpga.pc /usr/lib/*/cmake/hellofpga \

@@ -17,6 +17,8 @@
 #   version:    CMake's project(VERSION) is what the installed header, the
 #               library's file name and soname, pkg-config, HelloFPGA_Version()
 #               and the CLI say
+#   programs:   the installed CLI runs the programs of "bench" and "test"
+#               (LIBEXECDIR/hellofpga), the bench its renderer (DATADIR)
 set -euo pipefail
 build=$1 src=$2 case=$3 version=${4:-}
 tmp=$(mktemp -d)
@@ -137,6 +139,16 @@ docs)
 		 hellofpga-version; do
 		[ -s "$share/man/man1/$p.1" ] || { echo "no man1/$p.1"; exit 1; }
 	done
+	exit 0
+	;;
+programs)
+	# found from the install's own directories, none of the build's
+	cli=$tmp/prefix/bin/hellofpga
+	"$cli" test --list | grep -q '^ 1  get_status ' || { echo "test --list"; exit 1; }
+	HELLOFPGA_EMU_DIR=$tmp HELLOFPGA_GPU=emu "$cli" -d emu:0,private bench \
+		--sections sweep --max 4K --iters 1 --repeats 1 --csv "$tmp/b.csv" >/dev/null
+	head -1 "$tmp/b.csv" | grep -q '^section,name,size,direction,' ||
+		{ echo "bench --csv wrote no CSV"; exit 1; }
 	exit 0
 	;;
 exports)

@@ -918,7 +918,7 @@ EOF
 
 # with a link model the bench predicts a transfer's time on real hardware
 # from the accesses it counted, and the reference driver's on the same
-# assumptions (tools/hellofpga/bench_predict.c)
+# assumptions (tools/bench/bench_predict.c)
 case_bench_link_model_predicts_the_cost() {
 	HELLOFPGA_GPU=emu run -d emu:0,private,link=gen3x4 bench --sections sweep \
 		--min 4K --max 4M --iters 1 --repeats 1 --json "$T/x.json" \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_bench_predict.c - "hellofpga bench"'s predicted cost per transfer
- * (tools/hellofpga/bench_predict.c): the arithmetic for known counts on a
+ * (tools/bench/bench_predict.c): the arithmetic for known counts on a
  * round link, against values computed by hand in the comments; and the
  * reference driver's counts it compares hellofpga's with.
  */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
 
 #define DEMO_DEFAULT_SIZE	(64ull << 20)
 #define DEMO_MAX_ROUNDS		1000000
@@ -336,6 +336,88 @@ static bool demo_table(struct demo *d, int phase)
 	return all_ok;
 }
 
+/*
+ * demo_setup() - the channel pairs of @d's card, each with @size bytes of
+ * card memory and a source and a destination buffer.
+ * Return: 0, or -1 after reporting.
+ */
+static int demo_setup(struct demo *d, uint64_t size)
+{
+	char sz[32], sz2[32];
+	uint64_t gran;
+
+	if (cli_get_info(d->h, &d->info))
+		return -1;
+	d->nchan = d->info.num_h2c < d->info.num_c2h ? d->info.num_h2c :
+						       d->info.num_c2h;
+	if (d->nchan < 1) {
+		cli_err("%s has no H2C/C2H channel pair", d->info.name);
+		return -1;
+	}
+	gran = d->info.addr_align > d->info.len_granularity ?
+	       d->info.addr_align : d->info.len_granularity;
+	if (gran > 1 && size % gran) {
+		cli_err("-s %" PRIu64 " is not a multiple of %" PRIu64
+			" bytes, the engine alignment of %s", size, gran,
+			d->info.name);
+		return -1;
+	}
+	if (size > d->info.ddr_size / (uint64_t)d->nchan) {
+		cli_err("%d channels x %s do not fit in the %s of card memory of %s; use a smaller -s",
+			d->nchan, cli_fmt_size(size, sz, sizeof(sz)),
+			cli_fmt_size(d->info.ddr_size, sz2, sizeof(sz2)),
+			d->info.name);
+		return -1;
+	}
+	d->chans = calloc((size_t)d->nchan, sizeof(*d->chans));
+	if (!d->chans) {
+		cli_err("out of memory");
+		return -1;
+	}
+	for (int i = 0; i < d->nchan; i++) {
+		struct demo_chan *c = &d->chans[i];
+
+		c->ch = i;
+		c->addr = (uint64_t)i * size;
+		c->size = (size_t)size;
+		c->src = cli_alloc((size_t)size);
+		c->dst = c->src ? cli_alloc((size_t)size) : NULL;
+		if (!c->dst)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * demo_report() - the tables of both phases, the aggregate and the verdict.
+ * Return: the exit status.
+ */
+static int demo_report(struct demo *d, uint64_t h2c_wall, uint64_t c2h_wall)
+{
+	uint64_t total = 0;
+	bool seq_ok, par_ok;
+
+	printf("one channel at a time:\n");
+	seq_ok = demo_table(d, PHASE_SEQ);
+	printf("\nall channels at once (%d threads, one per channel):\n", d->nchan);
+	par_ok = demo_table(d, PHASE_PAR);
+	for (int i = 0; i < d->nchan; i++)
+		total += d->chans[i].st[PHASE_PAR].bytes;
+	printf("  %7s  %12s  %11" PRIu64 "  %9.2f  %9.2f  %s\n", "all", "",
+	       total, cli_gbps(total, h2c_wall), cli_gbps(total, c2h_wall),
+	       par_ok ? "OK" : "FAIL");
+	printf("  aggregate: H2C %.2f GB/s, C2H %.2f GB/s (1 GB/s = 10^9 bytes/s)\n\n",
+	       cli_gbps(total, h2c_wall), cli_gbps(total, c2h_wall));
+
+	if (seq_ok && par_ok) {
+		printf("PASS: every byte verified on %d channel%s\n", d->nchan,
+		       d->nchan == 1 ? "" : "s");
+		return CLI_EXIT_OK;
+	}
+	printf("FAIL: some data did not verify or a transfer failed (see above)\n");
+	return CLI_EXIT_FAIL;
+}
+
 static void demo_usage(FILE *f)
 {
 	fputs("Usage: hellofpga [-d DEVICE] demo [-s SIZE] [-r ROUNDS]\n"
@@ -373,10 +455,9 @@ int cmd_demo(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct demo d = { .rounds = 1 };
-	uint64_t size = DEMO_DEFAULT_SIZE, gran, total, h2c_wall, c2h_wall;
+	uint64_t size = DEMO_DEFAULT_SIZE, total, h2c_wall, c2h_wall;
 	int c, i, ret, status = CLI_EXIT_FAIL;
-	bool seq_ok, par_ok;
-	char sz[32], sz2[32];
+	char sz[32];
 
 	while ((c = getopt_long(argc, argv, "s:r:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -405,43 +486,8 @@ int cmd_demo(int argc, char **argv)
 
 	if (cli_open_or_emu(&d.h))
 		return CLI_EXIT_FAIL;
-	if (cli_get_info(d.h, &d.info))
+	if (demo_setup(&d, size))
 		goto out;
-	d.nchan = d.info.num_h2c < d.info.num_c2h ? d.info.num_h2c :
-						     d.info.num_c2h;
-	if (d.nchan < 1) {
-		cli_err("%s has no H2C/C2H channel pair", d.info.name);
-		goto out;
-	}
-	gran = d.info.addr_align > d.info.len_granularity ?
-	       d.info.addr_align : d.info.len_granularity;
-	if (gran > 1 && size % gran) {
-		cli_err("-s %" PRIu64 " is not a multiple of %" PRIu64
-			" bytes, the engine alignment of %s", size, gran,
-			d.info.name);
-		goto out;
-	}
-	if (size > d.info.ddr_size / (uint64_t)d.nchan) {
-		cli_err("%d channels x %s do not fit in the %s of card memory of %s; use a smaller -s",
-			d.nchan, cli_fmt_size(size, sz, sizeof(sz)),
-			cli_fmt_size(d.info.ddr_size, sz2, sizeof(sz2)),
-			d.info.name);
-		goto out;
-	}
-	d.chans = calloc((size_t)d.nchan, sizeof(*d.chans));
-	if (!d.chans) {
-		cli_err("out of memory");
-		goto out;
-	}
-	for (i = 0; i < d.nchan; i++) {
-		d.chans[i].ch = i;
-		d.chans[i].addr = (uint64_t)i * size;
-		d.chans[i].size = (size_t)size;
-		d.chans[i].src = cli_alloc((size_t)size);
-		d.chans[i].dst = d.chans[i].src ? cli_alloc((size_t)size) : NULL;
-		if (!d.chans[i].dst)
-			goto out;
-	}
 
 	printf("hellofpga demo on %s (%s): %d H2C / %d C2H channels, %s card memory, irq %s\n",
 	       d.info.name, d.info.backend_name, d.info.num_h2c,
@@ -460,26 +506,7 @@ int cmd_demo(int argc, char **argv)
 	if (ret)
 		goto out;
 
-	printf("one channel at a time:\n");
-	seq_ok = demo_table(&d, PHASE_SEQ);
-	printf("\nall channels at once (%d threads, one per channel):\n", d.nchan);
-	par_ok = demo_table(&d, PHASE_PAR);
-	total = 0;
-	for (i = 0; i < d.nchan; i++)
-		total += d.chans[i].st[PHASE_PAR].bytes;
-	printf("  %7s  %12s  %11" PRIu64 "  %9.2f  %9.2f  %s\n", "all", "",
-	       total, cli_gbps(total, h2c_wall), cli_gbps(total, c2h_wall),
-	       par_ok ? "OK" : "FAIL");
-	printf("  aggregate: H2C %.2f GB/s, C2H %.2f GB/s (1 GB/s = 10^9 bytes/s)\n\n",
-	       cli_gbps(total, h2c_wall), cli_gbps(total, c2h_wall));
-
-	if (seq_ok && par_ok) {
-		printf("PASS: every byte verified on %d channel%s\n", d.nchan,
-		       d.nchan == 1 ? "" : "s");
-		status = CLI_EXIT_OK;
-	} else {
-		printf("FAIL: some data did not verify or a transfer failed (see above)\n");
-	}
+	status = demo_report(&d, h2c_wall, c2h_wall);
 out:
 	if (d.chans) {
 		for (i = 0; i < d.nchan; i++) {

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
 #include "hf_user_regs.h"
 
 static volatile sig_atomic_t events_stop;

@@ -5,7 +5,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 
-#include "cli.h"
+#include "commands.h"
 #include "uapi/hellofpga.h"
 
 static void info_usage(FILE *f)

@@ -6,7 +6,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 
-#include "cli.h"
+#include "commands.h"
 
 static void reg_usage(FILE *f)
 {

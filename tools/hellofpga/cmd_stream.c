@@ -14,7 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "commands.h"
+#include "json.h"
 #include "hf_stream_pattern.h"
 #include "hf_user_regs.h"
 #include "stream_run.h"
@@ -134,9 +135,106 @@ static void teardown(struct st_run *r)
 		HelloFPGA_Close(r->h);
 }
 
-int cmd_stream(int argc, char **argv)
+static const char cmd[] = "stream";
+
+/*
+ * stream_opt() - option @c of "stream" with argument @arg into @r (@json:
+ * --json's file, @frames_given: --frames).
+ * Return: -1 to go on, else the exit status (after --help or a usage
+ * error).
+ */
+static int stream_opt(int c, const char *arg, struct st_run *r,
+		      const char **json, bool *frames_given)
 {
-	static const char cmd[] = "stream";
+	uint64_t v = 0;
+	uint32_t n32;
+	char *end;
+
+	switch (c) {
+	case 'c':
+		return cli_opt_channel(cmd, arg, &r->ch) ? CLI_EXIT_USAGE : -1;
+	case 'n':
+		if (cli_parse_u32(arg, &n32) || !n32) {
+			cli_usage_err(cmd, "bad --frames '%s': 1..4294967295", arg);
+			return CLI_EXIT_USAGE;
+		}
+		r->frames_wanted = n32;
+		*frames_given = true;
+		return -1;
+	case 't':
+		if (cli_parse_duration(arg, 7 * 86400, &r->duration_ns) ||
+		    !r->duration_ns) {
+			cli_usage_err(cmd, "bad --duration '%s'", arg);
+			return CLI_EXIT_USAGE;
+		}
+		return -1;
+	case 's':
+		if (cli_opt_size(cmd, "--frame-size", arg, &v))
+			return CLI_EXIT_USAGE;
+		if (v < HF_STREAM_MIN_LEN || v > HF_STREAM_MAX_LEN) {
+			cli_usage_err(cmd, "--frame-size %s: 16..%u bytes", arg,
+				      HF_STREAM_MAX_LEN);
+			return CLI_EXIT_USAGE;
+		}
+		r->frame_size = (uint32_t)v;
+		return -1;
+	case 'r':
+		if (parse_records(arg, &r->rec_min, &r->rec_max)) {
+			cli_usage_err(cmd, "bad --records '%s': MIN-MAX, 16 <= MIN <= MAX",
+				      arg);
+			return CLI_EXIT_USAGE;
+		}
+		r->records = true;
+		return -1;
+	case 'b':
+		if (cli_parse_u32(arg, &r->buffers) || r->buffers < 2 ||
+		    r->buffers > HELLOFPGA_STREAM_MAX_BUFFERS) {
+			cli_usage_err(cmd, "bad --buffers '%s': 2..%d", arg,
+				      HELLOFPGA_STREAM_MAX_BUFFERS);
+			return CLI_EXIT_USAGE;
+		}
+		return -1;
+	case 'B':
+		if (cli_opt_size(cmd, "--buffer-size", arg, &r->buffer_size))
+			return CLI_EXIT_USAGE;
+		if (!r->buffer_size || r->buffer_size % 4096 ||
+		    r->buffer_size > ST_MAX_BUFFER) {
+			cli_usage_err(cmd, "--buffer-size %s: a multiple of 4096, at most 64M",
+				      arg);
+			return CLI_EXIT_USAGE;
+		}
+		return -1;
+	case 'g':
+		r->gpu = true;
+		return -1;
+	case 'R':
+		r->rate = strtod(arg, &end);
+		if (*end || end == arg || !(r->rate > 0) || r->rate < 0.25 ||
+		    r->rate > 1e9) {
+			cli_usage_err(cmd, "bad --rate '%s': frames per second, 0.25..1e9",
+				      arg);
+			return CLI_EXIT_USAGE;
+		}
+		return -1;
+	case 'D':
+		r->drop = true;
+		return -1;
+	case 'j':
+		*json = arg;
+		return -1;
+	default:
+		return cli_opt_help(c, stream_usage);
+	}
+}
+
+/*
+ * stream_args() - the options of "stream" into @r and @json, checked
+ * together, and the defaults of what was not given.
+ * Return: -1 to run, else the exit status.
+ */
+static int stream_args(int argc, char **argv, struct st_run *r,
+		       const char **json)
+{
 	static const struct option opts[] = {
 		{ "channel", required_argument, NULL, 'c' },
 		{ "frames", required_argument, NULL, 'n' },
@@ -152,120 +250,51 @@ int cmd_stream(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *json = NULL;
-	struct st_run r;
-	uint64_t v = 0;
-	uint32_t n32;
-	char *end;
-	int c, ret;
 	bool frames_given = false;
+	uint64_t v;
+	int c, ret;
 
-	memset(&r, 0, sizeof(r));
-	r.frame_size = 4096;
-	r.rec_min = 64;
-	r.rec_max = 4096;
-	r.buffers = ST_DEFAULT_BUFFERS;
+	memset(r, 0, sizeof(*r));
+	r->frame_size = 4096;
+	r->rec_min = 64;
+	r->rec_max = 4096;
+	r->buffers = ST_DEFAULT_BUFFERS;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+c:n:t:s:r:b:B:gR:Dj:h", opts,
 				NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (cli_opt_channel(cmd, optarg, &r.ch))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'n':
-			if (cli_parse_u32(optarg, &n32) || !n32) {
-				cli_usage_err(cmd, "bad --frames '%s': 1..4294967295",
-					      optarg);
-				return CLI_EXIT_USAGE;
-			}
-			r.frames_wanted = n32;
-			frames_given = true;
-			break;
-		case 't':
-			if (cli_parse_duration(optarg, 7 * 86400, &r.duration_ns) ||
-			    !r.duration_ns) {
-				cli_usage_err(cmd, "bad --duration '%s'", optarg);
-				return CLI_EXIT_USAGE;
-			}
-			break;
-		case 's':
-			if (cli_opt_size(cmd, "--frame-size", optarg, &v))
-				return CLI_EXIT_USAGE;
-			if (v < HF_STREAM_MIN_LEN || v > HF_STREAM_MAX_LEN) {
-				cli_usage_err(cmd, "--frame-size %s: 16..%u bytes",
-					      optarg, HF_STREAM_MAX_LEN);
-				return CLI_EXIT_USAGE;
-			}
-			r.frame_size = (uint32_t)v;
-			break;
-		case 'r':
-			if (parse_records(optarg, &r.rec_min, &r.rec_max)) {
-				cli_usage_err(cmd, "bad --records '%s': MIN-MAX, 16 <= MIN <= MAX",
-					      optarg);
-				return CLI_EXIT_USAGE;
-			}
-			r.records = true;
-			break;
-		case 'b':
-			if (cli_parse_u32(optarg, &r.buffers) || r.buffers < 2 ||
-			    r.buffers > HELLOFPGA_STREAM_MAX_BUFFERS) {
-				cli_usage_err(cmd, "bad --buffers '%s': 2..%d", optarg,
-					      HELLOFPGA_STREAM_MAX_BUFFERS);
-				return CLI_EXIT_USAGE;
-			}
-			break;
-		case 'B':
-			if (cli_opt_size(cmd, "--buffer-size", optarg,
-					 &r.buffer_size))
-				return CLI_EXIT_USAGE;
-			if (!r.buffer_size || r.buffer_size % 4096 ||
-			    r.buffer_size > ST_MAX_BUFFER) {
-				cli_usage_err(cmd, "--buffer-size %s: a multiple of 4096, at most 64M",
-					      optarg);
-				return CLI_EXIT_USAGE;
-			}
-			break;
-		case 'g':
-			r.gpu = true;
-			break;
-		case 'R':
-			r.rate = strtod(optarg, &end);
-			if (*end || end == optarg || !(r.rate > 0) ||
-			    r.rate < 0.25 || r.rate > 1e9) {
-				cli_usage_err(cmd, "bad --rate '%s': frames per second, 0.25..1e9",
-					      optarg);
-				return CLI_EXIT_USAGE;
-			}
-			break;
-		case 'D':
-			r.drop = true;
-			break;
-		case 'j':
-			json = optarg;
-			break;
-		default:
-			return cli_opt_help(c, stream_usage);
-		}
+		ret = stream_opt(c, optarg, r, json, &frames_given);
+		if (ret >= 0)
+			return ret;
 	}
 	if (cli_no_operand(cmd, argc, argv))
 		return CLI_EXIT_USAGE;
-	if (frames_given && r.duration_ns) {
+	if (frames_given && r->duration_ns) {
 		cli_usage_err(cmd, "--frames and --duration: give one");
 		return CLI_EXIT_USAGE;
 	}
-	if (r.drop && r.rate <= 0) {
+	if (r->drop && r->rate <= 0) {
 		cli_usage_err(cmd, "--drop needs --rate: a source sending back to back never drops");
 		return CLI_EXIT_USAGE;
 	}
-	if (!frames_given && !r.duration_ns)
-		r.frames_wanted = ST_DEFAULT_FRAMES;
-	if (!r.buffer_size) {
-		v = r.records ? r.rec_max : r.frame_size;
+	if (!frames_given && !r->duration_ns)
+		r->frames_wanted = ST_DEFAULT_FRAMES;
+	if (!r->buffer_size) {
+		v = r->records ? r->rec_max : r->frame_size;
 		v = (v + 4095) / 4096 * 4096;
-		r.buffer_size = v > ST_MAX_BUFFER ? ST_MAX_BUFFER : v;
+		r->buffer_size = v > ST_MAX_BUFFER ? ST_MAX_BUFFER : v;
 	}
+	return -1;
+}
 
+int cmd_stream(int argc, char **argv)
+{
+	const char *json = NULL;
+	struct st_run r;
+	int ret;
+
+	ret = stream_args(argc, argv, &r, &json);
+	if (ret >= 0)
+		return ret;
 	if (cli_open(&r.h))
 		return CLI_EXIT_FAIL;
 	ret = st_setup(&r);

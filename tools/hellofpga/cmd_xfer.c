@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "commands.h"
 
 #define XFER_CHUNK	(16u << 20)
 
@@ -115,15 +115,22 @@ static void write_usage(FILE *f)
 	      "K, M or G (binary) suffix: 4096, 0x1000, 64K, 16M, 1G.\n", f);
 }
 
-/**
- * cmd_write() - "hellofpga write": FILE (or stdin) -> card memory over H2C,
- * in pieces of at most XFER_CHUNK bytes.
- * @argc: argument count, argv[0] being "write"
- * @argv: arguments
- *
- * Return: the exit status.
+/* What "write" copies: the options, FILE, and what its size says. */
+struct wr_args {
+	uint64_t addr, size, foff;
+	bool have_size;
+	int ch;
+	const char *path;
+	int fd;
+	bool seekable;
+};
+
+/*
+ * write_args() - the options and FILE of "write" into @a.
+ * Return: -1 to go on, else the exit status (after --help or a usage
+ * error).
  */
-int cmd_write(int argc, char **argv)
+static int write_args(int argc, char **argv, struct wr_args *a)
 {
 	static const struct option opts[] = {
 		{ "address", required_argument, NULL, 'a' },
@@ -133,34 +140,27 @@ int cmd_write(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t addr = 0, size = 0, foff = 0, done = 0, dma_ns = 0;
-	bool have_addr = false, have_size = false, seekable = false;
-	int c, ch = 0, fd = -1, ret, status = CLI_EXIT_FAIL;
-	HELLOFPGA_HANDLE h = NULL;
-	HELLOFPGA_INFO info;
-	const char *path;
-	struct stat st;
-	size_t chunk;
-	void *buf = NULL;
+	bool have_addr = false;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "a:c:s:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			if (cli_opt_size("write", "-a", optarg, &addr))
+			if (cli_opt_size("write", "-a", optarg, &a->addr))
 				return CLI_EXIT_USAGE;
 			have_addr = true;
 			break;
 		case 'c':
-			if (cli_opt_channel("write", optarg, &ch))
+			if (cli_opt_channel("write", optarg, &a->ch))
 				return CLI_EXIT_USAGE;
 			break;
 		case 's':
-			if (cli_opt_size("write", "-s", optarg, &size))
+			if (cli_opt_size("write", "-s", optarg, &a->size))
 				return CLI_EXIT_USAGE;
-			have_size = true;
+			a->have_size = true;
 			break;
 		case 'o':
-			if (cli_opt_size("write", "-o", optarg, &foff))
+			if (cli_opt_size("write", "-o", optarg, &a->foff))
 				return CLI_EXIT_USAGE;
 			break;
 		default:	/* -h or a bad option */
@@ -177,114 +177,162 @@ int cmd_write(int argc, char **argv)
 			      "exactly one input FILE expected");
 		return CLI_EXIT_USAGE;
 	}
-	path = argv[optind];
+	a->path = argv[optind];
+	return -1;
+}
 
-	if (!strcmp(path, "-")) {
-		fd = STDIN_FILENO;
-		path = "(standard input)";
+/*
+ * open_input() - FILE ('-': standard input) into @a->fd; a regular file's
+ * size checks -o and -s, and is the size without -s.
+ * Return: 0, or -1 after reporting.
+ */
+static int open_input(struct wr_args *a)
+{
+	struct stat st;
+
+	if (!strcmp(a->path, "-")) {
+		a->fd = STDIN_FILENO;
+		a->path = "(standard input)";
 	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			cli_err("cannot open '%s': %s", path, strerror(errno));
-			return CLI_EXIT_FAIL;
+		a->fd = open(a->path, O_RDONLY | O_CLOEXEC);
+		if (a->fd < 0) {
+			cli_err("cannot open '%s': %s", a->path, strerror(errno));
+			return -1;
 		}
 	}
-	if (fstat(fd, &st)) {
-		cli_err("cannot stat '%s': %s", path, strerror(errno));
-		goto out;
+	if (fstat(a->fd, &st)) {
+		cli_err("cannot stat '%s': %s", a->path, strerror(errno));
+		return -1;
 	}
 	if (S_ISREG(st.st_mode)) {
 		uint64_t fsize = (uint64_t)st.st_size;
 
-		seekable = true;
-		if (foff > fsize) {
+		a->seekable = true;
+		if (a->foff > fsize) {
 			cli_err("offset %" PRIu64 " is past the end of '%s' (%"
-				PRIu64 " bytes)", foff, path, fsize);
-			goto out;
+				PRIu64 " bytes)", a->foff, a->path, fsize);
+			return -1;
 		}
-		if (!have_size) {
-			size = fsize - foff;
-			have_size = true;
-		} else if (size > fsize - foff) {
+		if (!a->have_size) {
+			a->size = fsize - a->foff;
+			a->have_size = true;
+		} else if (a->size > fsize - a->foff) {
 			cli_err("'%s' has %" PRIu64 " bytes after offset %" PRIu64
-				", fewer than the %" PRIu64 " asked for", path,
-				fsize - foff, foff, size);
-			goto out;
+				", fewer than the %" PRIu64 " asked for", a->path,
+				fsize - a->foff, a->foff, a->size);
+			return -1;
 		}
 	}
+	return 0;
+}
 
-	if (cli_open(&h))
-		goto out;
-	if (cli_get_info(h, &info) || cli_check_channel(&info, ch, true))
-		goto out;
-	if (have_size && cli_check_range(&info, addr, size))
-		goto out;
-
-	chunk = XFER_CHUNK;
-	if (have_size && size < chunk)
-		chunk = (size_t)size;
-	buf = cli_alloc(chunk);
-	if (!buf)
-		goto out;
-	ret = skip_input(fd, seekable, foff, buf, chunk ? chunk : 1);
-	if (ret) {
-		cli_err("cannot skip %" PRIu64 " bytes of '%s': %s", foff, path,
-			ret == -ESPIPE ? "input too short" : strerror(-ret));
-		goto out;
-	}
-
-	/* Stdin without -s: until end of input. */
+/*
+ * write_chunks() - FILE to the card, a DMA call per chunk of @buf; standard
+ * input without -s until its end.  @done: bytes moved, @dma_ns: time in
+ * the DMA calls.
+ * Return: 0, or -1 after reporting.
+ */
+static int write_chunks(HELLOFPGA_HANDLE h, const HELLOFPGA_INFO *info,
+			const struct wr_args *a, void *buf, size_t chunk,
+			uint64_t *done, uint64_t *dma_ns)
+{
 	for (;;) {
 		size_t want = chunk, got = 0;
-		uint64_t t0;
+		uint64_t t0, at = a->addr + *done;
 		ssize_t n;
+		int ret;
 
-		if (have_size && size - done < want)
-			want = (size_t)(size - done);
+		if (a->have_size && a->size - *done < want)
+			want = (size_t)(a->size - *done);
 		if (!want)
-			break;
-		n = read_full(fd, buf, want);
+			return 0;
+		n = read_full(a->fd, buf, want);
 		if (n < 0) {
-			cli_err("cannot read '%s': %s", path, strerror((int)-n));
-			goto out;
+			cli_err("cannot read '%s': %s", a->path, strerror((int)-n));
+			return -1;
 		}
-		if (have_size && (size_t)n < want) {
+		if (a->have_size && (size_t)n < want) {
 			cli_err("'%s' ended after %" PRIu64 " of %" PRIu64
-				" bytes", path, done + (uint64_t)n, size);
-			goto out;
+				" bytes", a->path, *done + (uint64_t)n, a->size);
+			return -1;
 		}
 		if (n == 0)
-			break;
-		if (!have_size && cli_check_range(&info, addr + done, (uint64_t)n))
-			goto out;
+			return 0;
+		if (!a->have_size && cli_check_range(info, at, (uint64_t)n))
+			return -1;
 		t0 = cli_now_ns();
-		ret = HelloFPGA_DMA_MM_WriteH2C(h, ch, buf, addr + done,
-						(size_t)n, &got);
-		dma_ns += cli_now_ns() - t0;
+		ret = HelloFPGA_DMA_MM_WriteH2C(h, a->ch, buf, at, (size_t)n,
+						&got);
+		*dma_ns += cli_now_ns() - t0;
 		if (ret) {
 			cli_lib_err(h, ret, "H2C write of %zd bytes to card 0x%"
-				    PRIx64 " on channel %d", n, addr + done,
-				    ch);
-			goto out;
+				    PRIx64 " on channel %d", n, at, a->ch);
+			return -1;
 		}
 		if (got != (size_t)n) {
 			cli_err("H2C write to card 0x%" PRIx64
-				" moved %zu of %zd bytes", addr + done, got, n);
-			goto out;
+				" moved %zu of %zd bytes", at, got, n);
+			return -1;
 		}
-		done += (uint64_t)n;
-		if (!have_size && (size_t)n < want)
-			break;
+		*done += (uint64_t)n;
+		if (!a->have_size && (size_t)n < want)
+			return 0;
 	}
+}
 
-	print_result(stdout, "wrote", done, "to", addr, "H2C", ch, dma_ns);
+/**
+ * cmd_write() - "hellofpga write": FILE (or stdin) -> card memory over H2C,
+ * in pieces of at most XFER_CHUNK bytes.
+ * @argc: argument count, argv[0] being "write"
+ * @argv: arguments
+ *
+ * Return: the exit status.
+ */
+int cmd_write(int argc, char **argv)
+{
+	struct wr_args a = { .fd = -1 };
+	uint64_t done = 0, dma_ns = 0;
+	int ret, status = CLI_EXIT_FAIL;
+	HELLOFPGA_HANDLE h = NULL;
+	HELLOFPGA_INFO info;
+	size_t chunk;
+	void *buf = NULL;
+
+	ret = write_args(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	if (open_input(&a))
+		goto out;
+	if (cli_open(&h))
+		goto out;
+	if (cli_get_info(h, &info) || cli_check_channel(&info, a.ch, true))
+		goto out;
+	if (a.have_size && cli_check_range(&info, a.addr, a.size))
+		goto out;
+
+	chunk = XFER_CHUNK;
+	if (a.have_size && a.size < chunk)
+		chunk = (size_t)a.size;
+	buf = cli_alloc(chunk);
+	if (!buf)
+		goto out;
+	ret = skip_input(a.fd, a.seekable, a.foff, buf, chunk ? chunk : 1);
+	if (ret) {
+		cli_err("cannot skip %" PRIu64 " bytes of '%s': %s", a.foff,
+			a.path, ret == -ESPIPE ? "input too short" :
+			strerror(-ret));
+		goto out;
+	}
+	if (write_chunks(h, &info, &a, buf, chunk, &done, &dma_ns))
+		goto out;
+	print_result(stdout, "wrote", done, "to", a.addr, "H2C", a.ch, dma_ns);
 	status = CLI_EXIT_OK;
 out:
 	free(buf);
 	if (h)
 		HelloFPGA_Close(h);
-	if (fd >= 0 && fd != STDIN_FILENO)
-		close(fd);
+	if (a.fd >= 0 && a.fd != STDIN_FILENO)
+		close(a.fd);
 	return status;
 }
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
 
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);

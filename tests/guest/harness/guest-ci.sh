@@ -346,7 +346,8 @@ build_userspace() {
 		-DCMAKE_EXE_LINKER_FLAGS=-static -DHF_BUILD_TESTS=ON >"$ulog" 2>&1 &&
 		cmake --build "$bld" -j "$JOBS" --target hellofpga_cli \
 			"${libtests[@]}" >>"$ulog" 2>&1; then
-		cp "$bld/bin/hellofpga" "$stage/tests/bin/"
+		# the CLI and the program of its "test" command, found beside it
+		cp "$bld/bin/hellofpga" "$bld/bin/hellofpga-test" "$stage/tests/bin/"
 		for t in "${libtests[@]}"; do cp "$bld/bin/$t" "$stage/tests/libtests/"; done
 	else
 		setup_fail "userspace-build$sfx" "static CMake build failed" "$ulog"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli.h"
+#include "cli.h"
 #include "doctor.h"
 #include "uapi/hellofpga.h"
 

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../cli.h"
+#include "../commands.h"
+#include "json.h"
 #include "doctor.h"
 
 static void doctor_usage(FILE *f)

@@ -16,7 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "../cli.h"
+#include "cli.h"
 #include "doctor.h"
 
 static void copy(char *dst, size_t len, const char *src)

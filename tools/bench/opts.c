@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_opts.c - the options of "hellofpga bench": usage, parsing, and
- * the defaults and budgets they select (docs/benchmarks.md).
+ * opts.c - the options of "hellofpga bench": usage, parsing (a table of
+ * the options, each of a kind that says how its argument is read and
+ * checked), and the defaults and budgets they select (docs/benchmarks.md).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "opts.h"
+#include "stats.h"
 
 #define BENCH_DEFAULT_MIN	(4ull << 10)
 #define BENCH_DEFAULT_MAX	(64ull << 20)
@@ -102,12 +104,13 @@ static void bench_usage(FILE *f)
 	      "  -h, --help          show this help\n", f);
 }
 
-enum {
-	OPT_MIN = 256, OPT_MAX, OPT_ITERS, OPT_JSON, OPT_CSV, OPT_PLOT,
-	OPT_PLOTDIR, OPT_MD, OPT_QUICK, OPT_ALL, OPT_SECTIONS, OPT_BUDGET,
-	OPT_FRAMESIZE, OPT_BUFFERS, OPT_FRAMESTIME, OPT_PINMAX, OPT_SOAK,
-	OPT_INTERVAL, OPT_SOAKSIZE, OPT_SEED, OPT_REPEATS, OPT_PATHS,
-};
+/*
+ * What the duration options take, for their errors: BUDGET_HINT is that of
+ * --budget and --frames-time.
+ */
+#define BUDGET_HINT	"seconds, or 500ms, 2m; 0 < S <= 3600"
+#define SOAK_HINT	"e.g. 90s, 10m, 12h, 1h30m; up to 31 days"
+#define INTERVAL_HINT	"e.g. 500ms, 10s, 10m"
 
 static int parse_sections(struct bench *bn, const char *arg)
 {
@@ -176,14 +179,6 @@ static int parse_paths(struct bench *bn, const char *arg)
 }
 
 /*
- * What the duration options take, for their errors: BUDGET_HINT is that of
- * --budget and --frames-time.
- */
-#define BUDGET_HINT	"seconds, or 500ms, 2m; 0 < S <= 3600"
-#define SOAK_HINT	"e.g. 90s, 10m, 12h, 1h30m; up to 31 days"
-#define INTERVAL_HINT	"e.g. 500ms, 10s, 10m"
-
-/*
  * A duration option of 0 < S <= @max_s seconds; @hint says what to give.
  * Return: 0 or -1 (reported).
  */
@@ -209,191 +204,179 @@ static int opt_pages(const char *opt, const char *arg, uint64_t *size)
 	return 0;
 }
 
-/**
- * bench_parse_args() - the options of "hellofpga bench" into @bn (zeroed
- * first, then its defaults) and @o.
- * Return: 0 to run, 1 after --help, -1 after a usage error (reported).
- */
-int bench_parse_args(int argc, char **argv, struct bench *bn,
-		     struct bench_outputs *o)
+/* --pin-max: 4 KiB .. 4 GiB.  Return: 0 or -1 (reported). */
+static int opt_pin_max(const char *arg, uint64_t *size)
 {
-	static const struct option opts[] = {
-		{ "min", required_argument, NULL, OPT_MIN },
-		{ "max", required_argument, NULL, OPT_MAX },
-		{ "iters", required_argument, NULL, OPT_ITERS },
-		{ "budget", required_argument, NULL, OPT_BUDGET },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "csv", required_argument, NULL, OPT_CSV },
-		{ "markdown", required_argument, NULL, OPT_MD },
-		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "plot-dir", required_argument, NULL, OPT_PLOTDIR },
-		{ "quick", no_argument, NULL, OPT_QUICK },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "sections", required_argument, NULL, OPT_SECTIONS },
-		{ "frame-size", required_argument, NULL, OPT_FRAMESIZE },
-		{ "buffers", required_argument, NULL, OPT_BUFFERS },
-		{ "frames-time", required_argument, NULL, OPT_FRAMESTIME },
-		{ "pin-max", required_argument, NULL, OPT_PINMAX },
-		{ "soak", required_argument, NULL, OPT_SOAK },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "soak-size", required_argument, NULL, OPT_SOAKSIZE },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "paths", required_argument, NULL, OPT_PATHS },
-		{ "repeats", required_argument, NULL, OPT_REPEATS },
-		{ "channel", required_argument, NULL, 'c' },
-		{ "address", required_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t s, budget = 0, frames_t = 0, pin_max = 0;
-	bool sections_given = false, seed_given = false;
-	int c, iters, nbuf;
-
-	memset(bn, 0, sizeof(*bn));
-	memset(o, 0, sizeof(*o));
-	bn->min = BENCH_DEFAULT_MIN;
-	bn->max = BENCH_DEFAULT_MAX;
-	bn->frame_size = 1ull << 20;
-	bn->max_buffers = 8;
-	bn->soak_size = 4ull << 20;
-	bn->repeats = 3;
-	bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = true;
-	for (int p = 0; p < BP_N; p++)
-		bn->want[p] = true;
-	while ((c = getopt_long(argc, argv, "c:a:h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_MIN:
-			if (cli_opt_size("bench", "--min", optarg, &bn->min))
-				return -1;
-			break;
-		case OPT_MAX:
-			if (cli_opt_size("bench", "--max", optarg, &bn->max))
-				return -1;
-			break;
-		case OPT_ITERS:
-			if (cli_parse_int(optarg, 1, BENCH_MAX_USER_ITERS, &iters)) {
-				cli_usage_err("bench", "--iters: bad count '%s' (1..%d)",
-					      optarg, BENCH_MAX_USER_ITERS);
-				return -1;
-			}
-			bn->fixed_iters = (unsigned int)iters;
-			break;
-		case OPT_BUDGET:
-			if (opt_duration("--budget", optarg, 3600, BUDGET_HINT,
-					 &budget))
-				return -1;
-			break;
-		case OPT_FRAMESTIME:
-			if (opt_duration("--frames-time", optarg, 3600,
-					 BUDGET_HINT, &frames_t))
-				return -1;
-			break;
-		case OPT_JSON:
-			o->json = optarg;
-			break;
-		case OPT_CSV:
-			o->csv = optarg;
-			break;
-		case OPT_MD:
-			o->md = optarg;
-			break;
-		case OPT_PLOT:
-			o->plot = optarg;
-			break;
-		case OPT_PLOTDIR:
-			o->plotdir = optarg;
-			break;
-		case OPT_QUICK:
-			bn->quick = true;
-			break;
-		case OPT_ALL:
-			sections_given = true;
-			parse_sections(bn, "all");
-			break;
-		case OPT_SECTIONS:
-			sections_given = true;
-			if (parse_sections(bn, optarg)) {
-				cli_usage_err("bench", "--sections: '%s': use a comma-separated list of sweep, frames, pin, overhead, all, or stream and gpuwait alone",
-					      optarg);
-				return -1;
-			}
-			break;
-		case OPT_FRAMESIZE:
-			if (opt_pages("--frame-size", optarg, &bn->frame_size))
-				return -1;
-			break;
-		case OPT_BUFFERS:
-			if (cli_parse_int(optarg, 1, 16, &nbuf)) {
-				cli_usage_err("bench", "--buffers: bad count '%s' (1..16)",
-					      optarg);
-				return -1;
-			}
-			bn->max_buffers = nbuf;
-			break;
-		case OPT_PINMAX:
-			if (cli_opt_size("bench", "--pin-max", optarg, &pin_max))
-				return -1;
-			if (pin_max < 4096 || pin_max > (4ull << 30)) {
-				cli_usage_err("bench", "--pin-max: 4 KiB .. 4 GiB");
-				return -1;
-			}
-			break;
-		case OPT_SOAK:
-			if (opt_duration("--soak", optarg, BENCH_MAX_DURATION_S,
-					 SOAK_HINT, &bn->soak_ns))
-				return -1;
-			break;
-		case OPT_INTERVAL:
-			if (opt_duration("--interval", optarg,
-					 BENCH_MAX_DURATION_S, INTERVAL_HINT,
-					 &bn->interval_ns))
-				return -1;
-			break;
-		case OPT_SOAKSIZE:
-			if (opt_pages("--soak-size", optarg, &bn->soak_size))
-				return -1;
-			break;
-		case OPT_REPEATS:
-			if (cli_parse_int(optarg, 1, BENCH_MAX_REPEATS,
-					  &bn->repeats)) {
-				cli_usage_err("bench", "--repeats: bad count '%s' (1..%d)",
-					      optarg, BENCH_MAX_REPEATS);
-				return -1;
-			}
-			break;
-		case OPT_PATHS:
-			if (parse_paths(bn, optarg)) {
-				cli_usage_err("bench", "--paths: '%s': use a comma-separated list of ceiling, direct, trad-pg, trad-pin, xmode, cpu, memcpy",
-					      optarg);
-				return -1;
-			}
-			break;
-		case OPT_SEED:
-			if (cli_parse_u32(optarg, &bn->seed)) {
-				cli_usage_err("bench", "--seed: bad number '%s' (0..4294967295)",
-					      optarg);
-				return -1;
-			}
-			seed_given = true;
-			break;
-		case 'c':
-			if (cli_opt_channel("bench", optarg, &bn->ch))
-				return -1;
-			break;
-		case 'a':
-			if (cli_opt_size("bench", "-a", optarg, &bn->addr))
-				return -1;
-			break;
-		case 'h':
-			bench_usage(stdout);
-			return 1;
-		default:
-			bench_usage(stderr);
-			return -1;
-		}
-	}
-	if (cli_no_operand("bench", argc, argv))
+	if (cli_opt_size("bench", "--pin-max", arg, size))
 		return -1;
+	if (*size < 4096 || *size > (4ull << 30)) {
+		cli_usage_err("bench", "--pin-max: 4 KiB .. 4 GiB");
+		return -1;
+	}
+	return 0;
+}
+
+/* How an option's argument is read and checked, and where it goes. */
+enum bopt_kind {
+	K_SIZE,		/* a size or address (uint64_t) */
+	K_PAGES,	/* a buffer size: 4 KiB .. 1 GiB in 4 KiB steps */
+	K_PIN_MAX,	/* a size, 4 KiB .. 4 GiB */
+	K_COUNT,	/* a count in @lo..@hi (int) */
+	K_DURATION,	/* 0 < S <= @hi seconds (uint64_t ns); @hint */
+	K_FILE,		/* an output (struct bench_outputs) */
+	K_FLAG,		/* bool */
+	K_SECTIONS,	/* --sections, --all */
+	K_PATHS,	/* --paths */
+	K_SEED,		/* uint32_t */
+	K_CHANNEL,	/* -c */
+	K_HELP,
+};
+
+/**
+ * struct bopt - an option of the bench.
+ * @name: its long name
+ * @short_name: its one-letter name, or 0; errors name it by this one
+ * @kind: how its argument is read (K_*)
+ * @off: where it goes: offsetof in struct bench (K_FILE: in struct
+ *	bench_outputs)
+ * @list: K_SECTIONS: the sections it selects (NULL: its argument's); an
+ *	option with a list takes no argument
+ * @lo, @hi: K_COUNT: the range; K_DURATION: @hi the longest, in seconds
+ * @hint: K_DURATION: what to give
+ */
+struct bopt {
+	const char *name;
+	char short_name;
+	enum bopt_kind kind;
+	size_t off;
+	const char *list;
+	uint64_t lo, hi;
+	const char *hint;
+};
+
+#define B(f)	offsetof(struct bench, f)
+#define OUT(f)	offsetof(struct bench_outputs, f)
+
+static const struct bopt bopts[] = {
+	{ .name = "min", .kind = K_SIZE, .off = B(min) },
+	{ .name = "max", .kind = K_SIZE, .off = B(max) },
+	{ .name = "iters", .kind = K_COUNT, .off = B(fixed_iters),
+	  .lo = 1, .hi = BENCH_MAX_USER_ITERS },
+	{ .name = "budget", .kind = K_DURATION, .off = B(budget_ns),
+	  .hi = 3600, .hint = BUDGET_HINT },
+	{ .name = "json", .kind = K_FILE, .off = OUT(json) },
+	{ .name = "csv", .kind = K_FILE, .off = OUT(csv) },
+	{ .name = "markdown", .kind = K_FILE, .off = OUT(md) },
+	{ .name = "plot", .kind = K_FILE, .off = OUT(plot) },
+	{ .name = "plot-dir", .kind = K_FILE, .off = OUT(plotdir) },
+	{ .name = "quick", .kind = K_FLAG, .off = B(quick) },
+	{ .name = "all", .kind = K_SECTIONS, .list = "all" },
+	{ .name = "sections", .kind = K_SECTIONS },
+	{ .name = "frame-size", .kind = K_PAGES, .off = B(frame_size) },
+	{ .name = "buffers", .kind = K_COUNT, .off = B(max_buffers),
+	  .lo = 1, .hi = 16 },
+	{ .name = "frames-time", .kind = K_DURATION, .off = B(frames_ns),
+	  .hi = 3600, .hint = BUDGET_HINT },
+	{ .name = "pin-max", .kind = K_PIN_MAX, .off = B(pin_max) },
+	{ .name = "soak", .kind = K_DURATION, .off = B(soak_ns),
+	  .hi = BENCH_MAX_DURATION_S, .hint = SOAK_HINT },
+	{ .name = "interval", .kind = K_DURATION, .off = B(interval_ns),
+	  .hi = BENCH_MAX_DURATION_S, .hint = INTERVAL_HINT },
+	{ .name = "soak-size", .kind = K_PAGES, .off = B(soak_size) },
+	{ .name = "seed", .kind = K_SEED, .off = B(seed) },
+	{ .name = "paths", .kind = K_PATHS },
+	{ .name = "repeats", .kind = K_COUNT, .off = B(repeats),
+	  .lo = 1, .hi = BENCH_MAX_REPEATS },
+	{ .name = "channel", .short_name = 'c', .kind = K_CHANNEL,
+	  .off = B(ch) },
+	{ .name = "address", .short_name = 'a', .kind = K_SIZE,
+	  .off = B(addr) },
+	{ .name = "help", .short_name = 'h', .kind = K_HELP },
+};
+
+#define BOPTS	(sizeof(bopts) / sizeof(bopts[0]))
+
+/* What parsing keeps besides the run's fields. */
+struct bparse {
+	struct bench *bn;
+	struct bench_outputs *o;
+	bool sections_given;
+	bool seed_given;
+};
+
+/*
+ * bopt_set() - option @op with argument @arg into the run.
+ * Return: 0, 1 after --help, -1 after a usage error (reported).
+ */
+static int bopt_set(struct bparse *ps, const struct bopt *op, const char *arg)
+{
+	void *at = (char *)ps->bn + op->off;
+	char opt[32];
+	int n;
+
+	if (op->short_name)
+		snprintf(opt, sizeof(opt), "-%c", op->short_name);
+	else
+		snprintf(opt, sizeof(opt), "--%s", op->name);
+	switch (op->kind) {
+	case K_SIZE:
+		return cli_opt_size("bench", opt, arg, at) ? -1 : 0;
+	case K_PAGES:
+		return opt_pages(opt, arg, at);
+	case K_PIN_MAX:
+		return opt_pin_max(arg, at);
+	case K_COUNT:
+		if (!cli_parse_int(arg, (int)op->lo, (int)op->hi, &n)) {
+			*(int *)at = n;	/* an unsigned field too (--iters) */
+			return 0;
+		}
+		cli_usage_err("bench", "%s: bad count '%s' (%d..%d)", opt, arg,
+			      (int)op->lo, (int)op->hi);
+		return -1;
+	case K_DURATION:
+		return opt_duration(opt, arg, op->hi, op->hint, at);
+	case K_FILE:
+		*(const char **)((char *)ps->o + op->off) = arg;
+		return 0;
+	case K_FLAG:
+		*(bool *)at = true;
+		return 0;
+	case K_SECTIONS:
+		ps->sections_given = true;
+		if (!parse_sections(ps->bn, op->list ? op->list : arg))
+			return 0;
+		cli_usage_err("bench", "--sections: '%s': use a comma-separated list of sweep, frames, pin, overhead, all, or stream and gpuwait alone",
+			      arg);
+		return -1;
+	case K_PATHS:
+		if (!parse_paths(ps->bn, arg))
+			return 0;
+		cli_usage_err("bench", "--paths: '%s': use a comma-separated list of ceiling, direct, trad-pg, trad-pin, xmode, cpu, memcpy",
+			      arg);
+		return -1;
+	case K_SEED:
+		ps->seed_given = true;
+		if (!cli_parse_u32(arg, at))
+			return 0;
+		cli_usage_err("bench", "--seed: bad number '%s' (0..4294967295)",
+			      arg);
+		return -1;
+	case K_CHANNEL:
+		return cli_opt_channel("bench", arg, at) ? -1 : 0;
+	default:
+		bench_usage(stdout);
+		return 1;
+	}
+}
+
+/*
+ * bench_settle() - after the options: check what they say together, and
+ * the defaults and budgets of what was not given.
+ * Return: 0, or -1 after a usage error.
+ */
+static int bench_settle(struct bench *bn, bool sections_given,
+			bool seed_given)
+{
 	if (!bn->min || bn->min > bn->max || bn->max > (1ull << 30)) {
 		cli_usage_err("bench", "need 0 < --min <= --max <= 1G (got %" PRIu64
 			      " and %" PRIu64 ")", bn->min, bn->max);
@@ -416,20 +399,71 @@ int bench_parse_args(int argc, char **argv, struct bench *bn,
 		bn->interval_ns = NS_PER_S / 100;
 	if (bn->interval_ns > bn->soak_ns)
 		bn->interval_ns = bn->soak_ns;
-	bn->budget_ns = budget ? budget :
-		       bn->quick ? BENCH_QUICK_BUDGET_NS : BENCH_BUDGET_NS;
+	if (!bn->budget_ns)
+		bn->budget_ns = bn->quick ? BENCH_QUICK_BUDGET_NS : BENCH_BUDGET_NS;
 	bn->min_iters = bn->quick ? BENCH_QUICK_MIN_ROUNDS : BENCH_MIN_ROUNDS;
 	bn->max_iters = bn->quick ? BENCH_QUICK_MAX_ROUNDS : BENCH_MAX_ROUNDS;
-	bn->frames_ns = frames_t ? frames_t :
-		       bn->quick ? FRAMES_QUICK_NS : FRAMES_NS;
-	bn->pin_max = pin_max ? pin_max :
-		     bn->quick ? PIN_MAX_QUICK : PIN_MAX_DEFAULT;
+	if (!bn->frames_ns)
+		bn->frames_ns = bn->quick ? FRAMES_QUICK_NS : FRAMES_NS;
+	if (!bn->pin_max)
+		bn->pin_max = bn->quick ? PIN_MAX_QUICK : PIN_MAX_DEFAULT;
 	if (!seed_given)
 		bn->seed = (uint32_t)(cli_now_ns() ^ cli_now_ns() >> 32 ^
 				      (uint64_t)getpid() << 16);
-	for (s = bn->min; s <= bn->max; s *= 2)
+	for (uint64_t s = bn->min; s <= bn->max; s *= 2)
 		bn->npoints++;
 	if (!bn->do_sweep)
 		bn->npoints = 0;
 	return 0;
+}
+
+/**
+ * bench_parse_args() - the options of "hellofpga bench" into @bn (zeroed
+ * first, then its defaults) and @o.
+ * Return: 0 to run, 1 after --help, -1 after a usage error (reported).
+ */
+int bench_parse_args(int argc, char **argv, struct bench *bn,
+		     struct bench_outputs *o)
+{
+	struct bparse ps = { bn, o, false, false };
+	struct option lopts[BOPTS + 1];
+	const struct bopt *op;
+	int c, ret;
+
+	memset(bn, 0, sizeof(*bn));
+	memset(o, 0, sizeof(*o));
+	memset(lopts, 0, sizeof(lopts));
+	for (size_t i = 0; i < BOPTS; i++) {
+		lopts[i].name = bopts[i].name;
+		lopts[i].has_arg = bopts[i].kind == K_FLAG ||
+				   bopts[i].kind == K_HELP ||
+				   bopts[i].list ? no_argument :
+				   required_argument;
+		lopts[i].val = 256 + (int)i;
+	}
+	bn->min = BENCH_DEFAULT_MIN;
+	bn->max = BENCH_DEFAULT_MAX;
+	bn->frame_size = 1ull << 20;
+	bn->max_buffers = 8;
+	bn->soak_size = 4ull << 20;
+	bn->repeats = 3;
+	bn->do_sweep = bn->do_frames = bn->do_pin = bn->do_overhead = true;
+	for (int p = 0; p < BP_N; p++)
+		bn->want[p] = true;
+	while ((c = getopt_long(argc, argv, "c:a:h", lopts, NULL)) != -1) {
+		op = NULL;
+		for (size_t i = 0; i < BOPTS && !op; i++)
+			if (c == 256 + (int)i || c == bopts[i].short_name)
+				op = &bopts[i];
+		if (!op) {
+			bench_usage(stderr);
+			return -1;
+		}
+		ret = bopt_set(&ps, op, optarg);
+		if (ret)
+			return ret;
+	}
+	if (cli_no_operand("bench", argc, argv))
+		return -1;
+	return bench_settle(bn, ps.sections_given, ps.seed_given);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_gpu.c - the GPU side of "hellofpga bench".
+ * gpu.c - the GPU side of "hellofpga bench" (gpu.h).
  *
  * With a real GPU (the library reports a non-emulated one) the bench loads
  * CUDA's driver API itself (dlopen of libcuda.so.1, nothing links against
@@ -23,10 +23,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "gpu.h"
 
 /* ---- the part of cuda.h needed (values as in CUDA 13.0's cuda.h) ---- */
 typedef int CUresult;

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench.h - "hellofpga bench": shared declarations of cmd_bench.c (the
- * runs), bench_gpu.c (the GPU: CUDA's driver API loaded at run time, or
- * the library's emulated GPU), bench_link.c (the card's link model),
- * bench_stats.c (the figures derived from a run), bench_predict.c (the
- * predicted cost per transfer on real hardware) and one file per output:
- * bench_text.c (tables), bench_json.c, bench_csv.c, bench_md.c
- * (Markdown), bench_plot.c.  docs/benchmarks.md describes what is
- * measured.
+ * bench.h - hellofpga-bench, the program of "hellofpga bench": the run,
+ * its configuration and its results, which every section fills in
+ * (sections.h) and the outputs read (out.h).  docs/benchmarks.md
+ * describes what is measured.
  */
 #ifndef HF_BENCH_H
 #define HF_BENCH_H
@@ -15,10 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include "bench_predict.h"
 #include "cli.h"
+#include "gpu.h"
+#include "bench_predict.h"
 
 /* The paths measured side by side, one transfer of each in turn. */
 enum bpath {
@@ -37,7 +33,8 @@ enum bpath {
 
 enum { BD_H2C = 0, BD_C2H = 1, BD_N = 2 };
 
-extern const char *const bpath_name[BP_N];	/* "direct" ... (JSON/CSV) */
+/* stats.c */
+extern const char *const bpath_name[BP_N];	/* "direct" ... (JSON, --paths) */
 extern const char *const bpath_label[BP_N];	/* "GPU Direct" ... (tables) */
 extern const char *const bdir_name[BD_N];	/* "h2c", "c2h" */
 
@@ -133,7 +130,7 @@ struct bstream {
  * @cpu: HelloFPGA_Stream_Wait() on the CPU, then the launch
  * @ceiling: an unblocked launch: the launch call to the kernel's start
  * @mm: a memory-mapped card: GPU Direct transfers submitted to a queue
- *	(HelloFPGA_GPUDirect_Submit(); bench_gpuwait_mm.c), not a stream
+ *	(HelloFPGA_GPUDirect_Submit(); gpuwait_mm.c), not a stream
  * @start: @mm: a kernel's start to the card's completion of the transfer
  *	HELLOFPGA_SUBMIT_START_ON_GPU queued behind it
  * @xfer: @mm: @start's ceiling, one synchronous 4 KiB transfer
@@ -151,8 +148,6 @@ struct bgpuwait {
 	struct bstats xfer;
 	unsigned int retakes;
 };
-
-#define BGW_MM_WAYS	5
 
 /**
  * struct bframes - the frame-rate run with @nbuf buffers.
@@ -205,40 +200,6 @@ struct bpredict {
 	bool counted[BD_N];
 	struct bcost_counts c[BD_N];
 };
-
-/* The GPU as the bench sees it (bench_gpu.c). */
-struct bgpu {
-	HELLOFPGA_GPU_STATUS status;
-	bool present;		/* any GPU (real or emulated) */
-	bool real;		/* CUDA */
-	int cuda_version;	/* cuDriverGetVersion, 0 without CUDA */
-	char driver[96];	/* NVIDIA driver version, "" unknown */
-	void *priv;
-};
-
-int bgpu_init(struct bgpu *g, char *why, size_t whylen);
-void bgpu_fini(struct bgpu *g);
-const char *bgpu_error(void);
-void *bgpu_host_alloc(struct bgpu *g, size_t size);	/* pinned when real */
-void bgpu_host_free(struct bgpu *g, void *p);
-int bgpu_to_gpu(struct bgpu *g, void *gpu, const void *host, size_t n,
-		bool pageable);
-int bgpu_from_gpu(struct bgpu *g, void *host, const void *gpu, size_t n);
-/* the frame consumer: a checksum kernel (CUDA) or a CPU thread (emulated) */
-int bgpu_consumer_init(struct bgpu *g, int nbuf, size_t frame_size,
-		       uint32_t max_frames);
-int bgpu_consume_start(struct bgpu *g, int buf, const void *frame,
-		       uint32_t k);
-int bgpu_consume_wait(struct bgpu *g, int buf);
-int bgpu_consume_results(struct bgpu *g, uint64_t *sum, uint32_t *frame_no,
-			 uint32_t n);
-void bgpu_consumer_fini(struct bgpu *g);
-/* the gpuwait section's consumer: a kernel that flags its start */
-int bgpu_flag_init(struct bgpu *g);
-int bgpu_flag_launch(struct bgpu *g, void *stream, volatile uint32_t *flag,
-		     uint32_t value);
-void bgpu_flag_fini(struct bgpu *g);
-uint64_t bench_checksum(const uint32_t *w, size_t nwords);
 
 /**
  * struct bench - the run.
@@ -309,64 +270,5 @@ struct bench {
 	bool failed_verify;
 	struct cli_progress prog;
 };
-
-void bench_order_init(struct bench *bn);
-bool bench_link_of(struct bench *bn);
-uint64_t bench_link_ns(const struct bench *bn, uint64_t bytes);
-bool bench_predict(const struct bench *bn, const struct bcost_counts *c,
-		   struct bcost *out);
-void bench_stats_from(uint64_t *s, unsigned int n, struct bstats *st);
-const struct bpoint *bench_point(const struct bench *bn, uint64_t size);
-/* the environment, a line each, every line after @pre ("# ", "- ") */
-void bench_print_env(const struct bench *bn, FILE *f, const char *pre);
-void bench_print(const struct bench *bn);
-void bench_print_soak(const struct bench *bn);
-int bench_run_stream(struct bench *bn, bool gpu);
-void bench_print_stream(const struct bench *bn);
-int bench_run_gpuwait(struct bench *bn);
-int bench_run_gpuwait_mm(struct bench *bn);
-void bench_print_gpuwait(const struct bench *bn);
-
-/* bench_stats.c: figures of a run; NAN (bench_cell(): "-") when not measured */
-double bench_us(uint64_t ns);
-const struct bstats *bench_st(const struct bench *bn, uint64_t size,
-			      enum bpath p, int d);
-double bench_ratio(const struct bench *bn, uint64_t size, enum bpath a,
-		   enum bpath b, int d);
-double bench_diff_ns(const struct bench *bn, uint64_t size, enum bpath a,
-		     enum bpath b, int d);
-double bench_gbps(const struct bench *bn, uint64_t size, enum bpath p,
-		  int d);
-double bench_spread(const struct bench *bn, uint64_t size, enum bpath p,
-		    int d, uint64_t *lo_ns, uint64_t *hi_ns);
-double bench_pct_range(const struct bench *bn, uint64_t size, int d,
-		       double *lo, double *hi);
-const struct bframes *bench_frames_n(const struct bench *bn, int n);
-const char *bench_cell(char *buf, size_t len, const char *fmt, double v);
-double bench_soak_drift(const struct bench *bn, int d);
-int bench_close_out(FILE *f, const char *path);
-
-/* the outputs: bench_text.c (bench_print*), bench_json.c, bench_csv.c,
- * bench_md.c, bench_plot.c */
-/**
- * struct bench_outputs - the files --json, --csv, --markdown, --plot and
- * --plot-dir asked for (NULL: not asked).
- */
-struct bench_outputs {
-	const char *json;
-	const char *csv;
-	const char *md;
-	const char *plot;
-	const char *plotdir;
-};
-
-/* bench_opts.c */
-int bench_parse_args(int argc, char **argv, struct bench *bn,
-		     struct bench_outputs *o);
-
-int bench_json(const struct bench *bn, const char *path);
-int bench_csv(const struct bench *bn, const char *path);
-int bench_markdown(const struct bench *bn, const char *path);
-int bench_plots(const struct bench *bn, const char *dir, const char *png);
 
 #endif /* HF_BENCH_H */

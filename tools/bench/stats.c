@@ -1,19 +1,64 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_stats.c - the figures every output of "hellofpga bench" derives
- * from a run: a path's statistics at a size, ratios, differences, GB/s,
- * frame runs, soak drift; and closing an output file.
+ * stats.c - the statistics of a series of timed transfers, and the
+ * figures the text and the JSON derive from a run: a path's statistics at
+ * a size, ratios, differences, GB/s, frame runs, soak drift (the renderer,
+ * bench_render.py, derives the same from the JSON); the names of the
+ * paths and directions.
  */
-#include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "bench.h"
+#include "stats.h"
+
+const char *const bpath_name[BP_N] = {
+	"ceiling", "direct", "trad_pageable", "trad_pinned", "transfer_mode",
+	"cpu_mode", "memcpy",
+};
+const char *const bpath_label[BP_N] = {
+	"cudaMemcpy pinned (ceiling)", "GPU Direct", "traditional, pageable",
+	"traditional, pinned", "TransferMode GPU_PINNED", "CPU mode DMA_MM",
+	"host memcpy",
+};
+const char *const bdir_name[BD_N] = { "h2c", "c2h" };
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Sort @s and fill @st: median of an even count is the mean of the two
+ * middle samples; p99 is the nearest-rank 99th percentile. */
+void bench_stats_from(uint64_t *s, unsigned int n, struct bstats *st)
+{
+	unsigned int rank;
+	uint64_t sum = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (!n)
+		return;
+	qsort(s, n, sizeof(*s), cmp_u64);
+	for (unsigned int i = 0; i < n; i++)
+		sum += s[i];
+	st->iters = n;
+	st->min_ns = s[0];
+	st->max_ns = s[n - 1];
+	st->mean_ns = sum / n;
+	st->median_ns = n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	rank = (unsigned int)((99ull * n + 99) / 100);	/* ceil(0.99 n) */
+	st->p99_ns = s[(rank ? rank : 1) - 1];
+}
+
+const struct bpoint *bench_point(const struct bench *bn, uint64_t size)
+{
+	for (int i = 0; i < bn->npoints; i++)
+		if (bn->points[i].size == size)
+			return &bn->points[i];
+	return NULL;
+}
 
 double bench_us(uint64_t ns)
 {
@@ -155,14 +200,3 @@ double bench_soak_drift(const struct bench *bn, int d)
 	return a > 0 ? (b - a) / a * 100.0 : NAN;
 }
 
-
-int bench_close_out(FILE *f, const char *path)
-{
-	int bad = ferror(f);
-
-	if (fclose(f) || bad) {
-		cli_err("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-		return -1;
-	}
-	return 0;
-}

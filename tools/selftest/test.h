@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test.h - what the files of "hellofpga test", the GPU Direct test program
- * (docs/test-program.md), share.  runner.c holds the table of cases and
- * runs them; cases_seed.c has the seed's ten, cases_extra.c five more;
- * common.c the outcomes, patterns and transfers every case uses; soak.c
- * --soak; report.c --json.
+ * (docs/test-program.md), share.  cases.c holds the table of cases and
+ * runner.c runs them; cases_seed.c has the seed's ten, cases_extra.c five
+ * more; common.c the outcomes, their lines, patterns and transfers every
+ * case uses; soak.c --soak; report.c --json.
  */
 #ifndef HF_CLI_TEST_H
 #define HF_CLI_TEST_H
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../cli.h"
+#include "cli.h"
 
 #define T_NCASES		15
 #define T_PAGE			4096u
@@ -151,7 +151,7 @@ struct tcase {
 
 extern volatile sig_atomic_t t_stop;
 
-/* the cases, in order (runner.c) */
+/* the cases, in order (cases.c) */
 extern const struct tcase t_cases[T_NCASES];
 
 /**
@@ -220,6 +220,8 @@ uint64_t align_down(uint64_t v, uint64_t a);
 uint64_t median(uint64_t *s, size_t n);
 double us(uint64_t ns);
 const char *platform_name(int p);
+void print_name(const char *name);
+void print_result(const struct t_res *r);
 
 /* cases_seed.c */
 int case_get_status(struct tctx *t);
@@ -240,9 +242,6 @@ int case_pin_misuse(struct tctx *t);
 int case_handle_reuse(struct tctx *t);
 int case_rotation(struct tctx *t);
 
-/* runner.c */
-void print_name(const char *name);
-void print_result(const struct t_res *r);
 
 /* soak.c */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);

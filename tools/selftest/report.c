@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "test.h"
 
 static void json_result(struct cli_json *j, const struct t_res *r)

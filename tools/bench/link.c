@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_link.c - the link model of the card under test, from the library
+ * link.c - the link model of the card under test, from the library
  * (HelloFPGA_GetLinkModel()), so the figures the bench predicts are those
  * the card was built with; and the predicted cost per transfer on real
  * hardware over it (bench_predict.c).
  */
 #include <string.h>
 
-#include "bench.h"
+#include "link.h"
 
 /**
  * bench_link_of() - the link model of @bn->h into @bn.

@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_text.c - "hellofpga bench" on standard output: the environment
- * and the tables.
+ * out_text.c - "hellofpga bench" on standard output, as the run goes: the
+ * environment and the tables, for people (the files are rendered from
+ * the JSON).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "bench.h"
+#include "link.h"
+#include "out.h"
+#include "stats.h"
 
-void bench_print_env(const struct bench *bn, FILE *f, const char *pre)
+/* the environment, a line each, every line after @pre */
+static void bench_print_env(const struct bench *bn, FILE *f, const char *pre)
 {
 	const HELLOFPGA_GPU_STATUS *g = &bn->gpu.status;
 
@@ -399,7 +397,7 @@ static void stream_rows(const struct bench *bn, bool rate_table)
 	}
 }
 
-/* The stream section (bench_stream.c). */
+/* The stream section (stream.c). */
 void bench_print_stream(const struct bench *bn)
 {
 	printf("# hellofpga bench: C2H AXI-Stream ring\n");
@@ -423,7 +421,7 @@ static void gpuwait_row(const char *name, const struct bstats *st)
 	       bench_us(st->p99_ns));
 }
 
-/* The gpuwait section (bench_gpuwait.c). */
+/* The gpuwait section (gpuwait.c, gpuwait_mm.c). */
 void bench_print_gpuwait(const struct bench *bn)
 {
 	const struct bgpuwait *w = &bn->gpuwait;

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * json.c - the one JSON writer of the tool (bench --json, test --json): a
- * stream of objects, arrays and keyed values, commas and quoting done
- * here.  Members of the outer levels go on lines of their own, deeper ones
- * on one line, so a file reads as a list of records.
+ * json.c - the one JSON writer of the tool (json.h: --json of doctor,
+ * stream, bench and test): a stream of objects, arrays and keyed values,
+ * commas and quoting done here.  Members of the outer levels go on lines
+ * of their own, deeper ones on one line, so a file reads as a list of
+ * records.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 
 /* levels below this one are written on one line */
 #define CLI_JSON_INLINE	3
@@ -159,6 +162,28 @@ void cli_json_num(struct cli_json *j, const char *key, const char *fmt,
 		fputs("null", j->f);
 	else
 		fprintf(j->f, fmt, v);
+}
+
+/**
+ * cli_json_real() - a number member written exactly: the fewest digits
+ * (15 to 17) that read back as @v, so a reader of the file (the bench's
+ * renderer) computes with the writer's value; a NaN or infinity is null.
+ */
+void cli_json_real(struct cli_json *j, const char *key, double v)
+{
+	char buf[32];
+
+	member(j, key);
+	if (isnan(v) || isinf(v)) {
+		fputs("null", j->f);
+		return;
+	}
+	for (int p = 15; p <= 17; p++) {
+		snprintf(buf, sizeof(buf), "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, j->f);
 }
 
 /** cli_json_bool() - a true/false member. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * runner.c - "hellofpga test": the table of cases, running them, the
- * options and the summary.
+ * runner.c - hellofpga-test, the program of "hellofpga test": running
+ * the cases (cases.c), the options and the summary.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,47 +14,9 @@
 
 #include "test.h"
 
-const struct tcase t_cases[T_NCASES] = {
-	{ "get_status", "GetGPUStatus platform detection", false, case_get_status },
-	{ "pin", "Pin GPU memory", true, case_pin },
-	{ "read_c2h", "ReadC2H: card -> GPU", true, case_read_c2h },
-	{ "write_h2c", "WriteH2C: GPU -> card", true, case_write_h2c },
-	{ "unpin", "Unpin", true, case_unpin },
-	{ "data_correctness", "byte-by-byte data correctness, both directions", true, case_data_correctness },
-	{ "batch_10x_read", "batch of 10 ReadC2H", true, case_batch_10x_read },
-	{ "addr_space_2g_7pts", "card address space at 7 points", true, case_addr_space },
-	{ "stress_2g_6offs", "stress: large transfers at 6 offsets", true, case_stress },
-	{ "boundary_2g_6pts", "boundaries: 6 points at the edges of card memory", true, case_boundary },
-	{ "transfer_mode_switch", "TransferMode switch: SetGPUBuffer, SetTransferMode", true, case_transfer_mode },
-	{ "cpu_path_unchanged", "the CPU path unchanged beside GPU Direct", false, case_cpu_path },
-	{ "pin_misuse", "pin misuse: unaligned, host memory, double unpin, use after unpin", true, case_pin_misuse },
-	{ "handle_reuse", "one handle over thousands of transfers", true, case_handle_reuse },
-	{ "multi_buffer_rotation", "rotation over 4 pinned buffers", true, case_rotation },
-};
-
 /* ------------------------------------------------------------------------
  * Running the cases
  * ------------------------------------------------------------------------ */
-
-/* "name ......" padded to a column. */
-void print_name(const char *name)
-{
-	int n = printf("%s ", name);
-
-	for (; n < 26; n++)
-		putchar('.');
-	putchar(' ');
-}
-
-void print_result(const struct t_res *r)
-{
-	if (r->res == T_SKIP)
-		printf("SKIP (%s)\n", r->text);
-	else
-		printf("%s (%.2f s, %s)\n", result_name[r->res],
-		       (double)r->ns / 1e9, r->text);
-	fflush(stdout);
-}
 
 /**
  * run_case() - run case @i (0-based) and print its line.  Without a GPU a
@@ -230,16 +192,19 @@ static int opt_duration(const char *opt, const char *arg, uint64_t *ns)
 	return 0;
 }
 
-/**
- * cmd_test() - "hellofpga test": parse the options, open the card, print
- * the header, run the selected cases, the soak, the totals and the JSON.
- * @argc: argument count, argv[0] being "test"
- * @argv: arguments
- *
- * Return: CLI_EXIT_OK only when nothing failed, at least one result
- * passed and the GPU cases could run (there was a GPU).
+/* The options of a run (the rest go into the test's context). */
+struct topts {
+	bool sel[T_NCASES];
+	uint64_t size;
+	const char *json;
+};
+
+/*
+ * parse_args() - the options into @t and @o.
+ * Return: -1 to run, else the exit status (after --help, --list or a bad
+ * command line).
  */
-int cmd_test(int argc, char **argv)
+static int parse_args(int argc, char **argv, struct tctx *t, struct topts *o)
 {
 	static const struct option opts[] = {
 		{ "soak", required_argument, NULL, OPT_SOAK },
@@ -252,38 +217,33 @@ int cmd_test(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tctx t = { 0 };
-	struct t_res res[T_NCASES];
-	bool sel[T_NCASES] = { false }, only = false, no_gpu;
-	uint64_t size = T_DEFAULT_SIZE, ddr, g;
-	const char *json = NULL;
-	int c, i, ret, passed = 0, failed = 0, skipped = 0;
-	int status = CLI_EXIT_FAIL;
-	char sz[32], sz2[32];
+	bool only = false;
+	char sz[32];
+	int c, i;
 
 	while ((c = getopt_long(argc, argv, "s:c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_SOAK:
-			if (opt_duration("--soak", optarg, &t.soak_ns))
+			if (opt_duration("--soak", optarg, &t->soak_ns))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_INTERVAL:
-			if (opt_duration("--interval", optarg, &t.interval_ns))
+			if (opt_duration("--interval", optarg, &t->interval_ns))
 				return CLI_EXIT_USAGE;
 			break;
 		case 's':
-			if (cli_opt_size("test", "--size", optarg, &size))
+			if (cli_opt_size("test", "--size", optarg, &o->size))
 				return CLI_EXIT_USAGE;
 			break;
 		case 'c':
-			if (cli_opt_channel("test", optarg, &t.ch))
+			if (cli_opt_channel("test", optarg, &t->ch))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_JSON:
-			json = optarg;
+			o->json = optarg;
 			break;
 		case OPT_ONLY:
-			if (parse_only(optarg, sel))
+			if (parse_only(optarg, o->sel))
 				return CLI_EXIT_USAGE;
 			only = true;
 			break;
@@ -298,109 +258,159 @@ int cmd_test(int argc, char **argv)
 	}
 	if (cli_no_operand("test", argc, argv))
 		return CLI_EXIT_USAGE;
-	if (size < T_MIN_SIZE || size > T_MAX_SIZE || size % T_PAGE) {
+	if (o->size < T_MIN_SIZE || o->size > T_MAX_SIZE || o->size % T_PAGE) {
 		cli_usage_err("test", "--size: %s is not a multiple of 4 KiB from 64 KiB to 1 GiB",
-			      cli_fmt_size(size, sz, sizeof(sz)));
+			      cli_fmt_size(o->size, sz, sizeof(sz)));
 		return CLI_EXIT_USAGE;
 	}
-	if (t.interval_ns && !t.soak_ns) {
+	if (t->interval_ns && !t->soak_ns) {
 		cli_usage_err("test", "--interval needs --soak");
 		return CLI_EXIT_USAGE;
 	}
-	if (t.soak_ns && !t.interval_ns) {
-		t.interval_ns = (t.soak_ns + T_SOAK_SAMPLES - 1) / T_SOAK_SAMPLES;
-		if (t.interval_ns < NS_PER_S)
-			t.interval_ns = NS_PER_S;
+	if (t->soak_ns && !t->interval_ns) {
+		t->interval_ns = (t->soak_ns + T_SOAK_SAMPLES - 1) / T_SOAK_SAMPLES;
+		if (t->interval_ns < NS_PER_S)
+			t->interval_ns = NS_PER_S;
 	}
-	if (t.interval_ns > t.soak_ns) {
+	if (t->interval_ns > t->soak_ns) {
 		cli_usage_err("test", "--interval is longer than --soak");
 		return CLI_EXIT_USAGE;
 	}
 	if (!only)
 		for (i = 0; i < T_NCASES; i++)
-			sel[i] = true;
+			o->sel[i] = true;
+	return -1;
+}
 
-	t.size = (size_t)size;
-	if (cli_open_or_emu(&t.h))
+/*
+ * open_card() - the card of the run (-d, HELLOFPGA_DEVICE, else the first
+ * hardware card or the emulated one), checked for the test, the sizes of
+ * its transfers, the GPU and the host buffers.
+ * Return: -1 to run, else the exit status (reported).
+ */
+static int open_card(struct tctx *t, uint64_t size)
+{
+	uint64_t ddr, g;
+	char sz[32], sz2[32];
+	int ret;
+
+	t->size = (size_t)size;
+	if (cli_open_or_emu(&t->h))
 		return CLI_EXIT_FAIL;
-	if (cli_get_info(t.h, &t.info) ||
-	    cli_check_channel(&t.info, t.ch, true) ||
-	    cli_check_channel(&t.info, t.ch, false))
-		goto out;
-	ddr = t.info.ddr_size;
+	if (cli_get_info(t->h, &t->info) ||
+	    cli_check_channel(&t->info, t->ch, true) ||
+	    cli_check_channel(&t->info, t->ch, false))
+		return CLI_EXIT_FAIL;
+	ddr = t->info.ddr_size;
 	if (ddr < 12 * size || ddr < T_MIN_DDR) {
 		cli_err("%s has %s of card memory, too little for --size %s: the test needs 12 x SIZE and at least 16 MiB",
-			t.info.name, cli_fmt_size(ddr, sz, sizeof(sz)),
+			t->info.name, cli_fmt_size(ddr, sz, sizeof(sz)),
 			cli_fmt_size(size, sz2, sizeof(sz2)));
-		goto out;
+		return CLI_EXIT_FAIL;
 	}
-	g = t.info.addr_align > t.info.len_granularity ? t.info.addr_align :
-							 t.info.len_granularity;
-	t.gran = g ? g : 1;
-	if (t.gran > 512 || (t.gran & (t.gran - 1))) {
+	g = t->info.addr_align > t->info.len_granularity ?
+	    t->info.addr_align : t->info.len_granularity;
+	t->gran = g ? g : 1;
+	if (t->gran > 512 || (t->gran & (t->gran - 1))) {
 		cli_err("%s: engine alignment %" PRIu64 " bytes is not supported by the test (1 .. 512, a power of two)",
-			t.info.name, t.gran);
-		goto out;
+			t->info.name, t->gran);
+		return CLI_EXIT_FAIL;
 	}
-	t.stress = T_STRESS_SIZE;
-	if (t.stress > align_down(ddr / 8, T_PAGE))
-		t.stress = (size_t)align_down(ddr / 8, T_PAGE);
-	if (t.stress < t.size)
-		t.stress = t.size;
-	ret = cli_report_gpu("test", &t.info, &t.gs);
-	if (ret) {
-		status = ret;
-		goto out;
-	}
-	t.hlen = t.stress + 2 * T_GUARD;
-	t.ha = cli_alloc(t.hlen);
-	t.hb = t.ha ? cli_alloc(t.hlen) : NULL;
-	t.hc = t.hb ? cli_alloc(t.hlen) : NULL;
-	if (!t.hc)
-		goto out;
+	t->stress = T_STRESS_SIZE;
+	if (t->stress > align_down(ddr / 8, T_PAGE))
+		t->stress = (size_t)align_down(ddr / 8, T_PAGE);
+	if (t->stress < t->size)
+		t->stress = t->size;
+	ret = cli_report_gpu("test", &t->info, &t->gs);
+	if (ret)
+		return ret;
+	t->hlen = t->stress + 2 * T_GUARD;
+	t->ha = cli_alloc(t->hlen);
+	t->hb = t->ha ? cli_alloc(t->hlen) : NULL;
+	t->hc = t->hb ? cli_alloc(t->hlen) : NULL;
+	return t->hc ? -1 : CLI_EXIT_FAIL;
+}
 
-	for (i = 0, c = 0; i < T_NCASES; i++)
-		c += sel[i];
+/*
+ * run_all() - the header, the selected cases, the soak, the totals and
+ * the JSON.
+ * Return: CLI_EXIT_OK only when nothing failed, at least one result
+ * passed and the GPU cases could run (there was a GPU).
+ */
+static int run_all(struct tctx *t, const struct topts *o)
+{
+	struct t_res res[T_NCASES];
+	int i, n, passed = 0, failed = 0, skipped = 0;
+	int status = CLI_EXIT_FAIL;
+	bool no_gpu;
+	char sz[32];
+
+	for (i = 0, n = 0; i < T_NCASES; i++)
+		n += o->sel[i];
 	printf("hellofpga test: GPU Direct test program, %d of %d cases%s%s\n",
-	       c, T_NCASES, t.soak_ns ? ", then a soak of " : "",
-	       t.soak_ns ? fmt_duration(t.soak_ns, sz, sizeof(sz)) : "");
-	print_header(&t);
+	       n, T_NCASES, t->soak_ns ? ", then a soak of " : "",
+	       t->soak_ns ? fmt_duration(t->soak_ns, sz, sizeof(sz)) : "");
+	print_header(t);
 
 	for (i = 0; i < T_NCASES; i++) {
-		if (!sel[i])
+		if (!o->sel[i])
 			continue;
-		run_case(&t, i, &res[i]);
+		run_case(t, i, &res[i]);
 		passed += res[i].res == T_PASS;
 		failed += res[i].res == T_FAIL;
 		skipped += res[i].res == T_SKIP;
 	}
-	gbuf_free(&t, &t.shared);
-	if (t.soak_ns) {
-		run_soak(&t);
-		passed += t.soak.res == T_PASS;
-		failed += t.soak.res == T_FAIL;
-		skipped += t.soak.res == T_SKIP;
+	gbuf_free(t, &t->shared);
+	if (t->soak_ns) {
+		run_soak(t);
+		passed += t->soak.res == T_PASS;
+		failed += t->soak.res == T_FAIL;
+		skipped += t->soak.res == T_SKIP;
 	}
 
-	no_gpu = t.gs.platform == HELLOFPGA_PLATFORM_NONE;
+	no_gpu = t->gs.platform == HELLOFPGA_PLATFORM_NONE;
 	putchar('\n');
 	if (no_gpu)
-		printf("GPU Direct was not tested: no GPU (%s)\n", t.gs.reason);
+		printf("GPU Direct was not tested: no GPU (%s)\n", t->gs.reason);
 	if (!failed && passed && !no_gpu)
 		status = CLI_EXIT_OK;
-	if (json && write_json(&t, json, res, sel, passed, failed, skipped))
+	if (o->json && write_json(t, o->json, res, o->sel, passed, failed,
+				  skipped))
 		status = CLI_EXIT_FAIL;
 	printf("%d passed, %d failed", passed, failed);
 	if (skipped)
 		printf(", %d skipped", skipped);
 	putchar('\n');
 	fflush(stdout);
-out:
+	return status;
+}
+
+/**
+ * main() - hellofpga-test, run by "hellofpga test" (tools/common/prog.c):
+ * parse the options, open the card, run the cases.
+ *
+ * Return: the exit status: run_all()'s, 1 when the run could not start,
+ * 2 for a bad command line, 3 on a hardware card without a real GPU.
+ */
+int main(int argc, char **argv)
+{
+	struct tctx t = { 0 };
+	struct topts o = { .size = T_DEFAULT_SIZE };
+	int status;
+
+	cli_program_args(&argc, &argv);
+	status = parse_args(argc, argv, &t, &o);
+	if (status >= 0)
+		return status;
+	status = open_card(&t, o.size);
+	if (status < 0)
+		status = run_all(&t, &o);
 	gbuf_free(&t, &t.shared);
 	free(t.samples);
 	free(t.ha);
 	free(t.hb);
 	free(t.hc);
-	HelloFPGA_Close(t.h);
+	if (t.h)
+		HelloFPGA_Close(t.h);
 	return status;
 }

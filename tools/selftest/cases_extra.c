@@ -15,14 +15,16 @@
 
 #include "test.h"
 
-int case_transfer_mode(struct tctx *t)
+/*
+ * xm_register() - TransferMode's refusals before a GPU buffer is
+ * registered and of an unaligned one, then @g1 (@n bytes) registered and
+ * GPU_PINNED mode on; @g2 is the replacing buffer of later.
+ * Return: 0, or -1 (recorded).
+ */
+static int xm_register(struct tctx *t, struct gbuf *g1, struct gbuf *g2,
+		       size_t n)
 {
-	struct gbuf g1 = { 0 }, g2 = { 0 };
-	size_t n = t->size, off = T_PAGE, len = n - 2 * T_PAGE;
-	uint64_t a = 0, b = 2 * (uint64_t)n, gr_ns = 0, gw_ns = 0, cr_ns = 0;
-	const char *note = "";
-	uint8_t *buf;
-	int ret, rc = -1;
+	int ret;
 
 	ret = HelloFPGA_SetTransferMode(t->h, HELLOFPGA_XFER_MODE_GPU_PINNED);
 	if (!ret)
@@ -31,57 +33,77 @@ int case_transfer_mode(struct tctx *t)
 		   "SetTransferMode(GPU_PINNED) with no GPU buffer") ||
 	    expect(t, HelloFPGA_SetTransferMode(t->h, 42), -EINVAL, T_NONE,
 		   "SetTransferMode(42)"))
-		goto out;
-	if (gbuf_alloc(t, &g1, n) || gbuf_alloc(t, &g2, T_MIN_SIZE))
-		goto out;
-	if (expect(t, HelloFPGA_SetGPUBuffer(t->h, (uint8_t *)g1.p + 1,
+		return -1;
+	if (gbuf_alloc(t, g1, n) || gbuf_alloc(t, g2, T_MIN_SIZE))
+		return -1;
+	if (expect(t, HelloFPGA_SetGPUBuffer(t->h, (uint8_t *)g1->p + 1,
 					     n - T_PAGE),
 		   -EINVAL, T_NONE, "SetGPUBuffer of an unaligned address"))
-		goto out;
-	ret = HelloFPGA_SetGPUBuffer(t->h, g1.p, n);
-	if (ret) {
-		tlibfail(t, t->h, ret, "SetGPUBuffer of %zu bytes", n);
-		goto out;
-	}
+		return -1;
+	ret = HelloFPGA_SetGPUBuffer(t->h, g1->p, n);
+	if (ret)
+		return tlibfail(t, t->h, ret, "SetGPUBuffer of %zu bytes", n);
 	ret = HelloFPGA_SetTransferMode(t->h, HELLOFPGA_XFER_MODE_GPU_PINNED);
-	if (ret) {
-		tlibfail(t, t->h, ret, "SetTransferMode(GPU_PINNED)");
-		goto out;
-	}
+	if (ret)
+		return tlibfail(t, t->h, ret, "SetTransferMode(GPU_PINNED)");
+	return 0;
+}
+
+/*
+ * xm_gpu_pinned() - in GPU_PINNED mode: a read into @len bytes at @off of
+ * the registered @g1 from card @a (the rest of @g1 untouched), and a
+ * write from there to card @b; host buffers still take the CPU path.
+ * Return: 0, or -1 (recorded).
+ */
+static int xm_gpu_pinned(struct tctx *t, const struct gbuf *g1, size_t off,
+			 size_t len, uint64_t a, uint64_t b, uint64_t *gr_ns,
+			 uint64_t *gw_ns)
+{
+	uint8_t *buf = (uint8_t *)g1->p + off;
+	size_t n = g1->size;
 
 	/* GPU mode: host buffers still take the CPU path ... */
-	buf = (uint8_t *)g1.p + off;
 	fill(t->ha, len, seed_of(11, 0, 0));
-	if (card_put(t, a, t->ha, len) || gpu_poison(t, g1.p, n))
-		goto out;
+	if (card_put(t, a, t->ha, len) || gpu_poison(t, g1->p, n))
+		return -1;
 	/* ... and a buffer inside the registered one goes to the GPU. */
-	if (mm_xfer(t, true, buf, a, len, &gr_ns,
+	if (mm_xfer(t, true, buf, a, len, gr_ns,
 		    "GPU_PINNED DMA_MM_ReadC2H into the GPU buffer") ||
-	    gpu_get(t, t->hb, g1.p, n) ||
+	    gpu_get(t, t->hb, g1->p, n) ||
 	    check_poison(t, "GPU_PINNED DMA_MM_ReadC2H", t->hb, off, 0) ||
 	    check_bytes(t, "GPU_PINNED DMA_MM_ReadC2H", t->ha, t->hb + off,
 			len, off) ||
 	    check_poison(t, "GPU_PINNED DMA_MM_ReadC2H", t->hb + off + len,
 			 n - off - len, off + len))
-		goto out;
+		return -1;
 	fill(t->ha, len, seed_of(11, 1, 0));
 	if (gpu_put(t, buf, t->ha, len))
-		goto out;
-	if (mm_xfer(t, false, buf, b, len, &gw_ns,
+		return -1;
+	if (mm_xfer(t, false, buf, b, len, gw_ns,
 		    "GPU_PINNED DMA_MM_WriteH2C from the GPU buffer") ||
 	    card_get(t, b, t->hb, len) ||
 	    check_bytes(t, "GPU_PINNED DMA_MM_WriteH2C", t->ha, t->hb, len, b))
-		goto out;
+		return -1;
+	return 0;
+}
 
-	/* Back to CPU mode: host buffers as ever. */
+/*
+ * xm_cpu_mode() - back to CPU mode: host buffers as ever (card @b to
+ * host, @len bytes), and on a real desktop GPU device memory (@buf)
+ * refused from card @a.  @note: what was checked of the refusal.
+ * Return: 0, or -1 (recorded).
+ */
+static int xm_cpu_mode(struct tctx *t, void *buf, size_t len, uint64_t a,
+		       uint64_t b, uint64_t *cr_ns, const char **note)
+{
+	int ret;
+
 	ret = HelloFPGA_SetTransferMode(t->h, HELLOFPGA_XFER_MODE_CPU);
-	if (ret) {
-		tlibfail(t, t->h, ret, "SetTransferMode(CPU)");
-		goto out;
-	}
-	if (mm_xfer(t, true, t->hb, b, len, &cr_ns, "CPU-mode DMA_MM_ReadC2H") ||
+	if (ret)
+		return tlibfail(t, t->h, ret, "SetTransferMode(CPU)");
+	if (mm_xfer(t, true, t->hb, b, len, cr_ns, "CPU-mode DMA_MM_ReadC2H") ||
 	    check_bytes(t, "CPU mode read-back", t->ha, t->hb, len, b))
-		goto out;
+		return -1;
 	/*
 	 * Real desktop GPU memory is not reachable by the CPU path, so in CPU
 	 * mode it must be refused: that also proves the GPU_PINNED transfers
@@ -93,59 +115,89 @@ int case_transfer_mode(struct tctx *t)
 						       NULL),
 			   -EFAULT, T_NONE,
 			   "CPU-mode DMA_MM_ReadC2H into GPU device memory"))
-			goto out;
-		note = "; CPU mode refuses device memory (EFAULT)";
+			return -1;
+		*note = "; CPU mode refuses device memory (EFAULT)";
 	} else {
-		note = t->gs.emulated ?
-		       "; device-memory refusal not checked: emulated GPU memory is host memory" :
-		       "";
+		*note = t->gs.emulated ?
+			"; device-memory refusal not checked: emulated GPU memory is host memory" :
+			"";
 	}
+	return 0;
+}
+
+/*
+ * xm_again() - GPU_PINNED again into the still registered @g1 (card @a),
+ * then @g2 replacing it (card @b), then unregistering, which returns to
+ * CPU mode.
+ * Return: 0, or -1 (recorded).
+ */
+static int xm_again(struct tctx *t, const struct gbuf *g1,
+		    const struct gbuf *g2, uint64_t a, uint64_t b)
+{
+	size_t n = g1->size;
+	int ret;
 
 	/* And GPU_PINNED again: the buffer is still registered. */
 	ret = HelloFPGA_SetTransferMode(t->h, HELLOFPGA_XFER_MODE_GPU_PINNED);
-	if (ret) {
-		tlibfail(t, t->h, ret, "SetTransferMode(GPU_PINNED), second time");
-		goto out;
-	}
+	if (ret)
+		return tlibfail(t, t->h, ret,
+				"SetTransferMode(GPU_PINNED), second time");
 	fill(t->ha, n, seed_of(11, 2, 0));
 	if (card_put(t, a, t->ha, n))
-		goto out;
-	if (mm_xfer(t, true, g1.p, a, n, NULL,
+		return -1;
+	if (mm_xfer(t, true, g1->p, a, n, NULL,
 		    "GPU_PINNED DMA_MM_ReadC2H, second time") ||
-	    gpu_get(t, t->hb, g1.p, n) ||
+	    gpu_get(t, t->hb, g1->p, n) ||
 	    check_bytes(t, "GPU_PINNED read, second time", t->ha, t->hb, n, 0))
-		goto out;
+		return -1;
 
 	/* A new buffer replaces the old one. */
-	ret = HelloFPGA_SetGPUBuffer(t->h, g2.p, g2.size);
-	if (ret) {
-		tlibfail(t, t->h, ret, "SetGPUBuffer replacing the buffer");
-		goto out;
-	}
-	fill(t->ha, g2.size, seed_of(11, 3, 0));
-	if (card_put(t, b, t->ha, g2.size))
-		goto out;
-	if (mm_xfer(t, true, g2.p, b, g2.size, NULL,
+	ret = HelloFPGA_SetGPUBuffer(t->h, g2->p, g2->size);
+	if (ret)
+		return tlibfail(t, t->h, ret, "SetGPUBuffer replacing the buffer");
+	fill(t->ha, g2->size, seed_of(11, 3, 0));
+	if (card_put(t, b, t->ha, g2->size))
+		return -1;
+	if (mm_xfer(t, true, g2->p, b, g2->size, NULL,
 		    "GPU_PINNED DMA_MM_ReadC2H into the replacing buffer") ||
-	    gpu_get(t, t->hb, g2.p, g2.size) ||
+	    gpu_get(t, t->hb, g2->p, g2->size) ||
 	    check_bytes(t, "read into the replacing buffer", t->ha, t->hb,
-			g2.size, 0))
-		goto out;
+			g2->size, 0))
+		return -1;
 
 	/* Unregistering returns to CPU mode. */
 	ret = HelloFPGA_SetGPUBuffer(t->h, NULL, 0);
-	if (ret) {
-		tlibfail(t, t->h, ret, "SetGPUBuffer(NULL, 0)");
-		goto out;
-	}
+	if (ret)
+		return tlibfail(t, t->h, ret, "SetGPUBuffer(NULL, 0)");
 	ret = HelloFPGA_SetTransferMode(t->h, HELLOFPGA_XFER_MODE_GPU_PINNED);
 	if (!ret)
 		HelloFPGA_SetTransferMode(t->h, HELLOFPGA_XFER_MODE_CPU);
 	if (expect(t, ret, -EINVAL, T_NONE,
 		   "SetTransferMode(GPU_PINNED) after SetGPUBuffer(NULL, 0)") ||
-	    card_get(t, b, t->hb, g2.size) ||
+	    card_get(t, b, t->hb, g2->size) ||
 	    check_bytes(t, "CPU mode after unregistering", t->ha, t->hb,
-			g2.size, b))
+			g2->size, b))
+		return -1;
+	return 0;
+}
+
+/**
+ * case_transfer_mode() - 11. The TransferMode switch: refusals, a
+ * registered GPU buffer in GPU_PINNED mode both ways, CPU mode again,
+ * GPU_PINNED again, a replacing buffer, unregistering.
+ */
+int case_transfer_mode(struct tctx *t)
+{
+	struct gbuf g1 = { 0 }, g2 = { 0 };
+	size_t n = t->size, off = T_PAGE, len = n - 2 * T_PAGE;
+	uint64_t a = 0, b = 2 * (uint64_t)n, gr_ns = 0, gw_ns = 0, cr_ns = 0;
+	const char *note = "";
+	int rc = -1;
+
+	if (xm_register(t, &g1, &g2, n) ||
+	    xm_gpu_pinned(t, &g1, off, len, a, b, &gr_ns, &gw_ns) ||
+	    xm_cpu_mode(t, (uint8_t *)g1.p + off, len, a, b, &cr_ns, &note) ||
+	    xm_again(t, &g1, &g2, a, b))
 		goto out;
 	tpass(t, "GPU_PINNED DMA_MM card -> GPU %.2f GB/s, GPU -> card %.2f GB/s (CPU mode card -> host %.2f GB/s); CPU <-> GPU_PINNED switches, replacing and unregistering verified%s",
 	      cli_gbps(len, gr_ns), cli_gbps(len, gw_ns), cli_gbps(len, cr_ns),
@@ -241,6 +293,110 @@ static int set_gpu_mode(struct tctx *t, void *p, size_t n, int mode,
 	return 0;
 }
 
+/*
+ * cpu_modes() - the mode of the "during" part: with GPU Direct a
+ * registered buffer @reg and a pinned @gb (@n bytes each) in GPU_PINNED
+ * mode; without, its refusals.
+ * Return: 0, or -1 (recorded).
+ */
+static int cpu_modes(struct tctx *t, bool gpu, struct gbuf *reg,
+		     struct gbuf *gb, size_t n)
+{
+	int ret;
+
+	if (gpu) {
+		if (gbuf_alloc(t, reg, n) || gbuf_new(t, gb, n) ||
+		    set_gpu_mode(t, reg->p, n, HELLOFPGA_XFER_MODE_GPU_PINNED,
+				 "SetGPUBuffer + SetTransferMode(GPU_PINNED)"))
+			return -1;
+		return 0;
+	}
+	ret = HelloFPGA_SetTransferMode(t->h, HELLOFPGA_XFER_MODE_GPU_PINNED);
+	if (!ret)
+		HelloFPGA_SetTransferMode(t->h, HELLOFPGA_XFER_MODE_CPU);
+	if (expect(t, ret, -EINVAL, T_NONE,
+		   "SetTransferMode(GPU_PINNED) without GPU Direct"))
+		return -1;
+	ret = HelloFPGA_SetGPUBuffer(t->h, t->ha, n);
+	if (!ret) {
+		HelloFPGA_SetGPUBuffer(t->h, NULL, 0);
+		return tfail(t, "SetGPUBuffer of host memory succeeded without GPU Direct");
+	}
+	return 0;
+}
+
+/*
+ * cpu_beside_gd() - the CPU path (card @a) interleaved with GPU Direct
+ * (@gb, card @c) on the same channel, then at the same time from another
+ * thread on another channel (@job, card @b), then CPU mode again.
+ * Return: 0, or -1 (recorded).
+ */
+static int cpu_beside_gd(struct tctx *t, const struct gbuf *gb,
+			 struct cpu_job *job, uint64_t a, uint64_t b,
+			 uint64_t c)
+{
+	size_t n = t->size;
+	int nch = t->info.num_h2c < t->info.num_c2h ? t->info.num_h2c :
+						      t->info.num_c2h;
+	pthread_t thr;
+	int i, ret;
+
+	/* Interleaved with GPU Direct on the same channel. */
+	for (i = 0; i < 4; i++) {
+		if (roundtrip(t, gb, 0, c, n, PAT_RANDOM,
+			      seed_of(12, 3, (uint32_t)i), NULL) ||
+		    cpu_roundtrip(t, "CPU path interleaved", t->ha, a, n,
+				  seed_of(12, 4, (uint32_t)i)))
+			return -1;
+	}
+	/* At the same time from another thread, on another channel. */
+	job->h = t->h;
+	job->ch = nch > 1 ? (t->ch + 1) % nch : t->ch;
+	job->addr = b;
+	job->len = n < (1u << 20) ? n : 1u << 20;
+	job->src = cli_alloc(job->len);
+	job->dst = job->src ? cli_alloc(job->len) : NULL;
+	if (!job->dst)
+		return tfail(t, "out of host memory");
+	ret = pthread_create(&thr, NULL, cpu_worker, job);
+	if (ret)
+		return tfail(t, "cannot start a thread: %s", strerror(ret));
+	for (i = 0; i < 8; i++)
+		if (roundtrip(t, gb, 0, c, n, PAT_RANDOM,
+			      seed_of(12, 5, (uint32_t)i), NULL))
+			break;
+	pthread_join(thr, NULL);
+	if (t->cur->res == T_FAIL)
+		return -1;
+	if (job->ret)
+		return tfail(t, "%s", job->err);
+	return set_gpu_mode(t, NULL, 0, HELLOFPGA_XFER_MODE_CPU,
+			    "SetGPUBuffer(NULL) + SetTransferMode(CPU)") ? -1 : 0;
+}
+
+/*
+ * cpu_counted() - the card's counters since @c0 count the CPU-path
+ * transfers: at least 4 more, and @n + @odd more H2C bytes.
+ * Return: 0, or -1 (recorded).
+ */
+static int cpu_counted(struct tctx *t, const HELLOFPGA_COUNTERS *c0,
+		       size_t n, size_t odd)
+{
+	uint64_t before = c0->bytes_h2c;
+	HELLOFPGA_COUNTERS c1;
+	int ret;
+
+	ret = HelloFPGA_GetCounters(t->h, &c1);
+	if (ret)
+		return tlibfail(t, t->h, ret, "GetCounters");
+	if (c1.transfers < c0->transfers + 4 ||
+	    c1.bytes_h2c < before + n + odd)
+		return tfail(t, "counters did not count the CPU-path transfers (transfers %" PRIu64
+			     " -> %" PRIu64 ", H2C bytes %" PRIu64 " -> %" PRIu64 ")",
+			     c0->transfers, c1.transfers, before, c1.bytes_h2c);
+	return 0;
+}
+
 /**
  * case_cpu_path() - 12. The CPU path unchanged beside GPU Direct: host
  * buffer round trips (also odd sizes and addresses), error codes of bad
@@ -253,15 +409,11 @@ int case_cpu_path(struct tctx *t)
 {
 	bool gpu = t->gs.supported;
 	size_t n = t->size, odd = T_PAGE + (size_t)t->gran, got;
-	uint64_t a = 0, b = 3 * (uint64_t)n, c = 5 * (uint64_t)n, before;
-	int nch = t->info.num_h2c < t->info.num_c2h ? t->info.num_h2c :
-						      t->info.num_c2h;
+	uint64_t a = 0, b = 3 * (uint64_t)n, c = 5 * (uint64_t)n;
 	struct cpu_job job = { 0 };
 	struct gbuf reg = { 0 }, gb = { 0 };
-	HELLOFPGA_COUNTERS c0, c1;
-	pthread_t thr;
-	bool started = false;
-	int i, ret, rc = -1;
+	HELLOFPGA_COUNTERS c0;
+	int ret, rc = -1;
 
 	if (cpu_roundtrip(t, "CPU path before", t->ha, a, n, seed_of(12, 0, 0)))
 		goto out;
@@ -270,26 +422,8 @@ int case_cpu_path(struct tctx *t)
 		tlibfail(t, t->h, ret, "GetCounters");
 		goto out;
 	}
-	if (!gpu) {
-		ret = HelloFPGA_SetTransferMode(t->h,
-						HELLOFPGA_XFER_MODE_GPU_PINNED);
-		if (!ret)
-			HelloFPGA_SetTransferMode(t->h, HELLOFPGA_XFER_MODE_CPU);
-		if (expect(t, ret, -EINVAL, T_NONE,
-			   "SetTransferMode(GPU_PINNED) without GPU Direct"))
-			goto out;
-		ret = HelloFPGA_SetGPUBuffer(t->h, t->ha, n);
-		if (!ret) {
-			HelloFPGA_SetGPUBuffer(t->h, NULL, 0);
-			tfail(t, "SetGPUBuffer of host memory succeeded without GPU Direct");
-			goto out;
-		}
-	} else {
-		if (gbuf_alloc(t, &reg, n) || gbuf_new(t, &gb, n) ||
-		    set_gpu_mode(t, reg.p, n, HELLOFPGA_XFER_MODE_GPU_PINNED,
-				 "SetGPUBuffer + SetTransferMode(GPU_PINNED)"))
-			goto out;
-	}
+	if (cpu_modes(t, gpu, &reg, &gb, n))
+		goto out;
 
 	/* During: same data, same odd cases, same errors. */
 	if (cpu_roundtrip(t, "CPU path beside GPU Direct", t->ha, a, n,
@@ -305,61 +439,10 @@ int case_cpu_path(struct tctx *t)
 	    expect(t, HelloFPGA_DMA_MM_ReadC2H(t->h, t->ch, NULL, 0, 16, &got),
 		   -EFAULT, T_NONE, "CPU-path read into NULL"))
 		goto out;
-	if (gpu) {
-		/* Interleaved with GPU Direct on the same channel. */
-		for (i = 0; i < 4; i++) {
-			if (roundtrip(t, &gb, 0, c, n, PAT_RANDOM,
-				      seed_of(12, 3, (uint32_t)i), NULL) ||
-			    cpu_roundtrip(t, "CPU path interleaved", t->ha, a, n,
-					  seed_of(12, 4, (uint32_t)i)))
-				goto out;
-		}
-		/* At the same time from another thread, on another channel. */
-		job.h = t->h;
-		job.ch = nch > 1 ? (t->ch + 1) % nch : t->ch;
-		job.addr = b;
-		job.len = n < (1u << 20) ? n : 1u << 20;
-		job.src = cli_alloc(job.len);
-		job.dst = job.src ? cli_alloc(job.len) : NULL;
-		if (!job.dst) {
-			tfail(t, "out of host memory");
-			goto out;
-		}
-		ret = pthread_create(&thr, NULL, cpu_worker, &job);
-		if (ret) {
-			tfail(t, "cannot start a thread: %s", strerror(ret));
-			goto out;
-		}
-		started = true;
-		for (i = 0; i < 8; i++)
-			if (roundtrip(t, &gb, 0, c, n, PAT_RANDOM,
-				      seed_of(12, 5, (uint32_t)i), NULL))
-				break;
-		pthread_join(thr, NULL);
-		started = false;
-		if (t->cur->res == T_FAIL)
-			goto out;
-		if (job.ret) {
-			tfail(t, "%s", job.err);
-			goto out;
-		}
-		if (set_gpu_mode(t, NULL, 0, HELLOFPGA_XFER_MODE_CPU,
-				 "SetGPUBuffer(NULL) + SetTransferMode(CPU)"))
-			goto out;
-	}
-	ret = HelloFPGA_GetCounters(t->h, &c1);
-	if (ret) {
-		tlibfail(t, t->h, ret, "GetCounters");
+	if (gpu && cpu_beside_gd(t, &gb, &job, a, b, c))
 		goto out;
-	}
-	before = c0.bytes_h2c;
-	if (c1.transfers < c0.transfers + 4 ||
-	    c1.bytes_h2c < before + n + odd) {
-		tfail(t, "counters did not count the CPU-path transfers (transfers %" PRIu64
-		      " -> %" PRIu64 ", H2C bytes %" PRIu64 " -> %" PRIu64 ")",
-		      c0.transfers, c1.transfers, before, c1.bytes_h2c);
+	if (cpu_counted(t, &c0, n, odd))
 		goto out;
-	}
 	if (cpu_roundtrip(t, "CPU path after", t->ha, a, n, seed_of(12, 6, 0)))
 		goto out;
 	if (gpu)
@@ -370,8 +453,6 @@ int case_cpu_path(struct tctx *t)
 		      t->gs.reason);
 	rc = 0;
 out:
-	if (started)
-		pthread_join(thr, NULL);
 	free(job.src);
 	free(job.dst);
 	if (gpu) {

@@ -517,3 +517,27 @@ const char *platform_name(int p)
 		return "none";
 	}
 }
+
+/* ------------------------------------------------------------------------
+ * Result lines
+ * ------------------------------------------------------------------------ */
+
+/* "name ......" padded to a column. */
+void print_name(const char *name)
+{
+	int n = printf("%s ", name);
+
+	for (; n < 26; n++)
+		putchar('.');
+	putchar(' ');
+}
+
+void print_result(const struct t_res *r)
+{
+	if (r->res == T_SKIP)
+		printf("SKIP (%s)\n", r->text);
+	else
+		printf("%s (%.2f s, %s)\n", result_name[r->res],
+		       (double)r->ns / 1e9, r->text);
+	fflush(stdout);
+}

@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_json.c - --json FILE: the run as JSON (tools/hellofpga/json.c).
+ * out_json.c - --json FILE: the run as JSON (tools/common/json.c), the one
+ * source of every other file of the run: the CSV, the Markdown and the
+ * plots are rendered from it (out_render.c, bench_render.py), so it holds
+ * what they show, exactly (the prediction's and the link's rates written
+ * to the last bit).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "bench.h"
+#include "json.h"
+#include "link.h"
+#include "out.h"
+#include "stats.h"
 
-static void json_stats(struct cli_json *j, const char *key,
-		       const struct bstats *s, uint64_t size)
+/* the members of a series' statistics, its GB/s from the median at @size */
+static void json_stats_members(struct cli_json *j, const struct bstats *s,
+			       uint64_t size)
 {
-	cli_json_obj(j, key);
 	cli_json_u64(j, "iterations", s->iters);
 	cli_json_u64(j, "min_ns", s->min_ns);
 	cli_json_u64(j, "median_ns", s->median_ns);
@@ -24,27 +25,30 @@ static void json_stats(struct cli_json *j, const char *key,
 	cli_json_u64(j, "max_ns", s->max_ns);
 	cli_json_u64(j, "mean_ns", s->mean_ns);
 	cli_json_num(j, "gbps", "%.4f", cli_gbps(size, s->median_ns));
+}
+
+static void json_stats(struct cli_json *j, const char *key,
+		       const struct bstats *s, uint64_t size)
+{
+	cli_json_obj(j, key);
+	json_stats_members(j, s, size);
 	cli_json_end(j);
 }
 
 /* a path's series of the sweep: its statistics, each repeat's median and
- * their spread (bench_spread()) */
+ * statistics, and their spread (bench_spread()) */
 static void json_sweep_stats(struct cli_json *j, const struct bench *bn,
 			     const struct bpoint *pt, enum bpath p, int d)
 {
-	const struct bstats *s = &pt->st[p][d];
-
 	cli_json_obj(j, bpath_name[p]);
-	cli_json_u64(j, "iterations", s->iters);
-	cli_json_u64(j, "min_ns", s->min_ns);
-	cli_json_u64(j, "median_ns", s->median_ns);
-	cli_json_u64(j, "p99_ns", s->p99_ns);
-	cli_json_u64(j, "max_ns", s->max_ns);
-	cli_json_u64(j, "mean_ns", s->mean_ns);
-	cli_json_num(j, "gbps", "%.4f", cli_gbps(pt->size, s->median_ns));
+	json_stats_members(j, &pt->st[p][d], pt->size);
 	cli_json_arr(j, "repeat_median_ns");
 	for (int r = 0; r < bn->repeats; r++)
 		cli_json_u64(j, NULL, pt->rep[r][p][d].median_ns);
+	cli_json_end(j);
+	cli_json_arr(j, "repeat_stats");
+	for (int r = 0; r < bn->repeats; r++)
+		json_stats(j, NULL, &pt->rep[r][p][d], pt->size);
 	cli_json_end(j);
 	cli_json_num(j, "spread_pct", "%.2f",
 		     bench_spread(bn, pt->size, p, d, NULL, NULL));
@@ -79,14 +83,16 @@ static void json_env(struct cli_json *j, const struct bench *bn)
 		cli_json_end(j);
 	} else {
 		cli_json_null(j, "gpu");
+		cli_json_str(j, "gpu_why", bn->gpu_why);
 	}
+	cli_json_str(j, "link", bn->link_desc);
 	if (bn->link_on) {
 		cli_json_obj(j, "link_model");
 		cli_json_u64(j, "gen", bn->link_gen);
 		cli_json_u64(j, "lanes", bn->link_lanes);
 		cli_json_u64(j, "mps", bn->link_mps);
 		cli_json_u64(j, "desc_ns", bn->link_desc_ns);
-		cli_json_num(j, "gbps", "%.4f", bn->link_gbps);
+		cli_json_real(j, "gbps", bn->link_gbps);
 		cli_json_str(j, "text", bn->link_desc);
 		cli_json_end(j);
 	} else {
@@ -137,10 +143,57 @@ static void json_config(struct cli_json *j, const struct bench *bn)
 	cli_json_end(j);
 }
 
+/*
+ * The figures of a size and direction: the speedups (a median over
+ * another, "%.4f") and the overheads (a median minus another, ns).
+ */
+static const struct jfigure {
+	bool speedup;
+	const char *key;
+	enum bpath a, b;
+} jfigures[] = {
+	{ true, "trad_pageable", BP_TRAD_PAGE, BP_DIRECT },
+	{ true, "trad_pinned", BP_TRAD_PIN, BP_DIRECT },
+	{ true, "transfer_mode_vs_cpu", BP_CPU, BP_XMODE },
+	{ false, "direct", BP_DIRECT, BP_CEIL },
+	{ false, "transfer_mode", BP_XMODE, BP_CEIL },
+	{ false, "cpu_mode", BP_CPU, BP_MEMCPY },
+};
+
+/* the object of direction @d: its speedups (with GPU Direct's % of the
+ * ceiling and its range over the repeats), or its overheads */
+static void json_figures(struct cli_json *j, const struct bench *bn,
+			 uint64_t size, int d, bool speedup)
+{
+	double lo, hi;
+
+	cli_json_obj(j, bdir_name[d]);
+	for (size_t i = 0; i < sizeof(jfigures) / sizeof(jfigures[0]); i++) {
+		const struct jfigure *f = &jfigures[i];
+
+		if (f->speedup != speedup)
+			continue;
+		if (speedup)
+			cli_json_num(j, f->key, "%.4f",
+				     bench_ratio(bn, size, f->a, f->b, d));
+		else
+			cli_json_num(j, f->key, "%.0f",
+				     bench_diff_ns(bn, size, f->a, f->b, d));
+	}
+	if (speedup) {
+		cli_json_num(j, "direct_pct_of_ceiling", "%.2f",
+			     100 / bench_ratio(bn, size, BP_DIRECT, BP_CEIL, d));
+		if (isnan(bench_pct_range(bn, size, d, &lo, &hi)))
+			lo = hi = NAN;
+		cli_json_num(j, "direct_pct_of_ceiling_lo", "%.2f", lo);
+		cli_json_num(j, "direct_pct_of_ceiling_hi", "%.2f", hi);
+	}
+	cli_json_end(j);
+}
+
 static void json_point(struct cli_json *j, const struct bench *bn,
 		       const struct bpoint *pt)
 {
-	double lo, hi;
 	int d, p;
 
 	cli_json_obj(j, NULL);
@@ -164,36 +217,12 @@ static void json_point(struct cli_json *j, const struct bench *bn,
 		cli_json_end(j);
 	}
 	cli_json_end(j);
-	cli_json_obj(j, "speedup");
-	for (d = 0; d < BD_N; d++) {
-		cli_json_obj(j, bdir_name[d]);
-		cli_json_num(j, "trad_pageable", "%.4f",
-			     bench_ratio(bn, pt->size, BP_TRAD_PAGE, BP_DIRECT, d));
-		cli_json_num(j, "trad_pinned", "%.4f",
-			     bench_ratio(bn, pt->size, BP_TRAD_PIN, BP_DIRECT, d));
-		cli_json_num(j, "transfer_mode_vs_cpu", "%.4f",
-			     bench_ratio(bn, pt->size, BP_CPU, BP_XMODE, d));
-		cli_json_num(j, "direct_pct_of_ceiling", "%.2f",
-			     100 / bench_ratio(bn, pt->size, BP_DIRECT, BP_CEIL, d));
-		if (isnan(bench_pct_range(bn, pt->size, d, &lo, &hi)))
-			lo = hi = NAN;
-		cli_json_num(j, "direct_pct_of_ceiling_lo", "%.2f", lo);
-		cli_json_num(j, "direct_pct_of_ceiling_hi", "%.2f", hi);
+	for (int k = 0; k < 2; k++) {
+		cli_json_obj(j, k ? "overhead_ns" : "speedup");
+		for (d = 0; d < BD_N; d++)
+			json_figures(j, bn, pt->size, d, !k);
 		cli_json_end(j);
 	}
-	cli_json_end(j);
-	cli_json_obj(j, "overhead_ns");
-	for (d = 0; d < BD_N; d++) {
-		cli_json_obj(j, bdir_name[d]);
-		cli_json_num(j, "direct", "%.0f",
-			     bench_diff_ns(bn, pt->size, BP_DIRECT, BP_CEIL, d));
-		cli_json_num(j, "transfer_mode", "%.0f",
-			     bench_diff_ns(bn, pt->size, BP_XMODE, BP_CEIL, d));
-		cli_json_num(j, "cpu_mode", "%.0f",
-			     bench_diff_ns(bn, pt->size, BP_CPU, BP_MEMCPY, d));
-		cli_json_end(j);
-	}
-	cli_json_end(j);
 	cli_json_end(j);
 }
 
@@ -214,6 +243,7 @@ static void json_frames_pins(struct cli_json *j, const struct bench *bn)
 		cli_json_obj(j, NULL);
 		cli_json_int(j, "buffers", fr->nbuf);
 		cli_json_u64(j, "frames", fr->frames);
+		cli_json_u64(j, "ns", fr->ns);
 		cli_json_num(j, "seconds", "%.4f", fr->ns / 1e9);
 		cli_json_num(j, "fps", "%.1f", fr->fps);
 		cli_json_num(j, "gbps", "%.4f",
@@ -256,6 +286,7 @@ static void json_soak(struct cli_json *j, const struct bench *bn)
 	for (int i = 0; i < bn->nsoak; i++) {
 		cli_json_obj(j, NULL);
 		cli_json_num(j, "t_s", "%.3f", bn->soak[i].t_ns / 1e9);
+		cli_json_u64(j, "t_ns", bn->soak[i].t_ns);
 		cli_json_bool(j, "verified", bn->soak[i].verified);
 		json_stats(j, "c2h", &bn->soak[i].st[BD_C2H], bn->soak_size);
 		json_stats(j, "h2c", &bn->soak[i].st[BD_H2C], bn->soak_size);
@@ -285,8 +316,8 @@ static void json_cost(struct cli_json *j, const struct bench *bn,
 	cli_json_num(j, "descriptors", "%.3f", c->desc);
 	cli_json_num(j, "irqs", "%.3f", c->irqs);
 	cli_json_u64(j, "bytes", c->bytes);
-	cli_json_num(j, "ns", "%.1f", b.total_ns);
-	cli_json_num(j, "gbps", "%.4f", b.gbps);
+	cli_json_real(j, "ns", b.total_ns);
+	cli_json_real(j, "gbps", b.gbps);
 	cli_json_num(j, "mmio_ns", "%.1f", b.mmio_ns);
 	cli_json_num(j, "fetch_ns", "%.1f", b.fetch_ns);
 	cli_json_num(j, "irq_ns", "%.1f", b.irq_ns);
@@ -308,7 +339,7 @@ static void json_predict(struct cli_json *j, const struct bench *bn)
 	cli_json_num(j, "irq_ns", "%.1f", BCOST_IRQ_NS);
 	cli_json_num(j, "desc_bytes", "%.0f", BCOST_DESC_BYTES);
 	cli_json_u64(j, "fetch_ns", bn->link_desc_ns);
-	cli_json_num(j, "gbps", "%.4f", bn->link_gbps);
+	cli_json_real(j, "gbps", bn->link_gbps);
 	cli_json_end(j);
 	cli_json_str(j, "path", bpath_name[bn->pred_path]);
 	cli_json_str(j, "reference", "Xilinx dma_ip_drivers XDMA 2025.2.0, char devices, MSI-X");

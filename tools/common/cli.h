@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli.h - shared declarations of the hellofpga command-line tool.
- *
- * Each command lives in its own cmd_*.c file and is entered through a
- * cmd_*() function taking the command's own argc/argv (argv[0] is the
- * command name) and returning the process exit status.
+ * cli.h - what the hellofpga command-line tool (tools/hellofpga/) and the
+ * programs its verbs run (tools/bench/, tools/selftest/) share: exit
+ * statuses, messages, argument parsing, opening the card, buffers, time,
+ * the progress line, and finding a program of the tool (util.c, prog.c).
  */
 #ifndef HF_CLI_H
 #define HF_CLI_H
@@ -28,18 +27,6 @@
 /* The card name given with -d, or NULL for the default card. */
 extern const char *cli_device;
 
-/* Commands. */
-int cmd_info(int argc, char **argv);
-int cmd_write(int argc, char **argv);
-int cmd_read(int argc, char **argv);
-int cmd_reg(int argc, char **argv);
-int cmd_events(int argc, char **argv);
-int cmd_stream(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_test(int argc, char **argv);
-int cmd_doctor(int argc, char **argv);
-
 /* Messages. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_lib_err(HELLOFPGA_HANDLE h, int err, const char *fmt, ...)
@@ -58,38 +45,6 @@ int cli_parse_duration(const char *s, uint64_t max_s, uint64_t *ns);
 int cli_opt_help(int c, void (*usage)(FILE *f));
 int cli_no_operand(const char *cmd, int argc, char **argv);
 
-/* json.c: the JSON writer of --json outputs */
-#define CLI_JSON_MAX_DEPTH	8
-
-/**
- * struct cli_json - a JSON file being written.
- * @f: the file
- * @path: its name, for errors
- * @depth: open objects and arrays
- * @close: the closing character of each
- * @count: members written in each
- */
-struct cli_json {
-	FILE *f;
-	const char *path;
-	int depth;
-	char close[CLI_JSON_MAX_DEPTH];
-	unsigned int count[CLI_JSON_MAX_DEPTH];
-};
-
-int cli_json_open(struct cli_json *j, const char *path);
-int cli_json_close(struct cli_json *j);
-void cli_json_obj(struct cli_json *j, const char *key);
-void cli_json_arr(struct cli_json *j, const char *key);
-void cli_json_end(struct cli_json *j);
-void cli_json_str(struct cli_json *j, const char *key, const char *v);
-void cli_json_u64(struct cli_json *j, const char *key, uint64_t v);
-void cli_json_int(struct cli_json *j, const char *key, long long v);
-void cli_json_num(struct cli_json *j, const char *key, const char *fmt,
-		  double v);
-void cli_json_bool(struct cli_json *j, const char *key, bool v);
-void cli_json_null(struct cli_json *j, const char *key);
-
 /* Card access. */
 int cli_open(HELLOFPGA_HANDLE *h);
 int cli_open_name(const char *name, HELLOFPGA_HANDLE *h);
@@ -100,6 +55,11 @@ int cli_check_range(const HELLOFPGA_INFO *info, uint64_t addr, uint64_t len);
 const char *cli_irq_name(int irq_mode);
 int cli_report_gpu(const char *cmd, const HELLOFPGA_INFO *info,
 		   HELLOFPGA_GPU_STATUS *gs);
+
+/* The tool's programs (prog.c). */
+int cli_find(const char *name, const char *rel, char *buf, size_t len);
+int cli_run_program(const char *prog, int argc, char **argv);
+void cli_program_args(int *argc, char ***argv);
 
 /* Memory, time, formatting. */
 void *cli_alloc(size_t size);

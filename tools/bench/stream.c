@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_stream.c - the bench's stream section: on a card of the reference
+ * stream.c - the bench's stream section: on a card of the reference
  * design with AXI-Stream channels, its C2H source streams frames back to
  * back into a ring of --buffers buffers, one frame per buffer, in host
  * memory and (with a GPU) in GPU memory through a GPU Direct pin; every
@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
 #include "hf_stream_pattern.h"
+#include "link.h"
+#include "sections.h"
 #include "stream_run.h"
 
 static const uint64_t bstream_sizes[] = {
