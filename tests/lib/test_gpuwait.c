@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "gpu_consumer.h"
 #include "harness.h"
 #include "hf_lib.h"
 #include "hf_stream_pattern.h"
@@ -26,25 +27,6 @@
 #define CARD	"emu,private,st,h2c=1,c2h=1,ddr=1M"
 #define TMO_MS	2000
 #define SHORT_MS 100
-
-struct consumer {
-	int ran;			/* atomic */
-	uint32_t status;
-	const volatile uint32_t *word;
-};
-
-static void consumer_fn(void *arg)
-{
-	struct consumer *c = arg;
-
-	c->status = __atomic_load_n((const uint32_t *)c->word, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&c->ran, 1, __ATOMIC_RELEASE);
-}
-
-static int ran(struct consumer *c)
-{
-	return __atomic_load_n(&c->ran, __ATOMIC_ACQUIRE);
-}
 
 struct env {
 	HELLOFPGA_HANDLE h;
@@ -65,19 +47,6 @@ static void src_start(HELLOFPGA_HANDLE h, u32 size, u32 count)
 		     0);
 	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, base + HF_ST_SRC_CTRL,
 					   HF_ST_SRC_CTRL_ENABLE), 0);
-}
-
-/* The GPU of HF_TEST_GPU (cuda on the GPU machine), else the emulated one. */
-static void use_test_gpu(void)
-{
-	const char *t = getenv("HF_TEST_GPU");
-	HELLOFPGA_GPU_STATUS st;
-
-	setenv("HELLOFPGA_GPU", t && *t ? t : "emu", 1);
-	HF_CHECK_EQ(HelloFPGA_GetGPUStatus(&st), 0);
-	if (!st.supported)
-		HF_SKIP("HELLOFPGA_GPU=%s: no GPU: %s", t && *t ? t : "emu",
-			st.reason);
 }
 
 static void env_open(struct env *e, u32 buffers)
