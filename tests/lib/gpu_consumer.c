@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* gpu_consumer.c - the shared GPU setup of the GPU completion tests. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_consumer.h"
 #include "harness.h"
@@ -17,6 +18,15 @@ void consumer_fn(void *arg)
 int ran(struct consumer *c)
 {
 	return __atomic_load_n(&c->ran, __ATOMIC_ACQUIRE);
+}
+
+void wait_then_consume(HELLOFPGA_STREAM s, void *gs, uint64_t seq,
+		       struct consumer *c, HELLOFPGA_GPU_WAIT *w)
+{
+	memset(c, 0, sizeof(*c));
+	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, seq, 0, w), 0);
+	c->word = w->status;
+	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(gs, consumer_fn, c), 0);
 }
 
 void use_test_gpu(void)

@@ -72,16 +72,6 @@ static void env_close(struct env *e)
 	HF_CHECK_ERR(HelloFPGA_Close(e->h), 0);
 }
 
-/* A wait for @seq and a consumer after it. */
-static void wait_then_consume(struct env *e, u64 seq, struct consumer *c,
-			      HELLOFPGA_GPU_WAIT *w)
-{
-	memset(c, 0, sizeof(*c));
-	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(e->s, e->gs, seq, 0, w), 0);
-	c->word = w->status;
-	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(e->gs, consumer_fn, c), 0);
-}
-
 HF_TEST(gpuwait_consumer_starts_only_after_the_cards_completion)
 {
 	HELLOFPGA_GPU_WAIT w;
@@ -89,7 +79,7 @@ HF_TEST(gpuwait_consumer_starts_only_after_the_cards_completion)
 	struct env e;
 
 	env_open(&e, 4);
-	wait_then_consume(&e, 0, &c, &w);
+	wait_then_consume(e.s, e.gs, 0, &c, &w);
 	HF_CHECK_EQ(w.index, 0);
 	HF_CHECK(w.host != NULL);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, SHORT_MS), -ETIMEDOUT);
@@ -118,7 +108,7 @@ HF_TEST(gpuwait_sees_a_buffer_the_cpu_took_already)
 	src_start(e.h, 4096, 1);
 	HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f), 0);
 	HF_CHECK_EQ(f.sequence, 0);
-	wait_then_consume(&e, 0, &c, &w);
+	wait_then_consume(e.s, e.gs, 0, &c, &w);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
 	HF_CHECK_EQ(ran(&c), 1);
 	HF_CHECK_EQ(c.status & HELLOFPGA_STREAM_WB_ERROR, 0);
@@ -144,7 +134,7 @@ HF_TEST(gpuwait_stale_writeback_of_the_last_round_never_satisfies)
 		HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f), 0);
 		HF_CHECK_ERR(HelloFPGA_Stream_Release(e.s, f.index), 0);
 	}
-	wait_then_consume(&e, 2, &c, &w);
+	wait_then_consume(e.s, e.gs, 2, &c, &w);
 	HF_CHECK_EQ(w.index, 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, SHORT_MS), -ETIMEDOUT);
 	HF_CHECK_EQ(ran(&c), 0);
@@ -191,7 +181,7 @@ HF_TEST(gpuwait_stream_close_marks_the_slot_error)
 	struct env e;
 
 	env_open(&e, 4);
-	wait_then_consume(&e, 1, &c, &w);
+	wait_then_consume(e.s, e.gs, 1, &c, &w);
 	HF_CHECK_ERR(HelloFPGA_Stream_Close(e.s), 0);
 	e.s = NULL;
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
@@ -208,7 +198,7 @@ HF_TEST(gpuwait_handle_close_marks_the_slot_error)
 	struct env e;
 
 	env_open(&e, 4);
-	wait_then_consume(&e, 0, &c, &w);
+	wait_then_consume(e.s, e.gs, 0, &c, &w);
 	HF_CHECK_ERR(HelloFPGA_Close(e.h), 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
 	HF_CHECK_EQ(ran(&c), 1);
@@ -235,7 +225,7 @@ HF_TEST(gpuwait_engine_error_marks_the_slot_error)
 	cfg.buffers = 4;
 	cfg.buffer_size = 4096;
 	HF_CHECK_ERR(HelloFPGA_Stream_Open(e.h, &cfg, &e.s), 0);
-	wait_then_consume(&e, 0, &c, &w);
+	wait_then_consume(e.s, e.gs, 0, &c, &w);
 	src_start(e.h, 4096, 1);
 	HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f), -EIO);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
@@ -380,7 +370,7 @@ HF_TEST(gpuwait_pipeline_of_frames_in_order)
 	src_start(e.h, 4096, PIPE_N);
 	for (u64 k = 0; k < PIPE_N; k++) {
 		while (queued < PIPE_N && queued < k + PIPE_RING) {
-			wait_then_consume(&e, queued, &c[queued], &w[queued]);
+			wait_then_consume(e.s, e.gs, queued, &c[queued], &w[queued]);
 			queued++;
 		}
 		HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f), 0);
