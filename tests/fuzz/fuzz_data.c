@@ -106,61 +106,80 @@ void op_bad_dma(struct fz_thread *t)
 	check_whole_slice(t, ci, fn);
 }
 
+/*
+ * A valid request in the thread's own slice of a random card: the card,
+ * the length, the card offset and the host offset, drawn in this order.
+ */
+struct fz_req {
+	int ci;
+	const struct fz_card *c;
+	uint64_t base, off;
+	size_t len, at;
+};
+
+static void pick_req(struct fz_thread *t, struct fz_req *r)
+{
+	r->ci = pick_card(t);
+	r->c = &cards[r->ci];
+	r->base = slice_base(r->c, t->id);
+	r->len = rnd_len(t, max_xfer(r->c));
+	r->off = r->base + below(t, r->c->slice - r->len + 1);
+	r->at = below(t, FZ_HOST - r->len + 1);
+}
+
 void op_write(struct fz_thread *t)
 {
-	int ci = pick_card(t);
-	const struct fz_card *c = &cards[ci];
-	uint64_t base = slice_base(c, t->id);
-	size_t len = rnd_len(t, max_xfer(c));
-	uint64_t off = base + below(t, c->slice - len + 1);
-	size_t at = below(t, FZ_HOST - len + 1), actual = 77;
-	int ch = below(t, c->info.num_h2c), ret;
+	struct fz_req r;
+	size_t actual = 77;
+	int ch, ret;
 
-	for (size_t i = 0; i < len; i++)
-		t->host[at + i] = (uint8_t)rnd(t);
+	pick_req(t, &r);
+	ch = below(t, r.c->info.num_h2c);
+	for (size_t i = 0; i < r.len; i++)
+		t->host[r.at + i] = (uint8_t)rnd(t);
 	fz_log(t, "HelloFPGA_DMA_MM_WriteH2C(%s, ch %d, host+%zu, 0x%llx, 0x%zx)",
-	       c->name, ch, at, (unsigned long long)off, len);
-	ret = HelloFPGA_DMA_MM_WriteH2C(c->h, ch, t->host + at, off, len,
-					&actual);
-	if (!must_succeed(t, "HelloFPGA_DMA_MM_WriteH2C", ret, c->h))
+	       r.c->name, ch, r.at, (unsigned long long)r.off, r.len);
+	ret = HelloFPGA_DMA_MM_WriteH2C(r.c->h, ch, t->host + r.at, r.off,
+					r.len, &actual);
+	if (!must_succeed(t, "HelloFPGA_DMA_MM_WriteH2C", ret, r.c->h))
 		return;
-	if (actual != len)
-		fz_fail(t, "WriteH2C: actual %zu, length %zu", actual, len);
-	memcpy(t->shadow[ci] + (off - base), t->host + at, len);
-	check_around(t, ci, off, len, "WriteH2C");
+	if (actual != r.len)
+		fz_fail(t, "WriteH2C: actual %zu, length %zu", actual, r.len);
+	memcpy(t->shadow[r.ci] + (r.off - r.base), t->host + r.at, r.len);
+	check_around(t, r.ci, r.off, r.len, "WriteH2C");
 }
 
 void op_read(struct fz_thread *t)
 {
-	int ci = pick_card(t);
-	const struct fz_card *c = &cards[ci];
-	uint64_t base = slice_base(c, t->id);
-	size_t len = rnd_len(t, max_xfer(c));
-	uint64_t off = base + below(t, c->slice - len + 1);
-	size_t at = below(t, FZ_HOST - len + 1), actual = 77;
-	int ch = below(t, c->info.num_c2h), ret;
-	bool guard = chance(t, 10);
+	struct fz_req r;
+	size_t actual = 77;
+	int ch, ret;
+	bool guard;
 
+	pick_req(t, &r);
+	ch = below(t, r.c->info.num_c2h);
+	guard = chance(t, 10);
 	if (guard)	/* the guard: nobody writes it, it stays 0 */
-		off = c->guard + below(t, c->info.ddr_size - c->guard - len + 1);
+		r.off = r.c->guard + below(t, r.c->info.ddr_size -
+					   r.c->guard - r.len + 1);
 	fz_log(t, "HelloFPGA_DMA_MM_ReadC2H(%s, ch %d, host+%zu, 0x%llx, 0x%zx)",
-	       c->name, ch, at, (unsigned long long)off, len);
-	ret = HelloFPGA_DMA_MM_ReadC2H(c->h, ch, t->host + at, off, len,
-				       &actual);
-	if (!must_succeed(t, "HelloFPGA_DMA_MM_ReadC2H", ret, c->h))
+	       r.c->name, ch, r.at, (unsigned long long)r.off, r.len);
+	ret = HelloFPGA_DMA_MM_ReadC2H(r.c->h, ch, t->host + r.at, r.off,
+				       r.len, &actual);
+	if (!must_succeed(t, "HelloFPGA_DMA_MM_ReadC2H", ret, r.c->h))
 		return;
-	if (actual != len)
-		fz_fail(t, "ReadC2H: actual %zu, length %zu", actual, len);
-	for (size_t i = 0; i < len && !t->failed; i++) {
-		uint8_t want = guard ? 0 : t->shadow[ci][off - base + i];
+	if (actual != r.len)
+		fz_fail(t, "ReadC2H: actual %zu, length %zu", actual, r.len);
+	for (size_t i = 0; i < r.len && !t->failed; i++) {
+		uint8_t want = guard ? 0 : t->shadow[r.ci][r.off - r.base + i];
 
-		if (t->host[at + i] != want)
+		if (t->host[r.at + i] != want)
 			fz_fail(t, "ReadC2H: byte 0x%llx read 0x%02x, expected 0x%02x",
-				(unsigned long long)(off + i), t->host[at + i],
+				(unsigned long long)(r.off + i), t->host[r.at + i],
 				want);
 	}
 	if (!guard)
-		check_around(t, ci, off, len, "ReadC2H");
+		check_around(t, r.ci, r.off, r.len, "ReadC2H");
 }
 
 /*
