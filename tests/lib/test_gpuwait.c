@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "gpu_consumer.h"
 #include "harness.h"
 #include "hf_lib.h"
 #include "hf_stream_pattern.h"
@@ -26,25 +27,6 @@
 #define CARD	"emu,private,st,h2c=1,c2h=1,ddr=1M"
 #define TMO_MS	2000
 #define SHORT_MS 100
-
-struct consumer {
-	int ran;			/* atomic */
-	uint32_t status;
-	const volatile uint32_t *word;
-};
-
-static void consumer_fn(void *arg)
-{
-	struct consumer *c = arg;
-
-	c->status = __atomic_load_n((const uint32_t *)c->word, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&c->ran, 1, __ATOMIC_RELEASE);
-}
-
-static int ran(struct consumer *c)
-{
-	return __atomic_load_n(&c->ran, __ATOMIC_ACQUIRE);
-}
 
 struct env {
 	HELLOFPGA_HANDLE h;
@@ -65,19 +47,6 @@ static void src_start(HELLOFPGA_HANDLE h, u32 size, u32 count)
 		     0);
 	HF_CHECK_ERR(HelloFPGA_UserWrite32(h, base + HF_ST_SRC_CTRL,
 					   HF_ST_SRC_CTRL_ENABLE), 0);
-}
-
-/* The GPU of HF_TEST_GPU (cuda on the GPU machine), else the emulated one. */
-static void use_test_gpu(void)
-{
-	const char *t = getenv("HF_TEST_GPU");
-	HELLOFPGA_GPU_STATUS st;
-
-	setenv("HELLOFPGA_GPU", t && *t ? t : "emu", 1);
-	HF_CHECK_EQ(HelloFPGA_GetGPUStatus(&st), 0);
-	if (!st.supported)
-		HF_SKIP("HELLOFPGA_GPU=%s: no GPU: %s", t && *t ? t : "emu",
-			st.reason);
 }
 
 static void env_open(struct env *e, u32 buffers)
@@ -103,16 +72,6 @@ static void env_close(struct env *e)
 	HF_CHECK_ERR(HelloFPGA_Close(e->h), 0);
 }
 
-/* A wait for @seq and a consumer after it. */
-static void wait_then_consume(struct env *e, u64 seq, struct consumer *c,
-			      HELLOFPGA_GPU_WAIT *w)
-{
-	memset(c, 0, sizeof(*c));
-	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(e->s, e->gs, seq, 0, w), 0);
-	c->word = w->status;
-	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(e->gs, consumer_fn, c), 0);
-}
-
 HF_TEST(gpuwait_consumer_starts_only_after_the_cards_completion)
 {
 	HELLOFPGA_GPU_WAIT w;
@@ -120,7 +79,7 @@ HF_TEST(gpuwait_consumer_starts_only_after_the_cards_completion)
 	struct env e;
 
 	env_open(&e, 4);
-	wait_then_consume(&e, 0, &c, &w);
+	wait_then_consume(e.s, e.gs, 0, &c, &w);
 	HF_CHECK_EQ(w.index, 0);
 	HF_CHECK(w.host != NULL);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, SHORT_MS), -ETIMEDOUT);
@@ -149,7 +108,7 @@ HF_TEST(gpuwait_sees_a_buffer_the_cpu_took_already)
 	src_start(e.h, 4096, 1);
 	HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f), 0);
 	HF_CHECK_EQ(f.sequence, 0);
-	wait_then_consume(&e, 0, &c, &w);
+	wait_then_consume(e.s, e.gs, 0, &c, &w);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
 	HF_CHECK_EQ(ran(&c), 1);
 	HF_CHECK_EQ(c.status & HELLOFPGA_STREAM_WB_ERROR, 0);
@@ -175,7 +134,7 @@ HF_TEST(gpuwait_stale_writeback_of_the_last_round_never_satisfies)
 		HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f), 0);
 		HF_CHECK_ERR(HelloFPGA_Stream_Release(e.s, f.index), 0);
 	}
-	wait_then_consume(&e, 2, &c, &w);
+	wait_then_consume(e.s, e.gs, 2, &c, &w);
 	HF_CHECK_EQ(w.index, 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, SHORT_MS), -ETIMEDOUT);
 	HF_CHECK_EQ(ran(&c), 0);
@@ -222,7 +181,7 @@ HF_TEST(gpuwait_stream_close_marks_the_slot_error)
 	struct env e;
 
 	env_open(&e, 4);
-	wait_then_consume(&e, 1, &c, &w);
+	wait_then_consume(e.s, e.gs, 1, &c, &w);
 	HF_CHECK_ERR(HelloFPGA_Stream_Close(e.s), 0);
 	e.s = NULL;
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
@@ -239,7 +198,7 @@ HF_TEST(gpuwait_handle_close_marks_the_slot_error)
 	struct env e;
 
 	env_open(&e, 4);
-	wait_then_consume(&e, 0, &c, &w);
+	wait_then_consume(e.s, e.gs, 0, &c, &w);
 	HF_CHECK_ERR(HelloFPGA_Close(e.h), 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
 	HF_CHECK_EQ(ran(&c), 1);
@@ -266,7 +225,7 @@ HF_TEST(gpuwait_engine_error_marks_the_slot_error)
 	cfg.buffers = 4;
 	cfg.buffer_size = 4096;
 	HF_CHECK_ERR(HelloFPGA_Stream_Open(e.h, &cfg, &e.s), 0);
-	wait_then_consume(&e, 0, &c, &w);
+	wait_then_consume(e.s, e.gs, 0, &c, &w);
 	src_start(e.h, 4096, 1);
 	HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f), -EIO);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(e.gs, TMO_MS), 0);
@@ -411,7 +370,7 @@ HF_TEST(gpuwait_pipeline_of_frames_in_order)
 	src_start(e.h, 4096, PIPE_N);
 	for (u64 k = 0; k < PIPE_N; k++) {
 		while (queued < PIPE_N && queued < k + PIPE_RING) {
-			wait_then_consume(&e, queued, &c[queued], &w[queued]);
+			wait_then_consume(e.s, e.gs, queued, &c[queued], &w[queued]);
 			queued++;
 		}
 		HF_CHECK_ERR(HelloFPGA_Stream_Wait(e.s, TMO_MS, &f), 0);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "gpu_consumer.h"
 #include "harness.h"
 #include "hf_lib.h"
 #include "hf_stream_pattern.h"
@@ -1544,35 +1545,6 @@ HF_TEST(kb_stream_h2c_raw_abi_of_the_fake)
 
 /* ---- writeback words in host pins (ABI 1.4) ---- */
 
-struct kb_consumer {
-	const volatile uint32_t *word;
-	uint32_t status;
-	int ran;
-};
-
-static void kb_consumer_fn(void *arg)
-{
-	struct kb_consumer *c = arg;
-
-	c->status = *c->word;
-	__atomic_store_n(&c->ran, 1, __ATOMIC_RELEASE);
-}
-
-static int kb_ran(struct kb_consumer *c)
-{
-	return __atomic_load_n(&c->ran, __ATOMIC_ACQUIRE);
-}
-
-/* A GPU wait for @seq of @s on @gs and a consumer after it. */
-static void kb_wait_consume(HELLOFPGA_STREAM s, void *gs, uint64_t seq,
-			    struct kb_consumer *c, HELLOFPGA_GPU_WAIT *w)
-{
-	memset(c, 0, sizeof(*c));
-	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, seq, 0, w), 0);
-	c->word = w->status;
-	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(gs, kb_consumer_fn, c), 0);
-}
-
 /*
  * HelloFPGA_Stream_WaitOnGPU() through the kernel backend: the slots in
  * library memory pinned for the driver (STREAM_WB_PIN); the consumer runs
@@ -1584,7 +1556,7 @@ HF_TEST(kb_gpuwait_stream_slots_in_library_memory)
 {
 	HELLOFPGA_STREAM_CONFIG c = st_cfg(4, 4096);
 	HELLOFPGA_GPU_WAIT w, w4;
-	struct kb_consumer k, k4;
+	struct consumer k, k4;
 	HELLOFPGA_STREAM s = NULL;
 	HELLOFPGA_HANDLE h = kopen_st();
 	HELLOFPGA_FRAME f;
@@ -1592,15 +1564,15 @@ HF_TEST(kb_gpuwait_stream_slots_in_library_memory)
 
 	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamCreate(&gs), 0);
-	kb_wait_consume(s, gs, 0, &k, &w);
+	wait_then_consume(s, gs, 0, &k, &w);
 	HF_CHECK_EQ(w.index, 0);
 	HF_CHECK(w.host != NULL);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 100), -ETIMEDOUT);
-	HF_CHECK_EQ(kb_ran(&k), 0);
+	HF_CHECK_EQ(ran(&k), 0);
 	st_src_start(h, 1000, 1);
 	HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, 5000, &f), 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 5000), 0);
-	HF_CHECK_EQ(kb_ran(&k), 1);
+	HF_CHECK_EQ(ran(&k), 1);
 	HF_CHECK_EQ(k.status, HELLOFPGA_STREAM_WB_MAGIC | HELLOFPGA_STREAM_WB_EOP);
 	HF_CHECK_EQ(w.status[1], 1000);
 	HF_CHECK(w.host == f.host);
@@ -1612,14 +1584,14 @@ HF_TEST(kb_gpuwait_stream_slots_in_library_memory)
 	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, 0, 0, NULL), -ERANGE);
 	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "went back"));
 	HF_CHECK_ERR(HelloFPGA_Stream_WaitOnGPU(s, gs, 5, 0, NULL), -ERANGE);
-	kb_wait_consume(s, gs, 4, &k4, &w4);
+	wait_then_consume(s, gs, 4, &k4, &w4);
 	HF_CHECK_EQ(w4.index, 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 100), -ETIMEDOUT);
-	HF_CHECK_EQ(kb_ran(&k4), 0);
+	HF_CHECK_EQ(ran(&k4), 0);
 	/* no frame comes: the close marks the slot, the wait ends */
 	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 5000), 0);
-	HF_CHECK_EQ(kb_ran(&k4), 1);
+	HF_CHECK_EQ(ran(&k4), 1);
 	HF_CHECK_EQ(k4.status, HELLOFPGA_STREAM_WB_MAGIC | HELLOFPGA_STREAM_WB_ERROR);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamDestroy(gs), 0);
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
@@ -1899,7 +1871,7 @@ HF_TEST(kb_submit_wait_on_gpu_through_xfer_wb)
 	HELLOFPGA_HANDLE h = kopen_default();
 	HELLOFPGA_SUBMISSION sub;
 	HELLOFPGA_GPU_HANDLE gh;
-	struct kb_consumer k;
+	struct consumer k;
 	void *gbuf = NULL, *gs = NULL;
 	size_t actual = 0;
 
@@ -1913,12 +1885,12 @@ HF_TEST(kb_submit_wait_on_gpu_through_xfer_wb)
 						&sub), 0);
 	memset(&k, 0, sizeof(k));
 	k.word = sub.status;
-	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(gs, kb_consumer_fn, &k), 0);
+	HF_CHECK_ERR(HelloFPGA_GPU_LaunchHostFunc(gs, consumer_fn, &k), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Complete(h, sub.ticket, 5000, &actual),
 		     0);
 	HF_CHECK_EQ(actual, 16 * KIB);
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamSynchronize(gs, 5000), 0);
-	HF_CHECK_EQ(kb_ran(&k), 1);
+	HF_CHECK_EQ(ran(&k), 1);
 	HF_CHECK_EQ(k.status, 4);	/* the fake's descriptors: a page each */
 	HF_CHECK_ERR(HelloFPGA_GPU_StreamDestroy(gs), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), 0);

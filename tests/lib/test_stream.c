@@ -667,6 +667,17 @@ static void use_test_gpu(void)
 		HF_SKIP("HF_TEST_GPU=%s: no GPU Direct: %s", t, st.reason);
 }
 
+/* The card, and @size bytes of GPU memory pinned on it. */
+static HELLOFPGA_HANDLE gpu_pinned(size_t size, void **gpu,
+				   HELLOFPGA_GPU_HANDLE *gh)
+{
+	HELLOFPGA_HANDLE h = t_open(CARD);
+
+	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(gpu, size), 0);
+	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, *gpu, size, gh), 0);
+	return h;
+}
+
 HF_TEST(stream_gpu_ring_in_a_pin_frames_verified)
 {
 	HELLOFPGA_STREAM_CONFIG c = cfg_of(8, 64 << 10);
@@ -679,9 +690,7 @@ HF_TEST(stream_gpu_ring_in_a_pin_frames_verified)
 	void *gpu = NULL;
 
 	use_test_gpu();
-	h = t_open(CARD);
-	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	h = gpu_pinned(size, &gpu, &gh);
 	c.gpu = gh;
 	c.gpu_offset = 256 << 10;
 	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
@@ -721,9 +730,7 @@ HF_TEST(stream_gpu_ring_pin_unpin_while_open_is_ebusy)
 	void *gpu = NULL;
 
 	use_test_gpu();
-	h = t_open(CARD);
-	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	h = gpu_pinned(size, &gpu, &gh);
 	c.gpu = gh;
 	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Unpin(h, gh), -EBUSY);
@@ -761,9 +768,7 @@ HF_TEST(stream_gpu_ring_in_a_pin_whose_memory_was_freed_enxio)
 	void *gpu = NULL;
 
 	use_emu_gpu();
-	h = t_open(CARD);
-	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	h = gpu_pinned(size, &gpu, &gh);
 	HF_CHECK_ERR(HelloFPGA_GPU_Free(gpu), 0);
 	c.gpu = gh;
 	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -ENXIO);
@@ -852,9 +857,7 @@ HF_TEST(stream_gpu_ring_buffers_larger_than_the_pins_pieces_einval)
 	void *gpu = NULL;
 
 	use_emu_gpu();
-	h = t_open(CARD);
-	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&gpu, size), 0);
-	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(h, gpu, size, &gh), 0);
+	h = gpu_pinned(size, &gpu, &gh);
 	c.gpu = gh;
 	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EINVAL);
 	HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(h),

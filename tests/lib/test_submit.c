@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "gpu_consumer.h"
 #include "harness.h"
 #include "hf_lib.h"
 #include "lib_helpers.h"
@@ -25,25 +26,6 @@
 #define SHORT_MS 100
 #define SIZE	(256u * 1024u)
 #define CARD_AT	0x100000ull
-
-struct consumer {
-	int ran;			/* atomic */
-	uint32_t status;
-	const volatile uint32_t *word;
-};
-
-static void consumer_fn(void *arg)
-{
-	struct consumer *c = arg;
-
-	c->status = __atomic_load_n((const uint32_t *)c->word, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&c->ran, 1, __ATOMIC_RELEASE);
-}
-
-static int ran(struct consumer *c)
-{
-	return __atomic_load_n(&c->ran, __ATOMIC_ACQUIRE);
-}
 
 /* A host function that holds its GPU stream until released. */
 struct gate {
@@ -96,14 +78,8 @@ struct env {
 
 static void env_open_card(struct env *e, const char *card)
 {
-	const char *t = getenv("HF_TEST_GPU");
-	HELLOFPGA_GPU_STATUS st;
-
 	memset(e, 0, sizeof(*e));
-	setenv("HELLOFPGA_GPU", t && *t ? t : "emu", 1);
-	HF_CHECK_EQ(HelloFPGA_GetGPUStatus(&st), 0);
-	if (!st.supported)
-		HF_SKIP("no GPU: %s", st.reason);
+	use_test_gpu();
 	e->h = t_open(card);
 	HF_CHECK_ERR(HelloFPGA_GPU_Alloc(&e->gpu, SIZE), 0);
 	HF_CHECK_ERR(HelloFPGA_GPUDirect_Pin(e->h, e->gpu, SIZE, &e->pin), 0);

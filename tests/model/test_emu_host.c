@@ -15,17 +15,33 @@ static const struct xdma_model_config cfg_small = {
 	.ddr_size = 1 << 20,
 };
 
-/* H2C0 reads @len bytes at @bus into card address 0; true on success. */
-static bool card_reads(struct tcard *t, u64 bus, u32 len)
+/*
+ * Channel 0 of @c2h moves @len bytes between @bus and card address 0 (H2C
+ * reads @bus, C2H writes it); true on success.
+ */
+static bool card_moves(struct tcard *t, bool c2h, u64 bus, u32 len)
 {
 	u32 st;
 
-	set_desc(t, 0, XDMA_DESC_CTRL_STOP, 0, len, bus, 0, 0);
-	wr(t, ch_off(false, 0, XDMA_CHAN_CONTROL), 0);
-	rd(t, ch_off(false, 0, XDMA_CHAN_STATUS_RC));
-	start(t, false, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
-	st = rd(t, ch_off(false, 0, XDMA_CHAN_STATUS));
+	if (c2h)
+		set_desc(t, 0, XDMA_DESC_CTRL_STOP, 0, len, 0, bus, 0);
+	else
+		set_desc(t, 0, XDMA_DESC_CTRL_STOP, 0, len, bus, 0, 0);
+	wr(t, ch_off(c2h, 0, XDMA_CHAN_CONTROL), 0);
+	rd(t, ch_off(c2h, 0, XDMA_CHAN_STATUS_RC));
+	start(t, c2h, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
+	st = rd(t, ch_off(c2h, 0, XDMA_CHAN_STATUS));
 	return st == XDMA_STAT_DESC_STOPPED;
+}
+
+static bool card_reads(struct tcard *t, u64 bus, u32 len)
+{
+	return card_moves(t, false, bus, len);
+}
+
+static bool card_writes(struct tcard *t, u64 bus, u32 len)
+{
+	return card_moves(t, true, bus, len);
 }
 
 HF_TEST(host_rejects_unknown_flags)
@@ -137,19 +153,6 @@ HF_TEST(iommu_unmap_makes_range_unreachable)
 	HF_CHECK_ERR(hf_emu_dma_unmap(t.h, t.ring_bus), -ENOENT);
 	tcard_close(&t);
 	free(p);
-}
-
-/* C2H0 writes @len bytes of card address 0 to @bus; true on success. */
-static bool card_writes(struct tcard *t, u64 bus, u32 len)
-{
-	u32 st;
-
-	set_desc(t, 0, XDMA_DESC_CTRL_STOP, 0, len, 0, bus, 0);
-	wr(t, ch_off(true, 0, XDMA_CHAN_CONTROL), 0);
-	rd(t, ch_off(true, 0, XDMA_CHAN_STATUS_RC));
-	start(t, true, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
-	st = rd(t, ch_off(true, 0, XDMA_CHAN_STATUS));
-	return st == XDMA_STAT_DESC_STOPPED;
 }
 
 /*

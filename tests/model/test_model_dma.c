@@ -327,56 +327,87 @@ static void expect_error(struct xfer *x, bool c2h, u32 bits)
 		    BIT(c2h ? x->t.num_h2c : 0));
 }
 
-HF_TEST(error_bad_magic_sets_magic_stopped)
-{
-	struct xfer x;
+/*
+ * One bad descriptor (a stop descriptor at card address @card, its host
+ * side at the start of a @buf-byte mapping): the status bits, one
+ * interrupt, and nothing written: H2C leaves card memory [@clean_at,
+ * +@clean_len) zero, C2H leaves the host buffer as @fill set it.
+ */
+struct error_row {
+	const char *name;
+	bool c2h;
+	u32 len_gran, addr_align;	/* the card's (0: the default) */
+	size_t buf;
+	int fill;		/* -1: none, 0: pattern 1, else every byte */
+	u32 len;
+	u64 card;
+	bool bad_magic;		/* the descriptor's magic broken */
+	int dma_faults;		/* that the case provokes */
+	u32 status;
+	u64 clean_at, clean_len;	/* H2C */
+};
 
-	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
-	fill(x.buf, 256, 1);
-	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 64, x.bus, 0, 0);
-	x.t.ring[0].control ^= cpu_to_le32(BIT(16));
-	expect_error(&x, false, XDMA_STAT_MAGIC_STOPPED);
-	HF_CHECK(card_all(&x.t, 0, 64, 0));
-	tcard_close(&x.t);
-}
-
-HF_TEST(error_zero_length_sets_invalid_length)
-{
-	struct xfer x;
-
-	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
-	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 0, 0, x.bus, 0);
-	expect_error(&x, true, XDMA_STAT_INVALID_LENGTH);
-	tcard_close(&x.t);
-}
-
-HF_TEST(error_length_not_granular_sets_invalid_length)
-{
-	struct xdma_model_config c = { .ddr_size = DDR_SIZE, .len_gran = 4 };
-	struct xfer x;
-
-	xfer_open(&x, &c, HF_EMU_SYNC, 256);
-	memset(x.buf, 0xee, 256);
-	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 66, 0, x.bus, 0);
-	expect_error(&x, true, XDMA_STAT_INVALID_LENGTH);
-	HF_CHECK(all_bytes(x.buf, 256, 0xee));
-	tcard_close(&x.t);
-}
-
-HF_TEST(error_misaligned_address_sets_align_mismatch)
-{
-	struct xdma_model_config c = { .ddr_size = DDR_SIZE,
-				       .addr_align = 64 };
-	struct xfer x;
-
-	xfer_open(&x, &c, HF_EMU_SYNC, 4096);
-	fill(x.buf, 4096, 1);
+static const struct error_row error_rows[] = {
+	{ .name = "bad_magic_sets_magic_stopped", .buf = 256, .fill = 0,
+	  .len = 64, .bad_magic = true, .status = XDMA_STAT_MAGIC_STOPPED,
+	  .clean_at = 0, .clean_len = 64 },
+	{ .name = "zero_length_sets_invalid_length", .c2h = true, .buf = 256,
+	  .fill = -1, .len = 0, .status = XDMA_STAT_INVALID_LENGTH },
+	{ .name = "length_not_granular_sets_invalid_length", .c2h = true,
+	  .len_gran = 4, .buf = 256, .fill = 0xee, .len = 66,
+	  .status = XDMA_STAT_INVALID_LENGTH },
 	/* bus address aligned, card address not */
-	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 128, x.bus, 0x1020, 0);
-	expect_error(&x, false, XDMA_STAT_ALIGN_MISMATCH);
-	HF_CHECK(card_all(&x.t, 0x1000, 256, 0));
+	{ .name = "misaligned_address_sets_align_mismatch", .addr_align = 64,
+	  .buf = 4096, .fill = 0, .len = 128, .card = 0x1020,
+	  .status = XDMA_STAT_ALIGN_MISMATCH,
+	  .clean_at = 0x1000, .clean_len = 256 },
+	/* 1 byte past the mapping: the whole read fails */
+	{ .name = "h2c_read_unmapped_sets_read_error_ur", .buf = 256,
+	  .fill = 0x55, .len = 257, .dma_faults = 1,
+	  .status = FIELD_PREP(XDMA_STAT_READ_ERROR, XDMA_READ_ERR_UR),
+	  .clean_at = 0, .clean_len = 257 },
+	{ .name = "h2c_card_past_end_sets_write_error_decode", .buf = 256,
+	  .fill = 0x55, .len = 256, .card = DDR_SIZE - 128,
+	  .status = FIELD_PREP(XDMA_STAT_WRITE_ERROR, XDMA_WRITE_ERR_DECODE),
+	  .clean_at = DDR_SIZE - 128, .clean_len = 128 },
+	{ .name = "c2h_card_past_end_sets_read_error_decode", .c2h = true,
+	  .buf = 256, .fill = 0xee, .len = 256, .card = DDR_SIZE - 64,
+	  .status = FIELD_PREP(XDMA_STAT_READ_ERROR,
+			       XDMA_C2H_READ_ERR_DECODE) },
+};
+
+static void error_case(const void *arg)
+{
+	const struct error_row *row = arg;
+	struct xdma_model_config c = { .ddr_size = DDR_SIZE,
+				       .len_gran = row->len_gran,
+				       .addr_align = row->addr_align };
+	struct xfer x;
+
+	if (row->dma_faults)
+		t_expect_dma_faults(row->dma_faults);
+	xfer_open(&x, &c, HF_EMU_SYNC, row->buf);
+	if (row->fill == 0)
+		fill(x.buf, row->buf, 1);
+	else if (row->fill > 0)
+		memset(x.buf, row->fill, row->buf);
+	if (row->c2h)
+		set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, row->len, row->card,
+			 x.bus, 0);
+	else
+		set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, row->len, x.bus,
+			 row->card, 0);
+	if (row->bad_magic)
+		x.t.ring[0].control ^= cpu_to_le32(BIT(16));
+	expect_error(&x, row->c2h, row->status);
+	if (!row->c2h)
+		HF_CHECK(card_all(&x.t, row->clean_at, row->clean_len, 0));
+	else if (row->fill > 0)
+		HF_CHECK(all_bytes(x.buf, row->buf, row->fill));
 	tcard_close(&x.t);
 }
+
+HF_TEST_ROWS(error, error_rows, error_case)
 
 HF_TEST(aligned_transfer_passes_with_align_64)
 {
@@ -410,49 +441,6 @@ HF_TEST(error_descriptor_fetch_unmapped_sets_desc_error_ur)
 	hf_emu_host_get_stats(x.t.h, &st);
 	HF_CHECK_EQ(st.faults, 1);
 	HF_CHECK_EQ(st.last_fault_bus, 0x7700000000ull);
-	tcard_close(&x.t);
-}
-
-HF_TEST(error_h2c_read_unmapped_sets_read_error_ur)
-{
-	struct xfer x;
-
-	t_expect_dma_faults(1);	/* the fault this case provokes */
-	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
-	/* 1 byte past the mapping: the whole read fails */
-	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 257, x.bus, 0, 0);
-	memset(x.buf, 0x55, 256);
-	expect_error(&x, false,
-		     FIELD_PREP(XDMA_STAT_READ_ERROR, XDMA_READ_ERR_UR));
-	HF_CHECK(card_all(&x.t, 0, 257, 0));
-	tcard_close(&x.t);
-}
-
-HF_TEST(error_h2c_card_past_end_sets_write_error_decode)
-{
-	struct xfer x;
-
-	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
-	memset(x.buf, 0x55, 256);
-	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 256, x.bus,
-		 DDR_SIZE - 128, 0);
-	expect_error(&x, false,
-		     FIELD_PREP(XDMA_STAT_WRITE_ERROR, XDMA_WRITE_ERR_DECODE));
-	HF_CHECK(card_all(&x.t, DDR_SIZE - 128, 128, 0));
-	tcard_close(&x.t);
-}
-
-HF_TEST(error_c2h_card_past_end_sets_read_error_decode)
-{
-	struct xfer x;
-
-	xfer_open(&x, NULL, HF_EMU_SYNC, 256);
-	memset(x.buf, 0xee, 256);
-	set_desc(&x.t, 0, XDMA_DESC_CTRL_STOP, 0, 256, DDR_SIZE - 64, x.bus,
-		 0);
-	expect_error(&x, true, FIELD_PREP(XDMA_STAT_READ_ERROR,
-					  XDMA_C2H_READ_ERR_DECODE));
-	HF_CHECK(all_bytes(x.buf, 256, 0xee));
 	tcard_close(&x.t);
 }
 

@@ -238,6 +238,14 @@ static void make_status_bits(struct tcard *t)
 	start(t, true, 0, 0, 0, CH_CTRL_IE_ALL_RUN);
 }
 
+/* Run the engine again on a card that stalls: status shows busy. */
+static void make_busy(struct tcard *t)
+{
+	xdma_model_inject(t->m, XDMA_FAULT_STALL);
+	wr(t, ch_off(true, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
+	wr(t, ch_off(true, 0, XDMA_CHAN_CONTROL_W1S), XDMA_CTRL_RUN);
+}
+
 HF_TEST(status_rw1c_clears_written_bits_not_busy)
 {
 	struct tcard t;
@@ -250,9 +258,7 @@ HF_TEST(status_rw1c_clears_written_bits_not_busy)
 	wr(&t, st, XDMA_STAT_DESC_COMPLETED);
 	HF_CHECK_EQ(rd(&t, st), XDMA_STAT_MAGIC_STOPPED);
 	/* busy is not cleared by RW1C */
-	xdma_model_inject(t.m, XDMA_FAULT_STALL);
-	wr(&t, ch_off(true, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
-	wr(&t, ch_off(true, 0, XDMA_CHAN_CONTROL_W1S), XDMA_CTRL_RUN);
+	make_busy(&t);
 	wr(&t, st, ~0u);
 	HF_CHECK_EQ(rd(&t, st), XDMA_STAT_BUSY);
 	tcard_close(&t);
@@ -268,9 +274,7 @@ HF_TEST(status_read_to_clear_keeps_busy)
 	HF_CHECK_EQ(rd(&t, rc),
 		    XDMA_STAT_DESC_COMPLETED | XDMA_STAT_MAGIC_STOPPED);
 	HF_CHECK_EQ(rd(&t, rc), 0);
-	xdma_model_inject(t.m, XDMA_FAULT_STALL);
-	wr(&t, ch_off(true, 0, XDMA_CHAN_CONTROL_W1C), XDMA_CTRL_RUN);
-	wr(&t, ch_off(true, 0, XDMA_CHAN_CONTROL_W1S), XDMA_CTRL_RUN);
+	make_busy(&t);
 	HF_CHECK_EQ(rd(&t, rc), XDMA_STAT_BUSY);
 	HF_CHECK_EQ(rd(&t, rc), XDMA_STAT_BUSY);
 	tcard_close(&t);

@@ -1412,6 +1412,26 @@ static void ring_works(int fd, const char *name, uint64_t frames)
 }
 
 /*
+ * For the recovery cases: dmesg marked @name, a ring as ring_running(),
+ * then the source stopped and, with @drain, the frames left taken, so the
+ * next WAIT sleeps; the mapping, or MAP_FAILED.
+ */
+static void *ring_source_stopped(int fd, const char *name, uint32_t n,
+				 uint64_t frames, bool drain, uint64_t *mlen)
+{
+	struct hellofpga_stream_frame f;
+	void *m;
+
+	kmark(name);
+	m = ring_running(fd, name, n, frames, mlen);
+	src_stop();
+	if (m != MAP_FAILED && drain)
+		while (!st_wait(fd, 200, &f))
+			st_release(fd, f.index);
+	return m;
+}
+
+/*
  * A ring whose engine will not stop (the card's hang fault: every engine
  * stops making progress and ignores a Run clear): STOP reports the wedge
  * (EIO), dmesg says "C2Hn wedged" once and keeps the ring's memory (no
@@ -1590,16 +1610,11 @@ static void check_aer(void)
 		return;
 	}
 	fd = open_c2h();
-	kmark("aer");
-	m = ring_running(fd, "aer", 8, 30, &mlen);
-	src_stop();
+	m = ring_source_stopped(fd, "aer", 8, 30, true, &mlen);
 	if (m == MAP_FAILED) {
 		close(fd);
 		return;
 	}
-	/* take what is left, so the next WAIT sleeps */
-	while (!st_wait(fd, 200, &f))
-		st_release(fd, f.index);
 	/* the node in an epoll set, and a poll() asleep on it, across */
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ret = ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
@@ -1715,15 +1730,11 @@ static void check_reset(const struct hellofpga_info *info)
 		return;
 	}
 	fd = open_c2h();
-	kmark("reset");
-	m = ring_running(fd, "reset", 8, 30, &mlen);
-	src_stop();
+	m = ring_source_stopped(fd, "reset", 8, 30, true, &mlen);
 	if (m == MAP_FAILED) {
 		close(fd);
 		return;
 	}
-	while (!st_wait(fd, 200, &f))
-		st_release(fd, f.index);
 	/* a child resets the card while this waits (no frame comes) */
 	pid = fork();
 	if (!pid) {
@@ -1769,9 +1780,7 @@ static void check_dead(void)
 		close(fd);
 		return;
 	}
-	kmark("dead");
-	m = ring_running(fd, "dead", 4, 20, &mlen);
-	src_stop();
+	m = ring_source_stopped(fd, "dead", 4, 20, false, &mlen);
 	if (m == (void *)MAP_FAILED) {
 		close(fd);
 		return;
