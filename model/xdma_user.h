@@ -36,14 +36,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Flags a reg_write or an st_take returns: what the IP must look at again. */
-#define XDMA_USER_KICK_C2H(ch)	(1u << (ch))	/* C2H channel ch's stream
-						 * input may have changed:
-						 * its engine looks again */
+/*
+ * Flags a reg_write or an st_take returns: what the IP must look at again.
+ * XDMA_USER_KICK_C2H(ch): C2H channel ch's stream input may have changed
+ * (its engine, when busy, looks again); XDMA_USER_IRQ: the usr_irq_req
+ * lines may have changed (the IP reads them); XDMA_USER_TLAST (st_take
+ * only): the record ended.
+ */
+#define XDMA_USER_KICK_C2H(ch)	(1u << (ch))
 #define XDMA_USER_KICK_MASK	0xffu
-#define XDMA_USER_IRQ		(1u << 30)	/* usr_irq_req lines may have
-						 * changed: the IP reads them */
-#define XDMA_USER_TLAST		(1u << 31)	/* st_take: the record ended */
+#define XDMA_USER_IRQ		(1u << 30)
+#define XDMA_USER_TLAST		(1u << 31)
 
 /**
  * struct xdma_user_config - what the card gives its user logic.
