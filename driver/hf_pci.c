@@ -35,7 +35,7 @@
 
 #include "compat.h"
 #include "hf_drv.h"
-#include "../core/hf_user_regs.h"
+#include "../refdesign/hf_user_regs.h"
 
 #define HF_XDMA_ID(dev)	{ PCI_DEVICE(PCI_VENDOR_ID_XILINX, (dev)) }
 

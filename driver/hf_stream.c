@@ -49,7 +49,7 @@
 
 #include "compat.h"
 #include "hf_drv.h"
-#include "../core/hf_user_regs.h"
+#include "../refdesign/hf_user_regs.h"
 
 /* MEM_HOST: the largest buffer, one block of contiguous pages. */
 #define HF_STREAM_HOST_MAX	(4u << 20)

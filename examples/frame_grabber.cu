@@ -30,7 +30,7 @@
 #define FRAME_SIZE	(1u << 20)
 #define FRAME_MAGIC	0x54534648u	/* "HFST" */
 
-/* The reference design's source on C2H0 (core/hf_user_regs.h). */
+/* The reference design's source on C2H0 (refdesign/hf_user_regs.h). */
 #define SRC		0x2000u
 #define SRC_CTRL	0x00u
 #define SRC_FRAME_SIZE	0x04u
@@ -59,7 +59,7 @@
 		}							\
 	} while (0)
 
-/* The pattern word @idx of frame @seq (core/hf_stream_pattern.h). */
+/* The pattern word @idx of frame @seq (refdesign/hf_stream_pattern.h). */
 __device__ uint32_t pattern_word(uint64_t seq, uint32_t idx)
 {
 	uint32_t x = idx * 0x9e3779b1u ^ (uint32_t)seq * 0x85ebca77u ^

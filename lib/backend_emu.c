@@ -46,6 +46,7 @@
 #include "gpu.h"
 #include "hf_lib.h"
 #include "hf_number.h"
+#include "hf_refdesign.h"
 #include "inproc/emu_host.h"
 
 #define EMU_DESC_MIN		64		/* descriptors per channel at first */
@@ -2092,6 +2093,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	cfg.len_gran = o.align;
 	cfg.link = o.link;
 	cfg.st = o.st;
+	cfg.user = &hf_refdesign_user;	/* the reference design */
 	card->link = o.link;
 	ret = hf_emu_host_create(&cfg, o.sync ? HF_EMU_SYNC : 0, &card->host);
 	if (ret) {
@@ -2119,7 +2121,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	dev->priv = card;
 	dev->ops = &emu_ops;
 	dev->stream = card->xdev.stream;
-	dev->pci.user_bar_size = HF_USER_BAR_SIZE;
+	dev->pci.user_bar_size = hf_refdesign_user.bar_size;
 	snprintf(dev->info.name, sizeof(dev->info.name), "%s", spec);
 	dev->info.backend = HELLOFPGA_BACKEND_EMULATED;
 	snprintf(dev->info.backend_name, sizeof(dev->info.backend_name), "%s",

@@ -18,10 +18,15 @@
  *    pending bits and vector numbers, delivered as MSI/MSI-X messages on a
  *    rising edge of a pending bit or as an INTx level;
  *  - the performance monitors of each channel;
- *  - card DDR and the small user BAR of our design (HF_USER_*);
- *  - AXI-Stream channels (config st): a frame source per C2H channel and a
- *    checking sink per H2C channel, in the user BAR (HF_USER_ST_*), the C2H
- *    stream writeback and descriptor credits.
+ *  - card DDR;
+ *  - AXI-Stream channels (config st): the C2H stream writeback and
+ *    descriptor credits.
+ *
+ * What is not: the user logic behind the IP (the user BAR, the stream
+ * sources and sinks at the AXI-Stream ports, the usr_irq_req lines).  The
+ * card's creator attaches it (xdma_model_config.user); the IP reaches it
+ * only through its ops (xdma_user.h), always with m->lock held, but for
+ * st_read (the bytes of a C2H record, made in the bounce buffer without it).
  *
  * Locking: one mutex (m->lock) protects every register.  Host ops are never
  * called with it held: work that must reach the host (kick, writeback,
@@ -50,7 +55,6 @@
 #include <sys/mman.h>
 
 #include "hf_os.h"
-#include "hf_stream_pattern.h"
 #include "xdma_regs.h"
 
 /* What the modelled card reports (a Gen3 x8 card with a 250 MHz AXI clock). */
@@ -61,7 +65,6 @@
 #define MODEL_MPS_CODE		1		/* 256 bytes (no link model) */
 #define MODEL_MRRS_CODE		2		/* 512 bytes */
 #define MODEL_SYSTEM_ID		0xff01
-#define MODEL_USER_VERSION	0x00010001u	/* 1.1: HF_USER_IRQ_PULSE */
 #define MODEL_MAX_ALIGN		128	/* largest that ALIGNMENTS can report */
 
 #define PERF_COUNTER_MAX	GENMASK_ULL(41, 0)
@@ -90,13 +93,6 @@
  */
 #define ST_BUF_SIZE		(64u << 10)
 #define ST_BURST		256
-#define ST_SRC_CTRL_MASK						\
-	(HF_ST_SRC_CTRL_ENABLE | HF_ST_SRC_CTRL_RECORDS |		\
-	 HF_ST_SRC_CTRL_DROP | HF_ST_SRC_CTRL_IRQ | HF_ST_SRC_CTRL_IRQ_NUM)
-#define ST_SRC_FRAME_SIZE	4096	/* reset values */
-#define ST_SRC_REC_MIN		64
-#define ST_SRC_REC_MAX		4096
-
 /**
  * enum eng_xfer - where an engine is with its current descriptor.
  * @X_NONE: between descriptors (or none yet)
@@ -217,71 +213,6 @@ struct model_engine {
 };
 
 /**
- * struct st_src - the AXI-Stream source of one C2H channel (user logic).
- * @ctrl: HF_ST_SRC_CTRL
- * @frame_size: HF_ST_SRC_FRAME_SIZE
- * @rec_min: HF_ST_SRC_REC_MIN
- * @rec_max: HF_ST_SRC_REC_MAX
- * @interval: HF_ST_SRC_INTERVAL_NS
- * @count: HF_ST_SRC_COUNT
- * @seq: sequence number of the next frame to generate
- * @due: when it is generated (host time)
- * @made: frames generated (held or dropped) since the source was enabled
- * @held: the source holds a frame (waiting for a descriptor, or being
- *	sent): its FIFO holds one frame
- * @h_seq: the held frame's sequence number
- * @h_len: its length
- * @h_off: bytes of it sent
- * @h_due: when it was generated
- * @sent: frames sent whole
- * @dropped: frames dropped
- * @bytes: bytes sent
- * @seq_hi: SEQ_HI, latched by a read of SEQ_LO
- * @bytes_hi: BYTES_HI, latched by a read of BYTES_LO
- */
-struct st_src {
-	u32 ctrl;
-	u32 frame_size;
-	u32 rec_min;
-	u32 rec_max;
-	u32 interval;
-	u32 count;
-	u64 seq;
-	u64 due;
-	u64 made;
-	bool held;
-	u64 h_seq;
-	u32 h_len;
-	u32 h_off;
-	u64 h_due;
-	u32 sent;
-	u32 dropped;
-	u64 bytes;
-	u32 seq_hi;
-	u32 bytes_hi;
-};
-
-/**
- * struct st_sink - the AXI-Stream sink of one H2C channel (user logic).
- * @chk: the frame in progress
- * @ok: frames that passed the check
- * @bad: frames that failed it
- * @bytes: bytes received
- * @last_seq: sequence number of the last good frame
- * @bytes_hi: BYTES_HI, latched by a read of BYTES_LO
- * @seq_hi: LAST_SEQ_HI, latched by a read of LAST_SEQ_LO
- */
-struct st_sink {
-	struct hf_stream_check chk;
-	u32 ok;
-	u32 bad;
-	u64 bytes;
-	u64 last_seq;
-	u32 bytes_hi;
-	u32 seq_hi;
-};
-
-/**
  * struct xdma_model - the card.
  * @cfg: configuration, defaults filled in
  * @ops: host operations
@@ -306,10 +237,6 @@ struct st_sink {
  * @chan_en: IRQ block Channel Interrupt Enable Mask (0x10)
  * @user_vec: IRQ block User Vector Number registers (0x80..0x8c)
  * @chan_vec: IRQ block Channel Vector Number registers (0xa0, 0xa4)
- * @usr_irq_req: usr_irq_req lines driven by the user logic
- * @usr_irq_pulse: lines raised as a pulse (HF_USER_IRQ_PULSE, a stream
- *	source's frame end): held until software masks the interrupt after
- *	it was pending (its acknowledgement), or HF_USER_IRQ_CLEAR
  * @user_pend_prev: user pending bits at the last evaluation (edges)
  * @chan_pend_prev: channel pending bits at the last evaluation (edges)
  * @intx_level: INTx level the IRQ block drives
@@ -321,8 +248,6 @@ struct st_sink {
  * @user_mps: config block AXI User Max Payload Size, programmed field
  * @user_mrrs: config block AXI User Max Read Request Size, programmed field
  * @wr_flush: config block Write Flush Timeout
- * @scratch: user BAR scratch register
- * @uram: user BAR RAM
  * @faults: injected faults (enum xdma_model_fault)
  * @debug: log guest errors (HF_MODEL_DEBUG set)
  * @rate: link model: payload bytes per ns, 0 without a link model
@@ -334,8 +259,9 @@ struct st_sink {
  * @hang_until: when it ends
  * @hang_engines: the engines a hang holds, a bit per engine index (H2C n
  *	is n, C2H n is num_h2c + n); 0: every engine
- * @src: AXI-ST: the stream source of each C2H channel
- * @sink: AXI-ST: the stream sink of each H2C channel
+ * @uops: the user logic's ops (NULL: the card has none)
+ * @user: the user logic
+ * @uenv: what the user logic gets of the IP
  * @st_buf: AXI-ST: a bounce buffer per engine (ST_BUF_SIZE), used by the
  *	thread working on the engine
  * @cnt: counters, updated with atomics
@@ -359,8 +285,6 @@ struct xdma_model {
 	u32 chan_en;
 	u32 user_vec[4];
 	u32 chan_vec[2];
-	u32 usr_irq_req;
-	u32 usr_irq_pulse;
 	u32 user_pend_prev;
 	u32 chan_pend_prev;
 	bool intx_level;
@@ -372,8 +296,6 @@ struct xdma_model {
 	u32 user_mps;
 	u32 user_mrrs;
 	u32 wr_flush;
-	u32 scratch;
-	u32 uram[HF_USER_RAM_SIZE / 4];
 	u32 faults;
 	bool debug;
 	double rate;
@@ -383,8 +305,9 @@ struct xdma_model {
 	u64 hang_from;
 	u64 hang_until;
 	u32 hang_engines;
-	struct st_src src[XDMA_MAX_CHANNELS];
-	struct st_sink sink[XDMA_MAX_CHANNELS];
+	const struct xdma_user_ops *uops;
+	struct xdma_user *user;
+	struct xdma_user_env uenv;
 	u8 *st_buf[XDMA_MAX_ENGINES];
 	struct xdma_model_counters cnt;
 };
@@ -424,12 +347,16 @@ static inline u64 host_now(struct xdma_model *m)
 	return m->ops.now_ns(m->host);
 }
 
-static void guest_error(struct xdma_model *m, const char *fmt, ...)
+static void guest_error(void *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* A guest did something the IP leaves undefined: count it, maybe log it. */
-static void guest_error(struct xdma_model *m, const char *fmt, ...)
+/*
+ * A guest did something the IP (or the user logic: xdma_user_env) leaves
+ * undefined: count it, maybe log it.  @ctx: the card.
+ */
+static void guest_error(void *ctx, const char *fmt, ...)
 {
+	struct xdma_model *m = ctx;
 	va_list ap;
 
 	cnt_add(&m->cnt.guest_errors, 1);
@@ -450,6 +377,12 @@ static inline bool is_pow2(u32 v)
 static inline u64 desc_addr(__le32 lo, __le32 hi)
 {
 	return (u64)le32_to_cpu(lo) | (u64)le32_to_cpu(hi) << 32;
+}
+
+/* The usr_irq_req lines the user logic drives.  @m locked. */
+static u32 user_lines(struct xdma_model *m)
+{
+	return m->uops ? m->uops->irq_lines(m->user) : 0;
 }
 
 /* ---- interrupts ---- */
@@ -501,7 +434,7 @@ static bool irq_blocked(const struct xdma_model *m)
 static void irq_update(struct xdma_model *m, struct model_act *act)
 {
 	u32 chan_pend = chan_request(m) & m->chan_en;
-	u32 user_pend = (m->usr_irq_req | m->usr_irq_pulse) & m->user_en;
+	u32 user_pend = user_lines(m) & m->user_en;
 	u32 chan_rise = chan_pend & ~m->chan_pend_prev;
 	u32 user_rise = user_pend & ~m->user_pend_prev;
 	bool msg = m->irq_mode == XDMA_MODEL_IRQ_MSI ||
@@ -660,7 +593,7 @@ static bool eng_halted(const struct xdma_model *m, const struct model_engine *e)
 	return m->sg_halt & bit;
 }
 
-/* A C2H engine of an AXI-ST card: its data comes from its channel's source. */
+/* A C2H engine of an AXI-ST card: its data comes from its channel's port. */
 static inline bool st_c2h(const struct xdma_model *m,
 			  const struct model_engine *e)
 {
@@ -926,7 +859,7 @@ static int st_recv(struct xdma_model *m, struct model_engine *e, u64 off,
 
 /*
  * Move @len bytes at offset @off of the current descriptor; as bus_read().
- * An AXI-ST H2C engine streams them into its sink.
+ * An AXI-ST H2C engine streams them into the user logic at its port.
  */
 static int eng_move(struct xdma_model *m, struct model_engine *e, u64 off,
 		    u32 len)
@@ -1043,123 +976,71 @@ static void eng_resume(struct xdma_model *m, struct model_engine *e, u64 now)
 	}
 }
 
-/* ---- AXI-Stream: the user logic's source and sink ---- */
-
-/* The source drops frames (drop mode with an interval; else it stalls). */
-static inline bool src_drops(const struct st_src *s)
-{
-	return (s->ctrl & HF_ST_SRC_CTRL_DROP) && s->interval;
-}
-
-static u32 src_len(const struct st_src *s, u64 seq)
-{
-	if (s->ctrl & HF_ST_SRC_CTRL_RECORDS)
-		return hf_stream_rec_len(seq, s->rec_min, s->rec_max);
-	return s->frame_size;
-}
-
-/* Frames the source may still generate since it was enabled. */
-static u64 src_left(const struct st_src *s)
-{
-	if (!(s->ctrl & HF_ST_SRC_CTRL_ENABLE))
-		return 0;
-	if (!s->count)
-		return UINT64_MAX;
-	return s->made < s->count ? s->count - s->made : 0;
-}
-
-/* The next frame, if it is due by @t and the FIFO is free, is held. */
-static void src_gen(struct st_src *s, u64 t)
-{
-	if (s->held || !src_left(s) || s->due > t)
-		return;
-	s->held = true;
-	s->h_seq = s->seq++;
-	s->h_len = src_len(s, s->h_seq);
-	s->h_off = 0;
-	s->h_due = s->due;
-	s->made++;
-	if (src_drops(s))
-		s->due += s->interval;	/* fixed schedule */
-}
-
-/* Drop mode: every frame due before @t while the FIFO is full is lost. */
-static void src_drop(struct st_src *s, u64 t)
-{
-	u64 n;
-
-	if (!s->held || !src_drops(s) || s->due >= t)
-		return;
-	n = (t - s->due - 1) / s->interval + 1;
-	n = min_t(u64, n, src_left(s));
-	s->dropped += (u32)n;
-	s->seq += n;
-	s->made += n;
-	s->due += n * s->interval;
-}
-
-/* The held frame's last byte was sent at @t (TLAST). */
-static void src_frame_end(struct xdma_model *m, struct st_src *s, u64 t,
-			  struct model_act *act)
-{
-	src_drop(s, t);
-	s->held = false;
-	s->sent++;
-	if (!src_drops(s))	/* stalled: the schedule moves on from here */
-		s->due = max_t(u64, s->h_due + s->interval, t);
-	if (s->ctrl & HF_ST_SRC_CTRL_IRQ) {
-		m->usr_irq_pulse |= BIT((s->ctrl & HF_ST_SRC_CTRL_IRQ_NUM) >>
-					HF_ST_SRC_CTRL_IRQ_SHIFT);
-		irq_update(m, act);
-	}
-}
+/* ---- the user logic's ports (xdma_user.h), @m locked ---- */
 
 /*
- * Bring the drop-mode sources of engines that take no data (idle, or parked:
- * no credits, halt, stall) up to @now: what came due meanwhile is held or
- * dropped.  Sources of running engines are brought along by the engines.
- * Called before anything that can change whether an engine takes data.
+ * Bring the user logic's time to @now, telling it which C2H channels take
+ * no data (engine idle, or parked: no credits, halt, stall): a source that
+ * drops frames drops what came due meanwhile.  Sources of running engines
+ * are brought along by the engines.  Called before anything that can
+ * change whether an engine takes data, and before user BAR accesses.
  */
-static void st_sync(struct xdma_model *m, u64 now)
+static void user_advance(struct xdma_model *m, u64 now)
 {
-	u32 ch;
+	u32 idle = 0, ch;
 
-	if (!m->cfg.st)
+	if (!m->uops)
 		return;
 	for (ch = 0; ch < m->cfg.num_c2h; ch++) {
 		const struct model_engine *e = &m->eng[m->cfg.num_h2c + ch];
-		struct st_src *s = &m->src[ch];
 
-		if (!src_drops(s) ||
-		    ((e->status & XDMA_STAT_BUSY) && !e->parked))
-			continue;
-		src_gen(s, now);
-		src_drop(s, now);
+		if (!(e->status & XDMA_STAT_BUSY) || e->parked)
+			idle |= BIT(ch);
 	}
+	m->uops->advance(m->user, now, idle);
 }
 
-/* A frame ended at the sink (TLAST: a descriptor with EOP). */
-static void sink_frame_end(struct st_sink *k)
+/* Act on the XDMA_USER_* flags an op returned: kicks, the IRQ lines. */
+static void user_flags(struct xdma_model *m, u32 flags, struct model_act *act)
 {
-	u64 seq;
+	u32 k;
 
-	if (hf_stream_check_end(&k->chk, &seq)) {
-		k->ok++;
-		k->last_seq = seq;
-	} else {
-		k->bad++;
+	for (k = flags & XDMA_USER_KICK_MASK; k; k &= k - 1) {
+		struct model_engine *e = chan_engine(m, true,
+						     __builtin_ctz(k));
+
+		if (e && (e->status & XDMA_STAT_BUSY))
+			act->kick |= BIT(e->index);
 	}
+	if (flags & XDMA_USER_IRQ)
+		irq_update(m, act);
+}
+
+/* C2H stream input at @t: the record the user logic offers, if any. */
+static bool user_st_peek(struct xdma_model *m, const struct model_engine *e,
+			 u64 t, struct xdma_user_rec *rec)
+{
+	rec->next_ns = UINT64_MAX;
+	return m->uops && m->uops->st_peek(m->user, e->ch, t, rec);
+}
+
+/* H2C stream output: @n bytes, or TLAST, into the channel's user logic. */
+static void user_st_in(struct xdma_model *m, const struct model_engine *e,
+		       const void *buf, u32 n, bool last)
+{
+	if (m->uops)
+		m->uops->st_in(m->user, e->ch, buf, n, last);
 }
 
 /*
  * H2C stream: @len bytes at offset @off of the current descriptor from bus
- * memory into the sink, through the bounce buffer; @m locked (dropped around
- * the bus reads).  0 or the failed read's errno; the caller checks e->seq.
+ * memory into the user logic, through the bounce buffer; @m locked (dropped
+ * around the bus reads).  0 or the failed read's errno; the caller checks
+ * e->seq.
  */
 static int st_recv(struct xdma_model *m, struct model_engine *e, u64 off,
 		   u32 len)
 {
-	struct st_sink *k = &m->sink[e->ch];
 	u8 *buf = m->st_buf[e->index];
 	u32 seq = e->seq, c;
 	int r;
@@ -1171,8 +1052,7 @@ static int st_recv(struct xdma_model *m, struct model_engine *e, u64 off,
 			return 0;
 		if (r)
 			return r;
-		hf_stream_check_feed(&k->chk, buf, c);
-		k->bytes += c;
+		user_st_in(m, e, buf, c, false);
 		off += c;
 		len -= c;
 	}
@@ -1180,28 +1060,29 @@ static int st_recv(struct xdma_model *m, struct model_engine *e, u64 off,
 }
 
 /*
- * C2H stream: bytes [@off, @off + @n) of frame (@fseq, @flen) to bus address
- * @bus, made in the bounce buffer without the lock.
+ * C2H stream: the next @n bytes of the record the channel's user logic
+ * offers to bus address @bus, read (st_read) into the bounce buffer without
+ * the lock.
  *
  * Return: 0, a negative errno when a write failed, 1 when the engine was
  * reset meanwhile (drop everything).
  */
 static int st_send(struct xdma_model *m, struct model_engine *e, u64 bus,
-		   u64 fseq, u32 flen, u32 off, u32 n)
+		   u32 n)
 {
 	u8 *buf = m->st_buf[e->index];
-	u32 seq = e->seq, c;
+	u32 seq = e->seq, skip = 0, c;
 	int r = 0;
 
 	while (n && !r) {
 		c = min_t(u32, n, ST_BUF_SIZE);
 		bus_enter(m);
-		hf_stream_fill(buf, fseq, flen, off, c);
+		m->uops->st_read(m->user, e->ch, skip, buf, c);
 		r = bus_leave(m, m->ops.dma_write(m->host, bus, buf, c));
 		if (seq != e->seq)
 			return 1;
 		bus += c;
-		off += c;
+		skip += c;
 		n -= c;
 	}
 	return r;
@@ -1297,7 +1178,7 @@ static void eng_complete(struct xdma_model *m, struct model_engine *e,
 		e->perf_pend_ns += end - e->x_t0;
 	}
 	if (m->cfg.st && !e->c2h && (ctl & XDMA_DESC_CTRL_EOP))
-		sink_frame_end(&m->sink[e->ch]);	/* TLAST */
+		user_st_in(m, e, NULL, 0, true);	/* TLAST */
 	if (e->blk_i + 1 >= e->blk_n && e->blk_rest) {
 		/* credit mode fetched part of the block: the rest follows */
 		e->cur_addr = e->blk_addr + e->blk_n * XDMA_DESC_SIZE;
@@ -1434,7 +1315,7 @@ static bool st_c2h_complete(struct xdma_model *m, struct model_engine *e,
 	if (!(e->status & XDMA_STAT_BUSY))
 		return true;
 	if (!m->rate && e->burst >= ST_BURST) {
-		/* a ring the source fills at once: let the host call again */
+		/* a ring filled at once: let the host call it again */
 		eng_wake(e, now, true, act);
 		return true;
 	}
@@ -1442,18 +1323,18 @@ static bool st_c2h_complete(struct xdma_model *m, struct model_engine *e,
 }
 
 /**
- * st_c2h_data() - an AXI-ST C2H descriptor takes data from the source.
+ * st_c2h_data() - an AXI-ST C2H descriptor takes data from the user logic.
  * @m: the card, locked (dropped around bus accesses)
  * @e: the engine, X_DATA
  * @now: host time
  * @hang: the HANG fault holds the engines
  * @act: host work
  *
- * The held frame's bytes go into the descriptor, in slices on the
- * card-write link with a link model (at once without one), each landing
- * when its time has come.  The descriptor ends when it is full or the frame
- * ends (TLAST: EOP); the rest of a longer frame goes into the next one.
- * With no frame at hand the engine waits for the source's next one; with
+ * The offered record's bytes (st_peek) go into the descriptor, in slices
+ * on the card-write link with a link model (at once without one), each
+ * landing when its time has come.  The descriptor ends when it is full or
+ * the record ends (TLAST: EOP); the rest of a longer record goes into the
+ * next one.  With no record at hand the engine waits for the next one; with
  * Run cleared it ends the descriptor with what it has (or, empty, stops
  * without it).
  *
@@ -1462,10 +1343,10 @@ static bool st_c2h_complete(struct xdma_model *m, struct model_engine *e,
 static bool st_c2h_data(struct xdma_model *m, struct model_engine *e, u64 now,
 			bool hang, struct model_act *act)
 {
-	struct st_src *s = &m->src[e->ch];
 	u64 limit = hang ? min_t(u64, now, m->hang_from) : now;
+	struct xdma_user_rec rec;
+	u32 n, flags;
 	bool eop;
-	u32 n;
 	int r;
 
 	for (;;) {
@@ -1477,8 +1358,7 @@ static bool st_c2h_data(struct xdma_model *m, struct model_engine *e, u64 now,
 				return true;
 			}
 			n = e->s_len;
-			r = st_send(m, e, e->x_dst + e->x_done, s->h_seq,
-				    s->h_len, s->h_off, n);
+			r = st_send(m, e, e->x_dst + e->x_done, n);
 			if (r > 0)
 				return false;
 			if (r) {
@@ -1487,21 +1367,18 @@ static bool st_c2h_data(struct xdma_model *m, struct model_engine *e, u64 now,
 			}
 			e->s_len = 0;
 			e->x_done += n;
-			s->h_off += n;
-			s->bytes += n;
 			e->clock = e->s_end;
 			e->woke = now;
-			eop = s->h_off == s->h_len;
-			if (eop)
-				src_frame_end(m, s, e->clock, act);
+			flags = m->uops->st_take(m->user, e->ch, n, e->clock);
+			eop = flags & XDMA_USER_TLAST;
+			user_flags(m, flags, act);
 			if (eop || e->x_done == e->x_len)
 				return st_c2h_complete(m, e, eop, now, act);
 			continue;
 		}
 		if (hang)
 			return eng_hold(m, e, act);
-		src_gen(s, limit);
-		if (!s->held) {
+		if (!user_st_peek(m, e, limit, &rec)) {
 			if (!(e->ctrl & XDMA_CTRL_RUN)) {
 				if (e->x_done)
 					return st_c2h_complete(m, e, false, now,
@@ -1509,15 +1386,15 @@ static bool st_c2h_data(struct xdma_model *m, struct model_engine *e, u64 now,
 				eng_idle(m, e, XDMA_STAT_IDLE_STOPPED, act);
 				return true;
 			}
-			if (src_left(s))
-				eng_wake(e, s->due, true, act);
-			return true;	/* a source write kicks it */
+			if (rec.next_ns != UINT64_MAX)
+				eng_wake(e, rec.next_ns, true, act);
+			return true;	/* a user BAR write kicks it */
 		}
-		n = min_t(u32, s->h_len - s->h_off, e->x_len - e->x_done);
+		n = min_t(u32, rec.left, e->x_len - e->x_done);
 		if (m->rate)
 			n = min_t(u32, n, m->slice);
 		e->s_len = n;
-		e->s_end = max_t(u64, e->clock, s->h_due);
+		e->s_end = max_t(u64, e->clock, rec.ready_ns);
 		if (m->rate)
 			e->s_end = link_reserve(m, 1, e->s_end, n);
 	}
@@ -1612,7 +1489,7 @@ static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 			data_start(m, e);
 		return false;
 	}
-	if (st_c2h(m, e)) {	/* the source fills it (st_c2h_data()) */
+	if (st_c2h(m, e)) {	/* the user logic fills it (st_c2h_data()) */
 		e->xs = X_DATA;
 		e->x_t0 = e->clock;
 		return false;
@@ -1988,11 +1865,11 @@ static u32 irq_read(struct xdma_model *m, u32 reg)
 	case XDMA_IRQ_CHAN_EN:
 		return m->chan_en;
 	case XDMA_IRQ_USER_REQ:
-		return m->usr_irq_req | m->usr_irq_pulse;
+		return user_lines(m);
 	case XDMA_IRQ_CHAN_REQ:
 		return chan_request(m);
 	case XDMA_IRQ_USER_PEND:
-		return (m->usr_irq_req | m->usr_irq_pulse) & m->user_en;
+		return user_lines(m) & m->user_en;
 	case XDMA_IRQ_CHAN_PEND:
 		return chan_request(m) & m->chan_en;
 	case XDMA_IRQ_USER_VEC(0):
@@ -2019,8 +1896,9 @@ static void irq_write(struct xdma_model *m, u32 reg, u32 val,
 		u32 old = m->user_en;
 
 		m->user_en = alias_apply(m->user_en, op, val, USER_IRQ_MASK);
-		/* masking a pending pulse acknowledges it: the line drops */
-		m->usr_irq_pulse &= ~(old & ~m->user_en);
+		/* masking an enabled line acknowledges it (usr_irq_ack) */
+		if (m->uops && (old & ~m->user_en))
+			m->uops->irq_ack(m->user, old & ~m->user_en);
 		break;
 	}
 	case XDMA_IRQ_CHAN_EN:
@@ -2181,7 +2059,7 @@ void xdma_model_dma_write32(struct xdma_model *m, uint32_t off, uint32_t val)
 	if (bad_offset(m, off, XDMA_BAR_SIZE, "DMA"))
 		return;
 	pthread_mutex_lock(&m->lock);
-	st_sync(m, host_now(m));
+	user_advance(m, host_now(m));
 	switch (target) {
 	case XDMA_TARGET_H2C:
 	case XDMA_TARGET_C2H:
@@ -2217,225 +2095,34 @@ void xdma_model_dma_write32(struct xdma_model *m, uint32_t off, uint32_t val)
 	act_flush(m, &act);
 }
 
-/* ---- user BAR: AXI-Stream source and sink blocks ---- */
-
-static u32 src_read(struct xdma_model *m, struct st_src *s, u32 reg)
-{
-	u32 v = 0;
-
-	switch (reg) {
-	case HF_ST_SRC_CTRL:
-		return s->ctrl;
-	case HF_ST_SRC_FRAME_SIZE:
-		return s->frame_size;
-	case HF_ST_SRC_REC_MIN:
-		return s->rec_min;
-	case HF_ST_SRC_REC_MAX:
-		return s->rec_max;
-	case HF_ST_SRC_INTERVAL_NS:
-		return s->interval;
-	case HF_ST_SRC_COUNT:
-		return s->count;
-	case HF_ST_SRC_SEQ_LO:
-		s->seq_hi = upper_32_bits(s->seq);
-		return lower_32_bits(s->seq);
-	case HF_ST_SRC_SEQ_HI:
-		return s->seq_hi;
-	case HF_ST_SRC_SENT:
-		return s->sent;
-	case HF_ST_SRC_DROPPED:
-		return s->dropped;
-	case HF_ST_SRC_BYTES_LO:
-		s->bytes_hi = upper_32_bits(s->bytes);
-		return lower_32_bits(s->bytes);
-	case HF_ST_SRC_BYTES_HI:
-		return s->bytes_hi;
-	case HF_ST_SRC_STATUS:
-		if (src_left(s))
-			v |= HF_ST_SRC_STS_ACTIVE;
-		if (s->held)
-			v |= HF_ST_SRC_STS_HOLDING;
-		if ((s->ctrl & HF_ST_SRC_CTRL_ENABLE) && s->count &&
-		    !src_left(s) && !s->held)
-			v |= HF_ST_SRC_STS_DONE;
-		return v;
-	}
-	guest_error(m, "user BAR: read of reserved source register 0x%x", reg);
-	return 0;
-}
-
-/* A frame length register: HF_STREAM_MIN_LEN..HF_STREAM_MAX_LEN. */
-static void src_len_write(struct xdma_model *m, u32 *reg, u32 val)
-{
-	if (val < HF_STREAM_MIN_LEN || val > HF_STREAM_MAX_LEN) {
-		guest_error(m, "user BAR: stream length %u out of range", val);
-		return;
-	}
-	*reg = val;
-}
-
-static void src_write(struct xdma_model *m, u32 ch, u32 reg, u32 val,
-		      struct model_act *act)
-{
-	struct model_engine *e = &m->eng[m->cfg.num_h2c + ch];
-	struct st_src *s = &m->src[ch];
-	u64 now = host_now(m);
-
-	switch (reg) {
-	case HF_ST_SRC_CTRL:
-		if (val & HF_ST_SRC_CTRL_CLEAR) {
-			/* a frame being sent still ends (and counts) */
-			s->seq = 0;
-			s->made = 0;
-			s->sent = 0;
-			s->dropped = 0;
-			s->bytes = 0;
-			s->due = now;
-		}
-		if (!(s->ctrl & HF_ST_SRC_CTRL_ENABLE) &&
-		    (val & HF_ST_SRC_CTRL_ENABLE)) {
-			s->made = 0;
-			s->due = now;
-		}
-		s->ctrl = val & ST_SRC_CTRL_MASK;
-		break;
-	case HF_ST_SRC_FRAME_SIZE:
-		src_len_write(m, &s->frame_size, val);
-		break;
-	case HF_ST_SRC_REC_MIN:
-		src_len_write(m, &s->rec_min, val);
-		break;
-	case HF_ST_SRC_REC_MAX:
-		src_len_write(m, &s->rec_max, val);
-		break;
-	case HF_ST_SRC_INTERVAL_NS:
-		s->interval = val;
-		break;
-	case HF_ST_SRC_COUNT:
-		s->count = val;
-		break;
-	default:
-		guest_error(m, "user BAR: write 0x%x to RO/reserved source 0x%x",
-			    val, reg);
-		return;
-	}
-	if (e->status & XDMA_STAT_BUSY)	/* it may wait for a frame */
-		act->kick |= BIT(e->index);
-}
-
-static u32 sink_read(struct xdma_model *m, struct st_sink *k, u32 reg)
-{
-	switch (reg) {
-	case HF_ST_SINK_CTRL:
-		return 0;
-	case HF_ST_SINK_FRAMES_OK:
-		return k->ok;
-	case HF_ST_SINK_FRAMES_BAD:
-		return k->bad;
-	case HF_ST_SINK_BYTES_LO:
-		k->bytes_hi = upper_32_bits(k->bytes);
-		return lower_32_bits(k->bytes);
-	case HF_ST_SINK_BYTES_HI:
-		return k->bytes_hi;
-	case HF_ST_SINK_LAST_SEQ_LO:
-		k->seq_hi = upper_32_bits(k->last_seq);
-		return lower_32_bits(k->last_seq);
-	case HF_ST_SINK_LAST_SEQ_HI:
-		return k->seq_hi;
-	case HF_ST_SINK_PARTIAL:
-		return k->chk.got;
-	}
-	guest_error(m, "user BAR: read of reserved sink register 0x%x", reg);
-	return 0;
-}
-
-static void sink_write(struct xdma_model *m, struct st_sink *k, u32 reg,
-		       u32 val)
-{
-	if (reg != HF_ST_SINK_CTRL) {
-		guest_error(m, "user BAR: write 0x%x to RO/reserved sink 0x%x",
-			    val, reg);
-		return;
-	}
-	if (val & HF_ST_SINK_CTRL_CLEAR) {
-		hf_stream_check_init(&k->chk);
-		k->ok = 0;
-		k->bad = 0;
-		k->bytes = 0;
-		k->last_seq = 0;
-	}
-}
+/* ---- user BAR: the user logic's AXI-Lite registers ---- */
 
 /*
- * The stream blocks of an AXI-ST card: *@ch and *@reg of offset @off in
- * the source (*@sink false) or sink block of a channel the card has.
+ * Whether user BAR offset @off reaches the user logic; else a guest error.
  */
-static bool st_block(const struct xdma_model *m, u32 off, u32 *ch, u32 *reg,
-		     bool *sink)
+static bool user_reaches(struct xdma_model *m, u32 off)
 {
-	u32 base;
-
-	if (!m->cfg.st)
+	if (!m->uops) {
+		guest_error(m, "user BAR: no user logic at 0x%x", off);
 		return false;
-	if (off >= HF_USER_ST_SRC(0) && off < HF_USER_ST_SRC(XDMA_MAX_CHANNELS))
-		base = HF_USER_ST_SRC(0);
-	else if (off >= HF_USER_ST_SINK(0) &&
-		 off < HF_USER_ST_SINK(XDMA_MAX_CHANNELS))
-		base = HF_USER_ST_SINK(0);
-	else
-		return false;
-	*sink = base == HF_USER_ST_SINK(0);
-	*ch = (off - base) >> 8;
-	*reg = off & 0xff;
-	return *ch < (*sink ? m->cfg.num_h2c : m->cfg.num_c2h);
+	}
+	return !bad_offset(m, off, m->uops->bar_size, "user");
 }
-
-/* ---- user BAR ---- */
 
 uint32_t xdma_model_user_read32(struct xdma_model *m, uint32_t off)
 {
-	u32 v = 0, ch, reg;
-	bool sink;
+	u64 now;
+	u32 v;
 
 	cnt_add(&m->cnt.mmio_reads, 1);
 	if (__atomic_load_n(&m->faults, __ATOMIC_RELAXED) & XDMA_FAULT_DEAD)
 		return XDMA_ID_DEAD;
-	if (bad_offset(m, off, HF_USER_BAR_SIZE, "user"))
+	if (!user_reaches(m, off))
 		return 0;
 	pthread_mutex_lock(&m->lock);
-	if (off >= HF_USER_RAM && off < HF_USER_RAM + HF_USER_RAM_SIZE) {
-		v = m->uram[(off - HF_USER_RAM) / 4];
-		goto out;
-	}
-	if (st_block(m, off, &ch, &reg, &sink)) {
-		st_sync(m, host_now(m));
-		v = sink ? sink_read(m, &m->sink[ch], reg) :
-			   src_read(m, &m->src[ch], reg);
-		goto out;
-	}
-	switch (off) {
-	case HF_USER_ID:
-		v = HF_USER_ID_VALUE;
-		break;
-	case HF_USER_VERSION:
-		v = MODEL_USER_VERSION;
-		break;
-	case HF_USER_SCRATCH:
-		v = m->scratch;
-		break;
-	case HF_USER_IRQ_SET:
-	case HF_USER_IRQ_CLEAR:
-	case HF_USER_IRQ_REQ:
-	case HF_USER_IRQ_PULSE:
-		v = m->usr_irq_req | m->usr_irq_pulse;
-		break;
-	case HF_USER_DDR_SIZE_MB:
-		v = (u32)(m->cfg.ddr_size >> 20);
-		break;
-	default:
-		guest_error(m, "user BAR: read of reserved offset 0x%x", off);
-	}
-out:
+	now = host_now(m);
+	user_advance(m, now);
+	v = m->uops->reg_read(m->user, off, now);
 	pthread_mutex_unlock(&m->lock);
 	return v;
 }
@@ -2443,51 +2130,25 @@ out:
 void xdma_model_user_write32(struct xdma_model *m, uint32_t off, uint32_t val)
 {
 	struct model_act act = { 0 };
-	u32 ch, reg;
-	bool sink;
+	u64 now;
 
 	cnt_add(&m->cnt.mmio_writes, 1);
 	if (__atomic_load_n(&m->faults, __ATOMIC_RELAXED) & XDMA_FAULT_DEAD)
 		return;
-	if (bad_offset(m, off, HF_USER_BAR_SIZE, "user"))
+	if (!user_reaches(m, off))
 		return;
 	pthread_mutex_lock(&m->lock);
-	if (off >= HF_USER_RAM && off < HF_USER_RAM + HF_USER_RAM_SIZE) {
-		m->uram[(off - HF_USER_RAM) / 4] = val;
-		goto out;
-	}
-	st_sync(m, host_now(m));
-	if (st_block(m, off, &ch, &reg, &sink)) {
-		if (sink)
-			sink_write(m, &m->sink[ch], reg, val);
-		else
-			src_write(m, ch, reg, val, &act);
-		goto out;
-	}
-	switch (off) {
-	case HF_USER_SCRATCH:
-		m->scratch = val;
-		break;
-	case HF_USER_IRQ_SET:
-		m->usr_irq_req |= val & USER_IRQ_MASK;
-		irq_update(m, &act);
-		break;
-	case HF_USER_IRQ_CLEAR:
-		m->usr_irq_req &= ~val;
-		m->usr_irq_pulse &= ~val;
-		irq_update(m, &act);
-		break;
-	case HF_USER_IRQ_PULSE:
-		m->usr_irq_pulse |= val & USER_IRQ_MASK;
-		irq_update(m, &act);
-		break;
-	default:
-		guest_error(m, "user BAR: write 0x%x to RO/reserved 0x%x",
-			    val, off);
-	}
-out:
+	now = host_now(m);
+	user_advance(m, now);
+	user_flags(m, m->uops->reg_write(m->user, off, val, now), &act);
 	pthread_mutex_unlock(&m->lock);
 	act_flush(m, &act);
+}
+
+/* The user BAR's size: the user logic's (0 without one). */
+uint32_t xdma_model_user_bar_size(const struct xdma_model *m)
+{
+	return m->uops ? m->uops->bar_size : 0;
 }
 
 /* ---- life cycle ---- */
@@ -2513,8 +2174,6 @@ static void regs_reset(struct xdma_model *m)
 	m->chan_en = 0;
 	memset(m->user_vec, 0, sizeof(m->user_vec));
 	memset(m->chan_vec, 0, sizeof(m->chan_vec));
-	m->usr_irq_req = 0;
-	m->usr_irq_pulse = 0;
 	m->user_pend_prev = 0;
 	m->chan_pend_prev = 0;
 	m->intx_level = false;
@@ -2524,16 +2183,8 @@ static void regs_reset(struct xdma_model *m)
 	m->user_mps = m->mps_code;
 	m->user_mrrs = MODEL_MRRS_CODE;
 	m->wr_flush = 0;
-	m->scratch = 0;
-	memset(m->uram, 0, sizeof(m->uram));
-	memset(m->src, 0, sizeof(m->src));
-	memset(m->sink, 0, sizeof(m->sink));
-	for (i = 0; i < XDMA_MAX_CHANNELS; i++) {
-		m->src[i].frame_size = ST_SRC_FRAME_SIZE;
-		m->src[i].rec_min = ST_SRC_REC_MIN;
-		m->src[i].rec_max = ST_SRC_REC_MAX;
-		hf_stream_check_init(&m->sink[i].chk);
-	}
+	if (m->uops)	/* the user logic shares the IP's reset */
+		m->uops->reset(m->user);
 }
 
 /* A link as xdma_link_parse() + xdma_link_finish() make them, or none. */
@@ -2566,6 +2217,19 @@ static void link_setup(struct xdma_model *m, const struct xdma_link *l)
 	m->slice = max_t(u64, slice, (u64)SLICE_MIN_MPS * l->mps);
 }
 
+/* User logic ops: every one there, a power-of-two BAR. */
+static int user_check(const struct xdma_user_ops *u)
+{
+	if (!u)
+		return 0;
+	if (!u->create || !u->destroy || !u->reset || !u->advance ||
+	    !u->reg_read || !u->reg_write || !u->irq_lines || !u->irq_ack ||
+	    !u->st_peek || !u->st_read || !u->st_take || !u->st_in ||
+	    !is_pow2(u->bar_size) || u->bar_size < 4)
+		return -EINVAL;
+	return 0;
+}
+
 static int config_check(struct xdma_model_config *c)
 {
 	if (!c->num_h2c)
@@ -2588,7 +2252,31 @@ static int config_check(struct xdma_model_config *c)
 	if (!is_pow2(c->addr_align) || c->addr_align > MODEL_MAX_ALIGN ||
 	    !is_pow2(c->len_gran) || c->len_gran > MODEL_MAX_ALIGN)
 		return -EINVAL;
+	if (user_check(c->user))
+		return -EINVAL;
 	return link_check(&c->link);
+}
+
+/* The card's user logic (xdma_model_config.user), out of reset. */
+static int user_create(struct xdma_model *m)
+{
+	struct xdma_user_config uc = {
+		.num_h2c = m->cfg.num_h2c,
+		.num_c2h = m->cfg.num_c2h,
+		.st = m->cfg.st,
+		.ddr_size = m->cfg.ddr_size,
+		.arg = m->cfg.user_arg,
+	};
+	int r;
+
+	m->uenv.ctx = m;
+	m->uenv.guest_error = guest_error;
+	if (!m->cfg.user)
+		return 0;
+	r = m->cfg.user->create(&uc, &m->uenv, &m->user);
+	if (!r)
+		m->uops = m->cfg.user;
+	return r;
 }
 
 /**
@@ -2654,6 +2342,11 @@ int xdma_model_create(const struct xdma_model_config *cfg,
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&m->intx_lock, &attr);
 	pthread_mutexattr_destroy(&attr);
+	r = user_create(m);
+	if (r) {
+		xdma_model_destroy(m);
+		return r;
+	}
 	regs_reset(m);
 	for (u32 i = 0; c.st && i < m->num_engines; i++) {
 		m->st_buf[i] = malloc(ST_BUF_SIZE);
@@ -2677,6 +2370,8 @@ void xdma_model_destroy(struct xdma_model *m)
 {
 	if (!m)
 		return;
+	if (m->uops)
+		m->uops->destroy(m->user);
 	if (m->ddr_mapped)
 		munmap(m->ddr, m->cfg.ddr_size);
 	for (u32 i = 0; i < XDMA_MAX_ENGINES; i++)
@@ -2810,7 +2505,7 @@ void xdma_model_inject(struct xdma_model *m, uint32_t faults)
 		else
 			m->hang_until = now;
 	}
-	st_sync(m, now);
+	user_advance(m, now);
 	__atomic_store_n(&m->faults, f, __ATOMIC_RELAXED);
 	kick_busy(m, &act);
 	act.intx = true;
@@ -2835,7 +2530,7 @@ void xdma_model_bus_master(struct xdma_model *m, bool on)
 	if (!on)
 		return;
 	pthread_mutex_lock(&m->lock);
-	st_sync(m, host_now(m));
+	user_advance(m, host_now(m));
 	kick_busy(m, &act);
 	pthread_mutex_unlock(&m->lock);
 	act_flush(m, &act);
@@ -2863,7 +2558,7 @@ int xdma_model_inject_hang(struct xdma_model *m, uint64_t ns)
 	if (ns > XDMA_MODEL_MAX_HANG_NS)
 		return -EINVAL;
 	pthread_mutex_lock(&m->lock);
-	st_sync(m, now);
+	user_advance(m, now);
 	if (!ns) {
 		if (hang_holds(m, now)) {
 			m->hang_until = now;
@@ -2898,7 +2593,7 @@ void xdma_model_set_hang_engines(struct xdma_model *m, uint32_t mask)
 	struct model_act act = { 0 };
 
 	pthread_mutex_lock(&m->lock);
-	st_sync(m, host_now(m));
+	user_advance(m, host_now(m));
 	m->hang_engines = mask & (u32)GENMASK(m->num_engines - 1, 0);
 	kick_busy(m, &act);
 	pthread_mutex_unlock(&m->lock);

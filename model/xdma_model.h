@@ -2,10 +2,11 @@
 /*
  * xdma_model.h - host-independent software model of an FPGA card with the
  * Xilinx XDMA IP (PG195) with AXI memory-mapped channels (card DDR) or, built
- * with xdma_model_config.st, AXI-Stream channels (a frame source per C2H
- * channel and a checking sink per H2C channel, controlled in the user BAR):
- * the DMA/config BAR, the H2C/C2H scatter-gather engines and a small user
- * BAR.
+ * with xdma_model_config.st, AXI-Stream channels: the DMA/config BAR and the
+ * H2C/C2H scatter-gather engines.  The user logic behind the IP (the user
+ * BAR, what the stream ports connect to, the user interrupt lines) is the
+ * design's: its creator attaches it through xdma_user.h (the reference
+ * design: refdesign/hf_refdesign.h).
  *
  * The model knows nothing about where it runs.  A host (model/inproc/ for
  * the library, model/qemu/ for QEMU) gives it bus-master DMA, interrupt
@@ -32,11 +33,9 @@
 #include <stdint.h>
 
 #include "xdma_link.h"
+#include "xdma_user.h"
 
 #define XDMA_MODEL_DEFAULT_DDR_SIZE	(2ull << 30)	/* 2 GiB */
-
-/* The user BAR of the reference design (BAR0, 64 KiB AXI-Lite). */
-#include "hf_user_regs.h"
 
 /**
  * enum xdma_model_irq_mode - what the host enabled in PCI config space.
@@ -76,11 +75,15 @@ enum xdma_model_fault {
  *	moves in one copy as fast as the host copies); a link from
  *	xdma_link_parse() + xdma_link_finish()
  * @st: the channels are AXI-Stream (identifiers say so): C2H engines take
- *	frames from the stream source of their channel, H2C engines feed the
- *	sink of theirs (HF_USER_ST_SRC() / HF_USER_ST_SINK() in the user
- *	BAR, docs/xdma-model.md "AXI-Stream"); descriptor credits are used;
- *	card DDR is still there for xdma_model_card_read/write() but no
+ *	records from the user logic at their channel's port, H2C engines feed
+ *	it (the reference design: a frame source and a checking sink per
+ *	channel, docs/xdma-model.md "AXI-Stream"); descriptor credits are
+ *	used; card DDR is still there for xdma_model_card_read/write() but no
  *	engine reaches it
+ * @user: the user logic behind the IP (xdma_user.h), created with the
+ *	card; NULL: none (the user BAR reads 0, every access a guest error;
+ *	stream ports carry nothing)
+ * @user_arg: passed to @user->create (the implementation's own)
  */
 struct xdma_model_config {
 	uint32_t num_h2c;
@@ -91,6 +94,8 @@ struct xdma_model_config {
 	uint32_t len_gran;
 	struct xdma_link link;
 	bool st;
+	const struct xdma_user_ops *user;
+	const void *user_arg;
 };
 
 /**
@@ -154,6 +159,7 @@ uint32_t xdma_model_dma_read32(struct xdma_model *m, uint32_t off);
 void xdma_model_dma_write32(struct xdma_model *m, uint32_t off, uint32_t val);
 uint32_t xdma_model_user_read32(struct xdma_model *m, uint32_t off);
 void xdma_model_user_write32(struct xdma_model *m, uint32_t off, uint32_t val);
+uint32_t xdma_model_user_bar_size(const struct xdma_model *m);
 
 void xdma_model_engine_work(struct xdma_model *m, uint32_t engine);
 void xdma_model_set_irq_mode(struct xdma_model *m,

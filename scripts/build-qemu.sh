@@ -25,10 +25,12 @@
 #   bin/<key>/             qemu-system-ARCH (launcher) + qemu-system-ARCH.real,
 #                          each built when first asked for; hf_insn.so
 #   .lock                  flock(1) while building
-# <key> = sha256 of the model sources (model/xdma_{model,link}.{c,h}, the core
-# headers it includes), model/qemu/{*.c,*.h,meson.build} (not the README nor
-# the smoke test), tests/guest/plugin/hf_insn.c, this script and the Debian
-# qemu source version.  A hit costs a hash; a change of the model rebuilds incrementally
+# <key> = sha256 of the model sources (model/xdma_{model,link}.{c,h},
+# model/xdma_user.h, the core headers it includes, the reference design's
+# user logic refdesign/hf_refdesign.{c,h} and its headers),
+# model/qemu/{*.c,*.h,meson.build} (not the README nor the smoke test),
+# tests/guest/plugin/hf_insn.c, this script and the Debian qemu source
+# version.  A hit costs a hash; a change of the model rebuilds incrementally
 # (about 10-30 s); a cold build (no src/build) takes 3-4 min on 2 cores for
 # x86_64, and aarch64 adds about 3 min (tests/guest/README.md, "Time").  A
 # tree configured for x86_64 only (an older version of this script) is
@@ -88,8 +90,10 @@ die() { echo "build-qemu: error: $*" >&2; exit 1; }
 # Files of ours that go into the QEMU tree (hw/misc/xdma-sim/, flat: the
 # model's quote includes then resolve next to it, no include path needed).
 model_files=(model/xdma_model.c model/xdma_model.h model/xdma_link.c
-	     model/xdma_link.h core/hf_os.h core/os/hf_os_user.h
-	     core/xdma_regs.h core/hf_user_regs.h core/hf_stream_pattern.h)
+	     model/xdma_link.h model/xdma_user.h core/hf_os.h
+	     core/os/hf_os_user.h core/xdma_regs.h refdesign/hf_refdesign.c
+	     refdesign/hf_refdesign.h refdesign/hf_user_regs.h
+	     refdesign/hf_stream_pattern.h)
 glue_files=()
 while IFS= read -r f; do glue_files+=("$f"); done < <(
 	cd "$repo" && find model/qemu -maxdepth 1 -type f \

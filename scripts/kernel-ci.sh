@@ -48,7 +48,8 @@
 #                 root, else ${XDG_CACHE_HOME:-~/.cache}/hellofpga)
 #   HF_KERNEL_OUT build trees, .ko files and logs (default build-kernel/)
 #   HF_KERNEL_SRC_OVERRIDE  a directory laid out like the repository (driver/,
-#                 driver/nvp2p/, core/, include/) to check instead of it
+#                 driver/nvp2p/, core/, refdesign/, include/) to check
+#                 instead of it
 #   NVIDIA_SRC_DIR  NVIDIA kernel sources (holding nvidia/nv-p2p.h); default:
 #                 scripts/fetch-nv-p2p.sh "$HF_CACHE/nvidia-open"
 #   HF_KERNEL_REFRESH=1  look for newer headers (and sid's toolchain) in the
@@ -150,8 +151,8 @@ run_make() {	# run_make NAME LOG DIR ARGS...
 }
 
 # A fresh copy of the sources to build in (the repository stays clean, and
-# the driver's relative includes of ../core and ../include keep working),
-# without the outputs of an in-place build.
+# the driver's relative includes of ../core, ../refdesign and ../include
+# keep working), without the outputs of an in-place build.
 kbuild_outputs='(^|/)(Module\.symvers|modules\.order|\.[^/]*\.cmd|\.[^/]*\.d|\.tmp_[^/]*)$|\.(o|ko|mod|mod\.c|a)$'
 publish_root() {	# publish_root TMP ROOT [JUNK...]: TMP becomes ROOT, complete
 	local tmp=$1 root=$2
@@ -727,7 +728,8 @@ step_checkpatch() {
 	done < <(cd "$src" && {
 		find driver core -maxdepth 1 \( -name '*.c' -o -name '*.h' \) -print0
 		find driver -mindepth 2 \( -name '*.c' -o -name '*.h' \) -print0
-		for f in core/os/hf_os_kernel.h include/uapi/*.h; do
+		for f in core/os/hf_os_kernel.h refdesign/hf_user_regs.h \
+			refdesign/hf_stream_pattern.h include/uapi/*.h; do
 			[ -f "$f" ] && printf '%s\0' "$f"
 		done
 	} 2>/dev/null | grep -z -v -E "$kbuild_outputs" | sort -z -u)

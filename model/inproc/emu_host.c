@@ -1065,7 +1065,7 @@ int hf_emu_host_create(const struct xdma_model_config *cfg, u32 flags,
 		.read32 = emu_user_bar_read,
 		.write32 = emu_user_bar_write,
 		.ctx = h->m,
-		.size = HF_USER_BAR_SIZE,
+		.size = xdma_model_user_bar_size(h->m),
 	};
 	n = xdma_model_num_engines(h->m);
 	for (i = 0; i < n && !(flags & HF_EMU_SYNC); i++) {

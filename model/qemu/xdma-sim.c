@@ -76,6 +76,7 @@
 
 #include "xdma_model.h"
 #include "xdma_regs.h"		/* offsets and counts only: no field macros */
+#include "hf_refdesign.h"	/* the user logic it attaches */
 #include "hf_user_regs.h"
 
 #define TYPE_XDMA_SIM		"xdma-sim"
@@ -850,6 +851,7 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 		return;
 	}
 	cfg.link = s->link_model;
+	cfg.user = &hf_refdesign_user;
 	r = xdma_model_create(&cfg, &xs_host_ops, s, &s->model);
 	if (r) {
 		error_setg_errno(errp, -r,

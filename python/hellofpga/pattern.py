@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The frame format of the reference design's AXI-Stream source
-(core/hf_stream_pattern.h, docs/xdma-model.md "Frames"), with NumPy: make
-and verify frames in Python.
+(refdesign/hf_stream_pattern.h, docs/xdma-model.md "Frames"), with NumPy: make
+and verify frames in Python.  tests/lint/refdesign_py.py checks its constants
+against the header.
 
 A frame of ``len`` bytes: bytes 0..7 the sequence number, 8..11 ``len``,
 12..15 ``MAGIC`` (all little endian), then at offset ``o`` byte ``o % 4`` of

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""Registers of the hellofpga reference design's user BAR (core/hf_user_regs.h),
-which the emulated card implements: the user-interrupt request lines and, on
-an AXI-Stream card (``emu:0,st``), the stream source of each C2H channel.
-Other designs have other user BARs."""
+"""Registers of the hellofpga reference design's user BAR
+(refdesign/hf_user_regs.h; tests/lint/refdesign_py.py checks this copy
+against it), which the emulated card implements: the user-interrupt request
+lines and, on an AXI-Stream card (``emu:0,st``), the stream source of each
+C2H channel.  Other designs have other user BARs."""
 
 USER_ID = 0x0000            # RO: USER_ID_VALUE
 USER_VERSION = 0x0004       # RO: major << 16 | minor

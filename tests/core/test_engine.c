@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "xdma_engine.h"
+#include "hf_refdesign.h"
 #include "inproc/emu_host.h"
 
 #define NSEG		4
@@ -122,6 +123,7 @@ static void fx_setup_ch(struct fx *f, u32 flags, enum fx_mode mode,
 {
 	struct xdma_model_config cfg = {
 		.num_h2c = nh2c, .num_c2h = nc2h, .ddr_size = DDR_SIZE,
+		.user = &hf_refdesign_user,
 	};
 	bool poll = mode == FX_POLL;
 
@@ -300,6 +302,7 @@ static void probe_case(const void *arg)
 	const struct probe_row *row = arg;
 	struct xdma_model_config cfg = {
 		.num_h2c = row->num, .num_c2h = row->num,
+		.user = &hf_refdesign_user,
 	};
 	struct hf_emu_host *h;
 	struct hf_xdma_dev xdev;
@@ -316,7 +319,7 @@ HF_TEST_ROWS(engine_probe_finds, probe_rows, probe_case)
 
 HF_TEST(engine_probe_dead_card_enodev)
 {
-	struct xdma_model_config cfg = { 0 };
+	struct xdma_model_config cfg = { .user = &hf_refdesign_user };
 	struct hf_emu_host *h;
 	struct hf_xdma_dev xdev;
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "hf_refdesign.h"
 #include "hf_stream_pattern.h"
 #include "hf_user_regs.h"
 #include "xdma_engine.h"
@@ -108,6 +109,7 @@ static void rx_open(struct rx *x, enum rx_mode mode)
 {
 	struct xdma_model_config cfg = {
 		.num_h2c = 1, .num_c2h = 1, .ddr_size = 1 << 20, .st = true,
+		.user = &hf_refdesign_user,
 	};
 
 	memset(x, 0, sizeof(*x));
@@ -264,7 +266,8 @@ static const struct mode_row {
 HF_TEST(ring_probe_accepts_a_stream_card)
 {
 	struct xdma_model_config cfg = { .num_h2c = 2, .num_c2h = 3,
-					 .st = true };
+					 .st = true,
+					 .user = &hf_refdesign_user };
 	struct hf_emu_host *h;
 	struct hf_xdma_dev xdev;
 
@@ -278,7 +281,8 @@ HF_TEST(ring_probe_accepts_a_stream_card)
 
 HF_TEST(ring_probe_mm_card_is_not_stream)
 {
-	struct xdma_model_config cfg = { .num_h2c = 1, .num_c2h = 1 };
+	struct xdma_model_config cfg = { .num_h2c = 1, .num_c2h = 1,
+					 .user = &hf_refdesign_user };
 	struct hf_emu_host *h;
 	struct hf_xdma_dev xdev;
 
@@ -355,7 +359,8 @@ HF_TEST(ring_h2c_run_on_a_stream_card_sends_one_packet)
 
 HF_TEST(ring_init_refuses_a_memory_mapped_card)
 {
-	struct xdma_model_config cfg = { .num_h2c = 1, .num_c2h = 1 };
+	struct xdma_model_config cfg = { .num_h2c = 1, .num_c2h = 1,
+					 .user = &hf_refdesign_user };
 	struct hf_xdma_engine e;
 	struct hf_xdma_ring r;
 	struct hf_emu_host *h;

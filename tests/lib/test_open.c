@@ -10,6 +10,7 @@
 #include "harness.h"
 #include "hf_lib.h"
 #include "lib_helpers.h"
+#include "hf_user_regs.h"
 #include "xdma_model.h"
 
 HF_TEST(open_default_without_hardware_is_enodev_with_emu_hint)

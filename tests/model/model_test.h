@@ -11,6 +11,8 @@
 #include "dma_faults.h"
 #include "harness.h"
 #include "hf_os.h"
+#include "hf_refdesign.h"
+#include "hf_user_regs.h"
 #include "inproc/emu_host.h"
 #include "xdma_regs.h"
 
@@ -67,10 +69,15 @@ static inline void tcard_open(struct tcard *t,
 			      const struct xdma_model_config *cfg,
 			      u32 flags)
 {
+	struct xdma_model_config c = { 0 };
 	int r;
 
+	if (cfg)
+		c = *cfg;
+	if (!c.user)	/* the reference design, unless the test has its own */
+		c.user = &hf_refdesign_user;
 	memset(t, 0, sizeof(*t));
-	r = hf_emu_host_create(cfg, flags, &t->h);
+	r = hf_emu_host_create(&c, flags, &t->h);
 	HF_CHECK_EQ(r, 0);
 	t->m = hf_emu_host_model(t->h);
 	t->bar = hf_emu_dma_bar(t->h);

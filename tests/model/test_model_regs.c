@@ -17,8 +17,12 @@ static const struct xdma_model_config cfg_small = {
 
 static int create_with(const struct xdma_model_config *cfg)
 {
+	struct xdma_model_config c = *cfg;
 	struct hf_emu_host *h = NULL;
-	int r = hf_emu_host_create(cfg, HF_EMU_SYNC, &h);
+	int r;
+
+	c.user = &hf_refdesign_user;
+	r = hf_emu_host_create(&c, HF_EMU_SYNC, &h);
 
 	hf_emu_host_destroy(h);
 	return r;

@@ -5,7 +5,7 @@
  * (frames, records, rate, backpressure or drop, user interrupt) into
  * descriptor chains and cyclic rings with credits, the C2H stream
  * writeback, the H2C stream sink, and the frame format's checker
- * (core/hf_stream_pattern.h).
+ * (refdesign/hf_stream_pattern.h).
  */
 #include "hf_stream_pattern.h"
 #include "vhost.h"

@@ -13,6 +13,8 @@
 #include "desc_fill.h"
 #include "harness.h"
 #include "hf_os.h"
+#include "hf_refdesign.h"
+#include "hf_user_regs.h"
 #include "xdma_model.h"
 #include "xdma_regs.h"
 
@@ -140,12 +142,16 @@ static const struct xdma_model_host_ops vh_ops = {
 static inline void vh_open_cfg(struct vhost *v,
 			       const struct xdma_model_config *cfg, size_t mem)
 {
+	struct xdma_model_config c = *cfg;
+
+	if (!c.user)	/* the reference design, unless the test has its own */
+		c.user = &hf_refdesign_user;
 	memset(v, 0, sizeof(*v));
 	v->now = VH_T0;
 	v->size = mem;
 	v->mem = calloc(1, mem);
 	HF_CHECK(v->mem != NULL);
-	HF_CHECK_EQ(xdma_model_create(cfg, &vh_ops, v, &v->m), 0);
+	HF_CHECK_EQ(xdma_model_create(&c, &vh_ops, v, &v->m), 0);
 	xdma_model_set_irq_mode(v->m, XDMA_MODEL_IRQ_MSIX);
 }
 

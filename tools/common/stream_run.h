@@ -3,7 +3,7 @@
  * stream_run.h - one C2H stream run for "hellofpga stream" and the bench's
  * stream section: program the reference design's source, take its frames
  * through a HelloFPGA_Stream ring in host or GPU memory, verify each
- * (core/hf_stream_pattern.h), and keep the figures.
+ * (refdesign/hf_stream_pattern.h), and keep the figures.
  *
  * Latency: with a rate the source's schedule is known (the first frame is
  * due when it is enabled, frame k at k / rate after that), so a frame's

@@ -3,7 +3,7 @@
  * cmd_stream.c - "hellofpga stream": program the reference design's C2H
  * stream source (user BAR HF_USER_ST_SRC(ch)), take its frames through a
  * HelloFPGA_Stream ring in host or GPU memory, verify every frame
- * (core/hf_stream_pattern.h), and report frames, drops, corruption, rate
+ * (refdesign/hf_stream_pattern.h), and report frames, drops, corruption, rate
  * and latency (what latency means: stream_run.h).  The run itself is
  * stream_run.c's, shared with the bench's stream section.
  */

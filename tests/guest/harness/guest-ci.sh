@@ -41,7 +41,7 @@
 #                   guest time to 643 s of wall time, see
 #                   tests/guest/README.md, "Time")
 #   HF_GUEST_TIMEOUT  per-guest timeout in seconds (default 300)
-#   HF_GUEST_DRIVER_SRC  a tree whose driver/ core/ include/ build the
+#   HF_GUEST_DRIVER_SRC  a tree whose driver/ core/ refdesign/ include/ build the
 #                   hellofpga.ko under test (default: this one), e.g. a
 #                   worktree of an older commit, to see the tests fail
 #                   against a driver without what they test
@@ -229,11 +229,13 @@ build_modules() {
 	mkdir -p "$stage/lib/modules-extra" "$stage/tests/bin" "$stage/tests/libtests" \
 		"$stage/tests/cases" "$src"
 	# A copy of the sources without in-place build outputs (driver/ includes
-	# ../core and ../include; kmods may include ../../../../include/...).
+	# ../core, ../refdesign (a tree older than it: none) and ../include;
+	# kmods may include ../../../../include/...).
 	drv_src=${HF_GUEST_DRIVER_SRC:-$repo}
 	(cd "$drv_src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
 		--exclude='*.mod' --exclude='*.mod.c' --exclude='Module.symvers' \
-		--exclude='modules.order' CMakeLists.txt driver core include) |
+		--exclude='modules.order' CMakeLists.txt driver core include \
+		$(ls -d refdesign 2>/dev/null)) |
 		tar -xf - -C "$src"
 	[ -d "$repo/tests/guest/kmod" ] && (cd "$repo" && tar -cf - --exclude='*.o' \
 		--exclude='*.ko' --exclude='*.cmd' --exclude='*.mod' --exclude='*.mod.c' \
@@ -358,7 +360,8 @@ build_userspace() {
 		l=$out/logs/setup-prog-$n$sfx.log
 		if ! "$cc" -O2 -g -Wall -static -pthread -I"$repo/include" \
 			-I"$bld/include" -I"$repo/lib" \
-			-I"$repo/tests" -I"$repo/core" -o "$stage/tests/bin/$n" "$p" \
+			-I"$repo/tests" -I"$repo/core" -I"$repo/refdesign" \
+			-o "$stage/tests/bin/$n" "$p" \
 			"$bld/lib/libhellofpga.a" -ldl >"$l" 2>&1; then
 			setup_fail "prog-$n$sfx" "$cc -static tests/guest/progs/$n.c failed" "$l"
 		fi

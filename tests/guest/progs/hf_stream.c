@@ -4,7 +4,7 @@
  * (include/uapi/hellofpga.h, "C2H AXI-Stream rings"), on a card with
  * xdma-sim,st=on: the reference design's stream source (user BAR
  * HF_USER_ST_SRC) sends frames that every check verifies
- * (core/hf_stream_pattern.h).
+ * (refdesign/hf_stream_pattern.h).
  *
  *   hf_stream [-d /dev/hellofpgaN] [-c CHANNEL] [-g] [-u]
  *

@@ -4,9 +4,10 @@
  * registers the design's own logic puts behind the XDMA IP's AXI-Lite
  * master (BAR0 of the card, 64 KiB), among them, on a card with AXI-Stream
  * channels, the control and counters of a stream source per C2H channel and
- * a checking sink per H2C channel.  The emulated card implements them
- * (model/xdma_model.c, docs/xdma-model.md "User BAR"); the driver reads the
- * card memory size from a card that identifies itself with HF_USER_ID_VALUE.
+ * a checking sink per H2C channel.  The emulated card's user logic
+ * implements them (hf_refdesign.c, docs/xdma-model.md "User BAR"); the
+ * driver reads the card memory size from a card that identifies itself with
+ * HF_USER_ID_VALUE.
  * Other designs have other user BARs: nothing else depends on these.
  */
 #ifndef HF_USER_REGS_H
@@ -35,7 +36,7 @@
 /*
  * AXI-Stream cards only (an XDMA IP built with AXI-ST channels, the
  * emulated card's "st" option): the user logic at the channels' stream
- * ports.  Frames follow core/hf_stream_pattern.h.  On a memory-mapped card
+ * ports.  Frames follow hf_stream_pattern.h.  On a memory-mapped card
  * these offsets are reserved.
  *
  * C2H stream source of C2H channel ch: sends frames (or records of varying
