@@ -116,12 +116,19 @@ int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
 	return hf_api_ret(HF_API_OPEN, open_card(name, phDev));
 }
 
+/* Close began (the table lock held): the streams' and queues' waits end. */
+static void close_wake(struct hellofpga_dev *dev)
+{
+	hf_stream_wake_all(dev);
+	hf_submit_wake_all(dev);
+}
+
 static int close_card(HELLOFPGA_HANDLE hDev)
 {
 	struct hellofpga_dev *dev;
 
 	/* Refuses new calls at once, then waits for those in flight. */
-	if (hf_dev_unregister(hDev, &dev))
+	if (hf_dev_unregister(hDev, &dev, close_wake))
 		return hf_set_error(NULL, -EBADF,
 				    "HelloFPGA_Close: invalid handle %p (NULL, closed, or being closed)",
 				    (void *)hDev);
@@ -140,26 +147,6 @@ static int close_card(HELLOFPGA_HANDLE hDev)
 int HelloFPGA_Close(HELLOFPGA_HANDLE hDev)
 {
 	return close_card(hDev);
-}
-
-/*
- * On an AXI-Stream card: a C2H transfer is refused (rings only), an H2C
- * one is a packet with no card address.  Return: 0 (also on a memory-mapped
- * card), -EOPNOTSUPP or -EINVAL with the error text set.
- */
-int hf_stream_card_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
-			 uint64_t card_addr, const char *fn)
-{
-	if (!dev->stream)
-		return 0;
-	if (dir == XDMA_C2H)
-		return hf_set_error(dev, -EOPNOTSUPP, "%s: %s: %s",
-				    dev->info.name, fn, XDMA_STREAM_MM_MSG);
-	if (card_addr)
-		return hf_set_error(dev, -EINVAL, "%s: card address 0x%llx: %s",
-				    fn, (unsigned long long)card_addr,
-				    XDMA_STREAM_H2C_ADDR_MSG);
-	return 0;
 }
 
 static int dma_mm(struct hellofpga_dev *h, enum hf_xdma_dir dir, int ch,
@@ -466,4 +453,16 @@ int hf_test_limit_ddr(HELLOFPGA_HANDLE h, uint64_t ddr)
 		return hf_dev_put_ret(dev, -EINVAL);
 	dev->info.ddr_size = ddr;
 	return hf_dev_put_ret(dev, 0);
+}
+
+const char *HelloFPGA_GetLastError(HELLOFPGA_HANDLE hDev)
+{
+	struct hellofpga_dev *dev;
+	const char *text;
+
+	if (hf_dev_ref(hDev, &dev))
+		return hf_last_error(NULL);
+	text = hf_last_error(dev);
+	hf_dev_put(dev);
+	return text;
 }

@@ -671,7 +671,7 @@ static int kernel_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
 					    forced ? "HELLOFPGA_PIN=dmabuf" :
 					    "the driver pins GPU memory only through dma-buf",
 					    pin->gpu, pin->size,
-					    HelloFPGA_GetLastError(NULL));
+					    hf_last_error(NULL));
 		p.fd = dmabuf;
 		p.addr = dmabuf_off;
 		what = "dma-buf";
@@ -1243,7 +1243,7 @@ static int kstream_gpu_map(struct hellofpga_dev *dev, struct kstream *ks,
 		ret = hf_gpu_map_host(ks->wb, ks->wb_len, &ks->wb_dev, fn);
 		if (ret)
 			return hf_set_error(dev, ret, "%s",
-					    HelloFPGA_GetLastError(NULL));
+					    hf_last_error(NULL));
 	}
 	ks->gpu_waited = true;
 	return 0;

@@ -435,7 +435,7 @@ static int pin_buffer(struct hellofpga_dev *dev, void *gpu, size_t size,
 	if (ret)
 		return hf_set_error(dev, ret,
 				    "%s: cannot set SYNC_MEMOPS on the allocation of %p: %s",
-				    fn, gpu, HelloFPGA_GetLastError(NULL));
+				    fn, gpu, hf_last_error(NULL));
 	ret = pin_limit(dev, &limit, fn);
 	if (ret)
 		return ret;
@@ -496,7 +496,7 @@ static int pin_buffer(struct hellofpga_dev *dev, void *gpu, size_t size,
 	} else if (g->kind == HF_GPU_EMU) {
 		ret = hf_set_error(dev, watch < 0 ? (int)watch : -EINVAL,
 				   "%s: cannot watch the emulated GPU allocation of %p for frees: %s",
-				   fn, gpu, HelloFPGA_GetLastError(NULL));
+				   fn, gpu, hf_last_error(NULL));
 		goto undo;
 	}
 

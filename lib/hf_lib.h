@@ -420,7 +420,7 @@ struct hellofpga_dev {
 	struct hf_submitq *submitq[2][XDMA_MAX_CHANNELS];
 };
 
-/* An MM call on an AXI-Stream card: C2H refused, H2C a packet (api.c). */
+/* An MM call on an AXI-Stream card: C2H refused, H2C a packet (stream.c). */
 int hf_stream_card_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
 			 uint64_t card_addr, const char *fn);
 
@@ -490,7 +490,8 @@ int hf_dev_register(struct hellofpga_dev *dev, HELLOFPGA_HANDLE *out);
 int hf_dev_ref(HELLOFPGA_HANDLE h, struct hellofpga_dev **out);
 int hf_dev_get(HELLOFPGA_HANDLE h, const char *fn, struct hellofpga_dev **out);
 void hf_dev_put(struct hellofpga_dev *dev);
-int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out);
+int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out,
+		      void (*wake)(struct hellofpga_dev *dev));
 int hf_dev_wake_fd(struct hellofpga_dev *dev);
 
 /* hf_dev_put(@dev), then @ret: the end of a public call */

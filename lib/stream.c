@@ -753,7 +753,7 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 	try_apply_releases(dev, s);
 	ret = hf_gpu_memops(&can_flush, fn);
 	if (ret)
-		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+		return hf_set_error(dev, ret, "%s", hf_last_error(NULL));
 	if ((flags & HELLOFPGA_GPU_WAIT_FLUSH) && !can_flush)
 		return hf_set_error(dev, -EOPNOTSUPP,
 				    "%s: HELLOFPGA_GPU_WAIT_FLUSH: the GPU cannot flush remote writes (CAN_FLUSH_REMOTE_WRITES = 0)",
@@ -779,7 +779,7 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 	ret = hf_gpu_wait32(gpu_stream, gs.status_dev, HELLOFPGA_STREAM_WB_MAGIC_MASK,
 			    HF_GPU_WAIT_AND, flush, fn);
 	if (ret)
-		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+		return hf_set_error(dev, ret, "%s", hf_last_error(NULL));
 	if (w) {
 		memset(w, 0, sizeof(*w));
 		w->index = gs.index;
@@ -830,7 +830,7 @@ static int stream_release_on_gpu(struct hellofpga_dev *dev,
 				    fn, dev->ops->name);
 	ret = hf_gpu_memops(&can_flush, fn);
 	if (ret)
-		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+		return hf_set_error(dev, ret, "%s", hf_last_error(NULL));
 	pthread_mutex_lock(&s->gw_lock);
 	if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
 		ret = hf_set_error(dev, -EBADF, "%s: the stream is being closed",
@@ -860,7 +860,7 @@ static int stream_release_on_gpu(struct hellofpga_dev *dev,
 	if (ret) {
 		__atomic_store_n(&s->db_armed[index], 0, __ATOMIC_RELEASE);
 		__atomic_sub_fetch(&s->ndb_armed, 1, __ATOMIC_ACQ_REL);
-		ret = hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+		ret = hf_set_error(dev, ret, "%s", hf_last_error(NULL));
 	}
 	return ret;
 out:
@@ -965,6 +965,26 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
 	tbl_drain(s);
 	stream_free(s);
 	return hf_api_ret(HF_API_STREAM_CLOSE, hf_dev_put_ret(dev, ret));
+}
+
+/*
+ * On an AXI-Stream card: a C2H transfer is refused (rings only), an H2C
+ * one is a packet with no card address.  Return: 0 (also on a memory-mapped
+ * card), -EOPNOTSUPP or -EINVAL with the error text set.
+ */
+int hf_stream_card_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
+			 uint64_t card_addr, const char *fn)
+{
+	if (!dev->stream)
+		return 0;
+	if (dir == XDMA_C2H)
+		return hf_set_error(dev, -EOPNOTSUPP, "%s: %s: %s",
+				    dev->info.name, fn, XDMA_STREAM_MM_MSG);
+	if (card_addr)
+		return hf_set_error(dev, -EINVAL, "%s: card address 0x%llx: %s",
+				    fn, (unsigned long long)card_addr,
+				    XDMA_STREAM_H2C_ADDR_MSG);
+	return 0;
 }
 
 /**

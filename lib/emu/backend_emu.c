@@ -1922,7 +1922,7 @@ static int emu_stream_gpu_map(struct hellofpga_dev *dev,
 		ret = hf_gpu_map_host(es->wb, es->wb_len, &es->wb_dev, fn);
 		if (ret)
 			return hf_set_error(dev, ret, "%s",
-					    HelloFPGA_GetLastError(NULL));
+					    hf_last_error(NULL));
 	}
 	es->gpu_waited = true;
 	return 0;
