@@ -436,25 +436,6 @@ int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 	return hf_api_ret(HF_API_USER_WRITE32, ret);
 }
 
-/**
- * hf_test_limit_ddr() - let the library's range checks see only the first
- * @ddr bytes of card memory, on any backend (tests only; not exported from
- * the shared library).
- * Return: 0, -EINVAL (@ddr larger than the card) or -EBADF.
- */
-int hf_test_limit_ddr(HELLOFPGA_HANDLE h, uint64_t ddr)
-{
-	struct hellofpga_dev *dev;
-	int ret = hf_dev_ref(h, &dev);
-
-	if (ret)
-		return ret;
-	if (ddr > dev->info.ddr_size)
-		return hf_dev_put_ret(dev, -EINVAL);
-	dev->info.ddr_size = ddr;
-	return hf_dev_put_ret(dev, 0);
-}
-
 const char *HelloFPGA_GetLastError(HELLOFPGA_HANDLE hDev)
 {
 	struct hellofpga_dev *dev;

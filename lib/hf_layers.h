@@ -27,6 +27,8 @@
  *	lib/ that includes model/); GPU Direct submit queues
  * layer 8: api.c
  *	the public calls: validation and dispatch, Open and Close
+ * layer 9: test_hooks.c emu/emu_test.c
+ *	the test hooks (hf_test.h), linked into the tests only
  */
 #ifndef HF_LAYERS_H
 #define HF_LAYERS_H

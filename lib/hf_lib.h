@@ -546,54 +546,12 @@ void hf_chan_unlock(struct hellofpga_dev *dev, enum hf_xdma_dir dir, int ch);
 /* user_pages.c */
 int hf_user_buf_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir, void *buf,
 		      size_t len);
+extern bool hf_probe_no_query;
+bool hf_populate_supported(void);
 
 /* backends: open fills dev->info, dev->ops, dev->priv */
 int hf_emu_open(struct hellofpga_dev *dev, const char *spec);
 int hf_kernel_open(struct hellofpga_dev *dev, const char *path);
-
-/* test hooks (static library only): inject model faults, XDMA_FAULT_*;
- * a hang of every engine for @ns (0 ends it) */
-int hf_emu_test_inject(HELLOFPGA_HANDLE h, uint32_t faults);
-int hf_emu_test_inject_hang(HELLOFPGA_HANDLE h, uint64_t ns);
-
-/**
- * struct hf_emu_pin_info - what a test may see of an emulated card's pin.
- * @nseg: bus segments (IOMMU mappings) of the pin
- * @region: mapped as one region through the GPU copy engine
- * @desc_cpu: descriptor storage of the pin's chains (never moves)
- * @builds: descriptor chain builds since the pin (at pin time: one per
- *	direction and channel)
- */
-struct hf_emu_pin_info {
-	uint32_t nseg;
-	bool region;
-	const void *desc_cpu;
-	uint64_t builds;
-};
-
-/* test hooks (static library only); -EOPNOTSUPP unless an emulated card */
-int hf_emu_test_host_stats(HELLOFPGA_HANDLE h, struct hf_emu_host_stats *st);
-int hf_emu_test_pin_info(HELLOFPGA_HANDLE h, HELLOFPGA_GPU_HANDLE handle,
-			 struct hf_emu_pin_info *info);
-/* map later pins as regions (the real-GPU path) even on a CPU-addressable
- * GPU, so CI exercises it */
-int hf_emu_test_force_region(HELLOFPGA_HANDLE h, bool on);
-/* the card model behind an emulated card, for register-level tests (NULL
- * unless an emulated card) */
-struct xdma_model *hf_emu_test_model(HELLOFPGA_HANDLE h);
-/* the library's range checks see only the first @ddr bytes of the card
- * (any backend) */
-int hf_test_limit_ddr(HELLOFPGA_HANDLE h, uint64_t ddr);
-/*
- * make the per-user state directories of emulated cards in @dir instead of
- * /dev/shm (NULL: the default again), so tests leave the real ones alone
- */
-void hf_emu_test_state_base(const char *dir);
-/*
- * check callers' buffers with MADV_POPULATE_* rather than PROCMAP_QUERY;
- * returns whether that works on this kernel
- */
-bool hf_test_probe_populate(bool on);
 
 static inline const char *hf_dir_name(enum hf_xdma_dir dir)
 {

@@ -43,6 +43,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "backend_emu.h"
 #include "gpu.h"
 #include "hf_lib.h"
 #include "hf_number.h"
@@ -347,17 +348,9 @@ static int parse_spec(struct hellofpga_dev *dev, const char *spec,
 	return 0;
 }
 
-/* Test hook: where the per-user state directories are made (NULL: default). */
-static const char *emu_state_base;
-
-/**
- * hf_emu_test_state_base() - make the per-user state directories in @dir
- * instead of /dev/shm (tests only; NULL restores the default).
- */
-void hf_emu_test_state_base(const char *dir)
-{
-	emu_state_base = dir;
-}
+/* Where the per-user state directories are made (NULL: the default); set
+ * by the test hook hf_emu_test_state_base() (emu_test.c). */
+const char *hf_emu_state_base;
 
 static bool is_writable_dir(const char *path)
 {
@@ -387,7 +380,7 @@ static bool is_writable_dir(const char *path)
 static int state_dir_open(struct hellofpga_dev *dev, char *path, size_t size)
 {
 	const char *env = getenv("HELLOFPGA_EMU_DIR");
-	const char *base = emu_state_base;
+	const char *base = hf_emu_state_base;
 	uid_t uid = geteuid();
 	struct stat st;
 	int n, fd;
@@ -2140,88 +2133,36 @@ err:
 }
 
 /*
- * The emulated card of handle @h for a test hook, with a reference on
- * *@dev to drop with hf_dev_put(); NULL (no reference) when @h is not an
- * open emulated card.
+ * What the test hooks (emu_test.c, linked into the tests only) see of an
+ * emulated card and its pins.
  */
-static struct emu_card *test_card(HELLOFPGA_HANDLE h,
-				  struct hellofpga_dev **dev)
+
+/* @dev's emulated card, or NULL when @dev is another backend's card */
+struct emu_card *hf_emu_card_of(struct hellofpga_dev *dev)
 {
-	if (hf_dev_ref(h, dev))
-		return NULL;
-	if ((*dev)->ops != &emu_ops) {
-		hf_dev_put(*dev);
-		return NULL;
-	}
-	return (*dev)->priv;
+	return dev->ops == &emu_ops ? dev->priv : NULL;
+}
+
+struct hf_emu_host *hf_emu_card_host(struct emu_card *card)
+{
+	return card->host;
+}
+
+/* map later pins as regions moved by hf_gpu_copy_*(), whatever the GPU */
+void hf_emu_card_force_region(struct emu_card *card, bool on)
+{
+	card->force_region = on;
 }
 
 /**
- * hf_emu_test_inject() - inject faults into an emulated card (tests only;
- * not exported from the shared library).
- * Return: 0, or -EOPNOTSUPP when @h is not an emulated card.
+ * hf_emu_pin_info() - what @pin looks like inside.
+ * Return: 0, -ENOENT (not pinned) or -ENXIO (revoked).
  */
-int hf_emu_test_inject(HELLOFPGA_HANDLE h, uint32_t faults)
+int hf_emu_pin_info(struct hf_pin *pin, struct hf_emu_pin_info *info)
 {
-	struct hellofpga_dev *dev;
-	struct emu_card *card = test_card(h, &dev);
-
-	if (!card)
-		return -EOPNOTSUPP;
-	xdma_model_inject(hf_emu_host_model(card->host), faults);
-	return hf_dev_put_ret(dev, 0);
-}
-
-/**
- * hf_emu_test_inject_hang() - every engine of an emulated card hangs for
- * @ns, then recovers by itself (xdma_model_inject_hang(); tests only).
- * Return: 0, -EINVAL (@ns too long), or -EOPNOTSUPP when @h is not an
- * emulated card.
- */
-int hf_emu_test_inject_hang(HELLOFPGA_HANDLE h, uint64_t ns)
-{
-	struct hellofpga_dev *dev;
-	struct emu_card *card = test_card(h, &dev);
-
-	if (!card)
-		return -EOPNOTSUPP;
-	return hf_dev_put_ret(dev, xdma_model_inject_hang(
-				      hf_emu_host_model(card->host), ns));
-}
-
-/**
- * hf_emu_test_host_stats() - the emulated IOMMU's statistics (tests only).
- * Return: 0, or -EOPNOTSUPP when @h is not an emulated card.
- */
-int hf_emu_test_host_stats(HELLOFPGA_HANDLE h, struct hf_emu_host_stats *st)
-{
-	struct hellofpga_dev *dev;
-	struct emu_card *card = test_card(h, &dev);
-
-	if (!card)
-		return -EOPNOTSUPP;
-	hf_emu_host_get_stats(card->host, st);
-	return hf_dev_put_ret(dev, 0);
-}
-
-/**
- * hf_emu_test_pin_info() - what a pin looks like inside (tests only).
- * Return: 0, -EOPNOTSUPP (not an emulated card), -ENOENT (not pinned),
- * -ENXIO (revoked).
- */
-int hf_emu_test_pin_info(HELLOFPGA_HANDLE h, HELLOFPGA_GPU_HANDLE handle,
-			 struct hf_emu_pin_info *info)
-{
-	struct hellofpga_dev *dev;
-	struct hf_pin *pin;
 	struct emu_pin *ep;
 	int ret = 0;
 
-	if (!test_card(h, &dev))
-		return -EOPNOTSUPP;
-	pin = hf_pin_get(dev, handle);
-	if (!pin)
-		return hf_dev_put_ret(dev, -ENOENT);
 	pthread_rwlock_rdlock(&pin->lock);
 	ep = pin->bdata;
 	if (!ep) {
@@ -2233,41 +2174,5 @@ int hf_emu_test_pin_info(HELLOFPGA_HANDLE h, HELLOFPGA_GPU_HANDLE handle,
 		info->builds = __atomic_load_n(&ep->builds, __ATOMIC_RELAXED);
 	}
 	pthread_rwlock_unlock(&pin->lock);
-	hf_pin_put(pin);
-	return hf_dev_put_ret(dev, ret);
-}
-
-/**
- * hf_emu_test_model() - the card model behind an emulated card, for tests
- * that drive its registers directly (tests only; valid until the handle is
- * closed).
- * Return: the model, or NULL when @h is not an emulated card.
- */
-struct xdma_model *hf_emu_test_model(HELLOFPGA_HANDLE h)
-{
-	struct hellofpga_dev *dev;
-	struct emu_card *card = test_card(h, &dev);
-	struct xdma_model *m;
-
-	if (!card)
-		return NULL;
-	m = hf_emu_host_model(card->host);
-	hf_dev_put(dev);
-	return m;
-}
-
-/**
- * hf_emu_test_force_region() - map later pins as regions moved by
- * hf_gpu_copy_*(), the real-GPU path, whatever the GPU (tests only).
- * Return: 0 or -EOPNOTSUPP.
- */
-int hf_emu_test_force_region(HELLOFPGA_HANDLE h, bool on)
-{
-	struct hellofpga_dev *dev;
-	struct emu_card *card = test_card(h, &dev);
-
-	if (!card)
-		return -EOPNOTSUPP;
-	card->force_region = on;
-	return hf_dev_put_ret(dev, 0);
+	return ret;
 }
