@@ -252,6 +252,14 @@ void hf_stream_wake_all(struct hellofpga_dev *dev);
 void hf_stream_close_all(struct hellofpga_dev *dev);
 struct hf_pin;
 void hf_stream_pin_revoke(struct hellofpga_dev *dev, struct hf_pin *pin);
+/* the writeback memory of a ring of @n buffers, as both backends lay it out */
+void hf_stream_wb_layout(uint32_t n, size_t *slots_len, size_t *wb_len);
+void hf_stream_wb_slot(void *wb, uint64_t wb_dev, uint32_t index,
+		       struct hf_stream_gpu_slot *gs);
+void hf_stream_wb_doorbells(void *wb, uint64_t wb_dev, size_t slots_len,
+			    uint32_t **db, uint64_t *db_dev);
+int hf_stream_slot_error(struct hellofpga_dev *dev, int err, const char *fn,
+			 uint64_t seq, uint64_t credited, uint32_t n);
 
 /* submit.c */
 struct hf_submitq;

@@ -987,6 +987,63 @@ int hf_stream_card_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
 	return 0;
 }
 
+/*
+ * A stream's writeback memory, the same in both backends: the @n slots of
+ * XDMA_STM_WB_SIZE bytes the card writes, in whole pages of their own, then
+ * the doorbells of GPU releases, a word per buffer, in whole pages after
+ * them.  hf_stream_wb_layout() sizes it: @slots_len the slots' pages (what
+ * the card may write), @wb_len all of it.
+ */
+void hf_stream_wb_layout(uint32_t n, size_t *slots_len, size_t *wb_len)
+{
+	*slots_len = ((size_t)n * XDMA_STM_WB_SIZE + 4095) & ~(size_t)4095;
+	*wb_len = *slots_len + (((size_t)n * 4 + 4095) & ~(size_t)4095);
+}
+
+/* Slot @index of writeback memory @wb (at @wb_dev for the GPU) in @gs. */
+void hf_stream_wb_slot(void *wb, uint64_t wb_dev, uint32_t index,
+		       struct hf_stream_gpu_slot *gs)
+{
+	gs->index = index;
+	gs->status = (uint32_t *)((uint8_t *)wb +
+				  (size_t)index * XDMA_STM_WB_SIZE);
+	gs->status_dev = wb_dev + (uint64_t)index * XDMA_STM_WB_SIZE;
+}
+
+/* The doorbells of writeback memory @wb: the pages after the slots. */
+void hf_stream_wb_doorbells(void *wb, uint64_t wb_dev, size_t slots_len,
+			    uint32_t **db, uint64_t *db_dev)
+{
+	*db = (uint32_t *)((uint8_t *)wb + slots_len);
+	*db_dev = wb_dev + slots_len;
+}
+
+/**
+ * hf_stream_slot_error() - why a backend has no slot for sequence @seq.
+ * @err: -EAGAIN: the ring skips the rest of a cut frame; else out of range
+ * @credited: the buffers that went back to the card, in sequences
+ * @n: the ring's buffers
+ *
+ * Return: -EAGAIN or -ERANGE, with the error text set.
+ */
+int hf_stream_slot_error(struct hellofpga_dev *dev, int err, const char *fn,
+			 uint64_t seq, uint64_t credited, uint32_t n)
+{
+	if (err == -EAGAIN)
+		return hf_set_error(dev, -EAGAIN,
+				    "%s: the ring skips the rest of a frame the last stop cut: the buffer of sequence %llu is not known until the first HelloFPGA_Stream_Wait() returns",
+				    fn, (unsigned long long)seq);
+	return hf_set_error(dev, -ERANGE,
+			    "%s: sequence %llu: %s (buffers up to %llu went back to the card; a ring of %u buffers can wait for sequences %llu..%llu)",
+			    fn, (unsigned long long)seq,
+			    seq < credited ?
+			    "its buffer went back to the card already" :
+			    "a whole ring or more ahead of the releases",
+			    (unsigned long long)credited, n,
+			    (unsigned long long)credited,
+			    (unsigned long long)(credited + n - 1));
+}
+
 /**
  * hf_stream_wake_all() - HelloFPGA_Close() began: waits on the card's
  *	streams return -EBADF.

@@ -1695,8 +1695,7 @@ static int emu_stream_start(struct hellofpga_dev *dev, struct hellofpga_stream *
 		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
 	es->desc = hf_emu_dma_alloc(card->host, (size_t)n * XDMA_DESC_SIZE,
 				    &es->desc_bus);
-	es->slots_len = ALIGN((size_t)n * XDMA_STM_WB_SIZE, (size_t)4096);
-	es->wb_len = es->slots_len + ALIGN((size_t)n * 4, (size_t)4096);
+	hf_stream_wb_layout(n, &es->slots_len, &es->wb_len);
 	es->wb = aligned_alloc(4096, es->wb_len);
 	if (es->wb) {
 		memset(es->wb, 0, es->wb_len);
@@ -1938,26 +1937,13 @@ static int emu_stream_gpu_slot(struct hellofpga_dev *dev,
 		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
 	ret = hf_xdma_ring_slot_of(&es->r, seq, &index);
 	credited = READ_ONCE(es->r.credited) - READ_ONCE(es->r.seq_skip);
-	if (ret == -EAGAIN)
-		return hf_set_error(dev, -EAGAIN,
-				    "%s: the ring skips the rest of a frame the last stop cut: the buffer of sequence %llu is not known until the first HelloFPGA_Stream_Wait() returns",
-				    fn, (unsigned long long)seq);
 	if (ret)
-		return hf_set_error(dev, -ERANGE,
-				    "%s: sequence %llu: %s (buffers up to %llu went back to the card; a ring of %u buffers can wait for sequences %llu..%llu)",
-				    fn, (unsigned long long)seq,
-				    seq < credited ?
-				    "its buffer went back to the card already" :
-				    "a whole ring or more ahead of the releases",
-				    (unsigned long long)credited, es->r.n,
-				    (unsigned long long)credited,
-				    (unsigned long long)(credited + es->r.n - 1));
+		return hf_stream_slot_error(dev, ret, fn, seq, credited,
+					    es->r.n);
 	ret = emu_stream_gpu_map(dev, es, fn);
 	if (ret)
 		return ret;
-	gs->index = index;
-	gs->status = (u32 *)((u8 *)es->wb + (size_t)index * XDMA_STM_WB_SIZE);
-	gs->status_dev = es->wb_dev + (u64)index * XDMA_STM_WB_SIZE;
+	hf_stream_wb_slot(es->wb, es->wb_dev, index, gs);
 	gs->gpu_ring = !es->host;
 	return 0;
 }
@@ -1975,8 +1961,7 @@ static int emu_stream_gpu_doorbells(struct hellofpga_dev *dev,
 	ret = emu_stream_gpu_map(dev, es, fn);
 	if (ret)
 		return ret;
-	*db = (u32 *)((u8 *)es->wb + es->slots_len);
-	*db_dev = es->wb_dev + es->slots_len;
+	hf_stream_wb_doorbells(es->wb, es->wb_dev, es->slots_len, db, db_dev);
 	return 0;
 }
 
