@@ -10,7 +10,13 @@
 #include <unistd.h>
 
 #include "gpu.h"
-#include "hf_lib.h"
+#include "hf_chanlock.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
+#include "hf_handle.h"
+#include "hf_stream.h"
+#include "hf_submit.h"
 
 const char *HelloFPGA_Version(void)
 {

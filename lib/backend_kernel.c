@@ -50,8 +50,12 @@
 #include "gpu.h"
 #include "gpu_dmabuf.h"
 #include "hf_abi.h"
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
 #include "hf_number.h"
+#include "hf_stream.h"
+#include "hf_user_pages.h"
 #include "uapi/hellofpga.h"
 
 /* GET_INFO's irq_mode is passed on as HELLOFPGA_INFO's */

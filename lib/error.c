@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
 
 /*
  * The name and meaning of every errno of Linux (1 .. EHWPOISON), indexed by

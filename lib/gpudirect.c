@@ -33,8 +33,13 @@
 #include <string.h>
 
 #include "gpu.h"
-#include "hf_lib.h"
+#include "hf_chanlock.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
+#include "hf_handle.h"
 #include "hf_number.h"
+#include "hf_stream.h"
 
 #define HF_PIN_ALIGN	4096u
 

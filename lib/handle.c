@@ -32,7 +32,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_handle.h"
 
 #define HF_HANDLE_SLOT_BITS	16
 #define HF_HANDLE_MAX_SLOTS	((1u << HF_HANDLE_SLOT_BITS) - 1)

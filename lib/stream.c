@@ -21,7 +21,11 @@
 #include <time.h>
 
 #include "gpu.h"
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
+#include "hf_handle.h"
+#include "hf_stream.h"
 #include "hf_user_regs.h"
 
 #define HELD_FREE	0

@@ -43,7 +43,12 @@
 #include <time.h>
 
 #include "gpu.h"
-#include "hf_lib.h"
+#include "hf_chanlock.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
+#include "hf_handle.h"
+#include "hf_submit.h"
 
 #define SQ_DEPTH	HELLOFPGA_SUBMIT_DEPTH
 #define SQ_PAGE		4096u

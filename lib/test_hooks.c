@@ -8,8 +8,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_handle.h"
 #include "hf_test.h"
+#include "hf_user_pages.h"
 
 /**
  * hf_test_limit_ddr() - let the library's range checks see only the first

@@ -13,7 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_user_pages.h"
 
 #define HF_PAGE		4096u
 

@@ -45,9 +45,14 @@
 
 #include "backend_emu.h"
 #include "gpu.h"
-#include "hf_lib.h"
+#include "hf_chanlock.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
 #include "hf_number.h"
 #include "hf_refdesign.h"
+#include "hf_stream.h"
+#include "hf_user_pages.h"
 #include "inproc/emu_host.h"
 
 #define EMU_DESC_MIN		64		/* descriptors per channel at first */

@@ -9,7 +9,9 @@
 #include <stdint.h>
 
 #include "backend_emu.h"
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_gpudirect.h"
+#include "hf_handle.h"
 #include "hf_test.h"
 #include "inproc/emu_host.h"
 #include "xdma_model.h"
