@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hf_chanlock.h - waits with a deadline and channel locks (chanlock.c), in a process
- * and between the processes of a shared emulated card.
+ * hf_chanlock.h - waits with a deadline and channel locks (chanlock.c), in a
+ * process and between the processes of a shared emulated card.
  */
 #ifndef HF_CHANLOCK_H
 #define HF_CHANLOCK_H

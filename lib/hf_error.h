@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hf_error.h - errors of libhellofpga (error.c): the last-error texts, per handle or
- * per thread, and what each public call may return.
+ * hf_error.h - errors of libhellofpga (error.c): the last-error texts, per
+ * handle or per thread, and what each public call may return.
  */
 #ifndef HF_ERROR_H
 #define HF_ERROR_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hf_stream.h - C2H AXI-Stream rings (stream.c): a stream, what a GPU waits on, the
- * writeback layout both backends share.
+ * hf_stream.h - C2H AXI-Stream rings (stream.c): a stream, what a GPU waits
+ * on, the writeback layout both backends share.
  */
 #ifndef HF_STREAM_H
 #define HF_STREAM_H
