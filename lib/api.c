@@ -10,7 +10,13 @@
 #include <unistd.h>
 
 #include "gpu.h"
-#include "hf_lib.h"
+#include "hf_chanlock.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
+#include "hf_handle.h"
+#include "hf_stream.h"
+#include "hf_submit.h"
 
 const char *HelloFPGA_Version(void)
 {
@@ -116,12 +122,19 @@ int HelloFPGA_Open(const char *name, HELLOFPGA_HANDLE *phDev)
 	return hf_api_ret(HF_API_OPEN, open_card(name, phDev));
 }
 
+/* Close began (the table lock held): the streams' and queues' waits end. */
+static void close_wake(struct hellofpga_dev *dev)
+{
+	hf_stream_wake_all(dev);
+	hf_submit_wake_all(dev);
+}
+
 static int close_card(HELLOFPGA_HANDLE hDev)
 {
 	struct hellofpga_dev *dev;
 
 	/* Refuses new calls at once, then waits for those in flight. */
-	if (hf_dev_unregister(hDev, &dev))
+	if (hf_dev_unregister(hDev, &dev, close_wake))
 		return hf_set_error(NULL, -EBADF,
 				    "HelloFPGA_Close: invalid handle %p (NULL, closed, or being closed)",
 				    (void *)hDev);
@@ -140,26 +153,6 @@ static int close_card(HELLOFPGA_HANDLE hDev)
 int HelloFPGA_Close(HELLOFPGA_HANDLE hDev)
 {
 	return close_card(hDev);
-}
-
-/*
- * On an AXI-Stream card: a C2H transfer is refused (rings only), an H2C
- * one is a packet with no card address.  Return: 0 (also on a memory-mapped
- * card), -EOPNOTSUPP or -EINVAL with the error text set.
- */
-int hf_stream_card_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
-			 uint64_t card_addr, const char *fn)
-{
-	if (!dev->stream)
-		return 0;
-	if (dir == XDMA_C2H)
-		return hf_set_error(dev, -EOPNOTSUPP, "%s: %s: %s",
-				    dev->info.name, fn, XDMA_STREAM_MM_MSG);
-	if (card_addr)
-		return hf_set_error(dev, -EINVAL, "%s: card address 0x%llx: %s",
-				    fn, (unsigned long long)card_addr,
-				    XDMA_STREAM_H2C_ADDR_MSG);
-	return 0;
 }
 
 static int dma_mm(struct hellofpga_dev *h, enum hf_xdma_dir dir, int ch,
@@ -449,21 +442,14 @@ int HelloFPGA_UserWrite32(HELLOFPGA_HANDLE hDev, uint32_t offset,
 	return hf_api_ret(HF_API_USER_WRITE32, ret);
 }
 
-/**
- * hf_test_limit_ddr() - let the library's range checks see only the first
- * @ddr bytes of card memory, on any backend (tests only; not exported from
- * the shared library).
- * Return: 0, -EINVAL (@ddr larger than the card) or -EBADF.
- */
-int hf_test_limit_ddr(HELLOFPGA_HANDLE h, uint64_t ddr)
+const char *HelloFPGA_GetLastError(HELLOFPGA_HANDLE hDev)
 {
 	struct hellofpga_dev *dev;
-	int ret = hf_dev_ref(h, &dev);
+	const char *text;
 
-	if (ret)
-		return ret;
-	if (ddr > dev->info.ddr_size)
-		return hf_dev_put_ret(dev, -EINVAL);
-	dev->info.ddr_size = ddr;
-	return hf_dev_put_ret(dev, 0);
+	if (hf_dev_ref(hDev, &dev))
+		return hf_last_error(NULL);
+	text = hf_last_error(dev);
+	hf_dev_put(dev);
+	return text;
 }

@@ -50,8 +50,12 @@
 #include "gpu.h"
 #include "gpu_dmabuf.h"
 #include "hf_abi.h"
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
 #include "hf_number.h"
+#include "hf_stream.h"
+#include "hf_user_pages.h"
 #include "uapi/hellofpga.h"
 
 /* GET_INFO's irq_mode is passed on as HELLOFPGA_INFO's */
@@ -671,7 +675,7 @@ static int kernel_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
 					    forced ? "HELLOFPGA_PIN=dmabuf" :
 					    "the driver pins GPU memory only through dma-buf",
 					    pin->gpu, pin->size,
-					    HelloFPGA_GetLastError(NULL));
+					    hf_last_error(NULL));
 		p.fd = dmabuf;
 		p.addr = dmabuf_off;
 		what = "dma-buf";
@@ -917,8 +921,7 @@ static int kstream_wb_alloc(struct hellofpga_dev *dev, struct kstream *ks,
 	char text[200];
 	int ret;
 
-	ks->slots_len = ((size_t)n * XDMA_STM_WB_SIZE + 4095) & ~(size_t)4095;
-	ks->wb_len = ks->slots_len + (((size_t)n * 4 + 4095) & ~(size_t)4095);
+	hf_stream_wb_layout(n, &ks->slots_len, &ks->wb_len);
 	ks->wb = aligned_alloc(4096, ks->wb_len);
 	if (!ks->wb) {
 		snprintf(ks->wb_why, sizeof(ks->wb_why),
@@ -1243,7 +1246,7 @@ static int kstream_gpu_map(struct hellofpga_dev *dev, struct kstream *ks,
 		ret = hf_gpu_map_host(ks->wb, ks->wb_len, &ks->wb_dev, fn);
 		if (ret)
 			return hf_set_error(dev, ret, "%s",
-					    HelloFPGA_GetLastError(NULL));
+					    hf_last_error(NULL));
 	}
 	ks->gpu_waited = true;
 	return 0;
@@ -1268,29 +1271,16 @@ static int kernel_stream_gpu_slot(struct hellofpga_dev *dev,
 	if (!ks->wb)
 		return kstream_gpu_map(dev, ks, fn);
 	if (!__atomic_load_n(&ks->known, __ATOMIC_ACQUIRE))
-		return hf_set_error(dev, -EAGAIN,
-				    "%s: the ring skips the rest of a frame the last stop cut: the buffer of sequence %llu is not known until the first HelloFPGA_Stream_Wait() returns",
-				    fn, (unsigned long long)seq);
+		return hf_stream_slot_error(dev, -EAGAIN, fn, seq, 0, n);
 	credited = __atomic_load_n(&ks->credited, __ATOMIC_ACQUIRE);
 	if (seq < credited || seq - credited >= n)
-		return hf_set_error(dev, -ERANGE,
-				    "%s: sequence %llu: %s (buffers up to %llu went back to the card; a ring of %u buffers can wait for sequences %llu..%llu)",
-				    fn, (unsigned long long)seq,
-				    seq < credited ?
-				    "its buffer went back to the card already" :
-				    "a whole ring or more ahead of the releases",
-				    (unsigned long long)credited, n,
-				    (unsigned long long)credited,
-				    (unsigned long long)(credited + n - 1));
+		return hf_stream_slot_error(dev, -ERANGE, fn, seq, credited, n);
 	ret = kstream_gpu_map(dev, ks, fn);
 	if (ret)
 		return ret;
 	index = (uint32_t)((seq + __atomic_load_n(&ks->skip, __ATOMIC_RELAXED)) %
 			   n);
-	gs->index = index;
-	gs->status = (uint32_t *)((uint8_t *)ks->wb +
-				  (size_t)index * XDMA_STM_WB_SIZE);
-	gs->status_dev = ks->wb_dev + (uint64_t)index * XDMA_STM_WB_SIZE;
+	hf_stream_wb_slot(ks->wb, ks->wb_dev, index, gs);
 	gs->gpu_ring = !s->host;
 	return 0;
 }
@@ -1311,8 +1301,7 @@ static int kernel_stream_gpu_doorbells(struct hellofpga_dev *dev,
 	ret = kstream_gpu_map(dev, ks, fn);
 	if (ret)
 		return ret;
-	*db = (uint32_t *)((uint8_t *)ks->wb + ks->slots_len);
-	*db_dev = ks->wb_dev + ks->slots_len;
+	hf_stream_wb_doorbells(ks->wb, ks->wb_dev, ks->slots_len, db, db_dev);
 	return 0;
 }
 

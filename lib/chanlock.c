@@ -28,7 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hf_lib.h"
+#include "hf_chanlock.h"
+#include "hf_dev.h"
+#include "hf_error.h"
 
 #define HF_OFD_SLEEP_MIN_NS	50000L
 #define HF_OFD_SLEEP_MAX_NS	5000000L

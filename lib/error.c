@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
 
 /*
  * The name and meaning of every errno of Linux (1 .. EHWPOISON), indexed by
@@ -327,24 +328,15 @@ void hf_clear_error(struct hellofpga_dev *dev)
 
 /**
  * hf_last_error() - a copy of @dev's last-error text, good until this
- * thread's next call of it or of HelloFPGA_GetLastError().
+ * thread's next call of it or of HelloFPGA_GetLastError(); with @dev NULL,
+ * this thread's own text (that of failures without a handle).
  */
 const char *hf_last_error(struct hellofpga_dev *dev)
 {
+	if (!dev)
+		return tls_error;
 	pthread_mutex_lock(&dev->err_lock);
 	memcpy(tls_copy, dev->last_error, sizeof(tls_copy));
 	pthread_mutex_unlock(&dev->err_lock);
 	return tls_copy;
-}
-
-const char *HelloFPGA_GetLastError(HELLOFPGA_HANDLE hDev)
-{
-	struct hellofpga_dev *dev;
-	const char *text;
-
-	if (hf_dev_ref(hDev, &dev))
-		return tls_error;
-	text = hf_last_error(dev);
-	hf_dev_put(dev);
-	return text;
 }

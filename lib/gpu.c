@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "gpu_internal.h"
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
 
 static pthread_once_t gpu_once = PTHREAD_ONCE_INIT;
 static struct hf_gpu gpu;

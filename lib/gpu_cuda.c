@@ -33,7 +33,8 @@
 #include <time.h>
 
 #include "gpu_internal.h"
-#include "hf_lib.h"
+#include "hf_error.h"
+#include "hf_os.h"
 #include "hf_number.h"
 
 /* ---- the part of cuda.h this file needs (values as in cuda.h) ---- */

@@ -15,7 +15,7 @@
 
 #include "gpu.h"
 #include "gpu_dmabuf.h"
-#include "hf_lib.h"
+#include "hf_error.h"
 
 typedef int CUresult;
 typedef struct CUctx_st *CUcontext;

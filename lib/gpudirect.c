@@ -33,8 +33,13 @@
 #include <string.h>
 
 #include "gpu.h"
-#include "hf_lib.h"
+#include "hf_chanlock.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
+#include "hf_handle.h"
 #include "hf_number.h"
+#include "hf_stream.h"
 
 #define HF_PIN_ALIGN	4096u
 
@@ -435,7 +440,7 @@ static int pin_buffer(struct hellofpga_dev *dev, void *gpu, size_t size,
 	if (ret)
 		return hf_set_error(dev, ret,
 				    "%s: cannot set SYNC_MEMOPS on the allocation of %p: %s",
-				    fn, gpu, HelloFPGA_GetLastError(NULL));
+				    fn, gpu, hf_last_error(NULL));
 	ret = pin_limit(dev, &limit, fn);
 	if (ret)
 		return ret;
@@ -496,7 +501,7 @@ static int pin_buffer(struct hellofpga_dev *dev, void *gpu, size_t size,
 	} else if (g->kind == HF_GPU_EMU) {
 		ret = hf_set_error(dev, watch < 0 ? (int)watch : -EINVAL,
 				   "%s: cannot watch the emulated GPU allocation of %p for frees: %s",
-				   fn, gpu, HelloFPGA_GetLastError(NULL));
+				   fn, gpu, hf_last_error(NULL));
 		goto undo;
 	}
 

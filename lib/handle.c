@@ -32,7 +32,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_handle.h"
 
 #define HF_HANDLE_SLOT_BITS	16
 #define HF_HANDLE_MAX_SLOTS	((1u << HF_HANDLE_SLOT_BITS) - 1)
@@ -221,6 +223,8 @@ void hf_dev_put(struct hellofpga_dev *dev)
  * @out: receives the card to free, once every call on it has returned;
  *	NULL for a handle inherited over fork() (nothing of it is freed: the
  *	parent's threads may have held its locks when it forked)
+ * @wake: called with the card marked closing, under the table lock, to
+ *	wake the waits of the layers above (streams, submit queues)
  *
  * Return: 0, or -EBADF (NULL, closed, or being closed by another thread).
  */
@@ -255,7 +259,8 @@ int hf_dev_wake_fd(struct hellofpga_dev *dev)
 	return ret;
 }
 
-int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out)
+int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out,
+		      void (*wake)(struct hellofpga_dev *dev))
 {
 	struct hf_dev_slot *s;
 	struct hellofpga_dev *dev;
@@ -275,8 +280,7 @@ int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out)
 	}
 	/* atomic: submit.c looks without the table lock */
 	__atomic_store_n(&dev->closing, true, __ATOMIC_RELEASE);
-	hf_stream_wake_all(dev);
-	hf_submit_wake_all(dev);
+	wake(dev);
 	if (dev->wake_fd >= 0) {
 		uint64_t one = 1;
 		/* an eventfd's counter: cannot fail short of overflowing */

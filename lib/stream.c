@@ -21,7 +21,11 @@
 #include <time.h>
 
 #include "gpu.h"
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
+#include "hf_handle.h"
+#include "hf_stream.h"
 #include "hf_user_regs.h"
 
 #define HELD_FREE	0
@@ -753,7 +757,7 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 	try_apply_releases(dev, s);
 	ret = hf_gpu_memops(&can_flush, fn);
 	if (ret)
-		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+		return hf_set_error(dev, ret, "%s", hf_last_error(NULL));
 	if ((flags & HELLOFPGA_GPU_WAIT_FLUSH) && !can_flush)
 		return hf_set_error(dev, -EOPNOTSUPP,
 				    "%s: HELLOFPGA_GPU_WAIT_FLUSH: the GPU cannot flush remote writes (CAN_FLUSH_REMOTE_WRITES = 0)",
@@ -779,7 +783,7 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 	ret = hf_gpu_wait32(gpu_stream, gs.status_dev, HELLOFPGA_STREAM_WB_MAGIC_MASK,
 			    HF_GPU_WAIT_AND, flush, fn);
 	if (ret)
-		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+		return hf_set_error(dev, ret, "%s", hf_last_error(NULL));
 	if (w) {
 		memset(w, 0, sizeof(*w));
 		w->index = gs.index;
@@ -830,7 +834,7 @@ static int stream_release_on_gpu(struct hellofpga_dev *dev,
 				    fn, dev->ops->name);
 	ret = hf_gpu_memops(&can_flush, fn);
 	if (ret)
-		return hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+		return hf_set_error(dev, ret, "%s", hf_last_error(NULL));
 	pthread_mutex_lock(&s->gw_lock);
 	if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
 		ret = hf_set_error(dev, -EBADF, "%s: the stream is being closed",
@@ -860,7 +864,7 @@ static int stream_release_on_gpu(struct hellofpga_dev *dev,
 	if (ret) {
 		__atomic_store_n(&s->db_armed[index], 0, __ATOMIC_RELEASE);
 		__atomic_sub_fetch(&s->ndb_armed, 1, __ATOMIC_ACQ_REL);
-		ret = hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+		ret = hf_set_error(dev, ret, "%s", hf_last_error(NULL));
 	}
 	return ret;
 out:
@@ -965,6 +969,83 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
 	tbl_drain(s);
 	stream_free(s);
 	return hf_api_ret(HF_API_STREAM_CLOSE, hf_dev_put_ret(dev, ret));
+}
+
+/*
+ * On an AXI-Stream card: a C2H transfer is refused (rings only), an H2C
+ * one is a packet with no card address.  Return: 0 (also on a memory-mapped
+ * card), -EOPNOTSUPP or -EINVAL with the error text set.
+ */
+int hf_stream_card_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
+			 uint64_t card_addr, const char *fn)
+{
+	if (!dev->stream)
+		return 0;
+	if (dir == XDMA_C2H)
+		return hf_set_error(dev, -EOPNOTSUPP, "%s: %s: %s",
+				    dev->info.name, fn, XDMA_STREAM_MM_MSG);
+	if (card_addr)
+		return hf_set_error(dev, -EINVAL, "%s: card address 0x%llx: %s",
+				    fn, (unsigned long long)card_addr,
+				    XDMA_STREAM_H2C_ADDR_MSG);
+	return 0;
+}
+
+/*
+ * A stream's writeback memory, the same in both backends: the @n slots of
+ * XDMA_STM_WB_SIZE bytes the card writes, in whole pages of their own, then
+ * the doorbells of GPU releases, a word per buffer, in whole pages after
+ * them.  hf_stream_wb_layout() sizes it: @slots_len the slots' pages (what
+ * the card may write), @wb_len all of it.
+ */
+void hf_stream_wb_layout(uint32_t n, size_t *slots_len, size_t *wb_len)
+{
+	*slots_len = ((size_t)n * XDMA_STM_WB_SIZE + 4095) & ~(size_t)4095;
+	*wb_len = *slots_len + (((size_t)n * 4 + 4095) & ~(size_t)4095);
+}
+
+/* Slot @index of writeback memory @wb (at @wb_dev for the GPU) in @gs. */
+void hf_stream_wb_slot(void *wb, uint64_t wb_dev, uint32_t index,
+		       struct hf_stream_gpu_slot *gs)
+{
+	gs->index = index;
+	gs->status = (uint32_t *)((uint8_t *)wb +
+				  (size_t)index * XDMA_STM_WB_SIZE);
+	gs->status_dev = wb_dev + (uint64_t)index * XDMA_STM_WB_SIZE;
+}
+
+/* The doorbells of writeback memory @wb: the pages after the slots. */
+void hf_stream_wb_doorbells(void *wb, uint64_t wb_dev, size_t slots_len,
+			    uint32_t **db, uint64_t *db_dev)
+{
+	*db = (uint32_t *)((uint8_t *)wb + slots_len);
+	*db_dev = wb_dev + slots_len;
+}
+
+/**
+ * hf_stream_slot_error() - why a backend has no slot for sequence @seq.
+ * @err: -EAGAIN: the ring skips the rest of a cut frame; else out of range
+ * @credited: the buffers that went back to the card, in sequences
+ * @n: the ring's buffers
+ *
+ * Return: -EAGAIN or -ERANGE, with the error text set.
+ */
+int hf_stream_slot_error(struct hellofpga_dev *dev, int err, const char *fn,
+			 uint64_t seq, uint64_t credited, uint32_t n)
+{
+	if (err == -EAGAIN)
+		return hf_set_error(dev, -EAGAIN,
+				    "%s: the ring skips the rest of a frame the last stop cut: the buffer of sequence %llu is not known until the first HelloFPGA_Stream_Wait() returns",
+				    fn, (unsigned long long)seq);
+	return hf_set_error(dev, -ERANGE,
+			    "%s: sequence %llu: %s (buffers up to %llu went back to the card; a ring of %u buffers can wait for sequences %llu..%llu)",
+			    fn, (unsigned long long)seq,
+			    seq < credited ?
+			    "its buffer went back to the card already" :
+			    "a whole ring or more ahead of the releases",
+			    (unsigned long long)credited, n,
+			    (unsigned long long)credited,
+			    (unsigned long long)(credited + n - 1));
 }
 
 /**

@@ -43,7 +43,12 @@
 #include <time.h>
 
 #include "gpu.h"
-#include "hf_lib.h"
+#include "hf_chanlock.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
+#include "hf_handle.h"
+#include "hf_submit.h"
 
 #define SQ_DEPTH	HELLOFPGA_SUBMIT_DEPTH
 #define SQ_PAGE		4096u
@@ -320,7 +325,7 @@ static void *sq_thread(void *arg)
 					       x->timeout_ms, &wb, &actual, fn);
 			if (ret)
 				snprintf(msg, sizeof(msg), "%s",
-					 HelloFPGA_GetLastError(NULL));
+					 hf_last_error(NULL));
 		}
 		hf_pin_put(pin);
 
@@ -407,7 +412,7 @@ static int sq_gpu_map(struct hellofpga_dev *dev, struct hf_submitq *q,
 	ret = hf_gpu_map_host(q->words, SQ_WORDS_LEN, &d, fn);
 	if (ret)
 		return hf_set_error(dev, ret, "%s",
-				    HelloFPGA_GetLastError(NULL));
+				    hf_last_error(NULL));
 	pthread_mutex_lock(&q->lock);
 	q->words_dev = d;	/* mapped twice by racing callers: the same */
 	pthread_mutex_unlock(&q->lock);
@@ -493,7 +498,7 @@ static int submit(struct hellofpga_dev *dev, int ch,
 		ret = hf_gpu_memops(&can_flush, fn);
 		if (ret) {
 			ret = hf_set_error(dev, ret, "%s",
-					   HelloFPGA_GetLastError(NULL));
+					   hf_last_error(NULL));
 			goto out_pin;
 		}
 	}
@@ -553,7 +558,7 @@ static int submit(struct hellofpga_dev *dev, int ch,
 
 	/* the GPU layer's text, taken before q->lock (the table lock) */
 	if (ret)
-		ret = hf_set_error(dev, ret, "%s", HelloFPGA_GetLastError(NULL));
+		ret = hf_set_error(dev, ret, "%s", hf_last_error(NULL));
 	pthread_mutex_lock(&q->lock);
 	if (ret) {
 		/* consumed, marked, free again (see above) */

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_handle.h"
 
 /* Check @irq and arm it once; the backend's descriptor. */
 static int uirq_fd(struct hellofpga_dev *dev, int irq, const char *fn)

@@ -13,7 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "hf_lib.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_user_pages.h"
 
 #define HF_PAGE		4096u
 
@@ -47,13 +49,14 @@ struct hf_vma_query {
 _Static_assert(sizeof(struct hf_vma_query) == 104,
 	       "struct procmap_query is 104 bytes");
 
-/* Test hook: check buffers with MADV_POPULATE_* even with PROCMAP_QUERY. */
-static bool probe_no_query;
+/* Check buffers with MADV_POPULATE_* even with PROCMAP_QUERY; set by the
+ * test hook hf_test_probe_populate() (test_hooks.c). */
+bool hf_probe_no_query;
 
 /* Whether madvise() knows MADV_POPULATE_* (Linux 5.14): 0 unknown, 1, -1. */
 static int populate_ok;
 
-static bool populate_supported(void)
+bool hf_populate_supported(void)
 {
 	int ok = __atomic_load_n(&populate_ok, __ATOMIC_RELAXED);
 
@@ -117,7 +120,7 @@ static int maps_fd(void)
 	if (fd == MAPS_UNOPENED) {
 		struct hf_vma_query q = {
 			.size = sizeof(q),
-			.query_addr = (uintptr_t)&probe_no_query,
+			.query_addr = (uintptr_t)&hf_probe_no_query,
 		};
 
 		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
@@ -187,12 +190,12 @@ int hf_user_buf_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir, void *buf
 	bool c2h = dir == XDMA_C2H;
 	int fd, ret = -ENOTTY;
 
-	fd = __atomic_load_n(&probe_no_query, __ATOMIC_RELAXED) ? -1 :
+	fd = __atomic_load_n(&hf_probe_no_query, __ATOMIC_RELAXED) ? -1 :
 	     maps_fd();
 	if (fd >= 0)
 		ret = vma_check(fd, a, end, c2h ? HF_VMA_WRITABLE :
 					       HF_VMA_READABLE, &bad);
-	if (ret && ret != -EFAULT && populate_supported()) {
+	if (ret && ret != -EFAULT && hf_populate_supported()) {
 		uintptr_t s = ALIGN_DOWN(a, HF_PAGE), e = ALIGN(end, HF_PAGE);
 
 		do {
@@ -209,17 +212,4 @@ int hf_user_buf_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir, void *buf
 			    "%s: buffer %p + %zu is not all mapped %s by this process (first bad address about %p)",
 			    hf_dir_name(dir), buf, len,
 			    c2h ? "writable" : "readable", (void *)bad);
-}
-
-
-/**
- * hf_test_probe_populate() - check callers' buffers with MADV_POPULATE_*
- * even where PROCMAP_QUERY is there (tests only).
- * Return: whether MADV_POPULATE_* works here (else buffers go unchecked
- * whenever PROCMAP_QUERY is not used).
- */
-bool hf_test_probe_populate(bool on)
-{
-	__atomic_store_n(&probe_no_query, on, __ATOMIC_RELAXED);
-	return populate_supported();
 }

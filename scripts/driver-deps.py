@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR MIT
-"""driver-deps.py [DIR] - the file-level call graph of a kernel module's C files.
+"""driver-deps.py [-r] [--layers HEADER] [DIR] - the file-level call graph of C files.
 
-For every DIR/*.c (default: driver/ beside this script), finds the functions
+For every DIR/*.c (default: driver/ beside this script; with -r also those
+of DIR's subfolders, named by their path under DIR), finds the functions
 and variables it defines for other files (top-level definitions that are not
 static) and the identifiers it uses; a file that uses what another one
 defines imports that file.  A .c file included by a .c file (engine.c
@@ -12,11 +13,17 @@ only files of lower layers), or, when the imports form cycles, the files
 that import each other and a shortest cycle through each of them with the
 names behind every edge, and exits 1.
 
+With --layers, HEADER writes the layer order down, one comment line per
+layer ("layer N: a.c sub/b.c ..."): every file of DIR must be in one layer,
+and a file may import only files of lower layers; an import of the same or
+a higher layer is printed as "upward" and exits 1.
+
 Text-based (comments, strings and character literals removed, braces
 counted): it sees what the preprocessor would see with every #if branch
 taken, and names made by token pasting are not found.
 
-Exit status: 0 no cycle, 1 cycle, 2 usage error.
+Exit status: 0 no cycle (and no upward import), 1 cycle or upward import,
+2 usage error.
 """
 import os
 import re
@@ -252,17 +259,70 @@ def rotated(path):
     return tuple(ring + ring[:1])
 
 
+def c_files(d, recurse):
+    """The .c files of @d (and its subfolders), as paths relative to @d."""
+    found = []
+    for top, dirs, names in os.walk(d):
+        dirs.sort()
+        rel = os.path.relpath(top, d)
+        found.extend(os.path.normpath(os.path.join(rel, f)) for f in names
+                     if f.endswith('.c') and not f.endswith('.mod.c'))
+        if not recurse:
+            break
+    return sorted(found)
+
+
+def read_layers(path):
+    """{file: layer} from the "layer N: files" lines of a header."""
+    layer = {}
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            m = re.match(r'\s*\*?\s*layer\s+(\d+):\s*(.*)', line)
+            if m:
+                for name in m.group(2).split():
+                    layer[name] = int(m.group(1))
+    return layer
+
+
+def check_layers(files, edges, written, header):
+    """Print what breaks the written layer order; the count of problems."""
+    bad = 0
+    for f in files:
+        if f not in written:
+            print('not in %s: %s' % (header, f))
+            bad += 1
+    for f in sorted(set(written) - set(files)):
+        print('in %s but no such file: %s' % (header, f))
+        bad += 1
+    for f in files:
+        for g in sorted(edges[f]):
+            if f in written and g in written and written[g] >= written[f]:
+                print('upward: %s (layer %d) -> %s (layer %d): %s' %
+                      (f, written[f], g, written[g],
+                       ' '.join(sorted(edges[f][g]))))
+                bad += 1
+    return bad
+
+
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
-    if len(argv) > 2 or (len(argv) == 2 and argv[1].startswith('-')):
+    args = argv[1:]
+    recurse = '-r' in args
+    args = [a for a in args if a != '-r']
+    header = None
+    if len(args) >= 2 and args[0] == '--layers':
+        header, args = args[1], args[2:]
+    if len(args) > 1 or (args and args[0].startswith('-')):
         print(__doc__.strip().split('\n')[0], file=sys.stderr)
         return 2
-    d = argv[1] if len(argv) == 2 else os.path.join(here, '..', 'driver')
+    d = args[0] if args else os.path.join(here, '..', 'driver')
     if not os.path.isdir(d):
         print('driver-deps: no directory %s' % d, file=sys.stderr)
         return 2
-    files = sorted(f for f in os.listdir(d)
-                   if f.endswith('.c') and not f.endswith('.mod.c'))
+    if header and not os.path.isfile(header):
+        print('driver-deps: no file %s' % header, file=sys.stderr)
+        return 2
+    files = c_files(d, recurse)
     info = {f: scan(os.path.join(d, f)) for f in files}
     owner = {}
     for f in files:
@@ -319,6 +379,13 @@ def main(argv):
     for n in range(max(layer.values(), default=-1) + 1):
         print('layer %d: %s' % (n, ' '.join(f for f in files
                                              if layer[f] == n)))
+    if header:
+        bad = check_layers(files, edges, read_layers(header), header)
+        if bad:
+            print('driver-deps: %d imports or files break the layers of %s' %
+                  (bad, header))
+            return 1
+        print('driver-deps: the imports follow the layers of %s' % header)
     print('driver-deps: no import cycle among %d files' % len(files))
     return 0
 

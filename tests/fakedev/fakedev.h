@@ -28,6 +28,7 @@
 
 #include "hellofpga.h"
 #include "hf_lib.h"
+#include "hf_test.h"
 #include "uapi/hellofpga.h"
 
 

@@ -27,6 +27,7 @@
 #include "hf_lib.h"
 #include "hf_number.h"
 #include "hf_stream_pattern.h"
+#include "hf_test.h"
 #include "hf_user_regs.h"
 #include "lib_helpers.h"
 #include "xdma_model.h"

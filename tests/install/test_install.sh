@@ -156,6 +156,11 @@ exports)
 	bad=$(nm -D --defined-only "$lib/libhellofpga.so.${version%%.*}" | awk '$2 ~ /[TDBR]/ {print $3}' |
 		grep -v '^HelloFPGA_' | grep -v '^HELLOFPGA_' || true)
 	[ -z "$bad" ] || { echo "unexpected exports: $bad"; exit 1; }
+	# the test hooks (lib/hf_test.h) are in neither installed library
+	bad=$(nm --defined-only "$lib/libhellofpga.a" \
+		"$lib/libhellofpga.so.${version%%.*}" 2>/dev/null |
+		awk '{print $3}' | grep -E '^hf_(emu_)?test_' || true)
+	[ -z "$bad" ] || { echo "test hooks installed: $bad"; exit 1; }
 	exit 0
 	;;
 esac

@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_test.h"
 #include "hf_number.h"
 
 static char emu_dir[64];

@@ -11,6 +11,7 @@
 
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_test.h"
 #include "lib_helpers.h"
 
 #define DDR (2ull << 30)

@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_test.h"
 #include "lib_helpers.h"
 
 #define NOBODY 65534

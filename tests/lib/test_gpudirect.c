@@ -20,6 +20,7 @@
 
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_test.h"
 #include "inproc/emu_host.h"
 #include "lib_helpers.h"
 

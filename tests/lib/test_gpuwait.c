@@ -19,6 +19,7 @@
 #include "gpu_consumer.h"
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_test.h"
 #include "hf_stream_pattern.h"
 #include "hf_user_regs.h"
 #include "xdma_model.h"

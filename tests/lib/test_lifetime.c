@@ -19,6 +19,7 @@
 
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_test.h"
 #include "lib_helpers.h"
 
 static uint64_t now_ms(void)

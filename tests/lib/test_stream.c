@@ -22,6 +22,7 @@
 
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_test.h"
 #include "hf_stream_pattern.h"
 #include "hf_user_regs.h"
 #include "lib_helpers.h"

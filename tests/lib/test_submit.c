@@ -18,6 +18,7 @@
 #include "gpu_consumer.h"
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_test.h"
 #include "lib_helpers.h"
 #include "xdma_model.h"
 

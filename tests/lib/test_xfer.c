@@ -12,6 +12,7 @@
 
 #include "harness.h"
 #include "hf_lib.h"
+#include "hf_test.h"
 #include "lib_helpers.h"
 #include "xdma_model.h"
 

@@ -51,7 +51,8 @@
 #include <unistd.h>
 
 #include "gpu_internal.h"
-#include "hf_lib.h"
+#include "hf_error.h"
+#include "hf_os.h"
 
 #define EMU_PAGE_DESKTOP	(64u << 10)
 #define EMU_PAGE_TEGRA		(4u << 10)

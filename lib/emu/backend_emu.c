@@ -43,10 +43,16 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "backend_emu.h"
 #include "gpu.h"
-#include "hf_lib.h"
+#include "hf_chanlock.h"
+#include "hf_dev.h"
+#include "hf_error.h"
+#include "hf_gpudirect.h"
 #include "hf_number.h"
 #include "hf_refdesign.h"
+#include "hf_stream.h"
+#include "hf_user_pages.h"
 #include "inproc/emu_host.h"
 
 #define EMU_DESC_MIN		64		/* descriptors per channel at first */
@@ -347,17 +353,9 @@ static int parse_spec(struct hellofpga_dev *dev, const char *spec,
 	return 0;
 }
 
-/* Test hook: where the per-user state directories are made (NULL: default). */
-static const char *emu_state_base;
-
-/**
- * hf_emu_test_state_base() - make the per-user state directories in @dir
- * instead of /dev/shm (tests only; NULL restores the default).
- */
-void hf_emu_test_state_base(const char *dir)
-{
-	emu_state_base = dir;
-}
+/* Where the per-user state directories are made (NULL: the default); set
+ * by the test hook hf_emu_test_state_base() (emu_test.c). */
+const char *hf_emu_state_base;
 
 static bool is_writable_dir(const char *path)
 {
@@ -387,7 +385,7 @@ static bool is_writable_dir(const char *path)
 static int state_dir_open(struct hellofpga_dev *dev, char *path, size_t size)
 {
 	const char *env = getenv("HELLOFPGA_EMU_DIR");
-	const char *base = emu_state_base;
+	const char *base = hf_emu_state_base;
 	uid_t uid = geteuid();
 	struct stat st;
 	int n, fd;
@@ -1702,8 +1700,7 @@ static int emu_stream_start(struct hellofpga_dev *dev, struct hellofpga_stream *
 		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
 	es->desc = hf_emu_dma_alloc(card->host, (size_t)n * XDMA_DESC_SIZE,
 				    &es->desc_bus);
-	es->slots_len = ALIGN((size_t)n * XDMA_STM_WB_SIZE, (size_t)4096);
-	es->wb_len = es->slots_len + ALIGN((size_t)n * 4, (size_t)4096);
+	hf_stream_wb_layout(n, &es->slots_len, &es->wb_len);
 	es->wb = aligned_alloc(4096, es->wb_len);
 	if (es->wb) {
 		memset(es->wb, 0, es->wb_len);
@@ -1922,7 +1919,7 @@ static int emu_stream_gpu_map(struct hellofpga_dev *dev,
 		ret = hf_gpu_map_host(es->wb, es->wb_len, &es->wb_dev, fn);
 		if (ret)
 			return hf_set_error(dev, ret, "%s",
-					    HelloFPGA_GetLastError(NULL));
+					    hf_last_error(NULL));
 	}
 	es->gpu_waited = true;
 	return 0;
@@ -1945,26 +1942,13 @@ static int emu_stream_gpu_slot(struct hellofpga_dev *dev,
 		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
 	ret = hf_xdma_ring_slot_of(&es->r, seq, &index);
 	credited = READ_ONCE(es->r.credited) - READ_ONCE(es->r.seq_skip);
-	if (ret == -EAGAIN)
-		return hf_set_error(dev, -EAGAIN,
-				    "%s: the ring skips the rest of a frame the last stop cut: the buffer of sequence %llu is not known until the first HelloFPGA_Stream_Wait() returns",
-				    fn, (unsigned long long)seq);
 	if (ret)
-		return hf_set_error(dev, -ERANGE,
-				    "%s: sequence %llu: %s (buffers up to %llu went back to the card; a ring of %u buffers can wait for sequences %llu..%llu)",
-				    fn, (unsigned long long)seq,
-				    seq < credited ?
-				    "its buffer went back to the card already" :
-				    "a whole ring or more ahead of the releases",
-				    (unsigned long long)credited, es->r.n,
-				    (unsigned long long)credited,
-				    (unsigned long long)(credited + es->r.n - 1));
+		return hf_stream_slot_error(dev, ret, fn, seq, credited,
+					    es->r.n);
 	ret = emu_stream_gpu_map(dev, es, fn);
 	if (ret)
 		return ret;
-	gs->index = index;
-	gs->status = (u32 *)((u8 *)es->wb + (size_t)index * XDMA_STM_WB_SIZE);
-	gs->status_dev = es->wb_dev + (u64)index * XDMA_STM_WB_SIZE;
+	hf_stream_wb_slot(es->wb, es->wb_dev, index, gs);
 	gs->gpu_ring = !es->host;
 	return 0;
 }
@@ -1982,8 +1966,7 @@ static int emu_stream_gpu_doorbells(struct hellofpga_dev *dev,
 	ret = emu_stream_gpu_map(dev, es, fn);
 	if (ret)
 		return ret;
-	*db = (u32 *)((u8 *)es->wb + es->slots_len);
-	*db_dev = es->wb_dev + es->slots_len;
+	hf_stream_wb_doorbells(es->wb, es->wb_dev, es->slots_len, db, db_dev);
 	return 0;
 }
 
@@ -2140,88 +2123,36 @@ err:
 }
 
 /*
- * The emulated card of handle @h for a test hook, with a reference on
- * *@dev to drop with hf_dev_put(); NULL (no reference) when @h is not an
- * open emulated card.
+ * What the test hooks (emu_test.c, linked into the tests only) see of an
+ * emulated card and its pins.
  */
-static struct emu_card *test_card(HELLOFPGA_HANDLE h,
-				  struct hellofpga_dev **dev)
+
+/* @dev's emulated card, or NULL when @dev is another backend's card */
+struct emu_card *hf_emu_card_of(struct hellofpga_dev *dev)
 {
-	if (hf_dev_ref(h, dev))
-		return NULL;
-	if ((*dev)->ops != &emu_ops) {
-		hf_dev_put(*dev);
-		return NULL;
-	}
-	return (*dev)->priv;
+	return dev->ops == &emu_ops ? dev->priv : NULL;
+}
+
+struct hf_emu_host *hf_emu_card_host(struct emu_card *card)
+{
+	return card->host;
+}
+
+/* map later pins as regions moved by hf_gpu_copy_*(), whatever the GPU */
+void hf_emu_card_force_region(struct emu_card *card, bool on)
+{
+	card->force_region = on;
 }
 
 /**
- * hf_emu_test_inject() - inject faults into an emulated card (tests only;
- * not exported from the shared library).
- * Return: 0, or -EOPNOTSUPP when @h is not an emulated card.
+ * hf_emu_pin_info() - what @pin looks like inside.
+ * Return: 0, -ENOENT (not pinned) or -ENXIO (revoked).
  */
-int hf_emu_test_inject(HELLOFPGA_HANDLE h, uint32_t faults)
+int hf_emu_pin_info(struct hf_pin *pin, struct hf_emu_pin_info *info)
 {
-	struct hellofpga_dev *dev;
-	struct emu_card *card = test_card(h, &dev);
-
-	if (!card)
-		return -EOPNOTSUPP;
-	xdma_model_inject(hf_emu_host_model(card->host), faults);
-	return hf_dev_put_ret(dev, 0);
-}
-
-/**
- * hf_emu_test_inject_hang() - every engine of an emulated card hangs for
- * @ns, then recovers by itself (xdma_model_inject_hang(); tests only).
- * Return: 0, -EINVAL (@ns too long), or -EOPNOTSUPP when @h is not an
- * emulated card.
- */
-int hf_emu_test_inject_hang(HELLOFPGA_HANDLE h, uint64_t ns)
-{
-	struct hellofpga_dev *dev;
-	struct emu_card *card = test_card(h, &dev);
-
-	if (!card)
-		return -EOPNOTSUPP;
-	return hf_dev_put_ret(dev, xdma_model_inject_hang(
-				      hf_emu_host_model(card->host), ns));
-}
-
-/**
- * hf_emu_test_host_stats() - the emulated IOMMU's statistics (tests only).
- * Return: 0, or -EOPNOTSUPP when @h is not an emulated card.
- */
-int hf_emu_test_host_stats(HELLOFPGA_HANDLE h, struct hf_emu_host_stats *st)
-{
-	struct hellofpga_dev *dev;
-	struct emu_card *card = test_card(h, &dev);
-
-	if (!card)
-		return -EOPNOTSUPP;
-	hf_emu_host_get_stats(card->host, st);
-	return hf_dev_put_ret(dev, 0);
-}
-
-/**
- * hf_emu_test_pin_info() - what a pin looks like inside (tests only).
- * Return: 0, -EOPNOTSUPP (not an emulated card), -ENOENT (not pinned),
- * -ENXIO (revoked).
- */
-int hf_emu_test_pin_info(HELLOFPGA_HANDLE h, HELLOFPGA_GPU_HANDLE handle,
-			 struct hf_emu_pin_info *info)
-{
-	struct hellofpga_dev *dev;
-	struct hf_pin *pin;
 	struct emu_pin *ep;
 	int ret = 0;
 
-	if (!test_card(h, &dev))
-		return -EOPNOTSUPP;
-	pin = hf_pin_get(dev, handle);
-	if (!pin)
-		return hf_dev_put_ret(dev, -ENOENT);
 	pthread_rwlock_rdlock(&pin->lock);
 	ep = pin->bdata;
 	if (!ep) {
@@ -2233,41 +2164,5 @@ int hf_emu_test_pin_info(HELLOFPGA_HANDLE h, HELLOFPGA_GPU_HANDLE handle,
 		info->builds = __atomic_load_n(&ep->builds, __ATOMIC_RELAXED);
 	}
 	pthread_rwlock_unlock(&pin->lock);
-	hf_pin_put(pin);
-	return hf_dev_put_ret(dev, ret);
-}
-
-/**
- * hf_emu_test_model() - the card model behind an emulated card, for tests
- * that drive its registers directly (tests only; valid until the handle is
- * closed).
- * Return: the model, or NULL when @h is not an emulated card.
- */
-struct xdma_model *hf_emu_test_model(HELLOFPGA_HANDLE h)
-{
-	struct hellofpga_dev *dev;
-	struct emu_card *card = test_card(h, &dev);
-	struct xdma_model *m;
-
-	if (!card)
-		return NULL;
-	m = hf_emu_host_model(card->host);
-	hf_dev_put(dev);
-	return m;
-}
-
-/**
- * hf_emu_test_force_region() - map later pins as regions moved by
- * hf_gpu_copy_*(), the real-GPU path, whatever the GPU (tests only).
- * Return: 0 or -EOPNOTSUPP.
- */
-int hf_emu_test_force_region(HELLOFPGA_HANDLE h, bool on)
-{
-	struct hellofpga_dev *dev;
-	struct emu_card *card = test_card(h, &dev);
-
-	if (!card)
-		return -EOPNOTSUPP;
-	card->force_region = on;
-	return hf_dev_put_ret(dev, 0);
+	return ret;
 }

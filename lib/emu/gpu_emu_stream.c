@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "gpu_internal.h"
-#include "hf_lib.h"
+#include "hf_error.h"
 
 #define EQ_SLOTS	256
 #define EQ_SPIN_NS	20000ull
