@@ -983,55 +983,23 @@ int hf_xdma_engine_run(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 }
 
 /**
- * hf_xdma_engine_run_wb() - hf_xdma_engine_run() with the run's poll-mode
- *	writeback going to a word of the caller's.
+ * hf_xdma_run_check() - reset a run's result and refuse what cannot run.
  * @e: the engine
- * @c: a chain built for @e's direction
- * @timeout_ns: how long to wait for completion
- * @wb: CPU address of a 4-byte aligned word the card may write (the
- *	caller's until the run returns, then the card no longer writes it),
- *	or NULL for the engine's own slots (hf_xdma_engine_run())
- * @wb_bus: the bus address of @wb
- * @res: the outcome (may be NULL)
+ * @c: the chain
+ * @wb: the caller's writeback word, or NULL
+ * @wb_bus: its bus address
+ * @res: the result
  *
- * For a writeback that others watch too: a GPU stream waiting for the
- * card's completion of this run (GPU-side completion of a transfer).  The
- * word is cleared, the engine's writeback address programmed to it (two
- * register writes at most), and the run waits on it as on its own slot:
- * once the chain is done it holds the completed-descriptor count,
- * XDMA_WB_ERR set if the engine stopped on an error.  A failed run leaves
- * in it whatever the card wrote (0 when nothing): the caller marks it.  The
- * next run, of either kind, programs the address it needs.
- *
- * The word is memory others can write (the user, a GPU, the card's data
- * when it lies inside the run's C2H destination), so it only notifies:
- * when it shows the end, or an error, or a wake-up comes (interrupt mode),
- * the engine must confirm it (Busy clear, stopped, no error, completed
- * count at least the chain's: one or two register reads), and until it
- * does the run waits on the engine's registers alone
- * (hf_xdma_engine_wait_engine(), @e->stats.wb_unconfirmed), to the end,
- * an error, or the timeout and its stop and idle proof.  A run never
- * returns, so the caller never releases the chain's memory, on the word
- * alone.  Runs on the engine's own slots, which nobody else writes, keep
- * the fast path that reads no register.
- *
- * Return: as hf_xdma_engine_run(); -EINVAL also for an unaligned @wb.
+ * Return: 0, or the errno also stored in @res->err: -EINVAL (chain not
+ * built, built for the other direction, @wb unaligned), -EIO (wedged),
+ * -EOPNOTSUPP (a C2H engine of an AXI-Stream card).
  */
-int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
-			  u64 timeout_ns, __le32 *wb, u64 wb_bus,
-			  struct hf_xdma_result *res)
+static int hf_xdma_run_check(struct hf_xdma_engine *e,
+			     const struct hf_xdma_chain *c, __le32 *wb,
+			     u64 wb_bus, struct hf_xdma_result *res)
 {
-	struct hf_xdma_result local;
 	u32 count = c->count;
-	u32 lo = lower_32_bits(c->bus), hi = upper_32_bits(c->bus);
-	bool started = false, ended = false;
-	u64 start, done_ns;
-	u32 pre;
-	u32 status;
-	int ret, q;
 
-	if (!res)
-		res = &local;
 	res->err = 0;
 	res->bytes = 0;
 	res->completed = 0;
@@ -1064,6 +1032,26 @@ int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *
 		e->stats.errors++;
 		return res->err;
 	}
+	return 0;
+}
+
+/**
+ * hf_xdma_run_program() - program an engine for a run of a chain.
+ * @e: the engine
+ * @c: the chain
+ * @wb: the caller's writeback word, or NULL
+ * @wb_bus: its bus address
+ *
+ * Writes the SGDMA first-descriptor registers that differ from what the
+ * engine was last programmed with and the writeback address that changes,
+ * clears the writeback word and (interrupt mode) the engine's event, and
+ * makes it all visible before the engine starts.
+ */
+static void hf_xdma_run_program(struct hf_xdma_engine *e,
+				const struct hf_xdma_chain *c, __le32 *wb,
+				u64 wb_bus)
+{
+	u32 lo = lower_32_bits(c->bus), hi = upper_32_bits(c->bus);
 
 	/* Re-running a chain (the common case) writes no SGDMA register. */
 	if (!e->prog_valid || lower_32_bits(e->prog_bus) != lo)
@@ -1088,78 +1076,134 @@ int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *
 	 * hf_xdma_engine_cancel()).
 	 */
 	mb();
-	start = hf_os_now_ns();
-	if (unlikely(READ_ONCE(e->xdev->gone))) {
-		ret = -ENODEV;
-	} else if (unlikely(READ_ONCE(e->cancel))) {
-		ret = -ECANCELED;
-	} else {
-		hf_xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL |
-			   XDMA_CTRL_POLL_MODE_WB);
-		started = true;
-		/*
-		 * A shared vector's ISR masked the channel at the last run's
-		 * end; enabled now that Run has cleared the status (enabled
-		 * before, the old request would fire).
-		 */
-		if (!e->poll && e->xdev->irq_shared)
-			hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
-		if (e->poll)
-			ret = hf_xdma_engine_wait_wb(e, count, start, timeout_ns);
-		else
-			ret = hf_xdma_engine_wait_irq(e, count, start,
-						      timeout_ns);
-		/*
-		 * A caller's word is not the engine's: nothing is released on
-		 * what it says (nor on a wake-up, which a late or stray
-		 * interrupt can give) until the engine confirms the end.
-		 */
-		if (unlikely(wb) && (ret == 0 || ret == 1 || ret == -EIO))
-			ret = hf_xdma_engine_wait_engine(e, count, start,
-							 timeout_ns);
-		/* woken by hf_xdma_engine_abort(): the card is going away */
-		if (unlikely(READ_ONCE(e->xdev->gone)))
-			ret = -ENODEV;
-	}
-	done_ns = hf_os_now_ns();
-	res->elapsed_ns = done_ns - start;
+}
 
-	if (likely(!ret)) {
+/**
+ * hf_xdma_run_wait() - start a programmed engine and wait for its end.
+ * @e: the engine
+ * @count: descriptors of the chain
+ * @start: when the run started (hf_os_now_ns())
+ * @timeout_ns: how long to wait
+ * @wb: whether the writeback word is the caller's
+ * @started: set when the engine was started
+ *
+ * A card removed or a cancel before the start: the engine is not started.
+ * A caller's word is confirmed by the engine's registers.
+ *
+ * Return: as the waits (0: the writeback says done, 1: stopped without
+ * one), or -ENODEV, -ECANCELED, -ETIMEDOUT, -EINTR, -EIO.
+ */
+static int hf_xdma_run_wait(struct hf_xdma_engine *e, u32 count, u64 start,
+			    u64 timeout_ns, bool wb, bool *started)
+{
+	int ret;
+
+	if (unlikely(READ_ONCE(e->xdev->gone)))
+		return -ENODEV;
+	if (unlikely(READ_ONCE(e->cancel)))
+		return -ECANCELED;
+	hf_xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL |
+		   XDMA_CTRL_POLL_MODE_WB);
+	*started = true;
+	/*
+	 * A shared vector's ISR masked the channel at the last run's end;
+	 * enabled now that Run has cleared the status (enabled before, the
+	 * old request would fire).
+	 */
+	if (!e->poll && e->xdev->irq_shared)
+		hf_xdma_irq_wr(e, XDMA_IRQ_CHAN_EN_W1S, BIT(e->index));
+	if (e->poll)
+		ret = hf_xdma_engine_wait_wb(e, count, start, timeout_ns);
+	else
+		ret = hf_xdma_engine_wait_irq(e, count, start, timeout_ns);
+	/*
+	 * A caller's word is not the engine's: nothing is released on what
+	 * it says (nor on a wake-up, which a late or stray interrupt can
+	 * give) until the engine confirms the end.
+	 */
+	if (unlikely(wb) && (ret == 0 || ret == 1 || ret == -EIO))
+		ret = hf_xdma_engine_wait_engine(e, count, start, timeout_ns);
+	/* woken by hf_xdma_engine_abort(): the card is going away */
+	if (unlikely(READ_ONCE(e->xdev->gone)))
+		ret = -ENODEV;
+	return ret;
+}
+
+/**
+ * hf_xdma_run_stop() - stop the engine at the end of a wait, read its status.
+ * @e: the engine
+ * @c: the chain
+ * @res: the result (@res->wedged set when the engine cannot be proven idle)
+ * @ret: the wait's outcome; 1 (stopped, no writeback) becomes 0
+ * @started: whether the engine was started
+ * @ended: set when a failed wait found the chain already ended
+ *
+ * Return: the status the run ends with.
+ */
+static u32 hf_xdma_run_stop(struct hf_xdma_engine *e,
+			    const struct hf_xdma_chain *c,
+			    struct hf_xdma_result *res, int *ret, bool started,
+			    bool *ended)
+{
+	u32 status, pre;
+	int q;
+
+	if (likely(!*ret)) {
 		/* what the writeback implies; no register read */
 		hf_xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
-		status = XDMA_STAT_DESC_STOPPED | XDMA_STAT_DESC_COMPLETED;
-	} else if (ret == 1) {
+		return XDMA_STAT_DESC_STOPPED | XDMA_STAT_DESC_COMPLETED;
+	}
+	if (*ret == 1) {
 		/* stopped, no writeback: the status register decides */
 		hf_xdma_wr(e, XDMA_CHAN_CONTROL_W1C, XDMA_CTRL_RUN);
-		status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
-		ret = 0;
-	} else if (!started) {
-		status = 0;
-	} else {
-		/*
-		 * Had the chain already ended when the wait did (its
-		 * notification lost)?  Only then may the run succeed: a chain
-		 * that ends while the stop below waits for it still timed out.
-		 */
-		pre = hf_xdma_rd(e, XDMA_CHAN_STATUS);
-		ended = pre != XDMA_ID_DEAD && !(pre & XDMA_STAT_BUSY) &&
-			(pre & XDMA_STAT_DESC_STOPPED);
-		/* The card may still be moving data: prove it idle first. */
-		q = hf_xdma_engine_stop(e, c, 0, &status);
-		if (q == -ENODEV) {
-			/* all ones proves nothing: keep what it may reach */
-			ret = -ENODEV;
-			status = XDMA_ID_DEAD;
-			res->wedged = true;
-		} else if (q == -EBUSY) {
-			res->wedged = true;
-		} else {
-			status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
-		}
-		e->stale = true;
+		*ret = 0;
+		return hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
 	}
-	res->status = status;
+	if (!started)
+		return 0;
+	/*
+	 * Had the chain already ended when the wait did (its notification
+	 * lost)?  Only then may the run succeed: a chain that ends while the
+	 * stop below waits for it still timed out.
+	 */
+	pre = hf_xdma_rd(e, XDMA_CHAN_STATUS);
+	*ended = pre != XDMA_ID_DEAD && !(pre & XDMA_STAT_BUSY) &&
+		 (pre & XDMA_STAT_DESC_STOPPED);
+	/* The card may still be moving data: prove it idle first. */
+	q = hf_xdma_engine_stop(e, c, 0, &status);
+	if (q == -ENODEV) {
+		/* all ones proves nothing: keep what it may reach */
+		*ret = -ENODEV;
+		status = XDMA_ID_DEAD;
+		res->wedged = true;
+	} else if (q == -EBUSY) {
+		res->wedged = true;
+	} else {
+		status = hf_xdma_rd(e, XDMA_CHAN_STATUS_RC);
+	}
+	e->stale = true;
+	return status;
+}
 
+/**
+ * hf_xdma_run_finish() - the verdict of a stopped run.
+ * @e: the engine
+ * @c: the chain
+ * @res: the result
+ * @status: the status the run ended with
+ * @ret: the outcome of the wait and stop
+ * @started: whether the engine was started
+ * @ended: whether a failed wait found the chain already ended
+ * @timeout_ns: the run's timeout
+ *
+ * Return: 0, or the errno also stored in @res->err.
+ */
+static int hf_xdma_run_finish(struct hf_xdma_engine *e,
+			      const struct hf_xdma_chain *c,
+			      struct hf_xdma_result *res, u32 status, int ret,
+			      bool started, bool ended, u64 timeout_ns)
+{
+	res->status = status;
 	/*
 	 * Done: no error and the writeback count says so (the stopped bit
 	 * may trail the writeback on hardware), or, without a writeback, the
@@ -1182,7 +1226,7 @@ int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *
 			hf_xdma_engine_fail(e, c, res, -ENODEV, 0);
 			goto out;
 		}
-		if (done < count)
+		if (done < c->count)
 			goto fail;
 		if (ret == -ETIMEDOUT) {
 			e->stats.lost_irqs++;
@@ -1221,8 +1265,71 @@ out:
 	hf_os_log("xdma: %s", res->msg);
 	return res->err;
 done:
-	res->completed = count;
+	res->completed = c->count;
 	res->bytes = c->bytes;
 	e->stats.bytes += c->bytes;
 	return 0;
+}
+
+/**
+ * hf_xdma_engine_run_wb() - hf_xdma_engine_run() with the run's poll-mode
+ *	writeback going to a word of the caller's.
+ * @e: the engine
+ * @c: a chain built for @e's direction
+ * @timeout_ns: how long to wait for completion
+ * @wb: CPU address of a 4-byte aligned word the card may write (the
+ *	caller's until the run returns, then the card no longer writes it),
+ *	or NULL for the engine's own slots (hf_xdma_engine_run())
+ * @wb_bus: the bus address of @wb
+ * @res: the outcome (may be NULL)
+ *
+ * For a writeback that others watch too: a GPU stream waiting for the
+ * card's completion of this run (GPU-side completion of a transfer).  The
+ * word is cleared, the engine's writeback address programmed to it (two
+ * register writes at most), and the run waits on it as on its own slot:
+ * once the chain is done it holds the completed-descriptor count,
+ * XDMA_WB_ERR set if the engine stopped on an error.  A failed run leaves
+ * in it whatever the card wrote (0 when nothing): the caller marks it.  The
+ * next run, of either kind, programs the address it needs.
+ *
+ * The word is memory others can write (the user, a GPU, the card's data
+ * when it lies inside the run's C2H destination), so it only notifies:
+ * when it shows the end, or an error, or a wake-up comes (interrupt mode),
+ * the engine must confirm it (Busy clear, stopped, no error, completed
+ * count at least the chain's: one or two register reads), and until it
+ * does the run waits on the engine's registers alone
+ * (hf_xdma_engine_wait_engine(), @e->stats.wb_unconfirmed), to the end,
+ * an error, or the timeout and its stop and idle proof.  A run never
+ * returns, so the caller never releases the chain's memory, on the word
+ * alone.  Runs on the engine's own slots, which nobody else writes, keep
+ * the fast path that reads no register.
+ *
+ * A run is four steps: hf_xdma_run_check() (refuse), hf_xdma_run_program(),
+ * hf_xdma_run_wait() with hf_xdma_run_stop(), hf_xdma_run_finish() (the
+ * verdict and the result).
+ *
+ * Return: as hf_xdma_engine_run(); -EINVAL also for an unaligned @wb.
+ */
+int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
+			  u64 timeout_ns, __le32 *wb, u64 wb_bus,
+			  struct hf_xdma_result *res)
+{
+	struct hf_xdma_result local;
+	bool started = false, ended = false;
+	u32 status;
+	u64 start;
+	int ret;
+
+	if (!res)
+		res = &local;
+	ret = hf_xdma_run_check(e, c, wb, wb_bus, res);
+	if (unlikely(ret))
+		return ret;
+	hf_xdma_run_program(e, c, wb, wb_bus);
+	start = hf_os_now_ns();
+	ret = hf_xdma_run_wait(e, c->count, start, timeout_ns, wb, &started);
+	res->elapsed_ns = hf_os_now_ns() - start;
+	status = hf_xdma_run_stop(e, c, res, &ret, started, &ended);
+	return hf_xdma_run_finish(e, c, res, status, ret, started, ended,
+				  timeout_ns);
 }
