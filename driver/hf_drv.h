@@ -544,7 +544,7 @@ struct hf_card_window {
 	u64 size;
 };
 
-/* hf_xfer.c: read()/write() and what XFER shares with it */
+/* hf_xfer.c: read()/write() and the XFER ioctl's runs */
 int hf_xfer_no_stream(struct hf_file *hf, struct hf_card *card);
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		   char __user *buf, size_t count, loff_t *ppos);
@@ -557,6 +557,10 @@ bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
 void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 		   const struct hf_xdma_result *res);
 int hf_run_exit(struct hf_chan *chan, int ret, struct hf_xdma_result *res);
+int hf_xfer_check(struct hf_file *hf, struct hellofpga_xfer *x,
+		  struct hf_chan **chan, struct hf_pin_core **pc);
+int hf_xfer_pinned(struct hf_file *hf, struct hellofpga_xfer *x,
+		   struct hf_chan *chan, struct hf_pin_core *pc);
 
 /* hf_stream.c: C2H AXI-Stream rings of the c2h nodes */
 long hf_stream_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read()/write() of the h2c and c2h nodes, and helpers shared
- * with the XFER ioctl: segment fitting, range checks, failure reports.
+ * Read()/write() of the h2c and c2h nodes, and the runs of the XFER ioctl
+ * (hf_ioctl.c copies the request in and out): segment fitting, range
+ * checks, failure reports shared by both.
  *
  * A read() or write() moves the user buffer in chunks of at most
  * HF_RW_CHUNK_PAGES pages: pin the pages, build an sg table with segments
@@ -17,6 +18,10 @@
  * buffer is pinned and chained at once (the channel's arrays grow for it),
  * so that EOP (TLAST) ends the one chain; a packet is never cut, and one
  * too long for a chain fails with -EMSGSIZE.
+ *
+ * An XFER moves a range of a pin (hf_pin.c) in runs of the chain the pin
+ * keeps for the engine (its chain cache, rebuilt only when the range
+ * changes), with the writeback word of HELLOFPGA_XFER_WB in a host pin.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -566,5 +571,445 @@ ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 	ret = hf_xfer_window(hf, chan, buf, count, &win);
 	if (ret > 0)
 		*ppos = pos + ret;
+	return ret;
+}
+
+/**
+ * hf_xfer_run() - move a range of a pin, in one or more engine runs.
+ * @hf: the file
+ * @pc: the pin, marked active on @chan (hf_pin_start_run())
+ * @chan: the engine, locked and usable (hf_chan_usable())
+ * @x: the request, validated; @x->bytes and @x->engine_ns are updated
+ * @timeout_ns: timeout of each run
+ * @wpc: HELLOFPGA_XFER_WB: the pin of the writeback word, marked active on
+ *	@chan (it may be @pc), else NULL
+ * @wb: HELLOFPGA_XFER_WB: the word, mapped, cleared: the last run's
+ *	writeback goes there (an earlier run's to the engine's own word)
+ *
+ * A range whose chain fits in HF_RUN_MAX_DESC descriptors is one run, and
+ * its chain is kept: the next XFER of the same range runs it again without
+ * rebuilding.  Longer ranges run in pieces, rebuilt each time.  Each run's
+ * bytes, and only those, are synced for the device before and for the CPU
+ * after (C2H) when the provider needs it.  A run that wedges its engine
+ * puts the pin into the channel's quarantine.  On an AXI-Stream card the
+ * range is one H2C packet: one run, never pieces.
+ *
+ * Return: 0 or a negative errno with the file's last error set; -EMSGSIZE
+ * for a packet whose chain would need more than HF_RUN_MAX_DESC
+ * descriptors.
+ */
+static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
+		       struct hf_chan *chan, struct hellofpga_xfer *x,
+		       u64 timeout_ns, struct hf_pin_core *wpc,
+		       const struct hf_host_words *wb)
+{
+	struct hf_card *card = chan->card;
+	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
+	const struct hf_pin *pin = &pc->pin;
+	void (*sync)(struct hf_pin *pin, u64 off, u64 len, bool for_device) =
+		pc->ops->sync;
+	struct hf_xdma_result res;
+	u64 off = x->buf_offset, left = x->length, card_addr = x->card_addr;
+	u64 piece;
+	bool last;
+	int ret = 0, n;
+
+	lockdep_assert_held(&chan->lock);
+	while (left) {
+		piece = hf_sg_fit(pin->segs, pin->nsegs, off, left,
+				  HF_RUN_MAX_DESC);
+		if (card->xdev.stream && piece < left) {
+			/* a packet is one chain: TLAST ends it */
+			hf_set_error(hf, -EMSGSIZE,
+				     "XFER: a packet of 0x%llx bytes needs more descriptors than one chain holds (%u)",
+				     left, HF_RUN_MAX_DESC);
+			return -EMSGSIZE;
+		}
+		if (!pch->valid || pch->off != off || pch->len != piece ||
+		    pch->card_addr != card_addr) {
+			pch->valid = false;
+			n = hf_xdma_chain_count(pin->segs, pin->nsegs, off, piece);
+			if (n < 0) {
+				hf_set_error(hf, n, "XFER: descriptor chain: %d",
+					     n);
+				return n;
+			}
+			ret = hf_pin_ring_reserve(hf, pc, pch, n);
+			if (ret)
+				return ret;
+			hf_xdma_chain_init(&pch->chain, pch->mem.cpu, pch->mem.bus,
+					   pch->mem.cap);
+			ret = hf_xdma_chain_build(&pch->chain, chan->dir, pin->segs,
+						  pin->nsegs, off, piece,
+						  card_addr);
+			if (ret) {
+				hf_set_error(hf, ret,
+					     "XFER: building the chain failed: %d",
+					     ret);
+				return ret;
+			}
+			pch->off = off;
+			pch->len = piece;
+			pch->card_addr = card_addr;
+			pch->valid = true;
+		}
+		ret = hf_card_enter(card);
+		if (ret) {
+			hf_set_error(hf, ret, "XFER: %s",
+				     hf_card_enter_why(ret));
+			return ret;
+		}
+		if (sync)
+			sync(&pc->pin, off, piece, true);
+		last = wb && piece == left;
+		ret = hf_xdma_engine_run_wb(&chan->engine, &pch->chain,
+					    timeout_ns,
+					    last ? (__le32 *)wb->cpu : NULL,
+					    last ? wb->bus : 0, &res);
+		ret = hf_run_exit(chan, ret, &res);
+		if (res.wedged) {
+			hf_pin_quarantine(pc, chan);
+			if (wpc && wpc != pc)
+				hf_pin_quarantine_wb(wpc, chan);
+		} else if (sync && chan->dir == XDMA_C2H) {
+			sync(&pc->pin, off, piece, false);
+		}
+
+		x->bytes += res.bytes;
+		x->engine_ns += res.elapsed_ns;
+		if (ret) {
+			hf_report_run(hf, chan, &res);
+			return ret;
+		}
+		off += piece;
+		card_addr += piece;
+		left -= piece;
+	}
+	return 0;
+}
+
+/**
+ * hf_xfer_packet_check() - an H2C XFER on an AXI-Stream card is one packet.
+ * @hf: the file (its last error is set on failure)
+ * @card: the card
+ * @x: the request
+ *
+ * Return: 0 (also for a memory-mapped card), -EINVAL (a card address),
+ * -EMSGSIZE (longer than HELLOFPGA_STREAM_H2C_MAX).
+ */
+static int hf_xfer_packet_check(struct hf_file *hf, struct hf_card *card,
+				const struct hellofpga_xfer *x)
+{
+	if (!card->xdev.stream)
+		return 0;
+	if (x->card_addr) {
+		hf_set_error(hf, -EINVAL, "XFER: card address 0x%llx: %s",
+			     x->card_addr, XDMA_STREAM_H2C_ADDR_MSG);
+		return -EINVAL;
+	}
+	if (x->length > HELLOFPGA_STREAM_H2C_MAX) {
+		hf_set_error(hf, -EMSGSIZE,
+			     "XFER: a packet of 0x%llx bytes is longer than an AXI-Stream H2C packet may be (HELLOFPGA_STREAM_H2C_MAX, 0x%x bytes); it is not cut",
+			     x->length, HELLOFPGA_STREAM_H2C_MAX);
+		return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/**
+ * hf_xfer_wb_get() - the writeback word of an XFER with HELLOFPGA_XFER_WB.
+ * @hf: the file
+ * @x: the request, its data range validated
+ * @pc: the data pin
+ * @wpc: receives the word's pin, referenced (hf_pin_put())
+ *
+ * Return: 0, or -EINVAL, -ENOENT with the file's last error set.
+ */
+static int hf_xfer_wb_get(struct hf_file *hf, const struct hellofpga_xfer *x,
+			  struct hf_pin_core *pc, struct hf_pin_core **wpc)
+{
+	struct hf_pin_core *w;
+	int ret;
+
+	if (!(hf_pin_features() & HELLOFPGA_FEAT_PIN_HOST)) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: HELLOFPGA_XFER_WB needs HELLOFPGA_FEAT_XFER_WB (host pins), which this driver lacks");
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(x->wb_offset, 4)) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_offset 0x%llx is not a multiple of 4",
+			     x->wb_offset);
+		return -EINVAL;
+	}
+	w = hf_pin_lookup(hf, x->wb_handle);
+	if (!w) {
+		hf_set_error(hf, -ENOENT, "XFER: no pin with wb_handle %llu",
+			     x->wb_handle);
+		return -ENOENT;
+	}
+	if (w->ops != &hf_host_ops) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_handle %llu is a %s pin: the writeback word must lie in a host pin (HELLOFPGA_PIN_HOST)",
+			     x->wb_handle, w->ops->name);
+		ret = -EINVAL;
+		goto err;
+	}
+	/* the room the card's poll-mode writeback may take, not only 4 bytes */
+	if (w->pin.size < HELLOFPGA_XFER_WB_ROOM ||
+	    x->wb_offset > w->pin.size - HELLOFPGA_XFER_WB_ROOM) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_offset 0x%llx: the word and the %u bytes from it the card may write (HELLOFPGA_XFER_WB_ROOM) must lie inside pin %llu (0x%llx bytes)",
+			     x->wb_offset, HELLOFPGA_XFER_WB_ROOM, x->wb_handle,
+			     w->pin.size);
+		ret = -EINVAL;
+		goto err;
+	}
+	*wpc = w;
+	return 0;
+err:
+	hf_pin_put(w);
+	return ret;
+}
+
+/**
+ * hf_xfer_wb_map() - map the writeback word of an XFER_WB for its run.
+ * @hf: the file
+ * @x: the request
+ * @wpc: the word's pin, marked active on the run's channel (its pages
+ *	stay pinned until the mark clears)
+ * @wb: receives the word
+ *
+ * Return: 0, or -EOPNOTSUPP (bounce buffers), -EINVAL, -ENOMEM with the
+ * file's last error set.
+ */
+static int hf_xfer_wb_map(struct hf_file *hf, const struct hellofpga_xfer *x,
+			  struct hf_pin_core *wpc, struct hf_host_words *wb)
+{
+	int ret = hf_host_words_map(&wpc->pin, x->wb_offset, 4, wb);
+
+	/* 0 until the last run's writeback: nothing stale satisfies a GPU */
+	if (!ret)
+		WRITE_ONCE(*(__le32 *)wb->cpu, 0);
+	if (ret == -EOPNOTSUPP)
+		hf_set_error(hf, ret,
+			     "XFER: HELLOFPGA_XFER_WB: pin %llu's DMA mapping needs CPU syncs (swiotlb bounce buffers or a non-coherent device): the card's writes to the word would not reach the memory a GPU watches",
+			     x->wb_handle);
+	else if (ret)
+		hf_set_error(hf, ret,
+			     "XFER: HELLOFPGA_XFER_WB: cannot map the word of pin %llu (%d)",
+			     x->wb_handle, ret);
+	return ret;
+}
+
+/**
+ * hf_xfer_check() - check an XFER request and find its engine and pin.
+ * @hf: the file (its last error is set on failure)
+ * @x: the request as copied in; @x->bytes and @x->engine_ns are zeroed
+ * @chan: receives the engine
+ * @pc: receives the pin, referenced (hf_xfer_pinned() puts it)
+ *
+ * Return: 0, or -EINVAL, -ENODEV (hf_xfer_no_stream()), -ECHRNG, -ENOENT;
+ * the request is then not copied back.
+ */
+int hf_xfer_check(struct hf_file *hf, struct hellofpga_xfer *x,
+		  struct hf_chan **chan, struct hf_pin_core **pc)
+{
+	struct hf_card *card = hf->card;
+	int ret;
+
+	if ((x->flags & ~HELLOFPGA_XFER_WB) ||
+	    memchr_inv(x->reserved, 0, sizeof(x->reserved))) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: flags must be 0 or HELLOFPGA_XFER_WB, reserved 0");
+		return -EINVAL;
+	}
+	if (!(x->flags & HELLOFPGA_XFER_WB) && (x->wb_handle || x->wb_offset)) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_handle and wb_offset must be 0 without HELLOFPGA_XFER_WB");
+		return -EINVAL;
+	}
+	if (x->timeout_ms > HELLOFPGA_MAX_TIMEOUT_MS) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: timeout_ms %u is above %u ms (0: the file's timeout)",
+			     x->timeout_ms, HELLOFPGA_MAX_TIMEOUT_MS);
+		return -EINVAL;
+	}
+	x->bytes = 0;
+	x->engine_ns = 0;
+	if (x->dir != HELLOFPGA_XFER_H2C && x->dir != HELLOFPGA_XFER_C2H) {
+		hf_set_error(hf, -EINVAL, "XFER: bad direction %u", x->dir);
+		return -EINVAL;
+	}
+	if (x->dir == HELLOFPGA_XFER_C2H) {
+		ret = hf_xfer_no_stream(hf, card);
+		if (ret)
+			return ret;
+	}
+	*chan = hf_chan_of(card, x->dir, x->channel);
+	if (!*chan) {
+		hf_set_error(hf, -ECHRNG, "XFER: %s channel %u out of range (the card has %u)",
+			     x->dir == HELLOFPGA_XFER_H2C ? "H2C" : "C2H",
+			     x->channel, x->dir == HELLOFPGA_XFER_H2C ?
+			     card->xdev.num_h2c : card->xdev.num_c2h);
+		return -ECHRNG;
+	}
+	*pc = hf_pin_lookup(hf, x->handle);
+	if (!*pc) {
+		hf_set_error(hf, -ENOENT, "XFER: no pin with handle %llu",
+			     x->handle);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/**
+ * hf_xfer_range_check() - the buffer and card ranges of an XFER.
+ * @hf: the file (its last error is set on failure)
+ * @x: the request
+ * @pc: its pin
+ *
+ * Return: 0, or -EINVAL, -EACCES, -EOVERFLOW, -EMSGSIZE, -ERANGE.
+ */
+static int hf_xfer_range_check(struct hf_file *hf,
+			       const struct hellofpga_xfer *x,
+			       struct hf_pin_core *pc)
+{
+	struct hf_card *card = hf->card;
+	int ret;
+
+	if (x->buf_offset > pc->pin.size ||
+	    x->length > pc->pin.size - x->buf_offset) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: buffer range 0x%llx + 0x%llx outside the pin (0x%llx bytes)",
+			     x->buf_offset, x->length, pc->pin.size);
+		return -EINVAL;
+	}
+	if (x->dir == HELLOFPGA_XFER_C2H && pc->read_only) {
+		hf_set_error(hf, -EACCES,
+			     "XFER: pin %llu is read-only (a dma-buf whose file is not open for writing): H2C only, no C2H into it",
+			     x->handle);
+		return -EACCES;
+	}
+	if (x->card_addr + x->length < x->card_addr) {
+		hf_set_error(hf, -EOVERFLOW, "XFER: card address + length wraps");
+		return -EOVERFLOW;
+	}
+	ret = hf_xfer_packet_check(hf, card, x);
+	if (ret)
+		return ret;
+	if (!card->xdev.stream &&
+	    !hf_card_range_ok(card, x->card_addr, x->length)) {
+		hf_set_error(hf, -ERANGE,
+			     "XFER: card range 0x%llx + 0x%llx past the end of card memory (ddr_size 0x%llx)",
+			     x->card_addr, x->length, card->ddr_size);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/**
+ * hf_xfer_locked() - run an XFER on its locked, usable engine.
+ * @hf: the file (its last error is set on failure)
+ * @x: the request, checked; @x->bytes and @x->engine_ns are updated
+ * @chan: the engine, locked
+ * @pc: the data pin
+ * @wpc: HELLOFPGA_XFER_WB: the word's pin, else NULL
+ * @timeout_ns: timeout of each run
+ *
+ * Marks the pins active on @chan for the runs; a failed transfer's word is
+ * marked HELLOFPGA_XFER_WB_FAILED, so that a waiting GPU goes on.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int hf_xfer_locked(struct hf_file *hf, struct hellofpga_xfer *x,
+			  struct hf_chan *chan, struct hf_pin_core *pc,
+			  struct hf_pin_core *wpc, u64 timeout_ns)
+{
+	struct hf_card *card = chan->card;
+	struct hf_host_words wb = { };
+	int ret;
+
+	ret = hf_chan_usable(hf, chan);
+	if (ret)
+		return ret;
+	if (hf_pin_start_run(pc, chan)) {
+		ret = READ_ONCE(card->dead) ? -ENODEV : -EFAULT;
+		hf_set_error(hf, ret, "XFER: pin %llu was %s", x->handle,
+			     ret == -ENODEV ? "released: card removed" :
+			     "revoked: its memory was freed by its owner");
+		return ret;
+	}
+	if (wpc && wpc != pc && hf_pin_start_run(wpc, chan)) {
+		hf_pin_end_run(pc, chan);
+		ret = READ_ONCE(card->dead) ? -ENODEV : -EFAULT;
+		hf_set_error(hf, ret, "XFER: the writeback word's pin %llu was %s",
+			     x->wb_handle, ret == -ENODEV ?
+			     "released: card removed" : "released");
+		return ret;
+	}
+	ret = wpc ? hf_xfer_wb_map(hf, x, wpc, &wb) : 0;
+	if (!ret) {
+		ret = hf_xfer_run(hf, pc, chan, x, timeout_ns, wpc,
+				  wpc ? &wb : NULL);
+		/* a failed transfer's word: marked, so a waiting GPU goes on */
+		if (ret && wpc) {
+			__le32 *w = wb.cpu;
+
+			WRITE_ONCE(*w, cpu_to_le32(le32_to_cpu(READ_ONCE(*w)) |
+						   HELLOFPGA_XFER_WB_FAILED));
+		}
+		hf_host_words_unmap(&wb);
+	}
+	if (wpc && wpc != pc)
+		hf_pin_end_run(wpc, chan);
+	hf_pin_end_run(pc, chan);
+	return ret;
+}
+
+/**
+ * hf_xfer_pinned() - the XFER ioctl after hf_xfer_check(): move bytes
+ *	between a pin and card memory.
+ * @hf: the file (its last error is set on failure)
+ * @x: the request; @x->bytes and @x->engine_ns are updated (on failure too)
+ * @chan: its engine
+ * @pc: its pin, referenced: put here
+ *
+ * Return: 0 or a negative errno.
+ */
+int hf_xfer_pinned(struct hf_file *hf, struct hellofpga_xfer *x,
+		   struct hf_chan *chan, struct hf_pin_core *pc)
+{
+	struct hf_pin_core *wpc = NULL;
+	u64 timeout_ns;
+	int ret;
+
+	ret = hf_xfer_range_check(hf, x, pc);
+	if (ret || !x->length)
+		goto out_put;
+	if (x->flags & HELLOFPGA_XFER_WB) {
+		ret = hf_xfer_wb_get(hf, x, pc, &wpc);
+		if (ret)
+			goto out_put;
+	}
+	timeout_ns = x->timeout_ms ? (u64)x->timeout_ms * NSEC_PER_MSEC :
+				     hf_file_timeout_ns(hf);
+
+	ret = hf_chan_lock(chan, timeout_ns);
+	if (ret) {
+		if (ret == -EBUSY)
+			hf_set_error(hf, ret,
+				     "XFER: the channel stayed in use by another run until the timeout; nothing was moved");
+		else
+			hf_set_error(hf, ret,
+				     "XFER: interrupted waiting for the channel");
+		goto out_put;
+	}
+	ret = hf_xfer_locked(hf, x, chan, pc, wpc, timeout_ns);
+	hf_chan_unlock(chan);
+out_put:
+	if (wpc)
+		hf_pin_put(wpc);
+	hf_pin_put(pc);
 	return ret;
 }
