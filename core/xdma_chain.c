@@ -315,3 +315,33 @@ int hf_xdma_chain_build_window(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
 			   win_off);
 	return 0;
 }
+
+/**
+ * hf_xdma_chain_cache_build() - build a cache's chain for a range.
+ * @cc: the cache, its chain with storage from hf_xdma_chain_init()
+ * @dir: direction
+ * @sg: scatter list
+ * @nsg: its entries
+ * @off: first byte of the range within the list
+ * @len: length of the range
+ * @card: card address of its first byte
+ *
+ * Return: 0, the cache then holds the range; or as hf_xdma_chain_build(),
+ * the cache then holds nothing.
+ */
+int hf_xdma_chain_cache_build(struct hf_xdma_chain_cache *cc,
+			      enum hf_xdma_dir dir, const struct hf_sg *sg,
+			      u32 nsg, u64 off, u64 len, u64 card)
+{
+	int ret;
+
+	cc->valid = false;
+	ret = hf_xdma_chain_build(&cc->chain, dir, sg, nsg, off, len, card);
+	if (ret)
+		return ret;
+	cc->off = off;
+	cc->len = len;
+	cc->card = card;
+	cc->valid = true;
+	return 0;
+}

@@ -354,20 +354,12 @@ static inline u64 hf_file_timeout_ns(struct hf_file *hf)
 /**
  * struct hf_pin_chain - descriptor chain of a pin for one engine, kept
  *	between XFERs and rebuilt only when the range changes.
- * @chain: the built chain
+ * @cache: the chain and the range it was built for
  * @mem: its storage
- * @valid: @chain holds the range below
- * @off: buffer offset it was built for
- * @len: length it was built for
- * @card_addr: card address it was built for
  */
 struct hf_pin_chain {
-	struct hf_xdma_chain chain;
+	struct hf_xdma_chain_cache cache;
 	struct hf_desc_mem mem;
-	bool valid;
-	u64 off;
-	u64 len;
-	u64 card_addr;
 };
 
 /**

@@ -625,9 +625,8 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 				     left, HF_RUN_MAX_DESC);
 			return -EMSGSIZE;
 		}
-		if (!pch->valid || pch->off != off || pch->len != piece ||
-		    pch->card_addr != card_addr) {
-			pch->valid = false;
+		if (!hf_xdma_chain_cached(&pch->cache, off, piece, card_addr)) {
+			pch->cache.valid = false;
 			n = hf_xdma_chain_count(pin->segs, pin->nsegs, off, piece);
 			if (n < 0) {
 				hf_set_error(hf, n, "XFER: descriptor chain: %d",
@@ -637,21 +636,17 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 			ret = hf_pin_ring_reserve(hf, pc, pch, n);
 			if (ret)
 				return ret;
-			hf_xdma_chain_init(&pch->chain, pch->mem.cpu, pch->mem.bus,
-					   pch->mem.cap);
-			ret = hf_xdma_chain_build(&pch->chain, chan->dir, pin->segs,
-						  pin->nsegs, off, piece,
-						  card_addr);
+			hf_xdma_chain_init(&pch->cache.chain, pch->mem.cpu,
+					   pch->mem.bus, pch->mem.cap);
+			ret = hf_xdma_chain_cache_build(&pch->cache, chan->dir,
+							pin->segs, pin->nsegs,
+							off, piece, card_addr);
 			if (ret) {
 				hf_set_error(hf, ret,
 					     "XFER: building the chain failed: %d",
 					     ret);
 				return ret;
 			}
-			pch->off = off;
-			pch->len = piece;
-			pch->card_addr = card_addr;
-			pch->valid = true;
 		}
 		ret = hf_card_enter(card);
 		if (ret) {
@@ -662,7 +657,7 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 		if (sync)
 			sync(&pc->pin, off, piece, true);
 		last = wb && piece == left;
-		ret = hf_xdma_engine_run_wb(&chan->engine, &pch->chain,
+		ret = hf_xdma_engine_run_wb(&chan->engine, &pch->cache.chain,
 					    timeout_ns,
 					    last ? (__le32 *)wb->cpu : NULL,
 					    last ? wb->bus : 0, &res);
