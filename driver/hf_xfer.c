@@ -208,6 +208,66 @@ static unsigned int hf_max_segment(struct hf_card *card)
 }
 
 /**
+ * hf_rw_build() - the descriptor chain of a read()/write() chunk.
+ * @hf: the file (its last error is set on failure)
+ * @chan: the engine, locked; its @sg holds the chunk's DMA pieces
+ * @nsg: entries of @chan->sg
+ * @len: bytes of the chunk
+ * @win: card addresses of the transfer
+ * @at: bytes of the transfer before this chunk
+ * @packet: an H2C packet of an AXI-Stream card (one chain or nothing)
+ *
+ * Return: 0 with the card entered (hf_card_exit() after the run), or a
+ * negative errno; -EMSGSIZE when a packet needs more than HF_RUN_MAX_DESC
+ * descriptors.
+ */
+static int hf_rw_build(struct hf_file *hf, struct hf_chan *chan, u32 nsg,
+		       size_t len, const struct hf_card_window *win, u64 at,
+		       bool packet)
+{
+	struct hf_card *card = chan->card;
+	u64 win_off = at;
+	int ret;
+
+	if (win->size)
+		div64_u64_rem(at, win->size, &win_off);
+	ret = hf_xdma_chain_count_window(chan->sg, nsg, 0, len, win->size,
+					 win_off);
+	if (ret < 0) {
+		hf_set_error(hf, ret, "descriptor chain of %zu bytes: %d", len,
+			     ret);
+		return ret;
+	}
+	if (packet && ret > HF_RUN_MAX_DESC) {
+		hf_set_error(hf, -EMSGSIZE,
+			     "a packet of %zu bytes needs %d descriptors, more than one chain holds (%u)",
+			     len, ret, HF_RUN_MAX_DESC);
+		return -EMSGSIZE;
+	}
+	ret = hf_desc_mem_reserve(card, &chan->mem, ret);
+	if (ret) {
+		hf_set_error(hf, ret, "no coherent memory for descriptors");
+		return ret;
+	}
+	ret = hf_card_enter(card);
+	if (ret) {
+		hf_set_error(hf, ret, "%s", hf_card_enter_why(ret));
+		return ret;
+	}
+	hf_xdma_chain_init(&chan->chain, chan->mem.cpu, chan->mem.bus,
+			   chan->mem.cap);
+	ret = hf_xdma_chain_build_window(&chan->chain, chan->dir, chan->sg, nsg, 0,
+					 len, win->base, win->size, win_off);
+	if (ret) {
+		hf_card_exit(card);
+		hf_set_error(hf, ret, "building the descriptor chain failed: %d",
+			     ret);
+		return ret;
+	}
+	return 0;
+}
+
+/**
  * hf_rw_chunk() - move one chunk of a read() or write().
  * @hf: the file
  * @chan: the engine, locked
@@ -238,7 +298,6 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 	struct hf_xdma_result res;
 	struct sg_table sgt;
 	struct scatterlist *s;
-	u64 win_off = at;
 	u32 nsg = 0, i;
 	int pinned, ret;
 
@@ -290,42 +349,9 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 		nsg++;
 	}
 
-	if (win->size)
-		div64_u64_rem(at, win->size, &win_off);
-	ret = hf_xdma_chain_count_window(chan->sg, nsg, 0, len, win->size,
-					 win_off);
-	if (ret < 0) {
-		hf_set_error(hf, ret, "descriptor chain of %zu bytes: %d", len,
-			     ret);
+	ret = hf_rw_build(hf, chan, nsg, len, win, at, packet);
+	if (ret)
 		goto unmap;
-	}
-	if (packet && ret > HF_RUN_MAX_DESC) {
-		hf_set_error(hf, -EMSGSIZE,
-			     "a packet of %zu bytes needs %d descriptors, more than one chain holds (%u)",
-			     len, ret, HF_RUN_MAX_DESC);
-		ret = -EMSGSIZE;
-		goto unmap;
-	}
-	ret = hf_desc_mem_reserve(card, &chan->mem, ret);
-	if (ret) {
-		hf_set_error(hf, ret, "no coherent memory for descriptors");
-		goto unmap;
-	}
-	ret = hf_card_enter(card);
-	if (ret) {
-		hf_set_error(hf, ret, "%s", hf_card_enter_why(ret));
-		goto unmap;
-	}
-	hf_xdma_chain_init(&chan->chain, chan->mem.cpu, chan->mem.bus,
-			   chan->mem.cap);
-	ret = hf_xdma_chain_build_window(&chan->chain, chan->dir, chan->sg, nsg, 0,
-					 len, win->base, win->size, win_off);
-	if (ret) {
-		hf_card_exit(card);
-		hf_set_error(hf, ret, "building the descriptor chain failed: %d",
-			     ret);
-		goto unmap;
-	}
 	/* read()/write() runs are never cancelled: a pin's revoke may not hit */
 	WRITE_ONCE(chan->engine.cancel, false);
 	ret = hf_xdma_engine_run(&chan->engine, &chan->chain,
