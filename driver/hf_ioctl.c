@@ -332,18 +332,14 @@ static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
 static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
 {
 	struct hellofpga_xfer x;
-	struct hf_pin_core *pc;
-	struct hf_chan *chan;
+	bool reply = false;
 	int ret;
 
 	if (copy_from_user(&x, uarg, sizeof(x)))
 		return hf_efault(hf, "XFER");
-	ret = hf_xfer_check(hf, &x, &chan, &pc);
-	if (ret)
-		return ret;
-	ret = hf_xfer_pinned(hf, &x, chan, pc);
+	ret = hf_xfer(hf, &x, &reply);
 	/* bytes and engine_ns are reported on failure too. */
-	if (copy_to_user(uarg, &x, sizeof(x)))
+	if (reply && copy_to_user(uarg, &x, sizeof(x)))
 		return hf_efault(hf, "XFER");
 	return ret;
 }

@@ -828,13 +828,12 @@ static int hf_xfer_wb_map(struct hf_file *hf, const struct hellofpga_xfer *x,
  * @hf: the file (its last error is set on failure)
  * @x: the request as copied in; @x->bytes and @x->engine_ns are zeroed
  * @chan: receives the engine
- * @pc: receives the pin, referenced (hf_xfer_pinned() puts it)
+ * @pc: receives the pin, referenced (hf_xfer() puts it)
  *
- * Return: 0, or -EINVAL, -ENODEV (hf_xfer_no_stream()), -ECHRNG, -ENOENT;
- * the request is then not copied back.
+ * Return: 0, or -EINVAL, -ENODEV (hf_xfer_no_stream()), -ECHRNG, -ENOENT.
  */
-int hf_xfer_check(struct hf_file *hf, struct hellofpga_xfer *x,
-		  struct hf_chan **chan, struct hf_pin_core **pc)
+static int hf_xfer_check(struct hf_file *hf, struct hellofpga_xfer *x,
+			 struct hf_chan **chan, struct hf_pin_core **pc)
 {
 	struct hf_card *card = hf->card;
 	int ret;
@@ -989,22 +988,26 @@ static int hf_xfer_locked(struct hf_file *hf, struct hellofpga_xfer *x,
 }
 
 /**
- * hf_xfer_pinned() - the XFER ioctl after hf_xfer_check(): move bytes
- *	between a pin and card memory.
+ * hf_xfer() - the XFER ioctl, its request copied in: move bytes between a
+ *	pin and card memory.
  * @hf: the file (its last error is set on failure)
  * @x: the request; @x->bytes and @x->engine_ns are updated (on failure too)
- * @chan: its engine
- * @pc: its pin, referenced: put here
+ * @reply: set once the request names an engine and a pin: @x is then to be
+ *	copied back, whatever the outcome (hf_xfer_check()'s failures are not)
  *
  * Return: 0 or a negative errno.
  */
-int hf_xfer_pinned(struct hf_file *hf, struct hellofpga_xfer *x,
-		   struct hf_chan *chan, struct hf_pin_core *pc)
+int hf_xfer(struct hf_file *hf, struct hellofpga_xfer *x, bool *reply)
 {
-	struct hf_pin_core *wpc = NULL;
+	struct hf_pin_core *pc, *wpc = NULL;
+	struct hf_chan *chan;
 	u64 timeout_ns;
 	int ret;
 
+	ret = hf_xfer_check(hf, x, &chan, &pc);
+	if (ret)
+		return ret;
+	*reply = true;
 	ret = hf_xfer_range_check(hf, x, pc);
 	if (ret || !x->length)
 		goto out_put;
