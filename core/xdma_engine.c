@@ -1316,7 +1316,7 @@ int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *
 {
 	struct hf_xdma_result local;
 	bool started = false, ended = false;
-	u32 status;
+	u32 count = c->count, status;
 	u64 start;
 	int ret;
 
@@ -1327,7 +1327,7 @@ int hf_xdma_engine_run_wb(struct hf_xdma_engine *e, const struct hf_xdma_chain *
 		return ret;
 	hf_xdma_run_program(e, c, wb, wb_bus);
 	start = hf_os_now_ns();
-	ret = hf_xdma_run_wait(e, c->count, start, timeout_ns, wb, &started);
+	ret = hf_xdma_run_wait(e, count, start, timeout_ns, wb, &started);
 	res->elapsed_ns = hf_os_now_ns() - start;
 	status = hf_xdma_run_stop(e, c, res, &ret, started, &ended);
 	return hf_xdma_run_finish(e, c, res, status, ret, started, ended,
