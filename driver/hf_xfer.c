@@ -620,20 +620,14 @@ ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
  * puts the pin into the channel's quarantine.  On an AXI-Stream card the
  * range is one H2C packet: one run, never pieces.
  *
- * Inlined, with hf_xfer_locked(), into hf_xfer(): an XFER makes one call
- * into this file and then the engine core's.
- *
  * Return: 0 or a negative errno with the file's last error set; -EMSGSIZE
  * for a packet whose chain would need more than HF_RUN_MAX_DESC
  * descriptors.
  */
-static __always_inline int hf_xfer_run(struct hf_file *hf,
-				       struct hf_pin_core *pc,
-				       struct hf_chan *chan,
-				       struct hellofpga_xfer *x,
-				       u64 timeout_ns,
-				       struct hf_pin_core *wpc,
-				       const struct hf_host_words *wb)
+static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
+		       struct hf_chan *chan, struct hellofpga_xfer *x,
+		       u64 timeout_ns, struct hf_pin_core *wpc,
+		       const struct hf_host_words *wb)
 {
 	struct hf_card *card = chan->card;
 	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
@@ -948,12 +942,9 @@ static int hf_xfer_range_check(struct hf_file *hf,
  *
  * Return: 0 or a negative errno.
  */
-static __always_inline int hf_xfer_locked(struct hf_file *hf,
-					  struct hellofpga_xfer *x,
-					  struct hf_chan *chan,
-					  struct hf_pin_core *pc,
-					  struct hf_pin_core *wpc,
-					  u64 timeout_ns)
+static int hf_xfer_locked(struct hf_file *hf, struct hellofpga_xfer *x,
+			  struct hf_chan *chan, struct hf_pin_core *pc,
+			  struct hf_pin_core *wpc, u64 timeout_ns)
 {
 	struct hf_card *card = chan->card;
 	struct hf_host_words wb = { };
