@@ -549,7 +549,7 @@ bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
 void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 		   const struct hf_xdma_result *res);
 int hf_run_exit(struct hf_chan *chan, int ret, struct hf_xdma_result *res);
-int hf_xfer(struct hf_file *hf, struct hellofpga_xfer *x, bool *reply);
+long hf_xfer_ioctl(struct hf_file *hf, void __user *uarg);
 
 /* hf_stream.c: C2H AXI-Stream rings of the c2h nodes */
 long hf_stream_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);

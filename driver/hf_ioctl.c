@@ -329,21 +329,6 @@ static long hf_ioc_unpin(struct hf_file *hf, void __user *uarg)
 	return 0;
 }
 
-static long hf_ioc_xfer(struct hf_file *hf, void __user *uarg)
-{
-	struct hellofpga_xfer x;
-	bool reply = false;
-	int ret;
-
-	if (copy_from_user(&x, uarg, sizeof(x)))
-		return hf_efault(hf, "XFER");
-	ret = hf_xfer(hf, &x, &reply);
-	/* bytes and engine_ns are reported on failure too. */
-	if (reply && copy_to_user(uarg, &x, sizeof(x)))
-		return hf_efault(hf, "XFER");
-	return ret;
-}
-
 static long hf_ioc_set_timeout(struct hf_file *hf, void __user *uarg)
 {
 	struct hellofpga_timeout t;
@@ -421,7 +406,7 @@ long hf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case HELLOFPGA_IOC_PIN:
 		return hf_ioc_pin(hf, uarg);
 	case HELLOFPGA_IOC_XFER:
-		return hf_ioc_xfer(hf, uarg);
+		return hf_xfer_ioctl(hf, uarg);
 	default:
 		return hf_ioc_unpin(hf, uarg);
 	}

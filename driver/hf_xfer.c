@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read()/write() of the h2c and c2h nodes, and the runs of the XFER ioctl
- * (hf_ioctl.c copies the request in and out): segment fitting, range
- * checks, failure reports shared by both.
+ * Read()/write() of the h2c and c2h nodes, and the XFER ioctl (hf_ioctl.c
+ * dispatches it to hf_xfer_ioctl()): segment fitting, range checks,
+ * failure reports shared by both.
  *
  * A read() or write() moves the user buffer in chunks of at most
  * HF_RW_CHUNK_PAGES pages: pin the pages, build an sg table with segments
@@ -988,8 +988,8 @@ static int hf_xfer_locked(struct hf_file *hf, struct hellofpga_xfer *x,
 }
 
 /**
- * hf_xfer() - the XFER ioctl, its request copied in: move bytes between a
- *	pin and card memory.
+ * hf_xfer() - an XFER request, copied in: move bytes between a pin and card
+ *	memory.
  * @hf: the file (its last error is set on failure)
  * @x: the request; @x->bytes and @x->engine_ns are updated (on failure too)
  * @reply: set once the request names an engine and a pin: @x is then to be
@@ -997,7 +997,7 @@ static int hf_xfer_locked(struct hf_file *hf, struct hellofpga_xfer *x,
  *
  * Return: 0 or a negative errno.
  */
-int hf_xfer(struct hf_file *hf, struct hellofpga_xfer *x, bool *reply)
+static int hf_xfer(struct hf_file *hf, struct hellofpga_xfer *x, bool *reply)
 {
 	struct hf_pin_core *pc, *wpc = NULL;
 	struct hf_chan *chan;
@@ -1036,4 +1036,33 @@ out_put:
 		hf_pin_put(wpc);
 	hf_pin_put(pc);
 	return ret;
+}
+
+/**
+ * hf_xfer_ioctl() - HELLOFPGA_IOC_XFER of the control node (hf_ioctl()
+ *	dispatches it): the request copied in, run (hf_xfer()), copied out.
+ * @hf: the file
+ * @uarg: the user's struct hellofpga_xfer
+ *
+ * The copies are here, not in hf_ioctl.c, so that an XFER's kernel path
+ * makes no more calls than before the runs moved here.
+ *
+ * Return: 0 or a negative errno.
+ */
+long hf_xfer_ioctl(struct hf_file *hf, void __user *uarg)
+{
+	struct hellofpga_xfer x;
+	bool reply = false;
+	int ret;
+
+	if (copy_from_user(&x, uarg, sizeof(x)))
+		goto efault;
+	ret = hf_xfer(hf, &x, &reply);
+	/* bytes and engine_ns are reported on failure too. */
+	if (reply && copy_to_user(uarg, &x, sizeof(x)))
+		goto efault;
+	return ret;
+efault:
+	hf_set_error(hf, -EFAULT, "XFER: bad argument pointer");
+	return -EFAULT;
 }
