@@ -536,7 +536,7 @@ struct hf_card_window {
 	u64 size;
 };
 
-/* hf_xfer.c: read()/write() and the XFER ioctl's runs */
+/* hf_xfer.c: read()/write() and the XFER ioctl */
 int hf_xfer_no_stream(struct hf_file *hf, struct hf_card *card);
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		   char __user *buf, size_t count, loff_t *ppos);
