@@ -2,7 +2,7 @@
 /*
  * hf_os.h - the operating-system interface of the OS-neutral engine core.
  *
- * The engine core (xdma_engine.c) is kernel-style C that compiles unchanged
+ * The engine core (xdma_*.c) is kernel-style C that compiles unchanged
  * into hellofpga.ko and into libhellofpga.  Everything it needs from its
  * surroundings is listed here and implemented twice:
  *   - core/os/hf_os_kernel.h  for the Linux kernel (hellofpga.ko),

@@ -112,6 +112,45 @@ int hf_xdma_chain_build_window(struct hf_xdma_chain *c, enum hf_xdma_dir dir,
 			       u64 len, u64 win_base, u64 win_size, u64 win_off);
 
 /**
+ * struct hf_xdma_chain_cache - a chain kept between runs and rebuilt only
+ *	when the range it moves changes: a pinned buffer's chain on one
+ *	engine (the driver's XFER, the emulated backend's GPU transfers).
+ * @chain: the chain, with storage from hf_xdma_chain_init()
+ * @off: offset in the scatter list of the range it was last built for
+ * @len: length of that range
+ * @card: card address of that range
+ * @valid: @chain holds a build of (@off, @len, @card); cleared by the
+ *	owner when the storage goes
+ */
+struct hf_xdma_chain_cache {
+	struct hf_xdma_chain chain;
+	u64 off;
+	u64 len;
+	u64 card;
+	bool valid;
+};
+
+/**
+ * hf_xdma_chain_cached() - whether a cache holds the chain of a range.
+ * @cc: the cache
+ * @off: offset of the range in the scatter list
+ * @len: its length
+ * @card: its card address
+ *
+ * Return: true when @cc->chain may run as it is.
+ */
+static inline bool hf_xdma_chain_cached(const struct hf_xdma_chain_cache *cc,
+					u64 off, u64 len, u64 card)
+{
+	return cc->valid && cc->off == off && cc->len == len &&
+	       cc->card == card;
+}
+
+int hf_xdma_chain_cache_build(struct hf_xdma_chain_cache *cc,
+			      enum hf_xdma_dir dir, const struct hf_sg *sg,
+			      u32 nsg, u64 off, u64 len, u64 card);
+
+/**
  * struct hf_xdma_dev - the DMA/config BAR of one card as the engine core sees it.
  * @bar: the mapped DMA/config BAR
  * @num_h2c: H2C channels found by hf_xdma_dev_probe()

@@ -354,20 +354,12 @@ static inline u64 hf_file_timeout_ns(struct hf_file *hf)
 /**
  * struct hf_pin_chain - descriptor chain of a pin for one engine, kept
  *	between XFERs and rebuilt only when the range changes.
- * @chain: the built chain
+ * @cache: the chain and the range it was built for
  * @mem: its storage
- * @valid: @chain holds the range below
- * @off: buffer offset it was built for
- * @len: length it was built for
- * @card_addr: card address it was built for
  */
 struct hf_pin_chain {
-	struct hf_xdma_chain chain;
+	struct hf_xdma_chain_cache cache;
 	struct hf_desc_mem mem;
-	bool valid;
-	u64 off;
-	u64 len;
-	u64 card_addr;
 };
 
 /**
@@ -544,7 +536,7 @@ struct hf_card_window {
 	u64 size;
 };
 
-/* hf_xfer.c: read()/write() and what XFER shares with it */
+/* hf_xfer.c: read()/write() and the XFER ioctl */
 int hf_xfer_no_stream(struct hf_file *hf, struct hf_card *card);
 ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 		   char __user *buf, size_t count, loff_t *ppos);
@@ -557,6 +549,7 @@ bool hf_card_range_ok(struct hf_card *card, u64 addr, u64 len);
 void hf_report_run(struct hf_file *hf, struct hf_chan *chan,
 		   const struct hf_xdma_result *res);
 int hf_run_exit(struct hf_chan *chan, int ret, struct hf_xdma_result *res);
+long hf_xfer_ioctl(struct hf_file *hf, void __user *uarg);
 
 /* hf_stream.c: C2H AXI-Stream rings of the c2h nodes */
 long hf_stream_ioctl(struct hf_file *hf, unsigned int cmd, void __user *uarg);

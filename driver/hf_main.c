@@ -3,8 +3,9 @@
  * Load and unload of hellofpga.ko (its parameters: hf_param.c).
  *
  * hellofpga.ko drives the Xilinx DMA/Bridge Subsystem for PCI Express (XDMA,
- * PG195) in AXI memory-mapped mode: character devices compatible with the
- * XDMA reference tools, and an ioctl ABI (include/uapi/hellofpga.h) that
+ * PG195) in AXI memory-mapped and AXI-Stream mode: character devices
+ * compatible with the XDMA reference tools (on a stream card the C2H nodes
+ * read from rings, hf_stream.c), and an ioctl ABI (include/uapi/hellofpga.h) that
  * pins host, dma-buf and (through hellofpga-nvp2p.ko) CUDA memory for
  * transfers between it and card memory.
  */

@@ -572,7 +572,7 @@ void hf_pin_stream_free(struct hf_pin_core *pc, struct hf_chan *chan)
 	if (pch->mem.cpu)
 		have = hf_desc_mem_pages(pch->mem.cap);
 	hf_desc_mem_free(pc->card, &pch->mem);
-	pch->valid = false;
+	pch->cache.valid = false;
 	hf_account_locked_vm(pc->mm, have, false);
 	atomic_long_sub(have, &pc->locked);
 }
@@ -635,7 +635,7 @@ void hf_pin_teardown(struct hf_pin_core *pc)
 	for (dir = 0; dir < 2; dir++) {
 		for (ch = 0; ch < XDMA_MAX_CHANNELS; ch++) {
 			hf_desc_mem_free(card, &pc->chains[dir][ch].mem);
-			pc->chains[dir][ch].valid = false;
+			pc->chains[dir][ch].cache.valid = false;
 		}
 	}
 	pc->hfile = NULL;
@@ -688,7 +688,7 @@ void hf_pin_quarantine(struct hf_pin_core *pc, struct hf_chan *chan)
 	spin_unlock(&pc->state_lock);
 	hf_quarantine_hold(chan, &pch->mem, hf_pin_quarantine_release, pc,
 			   "the pinned buffer and its mapping");
-	pch->valid = false;
+	pch->cache.valid = false;
 }
 
 /**

@@ -777,16 +777,168 @@ static int hf_stream_setup_wb(struct hf_stream *st,
 	return ret;
 }
 
+/* STREAM_START, channel locked: may a ring start on it? */
+static int hf_stream_start_check(struct hf_file *hf, struct hf_chan *chan)
+{
+	if (chan->stream) {
+		hf_set_error(hf, -EBUSY, "STREAM_START: a stream runs on C2H%u already%s",
+			     hf->index, hf->stream ? " (this open file's)" : "");
+		return -EBUSY;
+	}
+	if (READ_ONCE(hf->card->dead)) {
+		hf_set_error(hf, -ENODEV, "STREAM_START: card removed");
+		return -ENODEV;
+	}
+	return hf_chan_usable(hf, chan);
+}
+
+/*
+ * STREAM_START of a pin's ring: the ring's part of the pin's bus pieces,
+ * from its offset on, as a list of its own in *@sgp (kvfree()).
+ */
+static int hf_stream_pin_sg(struct hf_stream *st, u32 nsg, struct hf_sg **sgp)
+{
+	u64 skip = st->pin_off;
+	const struct hf_sg *s = st->pc->pin.segs;
+	struct hf_sg *sg;
+
+	while (nsg && skip >= s->len) {
+		skip -= s->len;
+		s++;
+		nsg--;
+	}
+	sg = kvcalloc(nsg, sizeof(*sg), GFP_KERNEL);
+	*sgp = sg;
+	if (!sg)
+		return -ENOMEM;
+	memcpy(sg, s, nsg * sizeof(*sg));
+	sg[0].addr += skip;
+	sg[0].len -= skip;
+	return nsg;
+}
+
+/*
+ * STREAM_START, channel locked and usable, @st live: the ring's memory,
+ * writeback slots and descriptors, its buffers synced for the card.  The
+ * scatter list built on the way is left in *@sgp (kvfree()).
+ */
+static int hf_stream_setup(struct hf_stream *st,
+			   const struct hellofpga_stream_config *c,
+			   struct hf_sg **sgp)
+{
+	struct hf_file *hf = st->hf;
+	struct hf_chan *chan = st->chan;
+	struct hf_desc_mem *mem = NULL;
+	struct hf_xdma_result res;
+	struct hf_sg *sg = NULL;
+	u32 nsg = 0, id;
+	int ret;
+
+	if (c->mem == HELLOFPGA_MEM_HOST) {
+		sg = kvcalloc(st->n, sizeof(*sg), GFP_KERNEL);
+		*sgp = sg;
+		ret = sg ? hf_stream_setup_host(st, sg) : -ENOMEM;
+		mem = &st->mem;
+		nsg = st->n;
+	} else {
+		ret = hf_stream_setup_pin(st, c);
+		/* st->pc is NULL when no pin was found */
+		if (!ret) {
+			mem = &st->pc->chains[XDMA_C2H][chan->ch].mem;
+			nsg = st->pc->pin.nsegs;
+		}
+	}
+	if (!ret && (c->flags & HELLOFPGA_STREAM_WB_PIN))
+		ret = hf_stream_setup_wb(st, c);
+	if (ret)
+		return ret;
+	if (st->wb_claimed)
+		ret = hf_xdma_ring_init(&st->ring, &chan->engine, mem->cpu,
+					mem->bus, st->wbw.cpu, st->wbw.bus,
+					st->n);
+	else
+		ret = hf_xdma_ring_init(&st->ring, &chan->engine, mem->cpu,
+					mem->bus,
+					(u8 *)mem->cpu +
+					(size_t)st->n * XDMA_DESC_SIZE,
+					mem->bus + (u64)st->n * XDMA_DESC_SIZE,
+					st->n);
+	if (ret) {
+		hf_set_error(hf, ret, "STREAM_START: ring set-up failed");
+		return ret;
+	}
+	if (c->mem != HELLOFPGA_MEM_HOST) {
+		ret = hf_stream_pin_sg(st, nsg, sgp);
+		if (ret < 0)
+			return ret;
+		nsg = ret;
+		sg = *sgp;
+	}
+	ret = hf_xdma_ring_build(&st->ring, sg, nsg, st->buf_size, &res);
+	if (ret) {
+		hf_set_error(hf, ret, "STREAM_START: %s", res.msg);
+		return ret;
+	}
+	for (id = 0; id < st->n; id++)
+		hf_stream_sync_dev(st, id);
+	return 0;
+}
+
+/*
+ * STREAM_START, the ring set up: what the reference design's source has
+ * dropped so far, then the engine started on the ring.
+ */
+static int hf_stream_start_ring(struct hf_stream *st)
+{
+	struct hf_file *hf = st->hf;
+	struct hf_chan *chan = st->chan;
+	struct hf_card *card = hf->card;
+	struct hf_xdma_result res;
+	u32 id;
+	int ret;
+
+	if (card->user_bar && card->user_bar_size >=
+	    HF_USER_ST_SRC(chan->ch) + HF_ST_SRC_DROPPED + 4) {
+		ret = hf_card_enter(card);
+		if (ret)
+			goto err_enter;
+		id = ioread32((u8 __iomem *)card->user_bar + HF_USER_ID);
+		st->ref_design = id == HF_USER_ID_VALUE;
+		if (st->ref_design)
+			st->drop_last = ioread32((u8 __iomem *)card->user_bar +
+						 HF_USER_ST_SRC(chan->ch) +
+						 HF_ST_SRC_DROPPED);
+		hf_card_exit(card);
+	}
+	ret = hf_card_enter(card);
+	if (ret)
+		goto err_enter;
+	/* from here on only a revocation of the pin cancels the ring */
+	WRITE_ONCE(chan->engine.cancel, false);
+	ret = hf_xdma_ring_start(&st->ring, &res);
+	ret = hf_run_exit(chan, ret, &res);
+	if (ret) {
+		hf_set_error(hf, ret == -ENODEV ? -ENODEV : -EIO,
+			     "STREAM_START: %s", res.msg);
+		return ret == -ENODEV ? -ENODEV : -EIO;
+	}
+	return 0;
+err_enter:
+	hf_set_error(hf, ret, "STREAM_START: %s", hf_card_enter_why(ret));
+	return ret;
+}
+
+/*
+ * STREAM_START: check the configuration (hf_stream_check_cfg()) and the
+ * channel (hf_stream_start_check()), set the ring up (hf_stream_setup()),
+ * start it (hf_stream_start_ring()) and publish it.
+ */
 static long hf_ioc_stream_start(struct hf_file *hf, void __user *uarg)
 {
 	struct hf_chan *chan = hf_stream_chan(hf);
-	struct hf_card *card = hf->card;
 	struct hellofpga_stream_config c;
-	struct hf_xdma_result res;
-	struct hf_desc_mem *mem = NULL;
 	struct hf_stream *st;
 	struct hf_sg *sg = NULL;
-	u32 nsg = 0, id = 0;
 	int ret;
 
 	if (copy_from_user(&c, uarg, sizeof(c))) {
@@ -818,112 +970,19 @@ static long hf_ioc_stream_start(struct hf_file *hf, void __user *uarg)
 		kfree(st);
 		return ret;
 	}
-	if (chan->stream) {
-		hf_set_error(hf, -EBUSY, "STREAM_START: a stream runs on C2H%u already%s",
-			     hf->index, hf->stream ? " (this open file's)" : "");
-		ret = -EBUSY;
-		goto err_unlock;
-	}
-	if (READ_ONCE(card->dead)) {
-		hf_set_error(hf, -ENODEV, "STREAM_START: card removed");
-		ret = -ENODEV;
-		goto err_unlock;
-	}
-	ret = hf_chan_usable(hf, chan);
+	ret = hf_stream_start_check(hf, chan);
 	if (ret)
 		goto err_unlock;
 	/* from here on hf_stream_halt() undoes what is set up */
 	st->live = true;
-
-	if (c.mem == HELLOFPGA_MEM_HOST) {
-		sg = kvcalloc(st->n, sizeof(*sg), GFP_KERNEL);
-		ret = sg ? hf_stream_setup_host(st, sg) : -ENOMEM;
-		mem = &st->mem;
-		nsg = st->n;
-	} else {
-		ret = hf_stream_setup_pin(st, &c);
-		/* st->pc is NULL when no pin was found */
-		if (!ret) {
-			mem = &st->pc->chains[XDMA_C2H][chan->ch].mem;
-			nsg = st->pc->pin.nsegs;
-		}
-	}
-	if (!ret && (c.flags & HELLOFPGA_STREAM_WB_PIN))
-		ret = hf_stream_setup_wb(st, &c);
-	if (ret)
-		goto err_free;
-	if (st->wb_claimed)
-		ret = hf_xdma_ring_init(&st->ring, &chan->engine, mem->cpu,
-					mem->bus, st->wbw.cpu, st->wbw.bus,
-					st->n);
-	else
-		ret = hf_xdma_ring_init(&st->ring, &chan->engine, mem->cpu,
-					mem->bus,
-					(u8 *)mem->cpu +
-					(size_t)st->n * XDMA_DESC_SIZE,
-					mem->bus + (u64)st->n * XDMA_DESC_SIZE,
-					st->n);
-	if (ret) {
-		hf_set_error(hf, ret, "STREAM_START: ring set-up failed");
-		goto err_free;
-	}
-	if (c.mem == HELLOFPGA_MEM_HOST) {
-		ret = hf_xdma_ring_build(&st->ring, sg, nsg, st->buf_size,
-					 &res);
-	} else {
-		/* the ring's part of the pin, from its offset on */
-		u64 skip = st->pin_off;
-		const struct hf_sg *s = st->pc->pin.segs;
-
-		while (nsg && skip >= s->len) {
-			skip -= s->len;
-			s++;
-			nsg--;
-		}
-		sg = kvcalloc(nsg, sizeof(*sg), GFP_KERNEL);
-		if (!sg) {
-			ret = -ENOMEM;
-			goto err_free;
-		}
-		memcpy(sg, s, nsg * sizeof(*sg));
-		sg[0].addr += skip;
-		sg[0].len -= skip;
-		ret = hf_xdma_ring_build(&st->ring, sg, nsg, st->buf_size,
-					 &res);
-	}
-	if (ret) {
-		hf_set_error(hf, ret, "STREAM_START: %s", res.msg);
-		goto err_free;
-	}
-	for (id = 0; id < st->n; id++)
-		hf_stream_sync_dev(st, id);
-	if (card->user_bar && card->user_bar_size >=
-	    HF_USER_ST_SRC(chan->ch) + HF_ST_SRC_DROPPED + 4) {
-		ret = hf_card_enter(card);
-		if (ret)
-			goto err_enter;
-		id = ioread32((u8 __iomem *)card->user_bar + HF_USER_ID);
-		st->ref_design = id == HF_USER_ID_VALUE;
-		if (st->ref_design)
-			st->drop_last = ioread32((u8 __iomem *)card->user_bar +
-						 HF_USER_ST_SRC(chan->ch) +
-						 HF_ST_SRC_DROPPED);
-		hf_card_exit(card);
-	}
-	ret = hf_card_enter(card);
-	if (ret)
-		goto err_enter;
-	/* from here on only a revocation of the pin cancels the ring */
-	WRITE_ONCE(chan->engine.cancel, false);
-	ret = hf_xdma_ring_start(&st->ring, &res);
-	ret = hf_run_exit(chan, ret, &res);
-	if (ret) {
-		hf_set_error(hf, ret == -ENODEV ? -ENODEV : -EIO,
-			     "STREAM_START: %s", res.msg);
-		ret = ret == -ENODEV ? -ENODEV : -EIO;
-		goto err_free;
-	}
+	ret = hf_stream_setup(st, &c, &sg);
+	if (!ret)
+		ret = hf_stream_start_ring(st);
 	kvfree(sg);
+	if (ret) {
+		hf_stream_halt(st, 0, NULL);
+		goto err_unlock;
+	}
 	chan->stream = st;
 	spin_lock(&hf->stream_lock);
 	hf->stream = st;
@@ -938,11 +997,6 @@ static long hf_ioc_stream_start(struct hf_file *hf, void __user *uarg)
 	}
 	return 0;
 
-err_enter:
-	hf_set_error(hf, ret, "STREAM_START: %s", hf_card_enter_why(ret));
-err_free:
-	kvfree(sg);
-	hf_stream_halt(st, 0, NULL);
 err_unlock:
 	hf_chan_unlock(chan);
 	hf_stream_put(st);

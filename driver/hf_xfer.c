@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read()/write() of the h2c and c2h nodes, and helpers shared
- * with the XFER ioctl: segment fitting, range checks, failure reports.
+ * Read()/write() of the h2c and c2h nodes, and the XFER ioctl (hf_ioctl.c
+ * dispatches it to hf_xfer_ioctl()): segment fitting, range checks,
+ * failure reports shared by both.
  *
  * A read() or write() moves the user buffer in chunks of at most
  * HF_RW_CHUNK_PAGES pages: pin the pages, build an sg table with segments
@@ -17,6 +18,10 @@
  * buffer is pinned and chained at once (the channel's arrays grow for it),
  * so that EOP (TLAST) ends the one chain; a packet is never cut, and one
  * too long for a chain fails with -EMSGSIZE.
+ *
+ * An XFER moves a range of a pin (hf_pin.c) in runs of the chain the pin
+ * keeps for the engine (its chain cache, rebuilt only when the range
+ * changes), with the writeback word of HELLOFPGA_XFER_WB in a host pin.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -203,6 +208,66 @@ static unsigned int hf_max_segment(struct hf_card *card)
 }
 
 /**
+ * hf_rw_build() - the descriptor chain of a read()/write() chunk.
+ * @hf: the file (its last error is set on failure)
+ * @chan: the engine, locked; its @sg holds the chunk's DMA pieces
+ * @nsg: entries of @chan->sg
+ * @len: bytes of the chunk
+ * @win: card addresses of the transfer
+ * @at: bytes of the transfer before this chunk
+ * @packet: an H2C packet of an AXI-Stream card (one chain or nothing)
+ *
+ * Return: 0 with the card entered (hf_card_exit() after the run), or a
+ * negative errno; -EMSGSIZE when a packet needs more than HF_RUN_MAX_DESC
+ * descriptors.
+ */
+static int hf_rw_build(struct hf_file *hf, struct hf_chan *chan, u32 nsg,
+		       size_t len, const struct hf_card_window *win, u64 at,
+		       bool packet)
+{
+	struct hf_card *card = chan->card;
+	u64 win_off = at;
+	int ret;
+
+	if (win->size)
+		div64_u64_rem(at, win->size, &win_off);
+	ret = hf_xdma_chain_count_window(chan->sg, nsg, 0, len, win->size,
+					 win_off);
+	if (ret < 0) {
+		hf_set_error(hf, ret, "descriptor chain of %zu bytes: %d", len,
+			     ret);
+		return ret;
+	}
+	if (packet && ret > HF_RUN_MAX_DESC) {
+		hf_set_error(hf, -EMSGSIZE,
+			     "a packet of %zu bytes needs %d descriptors, more than one chain holds (%u)",
+			     len, ret, HF_RUN_MAX_DESC);
+		return -EMSGSIZE;
+	}
+	ret = hf_desc_mem_reserve(card, &chan->mem, ret);
+	if (ret) {
+		hf_set_error(hf, ret, "no coherent memory for descriptors");
+		return ret;
+	}
+	ret = hf_card_enter(card);
+	if (ret) {
+		hf_set_error(hf, ret, "%s", hf_card_enter_why(ret));
+		return ret;
+	}
+	hf_xdma_chain_init(&chan->chain, chan->mem.cpu, chan->mem.bus,
+			   chan->mem.cap);
+	ret = hf_xdma_chain_build_window(&chan->chain, chan->dir, chan->sg, nsg, 0,
+					 len, win->base, win->size, win_off);
+	if (ret) {
+		hf_card_exit(card);
+		hf_set_error(hf, ret, "building the descriptor chain failed: %d",
+			     ret);
+		return ret;
+	}
+	return 0;
+}
+
+/**
  * hf_rw_chunk() - move one chunk of a read() or write().
  * @hf: the file
  * @chan: the engine, locked
@@ -233,7 +298,6 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 	struct hf_xdma_result res;
 	struct sg_table sgt;
 	struct scatterlist *s;
-	u64 win_off = at;
 	u32 nsg = 0, i;
 	int pinned, ret;
 
@@ -285,42 +349,9 @@ static int hf_rw_chunk(struct hf_file *hf, struct hf_chan *chan,
 		nsg++;
 	}
 
-	if (win->size)
-		div64_u64_rem(at, win->size, &win_off);
-	ret = hf_xdma_chain_count_window(chan->sg, nsg, 0, len, win->size,
-					 win_off);
-	if (ret < 0) {
-		hf_set_error(hf, ret, "descriptor chain of %zu bytes: %d", len,
-			     ret);
+	ret = hf_rw_build(hf, chan, nsg, len, win, at, packet);
+	if (ret)
 		goto unmap;
-	}
-	if (packet && ret > HF_RUN_MAX_DESC) {
-		hf_set_error(hf, -EMSGSIZE,
-			     "a packet of %zu bytes needs %d descriptors, more than one chain holds (%u)",
-			     len, ret, HF_RUN_MAX_DESC);
-		ret = -EMSGSIZE;
-		goto unmap;
-	}
-	ret = hf_desc_mem_reserve(card, &chan->mem, ret);
-	if (ret) {
-		hf_set_error(hf, ret, "no coherent memory for descriptors");
-		goto unmap;
-	}
-	ret = hf_card_enter(card);
-	if (ret) {
-		hf_set_error(hf, ret, "%s", hf_card_enter_why(ret));
-		goto unmap;
-	}
-	hf_xdma_chain_init(&chan->chain, chan->mem.cpu, chan->mem.bus,
-			   chan->mem.cap);
-	ret = hf_xdma_chain_build_window(&chan->chain, chan->dir, chan->sg, nsg, 0,
-					 len, win->base, win->size, win_off);
-	if (ret) {
-		hf_card_exit(card);
-		hf_set_error(hf, ret, "building the descriptor chain failed: %d",
-			     ret);
-		goto unmap;
-	}
 	/* read()/write() runs are never cancelled: a pin's revoke may not hit */
 	WRITE_ONCE(chan->engine.cancel, false);
 	ret = hf_xdma_engine_run(&chan->engine, &chan->chain,
@@ -567,4 +598,471 @@ ssize_t hf_xfer_rw(struct hf_file *hf, struct hf_chan *chan,
 	if (ret > 0)
 		*ppos = pos + ret;
 	return ret;
+}
+
+/**
+ * hf_xfer_run() - move a range of a pin, in one or more engine runs.
+ * @hf: the file
+ * @pc: the pin, marked active on @chan (hf_pin_start_run())
+ * @chan: the engine, locked and usable (hf_chan_usable())
+ * @x: the request, validated; @x->bytes and @x->engine_ns are updated
+ * @timeout_ns: timeout of each run
+ * @wpc: HELLOFPGA_XFER_WB: the pin of the writeback word, marked active on
+ *	@chan (it may be @pc), else NULL
+ * @wb: HELLOFPGA_XFER_WB: the word, mapped, cleared: the last run's
+ *	writeback goes there (an earlier run's to the engine's own word)
+ *
+ * A range whose chain fits in HF_RUN_MAX_DESC descriptors is one run, and
+ * its chain is kept: the next XFER of the same range runs it again without
+ * rebuilding.  Longer ranges run in pieces, rebuilt each time.  Each run's
+ * bytes, and only those, are synced for the device before and for the CPU
+ * after (C2H) when the provider needs it.  A run that wedges its engine
+ * puts the pin into the channel's quarantine.  On an AXI-Stream card the
+ * range is one H2C packet: one run, never pieces.
+ *
+ * Return: 0 or a negative errno with the file's last error set; -EMSGSIZE
+ * for a packet whose chain would need more than HF_RUN_MAX_DESC
+ * descriptors.
+ */
+static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
+		       struct hf_chan *chan, struct hellofpga_xfer *x,
+		       u64 timeout_ns, struct hf_pin_core *wpc,
+		       const struct hf_host_words *wb)
+{
+	struct hf_card *card = chan->card;
+	struct hf_pin_chain *pch = &pc->chains[chan->dir][chan->ch];
+	const struct hf_pin *pin = &pc->pin;
+	void (*sync)(struct hf_pin *pin, u64 off, u64 len, bool for_device) =
+		pc->ops->sync;
+	struct hf_xdma_result res;
+	u64 off = x->buf_offset, left = x->length, card_addr = x->card_addr;
+	u64 piece;
+	bool last;
+	int ret = 0, n;
+
+	lockdep_assert_held(&chan->lock);
+	while (left) {
+		piece = hf_sg_fit(pin->segs, pin->nsegs, off, left,
+				  HF_RUN_MAX_DESC);
+		if (card->xdev.stream && piece < left) {
+			/* a packet is one chain: TLAST ends it */
+			hf_set_error(hf, -EMSGSIZE,
+				     "XFER: a packet of 0x%llx bytes needs more descriptors than one chain holds (%u)",
+				     left, HF_RUN_MAX_DESC);
+			return -EMSGSIZE;
+		}
+		if (!hf_xdma_chain_cached(&pch->cache, off, piece, card_addr)) {
+			pch->cache.valid = false;
+			n = hf_xdma_chain_count(pin->segs, pin->nsegs, off, piece);
+			if (n < 0) {
+				hf_set_error(hf, n, "XFER: descriptor chain: %d",
+					     n);
+				return n;
+			}
+			ret = hf_pin_ring_reserve(hf, pc, pch, n);
+			if (ret)
+				return ret;
+			hf_xdma_chain_init(&pch->cache.chain, pch->mem.cpu,
+					   pch->mem.bus, pch->mem.cap);
+			ret = hf_xdma_chain_cache_build(&pch->cache, chan->dir,
+							pin->segs, pin->nsegs,
+							off, piece, card_addr);
+			if (ret) {
+				hf_set_error(hf, ret,
+					     "XFER: building the chain failed: %d",
+					     ret);
+				return ret;
+			}
+		}
+		ret = hf_card_enter(card);
+		if (ret) {
+			hf_set_error(hf, ret, "XFER: %s",
+				     hf_card_enter_why(ret));
+			return ret;
+		}
+		if (sync)
+			sync(&pc->pin, off, piece, true);
+		last = wb && piece == left;
+		ret = hf_xdma_engine_run_wb(&chan->engine, &pch->cache.chain,
+					    timeout_ns,
+					    last ? (__le32 *)wb->cpu : NULL,
+					    last ? wb->bus : 0, &res);
+		ret = hf_run_exit(chan, ret, &res);
+		if (res.wedged) {
+			hf_pin_quarantine(pc, chan);
+			if (wpc && wpc != pc)
+				hf_pin_quarantine_wb(wpc, chan);
+		} else if (sync && chan->dir == XDMA_C2H) {
+			sync(&pc->pin, off, piece, false);
+		}
+
+		x->bytes += res.bytes;
+		x->engine_ns += res.elapsed_ns;
+		if (ret) {
+			hf_report_run(hf, chan, &res);
+			return ret;
+		}
+		off += piece;
+		card_addr += piece;
+		left -= piece;
+	}
+	return 0;
+}
+
+/**
+ * hf_xfer_packet_check() - an H2C XFER on an AXI-Stream card is one packet.
+ * @hf: the file (its last error is set on failure)
+ * @card: the card
+ * @x: the request
+ *
+ * Return: 0 (also for a memory-mapped card), -EINVAL (a card address),
+ * -EMSGSIZE (longer than HELLOFPGA_STREAM_H2C_MAX).
+ */
+static int hf_xfer_packet_check(struct hf_file *hf, struct hf_card *card,
+				const struct hellofpga_xfer *x)
+{
+	if (!card->xdev.stream)
+		return 0;
+	if (x->card_addr) {
+		hf_set_error(hf, -EINVAL, "XFER: card address 0x%llx: %s",
+			     x->card_addr, XDMA_STREAM_H2C_ADDR_MSG);
+		return -EINVAL;
+	}
+	if (x->length > HELLOFPGA_STREAM_H2C_MAX) {
+		hf_set_error(hf, -EMSGSIZE,
+			     "XFER: a packet of 0x%llx bytes is longer than an AXI-Stream H2C packet may be (HELLOFPGA_STREAM_H2C_MAX, 0x%x bytes); it is not cut",
+			     x->length, HELLOFPGA_STREAM_H2C_MAX);
+		return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/**
+ * hf_xfer_wb_get() - the writeback word of an XFER with HELLOFPGA_XFER_WB.
+ * @hf: the file
+ * @x: the request, its data range validated
+ * @pc: the data pin
+ * @wpc: receives the word's pin, referenced (hf_pin_put())
+ *
+ * Return: 0, or -EINVAL, -ENOENT with the file's last error set.
+ */
+static int hf_xfer_wb_get(struct hf_file *hf, const struct hellofpga_xfer *x,
+			  struct hf_pin_core *pc, struct hf_pin_core **wpc)
+{
+	struct hf_pin_core *w;
+	int ret;
+
+	if (!(hf_pin_features() & HELLOFPGA_FEAT_PIN_HOST)) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: HELLOFPGA_XFER_WB needs HELLOFPGA_FEAT_XFER_WB (host pins), which this driver lacks");
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(x->wb_offset, 4)) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_offset 0x%llx is not a multiple of 4",
+			     x->wb_offset);
+		return -EINVAL;
+	}
+	w = hf_pin_lookup(hf, x->wb_handle);
+	if (!w) {
+		hf_set_error(hf, -ENOENT, "XFER: no pin with wb_handle %llu",
+			     x->wb_handle);
+		return -ENOENT;
+	}
+	if (w->ops != &hf_host_ops) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_handle %llu is a %s pin: the writeback word must lie in a host pin (HELLOFPGA_PIN_HOST)",
+			     x->wb_handle, w->ops->name);
+		ret = -EINVAL;
+		goto err;
+	}
+	/* the room the card's poll-mode writeback may take, not only 4 bytes */
+	if (w->pin.size < HELLOFPGA_XFER_WB_ROOM ||
+	    x->wb_offset > w->pin.size - HELLOFPGA_XFER_WB_ROOM) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_offset 0x%llx: the word and the %u bytes from it the card may write (HELLOFPGA_XFER_WB_ROOM) must lie inside pin %llu (0x%llx bytes)",
+			     x->wb_offset, HELLOFPGA_XFER_WB_ROOM, x->wb_handle,
+			     w->pin.size);
+		ret = -EINVAL;
+		goto err;
+	}
+	*wpc = w;
+	return 0;
+err:
+	hf_pin_put(w);
+	return ret;
+}
+
+/**
+ * hf_xfer_wb_map() - map the writeback word of an XFER_WB for its run.
+ * @hf: the file
+ * @x: the request
+ * @wpc: the word's pin, marked active on the run's channel (its pages
+ *	stay pinned until the mark clears)
+ * @wb: receives the word
+ *
+ * Return: 0, or -EOPNOTSUPP (bounce buffers), -EINVAL, -ENOMEM with the
+ * file's last error set.
+ */
+static int hf_xfer_wb_map(struct hf_file *hf, const struct hellofpga_xfer *x,
+			  struct hf_pin_core *wpc, struct hf_host_words *wb)
+{
+	int ret = hf_host_words_map(&wpc->pin, x->wb_offset, 4, wb);
+
+	/* 0 until the last run's writeback: nothing stale satisfies a GPU */
+	if (!ret)
+		WRITE_ONCE(*(__le32 *)wb->cpu, 0);
+	if (ret == -EOPNOTSUPP)
+		hf_set_error(hf, ret,
+			     "XFER: HELLOFPGA_XFER_WB: pin %llu's DMA mapping needs CPU syncs (swiotlb bounce buffers or a non-coherent device): the card's writes to the word would not reach the memory a GPU watches",
+			     x->wb_handle);
+	else if (ret)
+		hf_set_error(hf, ret,
+			     "XFER: HELLOFPGA_XFER_WB: cannot map the word of pin %llu (%d)",
+			     x->wb_handle, ret);
+	return ret;
+}
+
+/**
+ * hf_xfer_check() - check an XFER request and find its engine and pin.
+ * @hf: the file (its last error is set on failure)
+ * @x: the request as copied in; @x->bytes and @x->engine_ns are zeroed
+ * @chan: receives the engine
+ * @pc: receives the pin, referenced (hf_xfer() puts it)
+ *
+ * Return: 0, or -EINVAL, -ENODEV (hf_xfer_no_stream()), -ECHRNG, -ENOENT.
+ */
+static int hf_xfer_check(struct hf_file *hf, struct hellofpga_xfer *x,
+			 struct hf_chan **chan, struct hf_pin_core **pc)
+{
+	struct hf_card *card = hf->card;
+	int ret;
+
+	if ((x->flags & ~HELLOFPGA_XFER_WB) ||
+	    memchr_inv(x->reserved, 0, sizeof(x->reserved))) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: flags must be 0 or HELLOFPGA_XFER_WB, reserved 0");
+		return -EINVAL;
+	}
+	if (!(x->flags & HELLOFPGA_XFER_WB) && (x->wb_handle || x->wb_offset)) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: wb_handle and wb_offset must be 0 without HELLOFPGA_XFER_WB");
+		return -EINVAL;
+	}
+	if (x->timeout_ms > HELLOFPGA_MAX_TIMEOUT_MS) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: timeout_ms %u is above %u ms (0: the file's timeout)",
+			     x->timeout_ms, HELLOFPGA_MAX_TIMEOUT_MS);
+		return -EINVAL;
+	}
+	x->bytes = 0;
+	x->engine_ns = 0;
+	if (x->dir != HELLOFPGA_XFER_H2C && x->dir != HELLOFPGA_XFER_C2H) {
+		hf_set_error(hf, -EINVAL, "XFER: bad direction %u", x->dir);
+		return -EINVAL;
+	}
+	if (x->dir == HELLOFPGA_XFER_C2H) {
+		ret = hf_xfer_no_stream(hf, card);
+		if (ret)
+			return ret;
+	}
+	*chan = hf_chan_of(card, x->dir, x->channel);
+	if (!*chan) {
+		hf_set_error(hf, -ECHRNG, "XFER: %s channel %u out of range (the card has %u)",
+			     x->dir == HELLOFPGA_XFER_H2C ? "H2C" : "C2H",
+			     x->channel, x->dir == HELLOFPGA_XFER_H2C ?
+			     card->xdev.num_h2c : card->xdev.num_c2h);
+		return -ECHRNG;
+	}
+	*pc = hf_pin_lookup(hf, x->handle);
+	if (!*pc) {
+		hf_set_error(hf, -ENOENT, "XFER: no pin with handle %llu",
+			     x->handle);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/**
+ * hf_xfer_range_check() - the buffer and card ranges of an XFER.
+ * @hf: the file (its last error is set on failure)
+ * @x: the request
+ * @pc: its pin
+ *
+ * Return: 0, or -EINVAL, -EACCES, -EOVERFLOW, -EMSGSIZE, -ERANGE.
+ */
+static int hf_xfer_range_check(struct hf_file *hf,
+			       const struct hellofpga_xfer *x,
+			       struct hf_pin_core *pc)
+{
+	struct hf_card *card = hf->card;
+	int ret;
+
+	if (x->buf_offset > pc->pin.size ||
+	    x->length > pc->pin.size - x->buf_offset) {
+		hf_set_error(hf, -EINVAL,
+			     "XFER: buffer range 0x%llx + 0x%llx outside the pin (0x%llx bytes)",
+			     x->buf_offset, x->length, pc->pin.size);
+		return -EINVAL;
+	}
+	if (x->dir == HELLOFPGA_XFER_C2H && pc->read_only) {
+		hf_set_error(hf, -EACCES,
+			     "XFER: pin %llu is read-only (a dma-buf whose file is not open for writing): H2C only, no C2H into it",
+			     x->handle);
+		return -EACCES;
+	}
+	if (x->card_addr + x->length < x->card_addr) {
+		hf_set_error(hf, -EOVERFLOW, "XFER: card address + length wraps");
+		return -EOVERFLOW;
+	}
+	ret = hf_xfer_packet_check(hf, card, x);
+	if (ret)
+		return ret;
+	if (!card->xdev.stream &&
+	    !hf_card_range_ok(card, x->card_addr, x->length)) {
+		hf_set_error(hf, -ERANGE,
+			     "XFER: card range 0x%llx + 0x%llx past the end of card memory (ddr_size 0x%llx)",
+			     x->card_addr, x->length, card->ddr_size);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/**
+ * hf_xfer_locked() - run an XFER on its locked, usable engine.
+ * @hf: the file (its last error is set on failure)
+ * @x: the request, checked; @x->bytes and @x->engine_ns are updated
+ * @chan: the engine, locked
+ * @pc: the data pin
+ * @wpc: HELLOFPGA_XFER_WB: the word's pin, else NULL
+ * @timeout_ns: timeout of each run
+ *
+ * Marks the pins active on @chan for the runs; a failed transfer's word is
+ * marked HELLOFPGA_XFER_WB_FAILED, so that a waiting GPU goes on.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int hf_xfer_locked(struct hf_file *hf, struct hellofpga_xfer *x,
+			  struct hf_chan *chan, struct hf_pin_core *pc,
+			  struct hf_pin_core *wpc, u64 timeout_ns)
+{
+	struct hf_card *card = chan->card;
+	struct hf_host_words wb = { };
+	int ret;
+
+	ret = hf_chan_usable(hf, chan);
+	if (ret)
+		return ret;
+	if (hf_pin_start_run(pc, chan)) {
+		ret = READ_ONCE(card->dead) ? -ENODEV : -EFAULT;
+		hf_set_error(hf, ret, "XFER: pin %llu was %s", x->handle,
+			     ret == -ENODEV ? "released: card removed" :
+			     "revoked: its memory was freed by its owner");
+		return ret;
+	}
+	if (wpc && wpc != pc && hf_pin_start_run(wpc, chan)) {
+		hf_pin_end_run(pc, chan);
+		ret = READ_ONCE(card->dead) ? -ENODEV : -EFAULT;
+		hf_set_error(hf, ret, "XFER: the writeback word's pin %llu was %s",
+			     x->wb_handle, ret == -ENODEV ?
+			     "released: card removed" : "released");
+		return ret;
+	}
+	ret = wpc ? hf_xfer_wb_map(hf, x, wpc, &wb) : 0;
+	if (!ret) {
+		ret = hf_xfer_run(hf, pc, chan, x, timeout_ns, wpc,
+				  wpc ? &wb : NULL);
+		/* a failed transfer's word: marked, so a waiting GPU goes on */
+		if (ret && wpc) {
+			__le32 *w = wb.cpu;
+
+			WRITE_ONCE(*w, cpu_to_le32(le32_to_cpu(READ_ONCE(*w)) |
+						   HELLOFPGA_XFER_WB_FAILED));
+		}
+		hf_host_words_unmap(&wb);
+	}
+	if (wpc && wpc != pc)
+		hf_pin_end_run(wpc, chan);
+	hf_pin_end_run(pc, chan);
+	return ret;
+}
+
+/**
+ * hf_xfer() - an XFER request, copied in: move bytes between a pin and card
+ *	memory.
+ * @hf: the file (its last error is set on failure)
+ * @x: the request; @x->bytes and @x->engine_ns are updated (on failure too)
+ * @reply: set once the request names an engine and a pin: @x is then to be
+ *	copied back, whatever the outcome (hf_xfer_check()'s failures are not)
+ *
+ * Return: 0 or a negative errno.
+ */
+static int hf_xfer(struct hf_file *hf, struct hellofpga_xfer *x, bool *reply)
+{
+	struct hf_pin_core *pc, *wpc = NULL;
+	struct hf_chan *chan;
+	u64 timeout_ns;
+	int ret;
+
+	ret = hf_xfer_check(hf, x, &chan, &pc);
+	if (ret)
+		return ret;
+	*reply = true;
+	ret = hf_xfer_range_check(hf, x, pc);
+	if (ret || !x->length)
+		goto out_put;
+	if (x->flags & HELLOFPGA_XFER_WB) {
+		ret = hf_xfer_wb_get(hf, x, pc, &wpc);
+		if (ret)
+			goto out_put;
+	}
+	timeout_ns = x->timeout_ms ? (u64)x->timeout_ms * NSEC_PER_MSEC :
+				     hf_file_timeout_ns(hf);
+
+	ret = hf_chan_lock(chan, timeout_ns);
+	if (ret) {
+		if (ret == -EBUSY)
+			hf_set_error(hf, ret,
+				     "XFER: the channel stayed in use by another run until the timeout; nothing was moved");
+		else
+			hf_set_error(hf, ret,
+				     "XFER: interrupted waiting for the channel");
+		goto out_put;
+	}
+	ret = hf_xfer_locked(hf, x, chan, pc, wpc, timeout_ns);
+	hf_chan_unlock(chan);
+out_put:
+	if (wpc)
+		hf_pin_put(wpc);
+	hf_pin_put(pc);
+	return ret;
+}
+
+/**
+ * hf_xfer_ioctl() - HELLOFPGA_IOC_XFER of the control node (hf_ioctl()
+ *	dispatches it): the request copied in, run (hf_xfer()), copied out.
+ * @hf: the file
+ * @uarg: the user's struct hellofpga_xfer
+ *
+ * The copies are here, not in hf_ioctl.c, so that an XFER's kernel path
+ * makes no more calls than before the runs moved here.
+ *
+ * Return: 0 or a negative errno.
+ */
+long hf_xfer_ioctl(struct hf_file *hf, void __user *uarg)
+{
+	struct hellofpga_xfer x;
+	bool reply = false;
+	int ret;
+
+	if (copy_from_user(&x, uarg, sizeof(x)))
+		goto efault;
+	ret = hf_xfer(hf, &x, &reply);
+	/* bytes and engine_ns are reported on failure too. */
+	if (reply && copy_to_user(uarg, &x, sizeof(x)))
+		goto efault;
+	return ret;
+efault:
+	hf_set_error(hf, -EFAULT, "XFER: bad argument pointer");
+	return -EFAULT;
 }

@@ -7,7 +7,7 @@ of DIR's subfolders, named by their path under DIR), finds the functions
 and variables it defines for other files (top-level definitions that are not
 static) and the identifiers it uses; a file that uses what another one
 defines imports that file.  A .c file included by a .c file (engine.c
-includes core/xdma_engine.c) counts as part of it.  Prints each file's
+includes core/xdma_*.c) counts as part of it.  Prints each file's
 imports with the names it uses, then the files in layers (a file imports
 only files of lower layers), or, when the imports form cycles, the files
 that import each other and a shortest cycle through each of them with the

@@ -2,7 +2,7 @@
 /*
  * hf_os_kernel.h - Linux kernel implementation of the engine core's OS
  * interface (see core/hf_os.h).  Everything is a thin inline over the kernel
- * API; hellofpga.ko compiles core/xdma_engine.c with this header.
+ * API; hellofpga.ko compiles core/xdma_*.c with this header.
  */
 #ifndef HF_OS_KERNEL_H
 #define HF_OS_KERNEL_H

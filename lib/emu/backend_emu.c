@@ -166,22 +166,6 @@ struct emu_card {
 };
 
 /**
- * struct emu_pin_chain - the descriptor chain of a pin on one engine.
- * @c: the chain, in the pin's descriptor storage
- * @off: offset in the pin of the range it was last built for
- * @len: length of that range
- * @card: card address of that range
- * @valid: @c holds a build of (@off, @len, @card)
- */
-struct emu_pin_chain {
-	struct hf_xdma_chain c;
-	size_t off;
-	size_t len;
-	u64 card;
-	bool valid;
-};
-
-/**
  * struct emu_pin - an emulated card's side of a pin (struct hf_pin bdata).
  * @gpu: first byte of the pinned GPU range
  * @region: mapped as one region moved by the GPU copy engine
@@ -190,7 +174,7 @@ struct emu_pin_chain {
  * @desc_cpu: descriptor storage of all the chains
  * @desc_bus: its bus address
  * @builds: chain builds (atomic; statistics for tests)
- * @chain: chains [dir][ch]
+ * @chain: chains [dir][ch], in @desc_cpu
  */
 struct emu_pin {
 	u8 *gpu;
@@ -200,7 +184,7 @@ struct emu_pin {
 	void *desc_cpu;
 	u64 desc_bus;
 	u64 builds;
-	struct emu_pin_chain chain[2][XDMA_MAX_CHANNELS];
+	struct hf_xdma_chain_cache chain[2][XDMA_MAX_CHANNELS];
 };
 
 /**
@@ -1374,21 +1358,19 @@ static int emu_gpu_pin(struct hellofpga_dev *dev, struct hf_pin *pin)
 		u32 n = d == XDMA_H2C ? card->xdev.num_h2c : card->xdev.num_c2h;
 
 		for (u32 ch = 0; ch < n; ch++, i++) {
-			struct emu_pin_chain *pc = &ep->chain[d][ch];
+			struct hf_xdma_chain_cache *pc = &ep->chain[d][ch];
 			u64 at = (u64)i * cap * XDMA_DESC_SIZE;
 
-			hf_xdma_chain_init(&pc->c, (u8 *)ep->desc_cpu + at,
+			hf_xdma_chain_init(&pc->chain, (u8 *)ep->desc_cpu + at,
 					   ep->desc_bus + at, cap);
-			ret = hf_xdma_chain_build(&pc->c, d, ep->sg, ep->nseg, 0,
-						  pin->size, 0);
+			ret = hf_xdma_chain_cache_build(pc, d, ep->sg, ep->nseg,
+							0, pin->size, 0);
 			if (ret) {
 				hf_set_error(dev, ret,
 					     "cannot build the descriptor chain of the pin (%d)",
 					     ret);
 				goto err;
 			}
-			pc->len = pin->size;
-			pc->valid = true;
 			ep->builds++;
 		}
 	}
@@ -1420,7 +1402,7 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 {
 	struct emu_card *card = dev->priv;
 	struct emu_pin *ep = pin->bdata;
-	struct emu_pin_chain *pc = &ep->chain[dir][ch];
+	struct hf_xdma_chain_cache *pc = &ep->chain[dir][ch];
 	struct hf_xdma_result res;
 	int ret;
 
@@ -1428,20 +1410,13 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 	ret = emu_engine_usable(dev, &card->eng[dir][ch].eng);
 	if (ret)
 		return ret;
-	if (!pc->valid || pc->off != off || pc->len != len ||
-	    pc->card != card_addr) {
-		ret = hf_xdma_chain_build(&pc->c, dir, ep->sg, ep->nseg, off, len,
-					  card_addr);
-		if (ret) {
-			pc->valid = false;
+	if (!hf_xdma_chain_cached(pc, off, len, card_addr)) {
+		ret = hf_xdma_chain_cache_build(pc, dir, ep->sg, ep->nseg, off,
+						len, card_addr);
+		if (ret)
 			return hf_set_error(dev, ret,
 					    "cannot build the descriptor chain (%d)",
 					    ret);
-		}
-		pc->off = off;
-		pc->len = len;
-		pc->card = card_addr;
-		pc->valid = true;
 		__atomic_add_fetch(&ep->builds, 1, __ATOMIC_RELAXED);
 	}
 	if (dir == XDMA_H2C) {
@@ -1449,7 +1424,7 @@ static int emu_gpu_xfer(struct hellofpga_dev *dev, struct hf_pin *pin,
 		if (ret)
 			return ret;
 	}
-	ret = hf_xdma_engine_run_wb(&card->eng[dir][ch].eng, &pc->c,
+	ret = hf_xdma_engine_run_wb(&card->eng[dir][ch].eng, &pc->chain,
 				    (u64)timeout_ms * 1000000ull,
 				    wb ? (__le32 *)wb->cpu : NULL,
 				    wb ? wb->map + wb->off : 0, &res);
