@@ -26,6 +26,7 @@
 #include "hf_gpudirect.h"
 #include "hf_handle.h"
 #include "hf_stream.h"
+#include "hf_table.h"
 #include "hf_user_regs.h"
 
 #define HELD_FREE	0
@@ -43,136 +44,56 @@ static uint64_t mono_ns(void)
 }
 
 /*
- * The table of open streams.  A HELLOFPGA_STREAM is a slot number and the
- * generation of the stream in it, never the object's address: a value
- * that names no open stream (closed, made up, of another process's
- * table) finds nothing and is -EBADF.  A call takes a reference under
- * @tbl_lock; HelloFPGA_Stream_Close() takes the stream out of the table
- * (later lookups fail), stops it, and waits for the references of the
- * calls in flight before it frees it.
+ * The table of open streams (hf_table.c).  A HELLOFPGA_STREAM is a slot
+ * number and the generation of the stream in it, never the object's
+ * address: a value that names no open stream (closed, made up, of another
+ * process's table) finds nothing and is -EBADF.  A call takes a reference
+ * under the table's lock; HelloFPGA_Stream_Close() takes the stream out of
+ * the table (later lookups fail), stops it, and waits for the references
+ * of the calls in flight before it frees it.
+ *
+ * fork(): in the child every stream is marked inherited (its calls are
+ * -ECHILD through its handle; Close of one only forgets it) and loses the
+ * references of the parent's calls in flight, whose threads are not there
+ * to drop them.  Nothing else of a stream is touched: a thread of the
+ * parent may have held its locks.
  */
-#define ST_SLOT_BITS	16
-#define ST_MAX_SLOTS	((1u << ST_SLOT_BITS) - 1)
-
-struct st_slot {
-	struct hellofpga_stream *s;
-	uintptr_t gen;
-};
-
-static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t tbl_idle = PTHREAD_COND_INITIALIZER;
-static pthread_once_t tbl_once = PTHREAD_ONCE_INIT;
-static struct st_slot *slots;
-static uint32_t nslots;
-static uintptr_t next_gen;
-
-/*
- * fork(): the child has only the thread that forked.  The table's lock is
- * taken around fork() so the child never inherits it held; in the child
- * every stream is marked inherited (its calls are -ECHILD through its
- * handle; Close of one only forgets it) and loses the references of the
- * parent's calls in flight, whose threads are not there to drop them.
- * Nothing else of a stream is touched: a thread of the parent may have
- * held its locks.
- */
-static void tbl_prepare(void)
+static void stream_fork_child(void *entry)
 {
-	pthread_mutex_lock(&tbl_lock);
+	struct hellofpga_stream *s = entry;
+
+	s->inherited = true;
+	s->refs = 0;
 }
 
-static void tbl_parent(void)
-{
-	pthread_mutex_unlock(&tbl_lock);
-}
-
-static void tbl_child(void)
-{
-	for (uint32_t i = 0; i < nslots; i++) {
-		if (!slots[i].s)
-			continue;
-		slots[i].s->inherited = true;
-		slots[i].s->refs = 0;
-	}
-	/* a new condition variable: waiters of the parent are not here */
-	pthread_cond_init(&tbl_idle, NULL);
-	pthread_mutex_unlock(&tbl_lock);
-}
-
-static void tbl_init(void)
-{
-	pthread_atfork(tbl_prepare, tbl_parent, tbl_child);
-}
-
-static void tbl_lock_take(void)
-{
-	pthread_once(&tbl_once, tbl_init);
-	pthread_mutex_lock(&tbl_lock);
-}
+HF_TABLE_DEFINE(tbl, stream_fork_child)
 
 /* Enter @s in the table: 0, or -ENOMEM / -EMFILE. */
 static int tbl_add(struct hellofpga_stream *s)
 {
-	uint32_t i;
+	uintptr_t v;
+	int ret;
 
-	tbl_lock_take();
-	for (i = 0; i < nslots && slots[i].s; i++)
-		;
-	if (i == nslots) {
-		uint32_t n = nslots ? nslots * 2 : 16;
-		struct st_slot *ns;
-
-		if (nslots >= ST_MAX_SLOTS) {
-			pthread_mutex_unlock(&tbl_lock);
-			return -EMFILE;
-		}
-		if (n > ST_MAX_SLOTS)
-			n = ST_MAX_SLOTS;
-		ns = realloc(slots, n * sizeof(*ns));
-		if (!ns) {
-			pthread_mutex_unlock(&tbl_lock);
-			return -ENOMEM;
-		}
-		memset(ns + nslots, 0, (n - nslots) * sizeof(*ns));
-		slots = ns;
-		nslots = n;
+	hf_table_lock(&tbl);
+	ret = hf_table_insert(&tbl, s, &v);
+	if (!ret) {
+		s->refs = 0;
+		s->value = (HELLOFPGA_STREAM)(void *)v;
 	}
-	next_gen = (next_gen + 1) & (UINTPTR_MAX >> ST_SLOT_BITS);
-	if (!next_gen)
-		next_gen = 1;
-	slots[i].s = s;
-	slots[i].gen = next_gen;
-	s->refs = 0;
-	s->value = (HELLOFPGA_STREAM)(void *)(next_gen << ST_SLOT_BITS |
-					      (uintptr_t)(i + 1));
-	pthread_mutex_unlock(&tbl_lock);
-	return 0;
-}
-
-/* The slot @v names, if it is the value of the stream in it; locked. */
-static struct st_slot *tbl_slot(HELLOFPGA_STREAM v)
-{
-	uintptr_t x = (uintptr_t)(void *)v;
-	uint32_t i = (uint32_t)(x & ST_MAX_SLOTS);
-
-	if (!i || i > nslots || !slots[i - 1].s ||
-	    slots[i - 1].gen != x >> ST_SLOT_BITS)
-		return NULL;
-	return &slots[i - 1];
+	hf_table_unlock(&tbl);
+	return ret;
 }
 
 /* The stream @v names, one reference taken; NULL when none. */
 static struct hellofpga_stream *tbl_get(HELLOFPGA_STREAM v)
 {
-	struct hellofpga_stream *s = NULL;
-	struct st_slot *sl;
+	struct hellofpga_stream *s;
 
-	tbl_lock_take();
-	sl = tbl_slot(v);
-	if (sl) {
-		s = sl->s;
+	hf_table_lock(&tbl);
+	s = hf_table_find(&tbl, (uintptr_t)(void *)v);
+	if (s)
 		s->refs++;
-	}
-	pthread_mutex_unlock(&tbl_lock);
+	hf_table_unlock(&tbl);
 	return s;
 }
 
@@ -182,10 +103,10 @@ static struct hellofpga_stream *tbl_get(HELLOFPGA_STREAM v)
  */
 static void tbl_put(struct hellofpga_stream *s)
 {
-	tbl_lock_take();
+	hf_table_lock(&tbl);
 	if (--s->refs <= 1)
-		pthread_cond_broadcast(&tbl_idle);
-	pthread_mutex_unlock(&tbl_lock);
+		hf_table_wake(&tbl);
+	hf_table_unlock(&tbl);
 }
 
 /*
@@ -194,14 +115,12 @@ static void tbl_put(struct hellofpga_stream *s)
  */
 static bool tbl_remove(struct hellofpga_stream *s)
 {
-	struct st_slot *sl;
+	bool removed;
 
-	tbl_lock_take();
-	sl = tbl_slot(s->value);
-	if (sl)
-		sl->s = NULL;
-	pthread_mutex_unlock(&tbl_lock);
-	return sl != NULL;
+	hf_table_lock(&tbl);
+	removed = hf_table_remove(&tbl, (uintptr_t)(void *)s->value) != NULL;
+	hf_table_unlock(&tbl);
+	return removed;
 }
 
 /*
@@ -211,10 +130,10 @@ static bool tbl_remove(struct hellofpga_stream *s)
  */
 static void tbl_mark_stopped(struct hellofpga_stream *s)
 {
-	tbl_lock_take();
+	hf_table_lock(&tbl);
 	s->stopped = true;
-	pthread_cond_broadcast(&tbl_idle);
-	pthread_mutex_unlock(&tbl_lock);
+	hf_table_wake(&tbl);
+	hf_table_unlock(&tbl);
 }
 
 /*
@@ -224,20 +143,20 @@ static void tbl_mark_stopped(struct hellofpga_stream *s)
  */
 static void stream_wait_stopped(struct hellofpga_stream *s)
 {
-	tbl_lock_take();
+	hf_table_lock(&tbl);
 	while (!s->stopped)
-		pthread_cond_wait(&tbl_idle, &tbl_lock);
-	pthread_mutex_unlock(&tbl_lock);
+		hf_table_wait(&tbl);
+	hf_table_unlock(&tbl);
 }
 
 /* Wait until the caller's is the last reference to @s, then drop it. */
 static void tbl_drain(struct hellofpga_stream *s)
 {
-	tbl_lock_take();
+	hf_table_lock(&tbl);
 	while (s->refs > 1)
-		pthread_cond_wait(&tbl_idle, &tbl_lock);
+		hf_table_wait(&tbl);
 	s->refs = 0;
-	pthread_mutex_unlock(&tbl_lock);
+	hf_table_unlock(&tbl);
 }
 
 /*
