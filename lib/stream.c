@@ -265,6 +265,18 @@ static void stream_free(struct hellofpga_stream *s)
 	free(s);
 }
 
+/* Take @s off its card's list of streams, if it is on it. */
+static void stream_unlink(struct hellofpga_dev *dev, struct hellofpga_stream *s)
+{
+	pthread_mutex_lock(&dev->stream_lock);
+	for (struct hellofpga_stream **p = &dev->streams; *p; p = &(*p)->next)
+		if (*p == s) {
+			*p = s->next;
+			break;
+		}
+	pthread_mutex_unlock(&dev->stream_lock);
+}
+
 static int stream_open(struct hellofpga_dev *dev, HELLOFPGA_HANDLE h,
 		       const HELLOFPGA_STREAM_CONFIG *cfg, HELLOFPGA_STREAM *out)
 {
@@ -324,27 +336,13 @@ static int stream_open(struct hellofpga_dev *dev, HELLOFPGA_HANDLE h,
 	ret = dev->ops->stream_start(dev, s);
 	pthread_mutex_unlock(&s->lock);
 	if (ret) {
-		pthread_mutex_lock(&dev->stream_lock);
-		for (struct hellofpga_stream **p = &dev->streams; *p;
-		     p = &(*p)->next)
-			if (*p == s) {
-				*p = s->next;
-				break;
-			}
-		pthread_mutex_unlock(&dev->stream_lock);
+		stream_unlink(dev, s);
 		stream_free(s);
 		return ret;
 	}
 	ret = tbl_add(s);
 	if (ret) {
-		pthread_mutex_lock(&dev->stream_lock);
-		for (struct hellofpga_stream **p = &dev->streams; *p;
-		     p = &(*p)->next)
-			if (*p == s) {
-				*p = s->next;
-				break;
-			}
-		pthread_mutex_unlock(&dev->stream_lock);
+		stream_unlink(dev, s);
 		pthread_mutex_lock(&s->lock);
 		dev->ops->stream_stop(dev, s);
 		pthread_mutex_unlock(&s->lock);
@@ -447,6 +445,17 @@ static bool try_apply_releases(struct hellofpga_dev *dev,
 	return true;
 }
 
+/* Where buffer @index of @s is: in @host, or at @gpu_offset of the pin. */
+static void buf_at(const struct hellofpga_stream *s, uint32_t index,
+		   void **host, uint64_t *gpu_offset)
+{
+	if (s->host)
+		*host = s->host + (size_t)index * s->cfg.buffer_size;
+	else
+		*gpu_offset = s->cfg.gpu_offset +
+			      (uint64_t)index * s->cfg.buffer_size;
+}
+
 static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 		       int timeout_ms, HELLOFPGA_FRAME *f)
 {
@@ -504,11 +513,7 @@ static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 			s->drop_last = dropped;
 		}
 		f->timestamp_ns = mono_ns();
-		if (s->host)
-			f->host = s->host + (size_t)b.index * s->cfg.buffer_size;
-		else
-			f->gpu_offset = s->cfg.gpu_offset +
-					(uint64_t)b.index * s->cfg.buffer_size;
+		buf_at(s, b.index, &f->host, &f->gpu_offset);
 		__atomic_store_n(&s->held[b.index], HELD_BY_USER,
 				 __ATOMIC_RELEASE);
 		__atomic_add_fetch(&s->nheld, 1, __ATOMIC_RELAXED);
@@ -637,6 +642,20 @@ static int stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 	return ret;
 }
 
+/*
+ * Take @s->gw_lock, unless the stream is being closed.  Return: 0 (the
+ * lock held), or -EBADF with the error text set (not held).
+ */
+static int gw_lock_open(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+			const char *fn)
+{
+	pthread_mutex_lock(&s->gw_lock);
+	if (!__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_unlock(&s->gw_lock);
+	return hf_set_error(dev, -EBADF, "%s: the stream is being closed", fn);
+}
+
 /* the public names of the writeback status are the engine core's */
 _Static_assert(HELLOFPGA_STREAM_WB_MAGIC ==
 	       XDMA_STM_WB_MAGIC_VALUE << 16, "writeback magic");
@@ -681,12 +700,9 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 		return hf_set_error(dev, -EOPNOTSUPP,
 				    "%s: HELLOFPGA_GPU_WAIT_FLUSH: the GPU cannot flush remote writes (CAN_FLUSH_REMOTE_WRITES = 0)",
 				    fn);
-	pthread_mutex_lock(&s->gw_lock);
-	if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
-		ret = hf_set_error(dev, -EBADF, "%s: the stream is being closed",
-				   fn);
-		goto out;
-	}
+	ret = gw_lock_open(dev, s, fn);
+	if (ret)
+		return ret;
 	ret = dev->ops->stream_gpu_slot(dev, s, seq, &gs, fn);
 	pthread_mutex_unlock(&s->gw_lock);
 	if (ret)
@@ -709,16 +725,9 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 		w->sequence = seq;
 		w->status = gs.status;
 		w->status_dev = gs.status_dev;
-		if (s->host)
-			w->host = s->host + (size_t)gs.index * s->cfg.buffer_size;
-		else
-			w->gpu_offset = s->cfg.gpu_offset +
-					(uint64_t)gs.index * s->cfg.buffer_size;
+		buf_at(s, gs.index, &w->host, &w->gpu_offset);
 	}
 	return 0;
-out:
-	pthread_mutex_unlock(&s->gw_lock);
-	return ret;
 }
 
 /*
@@ -754,12 +763,9 @@ static int stream_release_on_gpu(struct hellofpga_dev *dev,
 	ret = hf_gpu_memops(&can_flush, fn);
 	if (ret)
 		return hf_set_error(dev, ret, "%s", hf_last_error(NULL));
-	pthread_mutex_lock(&s->gw_lock);
-	if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
-		ret = hf_set_error(dev, -EBADF, "%s: the stream is being closed",
-				   fn);
-		goto out;
-	}
+	ret = gw_lock_open(dev, s, fn);
+	if (ret)
+		return ret;
 	db = __atomic_load_n(&s->db, __ATOMIC_ACQUIRE);
 	if (!db) {
 		ret = dev->ops->stream_gpu_doorbells(dev, s, &db, &s->db_dev,
@@ -825,7 +831,7 @@ int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM v, void *gpu_stream,
 
 int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
 {
-	struct hellofpga_stream *s, **p;
+	struct hellofpga_stream *s;
 	struct hellofpga_dev *dev;
 	int ret;
 
@@ -876,13 +882,7 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
 		stream_free(s);
 		return 0;
 	}
-	pthread_mutex_lock(&dev->stream_lock);
-	for (p = &dev->streams; *p; p = &(*p)->next)
-		if (*p == s) {
-			*p = s->next;
-			break;
-		}
-	pthread_mutex_unlock(&dev->stream_lock);
+	stream_unlink(dev, s);
 	ret = stream_stop(dev, s);
 	/* calls in flight saw the stop (-EBADF); none starts any more */
 	tbl_drain(s);
