@@ -3,7 +3,7 @@
  * handle.c - card handles: a process-wide table of open cards.
  *
  * A HELLOFPGA_HANDLE is a token, never a pointer:
- *	generation << HF_HANDLE_SLOT_BITS | (slot + 1)
+ *	generation << HF_TABLE_SLOT_BITS | (slot + 1)   (hf_table.c)
  * (submit.c folds its low 21 bits, the slot and 5 bits of the generation,
  * into the tickets of the handle's submissions.)
  * The generation comes from a process-wide counter, so a handle that was
@@ -27,91 +27,38 @@
  * the card again to use it.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <stdlib.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "hf_dev.h"
 #include "hf_error.h"
 #include "hf_handle.h"
-
-#define HF_HANDLE_SLOT_BITS	16
-#define HF_HANDLE_MAX_SLOTS	((1u << HF_HANDLE_SLOT_BITS) - 1)
-#define HF_HANDLE_GEN_MASK	(UINTPTR_MAX >> HF_HANDLE_SLOT_BITS)
-
-/**
- * struct hf_dev_slot - an entry of the handle table.
- * @dev: the card, or NULL for a free slot
- * @gen: generation of the handle that names @dev
- */
-struct hf_dev_slot {
-	struct hellofpga_dev *dev;
-	uintptr_t gen;
-};
-
-static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t tbl_idle = PTHREAD_COND_INITIALIZER;
-static pthread_once_t tbl_once = PTHREAD_ONCE_INIT;
-static struct hf_dev_slot *slots;
-static uint32_t nslots;
-static uintptr_t next_gen;
-
-static void tbl_prepare(void)
-{
-	pthread_mutex_lock(&tbl_lock);
-}
-
-static void tbl_parent(void)
-{
-	pthread_mutex_unlock(&tbl_lock);
-}
+#include "hf_table.h"
 
 /*
- * In the child: only the thread that forked runs, holding @tbl_lock (taken
- * in tbl_prepare()).  Another thread of the parent may have held any other
- * lock of a handle at fork() time, so nothing here takes one.
+ * In the child, on every card of the table (hf_table.c holds its lock): only
+ * the thread that forked runs.  Another thread of the parent may have held
+ * any other lock of a handle at fork() time, so nothing here takes one.
  */
-static void tbl_child(void)
+static void dev_fork_child(void *entry)
 {
-	for (uint32_t i = 0; i < nslots; i++) {
-		struct hellofpga_dev *dev = slots[i].dev;
+	struct hellofpga_dev *dev = entry;
 
-		if (!dev || dev->inherited)
-			continue;
-		dev->inherited = true;
-		if (dev->lock_fd >= 0)
-			close(dev->lock_fd);
-		dev->lock_fd = -1;
-		if (dev->ops->fork_child)
-			dev->ops->fork_child(dev);
-	}
-	/* a new condition variable: waiters of the parent are not here */
-	pthread_cond_init(&tbl_idle, NULL);
-	pthread_mutex_unlock(&tbl_lock);
+	if (dev->inherited)
+		return;
+	dev->inherited = true;
+	if (dev->lock_fd >= 0)
+		close(dev->lock_fd);
+	dev->lock_fd = -1;
+	if (dev->ops->fork_child)
+		dev->ops->fork_child(dev);
 }
 
-static void tbl_init(void)
-{
-	pthread_atfork(tbl_prepare, tbl_parent, tbl_child);
-}
+HF_TABLE_DEFINE(tbl, dev_fork_child)
 
 static uintptr_t handle_val(HELLOFPGA_HANDLE h)
 {
 	return (uintptr_t)(void *)h;
-}
-
-/* The slot @h names, if it is the handle of the card in it; @tbl_lock held. */
-static struct hf_dev_slot *slot_of(HELLOFPGA_HANDLE h)
-{
-	uintptr_t v = handle_val(h);
-	uintptr_t idx = (v & HF_HANDLE_MAX_SLOTS) - 1;
-
-	if (!v || idx >= nslots)
-		return NULL;
-	if (!slots[idx].dev || slots[idx].gen != v >> HF_HANDLE_SLOT_BITS)
-		return NULL;
-	return &slots[idx];
 }
 
 /**
@@ -120,40 +67,19 @@ static struct hf_dev_slot *slot_of(HELLOFPGA_HANDLE h)
  */
 int hf_dev_register(struct hellofpga_dev *dev, HELLOFPGA_HANDLE *out)
 {
-	struct hf_dev_slot *s = NULL;
-	uint32_t i;
+	uintptr_t v;
 
-	pthread_once(&tbl_once, tbl_init);
-	pthread_mutex_lock(&tbl_lock);
-	for (i = 0; i < nslots; i++)
-		if (!slots[i].dev)
-			break;
-	if (i == nslots) {
-		uint32_t n = nslots ? nslots * 2 : 16;
-
-		if (n > HF_HANDLE_MAX_SLOTS)
-			n = HF_HANDLE_MAX_SLOTS;
-		s = n > nslots ? realloc(slots, n * sizeof(*slots)) : NULL;
-		if (!s) {
-			pthread_mutex_unlock(&tbl_lock);
-			return -ENOMEM;
-		}
-		for (uint32_t j = nslots; j < n; j++)
-			s[j] = (struct hf_dev_slot){ NULL, 0 };
-		slots = s;
-		nslots = n;
+	hf_table_lock(&tbl);
+	if (hf_table_insert(&tbl, dev, &v)) {
+		hf_table_unlock(&tbl);
+		return -ENOMEM;
 	}
-	next_gen = (next_gen + 1) & HF_HANDLE_GEN_MASK;
-	if (!next_gen)
-		next_gen = 1;
-	slots[i].dev = dev;
-	slots[i].gen = next_gen;
 	dev->refs = 0;
 	dev->closing = false;
 	dev->inherited = false;
-	dev->handle = next_gen << HF_HANDLE_SLOT_BITS | (uintptr_t)(i + 1);
+	dev->handle = v;
 	*out = (HELLOFPGA_HANDLE)(void *)dev->handle;
-	pthread_mutex_unlock(&tbl_lock);
+	hf_table_unlock(&tbl);
 	return 0;
 }
 
@@ -167,21 +93,21 @@ int hf_dev_register(struct hellofpga_dev *dev, HELLOFPGA_HANDLE *out)
  */
 int hf_dev_ref(HELLOFPGA_HANDLE h, struct hellofpga_dev **out)
 {
-	struct hf_dev_slot *s;
+	struct hellofpga_dev *dev;
 	int ret = 0;
 
 	*out = NULL;
-	pthread_mutex_lock(&tbl_lock);
-	s = slot_of(h);
-	if (!s)
+	hf_table_lock(&tbl);
+	dev = hf_table_find(&tbl, handle_val(h));
+	if (!dev)
 		ret = -EBADF;	/* a closing card has left the table */
-	else if (s->dev->inherited)
+	else if (dev->inherited)
 		ret = -ECHILD;
 	else {
-		s->dev->refs++;
-		*out = s->dev;
+		dev->refs++;
+		*out = dev;
 	}
-	pthread_mutex_unlock(&tbl_lock);
+	hf_table_unlock(&tbl);
 	return ret;
 }
 
@@ -211,10 +137,10 @@ int hf_dev_get(HELLOFPGA_HANDLE h, const char *fn, struct hellofpga_dev **out)
 /** hf_dev_put() - drop a reference taken by hf_dev_get() or hf_dev_ref(). */
 void hf_dev_put(struct hellofpga_dev *dev)
 {
-	pthread_mutex_lock(&tbl_lock);
+	hf_table_lock(&tbl);
 	if (!--dev->refs && dev->closing)
-		pthread_cond_broadcast(&tbl_idle);
-	pthread_mutex_unlock(&tbl_lock);
+		hf_table_wake(&tbl);
+	hf_table_unlock(&tbl);
 }
 
 /**
@@ -243,7 +169,7 @@ int hf_dev_wake_fd(struct hellofpga_dev *dev)
 {
 	int ret;
 
-	pthread_mutex_lock(&tbl_lock);
+	hf_table_lock(&tbl);
 	if (dev->closing) {
 		ret = -EBADF;
 	} else if (dev->wake_fd >= 0) {
@@ -255,27 +181,24 @@ int hf_dev_wake_fd(struct hellofpga_dev *dev)
 		else
 			dev->wake_fd = ret;
 	}
-	pthread_mutex_unlock(&tbl_lock);
+	hf_table_unlock(&tbl);
 	return ret;
 }
 
 int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out,
 		      void (*wake)(struct hellofpga_dev *dev))
 {
-	struct hf_dev_slot *s;
 	struct hellofpga_dev *dev;
 
 	*out = NULL;
-	pthread_mutex_lock(&tbl_lock);
-	s = slot_of(h);
-	if (!s) {
-		pthread_mutex_unlock(&tbl_lock);
+	hf_table_lock(&tbl);
+	dev = hf_table_remove(&tbl, handle_val(h));
+	if (!dev) {
+		hf_table_unlock(&tbl);
 		return -EBADF;
 	}
-	dev = s->dev;
-	s->dev = NULL;
 	if (dev->inherited) {
-		pthread_mutex_unlock(&tbl_lock);
+		hf_table_unlock(&tbl);
 		return 0;
 	}
 	/* atomic: submit.c looks without the table lock */
@@ -289,8 +212,8 @@ int hf_dev_unregister(HELLOFPGA_HANDLE h, struct hellofpga_dev **out,
 		(void)r;
 	}
 	while (dev->refs)
-		pthread_cond_wait(&tbl_idle, &tbl_lock);
-	pthread_mutex_unlock(&tbl_lock);
+		hf_table_wait(&tbl);
+	hf_table_unlock(&tbl);
 	*out = dev;
 	return 0;
 }

@@ -7,8 +7,9 @@
  * api.c hands to hf_dev_unregister()).  tests/lint/deps.sh checks it with
  * scripts/driver-deps.py, as kernel-ci.sh does the driver's (driver/hf_drv.h).
  *
- * layer 0: error.c hf_number.c
- *	error codes and texts; the one number parser
+ * layer 0: error.c hf_number.c hf_table.c
+ *	error codes and texts; the one number parser; the token tables of
+ *	cards and streams
  * layer 1: handle.c chanlock.c user_pages.c
  *	the handle table; waits with a deadline and channel locks; callers'
  *	buffers

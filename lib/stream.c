@@ -26,6 +26,7 @@
 #include "hf_gpudirect.h"
 #include "hf_handle.h"
 #include "hf_stream.h"
+#include "hf_table.h"
 #include "hf_user_regs.h"
 
 #define HELD_FREE	0
@@ -43,136 +44,56 @@ static uint64_t mono_ns(void)
 }
 
 /*
- * The table of open streams.  A HELLOFPGA_STREAM is a slot number and the
- * generation of the stream in it, never the object's address: a value
- * that names no open stream (closed, made up, of another process's
- * table) finds nothing and is -EBADF.  A call takes a reference under
- * @tbl_lock; HelloFPGA_Stream_Close() takes the stream out of the table
- * (later lookups fail), stops it, and waits for the references of the
- * calls in flight before it frees it.
+ * The table of open streams (hf_table.c).  A HELLOFPGA_STREAM is a slot
+ * number and the generation of the stream in it, never the object's
+ * address: a value that names no open stream (closed, made up, of another
+ * process's table) finds nothing and is -EBADF.  A call takes a reference
+ * under the table's lock; HelloFPGA_Stream_Close() takes the stream out of
+ * the table (later lookups fail), stops it, and waits for the references
+ * of the calls in flight before it frees it.
+ *
+ * fork(): in the child every stream is marked inherited (its calls are
+ * -ECHILD through its handle; Close of one only forgets it) and loses the
+ * references of the parent's calls in flight, whose threads are not there
+ * to drop them.  Nothing else of a stream is touched: a thread of the
+ * parent may have held its locks.
  */
-#define ST_SLOT_BITS	16
-#define ST_MAX_SLOTS	((1u << ST_SLOT_BITS) - 1)
-
-struct st_slot {
-	struct hellofpga_stream *s;
-	uintptr_t gen;
-};
-
-static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t tbl_idle = PTHREAD_COND_INITIALIZER;
-static pthread_once_t tbl_once = PTHREAD_ONCE_INIT;
-static struct st_slot *slots;
-static uint32_t nslots;
-static uintptr_t next_gen;
-
-/*
- * fork(): the child has only the thread that forked.  The table's lock is
- * taken around fork() so the child never inherits it held; in the child
- * every stream is marked inherited (its calls are -ECHILD through its
- * handle; Close of one only forgets it) and loses the references of the
- * parent's calls in flight, whose threads are not there to drop them.
- * Nothing else of a stream is touched: a thread of the parent may have
- * held its locks.
- */
-static void tbl_prepare(void)
+static void stream_fork_child(void *entry)
 {
-	pthread_mutex_lock(&tbl_lock);
+	struct hellofpga_stream *s = entry;
+
+	s->inherited = true;
+	s->refs = 0;
 }
 
-static void tbl_parent(void)
-{
-	pthread_mutex_unlock(&tbl_lock);
-}
-
-static void tbl_child(void)
-{
-	for (uint32_t i = 0; i < nslots; i++) {
-		if (!slots[i].s)
-			continue;
-		slots[i].s->inherited = true;
-		slots[i].s->refs = 0;
-	}
-	/* a new condition variable: waiters of the parent are not here */
-	pthread_cond_init(&tbl_idle, NULL);
-	pthread_mutex_unlock(&tbl_lock);
-}
-
-static void tbl_init(void)
-{
-	pthread_atfork(tbl_prepare, tbl_parent, tbl_child);
-}
-
-static void tbl_lock_take(void)
-{
-	pthread_once(&tbl_once, tbl_init);
-	pthread_mutex_lock(&tbl_lock);
-}
+HF_TABLE_DEFINE(tbl, stream_fork_child)
 
 /* Enter @s in the table: 0, or -ENOMEM / -EMFILE. */
 static int tbl_add(struct hellofpga_stream *s)
 {
-	uint32_t i;
+	uintptr_t v;
+	int ret;
 
-	tbl_lock_take();
-	for (i = 0; i < nslots && slots[i].s; i++)
-		;
-	if (i == nslots) {
-		uint32_t n = nslots ? nslots * 2 : 16;
-		struct st_slot *ns;
-
-		if (nslots >= ST_MAX_SLOTS) {
-			pthread_mutex_unlock(&tbl_lock);
-			return -EMFILE;
-		}
-		if (n > ST_MAX_SLOTS)
-			n = ST_MAX_SLOTS;
-		ns = realloc(slots, n * sizeof(*ns));
-		if (!ns) {
-			pthread_mutex_unlock(&tbl_lock);
-			return -ENOMEM;
-		}
-		memset(ns + nslots, 0, (n - nslots) * sizeof(*ns));
-		slots = ns;
-		nslots = n;
+	hf_table_lock(&tbl);
+	ret = hf_table_insert(&tbl, s, &v);
+	if (!ret) {
+		s->refs = 0;
+		s->value = (HELLOFPGA_STREAM)(void *)v;
 	}
-	next_gen = (next_gen + 1) & (UINTPTR_MAX >> ST_SLOT_BITS);
-	if (!next_gen)
-		next_gen = 1;
-	slots[i].s = s;
-	slots[i].gen = next_gen;
-	s->refs = 0;
-	s->value = (HELLOFPGA_STREAM)(void *)(next_gen << ST_SLOT_BITS |
-					      (uintptr_t)(i + 1));
-	pthread_mutex_unlock(&tbl_lock);
-	return 0;
-}
-
-/* The slot @v names, if it is the value of the stream in it; locked. */
-static struct st_slot *tbl_slot(HELLOFPGA_STREAM v)
-{
-	uintptr_t x = (uintptr_t)(void *)v;
-	uint32_t i = (uint32_t)(x & ST_MAX_SLOTS);
-
-	if (!i || i > nslots || !slots[i - 1].s ||
-	    slots[i - 1].gen != x >> ST_SLOT_BITS)
-		return NULL;
-	return &slots[i - 1];
+	hf_table_unlock(&tbl);
+	return ret;
 }
 
 /* The stream @v names, one reference taken; NULL when none. */
 static struct hellofpga_stream *tbl_get(HELLOFPGA_STREAM v)
 {
-	struct hellofpga_stream *s = NULL;
-	struct st_slot *sl;
+	struct hellofpga_stream *s;
 
-	tbl_lock_take();
-	sl = tbl_slot(v);
-	if (sl) {
-		s = sl->s;
+	hf_table_lock(&tbl);
+	s = hf_table_find(&tbl, (uintptr_t)(void *)v);
+	if (s)
 		s->refs++;
-	}
-	pthread_mutex_unlock(&tbl_lock);
+	hf_table_unlock(&tbl);
 	return s;
 }
 
@@ -182,10 +103,10 @@ static struct hellofpga_stream *tbl_get(HELLOFPGA_STREAM v)
  */
 static void tbl_put(struct hellofpga_stream *s)
 {
-	tbl_lock_take();
+	hf_table_lock(&tbl);
 	if (--s->refs <= 1)
-		pthread_cond_broadcast(&tbl_idle);
-	pthread_mutex_unlock(&tbl_lock);
+		hf_table_wake(&tbl);
+	hf_table_unlock(&tbl);
 }
 
 /*
@@ -194,14 +115,12 @@ static void tbl_put(struct hellofpga_stream *s)
  */
 static bool tbl_remove(struct hellofpga_stream *s)
 {
-	struct st_slot *sl;
+	bool removed;
 
-	tbl_lock_take();
-	sl = tbl_slot(s->value);
-	if (sl)
-		sl->s = NULL;
-	pthread_mutex_unlock(&tbl_lock);
-	return sl != NULL;
+	hf_table_lock(&tbl);
+	removed = hf_table_remove(&tbl, (uintptr_t)(void *)s->value) != NULL;
+	hf_table_unlock(&tbl);
+	return removed;
 }
 
 /*
@@ -211,10 +130,10 @@ static bool tbl_remove(struct hellofpga_stream *s)
  */
 static void tbl_mark_stopped(struct hellofpga_stream *s)
 {
-	tbl_lock_take();
+	hf_table_lock(&tbl);
 	s->stopped = true;
-	pthread_cond_broadcast(&tbl_idle);
-	pthread_mutex_unlock(&tbl_lock);
+	hf_table_wake(&tbl);
+	hf_table_unlock(&tbl);
 }
 
 /*
@@ -224,20 +143,20 @@ static void tbl_mark_stopped(struct hellofpga_stream *s)
  */
 static void stream_wait_stopped(struct hellofpga_stream *s)
 {
-	tbl_lock_take();
+	hf_table_lock(&tbl);
 	while (!s->stopped)
-		pthread_cond_wait(&tbl_idle, &tbl_lock);
-	pthread_mutex_unlock(&tbl_lock);
+		hf_table_wait(&tbl);
+	hf_table_unlock(&tbl);
 }
 
 /* Wait until the caller's is the last reference to @s, then drop it. */
 static void tbl_drain(struct hellofpga_stream *s)
 {
-	tbl_lock_take();
+	hf_table_lock(&tbl);
 	while (s->refs > 1)
-		pthread_cond_wait(&tbl_idle, &tbl_lock);
+		hf_table_wait(&tbl);
 	s->refs = 0;
-	pthread_mutex_unlock(&tbl_lock);
+	hf_table_unlock(&tbl);
 }
 
 /*
@@ -346,6 +265,18 @@ static void stream_free(struct hellofpga_stream *s)
 	free(s);
 }
 
+/* Take @s off its card's list of streams, if it is on it. */
+static void stream_unlink(struct hellofpga_dev *dev, struct hellofpga_stream *s)
+{
+	pthread_mutex_lock(&dev->stream_lock);
+	for (struct hellofpga_stream **p = &dev->streams; *p; p = &(*p)->next)
+		if (*p == s) {
+			*p = s->next;
+			break;
+		}
+	pthread_mutex_unlock(&dev->stream_lock);
+}
+
 static int stream_open(struct hellofpga_dev *dev, HELLOFPGA_HANDLE h,
 		       const HELLOFPGA_STREAM_CONFIG *cfg, HELLOFPGA_STREAM *out)
 {
@@ -405,27 +336,13 @@ static int stream_open(struct hellofpga_dev *dev, HELLOFPGA_HANDLE h,
 	ret = dev->ops->stream_start(dev, s);
 	pthread_mutex_unlock(&s->lock);
 	if (ret) {
-		pthread_mutex_lock(&dev->stream_lock);
-		for (struct hellofpga_stream **p = &dev->streams; *p;
-		     p = &(*p)->next)
-			if (*p == s) {
-				*p = s->next;
-				break;
-			}
-		pthread_mutex_unlock(&dev->stream_lock);
+		stream_unlink(dev, s);
 		stream_free(s);
 		return ret;
 	}
 	ret = tbl_add(s);
 	if (ret) {
-		pthread_mutex_lock(&dev->stream_lock);
-		for (struct hellofpga_stream **p = &dev->streams; *p;
-		     p = &(*p)->next)
-			if (*p == s) {
-				*p = s->next;
-				break;
-			}
-		pthread_mutex_unlock(&dev->stream_lock);
+		stream_unlink(dev, s);
 		pthread_mutex_lock(&s->lock);
 		dev->ops->stream_stop(dev, s);
 		pthread_mutex_unlock(&s->lock);
@@ -528,6 +445,17 @@ static bool try_apply_releases(struct hellofpga_dev *dev,
 	return true;
 }
 
+/* Where buffer @index of @s is: in @host, or at @gpu_offset of the pin. */
+static void buf_at(const struct hellofpga_stream *s, uint32_t index,
+		   void **host, uint64_t *gpu_offset)
+{
+	if (s->host)
+		*host = s->host + (size_t)index * s->cfg.buffer_size;
+	else
+		*gpu_offset = s->cfg.gpu_offset +
+			      (uint64_t)index * s->cfg.buffer_size;
+}
+
 static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 		       int timeout_ms, HELLOFPGA_FRAME *f)
 {
@@ -585,11 +513,7 @@ static int stream_wait(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 			s->drop_last = dropped;
 		}
 		f->timestamp_ns = mono_ns();
-		if (s->host)
-			f->host = s->host + (size_t)b.index * s->cfg.buffer_size;
-		else
-			f->gpu_offset = s->cfg.gpu_offset +
-					(uint64_t)b.index * s->cfg.buffer_size;
+		buf_at(s, b.index, &f->host, &f->gpu_offset);
 		__atomic_store_n(&s->held[b.index], HELD_BY_USER,
 				 __ATOMIC_RELEASE);
 		__atomic_add_fetch(&s->nheld, 1, __ATOMIC_RELAXED);
@@ -718,6 +642,20 @@ static int stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 	return ret;
 }
 
+/*
+ * Take @s->gw_lock, unless the stream is being closed.  Return: 0 (the
+ * lock held), or -EBADF with the error text set (not held).
+ */
+static int gw_lock_open(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+			const char *fn)
+{
+	pthread_mutex_lock(&s->gw_lock);
+	if (!__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_unlock(&s->gw_lock);
+	return hf_set_error(dev, -EBADF, "%s: the stream is being closed", fn);
+}
+
 /* the public names of the writeback status are the engine core's */
 _Static_assert(HELLOFPGA_STREAM_WB_MAGIC ==
 	       XDMA_STM_WB_MAGIC_VALUE << 16, "writeback magic");
@@ -762,12 +700,9 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 		return hf_set_error(dev, -EOPNOTSUPP,
 				    "%s: HELLOFPGA_GPU_WAIT_FLUSH: the GPU cannot flush remote writes (CAN_FLUSH_REMOTE_WRITES = 0)",
 				    fn);
-	pthread_mutex_lock(&s->gw_lock);
-	if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
-		ret = hf_set_error(dev, -EBADF, "%s: the stream is being closed",
-				   fn);
-		goto out;
-	}
+	ret = gw_lock_open(dev, s, fn);
+	if (ret)
+		return ret;
 	ret = dev->ops->stream_gpu_slot(dev, s, seq, &gs, fn);
 	pthread_mutex_unlock(&s->gw_lock);
 	if (ret)
@@ -790,16 +725,9 @@ static int stream_wait_on_gpu(struct hellofpga_dev *dev,
 		w->sequence = seq;
 		w->status = gs.status;
 		w->status_dev = gs.status_dev;
-		if (s->host)
-			w->host = s->host + (size_t)gs.index * s->cfg.buffer_size;
-		else
-			w->gpu_offset = s->cfg.gpu_offset +
-					(uint64_t)gs.index * s->cfg.buffer_size;
+		buf_at(s, gs.index, &w->host, &w->gpu_offset);
 	}
 	return 0;
-out:
-	pthread_mutex_unlock(&s->gw_lock);
-	return ret;
 }
 
 /*
@@ -835,12 +763,9 @@ static int stream_release_on_gpu(struct hellofpga_dev *dev,
 	ret = hf_gpu_memops(&can_flush, fn);
 	if (ret)
 		return hf_set_error(dev, ret, "%s", hf_last_error(NULL));
-	pthread_mutex_lock(&s->gw_lock);
-	if (__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
-		ret = hf_set_error(dev, -EBADF, "%s: the stream is being closed",
-				   fn);
-		goto out;
-	}
+	ret = gw_lock_open(dev, s, fn);
+	if (ret)
+		return ret;
 	db = __atomic_load_n(&s->db, __ATOMIC_ACQUIRE);
 	if (!db) {
 		ret = dev->ops->stream_gpu_doorbells(dev, s, &db, &s->db_dev,
@@ -906,7 +831,7 @@ int HelloFPGA_Stream_WaitOnGPU(HELLOFPGA_STREAM v, void *gpu_stream,
 
 int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
 {
-	struct hellofpga_stream *s, **p;
+	struct hellofpga_stream *s;
 	struct hellofpga_dev *dev;
 	int ret;
 
@@ -957,13 +882,7 @@ int HelloFPGA_Stream_Close(HELLOFPGA_STREAM v)
 		stream_free(s);
 		return 0;
 	}
-	pthread_mutex_lock(&dev->stream_lock);
-	for (p = &dev->streams; *p; p = &(*p)->next)
-		if (*p == s) {
-			*p = s->next;
-			break;
-		}
-	pthread_mutex_unlock(&dev->stream_lock);
+	stream_unlink(dev, s);
 	ret = stream_stop(dev, s);
 	/* calls in flight saw the stop (-EBADF); none starts any more */
 	tbl_drain(s);
