@@ -25,9 +25,10 @@
 #   bin/<key>/             qemu-system-ARCH (launcher) + qemu-system-ARCH.real,
 #                          each built when first asked for; hf_insn.so
 #   .lock                  flock(1) while building
-# <key> = sha256 of the model sources (model/xdma_{model,link}.{c,h},
-# model/xdma_user.h, the core headers it includes, the reference design's
-# user logic refdesign/hf_refdesign.{c,h} and its headers),
+# <key> = sha256 of the model sources (model/xdma_model*.{c,h},
+# model/xdma_link.{c,h}, model/xdma_user.h, the core headers it includes,
+# the reference design's user logic refdesign/hf_refdesign.{c,h} and its
+# headers),
 # model/qemu/{*.c,*.h,meson.build} (not the README nor the smoke test),
 # tests/guest/plugin/hf_insn.c, this script and the Debian qemu source
 # version.  A hit costs a hash; a change of the model rebuilds incrementally
@@ -89,7 +90,10 @@ die() { echo "build-qemu: error: $*" >&2; exit 1; }
 
 # Files of ours that go into the QEMU tree (hw/misc/xdma-sim/, flat: the
 # model's quote includes then resolve next to it, no include path needed).
-model_files=(model/xdma_model.c model/xdma_model.h model/xdma_link.c
+model_files=(model/xdma_model.c model/xdma_model_bar.c
+	     model/xdma_model_engine.c model/xdma_model_sgdma.c
+	     model/xdma_model_stream.c model/xdma_model_irq.c
+	     model/xdma_model.h model/xdma_model_priv.h model/xdma_link.c
 	     model/xdma_link.h model/xdma_user.h core/hf_os.h
 	     core/os/hf_os_user.h core/xdma_regs.h refdesign/hf_refdesign.c
 	     refdesign/hf_refdesign.h refdesign/hf_user_regs.h

@@ -821,6 +821,39 @@ static void xs_pcie_link(XdmaSimState *s)
 	pci_long_test_and_set_mask(exp + PCI_EXP_DEVCAP, ctz32(mps) - 7);
 }
 
+/*
+ * The config space's IDs and interrupt pin, and the two BARs: the user BAR
+ * (BAR0, 64-bit prefetchable when larger than the reference design's) and
+ * the DMA/config BAR after it.
+ */
+static void xs_config_bars(XdmaSimState *s)
+{
+	PCIDevice *pdev = PCI_DEVICE(s);
+
+	pci_set_word(pdev->config + PCI_VENDOR_ID, s->vendor_id);
+	pci_set_word(pdev->config + PCI_DEVICE_ID, s->device_id);
+	pci_set_word(pdev->config + PCI_SUBSYSTEM_VENDOR_ID, s->vendor_id);
+	pci_set_word(pdev->config + PCI_SUBSYSTEM_ID, 0x0007);
+	pci_config_set_interrupt_pin(pdev->config, 1);
+
+	memory_region_init_io(&s->user_bar, OBJECT(s), &xs_user_ops, s,
+			      "xdma-sim-user", s->user_bar_size);
+	memory_region_init_io(&s->dma_bar, OBJECT(s), &xs_dma_bar_ops, s,
+			      "xdma-sim-dma", XDMA_BAR_SIZE);
+	if (s->user_bar_size > HF_USER_BAR_SIZE) {
+		pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
+				 PCI_BASE_ADDRESS_MEM_TYPE_64 |
+				 PCI_BASE_ADDRESS_MEM_PREFETCH, &s->user_bar);
+		s->dma_bar_nr = 2;
+	} else {
+		pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY,
+				 &s->user_bar);
+		s->dma_bar_nr = 1;
+	}
+	pci_register_bar(pdev, s->dma_bar_nr, PCI_BASE_ADDRESS_SPACE_MEMORY,
+			 &s->dma_bar);
+}
+
 static void xs_realize(PCIDevice *pdev, Error **errp)
 {
 	XdmaSimState *s = XDMA_SIM(pdev);
@@ -867,28 +900,7 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 					       xs_engine_run, &s->eng[i]);
 	}
 
-	pci_set_word(pdev->config + PCI_VENDOR_ID, s->vendor_id);
-	pci_set_word(pdev->config + PCI_DEVICE_ID, s->device_id);
-	pci_set_word(pdev->config + PCI_SUBSYSTEM_VENDOR_ID, s->vendor_id);
-	pci_set_word(pdev->config + PCI_SUBSYSTEM_ID, 0x0007);
-	pci_config_set_interrupt_pin(pdev->config, 1);
-
-	memory_region_init_io(&s->user_bar, OBJECT(s), &xs_user_ops, s,
-			      "xdma-sim-user", s->user_bar_size);
-	memory_region_init_io(&s->dma_bar, OBJECT(s), &xs_dma_bar_ops, s,
-			      "xdma-sim-dma", XDMA_BAR_SIZE);
-	if (s->user_bar_size > HF_USER_BAR_SIZE) {
-		pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
-				 PCI_BASE_ADDRESS_MEM_TYPE_64 |
-				 PCI_BASE_ADDRESS_MEM_PREFETCH, &s->user_bar);
-		s->dma_bar_nr = 2;
-	} else {
-		pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY,
-				 &s->user_bar);
-		s->dma_bar_nr = 1;
-	}
-	pci_register_bar(pdev, s->dma_bar_nr, PCI_BASE_ADDRESS_SPACE_MEMORY,
-			 &s->dma_bar);
+	xs_config_bars(s);
 
 	if (pci_is_express(pdev)) {
 		r = pcie_endpoint_cap_init(pdev, XS_CAP_PCIE);
