@@ -23,10 +23,12 @@
  *	GPU memory as dma-buf; user interrupts; C2H AXI-Stream rings
  * layer 6: gpudirect.c
  *	GPU Direct pins and transfers
- * layer 7: emu/backend_emu_card.c
- *	the emulated card's setup: options, state files, memory, interrupts
- * layer 8: emu/backend_emu_xfer.c
- *	the emulated card's CPU-path transfers, registers, user interrupts
+ * layer 7: backend_kernel_node.c emu/backend_emu_card.c
+ *	the driver's nodes and ioctls; the emulated card's setup: options,
+ *	state files, memory, interrupts
+ * layer 8: backend_kernel_stream.c emu/backend_emu_xfer.c
+ *	C2H streams on the driver; the emulated card's CPU-path transfers,
+ *	registers, user interrupts
  * layer 9: emu/backend_emu_pin.c emu/backend_emu_stream.c
  *	the emulated card's GPU Direct pins and its C2H streams
  * layer 10: backend_kernel.c emu/backend_emu.c submit.c
