@@ -18,6 +18,9 @@
 #include "gpu.h"
 #include "hf_refdesign.h"
 
+/* Without a link model the card copies at memory speed; a floor for it. */
+#define EMU_NOLINK_RATE		1000000000ull	/* bytes/s */
+
 static void emu_teardown(struct emu_card *card)
 {
 	if (!card)

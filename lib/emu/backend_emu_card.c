@@ -26,6 +26,14 @@
 #include "hf_chanlock.h"
 #include "hf_number.h"
 
+#define EMU_WB_STRIDE		XDMA_WB_AREA	/* writeback bytes per engine */
+/*
+ * A shared card's lock file: its first page holds the channel locks
+ * (struct hf_shared_locks, chanlock.c); an OFD lock on this byte is held
+ * while the card memory and those locks are created.
+ */
+#define EMU_LOCK_CREATE		64
+
 /**
  * hf_emu_link_opt() - one link model option of a card name into @l, as
  * xdma_link_parse() takes it, but with the number of mps= (a size) or

@@ -21,6 +21,9 @@
 #include "backend_emu_priv.h"
 #include "gpu.h"
 
+#define EMU_GPU_RUN_DESKTOP	(2u << 20)	/* BAR window: 2 MiB runs */
+#define EMU_GPU_RUN_TEGRA	(64u << 10)	/* SMMU: 64 KiB chunks */
+
 /* The card reads GPU memory (H2C): the GPU's copy engine moves it. */
 static int emu_gpu_region_read(void *ctx, u64 off, void *dst, size_t len)
 {

@@ -25,20 +25,6 @@
 #include "hf_stream.h"
 #include "inproc/emu_host.h"
 
-#define EMU_DESC_MIN		64		/* descriptors per channel at first */
-#define EMU_BOUNCE_SIZE		(1u << 20)	/* per engine, aligned engines only */
-#define EMU_WB_STRIDE		XDMA_WB_AREA	/* writeback bytes per engine */
-/* Without a link model the card copies at memory speed; a floor for it. */
-#define EMU_NOLINK_RATE		1000000000ull	/* bytes/s */
-#define EMU_GPU_RUN_DESKTOP	(2u << 20)	/* BAR window: 2 MiB runs */
-#define EMU_GPU_RUN_TEGRA	(64u << 10)	/* SMMU: 64 KiB chunks */
-/*
- * A shared card's lock file: its first page holds the channel locks
- * (struct hf_shared_locks, chanlock.c); an OFD lock on this byte is held
- * while the card memory and those locks are created.
- */
-#define EMU_LOCK_CREATE		64
-
 /**
  * struct emu_engine - one engine with its descriptor storage.
  * @eng: engine core state

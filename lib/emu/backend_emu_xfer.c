@@ -20,6 +20,9 @@
 #include "hf_chanlock.h"
 #include "hf_user_pages.h"
 
+#define EMU_DESC_MIN		64		/* descriptors per channel at first */
+#define EMU_BOUNCE_SIZE		(1u << 20)	/* per engine, aligned engines only */
+
 /* Make sure @e's descriptor storage holds @count descriptors. */
 static int reserve_desc(struct hellofpga_dev *dev, struct emu_card *card,
 			struct emu_engine *e, u32 count)
