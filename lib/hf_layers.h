@@ -23,12 +23,20 @@
  *	GPU memory as dma-buf; user interrupts; C2H AXI-Stream rings
  * layer 6: gpudirect.c
  *	GPU Direct pins and transfers
- * layer 7: backend_kernel.c emu/backend_emu.c submit.c
+ * layer 7: backend_kernel_node.c emu/backend_emu_card.c
+ *	the driver's nodes and ioctls; the emulated card's setup: options,
+ *	state files, memory, interrupts
+ * layer 8: backend_kernel_stream.c emu/backend_emu_xfer.c
+ *	C2H streams on the driver; the emulated card's CPU-path transfers,
+ *	registers, user interrupts
+ * layer 9: emu/backend_emu_pin.c emu/backend_emu_stream.c
+ *	the emulated card's GPU Direct pins and its C2H streams
+ * layer 10: backend_kernel.c emu/backend_emu.c submit.c
  *	the two card backends (the emulated one, in emu/, is the only code of
  *	lib/ that includes model/); GPU Direct submit queues
- * layer 8: api.c
+ * layer 11: api.c
  *	the public calls: validation and dispatch, Open and Close
- * layer 9: test_hooks.c emu/emu_test.c
+ * layer 12: test_hooks.c emu/emu_test.c
  *	the test hooks (hf_test.h), linked into the tests only
  */
 #ifndef HF_LAYERS_H

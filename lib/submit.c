@@ -459,6 +459,41 @@ static int sq_claim(struct hellofpga_dev *dev, struct hf_submitq *q,
 	return 0;
 }
 
+/*
+ * The GPU's operations of submission @seq in @gpu_stream, as @flags ask:
+ * the doorbell write its start waits for; the wait for its end and the
+ * seen write after it.  Return: 0 or the GPU layer's negative errno.
+ */
+static int sq_gpu_enqueue(struct hf_submitq *q, uint64_t seq,
+			  enum hf_xdma_dir xd, uint32_t flags, bool can_flush,
+			  void *gpu_stream, const char *fn)
+{
+	int ret = 0;
+
+	if (flags & HELLOFPGA_SUBMIT_START_ON_GPU) {
+		ret = hf_gpu_write32(gpu_stream, sq_dev_addr(q, sq_door(q, seq)),
+				     (uint32_t)seq, fn);
+	}
+	if (!ret && (flags & HELLOFPGA_SUBMIT_WAIT_ON_GPU)) {
+		ret = hf_gpu_wait32(gpu_stream,
+				    sq_dev_addr(q, sq_status(q, seq)),
+				    HELLOFPGA_XFER_WB_MASK, HF_GPU_WAIT_AND,
+				    xd == XDMA_C2H && can_flush, fn);
+		if (!ret)
+			ret = hf_gpu_write32(gpu_stream,
+					     sq_dev_addr(q, sq_seen(q, seq)),
+					     (uint32_t)seq, fn);
+		/*
+		 * A wait enqueued without its seen write (CUDA failing
+		 * between the two) would hold the entry for ever: the entry
+		 * is freed all the same, its word marked, so that wait goes
+		 * on (or, were the entry used again first, waits for the
+		 * next round's end).
+		 */
+	}
+	return ret;
+}
+
 static int submit(struct hellofpga_dev *dev, int ch,
 		  HELLOFPGA_GPU_HANDLE handle, size_t off, uint64_t card,
 		  size_t len, int dir, void *gpu_stream, uint32_t flags,
@@ -534,27 +569,7 @@ static int submit(struct hellofpga_dev *dev, int ch,
 	 * The GPU's operations, without q->lock: a full GPU queue may block
 	 * the call.  The entry is CLAIMED: the thread waits for it.
 	 */
-	if (flags & HELLOFPGA_SUBMIT_START_ON_GPU) {
-		ret = hf_gpu_write32(gpu_stream, sq_dev_addr(q, sq_door(q, seq)),
-				     (uint32_t)seq, fn);
-	}
-	if (!ret && (flags & HELLOFPGA_SUBMIT_WAIT_ON_GPU)) {
-		ret = hf_gpu_wait32(gpu_stream,
-				    sq_dev_addr(q, sq_status(q, seq)),
-				    HELLOFPGA_XFER_WB_MASK, HF_GPU_WAIT_AND,
-				    xd == XDMA_C2H && can_flush, fn);
-		if (!ret)
-			ret = hf_gpu_write32(gpu_stream,
-					     sq_dev_addr(q, sq_seen(q, seq)),
-					     (uint32_t)seq, fn);
-		/*
-		 * A wait enqueued without its seen write (CUDA failing
-		 * between the two) would hold the entry for ever: the entry
-		 * is freed all the same, its word marked, so that wait goes
-		 * on (or, were the entry used again first, waits for the
-		 * next round's end).
-		 */
-	}
+	ret = sq_gpu_enqueue(q, seq, xd, flags, can_flush, gpu_stream, fn);
 
 	/* the GPU layer's text, taken before q->lock (the table lock) */
 	if (ret)

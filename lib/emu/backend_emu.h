@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backend_emu.h - what the emulated backend (backend_emu.c) shows the rest
- * of lib/emu/: its test hooks (emu_test.c) see a card and its pins here.
+ * backend_emu.h - what the emulated backend (backend_emu.c, its pins in
+ * backend_emu_pin.c) shows the rest of lib/emu/: its test hooks
+ * (emu_test.c) see a card and its pins here.
  */
 #ifndef HF_BACKEND_EMU_H
 #define HF_BACKEND_EMU_H

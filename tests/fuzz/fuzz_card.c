@@ -372,7 +372,7 @@ void op_close_race(struct fz_thread *t)
  * sanitizer's slowdown) the run ends wedged, the emulated backend unmaps
  * the caller's buffer all the same (it is the caller's again: the emulated
  * IOMMU, not a pin, keeps the late engine out of it), and the engine's
- * next read of it is a fault, by design (backend_emu.c,
+ * next read of it is a fault, by design (backend_emu_xfer.c,
  * emu_engine_usable()).
  */
 uint64_t excused_faults;		/* atomic */
