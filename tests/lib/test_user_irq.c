@@ -119,15 +119,20 @@ static void held_request_fires_once_per_take(const void *r)
 	uint32_t n = 0;
 
 	arm(h, 7);
-	raise_irq(h, 7);
+	/*
+	 * counted from before the raise: where the interrupt is handled on
+	 * another CPU (the driver on a 2-CPU machine), its first delivery
+	 * may come after the raising write returns
+	 */
 	HF_CHECK_ERR(HelloFPGA_GetCounters(h, &c0), 0);
+	raise_irq(h, 7);
 	for (int i = 0; i < 3; i++) {
 		HF_CHECK_ERR(HelloFPGA_UserIRQ_Wait(h, 7, 1000, &n), 0);
 		HF_CHECK_EQ(n, 1);
 	}
 	HF_CHECK_ERR(HelloFPGA_GetCounters(h, &c1), 0);
-	/* no storm: the three takes re-armed it three times */
-	HF_CHECK_MSG(c1.irqs - c0.irqs <= 3, "%llu interrupts for 3 takes",
+	/* no storm: the raise, then the three takes re-armed it three times */
+	HF_CHECK_MSG(c1.irqs - c0.irqs <= 4, "%llu interrupts for a raise and 3 takes",
 		     (unsigned long long)(c1.irqs - c0.irqs));
 	drop_irq(h, 7);
 	/* the delivery made by the last take's re-enable is still there */
