@@ -57,6 +57,11 @@ static inline u32 hf_stream_word(u64 seq, u32 idx)
  * @min: shortest record (at least HF_STREAM_MIN_LEN)
  * @max: longest record; @max below @min means @min
  *
+ * The hash is scaled into the range by a multiply-high (the upper 32 bits
+ * of hash * range), not by a modulo: what the RTL source computes in a
+ * pipelined multiplier per record (refdesign/rtl/hf_st_src.sv), where a
+ * division by a run-time range would take a cycle per bit.
+ *
  * Return: a length in [@min, @max], a deterministic function of @seq.
  */
 static inline u32 hf_stream_rec_len(u64 seq, u32 min, u32 max)
@@ -67,7 +72,7 @@ static inline u32 hf_stream_rec_len(u64 seq, u32 min, u32 max)
 		return min;
 	h = hf_stream_mix((u32)seq ^ hf_stream_mix((u32)(seq >> 32) ^
 						   0x5bd1e995u));
-	return min + (u32)((u64)h % ((u64)max - min + 1));
+	return min + (u32)(((u64)h * ((u64)max - min + 1)) >> 32);
 }
 
 /* Byte @off (any offset below @len) of frame (@seq, @len). */

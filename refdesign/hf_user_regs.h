@@ -29,6 +29,14 @@
  */
 #define HF_USER_IRQ_PULSE		0x001c
 #define HF_USER_VERSION_PULSE		0x00010001u	/* first with PULSE */
+/*
+ * RW (version 1.2): bit n loops H2C channel n's stream back to C2H channel
+ * n (an AXI-Stream card): what the host streams out comes back, unchanged,
+ * through a FIFO, as in PG195's AXI-ST example design; the channel's sink
+ * and source are out of the path meanwhile.  Routes switch between packets.
+ */
+#define HF_USER_LOOPBACK		0x0020
+#define HF_USER_VERSION_LOOPBACK	0x00010002u	/* first with LOOPBACK */
 #define HF_USER_RAM			0x1000	/* 4 KiB RW scratch RAM */
 #define HF_USER_RAM_SIZE		0x1000
 #define HF_USER_ID_VALUE		0x48465047u	/* "HFPG" */

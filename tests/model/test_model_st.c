@@ -208,6 +208,18 @@ HF_TEST(st_pattern_record_lengths_stay_in_range_and_vary)
 	HF_CHECK_EQ(hf_stream_rec_len(9, 64, 16), 64);
 }
 
+/* The hash scales into the range by a multiply-high, as the RTL does. */
+HF_TEST(st_pattern_record_length_is_a_multiply_high)
+{
+	for (u64 s = 0; s < 64; s++) {
+		u32 h = hf_stream_mix((u32)s ^ hf_stream_mix(0x5bd1e995u));
+		u64 range = (u64)HF_STREAM_MAX_LEN - 16 + 1;
+
+		HF_CHECK_EQ(hf_stream_rec_len(s, 16, HF_STREAM_MAX_LEN),
+			    16 + (u32)(((u64)h * range) >> 32));
+	}
+}
+
 /* ---- identity and registers ---- */
 
 HF_TEST(st_identifiers_say_stream)
