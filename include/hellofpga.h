@@ -38,10 +38,17 @@
  *                                       granularity, 1..128 (default 1)
  *                  private              card memory private to this handle
  *                  sync                 engines run in the calling thread
+ *                  st                   AXI-Stream channels (the stream API)
+ *                  rtl                  the reference design's user logic is
+ *                                       its RTL, simulated by Verilator (the
+ *                                       plugin libhf_refdesign_rtl.so;
+ *                                       docs/refdesign.md)
  *                  link=genGxW          PCIe link model (off by default):
  *                                       generation 1..5, width 1..16, with
  *                                       mps=BYTES and desc_ns=NS (defaults
  *                                       256 and 1000); docs/benchmarks.md
+ *                $HELLOFPGA_EMU_OPTS: options for every emulated card, after
+ *                the name's own (so they win), e.g. "rtl"
  *   "/dev/hellofpgaN"   a hardware card through the kernel driver
  */
 #ifndef HELLOFPGA_H
@@ -78,7 +85,10 @@ typedef struct hellofpga_card *HELLOFPGA_HANDLE;
  * how to use the emulated card),
  * -ENOENT, -ENOTDIR (emulated card: the state directory,
  * $HELLOFPGA_EMU_DIR, cannot be made: a directory above it does not exist,
- * or is a file),
+ * or is a file; -ENOENT also for "rtl" when the co-simulation plugin is
+ * not installed: the library was built without Verilator),
+ * -ENOEXEC ("rtl": the plugin found cannot be loaded, or is not one of
+ * this version),
  * -EACCES, -EPERM (permission denied: the card's nodes, or the emulated
  * card's files or their directory; -EPERM also when the state directory is
  * a symbolic link, another user's or writable by other users, or a state

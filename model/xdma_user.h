@@ -82,7 +82,10 @@ struct xdma_user_env {
 /**
  * struct xdma_user_rec - a C2H stream input's view of the record its source
  * offers.
- * @left: bytes of it not taken yet (at least 1); the last carries TLAST
+ * @left: bytes of it offered now, not taken yet (at least 1): all the rest
+ *	of the record (the C behaviour), or what the port's input buffer holds
+ *	of it (an RTL simulation, which learns where a record ends only from
+ *	TLAST): the record goes on until st_take() returns XDMA_USER_TLAST
  * @ready_ns: when the record was ready: none of its bytes leaves earlier
  * @next_ns: st_peek() found no record: when the next one comes (the IP
  *	asks again then), UINT64_MAX when none comes without a register write
@@ -123,8 +126,8 @@ struct xdma_user;
  *	The IP re-reads the lines afterwards
  * @st_peek: C2H channel @ch's engine wants data at time @now: true and
  *	*@rec when a record is offered, false (with @rec->next_ns) when not.
- *	A record offered stays offered, @left unchanged, until its bytes are
- *	taken or a reset
+ *	A record offered stays offered until its bytes are taken or a reset;
+ *	@left shrinks only by what st_take() takes (it may grow)
  * @st_read: bytes [@skip, @skip + @n) of what the offered record has not
  *	had taken yet, into @buf (@skip + @n <= left).  Called WITHOUT the
  *	IP's lock, by the one thread working on channel @ch's engine, between
@@ -157,6 +160,29 @@ struct xdma_user_ops {
 			    uint64_t t);
 	void (*st_in)(struct xdma_user *u, uint32_t ch, const void *buf,
 		      uint32_t n, bool last);
+};
+
+/*
+ * A user logic built as a shared object (an RTL simulation: C++, a
+ * simulator's runtime) exports one symbol, XDMA_USER_PLUGIN_SYMBOL, a
+ * struct xdma_user_plugin whose @abi is XDMA_USER_PLUGIN_ABI: whoever
+ * creates the card loads it with dlopen() only when asked to, so that
+ * nothing else links it.  The ABI number changes with any change of
+ * struct xdma_user_ops or of what its ops mean.
+ */
+#define XDMA_USER_PLUGIN_ABI	1
+#define XDMA_USER_PLUGIN_SYMBOL	"xdma_user_plugin"
+
+/**
+ * struct xdma_user_plugin - what a user-logic shared object exports.
+ * @abi: XDMA_USER_PLUGIN_ABI of the headers it was built with
+ * @ops: its user logic
+ * @about: what it is built from (e.g. the RTL's parameters), for messages
+ */
+struct xdma_user_plugin {
+	uint32_t abi;
+	const struct xdma_user_ops *ops;
+	const char *about;
 };
 
 #endif /* HF_XDMA_USER_H */

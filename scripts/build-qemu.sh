@@ -27,7 +27,8 @@
 #   .lock                  flock(1) while building
 # <key> = sha256 of the model sources (model/xdma_model*.{c,h},
 # model/xdma_link.{c,h}, model/xdma_user.h, the core headers it includes,
-# the reference design's user logic refdesign/hf_refdesign.{c,h} and its
+# the reference design's user logic refdesign/hf_refdesign.{c,h}, its RTL
+# plugin loader refdesign/hf_rtl_load.{c,h} and its
 # headers),
 # model/qemu/{*.c,*.h,meson.build} (not the README nor the smoke test),
 # tests/guest/plugin/hf_insn.c, this script and the Debian qemu source
@@ -96,7 +97,8 @@ model_files=(model/xdma_model.c model/xdma_model_bar.c
 	     model/xdma_model.h model/xdma_model_priv.h model/xdma_link.c
 	     model/xdma_link.h model/xdma_user.h core/hf_os.h
 	     core/os/hf_os_user.h core/xdma_regs.h refdesign/hf_refdesign.c
-	     refdesign/hf_refdesign.h refdesign/hf_user_regs.h
+	     refdesign/hf_refdesign.h refdesign/hf_rtl_load.c
+	     refdesign/hf_rtl_load.h refdesign/hf_user_regs.h
 	     refdesign/hf_stream_pattern.h)
 glue_files=()
 while IFS= read -r f; do glue_files+=("$f"); done < <(

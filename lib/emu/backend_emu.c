@@ -7,6 +7,7 @@
  * backend_emu_priv.h lists.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ static void emu_teardown(struct emu_card *card)
 		hf_emu_host_destroy(card->host);
 		emu_stream_free_wedged(card);
 	}
+	hf_rtl_unload(&card->rtl);
 	pthread_mutex_destroy(&card->wedged_lock);
 	if (card->ddr)
 		munmap(card->ddr, card->ddr_size);
@@ -154,6 +156,16 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	cfg.link = o.link;
 	cfg.st = o.st;
 	cfg.user = &hf_refdesign_user;	/* the reference design */
+	if (o.rtl) {	/* ... as RTL, in a Verilator simulation */
+		char err[PATH_MAX + 160];
+
+		ret = hf_rtl_load(&card->rtl, err, sizeof(err));
+		if (ret) {
+			hf_set_error(dev, ret, "%s: %s", spec, err);
+			goto err;
+		}
+		cfg.user = card->rtl.ops;
+	}
 	card->link = o.link;
 	ret = hf_emu_host_create(&cfg, o.sync ? HF_EMU_SYNC : 0, &card->host);
 	if (ret) {
@@ -181,7 +193,7 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	dev->priv = card;
 	dev->ops = &emu_ops;
 	dev->stream = card->xdev.stream;
-	dev->pci.user_bar_size = hf_refdesign_user.bar_size;
+	dev->pci.user_bar_size = cfg.user->bar_size;
 	snprintf(dev->info.name, sizeof(dev->info.name), "%s", spec);
 	dev->info.backend = HELLOFPGA_BACKEND_EMULATED;
 	snprintf(dev->info.backend_name, sizeof(dev->info.backend_name), "%s",

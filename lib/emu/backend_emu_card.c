@@ -76,6 +76,8 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 		o->sync = true;
 	} else if (KEY("st") && !eq) {
 		o->st = true;	/* AXI-Stream channels (model/xdma_model.h) */
+	} else if (KEY("rtl") && !eq) {
+		o->rtl = true;	/* the reference design's RTL (hf_rtl_load.h) */
 	} else if ((KEY("h2c") || KEY("c2h")) && eq) {
 		if (hf_parse_number(val, 0, XDMA_MAX_CHANNELS, &v) || v < 1)
 			goto bad;
@@ -113,7 +115,7 @@ static int parse_opt(struct hellofpga_dev *dev, struct emu_opts *o,
 					    opt);
 	} else {
 		return hf_set_error(dev, -EINVAL,
-				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G|T], irq=msix|msi|legacy|poll, align=N, private, sync, st, link=genGxW, mps=N, desc_ns=N",
+				    "emulated card option '%.*s' unknown: use h2c=1..4, c2h=1..4, ddr=SIZE[K|M|G|T], irq=msix|msi|legacy|poll, align=N, private, sync, st, rtl, link=genGxW, mps=N, desc_ns=N",
 				    (int)klen, opt);
 	}
 #undef KEY
@@ -122,6 +124,37 @@ bad:
 	return hf_set_error(dev, -EINVAL,
 			    "emulated card option '%s': bad value (h2c/c2h 1..4; ddr a multiple of 4 KiB up to 1 TiB (1T); align a power of two up to 128 (the ALIGNMENTS register's 8-bit field); numbers as README.md's \"Numbers\": decimal without leading zeros or 0x hex, no spaces or signs)",
 			    opt);
+}
+
+/*
+ * $HELLOFPGA_EMU_OPTS: options for every emulated card a process opens,
+ * after those of the card's name (so they win), e.g. "rtl" to run a
+ * program's cards on the reference design's RTL unchanged.
+ */
+static int parse_env_opts(struct hellofpga_dev *dev, struct emu_opts *o)
+{
+	const char *env = getenv("HELLOFPGA_EMU_OPTS");
+	char buf[256], *save = NULL, *tok;
+	int ret;
+
+	if (!env || !*env)
+		return 0;
+	if (strlen(env) >= sizeof(buf))
+		return hf_set_error(dev, -EINVAL,
+				    "$HELLOFPGA_EMU_OPTS too long");
+	strcpy(buf, env);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		ret = parse_opt(dev, o, tok);
+		if (ret) {
+			char why[512];
+
+			snprintf(why, sizeof(why), "%s", hf_last_error(dev));
+			return hf_set_error(dev, ret, "$HELLOFPGA_EMU_OPTS: %s",
+					    why);
+		}
+	}
+	return 0;
 }
 
 int emu_parse_spec(struct hellofpga_dev *dev, const char *spec,
@@ -160,6 +193,9 @@ int emu_parse_spec(struct hellofpga_dev *dev, const char *spec,
 		if (ret)
 			return ret;
 	}
+	ret = parse_env_opts(dev, o);
+	if (ret)
+		return ret;
 	if (xdma_link_finish(&o->link))
 		return hf_set_error(dev, -EINVAL,
 				    "'%s': mps= and desc_ns= describe the link model and need link=genGxW too",

@@ -23,6 +23,7 @@
 #include "hf_dev.h"
 #include "hf_gpudirect.h"
 #include "hf_stream.h"
+#include "hf_rtl_load.h"
 #include "inproc/emu_host.h"
 
 /**
@@ -97,6 +98,7 @@ struct emu_stream;
 
 struct emu_card {
 	struct hf_emu_host *host;
+	struct hf_rtl_plugin rtl;
 	struct hf_xdma_dev xdev;
 	struct emu_engine eng[2][XDMA_MAX_CHANNELS];
 	struct emu_engine *by_index[XDMA_MAX_ENGINES];
@@ -157,6 +159,7 @@ struct emu_opts {
 	bool private_mem;
 	bool sync;
 	bool st;
+	bool rtl;
 	struct xdma_link link;
 };
 

@@ -35,6 +35,11 @@
  * The interrupt mode the guest enabled in config space is passed to the
  * model (xdma_model_set_irq_mode()) after every config write.
  *
+ * User logic: the reference design's behaviour in C (refdesign/), or with
+ * rtl=on its RTL in a Verilator simulation, the plugin
+ * libhf_refdesign_rtl.so that hf_rtl_load() finds ($HF_RTL_PLUGIN names it
+ * for QEMU): docs/refdesign.md, "Co-simulation".
+ *
  * Link model: link=genGxW, mps=, desc_ns= (the in-process card's options,
  * parsed by the same model/xdma_link.c) pace the engines on the virtual
  * clock; the PCIe capability's Link Capabilities / Status report that
@@ -77,6 +82,7 @@
 #include "xdma_model.h"
 #include "xdma_regs.h"		/* offsets and counts only: no field macros */
 #include "hf_refdesign.h"	/* the user logic it attaches */
+#include "hf_rtl_load.h"	/* ... or that logic's RTL (rtl=on) */
 #include "hf_user_regs.h"
 
 #define TYPE_XDMA_SIM		"xdma-sim"
@@ -172,6 +178,8 @@ struct XdmaSimState {
 	uint32_t len_gran;
 	bool fault_regs;
 	bool st;		/* AXI-Stream channels */
+	bool rtl;		/* the user logic is the reference design's RTL */
+	struct hf_rtl_plugin rtl_plugin;
 	uint64_t user_bar_size;
 	int dma_bar_nr;		/* 1, or 2 after a 64-bit user BAR */
 	char *link;
@@ -885,8 +893,19 @@ static void xs_realize(PCIDevice *pdev, Error **errp)
 	}
 	cfg.link = s->link_model;
 	cfg.user = &hf_refdesign_user;
+	if (s->rtl) {
+		char msg[PATH_MAX + 160];
+
+		r = hf_rtl_load(&s->rtl_plugin, msg, sizeof(msg));
+		if (r) {
+			error_setg(errp, "xdma-sim: rtl=on: %s", msg);
+			return;
+		}
+		cfg.user = s->rtl_plugin.ops;
+	}
 	r = xdma_model_create(&cfg, &xs_host_ops, s, &s->model);
 	if (r) {
+		hf_rtl_unload(&s->rtl_plugin);
 		error_setg_errno(errp, -r,
 				 "xdma-sim: model rejects ddr-size/align/len-gran");
 		return;
@@ -956,6 +975,7 @@ fail:
 	xs_engines_free(s);
 	xdma_model_destroy(s->model);
 	s->model = NULL;
+	hf_rtl_unload(&s->rtl_plugin);
 }
 
 static void xs_exit(PCIDevice *pdev)
@@ -975,6 +995,7 @@ static void xs_exit(PCIDevice *pdev)
 	}
 	xdma_model_destroy(s->model);
 	s->model = NULL;
+	hf_rtl_unload(&s->rtl_plugin);
 }
 
 static void xs_reset(DeviceState *dev)
@@ -1040,6 +1061,7 @@ static Property xs_props[] = {
 	DEFINE_PROP_UINT32("len-gran", XdmaSimState, len_gran, 1),
 	DEFINE_PROP_BOOL("fault-regs", XdmaSimState, fault_regs, false),
 	DEFINE_PROP_BOOL("st", XdmaSimState, st, false),
+	DEFINE_PROP_BOOL("rtl", XdmaSimState, rtl, false),
 	DEFINE_PROP_SIZE("user-bar-size", XdmaSimState, user_bar_size,
 			 HF_USER_BAR_SIZE),
 	DEFINE_PROP_STRING("link", XdmaSimState, link),

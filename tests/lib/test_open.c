@@ -121,6 +121,55 @@ HF_TEST(open_rejects_bad_emu_options)
 	}
 }
 
+/* $HELLOFPGA_EMU_OPTS: options after the name's, for every emulated card. */
+HF_TEST(open_env_emu_options_apply_after_the_name)
+{
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_INFO info;
+
+	t_emu_dir();
+	setenv("HELLOFPGA_EMU_OPTS", "h2c=2,c2h=1", 1);
+	HF_CHECK_EQ(HelloFPGA_Open("emu,private,ddr=1M,h2c=3", &h), 0);
+	HF_CHECK_EQ(HelloFPGA_GetInfo(h, &info), 0);
+	HF_CHECK_EQ(info.num_h2c, 2);
+	HF_CHECK_EQ(info.num_c2h, 1);
+	HelloFPGA_Close(h);
+	setenv("HELLOFPGA_EMU_OPTS", "colour=blue", 1);
+	HF_CHECK_ERR(HelloFPGA_Open("emu,private,ddr=1M", &h), -EINVAL);
+	HF_CHECK(strstr(HelloFPGA_GetLastError(NULL),
+			"$HELLOFPGA_EMU_OPTS: emulated card option 'colour'"));
+	unsetenv("HELLOFPGA_EMU_OPTS");
+}
+
+/*
+ * "rtl" without the co-simulation plugin: -ENOENT saying how to get it;
+ * a file that is not one: -ENOEXEC.  Nothing of the card is left.
+ */
+HF_TEST(open_rtl_card_without_its_plugin_fails_clearly)
+{
+	static const struct {
+		const char *plugin;
+		int err;
+		const char *text;
+	} rows[] = {
+		{ "/nonexistent/libhf_refdesign_rtl.so", -ENOEXEC,
+		  "cannot load the RTL plugin" },
+		{ "/dev/null", -ENOEXEC, "cannot load the RTL plugin" },
+	};
+	HELLOFPGA_HANDLE h;
+
+	t_emu_dir();
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		setenv("HF_RTL_PLUGIN", rows[i].plugin, 1);
+		HF_CHECK_ERR(HelloFPGA_Open("emu,private,st,ddr=1M,rtl", &h),
+			     rows[i].err);
+		HF_CHECK_MSG(strstr(HelloFPGA_GetLastError(NULL),
+				    rows[i].text), "%s: %s", rows[i].plugin,
+			     HelloFPGA_GetLastError(NULL));
+	}
+	unsetenv("HF_RTL_PLUGIN");
+}
+
 /*
  * A card with AXI-Stream channels ("st") opens: the info says its
  * channels, and every memory-mapped C2H transfer is refused with
