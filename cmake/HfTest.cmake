@@ -47,3 +47,35 @@ function(hf_add_test_program target)
     add_dependencies(threads_tests ${target})
   endif()
 endfunction()
+
+# hf_add_test_variant(<target> <variant> [ENV <VAR=VALUE>...] [MATCH <regex>]
+#                     [LABELS <label>...])
+# Registers the cases of test program <target> (hf_add_test_program) whose
+# names match MATCH (all without it) a second time, as
+# "<variant>/<target>.<case>", run with the environment ENV and the labels
+# LABELS: the same cases on another configuration of the card (e.g.
+# HELLOFPGA_EMU_OPTS=rtl: the reference design's RTL).
+function(hf_add_test_variant target variant)
+  cmake_parse_arguments(V "" "MATCH" "ENV;LABELS" ${ARGN})
+  set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_${variant}_tests.cmake")
+  string(REPLACE ";" "\\;" env "${V_ENV}")
+  if(NOT CMAKE_CROSSCOMPILING)
+    add_custom_command(TARGET ${target} POST_BUILD
+      COMMAND ${CMAKE_COMMAND}
+              -DTEST_EXE=$<TARGET_FILE:${target}>
+              -DTEST_PREFIX=${variant}/${target}
+              -DTEST_TIMEOUT=300
+              "-DTEST_LABELS=${V_LABELS}"
+              "-DTEST_ENV=${env}"
+              "-DTEST_MATCH=${V_MATCH}"
+              -DOUT=${ctest_file}
+              -P ${PROJECT_SOURCE_DIR}/cmake/HfTestDiscover.cmake
+      BYPRODUCTS ${ctest_file}
+      VERBATIM)
+  endif()
+  if(NOT EXISTS ${ctest_file})
+    file(WRITE ${ctest_file}
+         "add_test(${variant}/${target}.NOT_BUILT \"${CMAKE_COMMAND}\" -E false)\n")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${ctest_file})
+endfunction()
