@@ -288,13 +288,15 @@ int xm_bus_write(struct xdma_model *m, u64 bus, const void *src,
 
 /*
  * Move @len bytes at offset @off of the current descriptor; as xm_bus_read().
- * An AXI-ST H2C engine streams them into the user logic at its port.
+ * An AXI-ST H2C engine streams them into the user logic at its port, which
+ * may take fewer (back-pressure); *@took says how many moved.
  */
 int xm_eng_move(struct xdma_model *m, struct model_engine *e, u64 off,
-		u32 len)
+		u32 len, u32 *took, struct model_act *act)
 {
+	*took = len;
 	if (m->cfg.st && !e->c2h)
-		return xm_st_recv(m, e, off, len);
+		return xm_st_recv(m, e, off, len, took, act);
 	if (e->c2h)
 		return xm_bus_write(m, e->x_dst + off, m->ddr + e->x_src + off,
 				    len);

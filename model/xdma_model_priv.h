@@ -126,6 +126,10 @@ enum eng_xfer {
  * @s_end: X_DATA: end of the slice reserved on the link (without a link
  *	model: when the copy ended)
  * @s_len: bytes of that slice, 0 when none is reserved
+ * @st_wait: AXI-ST H2C: bytes after @x_done that came over the link but
+ *	the user logic's port has not taken (back-pressure): offered again
+ *	at its XDMA_USER_KICK_H2C, before more lands
+ * @st_eop: AXI-ST H2C: the port took the current descriptor's TLAST
  * @woke: link model: when the engine last made progress (wake-ups of
  *	short descriptors are SLICE_NS apart)
  * @blk_addr: bus address of @blk
@@ -177,6 +181,8 @@ struct model_engine {
 	u64 x_ready;
 	u64 s_end;
 	u32 s_len;
+	u32 st_wait;
+	bool st_eop;
 	u64 woke;
 	u64 blk_addr;
 	u32 blk_rest;
@@ -380,7 +386,8 @@ void xm_bus_enter(struct xdma_model *m);
 int xm_bus_leave(struct xdma_model *m, int r);
 int xm_bus_read(struct xdma_model *m, u64 bus, void *dst, size_t len);
 int xm_bus_write(struct xdma_model *m, u64 bus, const void *src, size_t len);
-int xm_eng_move(struct xdma_model *m, struct model_engine *e, u64 off, u32 len);
+int xm_eng_move(struct xdma_model *m, struct model_engine *e, u64 off, u32 len,
+		u32 *took, struct model_act *act);
 u64 xm_link_reserve(struct xdma_model *m, int w, u64 from, u64 bytes);
 u64 xm_link_small(struct xdma_model *m, int w, u64 from, u64 bytes);
 void xm_slice_next(struct xdma_model *m, struct model_engine *e, u64 from);
@@ -395,9 +402,10 @@ void xm_user_advance(struct xdma_model *m, u64 now);
 void xm_user_flags(struct xdma_model *m, u32 flags, struct model_act *act);
 bool xm_user_st_peek(struct xdma_model *m, const struct model_engine *e, u64 t,
 		     struct xdma_user_rec *rec);
-void xm_user_st_in(struct xdma_model *m, const struct model_engine *e,
-		   const void *buf, u32 n, bool last);
-int xm_st_recv(struct xdma_model *m, struct model_engine *e, u64 off, u32 len);
+u32 xm_user_st_in(struct xdma_model *m, const struct model_engine *e,
+		  const void *buf, u32 n, bool last, struct model_act *act);
+int xm_st_recv(struct xdma_model *m, struct model_engine *e, u64 off, u32 len,
+	       u32 *took, struct model_act *act);
 int xm_st_send(struct xdma_model *m, struct model_engine *e, u64 bus, u32 n);
 
 #endif /* XDMA_MODEL_PRIV_H */

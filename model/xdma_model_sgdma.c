@@ -94,8 +94,6 @@ static void eng_complete(struct xdma_model *m, struct model_engine *e,
 		e->perf_data += DIV_ROUND_UP(e->x_len, MODEL_DATA_BYTES);
 		e->perf_pend_ns += end - e->x_t0;
 	}
-	if (m->cfg.st && !e->c2h && (ctl & XDMA_DESC_CTRL_EOP))
-		xm_user_st_in(m, e, NULL, 0, true);	/* TLAST */
 	if (e->blk_i + 1 >= e->blk_n && e->blk_rest) {
 		/* credit mode fetched part of the block: the rest follows */
 		e->cur_addr = e->blk_addr + e->blk_n * XDMA_DESC_SIZE;
@@ -146,7 +144,10 @@ static void eng_complete(struct xdma_model *m, struct model_engine *e,
  * it completes, else the engine asks to run again when the reserved slice
  * ends.  Without a link model the copy is already done.  During a hang only
  * what ended before the hang began lands (or completes), then the engine
- * waits for the hang to end.
+ * waits for the hang to end.  An AXI-ST H2C port that is back-pressured
+ * (st_wait) holds the engine until the user logic kicks it: nothing more
+ * lands before its port took what it did not; its descriptor with EOP ends
+ * once the port took the TLAST too.
  *
  * Return: as eng_step().
  */
@@ -154,12 +155,12 @@ static bool eng_data(struct xdma_model *m, struct model_engine *e, u64 now,
 		     bool hang, struct model_act *act)
 {
 	u64 end = e->s_end, limit = now;
-	u32 seq = e->seq, n = 0;
+	u32 seq = e->seq, n = e->st_wait, took;
 	int r;
 
 	if (hang)
 		limit = min_t(u64, now, m->hang_from);
-	while (e->s_len && e->s_end <= limit) {
+	while (!e->st_wait && e->s_len && e->s_end <= limit) {
 		n += e->s_len;
 		end = e->s_end;
 		e->s_len = 0;
@@ -167,24 +168,34 @@ static bool eng_data(struct xdma_model *m, struct model_engine *e, u64 now,
 			xm_slice_next(m, e, end);
 	}
 	if (n) {
-		r = xm_eng_move(m, e, e->x_done, n);
+		r = xm_eng_move(m, e, e->x_done, n, &took, act);
 		if (seq != e->seq)
 			return false;
 		if (r) {
 			xm_eng_error(m, e, xm_data_error(e), act);
 			return true;
 		}
-		e->x_done += n;
+		e->x_done += took;
+		e->st_wait = n - took;
 		e->woke = now;
 	}
 	if (hang && (e->x_done < e->x_len || end > limit))
 		return xm_eng_hold(m, e, act);
+	if (e->st_wait)
+		return true;	/* back-pressure: XDMA_USER_KICK_H2C resumes it */
 	if (e->x_done < e->x_len) {
 		/* a descriptor's end is on time when it tells the driver */
 		xm_eng_wake(e, e->s_end, e->x_off < e->x_len ||
 			    (e->x_ctl & (XDMA_DESC_CTRL_COMPLETED |
 				      XDMA_DESC_CTRL_STOP)), act);
 		return true;
+	}
+	if (m->cfg.st && !e->c2h && (e->x_ctl & XDMA_DESC_CTRL_EOP) &&
+	    !e->st_eop) {
+		if (!(xm_user_st_in(m, e, NULL, 0, true, act) &
+		      XDMA_USER_TLAST))
+			return true;	/* TLAST back-pressured */
+		e->st_eop = true;
 	}
 	eng_complete(m, e, end, now, act);
 	return !(e->status & XDMA_STAT_BUSY);
@@ -348,7 +359,7 @@ static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 {
 	const struct hf_xdma_desc *d;
 	bool fetched = false;
-	u32 ctl, len, seq, err;
+	u32 ctl, len, seq, err, took;
 	u64 src, dst, t;
 	int r;
 
@@ -394,6 +405,8 @@ static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 	e->x_off = 0;
 	e->x_done = 0;
 	e->s_len = 0;
+	e->st_wait = 0;
+	e->st_eop = false;
 	if (m->rate) {
 		t = e->clock;
 		if (fetched)
@@ -416,7 +429,7 @@ static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 	e->xs = X_DATA;
 	e->x_t0 = now;
 	seq = e->seq;
-	r = xm_eng_move(m, e, 0, len);
+	r = xm_eng_move(m, e, 0, len, &took, act);
 	if (seq != e->seq)
 		return false;
 	if (r) {
@@ -424,7 +437,8 @@ static bool eng_next(struct xdma_model *m, struct model_engine *e, u64 now,
 		return true;
 	}
 	e->x_off = len;
-	e->x_done = len;
+	e->x_done = took;
+	e->st_wait = len - took;	/* AXI-ST H2C back-pressure */
 	e->s_end = host_now(m);
 	return false;
 }

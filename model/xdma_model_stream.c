@@ -33,9 +33,10 @@ void xm_user_flags(struct xdma_model *m, u32 flags, struct model_act *act)
 {
 	u32 k;
 
-	for (k = flags & XDMA_USER_KICK_MASK; k; k &= k - 1) {
-		struct model_engine *e = xm_chan_engine(m, true,
-							__builtin_ctz(k));
+	for (k = flags & (XDMA_USER_KICK_MASK | XDMA_USER_KICK_H2C_MASK); k;
+	     k &= k - 1) {
+		u32 bit = __builtin_ctz(k);
+		struct model_engine *e = xm_chan_engine(m, bit < 8, bit % 8);
 
 		if (e && (e->status & XDMA_STAT_BUSY))
 			act->kick |= BIT(e->index);
@@ -52,27 +53,38 @@ bool xm_user_st_peek(struct xdma_model *m, const struct model_engine *e,
 	return m->uops && m->uops->st_peek(m->user, e->ch, t, rec);
 }
 
-/* H2C stream output: @n bytes, or TLAST, into the channel's user logic. */
-void xm_user_st_in(struct xdma_model *m, const struct model_engine *e,
-		   const void *buf, u32 n, bool last)
+/*
+ * H2C stream output: @n bytes, or TLAST, into the channel's user logic.
+ * Return: the bytes it took (all but under back-pressure), with
+ * XDMA_USER_TLAST when it took the TLAST; its other flags acted on.
+ */
+u32 xm_user_st_in(struct xdma_model *m, const struct model_engine *e,
+		  const void *buf, u32 n, bool last, struct model_act *act)
 {
-	if (m->uops)
-		m->uops->st_in(m->user, e->ch, buf, n, last);
+	u32 took = n, flags = last ? XDMA_USER_TLAST : 0;
+
+	if (m->uops) {
+		flags = m->uops->st_in(m->user, e->ch, buf, n, last, &took);
+		xm_user_flags(m, flags, act);
+	}
+	return min_t(u32, took, n) | (flags & XDMA_USER_TLAST);
 }
 
 /*
  * H2C stream: @len bytes at offset @off of the current descriptor from bus
  * memory into the user logic, through the bounce buffer; @m locked (dropped
- * around the bus reads).  0 or the failed read's errno; the caller checks
- * e->seq.
+ * around the bus reads).  *@took: the bytes its port took, fewer than @len
+ * when it is back-pressured.  0 or the failed read's errno; the caller
+ * checks e->seq.
  */
 int xm_st_recv(struct xdma_model *m, struct model_engine *e, u64 off,
-	       u32 len)
+	       u32 len, u32 *took, struct model_act *act)
 {
 	u8 *buf = m->st_buf[e->index];
-	u32 seq = e->seq, c;
+	u32 seq = e->seq, c, t;
 	int r;
 
+	*took = 0;
 	while (len) {
 		c = min_t(u32, len, ST_BUF_SIZE);
 		r = xm_bus_read(m, e->x_src + off, buf, c);
@@ -80,7 +92,10 @@ int xm_st_recv(struct xdma_model *m, struct model_engine *e, u64 off,
 			return 0;
 		if (r)
 			return r;
-		xm_user_st_in(m, e, buf, c, false);
+		t = xm_user_st_in(m, e, buf, c, false, act) & ~XDMA_USER_TLAST;
+		*took += t;
+		if (t < c)
+			break;
 		off += c;
 		len -= c;
 	}

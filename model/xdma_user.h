@@ -37,14 +37,19 @@
 #include <stdint.h>
 
 /*
- * Flags a reg_write or an st_take returns: what the IP must look at again.
+ * Flags a reg_write, st_take or st_in returns: what the IP must look at
+ * again.
  * XDMA_USER_KICK_C2H(ch): C2H channel ch's stream input may have changed
- * (its engine, when busy, looks again); XDMA_USER_IRQ: the usr_irq_req
- * lines may have changed (the IP reads them); XDMA_USER_TLAST (st_take
- * only): the record ended.
+ * (its engine, when busy, looks again); XDMA_USER_KICK_H2C(ch): H2C channel
+ * ch's stream output may take data again after back-pressure (its engine
+ * offers the rest); XDMA_USER_IRQ: the usr_irq_req lines may have changed
+ * (the IP reads them); XDMA_USER_TLAST: the record ended (st_take), the
+ * TLAST asked for was taken (st_in).  st_in returns flags too.
  */
 #define XDMA_USER_KICK_C2H(ch)	(1u << (ch))
 #define XDMA_USER_KICK_MASK	0xffu
+#define XDMA_USER_KICK_H2C(ch)	(1u << (8 + (ch)))
+#define XDMA_USER_KICK_H2C_MASK	0xff00u
 #define XDMA_USER_IRQ		(1u << 30)
 #define XDMA_USER_TLAST		(1u << 31)
 
@@ -137,7 +142,13 @@ struct xdma_user;
  *	time @t; returns XDMA_USER_TLAST when that ended the record, and
  *	XDMA_USER_IRQ when the lines may have changed
  * @st_in: H2C channel @ch's stream output: @n bytes at @buf, then, with
- *	@last, TLAST (a descriptor with EOP ended; @n is 0 then)
+ *	@last, TLAST (a descriptor with EOP ended; @n is 0 then).  *@took:
+ *	the bytes it took, all of them unless the port is back-pressured
+ *	(tready low: a FIFO of the user logic is full), when the IP offers the
+ *	rest again, in order, after a XDMA_USER_KICK_H2C(@ch) of a later op's
+ *	flags.  Returns XDMA_USER_TLAST when it took the TLAST asked for, and
+ *	kicks and XDMA_USER_IRQ as they apply (data looped back to a C2H
+ *	channel kicks its engine)
  */
 struct xdma_user_ops {
 	const char *name;
@@ -158,8 +169,8 @@ struct xdma_user_ops {
 			void *buf, uint32_t n);
 	uint32_t (*st_take)(struct xdma_user *u, uint32_t ch, uint32_t n,
 			    uint64_t t);
-	void (*st_in)(struct xdma_user *u, uint32_t ch, const void *buf,
-		      uint32_t n, bool last);
+	uint32_t (*st_in)(struct xdma_user *u, uint32_t ch, const void *buf,
+			  uint32_t n, bool last, uint32_t *took);
 };
 
 /*
@@ -170,7 +181,7 @@ struct xdma_user_ops {
  * nothing else links it.  The ABI number changes with any change of
  * struct xdma_user_ops or of what its ops mean.
  */
-#define XDMA_USER_PLUGIN_ABI	1
+#define XDMA_USER_PLUGIN_ABI	2
 #define XDMA_USER_PLUGIN_SYMBOL	"xdma_user_plugin"
 
 /**

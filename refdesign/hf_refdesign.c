@@ -7,7 +7,9 @@
  *    RAM, the usr_irq_req lines (set, clear, pulse), the card memory size;
  *  - on a card with AXI-Stream channels, a frame source per C2H channel and
  *    a checking sink per H2C channel (HF_USER_ST_SRC() / HF_USER_ST_SINK(),
- *    frames of hf_stream_pattern.h), docs/xdma-model.md "AXI-Stream".
+ *    frames of hf_stream_pattern.h), docs/xdma-model.md "AXI-Stream", and
+ *    per channel pair a loopback FIFO (HF_USER_LOOPBACK): H2C channel n's
+ *    packets come back on C2H channel n, as in PG195's AXI-ST example.
  *
  * A source generates its frames on the card's clock: a frame is due every
  * INTERVAL_NS (back to back without one); it holds one frame at a time (its
@@ -33,6 +35,8 @@
 #define ST_SRC_CTRL_MASK						\
 	(HF_ST_SRC_CTRL_ENABLE | HF_ST_SRC_CTRL_RECORDS |		\
 	 HF_ST_SRC_CTRL_DROP | HF_ST_SRC_CTRL_IRQ | HF_ST_SRC_CTRL_IRQ_NUM)
+#define LOOP_BYTES		16384	/* a loopback FIFO: 512 beats of 256 bits */
+#define LOOP_PACKETS		512	/* ... each packet at least one beat */
 #define ST_SRC_FRAME_SIZE	4096	/* reset values */
 #define ST_SRC_REC_MIN		64
 #define ST_SRC_REC_MAX		4096
@@ -103,6 +107,36 @@ struct st_sink {
 };
 
 /**
+ * struct st_loop - the loopback FIFO of one channel pair, and who owns
+ * the channels' ports.
+ * @buf: its bytes, a ring (index: a position modulo LOOP_BYTES)
+ * @in: bytes that ever went in (position of the next)
+ * @out: bytes that ever came out
+ * @ends: the position after each packet held that ended (TLAST), a ring
+ *	of @nends from @end0
+ * @end0: the oldest entry of @ends
+ * @nends: packets held that ended
+ * @in_loop: the H2C packet in progress goes into the FIFO, not the sink
+ *	(the route is chosen at a packet's start)
+ * @in_mid: the H2C side is in the middle of a packet
+ * @c2h: who feeds C2H channel's port: LOOP_NONE between packets, else the
+ *	source (LOOP_SRC) or the FIFO (LOOP_FIFO) until its packet ended
+ */
+struct st_loop {
+	u8 buf[LOOP_BYTES];
+	u32 in;
+	u32 out;
+	u32 ends[LOOP_PACKETS];
+	u32 end0;
+	u32 nends;
+	bool in_loop;
+	bool in_mid;
+	u8 c2h;
+};
+
+enum { LOOP_NONE, LOOP_SRC, LOOP_FIFO };
+
+/**
  * struct xdma_user - the reference design's logic on one card.
  * @cfg: the card
  * @env: the IP's callbacks
@@ -114,6 +148,8 @@ struct st_sink {
  *	HF_USER_IRQ_CLEAR
  * @src: AXI-ST: the stream source of each C2H channel
  * @sink: AXI-ST: the stream sink of each H2C channel
+ * @loopback: HF_USER_LOOPBACK
+ * @loop: AXI-ST: the loopback FIFO of each channel pair
  */
 struct xdma_user {
 	struct xdma_user_config cfg;
@@ -124,6 +160,8 @@ struct xdma_user {
 	u32 irq_pulse;
 	struct st_src src[REF_CHANNELS];
 	struct st_sink sink[REF_CHANNELS];
+	u32 loopback;
+	struct st_loop loop[REF_CHANNELS];
 };
 
 #define ref_error(u, ...) (u)->env.guest_error((u)->env.ctx, __VA_ARGS__)
@@ -198,10 +236,75 @@ static u32 src_frame_end(struct xdma_user *u, struct st_src *s, u64 t)
 	return XDMA_USER_TLAST | XDMA_USER_IRQ;
 }
 
+/* ---- loopback FIFOs ---- */
+
+/* The LOOPBACK bits of channel pairs the card has. */
+static u32 loop_mask(const struct xdma_user *u)
+{
+	if (!u->cfg.st)
+		return 0;
+	return (u32)BIT(min_t(u32, u->cfg.num_h2c, u->cfg.num_c2h)) - 1;
+}
+
+/*
+ * C2H channel @ch's port is fed by its loopback FIFO, not its source.  The
+ * owner changes only between packets: to the FIFO when LOOPBACK is set and
+ * the source holds no frame (a frame it offers goes out first: the IP saw
+ * its TVALID), back to the source once the FIFO is empty.
+ */
+static bool c2h_from_fifo(const struct xdma_user *u, u32 ch)
+{
+	const struct st_loop *l = &u->loop[ch];
+
+	if (l->c2h != LOOP_NONE)
+		return l->c2h == LOOP_FIFO;
+	if (u->loopback & BIT(ch))
+		return !u->src[ch].held;
+	return l->in != l->out;
+}
+
+/* Bytes the FIFO offers: the rest of its first packet, or what it holds. */
+static u32 loop_avail(const struct st_loop *l)
+{
+	return (l->nends ? l->ends[l->end0] : l->in) - l->out;
+}
+
+/* H2C into the FIFO; as ref_st_in(). */
+static u32 loop_in(struct st_loop *l, u32 ch, const u8 *p, u32 n, bool last,
+		   u32 *took)
+{
+	u32 c = min_t(u32, n, LOOP_BYTES - (l->in - l->out)), i;
+
+	for (i = 0; i < c; i++)
+		l->buf[(l->in + i) % LOOP_BYTES] = p[i];
+	l->in += c;
+	*took = c;
+	if (c < n || !last || l->nends == LOOP_PACKETS)
+		return c ? XDMA_USER_KICK_C2H(ch) : 0;
+	if (l->in != (l->nends ? l->ends[(l->end0 + l->nends - 1) %
+					 LOOP_PACKETS] : l->out))
+		l->ends[(l->end0 + l->nends++) % LOOP_PACKETS] = l->in;
+	/* (an empty packet ends nothing: AXI-Stream has no empty packets) */
+	return XDMA_USER_TLAST | XDMA_USER_KICK_C2H(ch);
+}
+
+/* C2H takes @n bytes of the FIFO; as ref_st_take(). */
+static u32 loop_take(struct st_loop *l, u32 ch, u32 n)
+{
+	l->out += n;
+	if (!l->nends || l->out != l->ends[l->end0])
+		return XDMA_USER_KICK_H2C(ch);
+	l->end0 = (l->end0 + 1) % LOOP_PACKETS;
+	l->nends--;
+	l->c2h = LOOP_NONE;
+	return XDMA_USER_TLAST | XDMA_USER_KICK_H2C(ch);
+}
+
 /*
  * Bring the drop-mode sources of engines that take no data (idle, or parked:
- * no credits, halt, stall) up to @now: what came due meanwhile is held or
- * dropped.  Sources of running engines are brought along by the engines.
+ * no credits, halt, stall; or their port is the loopback FIFO's) up to
+ * @now: what came due meanwhile is held or dropped.  Sources of running
+ * engines are brought along by the engines.
  */
 static void ref_advance(struct xdma_user *u, u64 now, u32 c2h_idle)
 {
@@ -212,7 +315,8 @@ static void ref_advance(struct xdma_user *u, u64 now, u32 c2h_idle)
 	for (ch = 0; ch < u->cfg.num_c2h; ch++) {
 		struct st_src *s = &u->src[ch];
 
-		if (!src_drops(s) || !(c2h_idle & BIT(ch)))
+		if (!src_drops(s) ||
+		    (!(c2h_idle & BIT(ch)) && !c2h_from_fifo(u, ch)))
 			continue;
 		src_gen(s, now);
 		src_drop(s, now);
@@ -222,13 +326,28 @@ static void ref_advance(struct xdma_user *u, u64 now, u32 c2h_idle)
 static bool ref_st_peek(struct xdma_user *u, u32 ch, u64 now,
 			struct xdma_user_rec *rec)
 {
+	struct st_loop *l = &u->loop[ch];
 	struct st_src *s = &u->src[ch];
 
+	if (c2h_from_fifo(u, ch)) {
+		/* its source sees no TREADY: it stalls, or drops */
+		src_gen(s, now);
+		src_drop(s, now);
+		if (!loop_avail(l)) {
+			rec->next_ns = UINT64_MAX;	/* st_in kicks */
+			return false;
+		}
+		l->c2h = LOOP_FIFO;
+		rec->left = loop_avail(l);
+		rec->ready_ns = 0;
+		return true;
+	}
 	src_gen(s, now);
 	if (!s->held) {
 		rec->next_ns = src_left(s) ? s->due : UINT64_MAX;
 		return false;
 	}
+	l->c2h = LOOP_SRC;
 	rec->left = s->h_len - s->h_off;
 	rec->ready_ns = s->h_due;
 	return true;
@@ -237,19 +356,30 @@ static bool ref_st_peek(struct xdma_user *u, u32 ch, u64 now,
 static void ref_st_read(struct xdma_user *u, u32 ch, u32 skip, void *buf,
 			u32 n)
 {
+	const struct st_loop *l = &u->loop[ch];
 	const struct st_src *s = &u->src[ch];
+	u8 *p = buf;
 
+	if (l->c2h == LOOP_FIFO) {
+		for (u32 i = 0; i < n; i++)
+			p[i] = l->buf[(l->out + skip + i) % LOOP_BYTES];
+		return;
+	}
 	hf_stream_fill(buf, s->h_seq, s->h_len, s->h_off + skip, n);
 }
 
 static u32 ref_st_take(struct xdma_user *u, u32 ch, u32 n, u64 t)
 {
+	struct st_loop *l = &u->loop[ch];
 	struct st_src *s = &u->src[ch];
 
+	if (l->c2h == LOOP_FIFO)
+		return loop_take(l, ch, n);
 	s->h_off += n;
 	s->bytes += n;
 	if (s->h_off != s->h_len)
 		return 0;
+	l->c2h = LOOP_NONE;
 	return src_frame_end(u, s, t);
 }
 
@@ -268,17 +398,29 @@ static void sink_frame_end(struct st_sink *k)
 	}
 }
 
-static void ref_st_in(struct xdma_user *u, u32 ch, const void *buf, u32 n,
-		      bool last)
+/* H2C channel @ch's output: into its sink, or with LOOPBACK its FIFO. */
+static u32 ref_st_in(struct xdma_user *u, u32 ch, const void *buf, u32 n,
+		     bool last, u32 *took)
 {
+	struct st_loop *l = &u->loop[ch];
 	struct st_sink *k = &u->sink[ch];
+	u32 flags = last ? XDMA_USER_TLAST : 0;
 
-	if (n) {
-		hf_stream_check_feed(&k->chk, buf, n);
-		k->bytes += n;
+	if (!l->in_mid)		/* a packet's start chooses its route */
+		l->in_loop = u->loopback & BIT(ch);
+	if (l->in_loop) {
+		flags = loop_in(l, ch, buf, n, last, took);
+	} else {
+		*took = n;
+		if (n) {
+			hf_stream_check_feed(&k->chk, buf, n);
+			k->bytes += n;
+		}
+		if (last)
+			sink_frame_end(k);
 	}
-	if (last)
-		sink_frame_end(k);
+	l->in_mid = !(flags & XDMA_USER_TLAST);
+	return flags;
 }
 
 /* ---- user BAR: AXI-Stream source and sink blocks ---- */
@@ -478,6 +620,10 @@ static u32 ref_reg_read(struct xdma_user *u, u32 off, u64 now)
 		return u->irq_req | u->irq_pulse;
 	case HF_USER_DDR_SIZE_MB:
 		return (u32)(u->cfg.ddr_size >> 20);
+	case HF_USER_LOOPBACK:
+		if (!u->cfg.st)
+			break;
+		return u->loopback;
 	}
 	ref_error(u, "user BAR: read of reserved offset 0x%x", off);
 	return 0;
@@ -502,6 +648,12 @@ static u32 ref_reg_write(struct xdma_user *u, u32 off, u32 val, u64 now)
 	case HF_USER_SCRATCH:
 		u->scratch = val;
 		return 0;
+	case HF_USER_LOOPBACK:
+		if (!u->cfg.st)
+			break;
+		u->loopback = val & loop_mask(u);
+		/* ports may change owner, routes at their next packet */
+		return XDMA_USER_KICK_MASK | XDMA_USER_KICK_H2C_MASK;
 	case HF_USER_IRQ_SET:
 		u->irq_req |= val & REF_IRQ_MASK;
 		return XDMA_USER_IRQ;
@@ -540,6 +692,8 @@ static void ref_reset(struct xdma_user *u)
 	u->irq_pulse = 0;
 	memset(u->src, 0, sizeof(u->src));
 	memset(u->sink, 0, sizeof(u->sink));
+	u->loopback = 0;
+	memset(u->loop, 0, sizeof(u->loop));
 	for (i = 0; i < REF_CHANNELS; i++) {
 		u->src[i].frame_size = ST_SRC_FRAME_SIZE;
 		u->src[i].rec_min = ST_SRC_REC_MIN;

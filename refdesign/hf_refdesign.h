@@ -11,10 +11,11 @@
 #ifndef HF_REFDESIGN_H
 #define HF_REFDESIGN_H
 
+#include "hf_user_regs.h"
 #include "xdma_user.h"
 
 /* User-BAR version the C behaviour reports (1.1: HF_USER_IRQ_PULSE). */
-#define HF_REFDESIGN_VERSION	0x00010001u
+#define HF_REFDESIGN_VERSION	HF_USER_VERSION_LOOPBACK	/* 1.2 */
 
 extern const struct xdma_user_ops hf_refdesign_user;
 

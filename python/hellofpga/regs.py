@@ -3,7 +3,7 @@
 (refdesign/hf_user_regs.h; tests/lint/refdesign_py.py checks this copy
 against it), which the emulated card implements: the user-interrupt request
 lines and, on an AXI-Stream card (``emu:0,st``), the stream source of each
-C2H channel.  Other designs have other user BARs."""
+C2H channel, the sink of each H2C channel and the loopback of each pair.  Other designs have other user BARs."""
 
 USER_ID = 0x0000            # RO: USER_ID_VALUE
 USER_VERSION = 0x0004       # RO: major << 16 | minor
@@ -13,6 +13,8 @@ USER_IRQ_CLEAR = 0x0010     # W1C: drop usr_irq_req[n]
 USER_IRQ_REQ = 0x0014       # RO: the request lines
 USER_DDR_SIZE_MB = 0x0018   # RO: card memory in MiB
 USER_IRQ_PULSE = 0x001c     # W1S: raise usr_irq_req[n] as a pulse
+USER_LOOPBACK = 0x0020      # RW: bit n loops H2C channel n back to C2H n
+USER_VERSION_LOOPBACK = 0x00010002  # first with LOOPBACK
 USER_RAM = 0x1000           # 4 KiB RW scratch RAM
 USER_RAM_SIZE = 0x1000
 USER_ID_VALUE = 0x48465047  # "HFPG"

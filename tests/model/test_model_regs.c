@@ -927,7 +927,7 @@ HF_TEST(user_bar_identity_scratch_ram)
 
 	tcard_open(&t, &cfg_small, HF_EMU_SYNC);
 	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_ID), HF_USER_ID_VALUE);
-	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_VERSION), 0x00010001);
+	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_VERSION), 0x00010002);
 	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_DDR_SIZE_MB), 1);
 	hf_iowrite32(0xcafef00d, t.ubar, HF_USER_SCRATCH);
 	HF_CHECK_EQ(hf_ioread32(t.ubar, HF_USER_SCRATCH), 0xcafef00d);

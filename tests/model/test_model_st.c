@@ -639,6 +639,68 @@ HF_TEST(st_h2c_sink_counts_good_and_corrupt_frames)
 	vh_close(&v);
 }
 
+/*
+ * LOOPBACK (version 1.2): two packets streamed out of H2C channel 0 come
+ * back on C2H channel 0 unchanged, each ended by TLAST (EOP in the C2H
+ * writeback), the second larger than the loopback FIFO: the H2C engine is
+ * back-pressured until the C2H engine takes, and finishes.  The sink sees
+ * none of it.  Without and with a link model.
+ */
+static const struct loop_row {
+	const char *name;
+	const struct xdma_link *link;
+} loop_rows[] = {
+	{ "no_link", NULL },
+	{ "gen1x1", &gen1x1 },
+};
+
+static void loopback(const void *row)
+{
+	const struct loop_row *r = row;
+	static const u32 lens[2] = { 5000, 40000 };
+	struct vhost v;
+	u32 d = 0;
+
+	st_open(&v, r->link);
+	HF_CHECK_EQ(ur(&v, HF_USER_VERSION), HF_USER_VERSION_LOOPBACK);
+	uw(&v, HF_USER_LOOPBACK, 0x1);
+	HF_CHECK_EQ(ur(&v, HF_USER_LOOPBACK), 0x1);
+	for (u32 i = 0; i < 45000; i++)
+		v.mem[H2CDATA + i] = (u8)(i * 7 + i / 251);
+	/* C2H: descriptors 0..11 of 4 KiB; H2C: 16.. (one per packet) */
+	for (d = 0; d < 12; d++)
+		vh_desc(&v, d, d == 11 ? XDMA_DESC_CTRL_STOP : 0, 4096,
+			wb_bus(d), VH_BUS + DATA + d * 4096,
+			vh_desc_bus(d + 1));
+	vh_desc(&v, 16, XDMA_DESC_CTRL_EOP, lens[0], VH_BUS + H2CDATA, 0,
+		vh_desc_bus(17));
+	vh_desc(&v, 17, XDMA_DESC_CTRL_EOP | XDMA_DESC_CTRL_STOP, lens[1],
+		VH_BUS + H2CDATA + lens[0], 0, 0);
+	vh_start(&v, false, 0, 16, RUN_IE);
+	vh_until(&v, v.now + 100000 * US);
+	HF_CHECK(vh_busy(&v, false, 0));	/* the FIFO is full */
+	vh_start(&v, true, 0, 0, RUN_IE);
+	vh_until(&v, v.now + 100000 * US);
+	HF_CHECK(!vh_busy(&v, false, 0));
+	HF_CHECK_EQ(completed(&v, false), 2);
+	/* packet 0: descriptors 0 (4096) and 1 (904, EOP) */
+	HF_CHECK_EQ(wb_word(&v, 0, 1), 4096);
+	HF_CHECK(!(wb_word(&v, 0, 0) & XDMA_STM_WB_EOP));
+	HF_CHECK_EQ(wb_word(&v, 1, 1), 904);
+	HF_CHECK(wb_word(&v, 1, 0) & XDMA_STM_WB_EOP);
+	/* packet 1: descriptors 2..11: 9 * 4096 + 3136, EOP on the last */
+	HF_CHECK_EQ(wb_word(&v, 11, 1), 40000 - 9 * 4096);
+	HF_CHECK(wb_word(&v, 11, 0) & XDMA_STM_WB_EOP);
+	HF_CHECK(!memcmp(v.mem + DATA, v.mem + H2CDATA, 5000));
+	HF_CHECK(!memcmp(v.mem + DATA + 2 * 4096, v.mem + H2CDATA + 5000,
+			 40000));
+	HF_CHECK_EQ(sink_rd(&v, HF_ST_SINK_BYTES_LO), 0);
+	HF_CHECK_EQ(sink_rd(&v, HF_ST_SINK_FRAMES_OK) +
+		    sink_rd(&v, HF_ST_SINK_FRAMES_BAD), 0);
+	vh_close(&v);
+}
+HF_TEST_ROWS(st_loopback_returns_h2c_packets_on_c2h, loop_rows, loopback);
+
 HF_TEST(st_h2c_frame_without_eop_stays_partial)
 {
 	struct vhost v;

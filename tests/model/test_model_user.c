@@ -4,7 +4,8 @@
  * (model/xdma_user.h): the IP runs a user logic of the test's own, not the
  * reference design, unchanged.  The test's logic counts its register
  * accesses, sources records of a fixed byte pattern into C2H channel 0,
- * sums what H2C channel 0 streams into it, and drives the usr_irq_req lines
+ * sums what H2C channel 0 streams into it (back-pressuring it once a budget
+ * of bytes is spent, when it has one), and drives the usr_irq_req lines
  * from a register; the card runs on the host with virtual time (vhost.h).
  */
 #include "vhost.h"
@@ -19,6 +20,7 @@
 #define TUL_REC		1000	/* bytes per record */
 #define TUL_LINES	0x0	/* W: the usr_irq_req lines */
 #define TUL_SOURCE	0x4	/* W: nonzero turns the source on */
+#define TUL_ROOM	0x8	/* W: bytes (+1 for TLAST) H2C may take, 0 all */
 
 /* The test's user logic: what the IP gives it and what it saw. */
 struct xdma_user {
@@ -35,6 +37,7 @@ struct xdma_user {
 	u64 in_bytes;		/* H2C: bytes streamed in */
 	u32 in_sum;		/* their sum */
 	u32 in_last;		/* TLASTs */
+	u32 in_calls;		/* st_in calls that took nothing */
 };
 
 static struct xdma_user *tul_last;	/* the instance the card created */
@@ -95,6 +98,8 @@ static uint32_t tul_reg_write(struct xdma_user *u, uint32_t off, uint32_t val,
 		u->lines = val;
 		return XDMA_USER_IRQ;
 	}
+	if (off == TUL_ROOM)
+		return XDMA_USER_KICK_H2C(0);
 	return off == TUL_SOURCE ? XDMA_USER_KICK_C2H(0) : 0;
 }
 
@@ -145,16 +150,27 @@ static uint32_t tul_st_take(struct xdma_user *u, uint32_t ch, uint32_t n,
 	return XDMA_USER_TLAST;
 }
 
-static void tul_st_in(struct xdma_user *u, uint32_t ch, const void *buf,
-		      uint32_t n, bool last)
+/* With a budget (TUL_ROOM), it takes what the budget allows: back-pressure. */
+static uint32_t tul_st_in(struct xdma_user *u, uint32_t ch, const void *buf,
+			  uint32_t n, bool last, uint32_t *took)
 {
+	u32 *room = &u->regs[TUL_ROOM / 4];
 	const u8 *p = buf;
 
 	(void)ch;
+	if (*room) {
+		n = min_t(u32, n, *room - 1);
+		*room -= n;
+		last = last && *room > 1;
+		*room -= last;
+		u->in_calls += !n && !last;
+	}
 	u->in_bytes += n;
 	for (u32 i = 0; i < n; i++)
 		u->in_sum += p[i];
 	u->in_last += last;
+	*took = n;
+	return last ? XDMA_USER_TLAST : 0;
 }
 
 static const struct xdma_user_ops tul_ops = {
@@ -278,6 +294,67 @@ HF_TEST(user_logic_of_a_test_streams_through_the_ip)
 	HF_CHECK_EQ(u->in_last, 1);
 	vh_close(&v);
 }
+
+/*
+ * A back-pressured H2C port (st_in takes less) holds the engine: it offers
+ * the rest, in order, at the user logic's XDMA_USER_KICK_H2C, and ends the
+ * descriptor only once the port took its TLAST.  Without a link model and
+ * with one.
+ */
+static const struct bp_row {
+	const char *name;
+	struct xdma_link link;
+} bp_rows[] = {
+	{ "no_link", { 0 } },
+	{ "gen1x1", { .gen = 1, .lanes = 1, .mps = 256, .desc_ns = 1000 } },
+};
+
+static void h2c_backpressure(const void *row)
+{
+	const struct bp_row *r = row;
+	struct xdma_model_config cfg = {
+		.num_h2c = 1, .num_c2h = 1, .ddr_size = MIB, .st = true,
+		.user = &tul_ops,
+	};
+	struct xdma_user *u;
+	struct vhost v;
+	u32 sum = 0;
+
+	cfg.link = r->link;
+	tul_last = NULL;
+	vh_open_cfg(&v, &cfg, MEM);
+	u = tul_last;
+	HF_CHECK(u != NULL);
+	for (u32 i = 0; i < 5000; i++) {
+		v.mem[4 * MIB + i] = (u8)(i * 13 + 1);
+		sum += (u8)(i * 13 + 1);
+	}
+	xdma_model_user_write32(v.m, TUL_ROOM, 1 + 1000);
+	vh_desc(&v, 0, XDMA_DESC_CTRL_EOP | XDMA_DESC_CTRL_STOP, 5000,
+		VH_BUS + 4 * MIB, 0, 0);
+	vh_start(&v, false, 0, 0, RUN_IE);
+	vh_until(&v, v.now + 100000000);	/* 100 ms */
+	HF_CHECK(vh_busy(&v, false, 0));	/* held: the port is full */
+	HF_CHECK_EQ(u->in_bytes, 1000);
+	xdma_model_user_write32(v.m, TUL_ROOM, 1 + 3000);	/* kicks it */
+	vh_until(&v, v.now + 100000000);	/* 100 ms */
+	HF_CHECK(vh_busy(&v, false, 0));
+	HF_CHECK_EQ(u->in_bytes, 4000);
+	xdma_model_user_write32(v.m, TUL_ROOM, 1 + 1000);	/* no TLAST */
+	vh_until(&v, v.now + 100000000);	/* 100 ms */
+	HF_CHECK(vh_busy(&v, false, 0));	/* the TLAST waits */
+	HF_CHECK_EQ(u->in_bytes, 5000);
+	HF_CHECK_EQ(u->in_last, 0);
+	xdma_model_user_write32(v.m, TUL_ROOM, 1 + 1);
+	vh_until(&v, v.now + 100000000);	/* 100 ms */
+	HF_CHECK(!vh_busy(&v, false, 0));
+	HF_CHECK_EQ(u->in_sum, sum);		/* every byte, once, in order */
+	HF_CHECK_EQ(u->in_last, 1);
+	HF_CHECK(u->in_calls < 8);		/* no spinning on a full port */
+	vh_close(&v);
+}
+HF_TEST_ROWS(user_logic_h2c_backpressure_holds_the_engine, bp_rows,
+	     h2c_backpressure);
 
 HF_TEST(user_logic_of_a_test_drives_the_user_interrupt_lines)
 {
