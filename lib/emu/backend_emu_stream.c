@@ -307,33 +307,49 @@ void emu_stream_stats(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 	*st = es->r.stats;
 }
 
+/*
+ * What a stop and a halt open with: the ring stopped and its slots marked
+ * (no buffer completes any more: GPU waits on one end now), its engine
+ * proven idle; -EIO (the error set) when the ring is wedged: the card may
+ * still write it.
+ */
+static int emu_stream_stop_ring(struct hellofpga_dev *dev,
+				struct emu_stream *es)
+{
+	struct hf_xdma_result res;
+	int ret;
+
+	ret = hf_xdma_ring_stop(&es->r, &res);
+	hf_xdma_ring_mark_error(&es->r);
+	if (ret == -EBUSY)
+		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
+				    res.msg);
+	emu_stream_idle(es);
+	return 0;
+}
+
 int emu_stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 {
 	struct emu_card *card = dev->priv;
 	struct emu_stream *es = s->bdata;
-	struct hf_xdma_result res;
 	int ret;
 
 	if (!es)
 		return 0;
-	ret = hf_xdma_ring_stop(&es->r, &res);
-	/* no buffer completes any more: GPU waits on one end now */
-	hf_xdma_ring_mark_error(&es->r);
-	if (ret == -EBUSY) {
+	ret = emu_stream_stop_ring(dev, es);
+	if (ret) {
 		/*
-		 * Wedged: the card may still write the ring.  The card keeps
-		 * it until its close, where the engine threads stop first
-		 * (emu_stream_free_wedged()); the stream goes.
+		 * Wedged: the card keeps the ring until its close, where the
+		 * engine threads stop first (emu_stream_free_wedged()); the
+		 * stream goes.
 		 */
 		pthread_mutex_lock(&card->wedged_lock);
 		es->next_wedged = card->wedged;
 		card->wedged = es;
 		pthread_mutex_unlock(&card->wedged_lock);
 		__atomic_store_n(&s->bdata, NULL, __ATOMIC_RELEASE);
-		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
-				    res.msg);
+		return ret;
 	}
-	emu_stream_idle(es);
 	__atomic_store_n(&s->bdata, NULL, __ATOMIC_RELEASE);
 	emu_stream_free(card, es);
 	return 0;
@@ -347,18 +363,8 @@ int emu_stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 int emu_stream_halt(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 {
 	struct emu_stream *es = s->bdata;
-	struct hf_xdma_result res;
-	int ret;
 
-	if (!es)
-		return 0;
-	ret = hf_xdma_ring_stop(&es->r, &res);
-	hf_xdma_ring_mark_error(&es->r);
-	if (ret == -EBUSY)
-		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
-				    res.msg);
-	emu_stream_idle(es);
-	return 0;
+	return es ? emu_stream_stop_ring(dev, es) : 0;
 }
 
 /*
