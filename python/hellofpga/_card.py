@@ -214,43 +214,34 @@ class Card:
         return check(ret, fn, self._h)
 
     # ---- information ----
+    def _get(self, struct: Any, fn: str) -> dict:
+        """The fields of a @struct that the library's getter @fn fills."""
+        st = struct()
+        self._check(getattr(_capi.lib, fn)(self.handle, byref(st)), fn)
+        return _fields(st)
+
     def info(self) -> CardInfo:
         """HelloFPGA_GetInfo()."""
-        st = _capi.Info()
-        self._check(_capi.lib.HelloFPGA_GetInfo(self.handle, byref(st)),
-                    "HelloFPGA_GetInfo")
-        d = _fields(st)
+        d = self._get(_capi.Info, "HelloFPGA_GetInfo")
         d["backend"] = Backend(d["backend"])
         d["irq_mode"] = IRQMode(d["irq_mode"])
         return CardInfo(**d)
 
     def pci_info(self) -> dict:
         """HelloFPGA_GetPCIInfo() as a dict."""
-        st = _capi.PCIInfo()
-        self._check(_capi.lib.HelloFPGA_GetPCIInfo(self.handle, byref(st)),
-                    "HelloFPGA_GetPCIInfo")
-        return _fields(st)
+        return self._get(_capi.PCIInfo, "HelloFPGA_GetPCIInfo")
 
     def counters(self) -> dict:
         """HelloFPGA_GetCounters() as a dict."""
-        st = _capi.Counters()
-        self._check(_capi.lib.HelloFPGA_GetCounters(self.handle, byref(st)),
-                    "HelloFPGA_GetCounters")
-        return _fields(st)
+        return self._get(_capi.Counters, "HelloFPGA_GetCounters")
 
     def dma_faults(self) -> dict:
         """HelloFPGA_GetDMAFaults() as a dict."""
-        st = _capi.DMAFaults()
-        self._check(_capi.lib.HelloFPGA_GetDMAFaults(self.handle, byref(st)),
-                    "HelloFPGA_GetDMAFaults")
-        return _fields(st)
+        return self._get(_capi.DMAFaults, "HelloFPGA_GetDMAFaults")
 
     def link_model(self) -> dict:
         """HelloFPGA_GetLinkModel() as a dict."""
-        st = _capi.LinkModel()
-        self._check(_capi.lib.HelloFPGA_GetLinkModel(self.handle, byref(st)),
-                    "HelloFPGA_GetLinkModel")
-        return _fields(st)
+        return self._get(_capi.LinkModel, "HelloFPGA_GetLinkModel")
 
     def set_timeout(self, timeout_ms: int) -> None:
         """HelloFPGA_SetTimeout(): 1 .. 3600000 ms."""
