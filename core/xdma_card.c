@@ -213,6 +213,20 @@ static void hf_xdma_buf_add_field(struct hf_xdma_buf *b, const char *what, u32 v
 	hf_xdma_buf_add(b, tmp);
 }
 
+/* The status bits that are one event each, by name, in the order told. */
+static const struct {
+	u32 bit;
+	const char *name;
+} hf_xdma_status_bits[] = {
+	{ XDMA_STAT_BUSY, "busy" },
+	{ XDMA_STAT_DESC_STOPPED, "descriptor stopped" },
+	{ XDMA_STAT_DESC_COMPLETED, "descriptor completed" },
+	{ XDMA_STAT_ALIGN_MISMATCH, "alignment mismatch" },
+	{ XDMA_STAT_MAGIC_STOPPED, "bad descriptor magic" },
+	{ XDMA_STAT_INVALID_LENGTH, "invalid length" },
+	{ XDMA_STAT_IDLE_STOPPED, "idle stopped" },
+};
+
 static const char * const hf_xdma_h2c_read_err[5] = {
 	"unsupported request reading host memory",
 	"completer abort reading host memory",
@@ -257,6 +271,7 @@ int hf_xdma_decode_status(enum hf_xdma_dir dir, u32 status, char *buf, size_t le
 	struct hf_xdma_buf b = { .buf = buf, .len = len, .pos = 0 };
 	bool h2c = dir == XDMA_H2C;
 	char tmp[32];
+	size_t i;
 	u32 bit;
 
 	if (len)
@@ -265,20 +280,9 @@ int hf_xdma_decode_status(enum hf_xdma_dir dir, u32 status, char *buf, size_t le
 		hf_xdma_buf_add(&b, "card not responding (reads all ones)");
 		return -ENODEV;
 	}
-	if (status & XDMA_STAT_BUSY)
-		hf_xdma_buf_add(&b, "busy");
-	if (status & XDMA_STAT_DESC_STOPPED)
-		hf_xdma_buf_add(&b, "descriptor stopped");
-	if (status & XDMA_STAT_DESC_COMPLETED)
-		hf_xdma_buf_add(&b, "descriptor completed");
-	if (status & XDMA_STAT_ALIGN_MISMATCH)
-		hf_xdma_buf_add(&b, "alignment mismatch");
-	if (status & XDMA_STAT_MAGIC_STOPPED)
-		hf_xdma_buf_add(&b, "bad descriptor magic");
-	if (status & XDMA_STAT_INVALID_LENGTH)
-		hf_xdma_buf_add(&b, "invalid length");
-	if (status & XDMA_STAT_IDLE_STOPPED)
-		hf_xdma_buf_add(&b, "idle stopped");
+	for (i = 0; i < ARRAY_SIZE(hf_xdma_status_bits); i++)
+		if (status & hf_xdma_status_bits[i].bit)
+			hf_xdma_buf_add(&b, hf_xdma_status_bits[i].name);
 	if (status & XDMA_STAT_READ_ERROR)
 		hf_xdma_buf_add_field(&b, "read error",
 				      FIELD_GET(XDMA_STAT_READ_ERROR, status),

@@ -589,18 +589,15 @@ static int hf_xdma_engine_wait_wb(struct hf_xdma_engine *e, u32 count, u64 start
 				  u64 timeout_ns)
 {
 	u64 now, spin_end = start + XDMA_POLL_SPIN_NS;
-	u64 deadline = start + timeout_ns, health = 0;
+	u64 deadline = hf_xdma_deadline(start, timeout_ns), health = 0;
 	u32 sleep_us = XDMA_POLL_SLEEP_MIN_US;
 	u32 status;
 	int wb;
 
-	if (deadline < start)
-		deadline = ~0ull;
 	for (;;) {
-		if (unlikely(READ_ONCE(e->xdev->gone)))
-			return -ENODEV;
-		if (unlikely(READ_ONCE(e->cancel)))
-			return -ECANCELED;
+		wb = hf_xdma_engine_ended(e);
+		if (wb)
+			return wb;
 		wb = hf_xdma_engine_wb_state(e, count);
 		if (wb)
 			return wb < 0 ? wb : 0;
@@ -652,20 +649,17 @@ static int hf_xdma_engine_wait_wb(struct hf_xdma_engine *e, u32 count, u64 start
 static int hf_xdma_engine_wait_irq(struct hf_xdma_engine *e, u32 count,
 				   u64 start, u64 timeout_ns)
 {
-	u64 deadline = start + timeout_ns, now;
+	u64 deadline = hf_xdma_deadline(start, timeout_ns), now;
 	u32 status;
-	int ret;
+	int ret, end;
 
-	if (deadline < start)
-		deadline = ~0ull;
 	for (;;) {
 		now = hf_os_now_ns();
 		ret = hf_os_event_wait(&e->irq_event,
 				       deadline > now ? deadline - now : 0);
-		if (unlikely(READ_ONCE(e->xdev->gone)))
-			return -ENODEV;
-		if (unlikely(READ_ONCE(e->cancel)))
-			return -ECANCELED;
+		end = hf_xdma_engine_ended(e);
+		if (end)
+			return end;
 		if (ret)
 			return ret;
 		ret = hf_xdma_engine_wb_state(e, count);
@@ -748,18 +742,15 @@ static int hf_xdma_engine_confirm(struct hf_xdma_engine *e, u32 count)
 static int hf_xdma_engine_wait_engine(struct hf_xdma_engine *e, u32 count,
 				      u64 start, u64 timeout_ns)
 {
-	u64 deadline = start + timeout_ns, now, nap;
+	u64 deadline = hf_xdma_deadline(start, timeout_ns), now, nap;
 	u32 sleep_us = XDMA_POLL_SLEEP_MIN_US;
 	bool early = false;
 	int ret;
 
-	if (deadline < start)
-		deadline = ~0ull;
 	for (;;) {
-		if (unlikely(READ_ONCE(e->xdev->gone)))
-			return -ENODEV;
-		if (unlikely(READ_ONCE(e->cancel)))
-			return -ECANCELED;
+		ret = hf_xdma_engine_ended(e);
+		if (ret)
+			return ret;
 		ret = hf_xdma_engine_confirm(e, count);
 		if (ret)
 			return ret < 0 ? ret : 0;
@@ -1098,10 +1089,9 @@ static int hf_xdma_run_wait(struct hf_xdma_engine *e, u32 count, u64 start,
 {
 	int ret;
 
-	if (unlikely(READ_ONCE(e->xdev->gone)))
-		return -ENODEV;
-	if (unlikely(READ_ONCE(e->cancel)))
-		return -ECANCELED;
+	ret = hf_xdma_engine_ended(e);
+	if (ret)
+		return ret;
 	hf_xdma_wr(e, XDMA_CHAN_CONTROL, XDMA_CTRL_RUN | XDMA_CTRL_IE_ALL |
 		   XDMA_CTRL_POLL_MODE_WB);
 	*started = true;

@@ -188,6 +188,36 @@ static inline void hf_xdma_msg_end(struct hf_xdma_result *res, int n)
 		memcpy(res->msg + sizeof(res->msg) - 4, "...", 4);
 }
 
+/**
+ * hf_xdma_deadline() - the end of a wait.
+ * @start: when it began (hf_os_now_ns())
+ * @timeout_ns: how long it may last
+ *
+ * Return: @start + @timeout_ns, or the last nanosecond when the sum wraps.
+ */
+static inline u64 hf_xdma_deadline(u64 start, u64 timeout_ns)
+{
+	u64 deadline = start + timeout_ns;
+
+	return deadline < start ? ~0ull : deadline;
+}
+
+/**
+ * hf_xdma_engine_ended() - whether the run of @e must end now.
+ * @e: the engine
+ *
+ * Return: -ENODEV when the card is being removed, -ECANCELED when the run
+ * was cancelled, else 0.
+ */
+static inline int hf_xdma_engine_ended(const struct hf_xdma_engine *e)
+{
+	if (unlikely(READ_ONCE(e->xdev->gone)))
+		return -ENODEV;
+	if (unlikely(READ_ONCE(e->cancel)))
+		return -ECANCELED;
+	return 0;
+}
+
 int hf_xdma_engine_stop(struct hf_xdma_engine *e, const struct hf_xdma_chain *c,
 			u64 desc_len, u32 *status);
 int hf_xdma_engine_wedged_msg(struct hf_xdma_engine *e,

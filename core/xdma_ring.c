@@ -481,9 +481,7 @@ int hf_xdma_ring_wait(struct hf_xdma_ring *r, u64 timeout_ns,
 					snprintf(res->msg, sizeof(res->msg),
 						 "C2H%u: stream engine stopped earlier (status 0x%08x)",
 						 e->ch, r->fail_status));
-	deadline = start + timeout_ns;
-	if (deadline < start)
-		deadline = ~0ull;
+	deadline = hf_xdma_deadline(start, timeout_ns);
 	for (;;) {
 		if (unlikely(READ_ONCE(e->xdev->gone)))
 			return hf_xdma_ring_fail(r, res, -ENODEV, "card removed");

@@ -209,6 +209,26 @@ const char *hf_card_enter_why(int err)
 }
 
 /**
+ * hf_card_enter_for() - hf_card_enter() for a call of an open file.
+ * @card: the card
+ * @hf: the file (its last error is set on failure)
+ * @what: the call, the first words of the error ("XFER"), or NULL
+ *
+ * Return: what hf_card_enter() returns; on failure @hf's error says why in
+ * words (hf_card_enter_why()), after "@what: " when @what is not NULL.
+ */
+int hf_card_enter_for(struct hf_card *card, struct hf_file *hf,
+		      const char *what)
+{
+	int ret = hf_card_enter(card);
+
+	if (ret)
+		hf_set_error(hf, ret, "%s%s%s", what ?: "", what ? ": " : "",
+			     hf_card_enter_why(ret));
+	return ret;
+}
+
+/**
  * hf_card_exit() - end an access started by hf_card_enter().
  * @card: the card
  */

@@ -451,6 +451,8 @@ void hf_card_put(struct hf_card *card);
 struct hf_card *hf_card_get_by_index(int index);
 int hf_card_enter(struct hf_card *card);
 const char *hf_card_enter_why(int err);
+int hf_card_enter_for(struct hf_card *card, struct hf_file *hf,
+		      const char *what);
 void hf_card_exit(struct hf_card *card);
 void hf_card_abort_runs(struct hf_card *card);
 

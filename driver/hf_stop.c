@@ -187,11 +187,9 @@ int hf_chan_usable(struct hf_file *hf, struct hf_chan *chan)
 	}
 	if (!chan->engine.wedged)
 		return 0;
-	ret = hf_card_enter(card);
-	if (ret) {
-		hf_set_error(hf, ret, "%s", hf_card_enter_why(ret));
+	ret = hf_card_enter_for(card, hf, NULL);
+	if (ret)
 		return ret;
-	}
 	ret = hf_xdma_engine_recover(&chan->engine);
 	hf_card_exit(card);
 	if (!ret) {

@@ -899,9 +899,9 @@ static int hf_stream_start_ring(struct hf_stream *st)
 
 	if (card->user_bar && card->user_bar_size >=
 	    HF_USER_ST_SRC(chan->ch) + HF_ST_SRC_DROPPED + 4) {
-		ret = hf_card_enter(card);
+		ret = hf_card_enter_for(card, hf, "STREAM_START");
 		if (ret)
-			goto err_enter;
+			return ret;
 		id = ioread32((u8 __iomem *)card->user_bar + HF_USER_ID);
 		st->ref_design = id == HF_USER_ID_VALUE;
 		if (st->ref_design)
@@ -910,9 +910,9 @@ static int hf_stream_start_ring(struct hf_stream *st)
 						 HF_ST_SRC_DROPPED);
 		hf_card_exit(card);
 	}
-	ret = hf_card_enter(card);
+	ret = hf_card_enter_for(card, hf, "STREAM_START");
 	if (ret)
-		goto err_enter;
+		return ret;
 	/* from here on only a revocation of the pin cancels the ring */
 	WRITE_ONCE(chan->engine.cancel, false);
 	ret = hf_xdma_ring_start(&st->ring, &res);
@@ -923,9 +923,6 @@ static int hf_stream_start_ring(struct hf_stream *st)
 		return ret == -ENODEV ? -ENODEV : -EIO;
 	}
 	return 0;
-err_enter:
-	hf_set_error(hf, ret, "STREAM_START: %s", hf_card_enter_why(ret));
-	return ret;
 }
 
 /*
@@ -1040,12 +1037,9 @@ static int hf_stream_wait_locked(struct hf_file *hf,
 			hf_set_error(hf, ret, "STREAM_WAIT: woken by HELLOFPGA_STREAM_WAKE");
 			goto out;
 		}
-		ret = hf_card_enter(card);
-		if (ret) {
-			hf_set_error(hf, ret, "STREAM_WAIT: %s",
-				     hf_card_enter_why(ret));
+		ret = hf_card_enter_for(card, hf, "STREAM_WAIT");
+		if (ret)
 			goto out;
-		}
 		now = ktime_get_ns();
 		ret = hf_xdma_ring_wait(&st->ring,
 					deadline > now ? deadline - now : 0,

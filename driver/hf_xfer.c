@@ -249,11 +249,9 @@ static int hf_rw_build(struct hf_file *hf, struct hf_chan *chan, u32 nsg,
 		hf_set_error(hf, ret, "no coherent memory for descriptors");
 		return ret;
 	}
-	ret = hf_card_enter(card);
-	if (ret) {
-		hf_set_error(hf, ret, "%s", hf_card_enter_why(ret));
+	ret = hf_card_enter_for(card, hf, NULL);
+	if (ret)
 		return ret;
-	}
 	hf_xdma_chain_init(&chan->chain, chan->mem.cpu, chan->mem.bus,
 			   chan->mem.cap);
 	ret = hf_xdma_chain_build_window(&chan->chain, chan->dir, chan->sg, nsg, 0,
@@ -391,6 +389,31 @@ int hf_xfer_no_stream(struct hf_file *hf, struct hf_card *card)
 }
 
 /**
+ * hf_chan_lock_for() - hf_chan_lock() for a transfer of an open file.
+ * @hf: the file (its last error is set on failure)
+ * @chan: the channel
+ * @timeout_ns: how long to wait for it
+ * @what: the call, the first words of the error ("XFER"), or NULL
+ *
+ * Return: what hf_chan_lock() returns; on failure @hf's error says why,
+ * after "@what: " when @what is not NULL.
+ */
+static int hf_chan_lock_for(struct hf_file *hf, struct hf_chan *chan,
+			    u64 timeout_ns, const char *what)
+{
+	int ret = hf_chan_lock(chan, timeout_ns);
+
+	if (ret == -EBUSY)
+		hf_set_error(hf, ret,
+			     "%s%sthe channel stayed in use by another run until the timeout; nothing was moved",
+			     what ?: "", what ? ": " : "");
+	else if (ret)
+		hf_set_error(hf, ret, "%s%sinterrupted waiting for the channel",
+			     what ?: "", what ? ": " : "");
+	return ret;
+}
+
+/**
  * hf_rw_begin() - take a channel for a read(), write() or packet.
  * @hf: the file (its last error is set on failure)
  * @chan: the engine
@@ -404,16 +427,9 @@ static int hf_rw_begin(struct hf_file *hf, struct hf_chan *chan, u32 npages)
 	struct hf_card *card = chan->card;
 	int ret;
 
-	ret = hf_chan_lock(chan, hf_file_timeout_ns(hf));
-	if (ret) {
-		if (ret == -EBUSY)
-			hf_set_error(hf, ret,
-				     "the channel stayed in use by another run until the timeout; nothing was moved");
-		else
-			hf_set_error(hf, ret,
-				     "interrupted waiting for the channel");
+	ret = hf_chan_lock_for(hf, chan, hf_file_timeout_ns(hf), NULL);
+	if (ret)
 		return ret;
-	}
 	/* remove() frees the channel's storage after setting dead. */
 	if (READ_ONCE(card->dead)) {
 		ret = -ENODEV;
@@ -674,12 +690,9 @@ static int hf_xfer_run(struct hf_file *hf, struct hf_pin_core *pc,
 				return ret;
 			}
 		}
-		ret = hf_card_enter(card);
-		if (ret) {
-			hf_set_error(hf, ret, "XFER: %s",
-				     hf_card_enter_why(ret));
+		ret = hf_card_enter_for(card, hf, "XFER");
+		if (ret)
 			return ret;
-		}
 		if (sync)
 			sync(&pc->pin, off, piece, true);
 		last = wb && piece == left;
@@ -1019,16 +1032,9 @@ static int hf_xfer(struct hf_file *hf, struct hellofpga_xfer *x, bool *reply)
 	timeout_ns = x->timeout_ms ? (u64)x->timeout_ms * NSEC_PER_MSEC :
 				     hf_file_timeout_ns(hf);
 
-	ret = hf_chan_lock(chan, timeout_ns);
-	if (ret) {
-		if (ret == -EBUSY)
-			hf_set_error(hf, ret,
-				     "XFER: the channel stayed in use by another run until the timeout; nothing was moved");
-		else
-			hf_set_error(hf, ret,
-				     "XFER: interrupted waiting for the channel");
+	ret = hf_chan_lock_for(hf, chan, timeout_ns, "XFER");
+	if (ret)
 		goto out_put;
-	}
 	ret = hf_xfer_locked(hf, x, chan, pc, wpc, timeout_ns);
 	hf_chan_unlock(chan);
 out_put:

@@ -69,14 +69,9 @@ struct kpin {
  * @host_handle: a ring in the caller's host memory: the driver's pin of
  *	it (PIN_HOST on the control node), else 0
  * @wb: the writeback slots in library memory (HELLOFPGA_STREAM_WB_PIN),
- *	whole pages, then a page of doorbells; NULL when the driver keeps the
- *	slots (no HELLOFPGA_FEAT_STREAM_WB_PIN, or it refused: @wb_why)
- * @wb_len: bytes of @wb
- * @slots_len: the slots' pages (pinned for the card)
+ *	then the doorbells; @wb.mem NULL when the driver keeps the slots (no
+ *	HELLOFPGA_FEAT_STREAM_WB_PIN, or it refused: @wb_why)
  * @wb_handle: the driver's pin of the slots' pages
- * @wb_dev: their GPU address, 0 until the first GPU wait or release
- * @gpu_waited: a GPU wait or release was enqueued on @wb: it is never
- *	freed (as the emulated card's slots)
  * @wb_why: why the slots are not in library memory
  * @resync: the ring skips the rest of a frame cut by an earlier stop
  *	(STARTED_RESYNC): which buffer a sequence lands in is known from the
@@ -95,12 +90,8 @@ struct kstream {
 	size_t map_len;
 	struct hf_pin *pin;
 	uint64_t host_handle;
-	void *wb;
-	size_t wb_len;
-	size_t slots_len;
+	struct hf_stream_wb wb;
 	uint64_t wb_handle;
-	uint64_t wb_dev;
-	bool gpu_waited;
 	char wb_why[320];
 	bool resync;
 	bool known;

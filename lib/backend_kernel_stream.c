@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "backend_kernel.h"
-#include "gpu.h"
 #include "hf_user_pages.h"
 
 static void kunpin(struct kcard *kc, uint64_t handle)
@@ -28,11 +27,7 @@ static void kstream_wb_free(struct kcard *kc, struct kstream *ks)
 {
 	kunpin(kc, ks->wb_handle);
 	ks->wb_handle = 0;
-	if (ks->gpu_waited)
-		hf_gpu_keep(ks->wb);
-	else
-		free(ks->wb);
-	ks->wb = NULL;
+	hf_stream_wb_free(&ks->wb);
 }
 
 static void kstream_free(struct hellofpga_dev *dev, struct kstream *ks)
@@ -45,7 +40,7 @@ static void kstream_free(struct hellofpga_dev *dev, struct kstream *ks)
 	if (ks->fd >= 0)
 		close(ks->fd);
 	kunpin(kc, ks->host_handle);
-	if (ks->wb)
+	if (ks->wb.mem)
 		kstream_wb_free(kc, ks);
 	if (ks->pin)
 		hf_pin_put_ring(ks->pin);
@@ -66,18 +61,15 @@ static int kstream_wb_alloc(struct hellofpga_dev *dev, struct kstream *ks,
 	char text[200];
 	int ret;
 
-	hf_stream_wb_layout(n, &ks->slots_len, &ks->wb_len);
-	ks->wb = aligned_alloc(4096, ks->wb_len);
-	if (!ks->wb) {
+	if (hf_stream_wb_alloc(&ks->wb, n)) {
 		snprintf(ks->wb_why, sizeof(ks->wb_why),
 			 "no memory for the writeback slots");
 		return -ENOMEM;
 	}
-	memset(ks->wb, 0, ks->wb_len);
 	memset(&p, 0, sizeof(p));
 	p.type = HELLOFPGA_PIN_HOST;
-	p.addr = (uintptr_t)ks->wb;
-	p.size = ks->slots_len;
+	p.addr = (uintptr_t)ks->wb.mem;
+	p.size = ks->wb.slots_len;
 	p.fd = -1;
 	ret = kioctl(kc->ctl_fd, HELLOFPGA_IOC_PIN, &p);
 	if (ret) {
@@ -85,8 +77,7 @@ static int kstream_wb_alloc(struct hellofpga_dev *dev, struct kstream *ks,
 			snprintf(text, sizeof(text), "%s", strerror(-ret));
 		snprintf(ks->wb_why, sizeof(ks->wb_why),
 			 "PIN of the writeback slots failed: %s", text);
-		free(ks->wb);
-		ks->wb = NULL;
+		hf_stream_wb_free(&ks->wb);
 		return ret;
 	}
 	ks->wb_handle = p.handle;
@@ -375,25 +366,19 @@ int kernel_stream_stop(struct hellofpga_dev *dev,
 }
 
 /*
- * The slots and doorbells of @ks mapped for the GPU (once), and marked as
- * used by it: they are never freed.  Under @s->gw_lock.
+ * The stream of @s in @ks for a GPU wait or release: one whose writeback
+ * slots lie in library memory, which a GPU can map.  Under @s->gw_lock.
  */
-static int kstream_gpu_map(struct hellofpga_dev *dev, struct kstream *ks,
-			   const char *fn)
+static int kstream_gpu(struct hellofpga_dev *dev, struct hellofpga_stream *s,
+		       const char *fn, struct kstream **ks)
 {
-	int ret;
-
-	if (!ks->wb)
+	*ks = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
+	if (!*ks)
+		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
+	if (!(*ks)->wb.mem)
 		return hf_set_error(dev, -EOPNOTSUPP,
 				    "%s: %s: GPU-side waits need the ring's writeback slots in memory a GPU can map: %s",
-				    fn, dev->info.name, ks->wb_why);
-	if (!ks->wb_dev) {
-		ret = hf_gpu_map_host(ks->wb, ks->wb_len, &ks->wb_dev, fn);
-		if (ret)
-			return hf_set_error(dev, ret, "%s",
-					    hf_last_error(NULL));
-	}
-	ks->gpu_waited = true;
+				    fn, dev->info.name, (*ks)->wb_why);
 	return 0;
 }
 
@@ -406,26 +391,24 @@ int kernel_stream_gpu_slot(struct hellofpga_dev *dev,
 			   struct hellofpga_stream *s, uint64_t seq,
 			   struct hf_stream_gpu_slot *gs, const char *fn)
 {
-	struct kstream *ks = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
 	uint32_t n = s->cfg.buffers, index;
+	struct kstream *ks;
 	uint64_t credited;
 	int ret;
 
-	if (!ks)
-		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
-	if (!ks->wb)
-		return kstream_gpu_map(dev, ks, fn);
+	ret = kstream_gpu(dev, s, fn, &ks);
+	if (ret)
+		return ret;
 	if (!__atomic_load_n(&ks->known, __ATOMIC_ACQUIRE))
 		return hf_stream_slot_error(dev, -EAGAIN, fn, seq, 0, n);
 	credited = __atomic_load_n(&ks->credited, __ATOMIC_ACQUIRE);
 	if (seq < credited || seq - credited >= n)
 		return hf_stream_slot_error(dev, -ERANGE, fn, seq, credited, n);
-	ret = kstream_gpu_map(dev, ks, fn);
-	if (ret)
-		return ret;
 	index = (uint32_t)((seq + __atomic_load_n(&ks->skip, __ATOMIC_RELAXED)) %
 			   n);
-	hf_stream_wb_slot(ks->wb, ks->wb_dev, index, gs);
+	ret = hf_stream_wb_gpu_slot(dev, &ks->wb, index, gs, fn);
+	if (ret)
+		return ret;
 	gs->gpu_ring = !s->host;
 	return 0;
 }
@@ -438,14 +421,11 @@ int kernel_stream_gpu_doorbells(struct hellofpga_dev *dev,
 				struct hellofpga_stream *s, uint32_t **db,
 				uint64_t *db_dev, const char *fn)
 {
-	struct kstream *ks = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
+	struct kstream *ks;
 	int ret;
 
-	if (!ks)
-		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
-	ret = kstream_gpu_map(dev, ks, fn);
+	ret = kstream_gpu(dev, s, fn, &ks);
 	if (ret)
 		return ret;
-	hf_stream_wb_doorbells(ks->wb, ks->wb_dev, ks->slots_len, db, db_dev);
-	return 0;
+	return hf_stream_wb_gpu_doorbells(dev, &ks->wb, db, db_dev, fn);
 }

@@ -103,12 +103,38 @@ struct hellofpga_stream {
 void hf_stream_wake_all(struct hellofpga_dev *dev);
 void hf_stream_close_all(struct hellofpga_dev *dev);
 void hf_stream_pin_revoke(struct hellofpga_dev *dev, struct hf_pin *pin);
-/* the writeback memory of a ring of @n buffers, as both backends lay it out */
-void hf_stream_wb_layout(uint32_t n, size_t *slots_len, size_t *wb_len);
-void hf_stream_wb_slot(void *wb, uint64_t wb_dev, uint32_t index,
-		       struct hf_stream_gpu_slot *gs);
-void hf_stream_wb_doorbells(void *wb, uint64_t wb_dev, size_t slots_len,
-			    uint32_t **db, uint64_t *db_dev);
+
+/**
+ * struct hf_stream_wb - a ring's writeback memory in the library, the same
+ *	in both backends: the slots of XDMA_STM_WB_SIZE bytes the card writes,
+ *	one per buffer, in whole pages of their own, then the doorbells of GPU
+ *	releases, a word per buffer, in whole pages after them
+ *	(hf_stream_wb_alloc()).
+ * @mem: the memory, NULL when there is none
+ * @len: its bytes
+ * @slots_len: the slots' pages (what the card may write)
+ * @dev: its device address for the GPU, 0 until the first GPU wait or
+ *	release
+ * @gpu_waited: a GPU wait or release was enqueued on it: it is never freed
+ *	(one may still be pending in a GPU stream when the ring stops; the
+ *	stop's error marks end it)
+ */
+struct hf_stream_wb {
+	void *mem;
+	size_t len;
+	size_t slots_len;
+	uint64_t dev;
+	bool gpu_waited;
+};
+
+int hf_stream_wb_alloc(struct hf_stream_wb *w, uint32_t n);
+void hf_stream_wb_free(struct hf_stream_wb *w);
+int hf_stream_wb_gpu_slot(struct hellofpga_dev *dev, struct hf_stream_wb *w,
+			  uint32_t index, struct hf_stream_gpu_slot *gs,
+			  const char *fn);
+int hf_stream_wb_gpu_doorbells(struct hellofpga_dev *dev,
+			       struct hf_stream_wb *w, uint32_t **db,
+			       uint64_t *db_dev, const char *fn);
 int hf_stream_slot_error(struct hellofpga_dev *dev, int err, const char *fn,
 			 uint64_t seq, uint64_t credited, uint32_t n);
 

@@ -910,35 +910,85 @@ int hf_stream_card_check(struct hellofpga_dev *dev, enum hf_xdma_dir dir,
 	return 0;
 }
 
-/*
- * A stream's writeback memory, the same in both backends: the @n slots of
- * XDMA_STM_WB_SIZE bytes the card writes, in whole pages of their own, then
- * the doorbells of GPU releases, a word per buffer, in whole pages after
- * them.  hf_stream_wb_layout() sizes it: @slots_len the slots' pages (what
- * the card may write), @wb_len all of it.
+/**
+ * hf_stream_wb_alloc() - the writeback memory of a ring of @n buffers,
+ *	zeroed, laid out as struct hf_stream_wb says.
+ * @w: receives it (@w->mem NULL on failure)
+ * @n: the ring's buffers
+ *
+ * Return: 0 or -ENOMEM.
  */
-void hf_stream_wb_layout(uint32_t n, size_t *slots_len, size_t *wb_len)
+int hf_stream_wb_alloc(struct hf_stream_wb *w, uint32_t n)
 {
-	*slots_len = ((size_t)n * XDMA_STM_WB_SIZE + 4095) & ~(size_t)4095;
-	*wb_len = *slots_len + (((size_t)n * 4 + 4095) & ~(size_t)4095);
+	memset(w, 0, sizeof(*w));
+	w->slots_len = ((size_t)n * XDMA_STM_WB_SIZE + 4095) & ~(size_t)4095;
+	w->len = w->slots_len + (((size_t)n * 4 + 4095) & ~(size_t)4095);
+	w->mem = aligned_alloc(4096, w->len);
+	if (!w->mem)
+		return -ENOMEM;
+	memset(w->mem, 0, w->len);
+	return 0;
 }
 
-/* Slot @index of writeback memory @wb (at @wb_dev for the GPU) in @gs. */
-void hf_stream_wb_slot(void *wb, uint64_t wb_dev, uint32_t index,
-		       struct hf_stream_gpu_slot *gs)
+/* The ring no longer uses @w: freed, or kept if a GPU wait may reach it. */
+void hf_stream_wb_free(struct hf_stream_wb *w)
 {
+	if (w->gpu_waited)
+		hf_gpu_keep(w->mem);
+	else
+		free(w->mem);
+	w->mem = NULL;
+}
+
+/*
+ * @w mapped for the GPU (once), and marked as used by it: a wait or a
+ * doorbell write may be queued in a GPU stream, so it is never freed.
+ * Under the stream's gw_lock.
+ */
+static int hf_stream_wb_gpu_map(struct hellofpga_dev *dev,
+				struct hf_stream_wb *w, const char *fn)
+{
+	int ret;
+
+	if (!w->dev) {
+		ret = hf_gpu_map_host(w->mem, w->len, &w->dev, fn);
+		if (ret)
+			return hf_set_error(dev, ret, "%s",
+					    hf_last_error(NULL));
+	}
+	w->gpu_waited = true;
+	return 0;
+}
+
+/* Slot @index of @w, mapped for the GPU, in @gs; under gw_lock. */
+int hf_stream_wb_gpu_slot(struct hellofpga_dev *dev, struct hf_stream_wb *w,
+			  uint32_t index, struct hf_stream_gpu_slot *gs,
+			  const char *fn)
+{
+	int ret = hf_stream_wb_gpu_map(dev, w, fn);
+
+	if (ret)
+		return ret;
 	gs->index = index;
-	gs->status = (uint32_t *)((uint8_t *)wb +
+	gs->status = (uint32_t *)((uint8_t *)w->mem +
 				  (size_t)index * XDMA_STM_WB_SIZE);
-	gs->status_dev = wb_dev + (uint64_t)index * XDMA_STM_WB_SIZE;
+	gs->status_dev = w->dev + (uint64_t)index * XDMA_STM_WB_SIZE;
+	return 0;
 }
 
-/* The doorbells of writeback memory @wb: the pages after the slots. */
-void hf_stream_wb_doorbells(void *wb, uint64_t wb_dev, size_t slots_len,
-			    uint32_t **db, uint64_t *db_dev)
+/* The doorbells of @w (the pages after the slots), mapped for the GPU;
+ * under gw_lock. */
+int hf_stream_wb_gpu_doorbells(struct hellofpga_dev *dev,
+			       struct hf_stream_wb *w, uint32_t **db,
+			       uint64_t *db_dev, const char *fn)
 {
-	*db = (uint32_t *)((uint8_t *)wb + slots_len);
-	*db_dev = wb_dev + slots_len;
+	int ret = hf_stream_wb_gpu_map(dev, w, fn);
+
+	if (ret)
+		return ret;
+	*db = (uint32_t *)((uint8_t *)w->mem + w->slots_len);
+	*db_dev = w->dev + w->slots_len;
+	return 0;
 }
 
 /**

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "backend_emu_priv.h"
-#include "gpu.h"
 #include "hf_user_pages.h"
 
 /**
@@ -16,16 +15,10 @@
  * @r: the engine core's ring
  * @desc: descriptor storage
  * @desc_bus: its bus address
- * @wb: the writeback slots, in pages of their own (@wb_len bytes), so a
- *	GPU can map them for its waits
- * @wb_bus: their bus address
- * @wb_len: their size, whole pages, and a page of doorbells after them
+ * @wb: the writeback slots, in pages of their own, so a GPU can map them
+ *	for its waits, and the doorbells after them
  *	(HelloFPGA_Stream_ReleaseOnGPU(); not mapped for the card)
- * @slots_len: the slots' pages (what the card may write)
- * @wb_dev: their device address for GPU waits, 0 until the first
- * @gpu_waited: a GPU wait was enqueued on the slots: they are never freed
- *	(a wait may still be pending in a GPU stream when the ring stops;
- *	the stop's error marks end it)
+ * @wb_bus: the slots' bus address
  * @host: the ring in host memory (NULL for a GPU ring)
  * @own: the library allocated @host
  * @host_bus: bus address of @host (one mapping)
@@ -38,12 +31,8 @@ struct emu_stream {
 	struct hf_xdma_ring r;
 	void *desc;
 	u64 desc_bus;
-	void *wb;
+	struct hf_stream_wb wb;
 	u64 wb_bus;
-	size_t wb_len;
-	size_t slots_len;
-	u64 wb_dev;
-	bool gpu_waited;
 	u8 *host;
 	bool own;
 	u64 host_bus;
@@ -62,10 +51,7 @@ static void emu_stream_free(struct emu_card *card, struct emu_stream *es)
 		hf_emu_dma_free(card->host, es->desc, es->desc_bus);
 	if (es->wb_bus)
 		hf_emu_dma_unmap(card->host, es->wb_bus);
-	if (!es->gpu_waited)
-		free(es->wb);
-	else
-		hf_gpu_keep(es->wb);
+	hf_stream_wb_free(&es->wb);
 	if (es->pin)
 		hf_pin_put_ring(es->pin);
 	free(es);
@@ -156,17 +142,11 @@ int emu_stream_start(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 		return hf_set_error(dev, -ENOMEM, "%s: out of memory", fn);
 	es->desc = hf_emu_dma_alloc(card->host, (size_t)n * XDMA_DESC_SIZE,
 				    &es->desc_bus);
-	hf_stream_wb_layout(n, &es->slots_len, &es->wb_len);
-	es->wb = aligned_alloc(4096, es->wb_len);
-	if (es->wb) {
-		memset(es->wb, 0, es->wb_len);
-		if (hf_emu_dma_map(card->host, es->wb, es->slots_len,
-				   HF_DMA_FROM_DEVICE, &es->wb_bus)) {
-			free(es->wb);
-			es->wb = NULL;
-		}
-	}
-	if (!es->desc || !es->wb) {
+	if (!hf_stream_wb_alloc(&es->wb, n) &&
+	    hf_emu_dma_map(card->host, es->wb.mem, es->wb.slots_len,
+			   HF_DMA_FROM_DEVICE, &es->wb_bus))
+		hf_stream_wb_free(&es->wb);
+	if (!es->desc || !es->wb.mem) {
 		ret = hf_set_error(dev, -ENOMEM,
 				   "%s: cannot allocate the ring's descriptors",
 				   fn);
@@ -205,7 +185,7 @@ int emu_stream_start(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 		one.addr = es->host_bus;
 		one.len = len;
 	}
-	ret = hf_xdma_ring_init(&es->r, e, es->desc, es->desc_bus, es->wb,
+	ret = hf_xdma_ring_init(&es->r, e, es->desc, es->desc_bus, es->wb.mem,
 				es->wb_bus, n);
 	if (!ret)
 		ret = hf_xdma_ring_build(&es->r, sg, nsg, s->cfg.buffer_size,
@@ -256,10 +236,7 @@ void emu_stream_free_wedged(struct emu_card *card)
 		card->wedged = es->next_wedged;
 		if (es->own)
 			free(es->host);
-		if (!es->gpu_waited)
-			free(es->wb);
-		else
-			hf_gpu_keep(es->wb);
+		hf_stream_wb_free(&es->wb);
 		if (es->pin) {
 			emu_stream_idle(es);
 			hf_pin_put_ring(es->pin);
@@ -307,33 +284,49 @@ void emu_stream_stats(struct hellofpga_dev *dev, struct hellofpga_stream *s,
 	*st = es->r.stats;
 }
 
+/*
+ * What a stop and a halt open with: the ring stopped and its slots marked
+ * (no buffer completes any more: GPU waits on one end now), its engine
+ * proven idle; -EIO (the error set) when the ring is wedged: the card may
+ * still write it.
+ */
+static int emu_stream_stop_ring(struct hellofpga_dev *dev,
+				struct emu_stream *es)
+{
+	struct hf_xdma_result res;
+	int ret;
+
+	ret = hf_xdma_ring_stop(&es->r, &res);
+	hf_xdma_ring_mark_error(&es->r);
+	if (ret == -EBUSY)
+		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
+				    res.msg);
+	emu_stream_idle(es);
+	return 0;
+}
+
 int emu_stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 {
 	struct emu_card *card = dev->priv;
 	struct emu_stream *es = s->bdata;
-	struct hf_xdma_result res;
 	int ret;
 
 	if (!es)
 		return 0;
-	ret = hf_xdma_ring_stop(&es->r, &res);
-	/* no buffer completes any more: GPU waits on one end now */
-	hf_xdma_ring_mark_error(&es->r);
-	if (ret == -EBUSY) {
+	ret = emu_stream_stop_ring(dev, es);
+	if (ret) {
 		/*
-		 * Wedged: the card may still write the ring.  The card keeps
-		 * it until its close, where the engine threads stop first
-		 * (emu_stream_free_wedged()); the stream goes.
+		 * Wedged: the card keeps the ring until its close, where the
+		 * engine threads stop first (emu_stream_free_wedged()); the
+		 * stream goes.
 		 */
 		pthread_mutex_lock(&card->wedged_lock);
 		es->next_wedged = card->wedged;
 		card->wedged = es;
 		pthread_mutex_unlock(&card->wedged_lock);
 		__atomic_store_n(&s->bdata, NULL, __ATOMIC_RELEASE);
-		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
-				    res.msg);
+		return ret;
 	}
-	emu_stream_idle(es);
 	__atomic_store_n(&s->bdata, NULL, __ATOMIC_RELEASE);
 	emu_stream_free(card, es);
 	return 0;
@@ -347,38 +340,8 @@ int emu_stream_stop(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 int emu_stream_halt(struct hellofpga_dev *dev, struct hellofpga_stream *s)
 {
 	struct emu_stream *es = s->bdata;
-	struct hf_xdma_result res;
-	int ret;
 
-	if (!es)
-		return 0;
-	ret = hf_xdma_ring_stop(&es->r, &res);
-	hf_xdma_ring_mark_error(&es->r);
-	if (ret == -EBUSY)
-		return hf_set_error(dev, -EIO, "%s: %s", dev->info.name,
-				    res.msg);
-	emu_stream_idle(es);
-	return 0;
-}
-
-/*
- * The slots and doorbells of @es mapped for the GPU (once), and marked as
- * used by it: a wait or a doorbell write may be queued in a GPU stream, so
- * they are never freed.  Under @s->gw_lock.
- */
-static int emu_stream_gpu_map(struct hellofpga_dev *dev,
-			      struct emu_stream *es, const char *fn)
-{
-	int ret;
-
-	if (!es->wb_dev) {
-		ret = hf_gpu_map_host(es->wb, es->wb_len, &es->wb_dev, fn);
-		if (ret)
-			return hf_set_error(dev, ret, "%s",
-					    hf_last_error(NULL));
-	}
-	es->gpu_waited = true;
-	return 0;
+	return es ? emu_stream_stop_ring(dev, es) : 0;
 }
 
 /*
@@ -401,10 +364,9 @@ int emu_stream_gpu_slot(struct hellofpga_dev *dev,
 	if (ret)
 		return hf_stream_slot_error(dev, ret, fn, seq, credited,
 					    es->r.n);
-	ret = emu_stream_gpu_map(dev, es, fn);
+	ret = hf_stream_wb_gpu_slot(dev, &es->wb, index, gs, fn);
 	if (ret)
 		return ret;
-	hf_stream_wb_slot(es->wb, es->wb_dev, index, gs);
 	gs->gpu_ring = !es->host;
 	return 0;
 }
@@ -415,13 +377,8 @@ int emu_stream_gpu_doorbells(struct hellofpga_dev *dev,
 			     u64 *db_dev, const char *fn)
 {
 	struct emu_stream *es = __atomic_load_n(&s->bdata, __ATOMIC_ACQUIRE);
-	int ret;
 
 	if (!es)
 		return hf_set_error(dev, -EBADF, "%s: the stream is stopped", fn);
-	ret = emu_stream_gpu_map(dev, es, fn);
-	if (ret)
-		return ret;
-	hf_stream_wb_doorbells(es->wb, es->wb_dev, es->slots_len, db, db_dev);
-	return 0;
+	return hf_stream_wb_gpu_doorbells(dev, &es->wb, db, db_dev, fn);
 }

@@ -15,6 +15,7 @@ from typing import Any, Optional, Tuple, Union
 from . import _capi, _dlpack
 from ._errors import check, fail
 from ._gpu import GPUBuffer, cuda_stream_handle, gpu_status, need
+from ._owned import Owned
 
 GPU_ALIGN = 4096
 
@@ -141,7 +142,7 @@ def align_offset(obj: Any, alignment: int = GPU_ALIGN) -> int:
     return -addr % alignment
 
 
-class Card:
+class Card(Owned):
     """An open card: ``with hellofpga.Card("emu:0") as card: ...``.
 
     @name as HelloFPGA_Open(): ``None`` or ``""`` (``$HELLOFPGA_DEVICE``, or
@@ -193,18 +194,12 @@ class Card:
         h, self._h = self._h, None
         check(_capi.lib.HelloFPGA_Close(h), "HelloFPGA_Close")
 
-    def __enter__(self) -> "Card":
-        return self
+    def _owned(self) -> bool:
+        return getattr(self, "_h", None) is not None and \
+            self._pid == os.getpid()
 
-    def __exit__(self, *exc: Any) -> None:
+    def _end(self) -> None:
         self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_h", None) is not None and self._pid == os.getpid():
-            try:
-                self.close()
-            except Exception:
-                pass
 
     def __repr__(self) -> str:
         state = "closed" if self._h is None else "open"
@@ -214,43 +209,34 @@ class Card:
         return check(ret, fn, self._h)
 
     # ---- information ----
+    def _get(self, struct: Any, fn: str) -> dict:
+        """The fields of a @struct that the library's getter @fn fills."""
+        st = struct()
+        self._check(getattr(_capi.lib, fn)(self.handle, byref(st)), fn)
+        return _fields(st)
+
     def info(self) -> CardInfo:
         """HelloFPGA_GetInfo()."""
-        st = _capi.Info()
-        self._check(_capi.lib.HelloFPGA_GetInfo(self.handle, byref(st)),
-                    "HelloFPGA_GetInfo")
-        d = _fields(st)
+        d = self._get(_capi.Info, "HelloFPGA_GetInfo")
         d["backend"] = Backend(d["backend"])
         d["irq_mode"] = IRQMode(d["irq_mode"])
         return CardInfo(**d)
 
     def pci_info(self) -> dict:
         """HelloFPGA_GetPCIInfo() as a dict."""
-        st = _capi.PCIInfo()
-        self._check(_capi.lib.HelloFPGA_GetPCIInfo(self.handle, byref(st)),
-                    "HelloFPGA_GetPCIInfo")
-        return _fields(st)
+        return self._get(_capi.PCIInfo, "HelloFPGA_GetPCIInfo")
 
     def counters(self) -> dict:
         """HelloFPGA_GetCounters() as a dict."""
-        st = _capi.Counters()
-        self._check(_capi.lib.HelloFPGA_GetCounters(self.handle, byref(st)),
-                    "HelloFPGA_GetCounters")
-        return _fields(st)
+        return self._get(_capi.Counters, "HelloFPGA_GetCounters")
 
     def dma_faults(self) -> dict:
         """HelloFPGA_GetDMAFaults() as a dict."""
-        st = _capi.DMAFaults()
-        self._check(_capi.lib.HelloFPGA_GetDMAFaults(self.handle, byref(st)),
-                    "HelloFPGA_GetDMAFaults")
-        return _fields(st)
+        return self._get(_capi.DMAFaults, "HelloFPGA_GetDMAFaults")
 
     def link_model(self) -> dict:
         """HelloFPGA_GetLinkModel() as a dict."""
-        st = _capi.LinkModel()
-        self._check(_capi.lib.HelloFPGA_GetLinkModel(self.handle, byref(st)),
-                    "HelloFPGA_GetLinkModel")
-        return _fields(st)
+        return self._get(_capi.LinkModel, "HelloFPGA_GetLinkModel")
 
     def set_timeout(self, timeout_ms: int) -> None:
         """HelloFPGA_SetTimeout(): 1 .. 3600000 ms."""
@@ -417,7 +403,7 @@ class Card:
         return s
 
 
-class Pin:
+class Pin(Owned):
     """A GPU Direct pin (HelloFPGA_GPUDirect_Pin): pin once, reuse it for
     many transfers, unpin at the end (or leave the ``with`` block).  Holds
     the pinned object, so its memory stays while pinned."""
@@ -523,18 +509,12 @@ class Pin:
                 self._handle = 0
             self.card._check(ret, "HelloFPGA_GPUDirect_Unpin")
 
-    def __enter__(self) -> "Pin":
-        return self
+    def _owned(self) -> bool:
+        return bool(getattr(self, "_handle", 0)) and \
+            self.card._pid == os.getpid()
 
-    def __exit__(self, *exc: Any) -> None:
+    def _end(self) -> None:
         self.unpin()
-
-    def __del__(self) -> None:
-        if getattr(self, "_handle", 0) and self.card._pid == os.getpid():
-            try:
-                self.unpin()
-            except Exception:
-                pass
 
     def __repr__(self) -> str:
         return (f"<hellofpga.Pin {self.address:#x}+{self.size} "

@@ -16,6 +16,7 @@ from typing import Any, Callable, List, Optional, Tuple
 
 from . import _capi, _dlpack
 from ._errors import HelloFPGAError, check, fail
+from ._owned import Owned
 
 MEMCPY_HOST_TO_GPU = 1
 MEMCPY_GPU_TO_HOST = 2
@@ -131,7 +132,7 @@ class _Exported:
         pass
 
 
-class GPUBuffer(_Exported):
+class GPUBuffer(_Exported, Owned):
     """GPU memory from HelloFPGA_GPU_Alloc(): device memory on a desktop GPU,
     pinned host memory on Tegra, the emulated GPU's memory without CUDA;
     aligned to the GPU page, so it pins as it is.
@@ -181,18 +182,11 @@ class GPUBuffer(_Exported):
             ptr, self.ptr = self.ptr, 0
         check(_capi.lib.HelloFPGA_GPU_Free(ptr), "HelloFPGA_GPU_Free")
 
-    def __enter__(self) -> "GPUBuffer":
-        return self
+    def _owned(self) -> bool:
+        return bool(getattr(self, "ptr", 0)) and self._pid == os.getpid()
 
-    def __exit__(self, *exc: Any) -> None:
+    def _end(self) -> None:
         self.free()
-
-    def __del__(self) -> None:
-        if getattr(self, "ptr", 0) and self._pid == os.getpid():
-            try:
-                self.free()
-            except Exception:
-                pass
 
     def _live(self, fn: str) -> None:
         if not self.ptr:
@@ -351,7 +345,7 @@ def _run_host_func(arg: Optional[int]) -> None:
 _HOST_FUNC = _capi.HOST_FUNC(_run_host_func)    # lives as long as the module
 
 
-class GPUStream:
+class GPUStream(Owned):
     """A GPU stream of the library (HelloFPGA_GPU_StreamCreate): a CUstream
     (non-blocking, in the library's CUDA context) on a real GPU, else a
     stream of the emulated GPU, whose work a thread of its own runs in
@@ -453,9 +447,6 @@ class GPUStream:
         check(need("HelloFPGA_GPU_StreamDestroy", "GPUStream.destroy")(gs),
               "HelloFPGA_GPU_StreamDestroy")
 
-    def __enter__(self) -> "GPUStream":
-        return self
-
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
         try:
             if exc_type is None:
@@ -463,13 +454,12 @@ class GPUStream:
         finally:
             self.destroy()
 
-    def __del__(self) -> None:
-        if getattr(self, "_gs", None) is not None and \
-                self._pid == os.getpid():
-            try:
-                self.destroy()
-            except Exception:
-                pass
+    def _owned(self) -> bool:
+        return getattr(self, "_gs", None) is not None and \
+            self._pid == os.getpid()
+
+    def _end(self) -> None:
+        self.destroy()
 
     def __repr__(self) -> str:
         if self._gs is None:

@@ -12,6 +12,7 @@ from . import _capi, _dlpack
 from ._errors import HelloFPGAError, check, fail
 from ._gpu import (MEMCPY_GPU_TO_HOST, GPUBuffer, _Exported,
                    cuda_stream_handle, need)
+from ._owned import Owned
 
 if TYPE_CHECKING:
     from ._card import Card, Pin
@@ -304,7 +305,7 @@ class GPUWait:
                 f"sequence={self.sequence} status={self.read().status:#x}>")
 
 
-class Stream:
+class Stream(Owned):
     """A C2H AXI-Stream ring (HelloFPGA_Stream_Open), from
     :meth:`Card.open_stream`::
 
@@ -585,18 +586,12 @@ class Stream:
             if self._host is not None:
                 self._host.close()      # now, or at the last view
 
-    def __enter__(self) -> "Stream":
-        return self
+    def _owned(self) -> bool:
+        return getattr(self, "_s", None) is not None and \
+            self._pid == os.getpid()
 
-    def __exit__(self, *exc: Any) -> None:
+    def _end(self) -> None:
         self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_s", None) is not None and self._pid == os.getpid():
-            try:
-                self.close()
-            except Exception:
-                pass
 
     def __repr__(self) -> str:
         where = "gpu" if self.pin is not None else "host"

@@ -27,6 +27,18 @@ static void json_stats_members(struct cli_json *j, const struct bstats *s,
 	cli_json_num(j, "gbps", "%.4f", cli_gbps(size, s->median_ns));
 }
 
+/* @key as an object, opened (true), when @present; else null (false) */
+static bool json_obj_or_null(struct cli_json *j, const char *key,
+			     bool present)
+{
+	if (!present) {
+		cli_json_null(j, key);
+		return false;
+	}
+	cli_json_obj(j, key);
+	return true;
+}
+
 static void json_stats(struct cli_json *j, const char *key,
 		       const struct bstats *s, uint64_t size)
 {
@@ -68,8 +80,7 @@ static void json_env(struct cli_json *j, const struct bench *bn)
 	cli_json_int(j, "channel", bn->ch);
 	cli_json_u64(j, "card_address", bn->addr);
 	cli_json_u64(j, "gpu_card_address", bn->gaddr);
-	if (bn->gpu.present) {
-		cli_json_obj(j, "gpu");
+	if (json_obj_or_null(j, "gpu", bn->gpu.present)) {
 		cli_json_str(j, "name", g->name);
 		cli_json_bool(j, "emulated", !bn->gpu.real);
 		cli_json_str(j, "platform",
@@ -82,12 +93,10 @@ static void json_env(struct cli_json *j, const struct bench *bn)
 		cli_json_int(j, "rdma_supported", g->rdma_supported);
 		cli_json_end(j);
 	} else {
-		cli_json_null(j, "gpu");
 		cli_json_str(j, "gpu_why", bn->gpu_why);
 	}
 	cli_json_str(j, "link", bn->link_desc);
-	if (bn->link_on) {
-		cli_json_obj(j, "link_model");
+	if (json_obj_or_null(j, "link_model", bn->link_on)) {
 		cli_json_u64(j, "gen", bn->link_gen);
 		cli_json_u64(j, "lanes", bn->link_lanes);
 		cli_json_u64(j, "mps", bn->link_mps);
@@ -95,8 +104,6 @@ static void json_env(struct cli_json *j, const struct bench *bn)
 		cli_json_real(j, "gbps", bn->link_gbps);
 		cli_json_str(j, "text", bn->link_desc);
 		cli_json_end(j);
-	} else {
-		cli_json_null(j, "link_model");
 	}
 	cli_json_u64(j, "seed", bn->seed);
 	cli_json_str(j, "date", bn->date);
@@ -274,11 +281,8 @@ static void json_frames_pins(struct cli_json *j, const struct bench *bn)
 
 static void json_soak(struct cli_json *j, const struct bench *bn)
 {
-	if (!bn->nsoak) {
-		cli_json_null(j, "soak");
+	if (!json_obj_or_null(j, "soak", bn->nsoak))
 		return;
-	}
-	cli_json_obj(j, "soak");
 	cli_json_u64(j, "size", bn->soak_size);
 	cli_json_num(j, "duration_s", "%.1f", bn->soak_ns / 1e9);
 	cli_json_num(j, "interval_s", "%.3f", bn->interval_ns / 1e9);
@@ -306,11 +310,8 @@ static void json_cost(struct cli_json *j, const struct bench *bn,
 {
 	struct bcost b;
 
-	if (!c || !bench_predict(bn, c, &b)) {
-		cli_json_null(j, key);
+	if (!json_obj_or_null(j, key, c && bench_predict(bn, c, &b)))
 		return;
-	}
-	cli_json_obj(j, key);
 	cli_json_num(j, "mmio_reads", "%.3f", c->mmio_reads);
 	cli_json_num(j, "mmio_writes", "%.3f", c->mmio_writes);
 	cli_json_num(j, "descriptors", "%.3f", c->desc);
@@ -328,11 +329,8 @@ static void json_cost(struct cli_json *j, const struct bench *bn,
 /* the predicted time per transfer on real hardware (bench_predict.c) */
 static void json_predict(struct cli_json *j, const struct bench *bn)
 {
-	if (!bn->predicted) {
-		cli_json_null(j, "prediction");
+	if (!json_obj_or_null(j, "prediction", bn->predicted))
 		return;
-	}
-	cli_json_obj(j, "prediction");
 	cli_json_obj(j, "constants");
 	cli_json_num(j, "mmio_read_ns", "%.1f", BCOST_MMIO_READ_NS);
 	cli_json_num(j, "mmio_write_ns", "%.1f", BCOST_MMIO_WRITE_NS);

@@ -3,9 +3,10 @@
  * hf_guest.h - what the guest test programs share: result lines, the
  * driver's last-error text, thin wrappers of the ioctls of
  * include/uapi/hellofpga.h, the card's guest fault/counter window
- * (xdma-sim,fault-regs=on: BAR0 + 0xf000, model/qemu/README.md) and the
- * kernel log.  Header only: each program in tests/guest/progs/ is built on
- * its own (tests/guest/harness/guest-ci.sh).
+ * (xdma-sim,fault-regs=on: BAR0 + 0xf000, model/qemu/README.md), the
+ * kernel log and whether an AER error can be injected.  Header only: each
+ * program in tests/guest/progs/ is built on its own
+ * (tests/guest/harness/guest-ci.sh).
  *
  * Result lines, one per check, as the guest harness counts them:
  *   PASS group/name[: detail]   FAIL group/name: reason   SKIP group/name: why
@@ -377,6 +378,37 @@ static inline int hfg_klog_count(const char *tag, const char *needle)
 	}
 	free(buf);
 	return n;
+}
+
+/*
+ * Whether this guest can inject an AER error into the card: the QMP
+ * channel of the harness (hf_qmp=1 on the kernel command line, or @also
+ * there when not NULL) and the AER service on a root port.  If not,
+ * false and the reason in @why, which names @cfgs: the configurations
+ * that open the channel for the program (tests/guest/harness/configs.sh).
+ */
+static inline bool hfg_aer_possible(const char *also, const char *cfgs,
+				    const char **why)
+{
+	static char no_qmp[128];
+	char cmd[1024] = "";
+	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, cmd, sizeof(cmd) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 ||
+	    (!strstr(cmd, "hf_qmp=1") && !(also && strstr(cmd, also)))) {
+		snprintf(no_qmp, sizeof(no_qmp), "no QMP channel (%s)", cfgs);
+		*why = no_qmp;
+		return false;
+	}
+	if (access("/sys/bus/pci_express/devices", F_OK) ||
+	    system("ls /sys/bus/pci_express/devices | grep -q pcie002")) {
+		*why = "no AER service on a root port";
+		return false;
+	}
+	return true;
 }
 
 /* Fill @len bytes with a pattern of @seed; hfg_check() finds the first

@@ -1505,27 +1505,6 @@ static void check_wedge(bool leave, uint32_t leave_us)
 	close(fd2);
 }
 
-/* Whether this guest can inject an AER error: the QMP channel, AER. */
-static bool aer_possible(const char **why)
-{
-	char cmd[1024] = "";
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, cmd, sizeof(cmd) - 1);
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || !strstr(cmd, "hf_qmp=1")) {
-		*why = "no QMP channel (CFG_QMP)";
-		return false;
-	}
-	if (access("/sys/bus/pci_express/devices", F_OK) ||
-	    system("ls /sys/bus/pci_express/devices | grep -q pcie002")) {
-		*why = "no AER service on a root port";
-		return false;
-	}
-	return true;
-}
-
 /* poll() of @fd for POLLIN in a child, for at most @ms; its revents (or
  * -errno) on @pfd. */
 static pid_t poll_child(int fd, int ms, int pfd)
@@ -1605,7 +1584,7 @@ static void check_aer(void)
 	pid_t poller = -1;
 	void *m;
 
-	if (!aer_possible(&why)) {
+	if (!hfg_aer_possible(NULL, "CFG_QMP", &why)) {
 		HFG_SKIP("aer/all", "%s", why);
 		return;
 	}
