@@ -77,14 +77,18 @@ module hf_st_sink #(
         adv_w[LB-2:0] = adv[LB:2];
     end
 
-    // header bytes got .. got + n - 1 below 16 come from lanes 0 .. n - 1
-    logic [127:0] hdr_n;
+    // header bytes got .. got + n - 1 below 16 come from lanes 0 .. n - 1:
+    // the beat's low 16 bytes shifted up by got
+    localparam int HB = B < HF_STREAM_HDR ? B : HF_STREAM_HDR;
+    logic [127:0] lanes, hdr_n;
     always_comb begin
+        lanes = '0;
+        lanes[HB*8-1:0] = tdata[HB*8-1:0];
+        lanes = lanes << {got[3:0], 3'b000};
         hdr_n = hdr;
         for (int k = 0; k < HF_STREAM_HDR; k++)
-            for (int l = 0; l < B && l < HF_STREAM_HDR; l++)
-                if (got < 32'd16 && l < n && got[4:0] + l[4:0] == k[4:0])
-                    hdr_n[k*8 +: 8] = tdata[l*8 +: 8];
+            if (got < 32'd16 && k[4:0] >= got[4:0] && got_end > 32'(k))
+                hdr_n[k*8 +: 8] = lanes[k*8 +: 8];
     end
 
     // stage 1
