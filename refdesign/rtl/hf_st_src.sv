@@ -115,6 +115,7 @@ module hf_st_src #(
     logic            ov, olast;
     logic [LB:0]     onb;
     logic [DATA_W-1:0] odata;
+    logic [B-1:0]    okeep;
 
     wire [OW-1:0] head = ofifo[of_rp];
     wire head_v = of_n != '0;
@@ -123,12 +124,21 @@ module hf_st_src #(
     wire hs = ov && tready;
     wire end_now = hs && olast;
     wire out_free = !ov || hs;
+    // Time compares that decide a frame's start are registered (a clock
+    // late; time never goes back, so one true a clock ago is true now) and
+    // taken only while what they compared did not change since: the
+    // commit drives the output register's enables.
+    // due <= time_ns:
+    logic due_le_r, due_fresh;
+    wire due_le = due_le_r && due_fresh;
     // the next frame is due when this one ends (stall mode): max(h_due +
-    // interval, t) <= t; nd is h_due + interval, a clock late (nd_fresh)
-    wire nd_le = interval == 32'h0 || (nd_fresh && nd <= time_ns);
+    // interval, t) <= t, i.e. nd = h_due + interval <= t (nd a clock late
+    // itself: nd_fresh)
+    logic nd_le_r;
+    wire nd_le = interval == 32'h0 || (nd_le_r && nd_fresh);
     wire [63:0] nd_c = h_due + {32'h0, interval};
     wire gen_ok = left_nz && !catchup &&
-                  (held ? end_now && !drops && nd_le : due <= time_ns);
+                  (held ? end_now && !drops && nd_le : due_le);
     // the frame is generated (C's src_gen) on time, its first beat goes
     // out as soon as it is at the FIFO's head (at once but after a restart)
     wire commit = spec_ok && gen_ok;
@@ -154,8 +164,12 @@ module hf_st_src #(
     // ---- the frame state of hf_refdesign.c ----
     always_ff @(posedge clk) begin
         irq <= 16'h0;
-        nd <= h_due + {32'h0, interval};
+        nd <= nd_c;
         nd_fresh <= !(commit || wr_iv);
+        nd_le_r <= nd_fresh && nd <= time_ns;
+        due_le_r <= due <= time_ns;
+        due_fresh <= !(drop || (commit && drops) || (end_now && !drops) ||
+                       do_clear || do_start);
         if (commit || drop)
             made <= made + 64'd1;
         if (drop) begin
@@ -234,6 +248,7 @@ module hf_st_src #(
             bytes <= 64'h0;
             held <= 1'b0;
             catchup <= 1'b0;
+            due_fresh <= 1'b0;
             spec_ok <= 1'b1;
             cur_in_fifo <= 1'b0;
             pend <= 1'b0;
@@ -506,6 +521,8 @@ module hf_st_src #(
             odata <= head[DATA_W-1:0];
             onb <= head[DATA_W +: LB + 1];
             olast <= head_last;
+            for (int i = 0; i < B; i++)
+                okeep[i] <= i < 32'(head[DATA_W +: LB + 1]);
         end
         if (pop)
             ov <= 1'b1;
@@ -518,9 +535,7 @@ module hf_st_src #(
     assign tdata = odata;
     assign tlast = olast;
     assign tvalid = ov;
-    always_comb
-        for (int i = 0; i < B; i++)
-            tkeep[i] = i < onb;
+    assign tkeep = okeep;
     assign busy = held;
 
     // when the source acts next on its own (the co-simulation clocks
