@@ -53,19 +53,36 @@ module hf_st_sink #(
         R_BYTES_HI = 6'h10 >> 2, R_LAST_SEQ_LO = 6'h14 >> 2,
         R_LAST_SEQ_HI = 6'h18 >> 2, R_PARTIAL = 6'h1c >> 2;
 
-    wire clear = reg_wr && reg_addr == R_CTRL && reg_wdata[31];
+    wire clear_wr = reg_wr && reg_addr == R_CTRL && reg_wdata[31];
+
+    // ---- stage 0: the beat as it came from the IP, its byte count ----
+    // the bytes tkeep marks (contiguous from lane 0)
+    function automatic logic [LB:0] n_of(input logic [B-1:0] f_keep);
+        n_of = '0;
+        for (int i = 0; i < B; i++)
+            n_of = n_of + {{LB{1'b0}}, f_keep[i]};
+    endfunction
+
+    logic              clear, s0_v, s0_last;
+    logic [DATA_W-1:0] s0_data;
+    logic [LB:0]       n;         // bytes of this beat
+    always_ff @(posedge clk) begin
+        clear <= clear_wr;
+        s0_v <= tvalid;
+        s0_last <= tlast;
+        s0_data <= tdata;
+        n <= n_of(tkeep);
+        if (!rst_n) begin
+            clear <= 1'b0;
+            s0_v <= 1'b0;
+        end
+    end
 
     // ---- front: position and header ----
     logic [31:0]  got;            // bytes of the frame in progress
     logic [31:0]  acc;            // (got / 4) * HF_K_IDX
     logic [127:0] hdr;
 
-    logic [LB:0] n;               // bytes of this beat
-    always_comb begin
-        n = '0;
-        for (int i = 0; i < B; i++)
-            n = n + {{LB{1'b0}}, tkeep[i]};
-    end
     wire [31:0] got_end = got + {{(31 - LB){1'b0}}, n};
     // words the position moves by: (got % 4 + n) / 4 (at most W)
     /* verilator lint_off UNUSEDSIGNAL */
@@ -83,7 +100,7 @@ module hf_st_sink #(
     logic [127:0] lanes, hdr_n;
     always_comb begin
         lanes = '0;
-        lanes[HB*8-1:0] = tdata[HB*8-1:0];
+        lanes[HB*8-1:0] = s0_data[HB*8-1:0];
         lanes = lanes << {got[3:0], 3'b000};
         hdr_n = hdr;
         for (int k = 0; k < HF_STREAM_HDR; k++)
@@ -99,10 +116,10 @@ module hf_st_sink #(
     logic [63:0]       s1_seq;
 
     always_ff @(posedge clk) begin
-        s1_v <= tvalid;
-        s1_last <= tlast;
+        s1_v <= s0_v;
+        s1_last <= s0_last;
         s1_clr <= clear;
-        s1_data <= tdata;
+        s1_data <= s0_data;
         s1_n <= n;
         s1_got <= got;
         s1_gend <= got_end;
@@ -111,10 +128,10 @@ module hf_st_sink #(
         s1_len <= hdr_n[95:64];
         s1_magic_ok <= hdr_n[127:96] == HF_STREAM_MAGIC;
         s1_hdone <= got_end >= 32'd16;
-        if (tvalid) begin
+        if (s0_v) begin
             hdr <= hdr_n;
-            got <= tlast ? 32'h0 : got_end;
-            acc <= tlast ? 32'h0 :
+            got <= s0_last ? 32'h0 : got_end;
+            acc <= s0_last ? 32'h0 :
                    acc + hf_idx_step(adv_w);
         end
         if (clear) begin       // after this clock's beat

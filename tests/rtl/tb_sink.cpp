@@ -369,6 +369,7 @@ HF_TEST(partial_is_frame_in_progress)
 	while (tb.q.size() > 1)
 		tb.step();
 	tb.hold = true;
+	tb.step();				/* the beat in stage 0 */
 	HF_CHECK_EQ(tb.rd(R(PARTIAL)), rtl_check_got(tb.ref.c));
 	HF_CHECK(rtl_check_got(tb.ref.c) < f.size());
 	tb.hold = false;
