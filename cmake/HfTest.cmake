@@ -58,7 +58,7 @@ endfunction()
 function(hf_add_test_variant target variant)
   cmake_parse_arguments(V "" "MATCH" "ENV;LABELS" ${ARGN})
   set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_${variant}_tests.cmake")
-  string(REPLACE ";" "\\;" env "${V_ENV}")
+  string(REPLACE ";" "|" env "${V_ENV}")	# HfTestDiscover.cmake splits it
   if(NOT CMAKE_CROSSCOMPILING)
     add_custom_command(TARGET ${target} POST_BUILD
       COMMAND ${CMAKE_COMMAND}
