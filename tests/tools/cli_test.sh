@@ -371,6 +371,21 @@ case_stream_bad_options_are_refused() {
 	expect_refused 'bad --records' -d emu:0,private,st stream --records 9-5
 }
 
+# what writes the reference design's registers refuses another design, and
+# writes none of its registers
+case_refdesign_commands_refuse_another_design() {
+	local c
+
+	for c in "stream --frames 3" "events --raise 3" \
+		"bench --sections stream --quick --max 4K" \
+		"bench --sections gpuwait --iters 2"; do
+		HELLOFPGA_GPU=emu run_other $c
+		expect_rc 1
+		expect_in err "^hellofpga: [a-z :-]+: EOPNOTSUPP: [^:]+: the card's user BAR does not identify as the hellofpga reference design \(HF_USER_ID 0x55534552 != 0x48465047\)"
+		expect_in err '^hf_fakedev: card 0: 0 user register writes$'
+	done
+}
+
 # --- demo -----------------------------------------------------------------
 
 case_demo_small_passes() {

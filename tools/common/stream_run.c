@@ -58,20 +58,15 @@ uint64_t st_pct(const struct st_run *r, double p)
 int st_setup(struct st_run *r)
 {
 	HELLOFPGA_STREAM_CONFIG c;
-	uint32_t id = 0, ctrl;
+	uint32_t ctrl;
 	uint64_t ring;
 	int ret;
 
-	ret = HelloFPGA_UserRead32(r->h, HF_USER_ID, &id);
-	if (ret) {
-		cli_lib_err(r->h, ret, "cannot read the user BAR's HF_USER_ID");
+	ret = cli_need_refdesign(r->h, r->name ? r->name : "stream", NULL,
+				 NULL);
+	if (ret)
 		return ret;
-	}
-	if (id != HF_USER_ID_VALUE) {
-		cli_err("not a card of the hellofpga reference design (HF_USER_ID reads 0x%08" PRIx32 ", not 0x%08x): it has no stream source to program",
-			id, HF_USER_ID_VALUE);
-		return -ENODEV;
-	}
+	r->src_set = true;
 	memset(&c, 0, sizeof(c));
 	c.channel = r->ch;
 	c.buffers = r->buffers;
@@ -228,7 +223,7 @@ void st_free(struct st_run *r)
 {
 	if (r->s)
 		HelloFPGA_Stream_Close(r->s);
-	if (r->h)
+	if (r->src_set)
 		HelloFPGA_UserWrite32(r->h, HF_USER_ST_SRC(r->ch) + HF_ST_SRC_CTRL,
 				      0);
 	if (r->pin)
@@ -243,5 +238,6 @@ void st_free(struct st_run *r)
 	r->bounce = NULL;
 	r->lat = NULL;
 	r->nlat = r->cap_lat = 0;
+	r->src_set = false;
 }
 

@@ -23,6 +23,7 @@
 /* fill in h, ch, frames_wanted or duration_ns, the frame and ring fields,
  * rate and drop; the rest is the run's */
 struct st_run {
+	const char *name;	/* the run in messages; NULL: the stream command */
 	HELLOFPGA_HANDLE h;
 	HELLOFPGA_STREAM s;
 	int ch;
@@ -39,6 +40,7 @@ struct st_run {
 	bool gpu;
 	double rate;
 	bool drop;
+	bool src_set;		/* the reference design's source was programmed */
 	/* GPU ring */
 	void *gpu_mem;
 	HELLOFPGA_GPU_HANDLE pin;
