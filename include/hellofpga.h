@@ -401,6 +401,31 @@ typedef struct {
  */
 int HelloFPGA_GetLinkModel(HELLOFPGA_HANDLE hDev, HELLOFPGA_LINK_MODEL *lm);
 
+/* ------------------------------------------------------------------------
+ * The user BAR and the reference design.  The user BAR (AXI-Lite) holds
+ * the registers of the card's own design.  The hellofpga reference design's
+ * are <hf_user_regs.h> (refdesign/ of the source tree); it identifies
+ * itself with HF_USER_ID (offset 0x0) reading HF_USER_ID_VALUE, 0x48465047
+ * ("HFPG").  The emulated card runs it.  The library writes no user
+ * register of any design on its own, and reads only these:
+ *  - HelloFPGA_Stream_Open() reads HF_USER_ID, once.  On the reference
+ *    design the stream then reads its source's DROPPED and SENT counters
+ *    (HELLOFPGA_FRAME.dropped, HELLOFPGA_STREAM_STATS.source_dropped and
+ *    .source_sent), which stay 0 on another design.  A stream takes the
+ *    frames of any design as they come.
+ *  - Through the kernel driver, the card memory size (HELLOFPGA_INFO
+ *    .ddr_size, the bound of card addresses) is HF_USER_DDR_SIZE_MB of a
+ *    card that identifies as the reference design, else the driver's
+ *    ddr_size parameter, or 2 GiB.
+ * Whatever writes the reference design's registers (its stream sources,
+ * HF_USER_IRQ_SET / HF_USER_IRQ_PULSE) should read HF_USER_ID first: the
+ * hellofpga tool's commands that do (stream but stream --raw, events
+ * --raise, the bench's stream and gpuwait sections) refuse another design
+ * with EOPNOTSUPP and "the card's user BAR does not identify as the
+ * hellofpga reference design" (docs/cli.md, "Which commands need the
+ * reference design").
+ * ------------------------------------------------------------------------ */
+
 /**
  * HelloFPGA_UserRead32() - read a 32-bit register of the user (AXI-Lite)
  * BAR.

@@ -15,6 +15,7 @@
 
 struct hf_emu_host_stats;
 struct xdma_model;
+struct xdma_user_ops;
 
 /* inject model faults, XDMA_FAULT_*;
  * a hang of every engine for @ns (0 ends it) */
@@ -39,6 +40,11 @@ int hf_test_limit_ddr(HELLOFPGA_HANDLE h, uint64_t ddr);
  * /dev/shm (NULL: the default again), so tests leave the real ones alone
  */
 void hf_emu_test_state_base(const char *dir);
+/*
+ * the user logic (model/xdma_user.h) of the emulated cards opened next: a
+ * design other than the reference design (NULL: the reference design)
+ */
+void hf_emu_test_user_logic(const struct xdma_user_ops *ops);
 /*
  * check callers' buffers with MADV_POPULATE_* rather than PROCMAP_QUERY;
  * returns whether that works on this kernel

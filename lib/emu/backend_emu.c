@@ -22,6 +22,8 @@
 /* Without a link model the card copies at memory speed; a floor for it. */
 #define EMU_NOLINK_RATE		1000000000ull	/* bytes/s */
 
+const struct xdma_user_ops *hf_emu_user_logic;
+
 static void emu_teardown(struct emu_card *card)
 {
 	if (!card)
@@ -156,7 +158,9 @@ int hf_emu_open(struct hellofpga_dev *dev, const char *spec)
 	cfg.link = o.link;
 	cfg.st = o.st;
 	cfg.user = &hf_refdesign_user;	/* the reference design */
-	if (o.rtl) {	/* ... as RTL, in a Verilator simulation */
+	if (hf_emu_user_logic) {	/* a test's (hf_emu_test_user_logic()) */
+		cfg.user = hf_emu_user_logic;
+	} else if (o.rtl) {	/* ... as RTL, in a Verilator simulation */
 		char err[PATH_MAX + 160];
 
 		ret = hf_rtl_load(&card->rtl, err, sizeof(err));

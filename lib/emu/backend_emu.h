@@ -14,6 +14,7 @@ struct emu_card;
 struct hellofpga_dev;
 struct hf_emu_host;
 struct hf_pin;
+struct xdma_user_ops;
 
 /**
  * struct hf_emu_pin_info - what a test may see of an emulated card's pin.
@@ -32,6 +33,8 @@ struct hf_emu_pin_info {
 
 /* where the per-user state directories are made (NULL: the default) */
 extern const char *hf_emu_state_base;
+/* the user logic of the cards opened next (NULL: the reference design) */
+extern const struct xdma_user_ops *hf_emu_user_logic;
 
 struct emu_card *hf_emu_card_of(struct hellofpga_dev *dev);
 struct hf_emu_host *hf_emu_card_host(struct emu_card *card);

@@ -2,7 +2,8 @@
 /*
  * emu_test.c - the emulated card's test hooks (hf_test.h): faults and hangs
  * of the model, its IOMMU's statistics, a pin's inside, where the state
- * directories go.  Linked into the tests only (the hellofpga_test library).
+ * directories go, which user logic the cards run.  Linked into the tests
+ * only (the hellofpga_test library).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -23,6 +24,17 @@
 void hf_emu_test_state_base(const char *dir)
 {
 	hf_emu_state_base = dir;
+}
+
+/**
+ * hf_emu_test_user_logic() - run @ops as the user logic of the emulated
+ * cards opened from now on, a design other than the reference design (NULL
+ * restores it), also where the card option rtl asks for the reference
+ * design's RTL.  Cards open already keep theirs.
+ */
+void hf_emu_test_user_logic(const struct xdma_user_ops *ops)
+{
+	hf_emu_user_logic = ops;
 }
 
 /*

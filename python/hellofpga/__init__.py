@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import _capi, regs
+from . import _capi, framefile, regs
 from ._card import (GPU_ALIGN, SUBMIT_START_ON_GPU, SUBMIT_WAIT_ON_GPU,
                     XFER_WB_ERROR, XFER_WB_MASK, Backend, Card, CardInfo,
                     Direction, IRQMode, Pin, Submission, TransferMode,
@@ -91,7 +91,8 @@ __all__ = [
     "STREAM_WB_MAGIC_MASK", "StreamStats", "TransferMode", "USER_IRQS", "STREAM_MIN_BUFFERS",
     "STREAM_MAX_BUFFERS", "SUBMIT_START_ON_GPU", "SUBMIT_WAIT_ON_GPU",
     "Submission", "XFER_WB_ERROR", "XFER_WB_MASK", "align_offset",
-    "check_gpu_alignment", "cuda_stream_handle", "gpu_alloc", "gpu_status",
+    "check_gpu_alignment", "cuda_stream_handle", "framefile", "gpu_alloc",
+    "gpu_status",
     "has_submit", "has_wait_on_gpu",
     "last_error", "library_path", "library_version", "regs",
     "strerror",

@@ -74,6 +74,10 @@
  *
  * Environment (read when a card is made unless said otherwise):
  *   HF_FAKEDEV_CARD       emulated card name, default "emu,private"
+ *   HF_FAKEDEV_DESIGN     "other": the card's user logic is not the hellofpga
+ *                         reference design but tests/other_design.h's;
+ *                         the card's last close prints "hf_fakedev: card
+ *                         N: W user register writes" on standard error
  *   HF_FAKEDEV_CARDS      card numbers present, e.g. "0,3" (default "0";
  *                         "" for none; read at each lookup)
  *   HF_FAKEDEV_NO_MODULE  set: /sys/module/hellofpga is absent
@@ -103,6 +107,7 @@
  * share.
  */
 #include "fakedev.h"
+#include "other_design.h"
 
 pthread_mutex_t fk_lock = PTHREAD_MUTEX_INITIALIZER;
 struct fk_map *fk_maps;
@@ -150,6 +155,14 @@ static const char *card_spec(void)
 	const char *v = getenv("HF_FAKEDEV_CARD");
 
 	return v && *v ? v : "emu,private";
+}
+
+/* The card's user logic: NULL for the reference design. */
+static const struct xdma_user_ops *card_design(void)
+{
+	const char *v = getenv("HF_FAKEDEV_DESIGN");
+
+	return v && !strcmp(v, "other") ? &other_design : NULL;
 }
 
 /* Channels the card will have, from its name ("h2c=N", "c2h=N"; default 4). */
@@ -257,7 +270,9 @@ struct fk_card *card_get(unsigned int n)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto out;
+	hf_emu_test_user_logic(card_design());
 	ret = HelloFPGA_Open(card_spec(), &c->h);
+	hf_emu_test_user_logic(NULL);
 	if (ret) {
 		fprintf(stderr, "hf_fakedev: cannot make card %u from '%s': %s\n",
 			n, card_spec(), HelloFPGA_GetLastError(NULL));
@@ -293,6 +308,10 @@ static void card_put(struct fk_card *c)
 	pthread_mutex_unlock(&fk_lock);
 	if (!last)
 		return;
+	/* what a test asks of a design it must not touch */
+	if (card_design())
+		fprintf(stderr, "hf_fakedev: card %u: %llu user register writes\n",
+			c->index, (unsigned long long)other_design_writes());
 	HelloFPGA_Close(c->h);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

@@ -8,7 +8,8 @@
  * the handle closed under a waiting thread, releases from another thread,
  * fork(), and a ring in a GPU Direct pin on the emulated GPU (or the GPU
  * of HF_TEST_GPU, e.g. cuda, where the case does not depend on it); in poll,
- * MSI-X, MSI and legacy modes.
+ * MSI-X, MSI and legacy modes; and a card of another design than the
+ * reference design (tests/other_design.h).
  */
 #include <errno.h>
 #include <malloc.h>
@@ -26,6 +27,7 @@
 #include "hf_stream_pattern.h"
 #include "hf_user_regs.h"
 #include "lib_helpers.h"
+#include "other_design.h"
 
 #define FRAME_MAX	(256u << 10)
 #define TMO_MS		2000
@@ -411,6 +413,40 @@ HF_TEST(stream_on_a_memory_mapped_card_eopnotsupp)
 
 	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), -EOPNOTSUPP);
 	HF_CHECK(strstr(HelloFPGA_GetLastError(h), "memory-mapped"));
+	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
+}
+
+/*
+ * A user's own design behind the IP: the stream takes its frames as they
+ * come, and the library reads no register of it but HF_USER_ID (where the
+ * reference design has its source's counters) and writes none.
+ */
+HF_TEST(stream_on_another_design_reads_only_its_id)
+{
+	HELLOFPGA_STREAM_CONFIG c = cfg_of(4, 16384);
+	HELLOFPGA_STREAM_STATS st;
+	HELLOFPGA_HANDLE h;
+	HELLOFPGA_FRAME f;
+	HELLOFPGA_STREAM s;
+
+	hf_emu_test_user_logic(&other_design);
+	h = t_open(CARD);
+	hf_emu_test_user_logic(NULL);
+	HF_CHECK_ERR(HelloFPGA_Stream_Open(h, &c, &s), 0);
+	for (u64 k = 0; k < 10; k++) {
+		HF_CHECK_ERR(HelloFPGA_Stream_Wait(s, TMO_MS, &f), 0);
+		HF_CHECK_EQ(f.flags & HELLOFPGA_FRAME_EOP, HELLOFPGA_FRAME_EOP);
+		HF_CHECK_EQ(f.length, other_design_len(k));
+		HF_CHECK_EQ(((u8 *)f.host)[f.length - 1],
+			    other_design_byte(k, f.length - 1));
+		HF_CHECK_EQ(f.dropped, 0);
+		HF_CHECK_ERR(HelloFPGA_Stream_Release(s, f.index), 0);
+	}
+	HF_CHECK_ERR(HelloFPGA_Stream_GetStats(s, &st), 0);
+	HF_CHECK_EQ(st.source_sent, 0);
+	HF_CHECK_ERR(HelloFPGA_Stream_Close(s), 0);
+	HF_CHECK_EQ(other_design_reads(), 1);
+	HF_CHECK_EQ(other_design_writes(), 0);
 	HF_CHECK_ERR(HelloFPGA_Close(h), 0);
 }
 

@@ -77,13 +77,22 @@ expect_last() {
 
 # run_hw ARGS...: run the CLI with the kernel driver's test double
 # (tests/fakedev, $HF_FAKEDEV) preloaded, so that /dev/hellofpga0 is a
-# hardware card to it (behind it a 64 MiB emulated card).
+# hardware card to it (behind it a 64 MiB emulated card, or $HW_CARD).
 run_hw() {
 	[ -f "${HF_FAKEDEV:-}" ] || skip "no driver test double (HF_FAKEDEV)"
-	HF_FAKEDEV_CARD=emu,private,ddr=64M \
+	HF_FAKEDEV_CARD=${HW_CARD:-emu,private,ddr=64M} \
 	LD_PRELOAD=$HF_FAKEDEV${LD_PRELOAD:+:$LD_PRELOAD} \
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
 		run -d /dev/hellofpga0 "$@"
+}
+
+# run_other ARGS...: as run_hw, on an AXI-Stream card whose user logic is
+# not the hellofpga reference design (tests/other_design.h: its C2H
+# channels send records of 1000, 17, 4096, 9000, 64 bytes in turn, byte i
+# of record k (31 k + i) mod 256); the card's close reports on standard
+# error the user register writes it saw.
+run_other() {
+	HW_CARD=emu,private,st,ddr=64M HF_FAKEDEV_DESIGN=other run_hw "$@"
 }
 
 # need_no_cuda: skip where CUDA is installed (a real GPU would be used).

@@ -369,6 +369,102 @@ case_stream_bad_options_are_refused() {
 	expect_refused 'multiple of 4096' -d emu:0,private,st stream \
 		--buffer-size 1000
 	expect_refused 'bad --records' -d emu:0,private,st stream --records 9-5
+	local o
+
+	for o in "--frame-size 4K" "--records 64-128" "--rate 100" \
+		"--rate 100 --drop"; do
+		expect_refused "^hellofpga: stream: --raw and ${o%% *}:" \
+			-d emu:0,private,st stream --raw $o
+	done
+	expect_refused 'bad --save' -d emu:0,private,st stream --raw --save -
+	expect_refused 'bad --timeout' -d emu:0,private,st stream --timeout 0
+}
+
+# --- stream --raw: a card of another design (tests/other_design.h) ---------
+
+case_stream_raw_reports_the_designs_frames() {
+	run_other stream --raw --frames 50
+	expect_ok
+	expect_in out '^stream: C2H0, 64 buffers of 65536 bytes in host memory, raw '
+	expect_in out '^frames: +50 \(141770 bytes, 50 buffers\)$'
+	expect_in out '^lengths: +min 17, mean 2835\.4, max 9000 bytes$'
+	expect_in out '^rate: +[0-9.]+ frames/s, [0-9.]+ MB/s$'
+	expect_in out '^dropped: +0 '
+	expect_in out '^ring full: +[0-9]+ times$'
+	expect_in out '^gaps: +min [0-9.]+ us, median [0-9.]+ us, max [0-9.]+ us; [0-9]+ over twice the median$'
+	expect_in err '^hf_fakedev: card 0: 0 user register writes$'
+}
+
+case_stream_raw_json_has_the_summary() {
+	run_other stream --raw --frames 20 --json "$T/s.json"
+	expect_ok
+	python3 - "$T/s.json" <<'PY' || fail "JSON lacks a field"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["raw"] is True and d["frames"] == 20 and d["bytes"] == 56708
+assert d["length"] == {"min": 17, "mean": 2835.4, "max": 9000}, d["length"]
+assert d["fps"] > 0 and d["mbps"] > 0 and d["dropped"] == 0
+assert d["ring_full"] >= 0
+g = d["gaps_us"]
+assert 0 <= g["min"] <= g["median"] <= g["max"] and g["over_twice_median"] >= 0
+PY
+}
+
+# each frame whole, also one spanning buffers (4K), in the layout of
+# stream_run.h: header <IIQQ (magic, length, index, timestamp), bytes
+case_stream_raw_save_writes_every_frame() {
+	local b
+
+	for b in 64K 4K; do
+		run_other stream --raw --frames 20 --buffer-size "$b" \
+			--save "$T/f.bin"
+		expect_ok
+		expect_in out "^saved: +20 frames to $T/f\.bin$"
+		python3 - "$T/f.bin" <<'PY' || fail "--buffer-size $b: the file is not the frames"
+import struct, sys
+lens = [1000, 17, 4096, 9000, 64]
+d = open(sys.argv[1], "rb").read()
+pos = k = last = 0
+while pos < len(d):
+    magic, n, idx, ts = struct.unpack_from("<IIQQ", d, pos)
+    pos += 24
+    assert magic == 0x52464648 and idx == k and n == lens[k % 5], (k, n)
+    assert ts >= last, k
+    assert d[pos:pos + n] == bytes((k * 31 + i) & 0xff for i in range(n)), k
+    pos, k, last = pos + n, k + 1, ts
+assert k == 20 and pos == len(d), (k, pos, len(d))
+PY
+	done
+}
+
+# the reference design's source is left alone: nothing comes
+case_stream_raw_programs_nothing() {
+	run -d emu:0,private,st stream --raw --duration 200ms
+	expect_ok
+	expect_in out '^frames: +0 \(0 bytes, 0 buffers\)$'
+}
+
+case_stream_timeout_ends_a_wait_for_frames() {
+	run -d emu:0,private,st stream --raw --frames 1 --timeout 100
+	expect_rc 1
+	expect_in err '^hellofpga: no frame for 100 ms after 0 frames: ETIMEDOUT'
+}
+
+# what writes the reference design's registers refuses another design, and
+# writes none of its registers
+case_refdesign_commands_refuse_another_design() {
+	local c
+
+	for c in "stream --frames 3" "events --raise 3" \
+		"bench --sections stream --quick --max 4K" \
+		"bench --sections gpuwait --iters 2"; do
+		HELLOFPGA_GPU=emu run_other $c
+		expect_rc 1
+		expect_in err "^hellofpga: [a-z :-]+: EOPNOTSUPP: [^:]+: the card's user BAR does not identify as the hellofpga reference design \(HF_USER_ID 0x55534552 != 0x48465047\)"
+		expect_in err '^hf_fakedev: card 0: 0 user register writes$'
+	done
+	run_other stream --frames 3
+	expect_in err '; use --raw for the frames of another design$'
 }
 
 # --- demo -----------------------------------------------------------------

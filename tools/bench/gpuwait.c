@@ -239,6 +239,9 @@ static int gw_setup(struct gw *g, struct bench *bn)
 		cli_lib_err(bn->h, ret, "bench: gpuwait: HelloFPGA_Stream_Open");
 		return -1;
 	}
+	/* the frames come from the reference design's source */
+	if (cli_need_refdesign(bn->h, "bench: gpuwait", NULL, NULL))
+		return -1;
 	return gw_rig_setup(&g->rig, bn, 1, gw_spinner, gw_consumer, g);
 }
 

@@ -45,6 +45,7 @@ static int stream_point(struct bench *bn, uint64_t size, uint32_t depth,
 	int ret;
 
 	memset(&r, 0, sizeof(r));
+	r.name = "bench: stream";
 	r.h = bn->h;
 	r.ch = bn->ch;
 	r.duration_ns = ns;

@@ -53,6 +53,8 @@ int cli_get_info(HELLOFPGA_HANDLE h, HELLOFPGA_INFO *info);
 int cli_check_channel(const HELLOFPGA_INFO *info, int ch, bool h2c);
 int cli_check_range(const HELLOFPGA_INFO *info, uint64_t addr, uint64_t len);
 const char *cli_irq_name(int irq_mode);
+int cli_need_refdesign(HELLOFPGA_HANDLE h, const char *what, const char *hint,
+		       uint32_t *version);
 int cli_report_gpu(const char *cmd, const HELLOFPGA_INFO *info,
 		   HELLOFPGA_GPU_STATUS *gs);
 

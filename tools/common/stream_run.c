@@ -55,22 +55,49 @@ uint64_t st_pct(const struct st_run *r, double p)
 	return r->lat[i < r->nlat ? i : r->nlat - 1];
 }
 
+/* The latencies above @ns; st_finish() sorted them. */
+size_t st_count_above(const struct st_run *r, uint64_t ns)
+{
+	size_t n = r->nlat;
+
+	while (n && r->lat[n - 1] > ns)
+		n--;
+	return r->nlat - n;
+}
+
+/* The reference design's source: the run's frames, from its start. */
+static int src_program(struct st_run *r)
+{
+	uint32_t ctrl = HF_ST_SRC_CTRL_ENABLE |
+			(r->records ? HF_ST_SRC_CTRL_RECORDS : 0) |
+			(r->drop ? HF_ST_SRC_CTRL_DROP : 0);
+
+	if (src_wr(r, HF_ST_SRC_FRAME_SIZE, r->frame_size) ||
+	    src_wr(r, HF_ST_SRC_REC_MIN, r->rec_min) ||
+	    src_wr(r, HF_ST_SRC_REC_MAX, r->rec_max) ||
+	    src_wr(r, HF_ST_SRC_INTERVAL_NS,
+		   r->rate > 0 ? (uint32_t)(1e9 / r->rate + 0.5) : 0) ||
+	    src_wr(r, HF_ST_SRC_COUNT, (uint32_t)r->frames_wanted))
+		return -EIO;
+	r->start_ns = cli_now_ns();
+	r->prev_eop_ns = r->start_ns;
+	return src_wr(r, HF_ST_SRC_CTRL, ctrl);
+}
+
 int st_setup(struct st_run *r)
 {
 	HELLOFPGA_STREAM_CONFIG c;
-	uint32_t id = 0, ctrl;
 	uint64_t ring;
 	int ret;
 
-	ret = HelloFPGA_UserRead32(r->h, HF_USER_ID, &id);
-	if (ret) {
-		cli_lib_err(r->h, ret, "cannot read the user BAR's HF_USER_ID");
-		return ret;
-	}
-	if (id != HF_USER_ID_VALUE) {
-		cli_err("not a card of the hellofpga reference design (HF_USER_ID reads 0x%08" PRIx32 ", not 0x%08x): it has no stream source to program",
-			id, HF_USER_ID_VALUE);
-		return -ENODEV;
+	if (!r->raw) {
+		ret = cli_need_refdesign(r->h, r->name ? r->name : "stream",
+					 r->name ? NULL :
+					 "use --raw for the frames of another design",
+					 NULL);
+		if (ret)
+			return ret;
+		r->src_set = true;
 	}
 	memset(&c, 0, sizeof(c));
 	c.channel = r->ch;
@@ -99,50 +126,80 @@ int st_setup(struct st_run *r)
 	 * them as the stream's base (on a real card they hold what earlier
 	 * runs, of other processes too, counted)
 	 */
-	if (src_wr(r, HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_CLEAR))
+	if (r->src_set && src_wr(r, HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_CLEAR))
 		return -EIO;
 	ret = HelloFPGA_Stream_Open(r->h, &c, &r->s);
 	if (ret) {
 		cli_lib_err(r->h, ret, "cannot open the stream");
 		return ret;
 	}
-	ctrl = HF_ST_SRC_CTRL_ENABLE | (r->records ? HF_ST_SRC_CTRL_RECORDS : 0) |
-	       (r->drop ? HF_ST_SRC_CTRL_DROP : 0);
-	if (src_wr(r, HF_ST_SRC_FRAME_SIZE, r->frame_size) ||
-	    src_wr(r, HF_ST_SRC_REC_MIN, r->rec_min) ||
-	    src_wr(r, HF_ST_SRC_REC_MAX, r->rec_max) ||
-	    src_wr(r, HF_ST_SRC_INTERVAL_NS,
-		   r->rate > 0 ? (uint32_t)(1e9 / r->rate + 0.5) : 0) ||
-	    src_wr(r, HF_ST_SRC_COUNT, (uint32_t)r->frames_wanted))
-		return -EIO;
+	if (r->src_set)
+		return src_program(r);
 	r->start_ns = cli_now_ns();
 	r->prev_eop_ns = r->start_ns;
-	return src_wr(r, HF_ST_SRC_CTRL, ctrl);
+	return 0;
 }
 
-/* One buffer of the frame in progress into @chk; at EOP the frame's end. */
-static int take(struct st_run *r, struct hf_stream_check *chk,
-		const HELLOFPGA_FRAME *f)
+static void put_le(uint8_t *p, uint64_t v, int n)
 {
-	const uint8_t *p = f->host;
-	uint64_t seq, due;
-	int ret;
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
 
-	if (r->gpu) {
-		ret = HelloFPGA_GPU_Memcpy(r->bounce,
-					   (uint8_t *)r->gpu_mem + f->gpu_offset,
-					   f->length,
-					   HELLOFPGA_MEMCPY_GPU_TO_HOST);
-		if (ret) {
-			cli_lib_err(NULL, ret, "cannot copy a GPU buffer back");
-			return ret;
-		}
-		p = r->bounce;
+/*
+ * Save: the buffer @p of @f; at its EOP the frame, whole, with its header
+ * (stream_run.h).  A frame that spans buffers is gathered first.
+ */
+static int save_take(struct st_run *r, const HELLOFPGA_FRAME *f,
+		     const uint8_t *p)
+{
+	uint64_t len = r->cur_len + f->length;
+	uint8_t hdr[ST_SAVE_HDR];
+	size_t cap;
+	uint8_t *n;
+
+	if (len > UINT32_MAX) {
+		cli_err("--save: frame %" PRIu64 " is longer than 4 GiB - 1 bytes: its length has 32 bits",
+			f->frame);
+		return -EFBIG;
 	}
-	hf_stream_check_feed(chk, p, (uint32_t)f->length);
-	r->bytes += f->length;
-	if (!(f->flags & HELLOFPGA_FRAME_EOP))
-		return 0;
+	if (r->cur_len || !(f->flags & HELLOFPGA_FRAME_EOP)) {
+		if (len > r->pend_cap) {
+			cap = len > 2 * r->pend_cap ? len : 2 * r->pend_cap;
+			n = realloc(r->pend, cap);
+			if (!n) {
+				cli_err("--save: out of memory for a frame of %" PRIu64 " bytes",
+					len);
+				return -ENOMEM;
+			}
+			r->pend = n;
+			r->pend_cap = cap;
+		}
+		memcpy(r->pend + r->cur_len, p, f->length);
+		if (!(f->flags & HELLOFPGA_FRAME_EOP))
+			return 0;
+		p = r->pend;
+	}
+	put_le(hdr, ST_SAVE_MAGIC, 4);
+	put_le(hdr + 4, len, 4);
+	put_le(hdr + 8, f->frame, 8);
+	put_le(hdr + 16, f->timestamp_ns, 8);
+	if (fwrite(hdr, 1, sizeof(hdr), r->save) != sizeof(hdr) ||
+	    fwrite(p, 1, len, r->save) != len) {
+		cli_err("--save: cannot write frame %" PRIu64 ": %s", f->frame,
+			strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The end of a frame of the reference design: its check, sequence and
+ * latency. */
+static void checked_end(struct st_run *r, struct hf_stream_check *chk,
+			const HELLOFPGA_FRAME *f)
+{
+	uint64_t seq, due;
+
 	if (!hf_stream_check_end(chk, &seq)) {
 		r->corrupt++;
 		r->synced = false;
@@ -158,6 +215,53 @@ static int take(struct st_run *r, struct hf_stream_check *chk,
 	}
 	if (r->rate <= 0)
 		lat_add(r, f->timestamp_ns - r->prev_eop_ns);
+}
+
+/* The end of a frame of a raw run: its length, the gap since the last. */
+static void raw_end(struct st_run *r, const HELLOFPGA_FRAME *f)
+{
+	if (!r->frames || r->cur_len < r->len_min)
+		r->len_min = r->cur_len;
+	if (r->cur_len > r->len_max)
+		r->len_max = r->cur_len;
+	if (r->frames)
+		lat_add(r, f->timestamp_ns - r->prev_eop_ns);
+}
+
+/* One buffer of the frame in progress into @chk; at EOP the frame's end. */
+static int take(struct st_run *r, struct hf_stream_check *chk,
+		const HELLOFPGA_FRAME *f)
+{
+	const uint8_t *p = f->host;
+	int ret;
+
+	if (r->gpu && (!r->raw || r->save)) {
+		ret = HelloFPGA_GPU_Memcpy(r->bounce,
+					   (uint8_t *)r->gpu_mem + f->gpu_offset,
+					   f->length,
+					   HELLOFPGA_MEMCPY_GPU_TO_HOST);
+		if (ret) {
+			cli_lib_err(NULL, ret, "cannot copy a GPU buffer back");
+			return ret;
+		}
+		p = r->bounce;
+	}
+	if (!r->raw)
+		hf_stream_check_feed(chk, p, (uint32_t)f->length);
+	if (r->save) {
+		ret = save_take(r, f, p);
+		if (ret)
+			return ret;
+	}
+	r->bytes += f->length;
+	r->cur_len += f->length;
+	if (!(f->flags & HELLOFPGA_FRAME_EOP))
+		return 0;
+	if (r->raw)
+		raw_end(r, f);
+	else
+		checked_end(r, chk, f);
+	r->cur_len = 0;
 	r->prev_eop_ns = f->timestamp_ns;
 	r->frames++;
 	if (!r->progress) {
@@ -176,30 +280,56 @@ static int take(struct st_run *r, struct hf_stream_check *chk,
 	return 0;
 }
 
+/*
+ * A Wait that timed out after @tmo ms: the end of the run (1), or its
+ * failure (negative, reported).  Raw runs for a duration wait on to its
+ * end; the reference design's source may be done, its tail dropped.
+ */
+static int idle(struct st_run *r, int tmo)
+{
+	uint32_t sts = 0;
+
+	if (r->raw && r->duration_ns)
+		return 0;
+	if (r->src_set) {
+		HelloFPGA_UserRead32(r->h, HF_USER_ST_SRC(r->ch) +
+				     HF_ST_SRC_STATUS, &sts);
+		if (sts & HF_ST_SRC_STS_DONE)
+			return 1;
+	}
+	cli_lib_err(r->h, -ETIMEDOUT, "no frame for %d ms after %" PRIu64 " frames",
+		    tmo, r->frames);
+	return -ETIMEDOUT;
+}
+
 int st_run(struct st_run *r)
 {
+	uint64_t idle_ms = r->idle_ms ? r->idle_ms : ST_IDLE_MS;
 	struct hf_stream_check chk;
 	HELLOFPGA_FRAME f;
-	uint32_t sts = 0;
-	int ret;
+	uint64_t t;
+	int ret, tmo;
 
 	hf_stream_check_init(&chk);
 	for (;;) {
 		if (r->frames_wanted && r->frames >= r->frames_wanted)
 			break;
+		t = cli_now_ns() - r->start_ns;
 		if (r->duration_ns && r->frames >= r->min_frames &&
-		    cli_now_ns() - r->start_ns >= r->duration_ns)
+		    t >= r->duration_ns)
 			break;
-		ret = HelloFPGA_Stream_Wait(r->s, ST_IDLE_MS, &f);
+		tmo = (int)idle_ms;
+		if (r->raw && r->duration_ns &&
+		    (r->duration_ns - t) / 1000000 < idle_ms)
+			tmo = (int)((r->duration_ns - t) / 1000000) + 1;
+		ret = HelloFPGA_Stream_Wait(r->s, tmo, &f);
 		if (ret == -ETIMEDOUT) {
-			/* drop mode: the source may be done, its tail dropped */
-			HelloFPGA_UserRead32(r->h, HF_USER_ST_SRC(r->ch) +
-					     HF_ST_SRC_STATUS, &sts);
-			if (sts & HF_ST_SRC_STS_DONE)
+			ret = idle(r, tmo);
+			if (ret > 0)
 				break;
-			cli_lib_err(r->s ? r->h : NULL, ret,
-				    "no frame for %d ms", ST_IDLE_MS);
-			return ret;
+			if (ret)
+				return ret;
+			continue;
 		}
 		if (ret) {
 			cli_lib_err(r->h, ret, "stream wait failed");
@@ -220,7 +350,8 @@ int st_run(struct st_run *r)
 /* Sort the latencies for st_pct(). */
 void st_finish(struct st_run *r)
 {
-	qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_u64);
+	if (r->nlat)
+		qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_u64);
 }
 
 /* Stop the source and the stream, free the ring; the handle stays open. */
@@ -228,7 +359,7 @@ void st_free(struct st_run *r)
 {
 	if (r->s)
 		HelloFPGA_Stream_Close(r->s);
-	if (r->h)
+	if (r->src_set)
 		HelloFPGA_UserWrite32(r->h, HF_USER_ST_SRC(r->ch) + HF_ST_SRC_CTRL,
 				      0);
 	if (r->pin)
@@ -237,11 +368,15 @@ void st_free(struct st_run *r)
 		HelloFPGA_GPU_Free(r->gpu_mem);
 	free(r->bounce);
 	free(r->lat);
+	free(r->pend);
 	r->s = NULL;
 	r->pin = 0;
 	r->gpu_mem = NULL;
 	r->bounce = NULL;
 	r->lat = NULL;
 	r->nlat = r->cap_lat = 0;
+	r->pend = NULL;
+	r->pend_cap = 0;
+	r->src_set = false;
 }
 

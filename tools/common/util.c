@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "hf_number.h"
+#include "hf_user_regs.h"
 
 const char *cli_device;
 
@@ -229,6 +230,49 @@ int cli_get_info(HELLOFPGA_HANDLE h, HELLOFPGA_INFO *info)
 	if (ret)
 		cli_lib_err(h, ret, "cannot read card information");
 	return ret;
+}
+
+/**
+ * cli_need_refdesign() - before @what uses registers of the hellofpga
+ * reference design (refdesign/hf_user_regs.h): check that the card's user
+ * BAR identifies as that design (HF_USER_ID reads HF_USER_ID_VALUE), so
+ * that no register of another design is written.
+ * @what: what needs the design, the start of the message ("stream")
+ * @hint: what to do instead, the end of the message, or NULL
+ * @version: receives HF_USER_VERSION, or NULL
+ *
+ * Return: 0; -EOPNOTSUPP after "hellofpga: WHAT: EOPNOTSUPP: ...: the
+ * card's user BAR does not identify as the hellofpga reference design
+ * (HF_USER_ID 0x... != 0x48465047)[; HINT]" (also when the BAR is too
+ * small to have HF_USER_ID); another error of a read after its message.
+ */
+int cli_need_refdesign(HELLOFPGA_HANDLE h, const char *what, const char *hint,
+		       uint32_t *version)
+{
+	char id_text[32] = "none: the BAR is too small";
+	uint32_t id = 0;
+	int ret = HelloFPGA_UserRead32(h, HF_USER_ID, &id);
+
+	if (!ret && id == HF_USER_ID_VALUE) {
+		if (!version)
+			return 0;
+		ret = HelloFPGA_UserRead32(h, HF_USER_VERSION, version);
+		if (ret)
+			cli_lib_err(h, ret, "%s: cannot read the user BAR's HF_USER_VERSION",
+				    what);
+		return ret;
+	}
+	if (ret && ret != -EINVAL) {
+		cli_lib_err(h, ret, "%s: cannot read the user BAR's HF_USER_ID",
+			    what);
+		return ret;
+	}
+	if (!ret)
+		snprintf(id_text, sizeof(id_text), "0x%08" PRIx32, id);
+	cli_err("%s: %s: the card's user BAR does not identify as the hellofpga reference design (HF_USER_ID %s != 0x%08x)%s%s",
+		what, HelloFPGA_StrError(-EOPNOTSUPP), id_text,
+		HF_USER_ID_VALUE, hint ? "; " : "", hint ? hint : "");
+	return -EOPNOTSUPP;
 }
 
 /**

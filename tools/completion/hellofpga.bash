@@ -19,7 +19,8 @@ declare -gA _hellofpga_opts=(
 	[reg]="--help"
 	[events]="--irq --all --count --timeout --json --raise --help"
 	[stream]="--channel --frames --duration --frame-size --records --buffers
-		--buffer-size --gpu --rate --drop --json --help"
+		--buffer-size --gpu --rate --drop --raw --save --timeout
+		--json --help"
 	[demo]="--size --rounds --help"
 	[bench]="--quick --all --sections --min --max --budget --iters
 		--frame-size --buffers --frames-time --pin-max --soak --interval

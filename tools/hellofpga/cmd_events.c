@@ -108,26 +108,16 @@ static void catch_stop(void)
  */
 static int raise_irqs(HELLOFPGA_HANDLE h, uint32_t mask, FILE *out)
 {
-	uint32_t id = 0, version = 0;
+	uint32_t version = 0;
 	bool pulse;
 	int ret;
 
-	ret = HelloFPGA_UserRead32(h, HF_USER_ID, &id);
-	if (ret) {
-		cli_lib_err(h, ret, "cannot read the user BAR's HF_USER_ID");
+	ret = cli_need_refdesign(h, "events --raise",
+				 "raise the design's interrupts through its own registers (hellofpga reg)",
+				 &version);
+	if (ret)
 		return ret;
-	}
-	if (id != HF_USER_ID_VALUE) {
-		cli_err("--raise: not a card of the hellofpga reference design (HF_USER_ID reads 0x%08" PRIx32 ", not 0x%08x): its user BAR has no HF_USER_IRQ_SET",
-			id, HF_USER_ID_VALUE);
-		return -ENODEV;
-	}
 	/* a pulse is one interrupt; SET then CLEAR on a 1.0 design */
-	ret = HelloFPGA_UserRead32(h, HF_USER_VERSION, &version);
-	if (ret) {
-		cli_lib_err(h, ret, "cannot read the user BAR's HF_USER_VERSION");
-		return ret;
-	}
 	pulse = version >= HF_USER_VERSION_PULSE;
 	for (int u = 0; u < HELLOFPGA_USER_IRQS; u++) {
 		if (!(mask & (1u << u)))
