@@ -52,7 +52,7 @@
 # Returns 1 for an unknown NAME.
 
 HF_CONFIGS=(msix msi legacy poll viommu swiotlb highmem smp2 twocards fuzz
-	stream stream-poll k6.12-msix k6.12-viommu arm64-msix arm64-smmu insn-msix insn-poll)
+	stream stream-poll stream-rtl k6.12-msix k6.12-viommu arm64-msix arm64-smmu insn-msix insn-poll)
 
 # What the arm64 guests run (tests/guest/README.md, "Configurations"): the
 # CLI, the library tests and the Tegra flavor of nvidia_p2p (the one Jetson
@@ -225,6 +225,17 @@ hf_config() {
 		# behind a root port with QMP: an AER error under a running ring
 		CFG_QMP=1
 		CFG_ONLY=info,stream
+		;;
+	stream-rtl)
+		# the same card with the reference design's RTL as its user logic
+		# (xdma-sim,rtl=on: the Verilator model, refdesign/sim/): the
+		# real hellofpga.ko against the real RTL: its user BAR and user
+		# interrupts (cases/stream.sh on it: tests/guest/README.md)
+		CFG_DESC="AXI-Stream card (st=on) with the reference design's RTL (rtl=on), MSI-X"
+		CFG_MODPARAMS=irq_mode=msix
+		CFG_DEVICE+=,st=on,rtl=on
+		CFG_QMP=1
+		CFG_ONLY=info,events
 		;;
 	k6.12-msix)
 		CFG_DESC="Debian's 6.12 kernel (bookworm-backports), MSI-X; QMP device_del during a transfer"

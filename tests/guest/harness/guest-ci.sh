@@ -61,12 +61,13 @@ configs=("$@")
 # the architectures and kernels the configurations boot: only their
 # builds run (want_x86: x86 QEMU and user space; want_k61: Debian 12's
 # kernel; kernels: the other CFG_KERNELs)
-want_x86='' want_arm='' want_k61='' kernels=()
+want_x86='' want_arm='' want_k61='' want_rtl='' kernels=()
 for c in "${configs[@]}"; do
 	hf_config "$c" || {
 		echo "guest-ci.sh: unknown configuration '$c' (known: ${HF_CONFIGS[*]})" >&2
 		exit 2
 	}
+	case ,$CFG_DEVICE,$CFG_CARD2, in *,rtl=on,*) want_rtl=1 ;; esac
 	if [ "$CFG_ARCH" = aarch64 ]; then
 		want_arm=1
 	else
@@ -345,7 +346,8 @@ build_userspace() {
 	ulog=$out/logs/setup-userspace$sfx.log
 	log "static build of the CLI and ${libtests[*]}${sfx:+ ($sfx)}"
 	if cmake -S "$repo" -B "$bld" -DCMAKE_BUILD_TYPE=Release "$@" \
-		-DCMAKE_EXE_LINKER_FLAGS=-static -DHF_BUILD_TESTS=ON >"$ulog" 2>&1 &&
+		-DCMAKE_EXE_LINKER_FLAGS=-static -DHF_BUILD_TESTS=ON \
+		-DHF_RTL=OFF >"$ulog" 2>&1 &&
 		cmake --build "$bld" -j "$JOBS" --target hellofpga_cli \
 			"${libtests[@]}" >>"$ulog" 2>&1; then
 		# the CLI and the program of its "test" command, found beside it
@@ -493,8 +495,23 @@ if [ -n "$qemu" ]; then
 	p=${HF_GUEST_PLUGIN_INSN:-$(dirname "$(readlink -f "$qemu")")/hf_insn.so}
 	[ -f "$p" ] && plugin_insn=$p
 fi
+# xdma-sim,rtl=on: QEMU loads the RTL co-simulation plugin, built here for
+# the host (refdesign/sim/, Verilator)
+rtl_plugin=
+if [ -n "$want_rtl" ]; then
+	l=$out/logs/setup-rtl-plugin.log
+	log "the RTL co-simulation plugin for QEMU (Verilator)"
+	if cmake -S "$repo" -B "$out/rtl-host" -DCMAKE_BUILD_TYPE=Release \
+		-DHF_BUILD_TESTS=OFF -DHF_PYTHON=OFF -DHF_RTL=ON >"$l" 2>&1 &&
+		cmake --build "$out/rtl-host" -j "$JOBS" --target hf_refdesign_rtl >>"$l" 2>&1; then
+		rtl_plugin=$out/rtl-host/lib/hellofpga/libhf_refdesign_rtl.so
+	else
+		setup_fail rtl-plugin "the RTL co-simulation plugin did not build" "$l"
+	fi
+fi
 cat >"$out/guest.env" <<ENV
 HF_QEMU='$qemu'
+HF_RTL_PLUGIN='$rtl_plugin'
 HF_PLUGIN_INSN='$plugin_insn'
 HF_QEMU_DATA='${HF_GUEST_QEMU_DATA:-}'
 HF_KERNEL='$kernel'

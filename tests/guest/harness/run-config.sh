@@ -40,6 +40,7 @@ if [ ! -f "$out/guest.env" ]; then
 	exit 2
 fi
 . "$out/guest.env"	# HF_QEMU HF_QEMU_DATA HF_KERNEL HF_INITRD (+ _AARCH64, _6_12)
+export HF_RTL_PLUGIN	# for xdma-sim,rtl=on (refdesign/hf_rtl_load.h)
 			# HF_PLUGIN_INSN
 # The architecture's QEMU, kernel and initramfs, console and exit: x86_64
 # leaves through isa-debug-exit (rc (r << 1) | 1); aarch64 has none and
