@@ -13,8 +13,9 @@
  *    or beats moving), and steps time_ns to each c2h_next_ns the host's
  *    time has passed, so that a source's frame starts at its due time;
  *    clocks cost no time of their own (the IP's link model times the data);
- *    time passing runs the clock too (one per CLK_NS, at most FLUSH_MAX),
- *    so that pipelines drain as they would between two host accesses;
+ *    time passing runs the clock too (one per CLK_NS, up to SETTLE after
+ *    an H2C beat or a register write), so that pipelines drain as they
+ *    would between two host accesses;
  *  - C2H: each channel's s_axis_c2h port ends in the IP's input buffer
  *    (C2H_FIFO bytes here): tready is high while the channel's engine takes
  *    data (it is busy, or peeking) and the buffer has room for a beat.
@@ -39,6 +40,8 @@
  */
 #include <cstdarg>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -65,7 +68,7 @@ constexpr unsigned CHANNELS = 4;		// the Verilated build's
 constexpr uint32_t C2H_FIFO = 4096;		// the IP's C2H input buffer
 constexpr uint64_t SETTLE_MAX = 1ull << 26;	// clocks one op may take
 constexpr uint64_t CLK_NS = 4;			// axi_aclk: 250 MHz
-constexpr uint64_t FLUSH_MAX = 64;		// clocks that pass with time
+constexpr uint32_t SETTLE = 16;			// clocks a pipeline may hold data
 constexpr uint64_t READY_MAX = 1ull << 20;	// clocks an AXI-Lite access may take
 constexpr uint64_t H2C_TRY = 64;		// clocks a beat waits for tready
 
@@ -166,6 +169,11 @@ struct xdma_user {
 	uint8_t h2c_pend[CHANNELS][2 * BEAT];	// bytes not sent as a beat yet
 	uint32_t h2c_n[CHANNELS];
 	uint32_t h2c_held;			// H2C ports that back-pressured
+	uint32_t settle;			// clocks its pipelines may still need
+	uint64_t clocks;			// clocks simulated
+	uint64_t c2h_beats;			// C2H beats into the IP's buffers
+	uint64_t h2c_beats;			// H2C beats out of the IP
+	uint64_t ops;				// ops the IP called
 };
 
 namespace {
@@ -252,10 +260,14 @@ bool clock(xdma_user *u)
 	for (unsigned ch = 0; ch < CHANNELS; ch++)
 		if (bit_of(t->c2h_tvalid, ch) && bit_of(t->c2h_tready, ch)) {
 			c2h_push(u, ch);
+			u->c2h_beats++;
 			moved |= 1u << ch;
 		}
 	t->clk = 1;
 	t->eval();
+	u->clocks++;
+	if (u->settle)
+		u->settle--;
 	if (t->reg_err)
 		rtl_error(u, "RTL: %s 0x%x: the design leaves it undefined",
 			  u->what, u->what_off);
@@ -274,9 +286,9 @@ void run_to(xdma_user *u, uint64_t now)
 		now = u->now;
 	/*
 	 * the clock runs while time passes: pipelines drain (a sink's
-	 * counters follow its last beat by a few clocks), up to FLUSH_MAX
+	 * counters follow its last beat by a few clocks)
 	 */
-	for (n = std::min((now - u->now) / CLK_NS, FLUSH_MAX); n; n--)
+	for (n = std::min<uint64_t>((now - u->now) / CLK_NS, u->settle); n; n--)
 		clock(u);
 	for (n = 0; n < SETTLE_MAX; n++) {
 		uint64_t ev = UINT64_MAX;
@@ -383,6 +395,7 @@ void axil_write(xdma_user *u, uint32_t off, uint32_t val)
 		}
 		if (b_hs) {
 			t->s_axil_bready = 0;
+			u->settle = SETTLE;	/* what the write started */
 			return;
 		}
 	}
@@ -420,6 +433,8 @@ bool h2c_beat(xdma_user *u, unsigned ch, unsigned n, bool last)
 		if (hs)
 			break;
 	}
+	u->settle = SETTLE;	/* the sink's counters follow */
+	u->h2c_beats++;
 	set_bit(t->h2c_tvalid, ch, false);
 	if (k == H2C_TRY) {
 		u->h2c_held |= 1u << ch;
@@ -509,12 +524,23 @@ int rtl_create(const xdma_user_config *cfg, const xdma_user_env *env,
 
 void rtl_destroy(xdma_user *u)
 {
+	const char *stats = getenv("HF_RTL_STATS");
+
+	if (stats && *stats && strcmp(stats, "0"))
+		fprintf(stderr,
+			"hf_rtl: %llu clocks, %llu C2H beats, %llu H2C beats, %llu ops (%.1f clocks per op)\n",
+			static_cast<unsigned long long>(u->clocks),
+			static_cast<unsigned long long>(u->c2h_beats),
+			static_cast<unsigned long long>(u->h2c_beats),
+			static_cast<unsigned long long>(u->ops),
+			u->ops ? static_cast<double>(u->clocks) / u->ops : 0.0);
 	u->top->final();
 	delete u;
 }
 
 void rtl_advance(xdma_user *u, uint64_t now, uint32_t c2h_idle)
 {
+	u->ops++;
 	u->busy = ~c2h_idle & c2h_mask(u);
 	u->what = "time";
 	u->what_off = 0;
@@ -523,6 +549,7 @@ void rtl_advance(xdma_user *u, uint64_t now, uint32_t c2h_idle)
 
 uint32_t rtl_reg_read(xdma_user *u, uint32_t off, uint64_t now)
 {
+	u->ops++;
 	run_to(u, now);
 	if (hidden(u, off)) {
 		rtl_error(u, "user BAR: read of reserved offset 0x%x", off);
@@ -570,6 +597,7 @@ bool rtl_st_peek(xdma_user *u, uint32_t ch, uint64_t now, xdma_user_rec *rec)
 {
 	c2h_buf &b = u->c2h[ch];
 
+	u->ops++;
 	u->peek = 1u << ch;
 	u->what = "C2H of channel";
 	u->what_off = ch;
