@@ -8,6 +8,43 @@
 # that they made no DMA fault (tests/dma_faults.c).
 # LABELS threads: the program runs transfers from several threads; target
 # threads_tests builds all of those (the ThreadSanitizer stage of ./run test).
+# hf_discover_cases(<target> <prefix> <file> <timeout> <labels> [<env> <match>]):
+# after <target> is built, "<target> --list" writes one add_test() per case
+# ("<prefix>.<case>") into <file> (cmake/HfTestDiscover.cmake), which CTest
+# includes; until then one failing placeholder stands for them.  <env>:
+# VAR=VALUE entries separated by "|"; <match>: a regex of the cases to take.
+function(hf_discover_cases target prefix file timeout labels)
+  set(env "")
+  set(match "")
+  if(ARGC GREATER 5)
+    set(env "${ARGV5}")
+  endif()
+  if(ARGC GREATER 6)
+    set(match "${ARGV6}")
+  endif()
+  # A cross build (tests/guest's arm64 user space) cannot run the program
+  # here: no discovery, its cases run in the guest (--list there).
+  if(NOT CMAKE_CROSSCOMPILING)
+    add_custom_command(TARGET ${target} POST_BUILD
+      COMMAND ${CMAKE_COMMAND}
+              -DTEST_EXE=$<TARGET_FILE:${target}>
+              -DTEST_PREFIX=${prefix}
+              -DTEST_TIMEOUT=${timeout}
+              "-DTEST_LABELS=${labels}"
+              "-DTEST_ENV=${env}"
+              "-DTEST_MATCH=${match}"
+              -DOUT=${file}
+              -P ${PROJECT_SOURCE_DIR}/cmake/HfTestDiscover.cmake
+      BYPRODUCTS ${file}
+      VERBATIM)
+  endif()
+  if(NOT EXISTS ${file})
+    file(WRITE ${file}
+         "add_test(${prefix}.NOT_BUILT \"${CMAKE_COMMAND}\" -E false)\n")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${file})
+endfunction()
+
 function(hf_add_test_program target)
   cmake_parse_arguments(T "EMU_CARD" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
@@ -19,27 +56,9 @@ function(hf_add_test_program target)
   add_executable(${target} ${T_SOURCES} ${PROJECT_SOURCE_DIR}/tests/harness.c)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_link_libraries(${target} PRIVATE ${T_LIBS})
-  set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
-  # A cross build (tests/guest's arm64 user space) cannot run the program
-  # here: no discovery, its cases run in the guest (--list there).
-  if(NOT CMAKE_CROSSCOMPILING)
-    add_custom_command(TARGET ${target} POST_BUILD
-      COMMAND ${CMAKE_COMMAND}
-              -DTEST_EXE=$<TARGET_FILE:${target}>
-              -DTEST_PREFIX=${target}
-              -DTEST_TIMEOUT=${T_TIMEOUT}
-              "-DTEST_LABELS=${T_LABELS}"
-              -DOUT=${ctest_file}
-              -P ${PROJECT_SOURCE_DIR}/cmake/HfTestDiscover.cmake
-      BYPRODUCTS ${ctest_file}
-      VERBATIM)
-  endif()
-  # Until the program is built, one failing placeholder stands for its cases.
-  if(NOT EXISTS ${ctest_file})
-    file(WRITE ${ctest_file}
-         "add_test(${target}.NOT_BUILT \"${CMAKE_COMMAND}\" -E false)\n")
-  endif()
-  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${ctest_file})
+  hf_discover_cases(${target} ${target}
+                    ${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake
+                    ${T_TIMEOUT} "${T_LABELS}")
   if("threads" IN_LIST T_LABELS)
     if(NOT TARGET threads_tests)
       add_custom_target(threads_tests)
@@ -57,25 +76,8 @@ endfunction()
 # HELLOFPGA_EMU_OPTS=rtl: the reference design's RTL).
 function(hf_add_test_variant target variant)
   cmake_parse_arguments(V "" "MATCH" "ENV;LABELS" ${ARGN})
-  set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_${variant}_tests.cmake")
-  string(REPLACE ";" "|" env "${V_ENV}")	# HfTestDiscover.cmake splits it
-  if(NOT CMAKE_CROSSCOMPILING)
-    add_custom_command(TARGET ${target} POST_BUILD
-      COMMAND ${CMAKE_COMMAND}
-              -DTEST_EXE=$<TARGET_FILE:${target}>
-              -DTEST_PREFIX=${variant}/${target}
-              -DTEST_TIMEOUT=300
-              "-DTEST_LABELS=${V_LABELS}"
-              "-DTEST_ENV=${env}"
-              "-DTEST_MATCH=${V_MATCH}"
-              -DOUT=${ctest_file}
-              -P ${PROJECT_SOURCE_DIR}/cmake/HfTestDiscover.cmake
-      BYPRODUCTS ${ctest_file}
-      VERBATIM)
-  endif()
-  if(NOT EXISTS ${ctest_file})
-    file(WRITE ${ctest_file}
-         "add_test(${variant}/${target}.NOT_BUILT \"${CMAKE_COMMAND}\" -E false)\n")
-  endif()
-  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${ctest_file})
+  string(REPLACE ";" "|" env "${V_ENV}")
+  hf_discover_cases(${target} ${variant}/${target}
+                    ${CMAKE_CURRENT_BINARY_DIR}/${target}_${variant}_tests.cmake
+                    300 "${V_LABELS}" "${env}" "${V_MATCH}")
 endfunction()
