@@ -197,7 +197,8 @@ module hf_st_src #(
         if (hs)
             bytes <= bytes + {{(63 - LB){1'b0}}, onb};
         seq <= seq_next;
-        spec_ok <= flush || (spec_ok && !drop && !do_clear && !wr_lens);
+        // (a length write in the clock of a restart: once more)
+        spec_ok <= flush ? !wr_lens : spec_ok && !drop && !do_clear && !wr_lens;
         // the held frame has beats in the pipeline or the FIFO
         cur_in_fifo <= (cur_in_fifo || commit) && !(pop && head_last);
         pend <= (pend || commit) && !pop_first;
@@ -330,8 +331,30 @@ module hf_st_src #(
         .d(pa_seq[31:0]), .q(slo7));
     hf_mix_pipe #(.N(1)) u_mix_lo (.clk, .x(slo7 ^ mh), .y(h));
 
-    logic [28:0] rng;            // rec_max - rec_min + 1 (a clock late)
+    // The length settings the predictor computes with, taken when it
+    // restarts: a write changes the frames to come (the restart it causes
+    // takes it), never one generated already (C: the length latches when
+    // the frame is generated)
+    logic        p_records;
+    logic [27:0] p_fs, p_min;
+    logic [28:0] rng;            // rec_max - rec_min + 1
     logic        rng_one;        // rec_max <= rec_min
+    always_ff @(posedge clk) begin
+        if (flush) begin
+            p_records <= records;
+            p_fs <= frame_size;
+            p_min <= rec_min;
+            rng <= {1'b0, rec_max} - {1'b0, rec_min} + 29'd1;
+            rng_one <= rec_max <= rec_min;
+        end
+        if (!rst_n) begin        // the reset values of the registers
+            p_records <= 1'b0;
+            p_fs <= 28'd4096;
+            p_min <= 28'd64;
+            rng <= 29'd4096 - 29'd64 + 29'd1;
+            rng_one <= 1'b0;
+        end
+    end
     /* verilator lint_off UNUSEDSIGNAL */
     logic [60:0] prod;          // h * rng; its low half is dropped
     /* verilator lint_on UNUSEDSIGNAL */
@@ -343,16 +366,14 @@ module hf_st_src #(
     logic [31:0] q_key;
     logic        q_v, p_v;
     always_ff @(posedge clk) begin
-        rng <= {1'b0, rec_max} - {1'b0, rec_min} + 29'd1;
-        rng_one <= rec_max <= rec_min;
         prod <= {29'h0, h} * {32'h0, rng};
         prod2 <= prod[59:32];
-        if (!records)
-            plen <= frame_size;
+        if (!p_records)
+            plen <= p_fs;
         else if (rng_one)
-            plen <= rec_min;
+            plen <= p_min;
         else
-            plen <= rec_min + prod2;
+            plen <= p_min + prod2;
         q_len <= plen;
         q_nbm1 <= (plen - 28'd1) >> LB;
         q_lastnb <= plen[LB-1:0] == '0 ? B[LB:0] : {1'b0, plen[LB-1:0]};

@@ -535,6 +535,27 @@ HF_TEST(interval_paces_frames)
 		HF_CHECK_EQ(tb.frames[i].first_ns - tb.frames[i - 1].first_ns, 400);
 }
 
+/*
+ * A frame's length latches when it is generated: a FRAME_SIZE write while
+ * the frame waits for its first beat (after a restart of the pipeline:
+ * here CLEAR's) changes the next frames only.
+ */
+HF_TEST(length_latches_at_generation)
+{
+	SrcTb tb;
+
+	tb.w(R(FRAME_SIZE), 100);
+	tb.w(R(CTRL), ENABLE | CLEAR);
+	tb.steps(3);
+	HF_CHECK(tb.rd(R(STATUS)) & HF_ST_SRC_STS_HOLDING);
+	HF_CHECK(!tb.m->tvalid);		/* its beats being computed */
+	tb.w(R(FRAME_SIZE), 200);
+	tb.until_frames(3);
+	check_frame(tb.frames[0], 0, 100);
+	check_frame(tb.frames[1], 1, 200);
+	check_frame(tb.frames[2], 2, 200);
+}
+
 /* COUNT frames per enable, then STATUS DONE; ENABLE 0->1 starts again. */
 HF_TEST(count_then_done)
 {
