@@ -32,7 +32,7 @@
 // (ODEPTH); output register (tdata/tkeep/tlast/tvalid).
 //
 // Also here: hf_mix_pipe (the pipelined hf_stream_mix() of N words) and
-// hf_delay (a delay line), which hf_st_sink.sv uses too.
+// hf_delay (a delay line), which hf_st_sink.sv uses too, and hf_fifo.
 module hf_st_src #(
     parameter int DATA_W = 256
 ) (
@@ -108,17 +108,14 @@ module hf_st_src #(
 
     // ---- beat FIFO, output register, commit ----
     localparam int OW = DATA_W + LB + 1 + 2;   // {last, first, nb, data}
-    logic [OW-1:0]   ofifo [0:ODEPTH-1];
-    logic [OAW-1:0]  of_wp, of_rp;
-    logic [OAW:0]    of_n;       // beats in the FIFO
+    logic [OW-1:0]   head;       // the beat FIFO's
+    logic            head_v;
     logic [OAW:0]    o_cnt;      // beats in the beat pipeline and the FIFO
     logic            ov, olast;
     logic [LB:0]     onb;
     logic [DATA_W-1:0] odata;
     logic [B-1:0]    okeep;
 
-    wire [OW-1:0] head = ofifo[of_rp];
-    wire head_v = of_n != '0;
     wire head_last = head[OW-1];
     wire head_first = head[OW-2];
     wire hs = ov && tready;
@@ -200,7 +197,8 @@ module hf_st_src #(
         if (hs)
             bytes <= bytes + {{(63 - LB){1'b0}}, onb};
         seq <= seq_next;
-        spec_ok <= flush || (spec_ok && !drop && !do_clear && !wr_lens);
+        // (a length write in the clock of a restart: once more)
+        spec_ok <= flush ? !wr_lens : spec_ok && !drop && !do_clear && !wr_lens;
         // the held frame has beats in the pipeline or the FIFO
         cur_in_fifo <= (cur_in_fifo || commit) && !(pop && head_last);
         pend <= (pend || commit) && !pop_first;
@@ -333,8 +331,30 @@ module hf_st_src #(
         .d(pa_seq[31:0]), .q(slo7));
     hf_mix_pipe #(.N(1)) u_mix_lo (.clk, .x(slo7 ^ mh), .y(h));
 
-    logic [28:0] rng;            // rec_max - rec_min + 1 (a clock late)
+    // The length settings the predictor computes with, taken when it
+    // restarts: a write changes the frames to come (the restart it causes
+    // takes it), never one generated already (C: the length latches when
+    // the frame is generated)
+    logic        p_records;
+    logic [27:0] p_fs, p_min;
+    logic [28:0] rng;            // rec_max - rec_min + 1
     logic        rng_one;        // rec_max <= rec_min
+    always_ff @(posedge clk) begin
+        if (flush) begin
+            p_records <= records;
+            p_fs <= frame_size;
+            p_min <= rec_min;
+            rng <= {1'b0, rec_max} - {1'b0, rec_min} + 29'd1;
+            rng_one <= rec_max <= rec_min;
+        end
+        if (!rst_n) begin        // the reset values of the registers
+            p_records <= 1'b0;
+            p_fs <= 28'd4096;
+            p_min <= 28'd64;
+            rng <= 29'd4096 - 29'd64 + 29'd1;
+            rng_one <= 1'b0;
+        end
+    end
     /* verilator lint_off UNUSEDSIGNAL */
     logic [60:0] prod;          // h * rng; its low half is dropped
     /* verilator lint_on UNUSEDSIGNAL */
@@ -346,16 +366,14 @@ module hf_st_src #(
     logic [31:0] q_key;
     logic        q_v, p_v;
     always_ff @(posedge clk) begin
-        rng <= {1'b0, rec_max} - {1'b0, rec_min} + 29'd1;
-        rng_one <= rec_max <= rec_min;
         prod <= {29'h0, h} * {32'h0, rng};
         prod2 <= prod[59:32];
-        if (!records)
-            plen <= frame_size;
+        if (!p_records)
+            plen <= p_fs;
         else if (rng_one)
-            plen <= rec_min;
+            plen <= p_min;
         else
-            plen <= rec_min + prod2;
+            plen <= p_min + prod2;
         q_len <= plen;
         q_nbm1 <= (plen - 28'd1) >> LB;
         q_lastnb <= plen[LB-1:0] == '0 ? B[LB:0] : {1'b0, plen[LB-1:0]};
@@ -370,10 +388,11 @@ module hf_st_src #(
 
     // frame queue
     localparam int QW = 32 + 28 + 28 + LB + 1;
-    logic [QW-1:0]  fq [0:FQ_DEPTH-1];
-    logic [FQAW-1:0] fq_wp, fq_rp;
-    logic [FQAW:0]  fq_n;
-    wire [QW-1:0] fq_head = fq[fq_rp];
+    logic [QW-1:0]  fq_head;
+    logic           fq_v;
+    hf_fifo #(.WIDTH(QW), .DEPTH(FQ_DEPTH)) u_fq (.clk, .clr(flush || !rst_n),
+        .take(p_enter), .push(q_v), .din({q_key, q_len, q_nbm1, q_lastnb}),
+        .pop(start), .head(fq_head), .head_v(fq_v), .used(fq_cnt));
 
     // ---- issuer: the beats of the queue's frames ----
     logic            cur_v;
@@ -390,7 +409,7 @@ module hf_st_src #(
     logic [31:0]     i_key, i_acc;
 
     wire can_issue = o_cnt < ODEPTH[OAW:0] && !flush;
-    wire start = can_issue && !cur_v && fq_n != '0;
+    wire start = can_issue && !cur_v && fq_v;
     wire mid = can_issue && cur_v;
     wire [31:0]   h_key = fq_head[QW-1 -: 32];
     wire [27:0]   h_len = fq_head[QW-33 -: 28];
@@ -444,25 +463,6 @@ module hf_st_src #(
         end
     end
 
-    // frame queue pointers and the predictor's credits
-    wire fq_pop = start;
-    always_ff @(posedge clk) begin
-        if (q_v)
-            fq[fq_wp] <= {q_key, q_len, q_nbm1, q_lastnb};
-        if (q_v)
-            fq_wp <= fq_wp + 1'b1;
-        if (fq_pop)
-            fq_rp <= fq_rp + 1'b1;
-        fq_n <= fq_n + {{FQAW{1'b0}}, q_v} - {{FQAW{1'b0}}, fq_pop};
-        fq_cnt <= fq_cnt + {{FQAW{1'b0}}, p_enter} - {{FQAW{1'b0}}, fq_pop};
-        if (flush || !rst_n) begin
-            fq_wp <= '0;
-            fq_rp <= '0;
-            fq_n <= '0;
-            fq_cnt <= '0;
-        end
-    end
-
     // ---- beat pipeline: pattern words, header, into the FIFO ----
     logic [DATA_W-1:0] x, y;
     always_comb
@@ -498,22 +498,10 @@ module hf_st_src #(
         end
     end
 
-    always_ff @(posedge clk) begin
-        if (b_v && !flush)
-            ofifo[of_wp] <= {b_last, b_first, b_nb, bdata};
-        if (b_v && !flush)
-            of_wp <= of_wp + 1'b1;
-        if (pop)
-            of_rp <= of_rp + 1'b1;
-        of_n <= of_n + {{OAW{1'b0}}, b_v} - {{OAW{1'b0}}, pop};
-        o_cnt <= o_cnt + {{OAW{1'b0}}, start || mid} - {{OAW{1'b0}}, pop};
-        if (flush || !rst_n) begin
-            of_wp <= '0;
-            of_rp <= '0;
-            of_n <= '0;
-            o_cnt <= '0;
-        end
-    end
+    hf_fifo #(.WIDTH(OW), .DEPTH(ODEPTH)) u_ofifo (.clk, .clr(flush || !rst_n),
+        .take(start || mid), .push(b_v && !flush),
+        .din({b_last, b_first, b_nb, bdata}), .pop, .head, .head_v,
+        .used(o_cnt));
 
     // output register
     always_ff @(posedge clk) begin
@@ -573,6 +561,48 @@ module hf_mix_pipe #(
             m2d[j*32 +: 32] <= m2[j*32 +: 32];
             y[j*32 +: 32] <= hf_xs16(m2d[j*32 +: 32]);
         end
+endmodule
+
+// hf_fifo - a first-word-fall-through FIFO in LUT RAM (DEPTH entries) fed
+// by a pipeline that runs on credits: take counts an entry on its way in
+// (it must not be taken while used is DEPTH), push stores it, pop removes
+// the head; used is taken minus popped.  clr empties FIFO and pipeline.
+module hf_fifo #(
+    parameter int WIDTH = 1,
+    parameter int DEPTH = 16
+) (
+    input  logic                     clk,
+    input  logic                     clr,
+    input  logic                     take,
+    input  logic                     push,
+    input  logic [WIDTH-1:0]         din,
+    input  logic                     pop,
+    output logic [WIDTH-1:0]         head,
+    output logic                     head_v,
+    output logic [$clog2(DEPTH):0]   used
+);
+    localparam int AW = $clog2(DEPTH);
+    logic [WIDTH-1:0] mem [0:DEPTH-1];
+    logic [AW-1:0]    wp, rp;
+    logic [AW:0]      n;
+    assign head = mem[rp];
+    assign head_v = n != '0;
+    always_ff @(posedge clk) begin
+        if (push)
+            mem[wp] <= din;
+        if (push)
+            wp <= wp + 1'b1;
+        if (pop)
+            rp <= rp + 1'b1;
+        n <= n + {{AW{1'b0}}, push} - {{AW{1'b0}}, pop};
+        used <= used + {{AW{1'b0}}, take} - {{AW{1'b0}}, pop};
+        if (clr) begin
+            wp <= '0;
+            rp <= '0;
+            n <= '0;
+            used <= '0;
+        end
+    end
 endmodule
 
 // hf_delay - d delayed by N clocks; clr empties it (valid bits).

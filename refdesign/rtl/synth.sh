@@ -11,7 +11,8 @@
 # script, the yosys version and the parameters: an unchanged RTL prints
 # them again without running yosys.  Exit 77 (skip) without yosys.
 set -euo pipefail
-here=$(dirname "$(readlink -f "$0")")
+self=$(readlink -f "$0")
+here=$(dirname "$self")
 w=${1:-256} nc=${2:-4} nh=${3:-4}
 command -v yosys >/dev/null || { echo "SKIP: no yosys"; exit 77; }
 
@@ -27,7 +28,7 @@ cache=$cache/yosys
 mkdir -p "$cache"
 srcs=(hf_refdesign.sv hf_axil_regs.sv hf_usr_irq.sv hf_st_src.sv
       hf_st_sink.sv hf_st_loop.sv hf_ram.sv)
-key=$( { cd "$here" && cat "${srcs[@]}" hf_pattern.svh "$0"; yosys -V;
+key=$( { cd "$here" && cat "${srcs[@]}" hf_pattern.svh "$self"; yosys -V;
 	 echo "$w $nc $nh"; } | sha256sum | cut -c1-16)
 out=$cache/synth-$w-$nc-$nh-$key.txt
 if [ -f "$out" ]; then
@@ -54,7 +55,7 @@ for fam in xcu xcup; do
 		read_verilog -sv ${srcs[*]}
 		hierarchy -top hf_refdesign -chparam DATA_W $w -chparam NUM_C2H $nc -chparam NUM_H2C $nh
 		synth_xilinx -family $fam -flatten -noiopad
-		tee -q -o $tmp/$fam.stat stat") >/dev/null || {
+		tee -q -o $tmp/$fam.stat stat") >/dev/null 2>&1 || {
 		echo "FAIL: yosys ($fam), log:"
 		tail -n 30 "$tmp/$fam.log"
 		exit 1

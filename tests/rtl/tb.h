@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <vector>
 
 extern "C" {
@@ -138,5 +139,62 @@ template <typename M> struct Clocked {
 		m->rst_n = 1;
 	}
 };
+
+/*
+ * The register port of a stream block (hf_st_src, hf_st_sink: reg_rd,
+ * reg_wr, reg_addr, reg_wdata; reg_rdata and reg_err a clock later) for a
+ * testbench TB with a model m and a step() (its clock).
+ */
+template <typename TB> struct RegPort {
+	/* read; reg_err into *@err, or it fails the case */
+	uint32_t rd(uint32_t off, bool *err = nullptr)
+	{
+		TB &tb = static_cast<TB &>(*this);
+
+		tb.m->reg_rd = 1;
+		tb.m->reg_addr = off >> 2;
+		tb.step();
+		tb.m->reg_rd = 0;
+		if (err)
+			*err = tb.m->reg_err;
+		else
+			HF_CHECK_MSG(!tb.m->reg_err, "read of 0x%x: reg_err", off);
+		return tb.m->reg_rdata;
+	}
+	/* write; returns reg_err */
+	bool wr(uint32_t off, uint32_t val)
+	{
+		TB &tb = static_cast<TB &>(*this);
+
+		tb.m->reg_wr = 1;
+		tb.m->reg_addr = off >> 2;
+		tb.m->reg_wdata = val;
+		tb.step();
+		tb.m->reg_wr = 0;
+		return tb.m->reg_err;
+	}
+	/* a LO register, then its HI */
+	uint64_t rd64(uint32_t lo)
+	{
+		uint64_t l = rd(lo);
+
+		return l | (uint64_t)rd(lo + 4) << 32;
+	}
+};
+
+/* Writes to the offsets @ro pulse reg_err; reads of @reserved too, and read 0. */
+template <typename TB>
+static void check_ro_reserved(TB &tb, std::initializer_list<uint32_t> ro,
+			      std::initializer_list<uint32_t> reserved)
+{
+	bool err;
+
+	for (uint32_t off : ro)
+		HF_CHECK_MSG(tb.wr(off, 0), "write to 0x%x: no reg_err", off);
+	for (uint32_t off : reserved) {
+		HF_CHECK_EQ(tb.rd(off, &err), 0);
+		HF_CHECK_MSG(err, "read of 0x%x: no reg_err", off);
+	}
+}
 
 #endif /* HF_RTL_TB_H */
