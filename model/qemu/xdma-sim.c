@@ -65,6 +65,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
 #include "qemu/cutils.h"
+#include "qemu/error-report.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
@@ -253,13 +254,29 @@ static void xs_schedule(void *host, uint32_t engine, uint64_t when_ns)
 	}
 }
 
-/* bottom half (kick) and timer (schedule) of an engine */
+/*
+ * bottom half (kick) and timer (schedule) of an engine; a run that kept the
+ * main loop (and so the guest's CPUs, which wait for the BQL) a second or
+ * more says so: a slow user logic (rtl=on), which the guest's watchdog may
+ * call a soft lockup
+ */
 static void xs_engine_run(void *opaque)
 {
 	XdmaSimEngine *e = opaque;
+	XdmaSimState *s = e->s;
+	int64_t t0 = get_clock();
 
-	if (e->s->model) {
-		xdma_model_engine_work(e->s->model, e->index);
+	if (!s->model) {
+		return;
+	}
+	xdma_model_engine_work(s->model, e->index);
+	t0 = get_clock() - t0;
+	if (t0 >= NANOSECONDS_PER_SECOND) {
+		warn_report("xdma-sim: %s%u ran %.1f s in one go at %.3f s of virtual time (the guest waited)",
+			    e->index < s->num_h2c ? "H2C" : "C2H",
+			    e->index < s->num_h2c ? e->index :
+			    e->index - s->num_h2c, t0 / 1e9,
+			    qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) / 1e9);
 	}
 }
 
