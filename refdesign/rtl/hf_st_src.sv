@@ -83,6 +83,11 @@ module hf_st_src #(
     logic [63:0] seq, due, made, h_due, nd, t_end, bytes;
     logic [31:0] sent, dropped, seq_hi_l, bytes_hi_l;
     logic        held, catchup, nd_fresh;
+    // drop catch-up: 2^dk frames per clock once the source is two or more
+    // behind (time jumped: co-simulation), the stride growing, then
+    // shrinking once it overshot (dk_down): O(log n) clocks for n frames
+    logic [4:0]  dk;
+    logic        dk_down;
     logic        spec_ok, cur_in_fifo;
     logic        pend;       // generated, its first beat not out yet
 
@@ -142,8 +147,15 @@ module hf_st_src #(
     wire pop_first = (pend || commit) && out_free && head_v && head_first;
     wire pop_cont = out_free && head_v && !head_first;
     wire pop = pop_first || pop_cont;
-    wire drop = (held || catchup) && drops && left_nz &&
-                due < (catchup ? t_end : time_ns);
+    wire [63:0] t_drop = catchup ? t_end : time_ns;
+    wire drop = (held || catchup) && drops && left_nz && due < t_drop;
+    // 2^dk frames at once: the frame after them is due before t_drop too,
+    // and as many are left after them (C: src_drop() drops all at once)
+    wire [63:0] dk_n = 64'd1 << dk;
+    wire [63:0] dk_iv = {32'h0, interval} << dk;
+    wire stride = drop && due + dk_iv < t_drop &&
+                  (count == 32'h0 || made + dk_n < {32'h0, count});
+    wire [63:0] drop_n = stride ? dk_n : 64'd1;    // frames this clock
     // the prediction broke: restart the pipeline once no beat of a
     // committed frame is left in it
     wire flush = !spec_ok && !cur_in_fifo;
@@ -152,8 +164,10 @@ module hf_st_src #(
     logic [63:0] seq_next;
     always_comb begin
         seq_next = seq;
-        if (commit || drop)
+        if (commit)
             seq_next = seq + 64'd1;
+        if (drop)
+            seq_next = seq + drop_n;
         if (do_clear)
             seq_next = 64'h0;
     end
@@ -167,11 +181,30 @@ module hf_st_src #(
         due_le_r <= due <= time_ns;
         due_fresh <= !(drop || (commit && drops) || (end_now && !drops) ||
                        do_clear || do_start);
-        if (commit || drop)
+        if (commit)
             made <= made + 64'd1;
         if (drop) begin
-            dropped <= dropped + 32'd1;
-            due <= due + {32'h0, interval};
+            made <= made + drop_n;
+            dropped <= dropped + drop_n[31:0];
+            due <= due + (stride ? dk_iv : {32'h0, interval});
+        end
+        // the stride: up while it fits, then down to 1 (a binary search
+        // of what is left), then up again if still behind
+        if (!drop) begin
+            dk <= 5'd0;
+            dk_down <= 1'b0;
+        end else if (!dk_down) begin
+            if (stride && dk != 5'd31)
+                dk <= dk + 5'd1;
+            if (!stride) begin
+                dk_down <= 1'b1;
+                if (dk != 5'd0)
+                    dk <= dk - 5'd1;
+            end
+        end else if (dk != 5'd0) begin
+            dk <= dk - 5'd1;
+        end else begin
+            dk_down <= 1'b0;
         end
         if (commit) begin
             held <= 1'b1;
@@ -246,6 +279,8 @@ module hf_st_src #(
             bytes <= 64'h0;
             held <= 1'b0;
             catchup <= 1'b0;
+            dk <= 5'd0;
+            dk_down <= 1'b0;
             due_fresh <= 1'b0;
             spec_ok <= 1'b1;
             cur_in_fifo <= 1'b0;

@@ -505,6 +505,68 @@ HF_TEST(drop_mode_follows_schedule)
 	}
 }
 
+struct jump_row {
+	const char *name;
+	uint32_t interval, count;
+	uint64_t jump;		/* ns */
+};
+
+static const jump_row jump_rows[] = {
+	{"a_1000_s_of_1_us_frames", 1000, 0, 1000000000000ull},
+	{"odd_interval", 7, 0, 12345678901ull},
+	{"count_reached", 1000, 500, 1000000000ull},
+	{"dropped_wraps", 1, 0, 1ull << 40},
+};
+
+/*
+ * Drop mode, no tready, time jumps far ahead (as the co-simulation's may):
+ * every frame due before the new time is dropped, as hf_refdesign.c's
+ * src_drop() counts them (COUNT's frames left respected, DROPPED wrapping
+ * at 32 bits), in a few clocks: 2^k frames a clock, k growing while the
+ * frame after them is due too, then shrinking.
+ */
+static void drop_time_jump(const void *row)
+{
+	const jump_row *r = (const jump_row *)row;
+	SrcTb tb;
+	uint64_t due, t, c0, n;
+
+	tb.ready = [] { return false; };
+	tb.w(R(FRAME_SIZE), 64);
+	tb.w(R(INTERVAL_NS), r->interval);
+	tb.w(R(COUNT), r->count);
+	due = tb.t;			/* frame 0: due at the enable */
+	tb.w(R(CTRL), ENABLE | DROP);
+	tb.steps(40);
+	HF_CHECK(tb.m->tvalid);		/* frame 0 held */
+	t = tb.t + r->jump;
+	tb.t = t;
+	tb.dt = [] { return 0u; };
+	c0 = tb.cycles;
+	while (tb.m->next_ns <= t) {
+		HF_CHECK_MSG(tb.cycles - c0 < 100000, "still dropping after %llu clocks",
+			     (unsigned long long)(tb.cycles - c0));
+		tb.step();
+	}
+	uint64_t clocks = tb.cycles - c0;
+
+	/* src_drop(): frames 1.. (due + interval on) that are due before t */
+	n = (t - due - r->interval - 1) / r->interval + 1;
+	if (r->count)
+		n = std::min<uint64_t>(n, r->count - 1);
+	HF_CHECK_EQ(tb.rd(R(DROPPED)), (uint32_t)n);
+	HF_CHECK_EQ(tb.rd64(R(SEQ_LO)), 1 + n);
+	HF_CHECK_MSG(clocks <= 100 + (n >> 31), "%llu frames dropped in %llu clocks",
+		     (unsigned long long)n, (unsigned long long)clocks);
+	hf_test_log("%llu frames dropped in %llu clocks", (unsigned long long)n,
+		    (unsigned long long)clocks);
+	HF_CHECK(tb.m->tvalid);		/* still frame 0, whole */
+	tb.ready = [] { return true; };
+	tb.until_frames(1);
+	check_frame(tb.frames[0], 0, 64);
+}
+HF_TEST_ROWS(drop_time_jump, jump_rows, drop_time_jump)
+
 /* Stall mode: nothing is dropped; the frames wait for tready. */
 HF_TEST(stall_mode_never_drops)
 {
