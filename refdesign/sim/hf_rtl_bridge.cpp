@@ -15,7 +15,11 @@
  *    clocks cost no time of their own (the IP's link model times the data);
  *    time passing runs the clock too (one per CLK_NS, up to SETTLE after
  *    an H2C beat or a register write), so that pipelines drain as they
- *    would between two host accesses;
+ *    would between two host accesses.  A source stalled on tready (tvalid
+ *    high, its engine takes nothing) can only drop frames meanwhile: its
+ *    events are not stepped one by one, it drops what came due at the
+ *    end, all at once (the RTL's drop stride: a few clocks however long
+ *    the jump);
  *  - C2H: each channel's s_axis_c2h port ends in the IP's input buffer
  *    (C2H_FIFO bytes here): tready is high while the channel's engine takes
  *    data (it is busy, or peeking) and the buffer has room for a beat.
@@ -205,14 +209,18 @@ uint64_t next_ns(const xdma_user *u, unsigned ch)
 	       static_cast<uint64_t>(word_of(v, 2 * ch + 1)) << 32;
 }
 
-/* tready of the C2H ports for the coming clock. */
-void drive_c2h_ready(xdma_user *u)
+/* tready of C2H port ch for the coming clock. */
+bool c2h_ready(const xdma_user *u, unsigned ch)
 {
 	uint32_t want = (u->busy | u->peek) & c2h_mask(u);
 
+	return (want >> ch & 1) && u->c2h[ch].room() >= BEAT;
+}
+
+void drive_c2h_ready(xdma_user *u)
+{
 	for (unsigned ch = 0; ch < CHANNELS; ch++)
-		set_bit(u->top->c2h_tready, ch,
-			(want >> ch & 1) && u->c2h[ch].room() >= BEAT);
+		set_bit(u->top->c2h_tready, ch, c2h_ready(u, ch));
 }
 
 /* A beat of channel ch handed over at this clock: into its buffer. */
@@ -276,7 +284,11 @@ bool clock(xdma_user *u)
 
 /*
  * Clock the RTL up to @now: while it has work at the current time, and
- * stepping time_ns to every event it announces before @now.
+ * stepping time_ns to every event it announces before @now.  A source
+ * stalled on tready (a beat offered, the port not taking it) can only drop
+ * frames until an op changes that: its events are not stepped to; once no
+ * other event is left before @now, time jumps to @now and it drops all
+ * that came due (in a few clocks: the RTL's stride).
  */
 void run_to(xdma_user *u, uint64_t now)
 {
@@ -291,13 +303,21 @@ void run_to(xdma_user *u, uint64_t now)
 	for (n = std::min<uint64_t>((now - u->now) / CLK_NS, u->settle); n; n--)
 		clock(u);
 	for (n = 0; n < SETTLE_MAX; n++) {
-		uint64_t ev = UINT64_MAX;
+		uint64_t ev = UINT64_MAX, drops = UINT64_MAX;
 
-		for (unsigned ch = 0; ch < CHANNELS; ch++)
-			if (c2h_mask(u) >> ch & 1)
+		for (unsigned ch = 0; ch < CHANNELS; ch++) {
+			if (!(c2h_mask(u) >> ch & 1))
+				continue;
+			if (bit_of(u->top->c2h_tvalid, ch) && !c2h_ready(u, ch))
+				drops = std::min(drops, next_ns(u, ch));
+			else
 				ev = std::min(ev, next_ns(u, ch));
+		}
 		if (ev > u->now && ev <= now)
 			u->now = ev;	// the next event: clock at its time
+		else if (ev > now && drops > u->now && drops <= now)
+			u->now = now;	// only drops are left: all at once
+		ev = std::min(ev, drops);
 		if (clock(u) || ev <= u->now)
 			continue;
 		if (ev > now)

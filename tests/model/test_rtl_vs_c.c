@@ -53,6 +53,7 @@ struct side {
 static struct hf_rtl_plugin plugin;
 static u64 now;
 static u64 rng;
+static u32 c2h_idle;	/* the C2H engines that take no data (advance) */
 
 static void count_error(void *ctx, const char *fmt, ...)
 {
@@ -112,6 +113,7 @@ static void open_both(struct side sd[2], bool st)
 	if (!plugin.ops && hf_rtl_load(&plugin, err, sizeof(err)))
 		HF_SKIP("%s", err);
 	now = 1000;
+	c2h_idle = 0;
 	side_open(&sd[0], "C", &hf_refdesign_user, st);
 	side_open(&sd[1], "RTL", plugin.ops, st);
 }
@@ -130,7 +132,7 @@ static u32 both_read_cmp(struct side sd[2], u32 off, bool cmp)
 	u32 v[2];
 
 	for (int i = 0; i < 2; i++) {
-		sd[i].ops->advance(sd[i].u, now, 0);
+		sd[i].ops->advance(sd[i].u, now, c2h_idle);
 		v[i] = sd[i].ops->reg_read(sd[i].u, off, now);
 	}
 	HF_CHECK_MSG(!cmp || v[0] == v[1], "read of 0x%04x at %" PRIu64
@@ -146,7 +148,7 @@ static u32 both_read(struct side sd[2], u32 off)
 static void both_write(struct side sd[2], u32 off, u32 val)
 {
 	for (int i = 0; i < 2; i++) {
-		sd[i].ops->advance(sd[i].u, now, 0);
+		sd[i].ops->advance(sd[i].u, now, c2h_idle);
 		sd[i].ops->reg_write(sd[i].u, off, val, now);
 	}
 }
@@ -346,6 +348,52 @@ HF_TEST(rtl_and_c_stall_mode_sources_alike)
 	check_streams(sd);
 	check_regs(sd);
 	check_lines(sd, "after the sources drained");
+	close_both(sd);
+}
+
+/*
+ * Drop mode with no engine taking data while time jumps far ahead (the
+ * host's clock in co-simulation; hours of frames): every frame that came
+ * due is dropped at once, DROPPED (32 bits, wrapping), SEQ and STATUS as
+ * the C's formula says, COUNT's frames left respected; the RTL catches up
+ * in a few clocks, not one per frame.
+ */
+HF_TEST(rtl_and_c_drop_mode_time_jumps_alike)
+{
+	struct side sd[2];
+
+	open_both(sd, true);
+	seed_rng("drop jumps");
+	c2h_idle = 0xf;
+	for (u32 ch = 0; ch < CH; ch++) {
+		u32 base = HF_USER_ST_SRC(ch);
+
+		both_write(sd, base + HF_ST_SRC_FRAME_SIZE, 16 + rnd(3000));
+		both_write(sd, base + HF_ST_SRC_INTERVAL_NS, 1 + rnd(rnd(2) ? 10 : 100000));
+		both_write(sd, base + HF_ST_SRC_COUNT, rnd(2) ? 0 : rnd(1u << 30));
+		both_write(sd, base + HF_ST_SRC_CTRL,
+			   HF_ST_SRC_CTRL_ENABLE | HF_ST_SRC_CTRL_DROP);
+	}
+	for (int step = 0; step < 40; step++) {
+		u32 ch = rnd(CH), base = HF_USER_ST_SRC(ch);
+
+		now += (u64)rnd(1u << 20) << rnd(21);	/* up to 2^40 ns */
+		both_read(sd, base + HF_ST_SRC_DROPPED);
+		both_read(sd, base + HF_ST_SRC_SEQ_LO);
+		both_read(sd, base + HF_ST_SRC_SEQ_HI);
+		both_read(sd, base + HF_ST_SRC_STATUS);
+		if (!rnd(4)) {	/* the engine takes what is there */
+			side_drain(&sd[0], ch, 1 + rnd(5000));
+			side_drain(&sd[1], ch, 1 + rnd(5000));
+		}
+	}
+	for (u32 ch = 0; ch < CH; ch++) {
+		both_write(sd, HF_USER_ST_SRC(ch) + HF_ST_SRC_CTRL, 0);
+		side_drain(&sd[0], ch, 4096);
+		side_drain(&sd[1], ch, 4096);
+	}
+	check_streams(sd);
+	check_regs(sd);
 	close_both(sd);
 }
 
