@@ -146,7 +146,9 @@ struct xdma_user;
  *	the bytes it took, all of them unless the port is back-pressured
  *	(tready low: a FIFO of the user logic is full), when the IP offers the
  *	rest again, in order, after a XDMA_USER_KICK_H2C(@ch) of a later op's
- *	flags.  Returns XDMA_USER_TLAST when it took the TLAST asked for, and
+ *	flags (or of this one's: a slow implementation, a simulation, may take
+ *	part and kick at once, so that one engine run does not hold the host
+ *	long).  Returns XDMA_USER_TLAST when it took the TLAST asked for, and
  *	kicks and XDMA_USER_IRQ as they apply (data looped back to a C2H
  *	channel kicks its engine)
  */

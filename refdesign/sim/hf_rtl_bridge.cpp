@@ -29,7 +29,10 @@
  *    the last beat (the one with TLAST), each clocked until tready; a port
  *    whose tready stays low (the loopback FIFO is full) back-pressures the
  *    IP: st_in() takes less, and the next st_take() or reg_write() kicks
- *    the H2C engine (XDMA_USER_KICK_H2C) to offer the rest;
+ *    the H2C engine (XDMA_USER_KICK_H2C) to offer the rest.  One call
+ *    sends at most H2C_OP_BEATS beats, then takes no more and kicks the
+ *    engine itself: a long packet (64 MiB: two million clocks) goes in
+ *    many engine runs, not one that holds QEMU's main loop for seconds;
  *  - interrupts: usr_irq_req is sampled after every clock; a change is
  *    reported (XDMA_USER_IRQ) by the next op that can return flags;
  *    irq_ack() is usr_irq_ack high for one clock.
@@ -75,6 +78,7 @@ constexpr uint64_t CLK_NS = 4;			// axi_aclk: 250 MHz
 constexpr uint32_t SETTLE = 16;			// clocks a pipeline may hold data
 constexpr uint64_t READY_MAX = 1ull << 20;	// clocks an AXI-Lite access may take
 constexpr uint64_t H2C_TRY = 64;		// clocks a beat waits for tready
+constexpr uint32_t H2C_OP_BEATS = 1024;		// beats one st_in() sends at most
 
 /* ---- bits of Verilator's port types (integers, or VlWide word arrays) ---- */
 
@@ -666,14 +670,21 @@ uint32_t rtl_st_in(xdma_user *u, uint32_t ch, const void *buf, uint32_t n,
 {
 	const uint8_t *p = static_cast<const uint8_t *>(buf);
 	uint32_t &took = *took_out;
+	uint32_t beats = 0;
 
 	took = 0;
 	u->what = "H2C of channel";
 	u->what_off = ch;
 	while (took < n) {
+		/* enough for one call: the engine comes back for the rest */
+		if (beats == H2C_OP_BEATS)
+			return c2h_kicks(u) | XDMA_USER_KICK_H2C(ch);
 		/* keep a beat back: the last one carries TLAST */
-		if (u->h2c_n[ch] == 2 * BEAT && !h2c_beat(u, ch, BEAT, false))
-			return c2h_kicks(u);
+		if (u->h2c_n[ch] == 2 * BEAT) {
+			if (!h2c_beat(u, ch, BEAT, false))
+				return c2h_kicks(u);
+			beats++;
+		}
 		uint32_t c = std::min<uint32_t>(n - took, 2 * BEAT - u->h2c_n[ch]);
 
 		memcpy(u->h2c_pend[ch] + u->h2c_n[ch], p + took, c);

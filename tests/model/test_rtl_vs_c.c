@@ -462,6 +462,41 @@ HF_TEST(rtl_and_c_sinks_count_alike)
 }
 
 /*
+ * A long H2C packet (1 MiB: 32768 beats of 256 bits) goes in pieces: the
+ * RTL takes part of it per call and kicks its own engine for the rest, so
+ * that one engine run does not hold the host (QEMU's main loop) for long;
+ * the C takes it at once.  The sinks count it alike.
+ */
+HF_TEST(rtl_and_c_long_h2c_packet_in_bounded_calls)
+{
+	static u8 frame[1u << 20];
+	struct side sd[2];
+	u32 calls[2] = { 0 };
+
+	open_both(sd, true);
+	hf_stream_fill(frame, 7, sizeof(frame), 0, sizeof(frame));
+	for (int i = 0; i < 2; i++) {
+		u32 off = 0, took, flags;
+
+		while (off < sizeof(frame) && calls[i] < 1000) {
+			flags = sd[i].ops->st_in(sd[i].u, 1, frame + off,
+						 sizeof(frame) - off, false, &took);
+			calls[i]++;
+			off += took;
+			HF_CHECK(off == sizeof(frame) ||
+				 (flags & XDMA_USER_KICK_H2C(1)));
+		}
+		HF_CHECK(sd[i].ops->st_in(sd[i].u, 1, NULL, 0, true, &took) &
+			 XDMA_USER_TLAST);
+	}
+	HF_CHECK_EQ(calls[0], 1);
+	HF_CHECK_MSG(calls[1] >= 16, "the RTL took 1 MiB in %u calls", calls[1]);
+	HF_CHECK_EQ(both_read(sd, HF_USER_ST_SINK(1) + HF_ST_SINK_FRAMES_OK), 1);
+	check_regs(sd);
+	close_both(sd);
+}
+
+/*
  * H2C channel @ch streams @len bytes at @p as one packet into side @s,
  * pieces of @chunk bytes; whatever its port does not take (back-pressure)
  * waits until the C2H engine of the channel took what came back.
