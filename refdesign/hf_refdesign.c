@@ -12,9 +12,11 @@
  *    packets come back on C2H channel n, as in PG195's AXI-ST example.
  *
  * A source generates its frames on the card's clock: a frame is due every
- * INTERVAL_NS (back to back without one); it holds one frame at a time (its
- * FIFO) until the C2H engine has taken all of it; in drop mode the frames
- * that come due while the FIFO is full are lost, else the source stalls.
+ * INTERVAL_NS (back to back without one) and is generated then, taken or
+ * not; it holds one frame at a time (its FIFO) until the C2H engine has
+ * taken all of it, also after the source is disabled; in drop mode the
+ * frames that come due while the FIFO is full are lost, else the source
+ * stalls.
  *
  * Locking: none of its own; the IP calls every op but st_read with its lock
  * held (xdma_user.h).  st_read only reads the held frame's fields, which do
@@ -301,10 +303,14 @@ static u32 loop_take(struct st_loop *l, u32 ch, u32 n)
 }
 
 /*
- * Bring the drop-mode sources of engines that take no data (idle, or parked:
- * no credits, halt, stall; or their port is the loopback FIFO's) up to
- * @now: what came due meanwhile is held or dropped.  Sources of running
- * engines are brought along by the engines.
+ * Bring the sources up to @now, whether or not an engine takes data: a
+ * frame that came due is generated and held (the RTL's source presents it,
+ * TVALID, when it is due, and AXI-Stream does not let it take that back: a
+ * source disabled afterwards still sends it, on the channel's next ring).
+ * The drop-mode sources of engines that take no data (idle, or parked: no
+ * credits, halt, stall; or their port is the loopback FIFO's) drop what
+ * came due meanwhile; sources of running engines are brought along by the
+ * engines.
  */
 static void ref_advance(struct xdma_user *u, u64 now, u32 c2h_idle)
 {
@@ -314,12 +320,11 @@ static void ref_advance(struct xdma_user *u, u64 now, u32 c2h_idle)
 		return;
 	for (ch = 0; ch < u->cfg.num_c2h; ch++) {
 		struct st_src *s = &u->src[ch];
+		bool idle = (c2h_idle & BIT(ch)) || c2h_from_fifo(u, ch);
 
-		if (!src_drops(s) ||
-		    (!(c2h_idle & BIT(ch)) && !c2h_from_fifo(u, ch)))
-			continue;
 		src_gen(s, now);
-		src_drop(s, now);
+		if (idle)
+			src_drop(s, now);
 	}
 }
 

@@ -352,6 +352,50 @@ HF_TEST(rtl_and_c_stall_mode_sources_alike)
 }
 
 /*
+ * With no engine taking data, a source generates its frame when it is due
+ * all the same, and holds it (SEQ moves on, STATUS HOLDING): the RTL
+ * presents it (TVALID).  Disabled, it still holds it; CLEARed and enabled
+ * again, that frame (old sequence number, old length) goes out first, then
+ * the new run's from sequence 0.
+ */
+HF_TEST(rtl_and_c_source_holds_a_due_frame_past_its_disable)
+{
+	struct side sd[2];
+
+	open_both(sd, true);
+	seed_rng("held frame");
+	c2h_idle = 0xf;		/* no engine takes data */
+	for (u32 ch = 0; ch < CH; ch++) {
+		u32 base = HF_USER_ST_SRC(ch);
+
+		both_write(sd, base + HF_ST_SRC_FRAME_SIZE, 16 + rnd(9000));
+		both_write(sd, base + HF_ST_SRC_INTERVAL_NS, rnd(2) ? 0 : rnd(5000));
+		both_write(sd, base + HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_ENABLE);
+		now += 1 + rnd(20000);
+		HF_CHECK_EQ(both_read(sd, base + HF_ST_SRC_SEQ_LO), 1);
+		HF_CHECK_EQ(both_read(sd, base + HF_ST_SRC_STATUS),
+			    HF_ST_SRC_STS_ACTIVE | HF_ST_SRC_STS_HOLDING);
+		both_write(sd, base + HF_ST_SRC_CTRL, 0);
+		now += rnd(20000);
+		HF_CHECK_EQ(both_read(sd, base + HF_ST_SRC_STATUS),
+			    HF_ST_SRC_STS_HOLDING);
+		both_write(sd, base + HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_CLEAR);
+		both_write(sd, base + HF_ST_SRC_FRAME_SIZE, 16 + rnd(9000));
+		both_write(sd, base + HF_ST_SRC_INTERVAL_NS, 0);
+		both_write(sd, base + HF_ST_SRC_COUNT, 1 + rnd(4));
+		both_write(sd, base + HF_ST_SRC_CTRL, HF_ST_SRC_CTRL_ENABLE);
+		now += rnd(20000);
+		for (int i = 0; i < 2; i++)
+			side_drain(&sd[i], ch, 1 + rnd(5000));
+		/* the held frame first (old sequence 0), then the new run */
+		HF_CHECK_EQ(sd[0].ends[ch], 1 + both_read(sd, base + HF_ST_SRC_COUNT));
+	}
+	check_streams(sd);
+	check_regs(sd);
+	close_both(sd);
+}
+
+/*
  * Drop mode with no engine taking data while time jumps far ahead (the
  * host's clock in co-simulation; hours of frames): every frame that came
  * due is dropped at once, DROPPED (32 bits, wrapping), SEQ and STATUS as
