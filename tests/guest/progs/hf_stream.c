@@ -4,7 +4,10 @@
  * (include/uapi/hellofpga.h, "C2H AXI-Stream rings"), on a card with
  * xdma-sim,st=on: the reference design's stream source (user BAR
  * HF_USER_ST_SRC) sends frames that every check verifies
- * (refdesign/hf_stream_pattern.h).
+ * (refdesign/hf_stream_pattern.h).  A source disabled while it holds a
+ * frame still sends it (docs/refdesign.md, "Disabling a source"): each
+ * check starts on a quiet channel (src_quiet()), and its frames from
+ * sequence 0 on.
  *
  *   hf_stream [-d /dev/hellofpgaN] [-c CHANNEL] [-g] [-u]
  *
@@ -175,6 +178,8 @@ static int open_c2h(void)
 /*
  * take(): frames from a running ring into a check, buffer by buffer.
  * @base: the ring's bytes (a mapping), buffer i at f.offset - @off0
+ * The first frame must be sequence 0 (a source just CLEARed), unless
+ * seq_known is cleared: a gap counts what it skipped.
  */
 struct taker {
 	int fd;
@@ -192,6 +197,7 @@ static void taker_init(struct taker *t, int fd, const void *base, uint64_t off0)
 	t->fd = fd;
 	t->base = base;
 	t->off0 = off0;
+	t->seq_known = true;	/* next_seq 0 */
 	hf_stream_check_init(&t->chk);
 }
 
@@ -236,6 +242,48 @@ static int take_frames(struct taker *t, uint64_t frames, uint64_t ms)
 	while (t->frames < frames && !(ret = take_one(t, ms)))
 		;
 	return ret;
+}
+
+/*
+ * Disable the source and take what the card still sends on the channel:
+ * the frame the source holds (it offered it, TVALID, which AXI-Stream does
+ * not let it take back) and what the IP's C2H buffer took of it and of
+ * earlier frames go out on the next ring, whatever the source does
+ * meanwhile (docs/refdesign.md, "Disabling a source").  A ring of its own
+ * takes them, each verified, until a WAIT finds nothing for 100 ms: the
+ * check @name that follows starts on a quiet channel.  (The rest of a
+ * frame an earlier STOP cut, the driver skips.)
+ */
+static void src_quiet(const char *name)
+{
+	char what[64];
+	struct taker t;
+	uint64_t mlen = 0;
+	int fd = open_c2h(), ret;
+	void *m;
+
+	src_stop();
+	snprintf(what, sizeof(what), "%s/quiet", name);
+	ret = st_start(fd, 4, 65536, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL(what, "a ring to take what the source still sends: %d: %s",
+			 ret, hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	taker_init(&t, fd, m, 0);
+	t.seq_known = false;
+	while (!(ret = take_one(&t, 100)) && t.buffers < 10000)
+		;
+	if (ret != -ETIMEDOUT || t.bad)
+		HFG_FAIL(what, "after the disable: %llu frames in %llu buffers, %llu corrupt, WAIT %d %s",
+			 (unsigned long long)t.frames,
+			 (unsigned long long)t.buffers, (unsigned long long)t.bad,
+			 ret, t.why);
+	st_stop(fd);
+	munmap(m, mlen);
+	close(fd);
 }
 
 /* --- checks --------------------------------------------------------- */
@@ -314,6 +362,7 @@ static void check_host_sustained(void)
 	int fd = open_c2h(), ret;
 	void *m;
 
+	src_quiet("host");
 	ret = st_start(fd, 8, 8192, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
 	if (ret) {
 		HFG_FAIL("host/start", "%d: %s", ret, hfg_drv_err(fd));
@@ -370,6 +419,7 @@ static void check_spans_and_records(void)
 	int fd = open_c2h(), ret;
 	void *m;
 
+	src_quiet("span");
 	ret = st_start(fd, 6, 8192, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
 	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
@@ -410,6 +460,69 @@ static void check_spans_and_records(void)
 	close(fd);
 }
 
+/*
+ * A source that came due with no ring on its channel holds its frame
+ * (SEQ 1, STATUS HOLDING): the card offers it (TVALID) and cannot take it
+ * back, so disabled it still holds it, and the next ring gets that frame
+ * first (its old sequence number and length), then, after a CLEAR, the new
+ * run's frames from sequence 0; then nothing.  As on the RTL.
+ */
+static void check_disabled_source(void)
+{
+	static const struct {
+		uint64_t seq;
+		uint32_t len;
+	} want[] = { { 0, 4096 }, { 0, 2000 }, { 1, 2000 }, { 2, 2000 } };
+	struct hellofpga_stream_frame f;
+	uint64_t mlen = 0, seq;
+	uint32_t st, st_off, seqr, i;
+	int fd = open_c2h(), ret = 0;
+	char got[200] = "";
+	bool ok = true;
+	uint8_t *m;
+
+	src_quiet("disable");
+	src_start(4096, 0, 0, 0, 0, false);
+	usleep(20000);
+	seqr = src_rd(HF_ST_SRC_SEQ_LO);
+	st = src_rd(HF_ST_SRC_STATUS);
+	src_stop();
+	st_off = src_rd(HF_ST_SRC_STATUS);
+	hfg_expect(seqr == 1 && st == (HF_ST_SRC_STS_ACTIVE | HF_ST_SRC_STS_HOLDING) &&
+		   st_off == HF_ST_SRC_STS_HOLDING, "disable/due-frame-held",
+		   "SEQ %u, STATUS 0x%x, disabled 0x%x", seqr, st, st_off);
+	src_start(2000, 0, 0, 0, 3, false);
+	ret = st_start(fd, 8, 8192, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
+	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		HFG_FAIL("disable/held-frame-goes-out-first", "%d: %s", ret,
+			 hfg_drv_err(fd));
+		close(fd);
+		return;
+	}
+	for (i = 0; i < 4 && ok; i++) {
+		seq = ~0ull;
+		ret = st_wait(fd, 5000, &f);
+		ok = !ret && (f.frame_flags & HELLOFPGA_STREAM_EOP) &&
+		     !hf_stream_verify(m + f.offset, (uint32_t)f.length, &seq) &&
+		     seq == want[i].seq && f.length == want[i].len;
+		snprintf(got + strlen(got), sizeof(got) - strlen(got),
+			 " %lld/%llu", ret ? -1ll : (long long)seq,
+			 ret ? 0ull : (unsigned long long)f.length);
+		if (!ret)
+			st_release(fd, f.index);
+	}
+	if (ok)
+		ok = st_wait(fd, 200, &f) == -ETIMEDOUT;
+	hfg_expect(ok, "disable/held-frame-goes-out-first",
+		   "WAIT %d; sequence/length of the frames:%s (want 0/4096 0/2000 1/2000 2/2000, then nothing)",
+		   ret, got);
+	src_stop();
+	st_stop(fd);
+	munmap(m, mlen);
+	close(fd);
+}
+
 /* WAIT's timeout, poll(), a second stream on the channel. */
 static void check_wait_poll_busy(void)
 {
@@ -418,7 +531,7 @@ static void check_wait_poll_busy(void)
 	double t0;
 	int fd = open_c2h(), fd2 = open_c2h(), ret;
 
-	src_stop();
+	src_quiet("wait");
 	ret = st_host(fd, 4, 4096);
 	if (ret) {
 		HFG_FAIL("wait/start", "%d: %s", ret, hfg_drv_err(fd));
@@ -632,7 +745,7 @@ static void check_stop_interrupted(void)
 	int fd = open_c2h(), ret, status;
 	pid_t pid;
 
-	src_stop();
+	src_quiet("stop-killed");
 	ret = st_host(fd, 4, 4096);
 	if (ret) {
 		HFG_FAIL("stop-killed/start", "%d: %s", ret, hfg_drv_err(fd));
@@ -685,7 +798,7 @@ static void check_release_late_wait(void)
 	double t, dt = -1;
 	bool setup = false;
 
-	src_stop();
+	src_quiet("release-late-wait");
 	one_cpu(&old);
 	w0.fd = late.fd = fd;
 	ret = st_host(fd, 4, 4096);
@@ -768,6 +881,7 @@ static void check_behind(bool drop)
 	int fd = open_c2h(), ret, i, held = 0;
 	void *m;
 
+	src_quiet(tag);
 	ret = st_start(fd, 8, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
 	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
@@ -846,6 +960,7 @@ static void check_restart(void)
 	int fd = open_c2h(), ret, round, ok = 0;
 	void *m;
 
+	src_quiet("restart");
 	src_start(12288, 0, 0, 0, 0, false);
 	for (round = 0; round < 3; round++) {
 		ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
@@ -854,6 +969,7 @@ static void check_restart(void)
 		if (m == MAP_FAILED)
 			break;
 		taker_init(&t, fd, m, 0);
+		t.seq_known = !round;	/* later: where the cut frame ends */
 		/* stop with buffers of a frame taken: a frame is cut */
 		ret = take_frames(&t, 5, 5000);
 		if (!ret && !t.bad && !t.gaps)
@@ -878,6 +994,7 @@ static void check_close_kill(void)
 	pid_t pid;
 	void *m;
 
+	src_quiet("close");
 	src_start(4096, 0, 0, 0, 0, false);
 	/* a child starts, waits for ever, is killed */
 	pid = fork();
@@ -929,6 +1046,7 @@ static void check_close_kill(void)
 	}
 	waitpid(pid, &st, 0);
 	taker_init(&t, fd, m, 0);
+	t.seq_known = false;	/* the source ran for the rings before */
 	ret = take_frames(&t, 100, 5000);
 	hfg_expect(!ret && !t.bad && t.frames == 100,
 		   "fork/child-close-keeps-ring", "ret %d, %llu frames %s", ret,
@@ -965,6 +1083,7 @@ static void check_engine_error(void)
 		close(fd);
 		return;
 	}
+	src_quiet("error");
 	src_start(4096, 0, 0, 0, 0, false);
 	hfg_fault(ufd, HFG_FAULT_DESC_READ);
 	ret = st_host(fd, 4, 4096);
@@ -1014,6 +1133,7 @@ static void check_host_pin(void)
 	int fd = open_c2h(), ret;
 	void *buf;
 
+	src_quiet("hostpin");
 	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	memset(buf, 0, len);
@@ -1069,6 +1189,7 @@ static void check_gpu_pin(void)
 			 NVP2P_STANDIN_DEV);
 		return;
 	}
+	src_quiet("gpu");
 	/* 64 KiB aligned, as CUDA's allocations are */
 	g = mmap(NULL, len + (64u << 10), PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1381,6 +1502,7 @@ static void *ring_running(int fd, const char *name, uint32_t n,
 	void *m;
 	int ret;
 
+	src_quiet(name);
 	ret = st_start(fd, n, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, mlen);
 	m = ret ? MAP_FAILED : mmap(NULL, *mlen, PROT_READ, MAP_SHARED, fd, 0);
 	snprintf(what, sizeof(what), "%s/start", name);
@@ -1537,6 +1659,7 @@ static void check_aer_pollers(int fd, int ep)
 	int ret, n;
 	void *m;
 
+	src_quiet("aer/pollers");
 	ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
 	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
@@ -1821,7 +1944,7 @@ static void check_remove(const struct hellofpga_info *info)
 	snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%x", info->pci_domain,
 		 (info->pci_bdf >> 8) & 0xff, (info->pci_bdf >> 3) & 0x1f,
 		 info->pci_bdf & 7);
-	src_stop();
+	src_quiet("remove");
 	ret = st_start(fd, 4, 4096, HELLOFPGA_MEM_HOST, -1, 0, 0, &mlen);
 	m = ret ? MAP_FAILED : mmap(NULL, mlen, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
@@ -1923,6 +2046,8 @@ int main(int argc, char **argv)
 	check_host_sustained();
 	step("spans_and_records");
 	check_spans_and_records();
+	step("disable");
+	check_disabled_source();
 	step("wait_poll_busy");
 	check_wait_poll_busy();
 	step("stop_killed");
