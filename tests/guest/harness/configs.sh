@@ -229,13 +229,14 @@ hf_config() {
 	stream-rtl)
 		# the same card with the reference design's RTL as its user logic
 		# (xdma-sim,rtl=on: the Verilator model, refdesign/sim/): the
-		# real hellofpga.ko against the real RTL: its user BAR and user
-		# interrupts (cases/stream.sh on it: tests/guest/README.md)
+		# real hellofpga.ko against the real RTL: its user BAR, user
+		# interrupts and streams (cases/events.sh and cases/stream.sh:
+		# tests/guest/README.md)
 		CFG_DESC="AXI-Stream card (st=on) with the reference design's RTL (rtl=on), MSI-X"
 		CFG_MODPARAMS=irq_mode=msix
 		CFG_DEVICE+=,st=on,rtl=on
 		CFG_QMP=1
-		CFG_ONLY=info,events
+		CFG_ONLY=info,events,stream
 		;;
 	k6.12-msix)
 		CFG_DESC="Debian's 6.12 kernel (bookworm-backports), MSI-X; QMP device_del during a transfer"
