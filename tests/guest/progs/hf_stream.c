@@ -250,7 +250,7 @@ static int take_frames(struct taker *t, uint64_t frames, uint64_t ms)
  * not let it take back) and what the IP's C2H buffer took of it and of
  * earlier frames go out on the next ring, whatever the source does
  * meanwhile (docs/refdesign.md, "Disabling a source").  A ring of its own
- * takes them, each verified, until a WAIT finds nothing for 100 ms: the
+ * takes them, each verified, until a WAIT finds nothing for 200 ms: the
  * check @name that follows starts on a quiet channel.  (The rest of a
  * frame an earlier STOP cut, the driver skips.)
  */
@@ -274,7 +274,7 @@ static void src_quiet(const char *name)
 	}
 	taker_init(&t, fd, m, 0);
 	t.seq_known = false;
-	while (!(ret = take_one(&t, 100)) && t.buffers < 10000)
+	while (!(ret = take_one(&t, 200)) && t.buffers < 10000)
 		;
 	if (ret != -ETIMEDOUT || t.bad)
 		HFG_FAIL(what, "after the disable: %llu frames in %llu buffers, %llu corrupt, WAIT %d %s",
